@@ -1,0 +1,49 @@
+"""igpart: GPU-accelerated, incremental k-way hypergraph and graph partitioning for EDA flows.
+
+The public API is re-exported here; see the README for examples.
+"""
+
+__version__ = "0.1.0"
+
+from .errors import BackendUnavailable, IgpartError, InputError, PartitionError
+from .hypergraph import Graph, Hypergraph
+from .io import read, read_graph, read_hgr, read_partition, write_graph, write_hgr, write_partition
+from .metrics import (
+    block_weights,
+    cut,
+    edge_cut,
+    imbalance,
+    is_balanced,
+    km1,
+    max_block_weight,
+    soed,
+)
+from .multilevel import partition
+from .partition import Partition
+
+__all__ = [
+    "__version__",
+    "BackendUnavailable",
+    "Graph",
+    "Hypergraph",
+    "IgpartError",
+    "InputError",
+    "Partition",
+    "PartitionError",
+    "block_weights",
+    "cut",
+    "edge_cut",
+    "imbalance",
+    "partition",
+    "is_balanced",
+    "km1",
+    "max_block_weight",
+    "read",
+    "read_graph",
+    "read_hgr",
+    "read_partition",
+    "soed",
+    "write_graph",
+    "write_hgr",
+    "write_partition",
+]

@@ -1,0 +1,254 @@
+"""The ``igpart`` command. Errors print as one line without a traceback and exit non-zero."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+import time
+
+import numpy as np
+
+from . import __version__
+from .errors import IgpartError
+from .hypergraph import Graph, Hypergraph
+from .io import detect_format, read, read_partition, write_partition
+from .kernels import BACKENDS
+from .metrics import OBJECTIVES, evaluate
+from .multilevel import ALGORITHMS, partition
+
+log = logging.getLogger("igpart")
+
+
+# --------------------------------------------------------------------------- helpers
+def _stats(a: np.ndarray) -> dict:
+    if a.size == 0:
+        return {"min": 0, "mean": 0.0, "max": 0}
+    return {"min": int(a.min()), "mean": round(float(a.mean()), 4), "max": int(a.max())}
+
+
+def describe(h: Hypergraph | Graph) -> dict:
+    """The numbers ``igpart info`` prints."""
+    if isinstance(h, Hypergraph):
+        return {
+            "kind": "hypergraph",
+            "vertices": h.n,
+            "nets": h.m,
+            "pins": h.num_pins,
+            "total_vertex_weight": h.total_weight,
+            "total_net_weight": int(h.ewgt.sum()),
+            "vertex_weight": _stats(h.vwgt),
+            "net_weight": _stats(h.ewgt),
+            "vertex_degree": _stats(h.vertex_degrees),
+            "net_size": _stats(h.net_sizes),
+            "nets_below_2_pins": int((h.net_sizes < 2).sum()),
+            "isolated_vertices": int((h.vertex_degrees == 0).sum()),
+        }
+    return {
+        "kind": "graph",
+        "vertices": h.n,
+        "edges": h.num_edges,
+        "total_vertex_weight": h.total_weight,
+        "total_edge_weight": int(h.adjwgt.sum() // 2),
+        "vertex_weight": _stats(h.vwgt),
+        "edge_weight": _stats(h.adjwgt),
+        "degree": _stats(h.degrees),
+        "isolated_vertices": int((h.degrees == 0).sum()),
+    }
+
+
+def _print_table(d: dict, indent: str = "") -> None:
+    width = max(len(k) for k in d)
+    for key, val in d.items():
+        if isinstance(val, dict):
+            val = "  ".join(f"{k2} {v2}" for k2, v2 in val.items())
+        print(f"{indent}{key.replace('_', ' '):<{width}}  {val}")
+
+
+def _load(path: str, fmt: str | None):
+    kind = detect_format(path, fmt)
+    if kind == "verilog":
+        raise IgpartError(f"{path}: Verilog input needs the netlist front-end (igpart.netlist)")
+    return read(path, kind)
+
+
+# --------------------------------------------------------------------------- commands
+def cmd_info(args) -> int:
+    h = _load(args.file, args.format)
+    d = {"file": args.file, **describe(h)}
+    if args.json:
+        print(json.dumps(d))
+    else:
+        _print_table(d)
+    return 0
+
+
+def _report_partition(args, h, p, out: str | None) -> None:
+    if args.json:
+        d = {"file": getattr(args, "file", None), "n": h.n, **p.to_dict()}
+        if out:
+            d["output"] = out
+        print(json.dumps(d))
+        return
+    rows = {
+        "k": p.k,
+        "algorithm": p.algorithm,
+        "backend": p.backend,
+        "cut": p.cut,
+        "km1": p.km1,
+        "soed": p.soed,
+        "imbalance": f"{p.imbalance:.4f} (bound {p.epsilon}, "
+        + ("balanced" if p.balanced else "NOT balanced")
+        + ")",
+        "block weights": " ".join(str(int(w)) for w in p.block_weights[:16])
+        + (" ..." if p.k > 16 else ""),
+        "seconds": f"{p.seconds:.3f}",
+    }
+    if out:
+        rows["output"] = out
+    _print_table(rows)
+
+
+def cmd_partition(args) -> int:
+    h = _load(args.file, args.format)
+    p = partition(
+        h,
+        args.k,
+        epsilon=args.epsilon,
+        objective=args.objective,
+        backend=args.backend,
+        seed=args.seed,
+        algorithm=args.algorithm,
+    )
+    out = args.output or f"{args.file}.part.{args.k}"
+    write_partition(p.parts, out)
+    _report_partition(args, h, p, out)
+    return 0 if p.balanced else 3
+
+
+def cmd_evaluate(args) -> int:
+    h = _load(args.file, args.format)
+    parts = read_partition(args.partfile, n=h.n, k=args.k)
+    d = evaluate(h, parts, args.k, args.epsilon)
+    d["block_weights"] = [int(x) for x in d["block_weights"]]
+    if args.json:
+        print(json.dumps({"file": args.file, "partition": args.partfile, "k": args.k, **d}))
+    else:
+        d["block_weights"] = " ".join(str(x) for x in d["block_weights"][:16])
+        _print_table({"k": args.k, **d})
+    return 0
+
+
+def cmd_demo(args) -> int:
+    from .generators import random_circuit
+
+    t0 = time.perf_counter()
+    h = random_circuit(args.vertices, seed=args.seed)
+    gen = time.perf_counter() - t0
+    if not args.json:
+        print(
+            f"generated a circuit-like hypergraph: {h.n} vertices, {h.m} nets, "
+            f"{h.num_pins} pins ({gen:.2f} s)"
+        )
+    p = partition(
+        h,
+        args.k,
+        epsilon=args.epsilon,
+        objective=args.objective,
+        backend=args.backend,
+        seed=args.seed,
+        algorithm=args.algorithm,
+    )
+    check = evaluate(h, p.parts, p.k, p.epsilon)
+    valid = check["cut"] == p.cut and check["km1"] == p.km1 and check["balanced"]
+    args.file = None
+    _report_partition(args, h, p, None)
+    if not args.json:
+        print(
+            "check: metrics recomputed from scratch "
+            + ("match and the partition is balanced" if valid else "DO NOT MATCH")
+        )
+    return 0 if valid else 3
+
+
+# --------------------------------------------------------------------------- parser
+def _add_partition_options(p: argparse.ArgumentParser, k_required: bool = True) -> None:
+    p.add_argument(
+        "-k",
+        type=int,
+        required=k_required,
+        default=None if k_required else 4,
+        help="number of blocks",
+    )
+    p.add_argument(
+        "-e",
+        "--epsilon",
+        type=float,
+        default=0.03,
+        help="allowed imbalance: blocks weigh at most (1+eps)*ceil(total/k)",
+    )
+    p.add_argument("--objective", choices=OBJECTIVES, default="cut")
+    p.add_argument("--backend", choices=BACKENDS, default="auto")
+    p.add_argument("--algorithm", choices=ALGORITHMS, default=ALGORITHMS[0])
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(
+        prog="igpart", description="GPU-accelerated, incremental k-way (hyper)graph partitioner"
+    )
+    ap.add_argument("--version", action="version", version=f"igpart {__version__}")
+    ap.add_argument("-v", "--verbose", action="count", default=0, help="log progress (-vv: debug)")
+    sub = ap.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    p = sub.add_parser("info", help="sizes and statistics of a hypergraph or graph file")
+    p.add_argument("file")
+    p.add_argument("--format", choices=("hgr", "graph", "verilog"), help="override the suffix")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_info)
+
+    p = sub.add_parser("partition", help="k-way partition a hypergraph or graph file")
+    p.add_argument("file")
+    p.add_argument("--format", choices=("hgr", "graph", "verilog"), help="override the suffix")
+    p.add_argument("-o", "--output", help="partition file to write (default FILE.part.K)")
+    _add_partition_options(p)
+    p.set_defaults(func=cmd_partition)
+
+    p = sub.add_parser("evaluate", help="metrics of an existing partition file")
+    p.add_argument("file")
+    p.add_argument("partfile")
+    p.add_argument("--format", choices=("hgr", "graph", "verilog"), help="override the suffix")
+    p.add_argument("-k", type=int, required=True)
+    p.add_argument("-e", "--epsilon", type=float, default=0.03)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_evaluate)
+
+    p = sub.add_parser("demo", help="generate a circuit-like hypergraph and partition it")
+    p.add_argument("--vertices", type=int, default=20000)
+    _add_partition_options(p, k_required=False)
+    p.set_defaults(func=cmd_demo)
+    return ap
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    level = logging.WARNING - 10 * min(args.verbose, 2)
+    logging.basicConfig(level=level, format="igpart: %(message)s")
+    try:
+        return int(args.func(args) or 0)
+    except IgpartError as exc:
+        print(f"igpart: error: {exc}", file=sys.stderr)
+        return 1
+    except OSError as exc:  # writing an output file, a closed pipe
+        name = f" {exc.filename}" if exc.filename else ""
+        print(f"igpart: error:{name} {exc.strerror or exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("igpart: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

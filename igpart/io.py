@@ -1,0 +1,344 @@
+"""File formats: hMETIS ``.hgr``, METIS ``.graph`` and partition files.
+
+Parsing is vectorised: the C++ tokenizer turns the whole file into integer arrays in one pass and
+numpy checks the format over those arrays; no Python loop runs per token or per line. Every error
+is an :class:`InputError` naming the file and the 1-based line.
+
+hMETIS (``.hgr``): header ``m n [fmt]``, then one line per net (1-based vertex ids; with fmt 1 or
+11 the net weight first), then with fmt 10 or 11 one vertex-weight line per vertex. Lines starting
+with ``%`` are comments; blank lines are ignored. A net must have at least one pin.
+
+METIS (``.graph``): header ``n m [fmt [ncon]]`` with ``fmt`` three digits (vertex sizes, vertex
+weights, edge weights), then one line per vertex: ``[size] [weight] neighbour [edge weight] ...``
+(1-based). A blank line is a vertex without neighbours. Only ncon = 1 is supported; vertex sizes
+are read and ignored.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+
+from .errors import IgpartError, InputError
+from .hypergraph import Graph, Hypergraph, describe_asymmetry, find_asymmetry
+from .kernels import _cpu
+
+HGR_FORMATS = (0, 1, 10, 11)
+
+
+# --------------------------------------------------------------------------- reading helpers
+class _Lines:
+    """Tokenized file: ``values`` with per-line pointers and 1-based file line numbers."""
+
+    def __init__(self, path, data: bytes | None = None):
+        self.file = os.fspath(path)
+        if data is None:
+            try:
+                with open(path, "rb") as f:
+                    data = f.read()
+            except OSError as exc:
+                raise InputError(
+                    f"cannot read file: {exc.strerror or exc}", file=self.file
+                ) from None
+        try:
+            self.values, self.ptr, self.line_no = _cpu.tokenize(data)
+        except _cpu.ParseError as exc:
+            line, msg = exc.args
+            raise InputError(msg, file=self.file, line=int(line)) from None
+        self.counts = np.diff(self.ptr)
+        self.last_line = int(self.line_no[-1]) if self.line_no.size else 1
+
+    def error(self, msg: str, line_index: int | None = None) -> InputError:
+        line = self.last_line if line_index is None else int(self.line_no[line_index])
+        return InputError(msg, file=self.file, line=line)
+
+    def line_of_value(self, value_index: int) -> int:
+        """Index (into the line arrays) of the line holding values[value_index]."""
+        return int(np.searchsorted(self.ptr, value_index, side="right") - 1)
+
+
+def _header(lines: _Lines, nonblank: np.ndarray, what: str, min_tokens: int, max_tokens: int):
+    if nonblank.size == 0:
+        raise InputError(f"empty file: no {what} header", file=lines.file, line=1)
+    h = int(nonblank[0])
+    c = int(lines.counts[h])
+    if not (min_tokens <= c <= max_tokens):
+        raise lines.error(
+            f"{what} header must have {min_tokens} to {max_tokens} integers, got {c}", h
+        )
+    return h, [int(x) for x in lines.values[lines.ptr[h] : lines.ptr[h + 1]]]
+
+
+# --------------------------------------------------------------------------- hMETIS
+def read_hgr(path, data: bytes | None = None) -> Hypergraph:
+    """Reads an hMETIS hypergraph file (fmt 0, 1, 10, 11)."""
+    L = _Lines(path, data)
+    nonblank = np.flatnonzero(L.counts > 0)
+    h, head = _header(L, nonblank, "hMETIS", 2, 3)
+    m, n = head[0], head[1]
+    fmt = head[2] if len(head) > 2 else 0
+    if m < 0 or n < 0:
+        raise L.error(f"negative size in header ({m} nets, {n} vertices)", h)
+    if fmt not in HGR_FORMATS:
+        raise L.error(f"unsupported hMETIS fmt {fmt} (expected one of 0, 1, 10, 11)", h)
+    net_w, vtx_w = fmt in (1, 11), fmt in (10, 11)
+    body = nonblank[1:]
+    if body.size < m:
+        raise L.error(f"file ends after {body.size} of {m} nets announced in the header")
+    net_lines = body[:m]
+    counts = L.counts[net_lines]
+    starts = L.ptr[net_lines]
+    npins = counts - 1 if net_w else counts
+    empty = np.flatnonzero(npins < 1)
+    if empty.size:
+        raise L.error(f"net {int(empty[0]) + 1} has no pins", int(net_lines[empty[0]]))
+    if m:
+        span = L.values[L.ptr[net_lines[0]] : L.ptr[net_lines[-1] + 1]]
+        if net_w:
+            is_weight = np.zeros(span.size, dtype=bool)
+            is_weight[starts - starts[0]] = True
+            ewgt = span[is_weight]
+            pins = span[~is_weight]
+        else:
+            ewgt = None
+            pins = span
+        bad = np.flatnonzero((pins < 1) | (pins > n))
+        if bad.size:
+            b = int(bad[0])
+            net = int(np.searchsorted(np.cumsum(npins), b, side="right"))
+            raise L.error(f"vertex id {int(pins[b])} out of range [1, {n}]", int(net_lines[net]))
+        if ewgt is not None and ewgt.size and ewgt.min() < 0:
+            net = int(np.flatnonzero(ewgt < 0)[0])
+            raise L.error(f"negative net weight {int(ewgt[net])}", int(net_lines[net]))
+    else:
+        pins, ewgt = np.zeros(0, dtype=np.int64), (np.zeros(0, dtype=np.int64) if net_w else None)
+    eptr = np.zeros(m + 1, dtype=np.int64)
+    np.cumsum(npins, out=eptr[1:])
+    rest = body[m:]
+    vwgt = None
+    if vtx_w:
+        if rest.size < n:
+            raise L.error(f"file ends after {rest.size} of {n} vertex weights (fmt {fmt})")
+        wl = rest[:n]
+        wrong = np.flatnonzero(L.counts[wl] != 1)
+        if wrong.size:
+            raise L.error("a vertex-weight line must hold exactly one integer", int(wl[wrong[0]]))
+        vwgt = L.values[L.ptr[wl]]
+        if vwgt.size and vwgt.min() < 0:
+            i = int(np.flatnonzero(vwgt < 0)[0])
+            raise L.error(f"negative weight {int(vwgt[i])} of vertex {i + 1}", int(wl[i]))
+        rest = rest[n:]
+    if rest.size:
+        raise L.error(
+            "unexpected data after the last "
+            + ("vertex weight" if vtx_w else "net")
+            + f" (header announces {m} nets, fmt {fmt})",
+            int(rest[0]),
+        )
+    return Hypergraph((eptr), (pins - 1).astype(np.int32), n, vwgt, ewgt)
+
+
+def hgr_bytes(h: Hypergraph, fmt: int | None = None) -> bytes:
+    """The hMETIS text of ``h``. ``fmt`` defaults to the smallest one that keeps the weights."""
+    if fmt is None:
+        fmt = (1 if np.any(h.ewgt != 1) else 0) + (10 if np.any(h.vwgt != 1) else 0)
+    if fmt not in HGR_FORMATS:
+        raise IgpartError(f"unsupported hMETIS fmt {fmt} (expected one of 0, 1, 10, 11)")
+    if h.m and h.net_sizes.min() < 1:
+        raise IgpartError(
+            "the hMETIS format cannot hold nets without pins; use drop_small_nets(1) first"
+        )
+    head = f"{h.m} {h.n}" + (f" {fmt}" if fmt else "") + "\n"
+    pins = h.eind.astype(np.int64) + 1
+    if fmt in (1, 11):
+        ptr = h.eptr + np.arange(h.m + 1, dtype=np.int64)
+        values = np.empty(pins.size + h.m, dtype=np.int64)
+        is_weight = np.zeros(values.size, dtype=bool)
+        is_weight[ptr[:-1]] = True
+        values[is_weight] = h.ewgt
+        values[~is_weight] = pins
+    else:
+        ptr, values = h.eptr, pins
+    parts = [head.encode(), _cpu.format_lines(ptr, values)]
+    if fmt in (10, 11):
+        parts.append(_cpu.format_lines(np.arange(h.n + 1, dtype=np.int64), h.vwgt))
+    return b"".join(parts)
+
+
+def write_hgr(h: Hypergraph, path, fmt: int | None = None) -> None:
+    """Writes ``h`` in hMETIS format (see :func:`hgr_bytes`)."""
+    Path(path).write_bytes(hgr_bytes(h, fmt))
+
+
+# --------------------------------------------------------------------------- METIS
+def read_graph(path, data: bytes | None = None) -> Graph:
+    """Reads a METIS graph file (fmt 0, 1, 10, 11, 100, 101, 110, 111; ncon = 1)."""
+    L = _Lines(path, data)
+    nonblank = np.flatnonzero(L.counts > 0)
+    h, head = _header(L, nonblank, "METIS", 2, 4)
+    n, m = head[0], head[1]
+    fmt = head[2] if len(head) > 2 else 0
+    ncon = head[3] if len(head) > 3 else 1
+    if n < 0 or m < 0:
+        raise L.error(f"negative size in header ({n} vertices, {m} edges)", h)
+    digits = (fmt // 100, (fmt // 10) % 10, fmt % 10)
+    if fmt < 0 or fmt >= 1000 or any(d > 1 for d in digits):
+        raise L.error(f"unsupported METIS fmt {fmt} (three digits of 0/1)", h)
+    has_size, has_vw, has_ew = (bool(d) for d in digits)
+    if ncon != 1:
+        raise L.error(f"multi-constraint graphs (ncon = {ncon}) are not supported", h)
+    vlines = np.arange(h + 1, min(h + 1 + n, L.counts.size))
+    if vlines.size < n:
+        raise L.error(f"file ends after {vlines.size} of {n} vertex lines")
+    trailing = np.flatnonzero(L.counts[h + 1 + n :] > 0)
+    if trailing.size:
+        raise L.error(f"unexpected data after the {n} vertex lines", int(h + 1 + n + trailing[0]))
+    counts = L.counts[vlines]
+    lead = int(has_size) + int(has_vw)
+    short = np.flatnonzero(counts < lead)
+    if short.size:
+        raise L.error("vertex line misses its size/weight", int(vlines[short[0]]))
+    step = 2 if has_ew else 1
+    odd = np.flatnonzero((counts - lead) % step)
+    if odd.size:
+        raise L.error(
+            "neighbour without an edge weight (fmt says edge weights)", int(vlines[odd[0]])
+        )
+    starts = L.ptr[vlines] if n else np.zeros(0, dtype=np.int64)
+    vwgt = L.values[starts + int(has_size)] if has_vw else None
+    if vwgt is not None and vwgt.size and vwgt.min() < 0:
+        i = int(np.flatnonzero(vwgt < 0)[0])
+        raise L.error(f"negative weight {int(vwgt[i])} of vertex {i + 1}", int(vlines[i]))
+    degrees = (counts - lead) // step
+    xadj = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(degrees, out=xadj[1:])
+    if n:
+        span = L.values[L.ptr[vlines[0]] : L.ptr[vlines[-1] + 1]]
+        # position of each value inside its own line
+        pos = np.arange(span.size, dtype=np.int64) - np.repeat(starts - starts[0], counts)
+        body = pos >= lead
+        kind = (pos - lead) % step  # 0 neighbour, 1 edge weight
+        adj = span[body & (kind == 0)]
+        adjwgt = span[body & (kind == 1)] if has_ew else None
+    else:
+        adj = np.zeros(0, dtype=np.int64)
+        adjwgt = np.zeros(0, dtype=np.int64) if has_ew else None
+    vertex_of = np.repeat(np.arange(n, dtype=np.int64), degrees)
+    bad = np.flatnonzero((adj < 1) | (adj > n))
+    if bad.size:
+        b = int(bad[0])
+        raise L.error(
+            f"neighbour id {int(adj[b])} out of range [1, {n}]", int(vlines[vertex_of[b]])
+        )
+    if adjwgt is not None and adjwgt.size and adjwgt.min() < 0:
+        b = int(np.flatnonzero(adjwgt < 0)[0])
+        raise L.error(f"negative edge weight {int(adjwgt[b])}", int(vlines[vertex_of[b]]))
+    adj0 = (adj - 1).astype(np.int32)
+    wts = adjwgt if adjwgt is not None else np.ones(adj.size, dtype=np.int64)
+    defect = find_asymmetry(xadj, adj0, wts, n)
+    if defect is not None:
+        raise L.error(describe_asymmetry(defect, base=1), int(vlines[defect[1]]))
+    if adj.size != 2 * m:
+        raise L.error(
+            f"header announces {m} edges but the adjacency lists hold {adj.size} entries "
+            f"(expected {2 * m})",
+            h,
+        )
+    vw = vwgt if vwgt is not None else np.ones(n, dtype=np.int64)
+    return Graph(xadj, adj0, n, wts, vw, check=False)
+
+
+def graph_bytes(g: Graph, fmt: int | None = None) -> bytes:
+    """The METIS text of ``g`` (fmt 0, 1, 10 or 11; default keeps the weights)."""
+    if fmt is None:
+        fmt = (1 if np.any(g.adjwgt != 1) else 0) + (10 if np.any(g.vwgt != 1) else 0)
+    if fmt not in (0, 1, 10, 11):
+        raise IgpartError(f"unsupported METIS fmt for writing {fmt} (0, 1, 10 or 11)")
+    has_vw, has_ew = fmt >= 10, fmt % 10 == 1
+    head = f"{g.n} {g.num_edges}" + (f" {fmt:03d}" if fmt else "") + "\n"
+    per = 2 if has_ew else 1
+    lens = g.degrees * per + int(has_vw)
+    ptr = np.zeros(g.n + 1, dtype=np.int64)
+    np.cumsum(lens, out=ptr[1:])
+    values = np.empty(int(ptr[-1]), dtype=np.int64)
+    pos = np.arange(values.size, dtype=np.int64) - np.repeat(ptr[:-1], lens)
+    if has_vw:
+        values[ptr[:-1][lens > 0]] = g.vwgt[lens > 0]
+    body = pos >= int(has_vw)
+    kind = (pos - int(has_vw)) % per
+    values[body & (kind == 0)] = g.adjncy.astype(np.int64) + 1
+    if has_ew:
+        values[body & (kind == 1)] = g.adjwgt
+    return head.encode() + _cpu.format_lines(ptr, values)
+
+
+def write_graph(g: Graph, path, fmt: int | None = None) -> None:
+    """Writes ``g`` in METIS format (see :func:`graph_bytes`)."""
+    Path(path).write_bytes(graph_bytes(g, fmt))
+
+
+# --------------------------------------------------------------------------- partitions
+def read_partition(path, n: int | None = None, k: int | None = None) -> np.ndarray:
+    """Reads a partition file: one block id per line (hMETIS / METIS ``.part.K`` files)."""
+    L = _Lines(path)
+    nonblank = np.flatnonzero(L.counts > 0)
+    wrong = np.flatnonzero(L.counts[nonblank] != 1)
+    if wrong.size:
+        raise L.error("a partition line must hold exactly one block id", int(nonblank[wrong[0]]))
+    parts = L.values[L.ptr[nonblank]]
+    if n is not None and parts.size != n:
+        raise InputError(
+            f"holds {parts.size} block ids, expected {n} (one per vertex)", file=L.file
+        )
+    neg = np.flatnonzero(parts < 0)
+    if neg.size:
+        raise L.error(f"negative block id {int(parts[neg[0]])}", int(nonblank[neg[0]]))
+    if k is not None:
+        big = np.flatnonzero(parts >= k)
+        if big.size:
+            raise L.error(
+                f"block id {int(parts[big[0]])} is not below k = {k}", int(nonblank[big[0]])
+            )
+    return parts.astype(np.int32)
+
+
+def write_partition(parts, path) -> None:
+    """Writes one block id per line."""
+    p = np.asarray(parts, dtype=np.int64)
+    Path(path).write_bytes(_cpu.format_lines(np.arange(p.size + 1, dtype=np.int64), p))
+
+
+# --------------------------------------------------------------------------- dispatch
+GRAPH_SUFFIXES = (".graph", ".metis")
+HGR_SUFFIXES = (".hgr", ".hmetis")
+
+
+def detect_format(path, fmt: str | None = None) -> str:
+    """``hgr``, ``graph`` or ``verilog`` from an explicit name or the file suffix."""
+    if fmt:
+        if fmt not in ("hgr", "graph", "verilog"):
+            raise InputError(f"unknown input format '{fmt}' (hgr, graph or verilog)")
+        return fmt
+    suffix = Path(path).suffix.lower()
+    if suffix in HGR_SUFFIXES:
+        return "hgr"
+    if suffix in GRAPH_SUFFIXES:
+        return "graph"
+    if suffix in (".v", ".vg", ".verilog"):
+        return "verilog"
+    raise InputError(
+        f"cannot tell the format from suffix '{suffix}'; name it with --format hgr|graph|verilog",
+        file=os.fspath(path),
+    )
+
+
+def read(path, fmt: str | None = None) -> Hypergraph | Graph:
+    """Reads a hypergraph (``.hgr``) or a graph (``.graph``), by suffix unless ``fmt`` is given."""
+    kind = detect_format(path, fmt)
+    if kind == "hgr":
+        return read_hgr(path)
+    if kind == "graph":
+        return read_graph(path)
+    raise InputError("Verilog netlists are read with igpart.netlist", file=os.fspath(path))

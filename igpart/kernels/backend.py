@@ -1,0 +1,31 @@
+"""The backend contract shared by the C++ and GPU implementations."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import BackendUnavailable  # noqa: F401  (errors.py is a leaf module)
+
+
+class Backend:
+    """Stage operations of the partitioning algorithms on one kind of device.
+
+    Arrays passed to and returned from the operations belong to ``self.xp`` (numpy or cupy).
+    ``asarray`` moves host arrays onto the backend, ``to_host`` brings them back.
+    """
+
+    name: str = "abstract"
+    xp: Any = None
+
+    def asarray(self, a, dtype=None):
+        return self.xp.asarray(a, dtype=dtype)
+
+    def to_host(self, a):
+        raise NotImplementedError
+
+    def net_connectivity(self, eptr, eind, parts, k: int):
+        """lambda(e): number of distinct blocks among the pins of each net."""
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"<igpart backend {self.name}>"

@@ -1,0 +1,39 @@
+"""Shared fixtures: benchmark paths, GPU skipping, small random instances."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+BENCH = Path(os.environ.get("IGPART_BENCHMARKS", REPO.parent / "shared" / "benchmarks"))
+ISPD98 = BENCH / "ispd98"
+TAU2015 = BENCH / "tau2015"
+
+
+def pytest_collection_modifyitems(config, items):
+    from igpart.kernels import gpu_status
+
+    ok, reason = gpu_status()
+    if ok:
+        return
+    skip = pytest.mark.skip(reason=f"no GPU: {reason}")
+    for item in items:
+        if "gpu" in item.keywords:
+            item.add_marker(skip)
+
+
+@pytest.fixture(scope="session")
+def ispd98() -> Path:
+    if not (ISPD98 / "ibm01.hgr").exists():
+        pytest.skip(f"ISPD98 benchmarks not found under {ISPD98} (set IGPART_BENCHMARKS)")
+    return ISPD98
+
+
+@pytest.fixture(scope="session")
+def tau2015() -> Path:
+    if not (TAU2015 / "cells_early.lib").exists():
+        pytest.skip(f"TAU2015 benchmarks not found under {TAU2015} (set IGPART_BENCHMARKS)")
+    return TAU2015

@@ -1,0 +1,203 @@
+"""Formats: round trips, known facts of the ISPD98 files, malformed inputs with file and line."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from igpart import Graph, Hypergraph, InputError, io
+
+from .util import random_hypergraph
+
+
+# ----------------------------------------------------------------------------- ISPD98 facts
+def test_ibm01_facts(ispd98):
+    h = io.read_hgr(ispd98 / "ibm01.hgr")
+    assert (h.n, h.m, h.num_pins) == (12752, 14111, 50566)
+    assert h.total_weight == h.n and np.all(h.ewgt == 1)
+    w = io.read_hgr(ispd98 / "ibm01.weight.hgr")
+    assert (w.n, w.m, w.num_pins) == (12752, 14111, 50566)
+    assert w.total_weight == 4230016
+    assert np.array_equal(w.eptr, h.eptr) and np.array_equal(w.eind, h.eind)
+
+
+def test_ibm09_facts(ispd98):
+    h = io.read_hgr(ispd98 / "ibm09.hgr")
+    assert (h.n, h.m, h.num_pins) == (53395, 60902, 222088)
+
+
+def test_ibm01_first_net_matches_text(ispd98):
+    text = (ispd98 / "ibm01.hgr").read_text().splitlines()
+    h = io.read_hgr(ispd98 / "ibm01.hgr")
+    for e in (0, 1, 777, h.m - 1):
+        assert list(h.net(e) + 1) == [int(t) for t in text[1 + e].split()]
+
+
+@pytest.mark.parametrize("name", [f"ibm{i:02d}{w}" for i in range(1, 10) for w in ("", ".weight")])
+def test_ispd98_round_trip(ispd98, tmp_path, name):
+    h = io.read_hgr(ispd98 / f"{name}.hgr")
+    out = tmp_path / "x.hgr"
+    io.write_hgr(h, out)
+    assert io.read_hgr(out).equals(h)
+
+
+# ----------------------------------------------------------------------------- random round trips
+@settings(max_examples=40, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n=st.integers(1, 40),
+    m=st.integers(0, 60),
+    weighted=st.booleans(),
+    fmt=st.sampled_from([None, 0, 1, 10, 11]),
+)
+def test_hgr_round_trip_random(tmp_path_factory, seed, n, m, weighted, fmt):
+    h = random_hypergraph(np.random.default_rng(seed), n, m, weighted=weighted)
+    if fmt is not None and not weighted:
+        pass
+    elif fmt is not None and weighted and fmt != 11:
+        fmt = 11  # weights must survive: only fmt 11 holds both
+    path = tmp_path_factory.mktemp("hgr") / "r.hgr"
+    io.write_hgr(h, path, fmt)
+    back = io.read_hgr(path)
+    assert back.equals(h)
+
+
+def _random_graph(rng, n, p, weighted):
+    iu = np.triu_indices(n, 1)
+    keep = rng.random(iu[0].size) < p
+    u, v = iu[0][keep], iu[1][keep]
+    w = rng.integers(1, 9, size=u.size) if weighted else None
+    vw = rng.integers(0, 9, size=n) if weighted else None
+    return Graph.from_edges(u, v, w, n=n, vwgt=vw)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n=st.integers(1, 30),
+    p=st.floats(0, 0.6),
+    weighted=st.booleans(),
+)
+def test_graph_round_trip_random(tmp_path_factory, seed, n, p, weighted):
+    g = _random_graph(np.random.default_rng(seed), n, p, weighted)
+    path = tmp_path_factory.mktemp("graph") / "r.graph"
+    for fmt in (None, 11) if weighted else (None, 0, 1, 10, 11):
+        io.write_graph(g, path, fmt)
+        assert io.read_graph(path).equals(g)
+
+
+def test_partition_round_trip(tmp_path):
+    parts = np.random.default_rng(1).integers(0, 7, size=1000).astype(np.int32)
+    io.write_partition(parts, tmp_path / "p")
+    assert np.array_equal(io.read_partition(tmp_path / "p", n=1000, k=7), parts)
+
+
+# ----------------------------------------------------------------------------- accepted variants
+def test_hgr_comments_blank_lines_and_weights(tmp_path):
+    f = tmp_path / "a.hgr"
+    f.write_text("% a comment\n3 4 11\n\n2 1 2\n% between nets\n5 2 3 4\n1 4 1 4\n7\n8\n9\n10\n")
+    h = io.read_hgr(f)
+    assert h.n == 4 and h.m == 3
+    assert list(h.ewgt) == [2, 5, 1] and list(h.vwgt) == [7, 8, 9, 10]
+    assert list(h.net(2)) == [3, 0]  # repeated pin merged, first occurrence kept
+    assert h.num_pins == 7
+
+
+def test_graph_metis_formats(tmp_path):
+    f = tmp_path / "g.graph"
+    # 3 vertices path 1-2-3 with vertex sizes (ignored), weights and edge weights
+    f.write_text("% c\n3 2 111\n1 5 2 7\n1 6 1 7 3 4\n1 8 2 4\n")
+    g = io.read_graph(f)
+    assert list(g.vwgt) == [5, 6, 8] and g.num_edges == 2
+    assert list(g.adjwgt) == [7, 7, 4, 4]
+    f.write_text("4 1\n2\n1\n\n\n")  # isolated vertices as blank lines
+    g = io.read_graph(f)
+    assert g.n == 4 and g.num_edges == 1 and list(g.degrees) == [1, 1, 0, 0]
+
+
+# ----------------------------------------------------------------------------- malformed inputs
+HGR_BAD = [
+    ("", 1, "empty file"),
+    ("2 3\n1 2\n", 2, "ends after 1 of 2 nets"),
+    ("1 3\n1 4\n", 2, "out of range"),
+    ("1 3\n1 0\n", 2, "out of range"),
+    ("1 3\n1 x\n", 2, "non-integer token 'x'"),
+    ("1 3\n1 2.5\n", 2, "non-integer"),
+    ("1 3 7\n1 2\n", 1, "fmt 7"),
+    ("1 3 1\n4\n", 2, "no pins"),
+    ("2 3\n1 2\n2 3\n3 1\n", 4, "unexpected data"),
+    ("1 3 10\n1 2\n1\n1\n", 4, "ends after 2 of 3 vertex weights"),
+    ("1 3 10\n1 2\n1\n1 2\n1\n", 4, "exactly one integer"),
+    ("1 3 10\n1 2\n1\n-1\n1\n", 4, "negative weight"),
+    ("1 2 3 4\n1 2\n", 1, "header"),
+    ("1 3 1\n-2 1 2\n", 2, "negative net weight"),
+    ("99999999999999999999 3\n", 1, "out of range"),
+]
+
+
+@pytest.mark.parametrize("text,line,msg", HGR_BAD)
+def test_hgr_malformed(tmp_path, text, line, msg):
+    f = tmp_path / "bad.hgr"
+    f.write_text(text)
+    with pytest.raises(InputError) as ei:
+        io.read_hgr(f)
+    assert ei.value.line == line
+    assert ei.value.file == str(f)
+    assert msg in str(ei.value)
+    assert str(ei.value).startswith(f"{f}:{line}:")
+
+
+GRAPH_BAD = [
+    ("3 2\n2\n1 3\n", 3, "ends after 2 of 3"),
+    ("2 1\n2\n3\n", 3, "out of range"),
+    ("2 1\n2\n2\n", 3, "self loop"),
+    ("3 1\n2\n\n\n", 2, "does not list"),
+    ("2 1 1\n2 3\n1 4\n", 2, "weight 3 but edge (2, 1) has weight 4"),
+    ("2 1 1\n2\n1 1\n", 2, "without an edge weight"),
+    ("2 2\n2\n1\n", 1, "announces 2 edges"),
+    ("2 1 0 2\n2\n1\n", 1, "multi-constraint"),
+    ("2 1 12\n2\n1\n", 1, "unsupported METIS fmt"),
+    ("2 1\n2 2\n1 1\n", 2, "more than once"),
+    ("2 1\n2\n1\n5\n", 4, "unexpected data"),
+]
+
+
+@pytest.mark.parametrize("text,line,msg", GRAPH_BAD)
+def test_graph_malformed(tmp_path, text, line, msg):
+    f = tmp_path / "bad.graph"
+    f.write_text(text)
+    with pytest.raises(InputError) as ei:
+        io.read_graph(f)
+    assert ei.value.line == line, str(ei.value)
+    assert msg in str(ei.value)
+
+
+def test_partition_file_errors(tmp_path):
+    f = tmp_path / "p"
+    f.write_text("0\n1\n2\n")
+    with pytest.raises(InputError, match="expected 4"):
+        io.read_partition(f, n=4)
+    with pytest.raises(InputError, match="not below k = 2") as ei:
+        io.read_partition(f, n=3, k=2)
+    assert ei.value.line == 3
+    f.write_text("0\n1 1\n")
+    with pytest.raises(InputError, match="exactly one") as ei:
+        io.read_partition(f)
+    assert ei.value.line == 2
+
+
+def test_missing_file_is_input_error(tmp_path):
+    with pytest.raises(InputError, match="cannot read file"):
+        io.read_hgr(tmp_path / "nope.hgr")
+
+
+def test_writer_refuses_empty_nets(tmp_path):
+    from igpart import IgpartError
+
+    h = Hypergraph.from_csr([0, 2, 2], [0, 1], n=2)
+    with pytest.raises(IgpartError, match="without pins"):
+        io.write_hgr(h, tmp_path / "e.hgr")
+    io.write_hgr(h.drop_small_nets(1), tmp_path / "e.hgr")
+    assert io.read_hgr(tmp_path / "e.hgr").m == 1
