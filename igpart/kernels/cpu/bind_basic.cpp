@@ -1,0 +1,147 @@
+// Bindings of the foundation kernels: tokenizer, line formatter, CSR structure, metrics.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include "csr.h"
+#include "io.h"
+#include "metrics.h"
+#include "bindings.h"
+#include "numpy_util.h"
+
+namespace py = pybind11;
+using namespace igp;
+
+void igp::check_csr(const Arr<int64_t> &ptr, const Arr<int32_t> &ind, int64_t ncols,
+                    const char *what) {
+    if (ptr.ndim() != 1 || ind.ndim() != 1 || ptr.shape(0) < 1)
+        throw std::invalid_argument(std::string(what) + ": ptr/ind must be 1-D, ptr non-empty");
+    const int64_t *p = ptr.data();
+    const int64_t rows = ptr.shape(0) - 1;
+    if (p[0] != 0 || p[rows] != ind.shape(0))
+        throw std::invalid_argument(std::string(what) + ": ptr must start at 0 and end at len(ind)");
+    for (int64_t r = 0; r < rows; ++r)
+        if (p[r + 1] < p[r]) throw std::invalid_argument(std::string(what) + ": ptr not monotone");
+    const int32_t *q = ind.data();
+    for (int64_t j = 0; j < ind.shape(0); ++j)
+        if (q[j] < 0 || q[j] >= ncols)
+            throw std::invalid_argument(std::string(what) + ": index out of range");
+}
+
+namespace {
+
+py::tuple csr_tuple(Csr &&c) { return py::make_tuple(to_numpy(std::move(c.ptr)), to_numpy(std::move(c.ind))); }
+
+}  // namespace
+
+void igp::bind_basic(py::module_ &m) {
+    m.def(
+        "tokenize",
+        [](py::buffer b) {
+            py::buffer_info info = b.request();
+            if (info.itemsize != 1) throw std::invalid_argument("tokenize expects a byte buffer");
+            const char *data = static_cast<const char *>(info.ptr);
+            int64_t len = info.size;
+            Tokens t;
+            {
+                py::gil_scoped_release release;
+                t = tokenize(data, len);
+            }
+            return py::make_tuple(to_numpy(std::move(t.values)), to_numpy(std::move(t.line_ptr)),
+                                  to_numpy(std::move(t.line_no)));
+        },
+        py::arg("buffer"),
+        "Integer tokens of every non-comment line: (values, line_ptr, line_no). Raises "
+        "ParseError(line, message) on a non-integer token.");
+
+    m.def(
+        "format_lines",
+        [](Arr<int64_t> ptr, Arr<int64_t> values) {
+            if (ptr.ndim() != 1 || ptr.shape(0) < 1 || values.ndim() != 1)
+                throw std::invalid_argument("format_lines: bad shapes");
+            const int64_t n = ptr.shape(0) - 1;
+            const int64_t *p = ptr.data();
+            if (p[0] < 0 || p[n] > values.shape(0))
+                throw std::invalid_argument("format_lines: ptr out of range");
+            for (int64_t i = 0; i < n; ++i)
+                if (p[i + 1] < p[i]) throw std::invalid_argument("format_lines: ptr not monotone");
+            std::string s;
+            {
+                py::gil_scoped_release release;
+                s = format_lines(p, n, values.data());
+            }
+            return py::bytes(s);
+        },
+        py::arg("ptr"), py::arg("values"),
+        "Bytes with one line per row: values[ptr[i]:ptr[i+1]] separated by spaces.");
+
+    m.def(
+        "csr_transpose",
+        [](Arr<int64_t> ptr, Arr<int32_t> ind, int64_t ncols) {
+            check_csr(ptr, ind, ncols, "csr_transpose");
+            Csr c;
+            {
+                py::gil_scoped_release release;
+                c = csr_transpose(ptr.data(), ptr.shape(0) - 1, ind.data(), ncols);
+            }
+            return csr_tuple(std::move(c));
+        },
+        py::arg("ptr"), py::arg("ind"), py::arg("ncols"));
+
+    m.def(
+        "dedup_rows",
+        [](Arr<int64_t> ptr, Arr<int32_t> ind, int64_t ncols) {
+            check_csr(ptr, ind, ncols, "dedup_rows");
+            Csr c;
+            bool dups;
+            {
+                py::gil_scoped_release release;
+                dups = rows_have_duplicates(ptr.data(), ptr.shape(0) - 1, ind.data(), ncols);
+                if (dups) c = dedup_rows(ptr.data(), ptr.shape(0) - 1, ind.data(), ncols);
+            }
+            if (!dups) return py::object(py::none());
+            return py::object(csr_tuple(std::move(c)));
+        },
+        py::arg("ptr"), py::arg("ind"), py::arg("ncols"),
+        "Rows without repeated ids (first occurrence kept), or None when no row repeats an id.");
+
+    m.def(
+        "clique_expand",
+        [](Arr<int64_t> eptr, Arr<int32_t> eind, Arr<int64_t> ewgt, Arr<int64_t> vptr,
+           Arr<int32_t> vind, int64_t max_size, double scale) {
+            const int64_t m_ = eptr.shape(0) - 1, n = vptr.shape(0) - 1;
+            check_csr(eptr, eind, n, "clique_expand(nets)");
+            check_csr(vptr, vind, m_, "clique_expand(vertices)");
+            if (ewgt.ndim() != 1 || ewgt.shape(0) != m_)
+                throw std::invalid_argument("clique_expand: ewgt must have one entry per net");
+            WeightedCsr g;
+            {
+                py::gil_scoped_release release;
+                g = clique_expand(eptr.data(), eind.data(), ewgt.data(), m_, vptr.data(), vind.data(),
+                                  n, max_size, scale);
+            }
+            return py::make_tuple(to_numpy(std::move(g.ptr)), to_numpy(std::move(g.ind)),
+                                  to_numpy(std::move(g.wgt)));
+        },
+        py::arg("eptr"), py::arg("eind"), py::arg("ewgt"), py::arg("vptr"), py::arg("vind"),
+        py::arg("max_size"), py::arg("scale"));
+
+    m.def(
+        "net_connectivity",
+        [](Arr<int64_t> eptr, Arr<int32_t> eind, Arr<int32_t> parts, int32_t k) {
+            const int64_t n = parts.shape(0);
+            check_csr(eptr, eind, n, "net_connectivity");
+            const int32_t *pp = parts.data();
+            for (int64_t i = 0; i < n; ++i)
+                if (pp[i] < 0 || pp[i] >= k)
+                    throw std::invalid_argument("net_connectivity: block id out of range");
+            std::vector<int32_t> lam;
+            {
+                py::gil_scoped_release release;
+                lam = net_connectivity(eptr.data(), eind.data(), eptr.shape(0) - 1, pp, k);
+            }
+            return to_numpy(std::move(lam));
+        },
+        py::arg("eptr"), py::arg("eind"), py::arg("parts"), py::arg("k"),
+        "Number of distinct blocks per net (lambda).");
+}

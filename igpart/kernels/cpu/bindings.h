@@ -1,0 +1,18 @@
+// Registration functions of the pybind11 module, one per family of kernels, plus shared checks.
+#pragma once
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+
+#include "numpy_util.h"
+
+namespace py = pybind11;
+
+namespace igp {
+
+// Raises std::invalid_argument (ValueError) unless ptr/ind form a CSR of ptr.size()-1 rows whose
+// column ids lie in [0, ncols).
+void check_csr(const Arr<int64_t> &ptr, const Arr<int32_t> &ind, int64_t ncols, const char *what);
+
+void bind_basic(py::module_ &m);  // bind_basic.cpp: tokenizer, formatter, CSR, metrics
+
+}  // namespace igp
