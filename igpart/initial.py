@@ -143,7 +143,9 @@ def initial_partition(
     candidates: list[tuple[str, Callable[[], np.ndarray]]] = []
     use_mtk = method in ("mtkahypar", "all") and isinstance(h, Hypergraph) and mtkahypar_available()
     if use_mtk:
-        candidates.append(("mtkahypar", lambda: mtkahypar_partition(h, k, epsilon, objective, seed)))
+        candidates.append(
+            ("mtkahypar", lambda: mtkahypar_partition(h, k, epsilon, objective, seed))
+        )
     if method in ("metis", "all") or not use_mtk:
         for r in range(max(1, runs)):
             candidates.append(

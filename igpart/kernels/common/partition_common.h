@@ -60,6 +60,21 @@ IGP_HD igp_i64 move_gain(int objective, igp_i64 w, igp_i64 size, igp_i64 phi_fro
     return w * ((igp_i64)(phi_from == 1) - (igp_i64)(phi_to == 0));
 }
 
+// Part of move_gain that depends on the target block: move_gain(phi_to) - move_gain(0).
+// Zero when phi_to == 0, never negative: cut: w * [phi_to == size - 1]; km1: w * [phi_to > 0].
+IGP_HD igp_i64 move_gain_target_part(int objective, igp_i64 w, igp_i64 size, igp_i64 phi_from,
+                                     igp_i64 phi_to) {
+    return move_gain(objective, w, size, phi_from, phi_to) - move_gain(objective, w, size, phi_from, 0);
+}
+
+// Whether moving a pin of a net from block `from` (phi_from pins there before the move, the
+// moving pin included) to block `to` (phi_to pins before) can change the gain of any other pin of
+// the net. cut: gains depend on phi == size and phi == size - 1; km1: on phi <= 1 and phi == 0.
+IGP_HD bool move_changes_gains(int objective, igp_i64 size, igp_i64 phi_from, igp_i64 phi_to) {
+    if (objective == OBJ_CUT) return phi_from >= size - 1 || phi_to >= size - 2;
+    return phi_from <= 2 || phi_to <= 1;
+}
+
 // Gain on the edge cut of moving u from its block to block b: ed(u, b) - id(u).
 IGP_HD igp_i64 graph_move_gain(igp_i64 ext_degree_to_b, igp_i64 internal_degree) {
     return ext_degree_to_b - internal_degree;
