@@ -18,12 +18,13 @@ from .metrics import (
     max_block_weight,
     soed,
 )
-from .multilevel import partition
+from .multilevel import Config, partition
 from .partition import Partition
 
 __all__ = [
     "__version__",
     "BackendUnavailable",
+    "Config",
     "Graph",
     "Hypergraph",
     "IgpartError",

@@ -1,22 +1,37 @@
-"""Initial partitioning: METIS (through pymetis) on a graph or a hypergraph's clique expansion.
+"""Initial partitioning of the coarsest level, and METIS as a partitioner of its own.
 
-This is also the ``metis`` algorithm of ``igpart partition`` and the METIS peer of the regression
-flow: it reports what METIS gives, without any igpart refinement.
+``metis_partition`` (pymetis on a graph or a hypergraph's clique expansion) is also the ``metis``
+algorithm of ``igpart partition`` and the METIS peer of the regression flow: it reports what METIS
+gives, without any igpart refinement.
+
+``initial_partition`` is what the multilevel driver calls on its coarsest level: several
+candidates (METIS with several seeds, Mt-KaHyPar when asked for and installed), each rebalanced
+and refined by the caller's backend, the best balanced one kept.
 """
 
 from __future__ import annotations
+
+import logging
+from collections.abc import Callable
 
 import numpy as np
 
 from .errors import PartitionError
 from .hypergraph import Graph, Hypergraph
+from .metrics import block_weights, max_block_weight
+
+log = logging.getLogger("igpart")
 
 #: Nets with more pins than this are left out of the clique expansion handed to METIS (a net of
 #: s pins adds s(s-1)/2 edges; large nets carry little locality information).
 CLIQUE_MAX_NET_SIZE = 100
 
+#: Values of ``Config.initial``.
+INITIAL_METHODS = ("metis", "mtkahypar", "all")
+
 
 def check_k(n: int, k: int) -> None:
+    """Raises PartitionError unless 1 <= k <= max(n, 1)."""
     if int(k) != k or k < 1:
         raise PartitionError(f"k must be a positive integer, got {k}")
     if k > max(n, 1):
@@ -52,3 +67,102 @@ def metis_partition(
         options=opts,
     )
     return np.asarray(res.vertex_part, dtype=np.int32)
+
+
+def mtkahypar_available() -> bool:
+    """Whether the ``mtkahypar`` Python package imports."""
+    try:
+        import mtkahypar  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+_MTK_INIT: dict = {}
+
+
+def mtkahypar_initializer(threads: int = 1):
+    """The process-wide Mt-KaHyPar initializer for ``threads`` threads (created once)."""
+    import mtkahypar
+
+    init = _MTK_INIT.get("init")
+    if init is None or _MTK_INIT.get("threads") != threads:
+        init = mtkahypar.initialize(int(threads))
+        _MTK_INIT.update(init=init, threads=threads)
+    return init
+
+
+def mtkahypar_partition(
+    h: Hypergraph, k: int, epsilon: float = 0.03, objective: str = "cut", seed: int = 0,
+    threads: int = 1,
+) -> np.ndarray:
+    """Block ids from Mt-KaHyPar's DEFAULT preset (raises PartitionError when not installed)."""
+    try:
+        import mtkahypar
+    except ImportError:
+        raise PartitionError("Mt-KaHyPar is not installed (pip install mtkahypar)") from None
+    init = mtkahypar_initializer(threads)
+    mtkahypar.set_seed(int(seed))
+    ctx = init.context_from_preset(mtkahypar.PresetType.DEFAULT)
+    obj = mtkahypar.Objective.CUT if objective == "cut" else mtkahypar.Objective.KM1
+    ctx.set_partitioning_parameters(int(k), float(epsilon), obj)
+    ctx.logging = False
+    nets = np.split(h.eind.astype(np.int64), h.eptr[1:-1])
+    hg = init.create_hypergraph(
+        ctx, h.n, h.m, [e.tolist() for e in nets], h.vwgt.tolist(), h.ewgt.tolist()
+    )
+    p = hg.partition(ctx)
+    return np.asarray(p.get_partition(), dtype=np.int32)
+
+
+def initial_partition(
+    h: Hypergraph | Graph,
+    k: int,
+    epsilon: float,
+    objective: str,
+    *,
+    seed: int = 0,
+    method: str = "metis",
+    runs: int = 4,
+    max_net_size: int = CLIQUE_MAX_NET_SIZE,
+    refine: Callable[[np.ndarray], np.ndarray] | None = None,
+    evaluate: Callable[[np.ndarray], int] | None = None,
+) -> np.ndarray:
+    """The best balanced partition of ``h`` (the coarsest level) among several candidates.
+
+    Candidates: METIS with seeds ``seed .. seed+runs-1`` (``method`` ``metis`` or ``all``) and
+    Mt-KaHyPar (``mtkahypar`` or ``all``, when installed; ``mtkahypar`` falls back to METIS).
+    ``refine(parts) -> parts`` (rebalance + refinement on the caller's backend) is applied to each;
+    ``evaluate(parts) -> int`` scores them. The best balanced candidate wins (ties: the first);
+    when none is balanced, the least overloaded one is returned and the caller reports it.
+    """
+    if method not in INITIAL_METHODS:
+        raise PartitionError(f"unknown initial partitioning method '{method}'")
+    if k == 1:
+        return np.zeros(h.n, dtype=np.int32)
+    candidates: list[tuple[str, Callable[[], np.ndarray]]] = []
+    use_mtk = method in ("mtkahypar", "all") and isinstance(h, Hypergraph) and mtkahypar_available()
+    if use_mtk:
+        candidates.append(
+            ("mtkahypar", lambda: mtkahypar_partition(h, k, epsilon, objective, seed))
+        )
+    if method in ("metis", "all") or not use_mtk:
+        for r in range(max(1, runs)):
+            candidates.append(
+                (f"metis/{seed + r}", lambda s=seed + r: metis_partition(h, k, epsilon, s,
+                                                                         max_net_size))
+            )
+    bound = max_block_weight(h.total_weight, k, epsilon)
+    best: tuple | None = None
+    for name, make in candidates:
+        parts = np.asarray(make(), dtype=np.int32)
+        if refine is not None:
+            parts = np.asarray(refine(parts), dtype=np.int32)
+        overload = int(max(0, block_weights(h, parts, k).max() - bound))
+        value = int(evaluate(parts)) if evaluate is not None else 0
+        log.debug("initial candidate %s: objective %d, overload %d", name, value, overload)
+        key = (overload, value)
+        if best is None or key < best[0]:
+            best = (key, parts)
+    assert best is not None
+    return best[1]

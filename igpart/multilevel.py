@@ -1,16 +1,161 @@
-"""Full partitioning driver: ``igpart.partition``."""
+"""Full partitioning driver: ``igpart.partition`` (DESIGN §4).
+
+The multilevel algorithm is backend-agnostic: this module only sequences the stage operations of
+a :class:`igpart.kernels.Backend` (coarsen, contract, project, refine, rebalance) on arrays of the
+backend's array module. Per level only scalars come back to the host; the coarsest level goes to
+the host for initial partitioning (:mod:`igpart.initial`), the final partition comes back once.
+
+Hypergraphs follow HyperG (balanced group coarsening, sequence-based refinement) with a boundary
+FM pass after the sequence refinement; graphs follow G-kway (union-find coarsening with scoring,
+iG-kway's constrained grouping, independent-set refinement).
+"""
 
 from __future__ import annotations
 
+import dataclasses
+import logging
+import math
 import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
 
-from .errors import InputError
+import numpy as np
+
+from .errors import InputError, PartitionError
 from .hypergraph import Graph, Hypergraph
-from .initial import check_k, metis_partition
-from .metrics import OBJECTIVES
+from .initial import INITIAL_METHODS, check_k, initial_partition, metis_partition
+from .kernels import get_backend
+from .kernels.backend import Backend, GraphArrays, HypergraphArrays
+from .metrics import OBJECTIVES, max_block_weight
 from .partition import Partition
 
-ALGORITHMS = ("metis",)
+log = logging.getLogger("igpart")
+
+ALGORITHMS = ("multilevel", "metis")
+
+
+@dataclass
+class Config:
+    """Every tunable of the multilevel partitioners, with the defaults igpart ships.
+
+    Coarsening of hypergraphs (HyperG §3.1):
+      ``contraction_limit``: stop once a level has fewer than ``contraction_limit * k`` vertices.
+      ``min_shrink``: stop when a level removes less than this fraction of its vertices.
+      ``group_size``: subgroups of at most this many vertices (HyperG's s).
+      ``rating_max_net_size``: nets with more pins are ignored by the rating.
+      ``cluster_weight_factor``: a coarse vertex weighs at most
+      ``factor * ceil(total / (contraction_limit * k))`` (and never more than the block bound),
+      so that no cluster is too heavy for a balanced initial partition.
+      ``communities``: restrict clustering to communities found by a Louvain-style pass (unused
+      by default; see ``coarsen_hypergraph(communities=...)``).
+    Coarsening of graphs (G-kway §3.1 + iG-kway §IV): ``graph_contraction_limit`` (35),
+      ``graph_min_shrink`` (0.10), ``graph_group_size`` (6), ``graph_cluster_weight_factor``.
+    ``max_levels``: hard cap on the number of levels.
+    Initial partitioning (:mod:`igpart.initial`):
+      ``initial``: ``"metis"`` (pymetis on the clique expansion, ``initial_runs`` seeds),
+      ``"mtkahypar"`` (Mt-KaHyPar when installed, else METIS) or ``"all"`` (both); every
+      candidate is rebalanced and refined, the best balanced one is kept.
+      ``initial_max_net_size``: nets above this size are left out of the clique expansion.
+    Refinement:
+      ``refine_rounds``: maximum rounds of sequence-based refinement per level (HyperG §3.2).
+      ``fm``: run the boundary FM pass after the sequence refinement (hypergraphs and graphs).
+      ``fm_rounds``, ``fm_max_fruitless_moves``, ``fm_min_improvement``: FM stopping rules.
+      ``graph_refine_rounds``: maximum rounds of independent-set refinement per level.
+      ``vcycles``: extra V-cycles after the first pass (re-coarsening inside blocks, refining
+      on the way up; kept only when they improve).
+    """
+
+    contraction_limit: int = 160
+    min_shrink: float = 0.05
+    group_size: int = 4
+    rating_max_net_size: int = 1000
+    cluster_weight_factor: float = 1.0
+    graph_contraction_limit: int = 35
+    graph_min_shrink: float = 0.10
+    graph_group_size: int = 6
+    graph_cluster_weight_factor: float = 1.0
+    max_levels: int = 64
+    initial: str = "metis"
+    initial_runs: int = 4
+    initial_max_net_size: int = 100
+    refine_rounds: int = 16
+    fm: bool = True
+    fm_rounds: int = 4
+    fm_max_fruitless_moves: int = 250
+    fm_min_improvement: float = 0.001
+    graph_refine_rounds: int = 32
+    vcycles: int = 0
+
+    def validate(self) -> Config:
+        """Raises InputError on values the algorithms cannot use; returns self."""
+        positive_ints = (
+            "contraction_limit",
+            "group_size",
+            "rating_max_net_size",
+            "graph_contraction_limit",
+            "graph_group_size",
+            "max_levels",
+            "initial_runs",
+            "initial_max_net_size",
+        )
+        for name in positive_ints:
+            v = getattr(self, name)
+            if not isinstance(v, (int, np.integer)) or v < 1:
+                raise InputError(f"config.{name} must be a positive integer, got {v!r}")
+        for name in ("refine_rounds", "fm_rounds", "fm_max_fruitless_moves", "vcycles",
+                     "graph_refine_rounds"):
+            v = getattr(self, name)
+            if not isinstance(v, (int, np.integer)) or v < 0:
+                raise InputError(f"config.{name} must be a non-negative integer, got {v!r}")
+        for name in ("min_shrink", "graph_min_shrink", "fm_min_improvement"):
+            v = getattr(self, name)
+            if not 0.0 <= float(v) < 1.0:
+                raise InputError(f"config.{name} must lie in [0, 1), got {v!r}")
+        for name in ("cluster_weight_factor", "graph_cluster_weight_factor"):
+            if float(getattr(self, name)) <= 0:
+                raise InputError(f"config.{name} must be positive")
+        if self.initial not in INITIAL_METHODS:
+            raise InputError(
+                f"config.initial must be one of {', '.join(INITIAL_METHODS)}, got {self.initial!r}"
+            )
+        return self
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any] | None) -> Config:
+        """A config from keyword overrides; unknown keys raise InputError."""
+        d = dict(d or {})
+        names = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(d) - names)
+        if unknown:
+            raise InputError(f"unknown config option(s): {', '.join(unknown)}")
+        return cls(**d).validate()
+
+
+@dataclass
+class _Timer:
+    timings: dict[str, float] = field(default_factory=dict)
+
+    def add(self, name: str, t0: float) -> float:
+        t = time.perf_counter()
+        self.timings[name] = self.timings.get(name, 0.0) + (t - t0)
+        return t
+
+
+def _validate(h, k, epsilon, objective) -> None:
+    if not isinstance(h, (Hypergraph, Graph)):
+        raise InputError(f"expected a Hypergraph or Graph, got {type(h).__name__}")
+    if objective not in OBJECTIVES:
+        raise InputError(f"unknown objective '{objective}' (choose from {', '.join(OBJECTIVES)})")
+    try:
+        eps = float(epsilon)
+    except (TypeError, ValueError):
+        raise InputError(f"epsilon must be a number, got {epsilon!r}") from None
+    if not math.isfinite(eps) or eps < 0:
+        raise InputError(f"epsilon must be a non-negative number, got {epsilon}")
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
+        raise PartitionError(f"k must be a positive integer, got {k!r}")
+    check_k(h.n, int(k))
 
 
 def partition(
@@ -18,33 +163,232 @@ def partition(
     k: int,
     epsilon: float = 0.03,
     objective: str = "cut",
-    backend: str = "auto",
+    backend: str | Backend = "auto",
     seed: int = 0,
-    algorithm: str = "metis",
+    config: Config | dict | None = None,
+    algorithm: str = "multilevel",
 ) -> Partition:
-    """Partitions ``h`` into ``k`` blocks of weight at most (1+epsilon)*ceil(total/k)."""
-    if not isinstance(h, (Hypergraph, Graph)):
-        raise InputError(f"expected a Hypergraph or Graph, got {type(h).__name__}")
-    if objective not in OBJECTIVES:
-        raise InputError(f"unknown objective '{objective}' (choose from {', '.join(OBJECTIVES)})")
-    if epsilon < 0:
-        raise InputError(f"epsilon must be non-negative, got {epsilon}")
+    """Partitions ``h`` into ``k`` blocks of weight at most ``(1+epsilon)*ceil(total/k)``.
+
+    ``objective``: ``"cut"`` or ``"km1"`` (graphs: edge cut either way). ``backend``: ``"auto"``,
+    ``"cpu"``, ``"gpu"`` or a Backend object. ``config``: a :class:`Config` or a dict of overrides.
+    ``algorithm``: ``"multilevel"`` (igpart) or ``"metis"`` (pymetis on the clique expansion,
+    the peer). Raises PartitionError for k < 1 or k > number of vertices, InputError for bad
+    arguments. The result's metrics are computed from scratch on ``h``.
+    """
+    _validate(h, k, epsilon, objective)
+    k = int(k)
+    epsilon = float(epsilon)
     if algorithm not in ALGORITHMS:
         raise InputError(f"unknown algorithm '{algorithm}' (choose from {', '.join(ALGORITHMS)})")
-    check_k(h.n, k)
-    t0 = time.perf_counter()
-    parts = metis_partition(h, k, epsilon, seed)
-    seconds = time.perf_counter() - t0
+    if config is None:
+        cfg = Config()
+    elif isinstance(config, Config):
+        cfg = dataclasses.replace(config).validate()
+    elif isinstance(config, dict):
+        cfg = Config.from_dict(config)
+    else:
+        raise InputError(f"config must be a Config or a dict, got {type(config).__name__}")
+    t_start = time.perf_counter()
+    if algorithm == "metis":
+        parts = metis_partition(h, k, epsilon, seed)
+        seconds = time.perf_counter() - t_start
+        return Partition.from_parts(
+            h, parts, k, epsilon, objective, seconds=seconds, timings={"metis": seconds},
+            backend="cpu", algorithm="metis", seed=seed, config={},
+        )
+    be = get_backend(backend)
+    timer = _Timer()
+    if k == 1 or h.n == 0:
+        parts = np.zeros(h.n, dtype=np.int32)
+    elif isinstance(h, Hypergraph):
+        parts = _multilevel_hypergraph(h, k, epsilon, objective, be, seed, cfg, timer)
+    else:
+        parts = _multilevel_graph(h, k, epsilon, be, seed, cfg, timer)
+    seconds = time.perf_counter() - t_start
     return Partition.from_parts(
-        h,
-        parts,
-        k,
-        epsilon,
-        objective,
-        seconds=seconds,
-        timings={"metis": seconds},
-        backend="cpu",
-        algorithm="metis",
-        seed=seed,
-        config={},
+        h, parts, k, epsilon, objective, seconds=seconds, timings=timer.timings,
+        backend=be.name, algorithm="multilevel", seed=seed, config=dataclasses.asdict(cfg),
     )
+
+
+# ---------------------------------------------------------------------------------- helpers
+def _bounds(be: Backend, total: int, k: int, epsilon: float):
+    return be.asarray(np.full(k, max_block_weight(total, k, epsilon), dtype=np.int64), "int64")
+
+
+def _max_cluster_weight(total: int, k: int, limit: int, factor: float, bound: int) -> int:
+    return max(1, min(int(math.ceil(factor * total / (limit * k))), bound))
+
+
+def hypergraph_from_arrays(be: Backend, ha: HypergraphArrays) -> Hypergraph:
+    """A host Hypergraph from a backend level (for initial partitioning)."""
+    return Hypergraph(
+        be.to_host(ha.eptr), be.to_host(ha.eind), ha.n, be.to_host(ha.vwgt), be.to_host(ha.ewgt),
+        check=False,
+    )
+
+
+def graph_from_arrays(be: Backend, ga: GraphArrays) -> Graph:
+    """A host Graph from a backend level."""
+    return Graph(
+        be.to_host(ga.xadj), be.to_host(ga.adjncy), ga.n, be.to_host(ga.adjwgt),
+        be.to_host(ga.vwgt), check=False,
+    )
+
+
+def _coarsen(levels_fine, n_of, coarsen_one, contract_one, limit: int, min_shrink: float,
+             max_levels: int, timer: _Timer) -> list:
+    """Generic coarsening loop: returns [(level, cmap-to-next or None), ...] fine to coarse."""
+    hierarchy = [[levels_fine, None]]
+    cur = levels_fine
+    while n_of(cur) >= limit and len(hierarchy) < max_levels:
+        t0 = time.perf_counter()
+        cmap, nc = coarsen_one(cur)
+        t0 = timer.add("coarsen", t0)
+        if nc > (1.0 - min_shrink) * n_of(cur) or nc == n_of(cur):
+            break
+        nxt = contract_one(cur, cmap, nc)
+        timer.add("contract", t0)
+        hierarchy[-1][1] = cmap
+        hierarchy.append([nxt, None])
+        log.debug("level %d: %d -> %d vertices", len(hierarchy) - 1, n_of(cur), nc)
+        cur = nxt
+    return hierarchy
+
+
+# ---------------------------------------------------------------------------------- hypergraphs
+def _refiner_hypergraph(be: Backend, k: int, bounds, objective: str, cfg: Config, seed: int,
+                        timer: _Timer) -> Callable[[HypergraphArrays, Any], Any]:
+    def refine(ha: HypergraphArrays, parts):
+        t0 = time.perf_counter()
+        parts = be.rebalance_hypergraph(ha, parts, k, bounds, objective)
+        t0 = timer.add("rebalance", t0)
+        if cfg.refine_rounds:
+            parts, _ = be.refine_hypergraph(
+                ha, parts, k, bounds, objective, max_rounds=cfg.refine_rounds
+            )
+            t0 = timer.add("refine", t0)
+        if cfg.fm and cfg.fm_rounds:
+            parts, _ = be.fm_refine_hypergraph(
+                ha, parts, k, bounds, objective, max_rounds=cfg.fm_rounds,
+                max_fruitless_moves=cfg.fm_max_fruitless_moves,
+                min_improvement=cfg.fm_min_improvement, seed=seed,
+            )
+            timer.add("fm", t0)
+        return parts
+
+    return refine
+
+
+def _multilevel_hypergraph(h: Hypergraph, k: int, epsilon: float, objective: str, be: Backend,
+                           seed: int, cfg: Config, timer: _Timer) -> np.ndarray:
+    t0 = time.perf_counter()
+    top = be.hypergraph_arrays(h)
+    timer.add("upload", t0)
+    bound = max_block_weight(h.total_weight, k, epsilon)
+    bounds = _bounds(be, h.total_weight, k, epsilon)
+    mcw = _max_cluster_weight(h.total_weight, k, cfg.contraction_limit, cfg.cluster_weight_factor,
+                              bound)
+    refine = _refiner_hypergraph(be, k, bounds, objective, cfg, seed, timer)
+
+    def coarsen_one(ha, communities=None):
+        return be.coarsen_hypergraph(
+            ha, mcw, group_size=cfg.group_size, max_net_size=cfg.rating_max_net_size,
+            communities=communities, seed=seed,
+        )
+
+    hierarchy = _coarsen(top, lambda a: a.n, coarsen_one, be.contract_hypergraph,
+                         cfg.contraction_limit * k, cfg.min_shrink, cfg.max_levels, timer)
+    coarsest = hierarchy[-1][0]
+    t0 = time.perf_counter()
+    coarse_host = hypergraph_from_arrays(be, coarsest)
+    parts_host = initial_partition(
+        coarse_host, k, epsilon, objective, seed=seed, method=cfg.initial, runs=cfg.initial_runs,
+        max_net_size=cfg.initial_max_net_size,
+        refine=lambda p: be.to_host(refine(coarsest, be.asarray(p, "int32"))),
+        evaluate=lambda p: be.hypergraph_objective(coarsest, be.asarray(p, "int32"), k, objective),
+    )
+    timer.add("initial", t0)
+    parts = be.asarray(parts_host, "int32")
+    parts = _uncoarsen(be, hierarchy, parts, refine, timer)
+    for _ in range(cfg.vcycles):
+        parts = _vcycle_hypergraph(be, top, parts, k, objective, coarsen_one, refine, cfg, timer)
+    return be.to_host(parts).astype(np.int32, copy=False)
+
+
+def _uncoarsen(be: Backend, hierarchy: list, parts, refine, timer: _Timer):
+    for level, cmap in reversed(hierarchy[:-1]):
+        t0 = time.perf_counter()
+        parts = be.project(cmap, parts)
+        timer.add("project", t0)
+        parts = refine(level, parts)
+    if len(hierarchy) == 1:  # no coarsening: the initial partition was refined on this level
+        return parts
+    return parts
+
+
+def _vcycle_hypergraph(be, top, parts, k, objective, coarsen_one, refine, cfg, timer):
+    """One V-cycle: coarsen inside blocks (communities = current blocks), keep the partition on
+    every level, refine on the way up; keeps the result only when it is not worse."""
+    before = be.hypergraph_objective(top, parts, k, objective)
+    hierarchy = [[top, None]]
+    block_of = [parts]
+    cur = top
+    while cur.n >= cfg.contraction_limit * k and len(hierarchy) < cfg.max_levels:
+        t0 = time.perf_counter()
+        cmap, nc = coarsen_one(cur, communities=block_of[-1])
+        t0 = timer.add("coarsen", t0)
+        if nc > (1.0 - cfg.min_shrink) * cur.n:
+            break
+        nxt = be.contract_hypergraph(cur, cmap, nc)
+        timer.add("contract", t0)
+        coarse_parts = be.xp.zeros(nc, dtype=be.xp.int32)
+        coarse_parts[cmap] = block_of[-1]
+        hierarchy[-1][1] = cmap
+        hierarchy.append([nxt, None])
+        block_of.append(coarse_parts)
+        cur = nxt
+    new = refine(hierarchy[-1][0], block_of[-1])
+    new = _uncoarsen(be, hierarchy, new, refine, timer)
+    after = be.hypergraph_objective(top, new, k, objective)
+    return new if after <= before else parts
+
+
+# ---------------------------------------------------------------------------------- graphs
+def _multilevel_graph(g: Graph, k: int, epsilon: float, be: Backend, seed: int, cfg: Config,
+                      timer: _Timer) -> np.ndarray:
+    t0 = time.perf_counter()
+    top = be.graph_arrays(g)
+    timer.add("upload", t0)
+    bound = max_block_weight(g.total_weight, k, epsilon)
+    bounds = _bounds(be, g.total_weight, k, epsilon)
+    mcw = _max_cluster_weight(g.total_weight, k, cfg.graph_contraction_limit,
+                              cfg.graph_cluster_weight_factor, bound)
+
+    def refine(ga: GraphArrays, parts):
+        t0 = time.perf_counter()
+        parts = be.rebalance_graph(ga, parts, k, bounds)
+        t0 = timer.add("rebalance", t0)
+        if cfg.graph_refine_rounds:
+            parts, _ = be.refine_graph(ga, parts, k, bounds, max_rounds=cfg.graph_refine_rounds)
+            timer.add("refine", t0)
+        return parts
+
+    def coarsen_one(ga):
+        return be.coarsen_graph(ga, mcw, group_size=cfg.graph_group_size, seed=seed)
+
+    hierarchy = _coarsen(top, lambda a: a.n, coarsen_one, be.contract_graph,
+                         cfg.graph_contraction_limit * k, cfg.graph_min_shrink, cfg.max_levels,
+                         timer)
+    coarsest = hierarchy[-1][0]
+    t0 = time.perf_counter()
+    parts_host = initial_partition(
+        graph_from_arrays(be, coarsest), k, epsilon, "cut", seed=seed, method=cfg.initial,
+        runs=cfg.initial_runs, max_net_size=cfg.initial_max_net_size,
+        refine=lambda p: be.to_host(refine(coarsest, be.asarray(p, "int32"))),
+        evaluate=lambda p: be.graph_edge_cut(coarsest, be.asarray(p, "int32")),
+    )
+    timer.add("initial", t0)
+    parts = _uncoarsen(be, hierarchy, be.asarray(parts_host, "int32"), refine, timer)
+    return be.to_host(parts).astype(np.int32, copy=False)

@@ -33,3 +33,16 @@ def oracle_metrics(h, parts, k):
     for v in range(h.n):
         bw[int(parts[v])] += int(h.vwgt[v])
     return cut, km1, soed, bw
+
+
+def random_graph(rng: np.random.Generator, n: int, m: int, weighted: bool = False):
+    """A random simple graph with about m edges (self loops dropped, repeats merged)."""
+    from igpart import Graph
+
+    u = rng.integers(0, n, size=m)
+    v = rng.integers(0, n, size=m)
+    keep = u != v
+    u, v = u[keep], v[keep]
+    w = rng.integers(1, 10, size=u.size) if weighted else None
+    vw = rng.integers(0, 20, size=n) if weighted else None
+    return Graph.from_edges(u, v, w, n=n, vwgt=vw)

@@ -1,30 +1,331 @@
-"""The backend contract shared by the C++ and GPU implementations."""
+"""The backend contract shared by the C++ and GPU implementations (DESIGN §3).
+
+A backend offers the stage operations of the multilevel partitioners on arrays of its own array
+module ``xp`` (numpy for the C++ backend, cupy for the GPU backend). The drivers
+(``igpart.multilevel``, ``igpart.initial``) only sequence these calls: per level, only Python
+scalars (sizes, gains, flags) cross to the host; arrays stay on the backend until the coarsest
+level goes to the host for initial partitioning and the final partition comes back.
+
+Conventions for every operation below
+-------------------------------------
+* Array dtypes are exact: ``int64`` for pointers (``eptr``, ``vptr``, ``xadj``) and weights
+  (``vwgt``, ``ewgt``, ``adjwgt``, block weights, ``max_block_weights``), ``int32`` for vertex ids,
+  net ids and block ids (``eind``, ``vind``, ``adjncy``, ``parts``, ``cmap``). Callers pass
+  arrays already converted (``backend.asarray(a, dtype)``); implementations may check.
+* Inputs are never modified; every operation returns new arrays.
+* ``parts`` is an ``int32`` array of length ``n`` with values in ``[0, k)``.
+* ``max_block_weights`` is an ``int64`` array of length ``k``: block ``b`` is *balanced* when its
+  total vertex weight is ``<= max_block_weights[b]``. The uniform rule is
+  ``floor((1+eps) * ceil(total/k))`` for every block (``igpart.metrics.max_block_weight``);
+  recursive schemes pass other targets.
+* ``objective`` is ``"cut"`` (sum of weights of nets with connectivity lambda > 1) or ``"km1"``
+  (sum of w_e * (lambda_e - 1)). For graphs both are the edge cut.
+* ``seed`` makes every randomised choice reproducible: on the CPU the same inputs and seed give
+  bit-identical outputs. A GPU backend need not reproduce the CPU's outputs bit for bit (atomics
+  order differently), but it must honour the same postconditions, which the tests check.
+* Per-element formulas shared by both implementations (rating of a pair, gain of a move, hash
+  tie-breaking) live in ``kernels/common/*.h`` with ``IGP_HD``; see ``partition_common.h``.
+
+Postconditions the tests check for every backend
+------------------------------------------------
+* ``coarsen_*``: ``cmap`` maps onto ``[0, nc)`` and hits every coarse id; every coarse vertex
+  weighs ``<= max_cluster_weight`` unless it is a single fine vertex; ``nc <= n``.
+* ``contract_*``: coarse vertex weights are the sums of their fine vertices (total kept); the
+  objective of any coarse partition equals the objective of its projection on the fine level.
+* ``refine_*`` / ``fm_refine_hypergraph``: never worsen the objective; never make a balanced
+  block unbalanced; a block above its bound never gets heavier.
+* ``rebalance_*``: never touches an already balanced partition; otherwise the result is
+  balanced whenever one of its greedy phases finds a balanced assignment (for instance whenever
+  the heaviest vertex fits into the room the bound leaves above the average block weight).
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from ..errors import BackendUnavailable  # noqa: F401  (errors.py is a leaf module)
+
+OBJECTIVES = ("cut", "km1")
+
+
+@dataclass(frozen=True)
+class HypergraphArrays:
+    """A hypergraph level on a backend: both incidence directions, weights, sizes.
+
+    ``eptr`` int64 (m+1) / ``eind`` int32 (pins): pins of each net, unique within a net.
+    ``vptr`` int64 (n+1) / ``vind`` int32 (pins): nets of each vertex, ascending net ids.
+    ``vwgt`` int64 (n), ``ewgt`` int64 (m). ``total_weight`` = sum(vwgt) (host int).
+    """
+
+    n: int
+    m: int
+    eptr: Any
+    eind: Any
+    vptr: Any
+    vind: Any
+    vwgt: Any
+    ewgt: Any
+    total_weight: int
+
+    @property
+    def num_pins(self) -> int:
+        return int(self.eind.shape[0])
+
+
+@dataclass(frozen=True)
+class GraphArrays:
+    """A graph level on a backend: symmetric CSR without self loops or repeated neighbours.
+
+    ``xadj`` int64 (n+1), ``adjncy`` int32 (2|E|), ``adjwgt`` int64 (2|E|), ``vwgt`` int64 (n),
+    ``total_weight`` = sum(vwgt) (host int).
+    """
+
+    n: int
+    xadj: Any
+    adjncy: Any
+    adjwgt: Any
+    vwgt: Any
+    total_weight: int
+
+    @property
+    def num_edges(self) -> int:
+        return int(self.adjncy.shape[0] // 2)
 
 
 class Backend:
     """Stage operations of the partitioning algorithms on one kind of device.
 
-    Arrays passed to and returned from the operations belong to ``self.xp`` (numpy or cupy).
-    ``asarray`` moves host arrays onto the backend, ``to_host`` brings them back.
+    Subclasses implement every method that raises ``NotImplementedError`` here. Methods with a
+    body work on any array module that follows the numpy API and may be overridden for speed.
     """
 
     name: str = "abstract"
     xp: Any = None
 
+    # ------------------------------------------------------------------ transfers
     def asarray(self, a, dtype=None):
+        """``a`` (host or device) as an array of this backend, converted to ``dtype``."""
         return self.xp.asarray(a, dtype=dtype)
 
     def to_host(self, a):
+        """A numpy copy (or view, on the CPU) of a backend array."""
         raise NotImplementedError
 
+    def hypergraph_arrays(self, h) -> HypergraphArrays:
+        """Uploads a host :class:`igpart.Hypergraph` (anything with its CSR attributes)."""
+        return HypergraphArrays(
+            n=int(h.n),
+            m=int(h.m),
+            eptr=self.asarray(h.eptr, "int64"),
+            eind=self.asarray(h.eind, "int32"),
+            vptr=self.asarray(h.vptr, "int64"),
+            vind=self.asarray(h.vind, "int32"),
+            vwgt=self.asarray(h.vwgt, "int64"),
+            ewgt=self.asarray(h.ewgt, "int64"),
+            total_weight=int(h.total_weight),
+        )
+
+    def graph_arrays(self, g) -> GraphArrays:
+        """Uploads a host :class:`igpart.Graph`."""
+        return GraphArrays(
+            n=int(g.n),
+            xadj=self.asarray(g.xadj, "int64"),
+            adjncy=self.asarray(g.adjncy, "int32"),
+            adjwgt=self.asarray(g.adjwgt, "int64"),
+            vwgt=self.asarray(g.vwgt, "int64"),
+            total_weight=int(g.total_weight),
+        )
+
+    # ------------------------------------------------------------------ generic helpers
     def net_connectivity(self, eptr, eind, parts, k: int):
-        """lambda(e): number of distinct blocks among the pins of each net."""
+        """lambda(e): number of distinct blocks among the pins of each net (int32, m)."""
+        raise NotImplementedError
+
+    def block_weights(self, vwgt, parts, k: int):
+        """Total vertex weight of each block: int64 array of length k."""
+        raise NotImplementedError
+
+    def project(self, cmap, coarse_parts):
+        """Fine partition from a coarse one: ``parts[v] = coarse_parts[cmap[v]]`` (int32, n)."""
+        return coarse_parts[cmap]
+
+    def hypergraph_objective(self, hg: HypergraphArrays, parts, k: int, objective: str) -> int:
+        """The objective value (host int) of ``parts`` on ``hg``."""
+        lam = self.net_connectivity(hg.eptr, hg.eind, parts, k)
+        if objective == "cut":
+            return int((hg.ewgt * (lam > 1)).sum())
+        return int((hg.ewgt * self.xp.maximum(lam.astype("int64") - 1, 0)).sum())
+
+    def graph_edge_cut(self, g: GraphArrays, parts) -> int:
+        """Total weight of edges whose endpoints lie in different blocks (host int)."""
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ hypergraphs
+    def coarsen_hypergraph(
+        self,
+        hg: HypergraphArrays,
+        max_cluster_weight: int,
+        *,
+        group_size: int = 4,
+        max_net_size: int = 1000,
+        communities=None,
+        seed: int = 0,
+    ) -> tuple[Any, int]:
+        """Balanced group coarsening (HyperG §3.1): one level's clustering.
+
+        1. Rating: for every vertex ``u`` and neighbour ``v`` (sharing a net of 2..max_net_size
+           pins), ``score(u, v) = sum over shared nets of w_e / (|e| - 1)``
+           (``igp::rating_term``). Pairs with ``vwgt[u] + vwgt[v] > max_cluster_weight``, and,
+           when ``communities`` (int32, n) is given, pairs in different communities, are not
+           rated. Each vertex picks its best-rated neighbour; ties go to the lighter neighbour,
+           then to the smaller ``igp::tie_hash(seed, u, v)``. A vertex with no rated neighbour
+           picks none.
+        2. Grouping: the undirected graph of (u, best(u)) edges falls into components; a
+           component's group id is its largest vertex id (the leader) and every member gets the
+           combination ``(group id << 32) | join iteration``, where the join iteration is the BFS
+           distance from the leader in that graph. (This is the fixed point of HyperG Alg. 1,
+           atomicMax on combinations, run synchronously: the leader's id reaches a vertex after
+           exactly that many rounds.)
+        3. Subgroups: vertices sorted by (combination, vertex id) are cut into consecutive runs of
+           the same group, each run greedily closed before it would exceed ``group_size``
+           vertices or ``max_cluster_weight`` total weight.
+        Returns ``(cmap, nc)``: ``cmap`` int32 (n) maps each vertex to its subgroup's dense id,
+        subgroups numbered by ascending smallest (first-sorted) member's position; ``nc`` the
+        number of coarse vertices (host int).
+        """
+        raise NotImplementedError
+
+    def contract_hypergraph(self, hg: HypergraphArrays, cmap, nc: int) -> HypergraphArrays:
+        """The coarse hypergraph of a clustering.
+
+        Coarse vertex weights are summed. Each net's pins are mapped through ``cmap`` and
+        deduplicated (ascending coarse ids); nets left with fewer than 2 pins are dropped;
+        identical nets (same pin set) are merged into one whose weight is the sum. Coarse nets
+        are ordered by their first fine net. ``vptr``/``vind`` are built (ascending net ids).
+        """
+        raise NotImplementedError
+
+    def refine_hypergraph(
+        self,
+        hg: HypergraphArrays,
+        parts,
+        k: int,
+        max_block_weights,
+        objective: str,
+        *,
+        max_rounds: int = 16,
+    ) -> tuple[Any, int]:
+        """Sequence-based refinement (HyperG §3.2), repeated to a fixed point.
+
+        One round: every vertex computes its best move (the block, among blocks its nets touch,
+        of highest gain ``igp::move_gain``; ties to the smaller block id) and keeps it when the
+        gain is positive. Moves are sorted by (gain descending, vertex id). Each move's gain is
+        recomputed assuming every earlier move of the sequence is applied. Prefix sums of the
+        recomputed gains and of per-block weight deltas give, for every prefix, its total gain
+        and resulting block weights; the prefix applied is the shortest one of maximum total gain
+        among prefixes whose blocks are all within ``max(max_block_weights[b], weight of b before
+        the round)``. Rounds repeat until no prefix has a positive gain or ``max_rounds``.
+        Returns ``(parts, gain)`` with ``gain`` the total objective improvement (host int, >= 0).
+        Works for any k (no per-vertex bit masks of blocks).
+        """
+        raise NotImplementedError
+
+    def fm_refine_hypergraph(
+        self,
+        hg: HypergraphArrays,
+        parts,
+        k: int,
+        max_block_weights,
+        objective: str,
+        *,
+        max_rounds: int = 4,
+        max_fruitless_moves: int = 250,
+        min_improvement: float = 0.001,
+        seed: int = 0,
+    ) -> tuple[Any, int]:
+        """Boundary k-way Fiduccia-Mattheyses with rollback (quality pass after the sequence
+        refinement; a GPU backend may run it on the host through the C++ backend).
+
+        One round: all boundary vertices enter a priority queue keyed by their best feasible
+        move (target weight + vertex weight <= ``max_block_weights[target]``); the best move is
+        applied even when its gain is negative, the vertex is locked, and the gains of vertices
+        sharing a net whose pin counts crossed a gain-relevant threshold are recomputed. A round
+        stops after ``max_fruitless_moves`` moves without a new best or when the queue empties;
+        it rolls back to the best prefix (highest cumulative gain, first reached). Rounds repeat
+        while a round improves the objective by more than ``min_improvement`` (relative) and at
+        most ``max_rounds`` times. Returns ``(parts, gain)`` as ``refine_hypergraph``.
+        """
+        raise NotImplementedError
+
+    def rebalance_hypergraph(
+        self, hg: HypergraphArrays, parts, k: int, max_block_weights, objective: str
+    ) -> Any:
+        """Moves vertices out of overloaded blocks until every block is within its bound.
+
+        Phase 1 (structure-preserving): repeatedly take, from an overloaded block, the vertex
+        whose best move to a block with room loses the least objective per unit of weight
+        (boundary vertices first, as gains say), and apply it. Phase 2 (only if some block is
+        still overloaded, e.g. heavy vertices or k close to n): first-fit decreasing repacking:
+        vertices by weight descending stay in their block while it has room, else go to the block
+        with the most room left. Returns the new ``parts``; an already balanced input is
+        returned unchanged. The result may stay unbalanced only when no balanced assignment
+        exists or both greedy phases miss it; callers check.
+        """
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ graphs
+    def coarsen_graph(
+        self,
+        g: GraphArrays,
+        max_cluster_weight: int,
+        *,
+        group_size: int = 6,
+        seed: int = 0,
+    ) -> tuple[Any, int]:
+        """Union-find coarsening with scoring (G-kway §3.1) and constrained grouping (iG-kway §IV).
+
+        1. Each vertex ``u`` picks the neighbour of highest ``s(u, v) = c * w(u, v) - deg(v)``
+           (``igp::graph_score``, c = max degree + 1) among neighbours with
+           ``vwgt[u] + vwgt[v] <= max_cluster_weight``; ties to the smaller
+           ``igp::tie_hash(seed, u, v)``.
+        2. Union find to a fixed point (atomicMin of subset ids): every component of the
+           (u, best(u)) graph gets the smallest member id as subset id; each vertex's label is the
+           iteration in which it joined, i.e. its BFS distance from that vertex.
+        3. Vertices sorted by (subset id, label, vertex id) are cut into groups of at most
+           ``group_size`` vertices and ``max_cluster_weight`` weight (greedy, as for hypergraphs).
+        Returns ``(cmap, nc)`` as ``coarsen_hypergraph``.
+        """
+        raise NotImplementedError
+
+    def contract_graph(self, g: GraphArrays, cmap, nc: int) -> GraphArrays:
+        """The coarse graph: vertex weights summed, edges mapped through ``cmap``, self loops
+        dropped, parallel edges merged with summed weights, neighbours sorted ascending."""
+        raise NotImplementedError
+
+    def refine_graph(
+        self,
+        g: GraphArrays,
+        parts,
+        k: int,
+        max_block_weights,
+        *,
+        max_rounds: int = 32,
+    ) -> tuple[Any, int]:
+        """Independent-set refinement (G-kway §3.2), repeated until no move is applied.
+
+        One round: every boundary vertex finds its legal move of highest positive gain
+        ``ed(u, b) - id(u)`` to a block with room for it (ties to the smaller block id); a vertex
+        with a legal move joins the move set only if no neighbour with a legal move has a smaller
+        id (so the set is independent and gains are exact). Moves sorted by (gain descending,
+        vertex id); segmented prefix sums of per-block weight deltas give the longest prefix
+        after which every block is within ``max(max_block_weights[b], its weight before the
+        round)``; that prefix is applied. Returns ``(parts, gain)``.
+        """
+        raise NotImplementedError
+
+    def rebalance_graph(self, g: GraphArrays, parts, k: int, max_block_weights) -> Any:
+        """As ``rebalance_hypergraph`` with edge-cut gains."""
         raise NotImplementedError
 
     def __repr__(self) -> str:

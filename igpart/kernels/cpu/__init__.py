@@ -1,11 +1,30 @@
-"""The C++ backend: Python side of the pybind11 module igpart.kernels._cpu (sources beside)."""
+"""The C++ backend: Python side of the pybind11 module igpart.kernels._cpu (sources beside).
+
+Every stage operation of :class:`igpart.kernels.backend.Backend` runs in C++ on host numpy arrays;
+this class only converts dtypes and forwards. It is the reference the GPU backend is tested
+against, and deterministic: same inputs and seed, same outputs.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 
 from .. import _cpu
-from ..backend import Backend
+from ..backend import OBJECTIVES, Backend, GraphArrays, HypergraphArrays
+
+
+def _i32(a) -> np.ndarray:
+    return np.ascontiguousarray(a, dtype=np.int32)
+
+
+def _i64(a) -> np.ndarray:
+    return np.ascontiguousarray(a, dtype=np.int64)
+
+
+def _objective_code(objective: str) -> int:
+    if objective not in OBJECTIVES:
+        raise ValueError(f"unknown objective '{objective}'")
+    return OBJECTIVES.index(objective)
 
 
 class CpuBackend(Backend):
@@ -18,5 +37,112 @@ class CpuBackend(Backend):
     def to_host(self, a):
         return np.asarray(a)
 
+    # ------------------------------------------------------------------ helpers
     def net_connectivity(self, eptr, eind, parts, k: int):
-        return _cpu.net_connectivity(eptr, eind, np.asarray(parts, dtype=np.int32), int(k))
+        return _cpu.net_connectivity(_i64(eptr), _i32(eind), _i32(parts), int(k))
+
+    def block_weights(self, vwgt, parts, k: int):
+        return _cpu.block_weights(_i64(vwgt), _i32(parts), int(k))
+
+    def project(self, cmap, coarse_parts):
+        return _i32(coarse_parts)[_i32(cmap)]
+
+    def hypergraph_objective(self, hg: HypergraphArrays, parts, k: int, objective: str) -> int:
+        return int(
+            _cpu.hypergraph_objective(
+                hg.eptr, hg.eind, hg.ewgt, _i32(parts), int(k), _objective_code(objective)
+            )
+        )
+
+    def graph_edge_cut(self, g: GraphArrays, parts) -> int:
+        return int(_cpu.graph_edge_cut(g.xadj, g.adjncy, g.adjwgt, _i32(parts)))
+
+    # ------------------------------------------------------------------ hypergraphs
+    def coarsen_hypergraph(
+        self,
+        hg: HypergraphArrays,
+        max_cluster_weight: int,
+        *,
+        group_size: int = 4,
+        max_net_size: int = 1000,
+        communities=None,
+        seed: int = 0,
+    ):
+        comm = None if communities is None else _i32(communities)
+        cmap, nc = _cpu.coarsen_hypergraph(
+            hg.eptr, hg.eind, hg.ewgt, hg.vptr, hg.vind, hg.vwgt, int(max_cluster_weight),
+            int(group_size), int(max_net_size), comm, int(seed),
+        )
+        return cmap, int(nc)
+
+    def contract_hypergraph(self, hg: HypergraphArrays, cmap, nc: int) -> HypergraphArrays:
+        eptr, eind, ewgt, vptr, vind, vwgt = _cpu.contract_hypergraph(
+            hg.eptr, hg.eind, hg.ewgt, hg.vwgt, _i32(cmap), int(nc)
+        )
+        return HypergraphArrays(
+            n=int(nc), m=int(eptr.shape[0] - 1), eptr=eptr, eind=eind, vptr=vptr, vind=vind,
+            vwgt=vwgt, ewgt=ewgt, total_weight=hg.total_weight,
+        )
+
+    def refine_hypergraph(
+        self, hg, parts, k, max_block_weights, objective, *, max_rounds: int = 16
+    ):
+        out, gain = _cpu.refine_hypergraph(
+            hg.eptr, hg.eind, hg.ewgt, hg.vptr, hg.vind, hg.vwgt, _i32(parts), int(k),
+            _i64(max_block_weights), _objective_code(objective), int(max_rounds),
+        )
+        return out, int(gain)
+
+    def fm_refine_hypergraph(
+        self,
+        hg,
+        parts,
+        k,
+        max_block_weights,
+        objective,
+        *,
+        max_rounds: int = 4,
+        max_fruitless_moves: int = 250,
+        min_improvement: float = 0.001,
+        seed: int = 0,
+    ):
+        out, gain = _cpu.fm_refine_hypergraph(
+            hg.eptr, hg.eind, hg.ewgt, hg.vptr, hg.vind, hg.vwgt, _i32(parts), int(k),
+            _i64(max_block_weights), _objective_code(objective), int(max_rounds),
+            int(max_fruitless_moves), float(min_improvement), int(seed),
+        )
+        return out, int(gain)
+
+    def rebalance_hypergraph(self, hg, parts, k, max_block_weights, objective):
+        return _cpu.rebalance_hypergraph(
+            hg.eptr, hg.eind, hg.ewgt, hg.vptr, hg.vind, hg.vwgt, _i32(parts), int(k),
+            _i64(max_block_weights), _objective_code(objective),
+        )
+
+    # ------------------------------------------------------------------ graphs
+    def coarsen_graph(self, g: GraphArrays, max_cluster_weight: int, *, group_size: int = 6,
+                      seed: int = 0):
+        cmap, nc = _cpu.coarsen_graph(
+            g.xadj, g.adjncy, g.adjwgt, g.vwgt, int(max_cluster_weight), int(group_size),
+            int(seed),
+        )
+        return cmap, int(nc)
+
+    def contract_graph(self, g: GraphArrays, cmap, nc: int) -> GraphArrays:
+        xadj, adjncy, adjwgt, vwgt = _cpu.contract_graph(
+            g.xadj, g.adjncy, g.adjwgt, g.vwgt, _i32(cmap), int(nc)
+        )
+        return GraphArrays(n=int(nc), xadj=xadj, adjncy=adjncy, adjwgt=adjwgt, vwgt=vwgt,
+                           total_weight=g.total_weight)
+
+    def refine_graph(self, g, parts, k, max_block_weights, *, max_rounds: int = 32):
+        out, gain = _cpu.refine_graph(
+            g.xadj, g.adjncy, g.adjwgt, g.vwgt, _i32(parts), int(k), _i64(max_block_weights),
+            int(max_rounds),
+        )
+        return out, int(gain)
+
+    def rebalance_graph(self, g, parts, k, max_block_weights):
+        return _cpu.rebalance_graph(
+            g.xadj, g.adjncy, g.adjwgt, g.vwgt, _i32(parts), int(k), _i64(max_block_weights)
+        )

@@ -13,6 +13,7 @@ namespace igp {
 // column ids lie in [0, ncols).
 void check_csr(const Arr<int64_t> &ptr, const Arr<int32_t> &ind, int64_t ncols, const char *what);
 
-void bind_basic(py::module_ &m);  // bind_basic.cpp: tokenizer, formatter, CSR, metrics
+void bind_basic(py::module_ &m);      // bind_basic.cpp: tokenizer, formatter, CSR, metrics
+void bind_partition(py::module_ &m);  // bind_partition.cpp: multilevel stage operations
 
 }  // namespace igp

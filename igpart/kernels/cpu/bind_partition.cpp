@@ -1,0 +1,332 @@
+// Bindings of the multilevel stage operations (coarsen, contract, refine, rebalance) for
+// hypergraphs and graphs. Shapes, index ranges and block ids are checked here (ValueError).
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <optional>
+#include <string>
+
+#include "bindings.h"
+#include "numpy_util.h"
+#include "partition.h"
+
+namespace py = pybind11;
+using namespace igp;
+
+namespace {
+
+void fail(const std::string &what, const std::string &msg) {
+    throw std::invalid_argument(what + ": " + msg);
+}
+
+void check_len(const py::array &a, int64_t len, const char *name, const std::string &what) {
+    if (a.ndim() != 1 || a.shape(0) != len)
+        fail(what, std::string(name) + " must be 1-D of length " + std::to_string(len));
+}
+
+// Checks both incidence directions and the weights of a hypergraph level; returns its view.
+HgView hg_view(const Arr<int64_t> &eptr, const Arr<int32_t> &eind, const Arr<int64_t> &ewgt,
+               const Arr<int64_t> &vptr, const Arr<int32_t> &vind, const Arr<int64_t> &vwgt,
+               const std::string &what) {
+    HgView h;
+    h.m = eptr.shape(0) - 1;
+    h.n = vptr.shape(0) - 1;
+    check_csr(eptr, eind, h.n, (what + "(nets)").c_str());
+    check_csr(vptr, vind, h.m, (what + "(vertices)").c_str());
+    if (eind.shape(0) != vind.shape(0)) fail(what, "eind and vind differ in length");
+    check_len(ewgt, h.m, "ewgt", what);
+    check_len(vwgt, h.n, "vwgt", what);
+    h.eptr = eptr.data();
+    h.eind = eind.data();
+    h.ewgt = ewgt.data();
+    h.vptr = vptr.data();
+    h.vind = vind.data();
+    h.vwgt = vwgt.data();
+    return h;
+}
+
+GraphView graph_view(const Arr<int64_t> &xadj, const Arr<int32_t> &adjncy,
+                     const Arr<int64_t> &adjwgt, const Arr<int64_t> &vwgt,
+                     const std::string &what) {
+    GraphView g;
+    g.n = xadj.shape(0) - 1;
+    check_csr(xadj, adjncy, g.n, what.c_str());
+    check_len(adjwgt, adjncy.shape(0), "adjwgt", what);
+    check_len(vwgt, g.n, "vwgt", what);
+    g.xadj = xadj.data();
+    g.adjncy = adjncy.data();
+    g.adjwgt = adjwgt.data();
+    g.vwgt = vwgt.data();
+    return g;
+}
+
+// A writable copy of parts after checking 0 <= parts < k.
+std::vector<int32_t> parts_copy(const Arr<int32_t> &parts, int64_t n, int32_t k,
+                                const std::string &what) {
+    if (k < 1) fail(what, "k must be at least 1");
+    check_len(parts, n, "parts", what);
+    const int32_t *p = parts.data();
+    for (int64_t i = 0; i < n; ++i)
+        if (p[i] < 0 || p[i] >= k) fail(what, "block id out of range at vertex " + std::to_string(i));
+    return std::vector<int32_t>(p, p + n);
+}
+
+void check_bounds(const Arr<int64_t> &bounds, int32_t k, const std::string &what) {
+    check_len(bounds, k, "max_block_weights", what);
+}
+
+void check_cmap(const Arr<int32_t> &cmap, int64_t n, int64_t nc, const std::string &what) {
+    check_len(cmap, n, "cmap", what);
+    if (nc < 0 || nc > n) fail(what, "nc out of range");
+    const int32_t *c = cmap.data();
+    for (int64_t i = 0; i < n; ++i)
+        if (c[i] < 0 || c[i] >= nc) fail(what, "cmap entry out of range at vertex " + std::to_string(i));
+}
+
+void check_objective(int objective, const std::string &what) {
+    if (objective != 0 && objective != 1) fail(what, "objective must be 0 (cut) or 1 (km1)");
+}
+
+py::tuple hg_level_tuple(HgLevel &&c) {
+    return py::make_tuple(to_numpy(std::move(c.eptr)), to_numpy(std::move(c.eind)),
+                          to_numpy(std::move(c.ewgt)), to_numpy(std::move(c.vptr)),
+                          to_numpy(std::move(c.vind)), to_numpy(std::move(c.vwgt)));
+}
+
+}  // namespace
+
+void igp::bind_partition(py::module_ &m) {
+    m.def(
+        "block_weights",
+        [](Arr<int64_t> vwgt, Arr<int32_t> parts, int32_t k) {
+            const int64_t n = vwgt.shape(0);
+            std::vector<int32_t> p = parts_copy(parts, n, k, "block_weights");
+            return to_numpy(block_weights(n, vwgt.data(), p.data(), k));
+        },
+        py::arg("vwgt"), py::arg("parts"), py::arg("k"));
+
+    m.def(
+        "hypergraph_objective",
+        [](Arr<int64_t> eptr, Arr<int32_t> eind, Arr<int64_t> ewgt, Arr<int32_t> parts, int32_t k,
+           int objective) {
+            const int64_t n = parts.shape(0);
+            check_csr(eptr, eind, n, "hypergraph_objective");
+            check_len(ewgt, eptr.shape(0) - 1, "ewgt", "hypergraph_objective");
+            check_objective(objective, "hypergraph_objective");
+            std::vector<int32_t> p = parts_copy(parts, n, k, "hypergraph_objective");
+            HgView h;
+            h.n = n;
+            h.m = eptr.shape(0) - 1;
+            h.eptr = eptr.data();
+            h.eind = eind.data();
+            h.ewgt = ewgt.data();
+            py::gil_scoped_release release;
+            return hypergraph_objective(h, p.data(), k, objective);
+        },
+        py::arg("eptr"), py::arg("eind"), py::arg("ewgt"), py::arg("parts"), py::arg("k"),
+        py::arg("objective"));
+
+    m.def(
+        "graph_edge_cut",
+        [](Arr<int64_t> xadj, Arr<int32_t> adjncy, Arr<int64_t> adjwgt, Arr<int32_t> parts) {
+            const int64_t n = xadj.shape(0) - 1;
+            check_csr(xadj, adjncy, n, "graph_edge_cut");
+            check_len(adjwgt, adjncy.shape(0), "adjwgt", "graph_edge_cut");
+            check_len(parts, n, "parts", "graph_edge_cut");
+            GraphView g;
+            g.n = n;
+            g.xadj = xadj.data();
+            g.adjncy = adjncy.data();
+            g.adjwgt = adjwgt.data();
+            py::gil_scoped_release release;
+            return graph_edge_cut(g, parts.data());
+        },
+        py::arg("xadj"), py::arg("adjncy"), py::arg("adjwgt"), py::arg("parts"));
+
+    m.def(
+        "coarsen_hypergraph",
+        [](Arr<int64_t> eptr, Arr<int32_t> eind, Arr<int64_t> ewgt, Arr<int64_t> vptr,
+           Arr<int32_t> vind, Arr<int64_t> vwgt, int64_t max_cluster_weight, int64_t group_size,
+           int64_t max_net_size, std::optional<Arr<int32_t>> communities, int64_t seed) {
+            const HgView h = hg_view(eptr, eind, ewgt, vptr, vind, vwgt, "coarsen_hypergraph");
+            if (group_size < 1) fail("coarsen_hypergraph", "group_size must be >= 1");
+            const int32_t *comm = nullptr;
+            if (communities) {
+                check_len(*communities, h.n, "communities", "coarsen_hypergraph");
+                comm = communities->data();
+            }
+            std::vector<int32_t> cmap;
+            int64_t nc;
+            {
+                py::gil_scoped_release release;
+                std::vector<int32_t> best =
+                    hypergraph_best_neighbours(h, max_cluster_weight, max_net_size, comm, seed);
+                nc = group_vertices(h.n, best.data(), true, h.vwgt, max_cluster_weight, group_size,
+                                    cmap);
+            }
+            return py::make_tuple(to_numpy(std::move(cmap)), nc);
+        },
+        py::arg("eptr"), py::arg("eind"), py::arg("ewgt"), py::arg("vptr"), py::arg("vind"),
+        py::arg("vwgt"), py::arg("max_cluster_weight"), py::arg("group_size"),
+        py::arg("max_net_size"), py::arg("communities"), py::arg("seed"),
+        "HyperG balanced group coarsening: (cmap, nc).");
+
+    m.def(
+        "contract_hypergraph",
+        [](Arr<int64_t> eptr, Arr<int32_t> eind, Arr<int64_t> ewgt, Arr<int64_t> vwgt,
+           Arr<int32_t> cmap, int64_t nc) {
+            HgView h;
+            h.m = eptr.shape(0) - 1;
+            h.n = vwgt.shape(0);
+            check_csr(eptr, eind, h.n, "contract_hypergraph");
+            check_len(ewgt, h.m, "ewgt", "contract_hypergraph");
+            check_cmap(cmap, h.n, nc, "contract_hypergraph");
+            h.eptr = eptr.data();
+            h.eind = eind.data();
+            h.ewgt = ewgt.data();
+            h.vwgt = vwgt.data();
+            HgLevel c;
+            {
+                py::gil_scoped_release release;
+                c = contract_hypergraph(h, cmap.data(), nc);
+            }
+            return hg_level_tuple(std::move(c));
+        },
+        py::arg("eptr"), py::arg("eind"), py::arg("ewgt"), py::arg("vwgt"), py::arg("cmap"),
+        py::arg("nc"), "(eptr, eind, ewgt, vptr, vind, vwgt) of the coarse hypergraph.");
+
+    m.def(
+        "refine_hypergraph",
+        [](Arr<int64_t> eptr, Arr<int32_t> eind, Arr<int64_t> ewgt, Arr<int64_t> vptr,
+           Arr<int32_t> vind, Arr<int64_t> vwgt, Arr<int32_t> parts, int32_t k,
+           Arr<int64_t> bounds, int objective, int64_t max_rounds) {
+            const HgView h = hg_view(eptr, eind, ewgt, vptr, vind, vwgt, "refine_hypergraph");
+            std::vector<int32_t> p = parts_copy(parts, h.n, k, "refine_hypergraph");
+            check_bounds(bounds, k, "refine_hypergraph");
+            check_objective(objective, "refine_hypergraph");
+            int64_t gain;
+            {
+                py::gil_scoped_release release;
+                gain = refine_sequence(h, p.data(), k, bounds.data(), objective, max_rounds);
+            }
+            return py::make_tuple(to_numpy(std::move(p)), gain);
+        },
+        py::arg("eptr"), py::arg("eind"), py::arg("ewgt"), py::arg("vptr"), py::arg("vind"),
+        py::arg("vwgt"), py::arg("parts"), py::arg("k"), py::arg("max_block_weights"),
+        py::arg("objective"), py::arg("max_rounds"),
+        "Sequence-based refinement (HyperG §3.2): (parts, gain).");
+
+    m.def(
+        "fm_refine_hypergraph",
+        [](Arr<int64_t> eptr, Arr<int32_t> eind, Arr<int64_t> ewgt, Arr<int64_t> vptr,
+           Arr<int32_t> vind, Arr<int64_t> vwgt, Arr<int32_t> parts, int32_t k,
+           Arr<int64_t> bounds, int objective, int64_t max_rounds, int64_t max_fruitless,
+           double min_improvement, int64_t seed) {
+            const HgView h = hg_view(eptr, eind, ewgt, vptr, vind, vwgt, "fm_refine_hypergraph");
+            std::vector<int32_t> p = parts_copy(parts, h.n, k, "fm_refine_hypergraph");
+            check_bounds(bounds, k, "fm_refine_hypergraph");
+            check_objective(objective, "fm_refine_hypergraph");
+            int64_t gain;
+            {
+                py::gil_scoped_release release;
+                gain = refine_fm(h, p.data(), k, bounds.data(), objective, max_rounds,
+                                 std::max<int64_t>(1, max_fruitless), min_improvement, seed);
+            }
+            return py::make_tuple(to_numpy(std::move(p)), gain);
+        },
+        py::arg("eptr"), py::arg("eind"), py::arg("ewgt"), py::arg("vptr"), py::arg("vind"),
+        py::arg("vwgt"), py::arg("parts"), py::arg("k"), py::arg("max_block_weights"),
+        py::arg("objective"), py::arg("max_rounds"), py::arg("max_fruitless_moves"),
+        py::arg("min_improvement"), py::arg("seed"), "Boundary k-way FM: (parts, gain).");
+
+    m.def(
+        "rebalance_hypergraph",
+        [](Arr<int64_t> eptr, Arr<int32_t> eind, Arr<int64_t> ewgt, Arr<int64_t> vptr,
+           Arr<int32_t> vind, Arr<int64_t> vwgt, Arr<int32_t> parts, int32_t k,
+           Arr<int64_t> bounds, int objective) {
+            const HgView h = hg_view(eptr, eind, ewgt, vptr, vind, vwgt, "rebalance_hypergraph");
+            std::vector<int32_t> p = parts_copy(parts, h.n, k, "rebalance_hypergraph");
+            check_bounds(bounds, k, "rebalance_hypergraph");
+            check_objective(objective, "rebalance_hypergraph");
+            {
+                py::gil_scoped_release release;
+                rebalance_hypergraph(h, p.data(), k, bounds.data(), objective);
+            }
+            return to_numpy(std::move(p));
+        },
+        py::arg("eptr"), py::arg("eind"), py::arg("ewgt"), py::arg("vptr"), py::arg("vind"),
+        py::arg("vwgt"), py::arg("parts"), py::arg("k"), py::arg("max_block_weights"),
+        py::arg("objective"));
+
+    m.def(
+        "coarsen_graph",
+        [](Arr<int64_t> xadj, Arr<int32_t> adjncy, Arr<int64_t> adjwgt, Arr<int64_t> vwgt,
+           int64_t max_cluster_weight, int64_t group_size, int64_t seed) {
+            const GraphView g = graph_view(xadj, adjncy, adjwgt, vwgt, "coarsen_graph");
+            if (group_size < 1) fail("coarsen_graph", "group_size must be >= 1");
+            std::vector<int32_t> cmap;
+            int64_t nc;
+            {
+                py::gil_scoped_release release;
+                std::vector<int32_t> best = graph_best_neighbours(g, max_cluster_weight, seed);
+                nc = group_vertices(g.n, best.data(), false, g.vwgt, max_cluster_weight,
+                                    group_size, cmap);
+            }
+            return py::make_tuple(to_numpy(std::move(cmap)), nc);
+        },
+        py::arg("xadj"), py::arg("adjncy"), py::arg("adjwgt"), py::arg("vwgt"),
+        py::arg("max_cluster_weight"), py::arg("group_size"), py::arg("seed"),
+        "G-kway union-find coarsening with constrained grouping: (cmap, nc).");
+
+    m.def(
+        "contract_graph",
+        [](Arr<int64_t> xadj, Arr<int32_t> adjncy, Arr<int64_t> adjwgt, Arr<int64_t> vwgt,
+           Arr<int32_t> cmap, int64_t nc) {
+            const GraphView g = graph_view(xadj, adjncy, adjwgt, vwgt, "contract_graph");
+            check_cmap(cmap, g.n, nc, "contract_graph");
+            GraphLevel c;
+            {
+                py::gil_scoped_release release;
+                c = contract_graph(g, cmap.data(), nc);
+            }
+            return py::make_tuple(to_numpy(std::move(c.xadj)), to_numpy(std::move(c.adjncy)),
+                                  to_numpy(std::move(c.adjwgt)), to_numpy(std::move(c.vwgt)));
+        },
+        py::arg("xadj"), py::arg("adjncy"), py::arg("adjwgt"), py::arg("vwgt"), py::arg("cmap"),
+        py::arg("nc"));
+
+    m.def(
+        "refine_graph",
+        [](Arr<int64_t> xadj, Arr<int32_t> adjncy, Arr<int64_t> adjwgt, Arr<int64_t> vwgt,
+           Arr<int32_t> parts, int32_t k, Arr<int64_t> bounds, int64_t max_rounds) {
+            const GraphView g = graph_view(xadj, adjncy, adjwgt, vwgt, "refine_graph");
+            std::vector<int32_t> p = parts_copy(parts, g.n, k, "refine_graph");
+            check_bounds(bounds, k, "refine_graph");
+            int64_t gain;
+            {
+                py::gil_scoped_release release;
+                gain = refine_graph_independent(g, p.data(), k, bounds.data(), max_rounds);
+            }
+            return py::make_tuple(to_numpy(std::move(p)), gain);
+        },
+        py::arg("xadj"), py::arg("adjncy"), py::arg("adjwgt"), py::arg("vwgt"), py::arg("parts"),
+        py::arg("k"), py::arg("max_block_weights"), py::arg("max_rounds"),
+        "Independent-set refinement (G-kway §3.2): (parts, gain).");
+
+    m.def(
+        "rebalance_graph",
+        [](Arr<int64_t> xadj, Arr<int32_t> adjncy, Arr<int64_t> adjwgt, Arr<int64_t> vwgt,
+           Arr<int32_t> parts, int32_t k, Arr<int64_t> bounds) {
+            const GraphView g = graph_view(xadj, adjncy, adjwgt, vwgt, "rebalance_graph");
+            std::vector<int32_t> p = parts_copy(parts, g.n, k, "rebalance_graph");
+            check_bounds(bounds, k, "rebalance_graph");
+            {
+                py::gil_scoped_release release;
+                rebalance_graph(g, p.data(), k, bounds.data());
+            }
+            return to_numpy(std::move(p));
+        },
+        py::arg("xadj"), py::arg("adjncy"), py::arg("adjwgt"), py::arg("vwgt"), py::arg("parts"),
+        py::arg("k"), py::arg("max_block_weights"));
+}

@@ -1,0 +1,312 @@
+// Coarsening: HyperG balanced group coarsening (hypergraphs), G-kway union-find coarsening with
+// iG-kway constrained grouping (graphs), and contraction of both.
+#include <algorithm>
+#include <numeric>
+
+#include "partition.h"
+#include "partition_common.h"
+
+namespace igp {
+
+std::vector<int32_t> hypergraph_best_neighbours(const HgView &h, int64_t max_cluster_weight,
+                                                int64_t max_net_size, const int32_t *communities,
+                                                int64_t seed) {
+    const int64_t n = h.n;
+    std::vector<int32_t> best(static_cast<size_t>(n), -1);
+#pragma omp parallel
+    {
+        std::vector<double> score(static_cast<size_t>(n), 0.0);
+        std::vector<int32_t> touched;
+#pragma omp for schedule(dynamic, 512)
+        for (int64_t u = 0; u < n; ++u) {
+            touched.clear();
+            const int64_t wu = h.vwgt[u];
+            if (wu > max_cluster_weight) continue;
+            const int32_t cu = communities ? communities[u] : 0;
+            for (int64_t j = h.vptr[u]; j < h.vptr[u + 1]; ++j) {
+                const int32_t e = h.vind[j];
+                const int64_t size = h.size(e);
+                if (size < 2 || size > max_net_size) continue;
+                const double r = rating_term(h.ewgt[e], size);
+                for (int64_t q = h.eptr[e]; q < h.eptr[e + 1]; ++q) {
+                    const int32_t v = h.eind[q];
+                    if (v == u) continue;
+                    if (communities && communities[v] != cu) continue;
+                    if (score[v] == 0.0) touched.push_back(v);
+                    score[v] += r;
+                }
+            }
+            int32_t b = -1;
+            double bs = 0.0;
+            int64_t bw = 0;
+            unsigned int bh = 0;
+            for (int32_t v : touched) {
+                const double s = score[v];
+                score[v] = 0.0;
+                const int64_t wv = h.vwgt[v];
+                if (s <= 0.0 || wu + wv > max_cluster_weight) continue;
+                const unsigned int hv = tie_hash(seed, u, v);
+                if (b < 0 || rating_better(s, wv, hv, bs, bw, bh)) {
+                    b = v;
+                    bs = s;
+                    bw = wv;
+                    bh = hv;
+                }
+            }
+            best[u] = b;
+        }
+    }
+    return best;
+}
+
+std::vector<int32_t> graph_best_neighbours(const GraphView &g, int64_t max_cluster_weight,
+                                           int64_t seed) {
+    const int64_t n = g.n;
+    int64_t maxdeg = 0;
+    for (int64_t u = 0; u < n; ++u) maxdeg = std::max(maxdeg, g.xadj[u + 1] - g.xadj[u]);
+    const int64_t c = maxdeg + 1;
+    std::vector<int32_t> best(static_cast<size_t>(n), -1);
+#pragma omp parallel for schedule(dynamic, 1024)
+    for (int64_t u = 0; u < n; ++u) {
+        const int64_t wu = g.vwgt[u];
+        int32_t b = -1;
+        int64_t bs = 0;
+        unsigned int bh = 0;
+        for (int64_t j = g.xadj[u]; j < g.xadj[u + 1]; ++j) {
+            const int32_t v = g.adjncy[j];
+            if (wu + g.vwgt[v] > max_cluster_weight) continue;
+            const int64_t s = graph_score(c, g.adjwgt[j], g.xadj[v + 1] - g.xadj[v]);
+            const unsigned int hv = tie_hash(seed, u, v);
+            if (b < 0 || s > bs || (s == bs && hv < bh)) {
+                b = v;
+                bs = s;
+                bh = hv;
+            }
+        }
+        best[u] = b;
+    }
+    return best;
+}
+
+namespace {
+
+int32_t find_root(std::vector<int32_t> &parent, int32_t x) {
+    while (parent[x] != x) {
+        parent[x] = parent[parent[x]];
+        x = parent[x];
+    }
+    return x;
+}
+
+}  // namespace
+
+int64_t group_vertices(int64_t n, const int32_t *best, bool leader_max, const int64_t *vwgt,
+                       int64_t max_cluster_weight, int64_t group_size, std::vector<int32_t> &cmap) {
+    // Components of the undirected (u, best[u]) graph; the root becomes the leader.
+    std::vector<int32_t> parent(static_cast<size_t>(n));
+    std::iota(parent.begin(), parent.end(), 0);
+    for (int64_t u = 0; u < n; ++u) {
+        if (best[u] < 0) continue;
+        int32_t a = find_root(parent, static_cast<int32_t>(u)), b = find_root(parent, best[u]);
+        if (a == b) continue;
+        if ((a < b) == leader_max) std::swap(a, b);  // a: the id that stays root
+        parent[b] = a;
+    }
+    std::vector<int32_t> leader(static_cast<size_t>(n));
+    for (int64_t u = 0; u < n; ++u) leader[u] = find_root(parent, static_cast<int32_t>(u));
+    // Undirected adjacency of the pointer graph (CSR) for the BFS from each leader.
+    std::vector<int64_t> ptr(static_cast<size_t>(n + 1), 0);
+    for (int64_t u = 0; u < n; ++u)
+        if (best[u] >= 0) {
+            ++ptr[u + 1];
+            ++ptr[best[u] + 1];
+        }
+    for (int64_t u = 0; u < n; ++u) ptr[u + 1] += ptr[u];
+    std::vector<int32_t> adj(static_cast<size_t>(ptr[n]));
+    {
+        std::vector<int64_t> pos(ptr.begin(), ptr.end() - 1);
+        for (int64_t u = 0; u < n; ++u)
+            if (best[u] >= 0) {
+                adj[pos[u]++] = best[u];
+                adj[pos[best[u]]++] = static_cast<int32_t>(u);
+            }
+    }
+    // Join iteration = BFS distance from the leader (fixed point of HyperG Alg. 1 / G-kway's
+    // union find run synchronously).
+    std::vector<int32_t> dist(static_cast<size_t>(n), -1);
+    std::vector<int32_t> queue;
+    queue.reserve(static_cast<size_t>(n));
+    for (int64_t u = 0; u < n; ++u) {
+        if (leader[u] != u) continue;
+        size_t head = queue.size();
+        queue.push_back(static_cast<int32_t>(u));
+        dist[u] = 0;
+        while (head < queue.size()) {
+            const int32_t x = queue[head++];
+            for (int64_t j = ptr[x]; j < ptr[x + 1]; ++j) {
+                const int32_t y = adj[j];
+                if (dist[y] < 0) {
+                    dist[y] = dist[x] + 1;
+                    queue.push_back(y);
+                }
+            }
+        }
+    }
+    // Sort by (group combination, vertex id) and cut subgroups greedily.
+    std::vector<int64_t> comb(static_cast<size_t>(n));
+    for (int64_t u = 0; u < n; ++u) comb[u] = group_comb(leader[u], dist[u]);
+    std::vector<int32_t> order(static_cast<size_t>(n));
+    std::iota(order.begin(), order.end(), 0);
+    std::sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
+        return comb[a] != comb[b] ? comb[a] < comb[b] : a < b;
+    });
+    cmap.assign(static_cast<size_t>(n), 0);
+    int64_t nc = 0, count = 0, weight = 0;
+    int32_t group = -1;
+    for (int64_t i = 0; i < n; ++i) {
+        const int32_t v = order[i];
+        const int64_t w = vwgt[v];
+        if (i == 0 || leader[v] != group || count >= group_size || weight + w > max_cluster_weight) {
+            ++nc;
+            count = 0;
+            weight = 0;
+            group = leader[v];
+        }
+        cmap[v] = static_cast<int32_t>(nc - 1);
+        ++count;
+        weight += w;
+    }
+    return nc;
+}
+
+namespace {
+
+uint64_t hash_pins(const int32_t *p, int64_t len) {
+    uint64_t x = 0x9E3779B97F4A7C15ULL ^ static_cast<uint64_t>(len);
+    for (int64_t i = 0; i < len; ++i) {
+        uint64_t y = static_cast<uint64_t>(p[i]) + 0x632BE59BD9B4E019ULL;
+        y ^= y >> 29;
+        y *= 0xBF58476D1CE4E5B9ULL;
+        y ^= y >> 32;
+        x = (x ^ y) * 0x94D049BB133111EBULL;
+    }
+    return x ^ (x >> 31);
+}
+
+void transpose(int64_t nrows, const std::vector<int64_t> &ptr, const std::vector<int32_t> &ind,
+               int64_t ncols, std::vector<int64_t> &tptr, std::vector<int32_t> &tind) {
+    tptr.assign(static_cast<size_t>(ncols + 1), 0);
+    tind.resize(ind.size());
+    for (int32_t c : ind) ++tptr[c + 1];
+    for (int64_t c = 0; c < ncols; ++c) tptr[c + 1] += tptr[c];
+    std::vector<int64_t> pos(tptr.begin(), tptr.end() - 1);
+    for (int64_t r = 0; r < nrows; ++r)
+        for (int64_t j = ptr[r]; j < ptr[r + 1]; ++j) tind[pos[ind[j]]++] = static_cast<int32_t>(r);
+}
+
+}  // namespace
+
+HgLevel contract_hypergraph(const HgView &h, const int32_t *cmap, int64_t nc) {
+    HgLevel c;
+    c.vwgt.assign(static_cast<size_t>(nc), 0);
+    for (int64_t u = 0; u < h.n; ++u) c.vwgt[cmap[u]] += h.vwgt[u];
+    // Map, sort and deduplicate the pins of every net; drop nets left with < 2 pins.
+    std::vector<int64_t> ptr(static_cast<size_t>(h.m + 1), 0);
+    std::vector<int32_t> pins(static_cast<size_t>(h.eptr[h.m]));
+    std::vector<int64_t> len(static_cast<size_t>(h.m), 0);
+#pragma omp parallel for schedule(dynamic, 1024)
+    for (int64_t e = 0; e < h.m; ++e) {
+        int32_t *p = pins.data() + h.eptr[e];
+        const int64_t s = h.size(e);
+        for (int64_t i = 0; i < s; ++i) p[i] = cmap[h.eind[h.eptr[e] + i]];
+        std::sort(p, p + s);
+        const int64_t u = std::unique(p, p + s) - p;
+        len[e] = u >= 2 ? u : 0;
+    }
+    // Identical nets: group by (hash, length), compare pins, merge into the first net.
+    std::vector<uint64_t> hsh(static_cast<size_t>(h.m), 0);
+    std::vector<int32_t> order;
+    order.reserve(static_cast<size_t>(h.m));
+    for (int64_t e = 0; e < h.m; ++e)
+        if (len[e]) {
+            hsh[e] = hash_pins(pins.data() + h.eptr[e], len[e]);
+            order.push_back(static_cast<int32_t>(e));
+        }
+    std::sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
+        return hsh[a] != hsh[b] ? hsh[a] < hsh[b] : a < b;
+    });
+    std::vector<int32_t> rep(static_cast<size_t>(h.m), -1);
+    for (size_t i = 0; i < order.size();) {
+        size_t j = i;
+        while (j < order.size() && hsh[order[j]] == hsh[order[i]]) ++j;
+        for (size_t a = i; a < j; ++a) {
+            const int32_t ea = order[a];
+            if (rep[ea] >= 0) continue;
+            rep[ea] = ea;
+            for (size_t b = a + 1; b < j; ++b) {
+                const int32_t eb = order[b];
+                if (rep[eb] >= 0 || len[eb] != len[ea]) continue;
+                if (std::equal(pins.data() + h.eptr[ea], pins.data() + h.eptr[ea] + len[ea],
+                               pins.data() + h.eptr[eb]))
+                    rep[eb] = ea;
+            }
+        }
+        i = j;
+    }
+    std::vector<int64_t> wsum(static_cast<size_t>(h.m), 0);
+    for (int64_t e = 0; e < h.m; ++e)
+        if (len[e]) wsum[rep[e]] += h.ewgt[e];
+    c.eptr.push_back(0);
+    for (int64_t e = 0; e < h.m; ++e) {
+        if (!len[e] || rep[e] != e) continue;
+        c.eind.insert(c.eind.end(), pins.begin() + h.eptr[e], pins.begin() + h.eptr[e] + len[e]);
+        c.eptr.push_back(static_cast<int64_t>(c.eind.size()));
+        c.ewgt.push_back(wsum[e]);
+    }
+    const int64_t cm = static_cast<int64_t>(c.ewgt.size());
+    transpose(cm, c.eptr, c.eind, nc, c.vptr, c.vind);
+    return c;
+}
+
+GraphLevel contract_graph(const GraphView &g, const int32_t *cmap, int64_t nc) {
+    GraphLevel c;
+    c.vwgt.assign(static_cast<size_t>(nc), 0);
+    for (int64_t u = 0; u < g.n; ++u) c.vwgt[cmap[u]] += g.vwgt[u];
+    // Members of each coarse vertex.
+    std::vector<int64_t> mptr(static_cast<size_t>(nc + 1), 0);
+    for (int64_t u = 0; u < g.n; ++u) ++mptr[cmap[u] + 1];
+    for (int64_t x = 0; x < nc; ++x) mptr[x + 1] += mptr[x];
+    std::vector<int32_t> members(static_cast<size_t>(g.n));
+    {
+        std::vector<int64_t> pos(mptr.begin(), mptr.end() - 1);
+        for (int64_t u = 0; u < g.n; ++u) members[pos[cmap[u]]++] = static_cast<int32_t>(u);
+    }
+    std::vector<int64_t> acc(static_cast<size_t>(nc), 0);
+    std::vector<int32_t> touched;
+    c.xadj.push_back(0);
+    for (int64_t x = 0; x < nc; ++x) {
+        touched.clear();
+        for (int64_t i = mptr[x]; i < mptr[x + 1]; ++i) {
+            const int32_t u = members[i];
+            for (int64_t j = g.xadj[u]; j < g.xadj[u + 1]; ++j) {
+                const int32_t y = cmap[g.adjncy[j]];
+                if (y == x) continue;
+                if (acc[y] == 0) touched.push_back(y);
+                acc[y] += g.adjwgt[j];
+            }
+        }
+        std::sort(touched.begin(), touched.end());
+        for (int32_t y : touched) {
+            // zero-weight edges are dropped (they never count in the cut)
+            if (acc[y] > 0) {
+                c.adjncy.push_back(y);
+                c.adjwgt.push_back(acc[y]);
+            }
+            acc[y] = 0;
+        }
+        c.xadj.push_back(static_cast<int64_t>(c.adjncy.size()));
+    }
+    return c;
+}
+
+}  // namespace igp

@@ -1,0 +1,75 @@
+// Stage operations of the multilevel partitioners (C++ backend): coarsening, contraction,
+// refinement and rebalancing for hypergraphs and graphs. The per-element formulas come from
+// kernels/common/partition_common.h, shared with the GPU backend.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+namespace igp {
+
+// Read-only views of a level (pointers into numpy arrays owned by the caller).
+struct HgView {
+    int64_t n = 0, m = 0;
+    const int64_t *eptr = nullptr;  // m+1
+    const int32_t *eind = nullptr;  // pins
+    const int64_t *ewgt = nullptr;  // m
+    const int64_t *vptr = nullptr;  // n+1
+    const int32_t *vind = nullptr;  // pins
+    const int64_t *vwgt = nullptr;  // n
+    int64_t size(int64_t e) const { return eptr[e + 1] - eptr[e]; }
+};
+
+struct GraphView {
+    int64_t n = 0;
+    const int64_t *xadj = nullptr;    // n+1
+    const int32_t *adjncy = nullptr;  // 2|E|
+    const int64_t *adjwgt = nullptr;  // 2|E|
+    const int64_t *vwgt = nullptr;    // n
+};
+
+struct HgLevel {  // an owned hypergraph level (contraction output)
+    std::vector<int64_t> eptr, ewgt, vptr, vwgt;
+    std::vector<int32_t> eind, vind;
+};
+
+struct GraphLevel {  // an owned graph level
+    std::vector<int64_t> xadj, adjwgt, vwgt;
+    std::vector<int32_t> adjncy;
+};
+
+// ------------------------------------------------------------------------------ coarsening
+// Best-rated neighbour of every vertex (-1: none), HyperG §3.1 rating.
+std::vector<int32_t> hypergraph_best_neighbours(const HgView &h, int64_t max_cluster_weight,
+                                                int64_t max_net_size, const int32_t *communities,
+                                                int64_t seed);
+// Best-scored neighbour of every vertex (-1: none), G-kway §3.1 score.
+std::vector<int32_t> graph_best_neighbours(const GraphView &g, int64_t max_cluster_weight,
+                                           int64_t seed);
+// Groups the components of the (u, best[u]) graph (leader: largest id when leader_max, else
+// smallest), sorts by (leader, BFS distance from leader, id) and cuts subgroups of at most
+// group_size vertices and max_cluster_weight weight. Fills cmap (dense ids); returns their count.
+int64_t group_vertices(int64_t n, const int32_t *best, bool leader_max, const int64_t *vwgt,
+                       int64_t max_cluster_weight, int64_t group_size, std::vector<int32_t> &cmap);
+
+HgLevel contract_hypergraph(const HgView &h, const int32_t *cmap, int64_t nc);
+GraphLevel contract_graph(const GraphView &g, const int32_t *cmap, int64_t nc);
+
+// ------------------------------------------------------------------------------ metrics
+std::vector<int64_t> block_weights(int64_t n, const int64_t *vwgt, const int32_t *parts, int32_t k);
+int64_t hypergraph_objective(const HgView &h, const int32_t *parts, int32_t k, int objective);
+int64_t graph_edge_cut(const GraphView &g, const int32_t *parts);
+
+// ------------------------------------------------------------------------------ refinement
+// All modify `parts` in place and return the objective improvement (>= 0).
+int64_t refine_sequence(const HgView &h, int32_t *parts, int32_t k, const int64_t *bounds,
+                        int objective, int64_t max_rounds);
+int64_t refine_fm(const HgView &h, int32_t *parts, int32_t k, const int64_t *bounds, int objective,
+                  int64_t max_rounds, int64_t max_fruitless, double min_improvement, int64_t seed);
+void rebalance_hypergraph(const HgView &h, int32_t *parts, int32_t k, const int64_t *bounds,
+                          int objective);
+
+int64_t refine_graph_independent(const GraphView &g, int32_t *parts, int32_t k,
+                                 const int64_t *bounds, int64_t max_rounds);
+void rebalance_graph(const GraphView &g, int32_t *parts, int32_t k, const int64_t *bounds);
+
+}  // namespace igp

@@ -1,0 +1,148 @@
+"""``igpart.partition`` (multilevel): validity, balance, metrics, determinism, errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import igpart
+import igpart.generators
+from igpart import Config, PartitionError
+from igpart.errors import InputError
+from igpart.metrics import evaluate, max_block_weight
+
+from .test_stages import exact_feasible, lpt_feasible
+from .util import oracle_metrics, random_graph, random_hypergraph
+
+PROPS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@st.composite
+def instances(draw, graph: bool = False):
+    """Random hypergraphs / graphs: weighted or not, with heavy and isolated vertices and
+    several components (vertices beyond the nets' range are isolated)."""
+    rng = np.random.default_rng(draw(st.integers(0, 2**31 - 1)))
+    n = draw(st.integers(1, 120))
+    m = draw(st.integers(0, 2 * n))
+    weights = draw(st.sampled_from(["unit", "random", "heavy", "zero"]))
+    if graph:
+        x = random_graph(rng, n, m)
+    else:
+        x = random_hypergraph(rng, n, m, max_size=8)
+    vw = np.ones(n, dtype=np.int64)
+    if weights == "random":
+        vw = rng.integers(1, 20, size=n)
+    elif weights == "heavy":
+        vw = rng.integers(1, 4, size=n)
+        heavy = rng.choice(n, size=min(n, draw(st.integers(1, 3))), replace=False)
+        vw[heavy] = rng.integers(5, 40, size=heavy.size)
+    elif weights == "zero":
+        vw = rng.integers(0, 2, size=n)
+    if graph:
+        return igpart.Graph(x.xadj, x.adjncy, n, x.adjwgt, vw)
+    return x.with_weights(vwgt=vw)
+
+
+def check_partition(h, p, k, eps):
+    """Valid block ids; reported metrics equal a from-scratch recomputation; balanced whenever a
+    balanced partition exists (exact check on small inputs, LPT bound on large ones)."""
+    assert p.parts.shape == (h.n,) and p.parts.dtype == np.int32
+    assert h.n == 0 or (p.parts.min() >= 0 and p.parts.max() < k)
+    m = evaluate(h, p.parts, k, eps)
+    assert (p.cut, p.km1, p.soed) == (m["cut"], m["km1"], m["soed"])
+    assert np.array_equal(p.block_weights, m["block_weights"]) and p.balanced == m["balanced"]
+    if isinstance(h, igpart.Hypergraph) and h.n <= 60:
+        cut, km1, soed, bw = oracle_metrics(h, p.parts, k)
+        assert (p.cut, p.km1, p.soed) == (cut, km1, soed) and list(p.block_weights) == bw
+    bound = max_block_weight(h.total_weight, k, eps)
+    feasible = lpt_feasible(h.vwgt, k, bound) or (h.n <= 16 and exact_feasible(h.vwgt, k, bound))
+    if feasible:
+        assert p.balanced, (list(p.block_weights), bound)
+
+
+@PROPS
+@given(instances(), st.integers(1, 12), st.sampled_from(["cut", "km1"]),
+       st.sampled_from([0.0, 0.03, 0.1]))
+def test_hypergraph_partition_properties(h, k, obj, eps):
+    k = min(k, max(h.n, 1))
+    p = igpart.partition(h, k, epsilon=eps, objective=obj, backend="cpu", seed=1)
+    check_partition(h, p, k, eps)
+    assert p.objective == obj and p.algorithm == "multilevel" and p.backend == "cpu"
+
+
+@PROPS
+@given(instances(graph=True), st.integers(1, 12), st.sampled_from([0.0, 0.03]))
+def test_graph_partition_properties(g, k, eps):
+    k = min(k, max(g.n, 1))
+    p = igpart.partition(g, k, epsilon=eps, backend="cpu")
+    check_partition(g, p, k, eps)
+    assert p.cut == igpart.edge_cut(g, p.parts)
+
+
+@pytest.mark.parametrize("graph", [False, True])
+def test_k_equal_n_and_k_one(graph):
+    rng = np.random.default_rng(3)
+    h = random_graph(rng, 30, 60) if graph else random_hypergraph(rng, 30, 40)
+    p = igpart.partition(h, h.n, backend="cpu")
+    assert sorted(p.parts.tolist()) == list(range(h.n))  # unit weights: one vertex per block
+    p1 = igpart.partition(h, 1, backend="cpu")
+    assert p1.cut == 0 and not p1.parts.any()
+
+
+def test_k_above_n_is_a_clear_error():
+    h = igpart.Hypergraph.from_nets([[0, 1], [1, 2]])
+    with pytest.raises(PartitionError, match="exceeds the number of vertices"):
+        igpart.partition(h, 4)
+    with pytest.raises(PartitionError, match="positive integer"):
+        igpart.partition(h, 0)
+    with pytest.raises(PartitionError):
+        igpart.partition(h, 2.5)
+
+
+def test_bad_arguments():
+    h = igpart.Hypergraph.from_nets([[0, 1], [1, 2]])
+    with pytest.raises(InputError, match="objective"):
+        igpart.partition(h, 2, objective="soed")
+    with pytest.raises(InputError, match="epsilon"):
+        igpart.partition(h, 2, epsilon=-0.1)
+    with pytest.raises(InputError, match="unknown config option"):
+        igpart.partition(h, 2, config={"nope": 1})
+    with pytest.raises(InputError, match="group_size"):
+        igpart.partition(h, 2, config=Config(group_size=0))
+    with pytest.raises(InputError, match="Hypergraph or Graph"):
+        igpart.partition([[0, 1]], 2)
+
+
+def test_same_seed_same_result():
+    h = random_hypergraph(np.random.default_rng(11), 3000, 3500, max_size=6)
+    a = igpart.partition(h, 8, backend="cpu", seed=5)
+    b = igpart.partition(h, 8, backend="cpu", seed=5)
+    assert np.array_equal(a.parts, b.parts)
+    g = random_graph(np.random.default_rng(2), 3000, 9000)
+    ga, gb = igpart.partition(g, 4, seed=1), igpart.partition(g, 4, seed=1)
+    assert np.array_equal(ga.parts, gb.parts)
+
+
+def test_config_variants_stay_valid():
+    h = igpart.generators.random_circuit(4000, seed=3)
+    for cfg in (Config(fm=False), Config(vcycles=1), Config(initial="all"),
+                Config(refine_rounds=0, fm=False), {"initial": "mtkahypar", "initial_runs": 1}):
+        p = igpart.partition(h, 4, backend="cpu", config=cfg)
+        check_partition(h, p, 4, 0.03)
+
+
+def test_multilevel_beats_plain_metis_on_circuits():
+    h = igpart.generators.random_circuit(8000, seed=1)
+    ml = igpart.partition(h, 8, backend="cpu")
+    metis = igpart.partition(h, 8, algorithm="metis")
+    assert ml.balanced and ml.cut <= metis.cut
+    assert set(ml.timings) >= {"coarsen", "initial", "refine"}
+
+
+def test_ibm01_k4(ispd98):
+    h = igpart.read_hgr(ispd98 / "ibm01.hgr")
+    p = igpart.partition(h, 4, backend="cpu")
+    check_partition(h, p, 4, 0.03)
+    assert p.balanced and p.imbalance <= 0.03
