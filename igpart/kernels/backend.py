@@ -16,6 +16,8 @@ class Backend:
 
     name: str = "abstract"
     xp: Any = None
+    #: Exception type the dynamic structure raises for an invalid record: args (index, reason).
+    record_error: type[Exception] = ValueError
 
     def asarray(self, a, dtype=None):
         return self.xp.asarray(a, dtype=dtype)
@@ -26,6 +28,13 @@ class Backend:
     def net_connectivity(self, eptr, eind, parts, k: int):
         """lambda(e): number of distinct blocks among the pins of each net."""
         raise NotImplementedError
+
+    def dynamic_hypergraph(
+        self, eptr, eind, n: int, vwgt, ewgt, parts, k: int, epsilon: float, **options
+    ):
+        """The dynamic hypergraph of the incremental engine (igpart.dynamic), built from CSR
+        nets and a k-way partition. Options: gamma, headroom, growth, sparse_phi."""
+        raise BackendUnavailable(f"the {self.name} backend has no dynamic hypergraph yet")
 
     def __repr__(self) -> str:
         return f"<igpart backend {self.name}>"

@@ -14,9 +14,15 @@ class CpuBackend(Backend):
 
     name = "cpu"
     xp = np
+    record_error = _cpu.RecordError
 
     def to_host(self, a):
         return np.asarray(a)
 
     def net_connectivity(self, eptr, eind, parts, k: int):
         return _cpu.net_connectivity(eptr, eind, np.asarray(parts, dtype=np.int32), int(k))
+
+    def dynamic_hypergraph(
+        self, eptr, eind, n: int, vwgt, ewgt, parts, k: int, epsilon: float, **options
+    ):
+        return _cpu.DynamicHypergraph(eptr, eind, n, vwgt, ewgt, parts, k, epsilon, **options)

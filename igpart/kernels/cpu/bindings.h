@@ -14,5 +14,6 @@ namespace igp {
 void check_csr(const Arr<int64_t> &ptr, const Arr<int32_t> &ind, int64_t ncols, const char *what);
 
 void bind_basic(py::module_ &m);  // bind_basic.cpp: tokenizer, formatter, CSR, metrics
+void bind_dynamic(py::module_ &m);  // bind_dynamic.cpp: dynamic hypergraph of the incremental engine
 
 }  // namespace igp

@@ -25,4 +25,5 @@ PYBIND11_MODULE(_cpu, m) {
     });
 
     bind_basic(m);
+    bind_dynamic(m);
 }
