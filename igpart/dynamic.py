@@ -353,7 +353,8 @@ class DynamicHypergraph:
         except self.backend.record_error as exc:
             index, reason = exc.args
             op, *vals = batch.record(index)
-            raise BatchError(index, op.name.lower(), tuple(vals), reason, batch.describe(index))
+            text = batch.describe(index)
+            raise BatchError(index, op.name.lower(), tuple(vals), reason, text) from None
         return BatchResult(created, touched_v, touched_e, ops)
 
     def move(self, vertices, blocks) -> tuple[int, int]:
@@ -375,7 +376,8 @@ class DynamicHypergraph:
         except self.backend.record_error as exc:
             i, reason = exc.args
             v, b = int(vs[i]), int(bs[i])
-            raise BatchError(i, "move", (v, b), reason, f"move vertex={v} block={b}")
+            text = f"move vertex={v} block={b}"
+            raise BatchError(i, "move", (v, b), reason, text) from None
 
     # ------------------------------------------------------------------ partition state
     @property
