@@ -365,6 +365,8 @@ class DynamicHypergraph:
         if vs.ndim != 1 or vs.shape != bs.shape:
             raise InputError("vertices and blocks must be 1-D arrays of one length")
         for name, arr in (("vertex", vs), ("block", bs)):
+            if arr.dtype == np.int32:
+                continue
             if arr.size and arr.dtype.kind not in "iu":
                 raise InputError(f"{name} ids must be integers, not {arr.dtype}")
             out = np.flatnonzero((arr < -(2**31)) | (arr >= 2**31))

@@ -73,7 +73,7 @@ void check_net(const DynamicHypergraph &h, int64_t e) {
 py::dict pool_stats(const BucketLists &l, int64_t ids) {
     py::dict d;
     int64_t lists_buckets = 0;
-    for (int64_t i = 0; i < ids; ++i) lists_buckets += l.nbuckets[i];
+    for (int64_t i = 0; i < ids; ++i) lists_buckets += l.hdr[i].nbuckets;
     d["slots_per_bucket"] = l.pool.width;
     d["capacity"] = l.pool.capacity();
     d["used"] = l.pool.used;

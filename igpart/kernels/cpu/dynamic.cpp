@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <unordered_map>
 
 namespace igp {
 
@@ -73,30 +72,28 @@ void BucketPool::release(int64_t b) {
 // ------------------------------------------------------------------------------ BucketLists
 
 void BucketLists::resize_ids(int64_t count) {
-    head.resize(static_cast<size_t>(count), -1);
-    tail.resize(static_cast<size_t>(count), -1);
-    nbuckets.resize(static_cast<size_t>(count), 0);
-    size.resize(static_cast<size_t>(count), 0);
+    hdr.resize(static_cast<size_t>(count));
 }
 
 void BucketLists::add_bucket(int32_t id) {
     const int64_t b = pool.alloc();
-    if (tail[id] == -1)
-        head[id] = b;
+    if (hdr[id].tail == -1)
+        hdr[id].head = b;
     else
-        pool.next[tail[id]] = b;
-    tail[id] = b;
-    ++nbuckets[id];
+        pool.next[hdr[id].tail] = b;
+    hdr[id].tail = b;
+    ++hdr[id].nbuckets;
 }
 
 int64_t BucketLists::find(int32_t id, int32_t value) const {
     const int w = pool.width;
-    int32_t left = size[id];
-    for (int64_t b = head[id]; b != -1 && left > 0; b = pool.next[b]) {
+    int32_t left = hdr[id].size;
+    for (int64_t b = hdr[id].head; b != -1 && left > 0; b = pool.next[b]) {
         const int32_t *s = pool.slot.data() + b * w;
-        const int i = bucket_find(s, w, value);
-        if (i >= 0) return b * w + i;
-        left -= bucket_count(s, w);
+        for (int i = 0; i < w; ++i) {
+            if (s[i] == value) return b * w + i;
+            left -= s[i] != IGP_EMPTY_SLOT;
+        }
     }
     return -1;
 }
@@ -104,11 +101,11 @@ int64_t BucketLists::find(int32_t id, int32_t value) const {
 int64_t BucketLists::insert(int32_t id, int32_t value) {
     const int w = pool.width;
     int64_t pos = -1;
-    if (static_cast<int64_t>(size[id]) == static_cast<int64_t>(nbuckets[id]) * w) {
+    if (static_cast<int64_t>(hdr[id].size) == static_cast<int64_t>(hdr[id].nbuckets) * w) {
         add_bucket(id);
-        pos = tail[id] * w;
+        pos = hdr[id].tail * w;
     } else {
-        for (int64_t b = head[id]; b != -1; b = pool.next[b]) {
+        for (int64_t b = hdr[id].head; b != -1; b = pool.next[b]) {
             const int i = bucket_find(pool.slot.data() + b * w, w, IGP_EMPTY_SLOT);
             if (i >= 0) {
                 pos = b * w + i;
@@ -117,19 +114,19 @@ int64_t BucketLists::insert(int32_t id, int32_t value) {
         }
     }
     pool.slot[pos] = value;
-    ++size[id];
+    ++hdr[id].size;
     return pos;
 }
 
 void BucketLists::erase_at(int32_t id, int64_t pos) {
     pool.slot[pos] = IGP_EMPTY_SLOT;
     if (pool.with_aux) pool.aux[pos] = 0;
-    --size[id];
+    --hdr[id].size;
 }
 
 void BucketLists::trim(int32_t id, int32_t keep) {
-    if (nbuckets[id] <= keep) return;
-    int64_t b = head[id], last = -1;
+    if (hdr[id].nbuckets <= keep) return;
+    int64_t b = hdr[id].head, last = -1;
     for (int32_t i = 0; i < keep; ++i) {
         last = b;
         b = pool.next[b];
@@ -140,12 +137,12 @@ void BucketLists::trim(int32_t id, int32_t keep) {
         b = nb;
     }
     if (last == -1) {
-        head[id] = tail[id] = -1;
+        hdr[id].head = hdr[id].tail = -1;
     } else {
         pool.next[last] = -1;
-        tail[id] = last;
+        hdr[id].tail = last;
     }
-    nbuckets[id] = keep;
+    hdr[id].nbuckets = keep;
 }
 
 // ------------------------------------------------------------------------- DynamicHypergraph
@@ -181,13 +178,13 @@ DynamicHypergraph::DynamicHypergraph(const int64_t *eptr, const int32_t *eind, i
 
     // Chains built above are contiguous, so position j of a list is slot head * W + j.
     for (int64_t e = 0; e < m; ++e) {
-        int32_t *pins = epins_.pool.slot.data() + epins_.head[e] * W;
+        int32_t *pins = epins_.pool.slot.data() + epins_.hdr[e].head * W;
         for (int64_t j = eptr[e]; j < eptr[e + 1]; ++j) {
             const int32_t v = eind[j];
             pins[j - eptr[e]] = v;
-            vnets_.pool.slot[vnets_.head[v] * W + vnets_.size[v]++] = static_cast<int32_t>(e);
+            vnets_.pool.slot[vnets_.hdr[v].head * W + vnets_.hdr[v].size++] = static_cast<int32_t>(e);
         }
-        epins_.size[e] = static_cast<int32_t>(eptr[e + 1] - eptr[e]);
+        epins_.hdr[e].size = static_cast<int32_t>(eptr[e + 1] - eptr[e]);
         pins_ += eptr[e + 1] - eptr[e];
     }
 
@@ -241,12 +238,12 @@ DynamicHypergraph::DynamicHypergraph(const int64_t *eptr, const int32_t *eind, i
             for (int32_t i = buckets_for(static_cast<int64_t>(blocks.size()), IGP_PHI_SLOTS, 0);
                  i > 0; --i)
                 phis_.add_bucket(static_cast<int32_t>(e));
-            const int64_t base = phis_.head[e] * IGP_PHI_SLOTS;
+            const int64_t base = phis_.hdr[e].head * IGP_PHI_SLOTS;
             for (size_t i = 0; i < blocks.size(); ++i) {
                 phis_.pool.slot[base + i] = blocks[i];
                 phis_.pool.aux[base + i] = count[blocks[i]];
             }
-            phis_.size[e] = static_cast<int32_t>(blocks.size());
+            phis_.hdr[e].size = static_cast<int32_t>(blocks.size());
         } else {
             for (int32_t b : blocks) phi_dense_[e * k + b] = count[b];
         }
@@ -352,15 +349,13 @@ int32_t DynamicHypergraph::phi(int32_t e, int32_t b) const {
 
 namespace {
 
-// What the batch has changed so far, on top of the (untouched) state, while validating.
-struct Overlay {
-    std::unordered_map<int32_t, int8_t> vstatus, estatus;  // ids created or deleted so far
-    std::unordered_map<int32_t, int64_t> vsize, esize;     // change of list sizes so far
-    std::unordered_map<uint64_t, int8_t> pin;              // (v, e) pins added (1) / removed (0)
-    static uint64_t key(int32_t v, int32_t e) {
-        return (static_cast<uint64_t>(static_cast<uint32_t>(v)) << 32) | static_cast<uint32_t>(e);
-    }
-};
+uint64_t entity_key(bool vertex, int32_t id) {
+    return (uint64_t(vertex ? 1 : 2) << 32) | static_cast<uint32_t>(id);
+}
+
+uint64_t pin_key(int32_t v, int32_t e) {
+    return (static_cast<uint64_t>(static_cast<uint32_t>(v)) << 32) | static_cast<uint32_t>(e);
+}
 
 std::string describe_entity(bool vertex, int64_t id) {
     return std::string(vertex ? "vertex " : "net ") + std::to_string(id);
@@ -372,30 +367,28 @@ std::vector<ResolvedChange> DynamicHypergraph::validate(const int8_t *op, const 
                                                         const int64_t *b, const int64_t *c,
                                                         int64_t count) const {
     std::vector<ResolvedChange> out(static_cast<size_t>(count));
-    Overlay ov;
+    // What the batch has changed so far, on top of the (untouched) state.
+    ov_entities_.clear();
+    ov_pins_.clear();
     // Ids new records will get, simulated without touching the free stacks.
     int64_t vfree_left = static_cast<int64_t>(vfree_.size());
     int64_t efree_left = static_cast<int64_t>(efree_.size());
     int64_t vnext = n_ids_, enext = m_ids_;
 
     auto live = [&](bool vertex, int32_t id) -> bool {
-        const auto &m = vertex ? ov.vstatus : ov.estatus;
-        const auto it = m.find(id);
-        if (it != m.end()) return it->second != 0;
+        const EntityDelta *d = ov_entities_.find(entity_key(vertex, id));
+        if (d && d->status >= 0) return d->status != 0;
         return vertex ? vertex_alive(id) : net_alive(id);
     };
     auto list_size = [&](bool vertex, int32_t id) -> int64_t {
-        const auto &m = vertex ? ov.vsize : ov.esize;
-        const auto it = m.find(id);
-        const int64_t delta = it == m.end() ? 0 : it->second;
+        const EntityDelta *d = ov_entities_.find(entity_key(vertex, id));
         const BucketLists &l = vertex ? vnets_ : epins_;
-        return (id < l.ids() ? l.size[id] : 0) + delta;
+        return (id < l.ids() ? l.hdr[id].size : 0) + (d ? d->size : 0);
     };
     auto has_pin = [&](int32_t v, int32_t e) -> bool {
-        const auto it = ov.pin.find(Overlay::key(v, e));
-        if (it != ov.pin.end()) return it->second != 0;
+        if (const int8_t *p = ov_pins_.find(pin_key(v, e))) return *p != 0;
         if (!vertex_alive(v) || !net_alive(e)) return false;  // not live before the batch
-        if (vnets_.size[v] <= epins_.size[e]) return vnets_.find(v, e) >= 0;
+        if (vnets_.hdr[v].size <= epins_.hdr[e].size) return vnets_.find(v, e) >= 0;
         return epins_.find(e, v) >= 0;
     };
 
@@ -456,7 +449,7 @@ std::vector<ResolvedChange> DynamicHypergraph::validate(const int8_t *op, const 
                 r.x = vfree_left > 0 ? vfree_[static_cast<size_t>(--vfree_left)]
                                      : static_cast<int32_t>(vnext++);
                 if (r.x < 0 || vnext > INT32_MAX) fail("vertex ids are exhausted");
-                ov.vstatus[r.x] = 1;
+                ov_entities_[entity_key(true, r.x)].status = 1;
                 break;
             }
             case OP_INSERT_NET: {
@@ -466,7 +459,7 @@ std::vector<ResolvedChange> DynamicHypergraph::validate(const int8_t *op, const 
                 r.x = efree_left > 0 ? efree_[static_cast<size_t>(--efree_left)]
                                      : static_cast<int32_t>(enext++);
                 if (r.x < 0 || enext > INT32_MAX) fail("net ids are exhausted");
-                ov.estatus[r.x] = 1;
+                ov_entities_[entity_key(false, r.x)].status = 1;
                 break;
             }
             case OP_DELETE_VERTEX:
@@ -480,7 +473,7 @@ std::vector<ResolvedChange> DynamicHypergraph::validate(const int8_t *op, const 
                     fail(describe_entity(vertex, r.x) + " still has " + std::to_string(s) +
                          (vertex ? " net(s); remove its pins before deleting it"
                                  : " pin(s); remove them before deleting it"));
-                (vertex ? ov.vstatus : ov.estatus)[r.x] = 0;
+                ov_entities_[entity_key(vertex, r.x)].status = 0;
                 break;
             }
             case OP_INSERT_PIN:
@@ -496,9 +489,9 @@ std::vector<ResolvedChange> DynamicHypergraph::validate(const int8_t *op, const 
                 if (!insert && !present)
                     fail("vertex " + std::to_string(r.x) + " is not a pin of net " +
                          std::to_string(r.y));
-                ov.pin[Overlay::key(r.x, r.y)] = insert ? 1 : 0;
-                ov.vsize[r.x] += insert ? 1 : -1;
-                ov.esize[r.y] += insert ? 1 : -1;
+                ov_pins_[pin_key(r.x, r.y)] = insert ? 1 : 0;
+                ov_entities_[entity_key(true, r.x)].size += insert ? 1 : -1;
+                ov_entities_[entity_key(false, r.y)].size += insert ? 1 : -1;
                 break;
             }
             case OP_SET_VERTEX_WEIGHT:
@@ -550,7 +543,7 @@ BatchResult DynamicHypergraph::apply(const int8_t *op, const int64_t *a, const i
                 bw_[blk] += r.w;
                 total_w_ += r.w;
                 ++live_v_;
-                while (vnets_.nbuckets[v] < opt_.gamma) vnets_.add_bucket(v);
+                while (vnets_.hdr[v].nbuckets < opt_.gamma) vnets_.add_bucket(v);
                 res.created[i] = v;
                 res.touched_v.push_back(v);
                 break;
@@ -574,7 +567,7 @@ BatchResult DynamicHypergraph::apply(const int8_t *op, const int64_t *a, const i
                 ewgt_[e] = r.w;
                 lambda_[e] = 0;
                 ++live_e_;
-                while (epins_.nbuckets[e] < opt_.gamma) epins_.add_bucket(e);
+                while (epins_.hdr[e].nbuckets < opt_.gamma) epins_.add_bucket(e);
                 res.created[i] = e;
                 res.touched_e.push_back(e);
                 break;
@@ -653,7 +646,7 @@ std::pair<int64_t, int64_t> DynamicHypergraph::move(const int32_t *vertices, con
         if (blocks[i] < 0 || blocks[i] >= k_)
             throw RecordError(i, "block " + std::to_string(blocks[i]) + " is out of range [0, " +
                                      std::to_string(k_) + ")");
-        increments += vnets_.size[vertices[i]];
+        increments += vnets_.hdr[vertices[i]].size;
     }
     reserve_phi(increments);
     const int64_t cut0 = cut_, km10 = km1_;
@@ -675,14 +668,14 @@ std::pair<int64_t, int64_t> DynamicHypergraph::move(const int32_t *vertices, con
 
 std::vector<int32_t> DynamicHypergraph::nets_of(int32_t v) const {
     std::vector<int32_t> out;
-    out.reserve(static_cast<size_t>(vnets_.size[v]));
+    out.reserve(static_cast<size_t>(vnets_.hdr[v].size));
     vnets_.for_each(v, [&](int32_t e, int64_t) { out.push_back(e); });
     return out;
 }
 
 std::vector<int32_t> DynamicHypergraph::pins_of(int32_t e) const {
     std::vector<int32_t> out;
-    out.reserve(static_cast<size_t>(epins_.size[e]));
+    out.reserve(static_cast<size_t>(epins_.hdr[e].size));
     epins_.for_each(e, [&](int32_t v, int64_t) { out.push_back(v); });
     return out;
 }
@@ -726,16 +719,16 @@ void check_lists(const BucketLists &l, int64_t ids, const std::string &name) {
     for (int64_t id = 0; id < ids; ++id) {
         int32_t nb = 0, occupied = 0;
         int64_t last = -1;
-        for (int64_t b = l.head[id]; b != -1; b = p.next[b]) {
+        for (int64_t b = l.hdr[id].head; b != -1; b = p.next[b]) {
             require(b < p.used && !owner[b], name + ": bucket " + std::to_string(b) + " reused");
             owner[b] = 1;
             ++nb;
             last = b;
             occupied += bucket_count(p.slot.data() + b * p.width, p.width);
         }
-        require(nb == l.nbuckets[id] && last == l.tail[id],
+        require(nb == l.hdr[id].nbuckets && last == l.hdr[id].tail,
                 name + ": chain of " + std::to_string(id) + " disagrees with its header");
-        require(occupied == l.size[id], name + ": size of " + std::to_string(id) + " is wrong");
+        require(occupied == l.hdr[id].size, name + ": size of " + std::to_string(id) + " is wrong");
     }
     int64_t nfree = 0;
     for (int64_t b = p.free_top; b != -1; b = p.next[b]) {
@@ -761,7 +754,7 @@ void DynamicHypergraph::check() const {
     for (int64_t v = 0; v < n_ids_; ++v) {
         const int32_t vv = static_cast<int32_t>(v);
         if (!vstatus_[v]) {
-            require(vnets_.size[v] == 0 && part_[v] == -1 && vwgt_[v] == 0,
+            require(vnets_.hdr[v].size == 0 && part_[v] == -1 && vwgt_[v] == 0,
                     "deleted vertex " + std::to_string(v) + " has pins, a block or a weight");
             continue;
         }
@@ -779,12 +772,12 @@ void DynamicHypergraph::check() const {
     for (int64_t e = 0; e < m_ids_; ++e) {
         const int32_t ee = static_cast<int32_t>(e);
         if (!estatus_[e]) {
-            require(epins_.size[e] == 0 && lambda_[e] == 0 && ewgt_[e] == 0,
+            require(epins_.hdr[e].size == 0 && lambda_[e] == 0 && ewgt_[e] == 0,
                     "deleted net " + std::to_string(e) + " has pins or a weight");
             continue;
         }
         ++ne;
-        pins += epins_.size[e];
+        pins += epins_.hdr[e].size;
         std::fill(count.begin(), count.end(), 0);
         epins_.for_each(ee, [&](int32_t v, int64_t) {
             require(vertex_alive(v) && vnets_.find(v, ee) >= 0,
@@ -800,7 +793,7 @@ void DynamicHypergraph::check() const {
                                                 std::to_string(b) + ") is wrong");
         }
         if (opt_.sparse_phi)
-            require(phis_.size[e] == entries, "phi list of net " + std::to_string(e));
+            require(phis_.hdr[e].size == entries, "phi list of net " + std::to_string(e));
         require(lambda_[e] == l, "lambda of net " + std::to_string(e) + " is wrong");
         cut += cut_term(l, ewgt_[e]);
         km1 += km1_term(l, ewgt_[e]);

@@ -32,6 +32,7 @@
 #include "bucket.h"
 #include "changes.h"
 #include "connectivity.h"
+#include "scratch_map.h"
 
 namespace igp {
 
@@ -61,14 +62,20 @@ struct BucketPool {
     void release(int64_t b);
 };
 
+// Header of one chain: one 24-byte record, so that a list costs one cache line to open.
+struct ListHeader {
+    int64_t head = -1;     // first bucket, -1 when the chain is empty
+    int64_t tail = -1;     // last bucket
+    int32_t nbuckets = 0;  // buckets in the chain
+    int32_t size = 0;      // occupied slots in the chain
+};
+
 // One chain of buckets per id, all in one pool.
 struct BucketLists {
     BucketPool pool;
-    std::vector<int64_t> head, tail;  // first / last bucket of each chain, -1 when none
-    std::vector<int32_t> nbuckets;    // buckets in each chain
-    std::vector<int32_t> size;        // occupied slots in each chain
+    std::vector<ListHeader> hdr;
 
-    int64_t ids() const { return static_cast<int64_t>(head.size()); }
+    int64_t ids() const { return static_cast<int64_t>(hdr.size()); }
     void resize_ids(int64_t count);  // new ids get an empty chain
     void add_bucket(int32_t id);     // pool must have room (reserve first)
     // Flat slot index (bucket * width + slot) of `value` in the list of `id`, or -1.
@@ -82,8 +89,8 @@ struct BucketLists {
     template <class F>
     void for_each(int32_t id, F &&f) const {
         const int w = pool.width;
-        int32_t left = size[id];
-        for (int64_t b = head[id]; b != -1 && left > 0; b = pool.next[b]) {
+        int32_t left = hdr[id].size;
+        for (int64_t b = hdr[id].head; b != -1 && left > 0; b = pool.next[b]) {
             const int32_t *s = pool.slot.data() + b * w;
             for (int i = 0; i < w; ++i)
                 if (s[i] != IGP_EMPTY_SLOT) {
@@ -209,6 +216,14 @@ class DynamicHypergraph {
     int64_t vid_growths_ = 0, eid_growths_ = 0;
     int64_t batches_ = 0, records_ = 0;
 
+    // Scratch of validate(): what the batch changed so far (not part of the state).
+    struct EntityDelta {
+        int8_t status = -1;  // -1: unchanged, 0: deleted, 1: created in this batch
+        int64_t size = 0;    // change of its list size
+    };
+    mutable ScratchMap<EntityDelta> ov_entities_;  // key: entity_key(vertex?, id)
+    mutable ScratchMap<int8_t> ov_pins_;           // key: pin_key(v, e); 1 added, 0 removed
+
     std::vector<ResolvedChange> validate(const int8_t *op, const int64_t *a, const int64_t *b,
                                          const int64_t *c, int64_t count) const;
     void reserve_vertex_ids(int64_t bound);
@@ -236,10 +251,11 @@ void DynamicHypergraph::visit_state(F &&f) const {
         {"vertex_lists", &vnets_}, {"net_lists", &epins_}, {"phi_lists", &phis_}};
     for (const auto &[name, l] : lists) {
         const std::string p(name);
-        f(p + ".head", l->head);
-        f(p + ".tail", l->tail);
-        f(p + ".nbuckets", l->nbuckets);
-        f(p + ".size", l->size);
+        std::vector<int64_t> headers;
+        headers.reserve(l->hdr.size() * 4);
+        for (const ListHeader &h : l->hdr)
+            headers.insert(headers.end(), {h.head, h.tail, h.nbuckets, h.size});
+        f(p + ".headers", headers);
         f(p + ".slot", l->pool.slot);
         f(p + ".aux", l->pool.aux);
         f(p + ".next", l->pool.next);
