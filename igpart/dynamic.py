@@ -41,6 +41,11 @@ New vertices go to the block given in the record, or to the lightest block (lowe
 equals) at the time the record applies: if any block can take the vertex without breaking the
 balance bound, the lightest one can. Incremental refinement moves them later.
 
+Memory: every list has ceil(D / 32) + gamma buckets of 128 bytes at build (about 560 MiB for
+the 1M-cell ``random_circuit`` with gamma = 1). Block pin counts Phi are dense (4k bytes per net;
+the default up to k = DENSE_PHI_MAX_K, 128 bytes per net there) or sparse (per net a chain of
+8-entry buckets of (block, count) pairs: about 100 bytes per net while lambda_e <= 8, whatever k).
+
 Graphs: :meth:`DynamicHypergraph.from_graph` stores each edge as a 2-pin net (net ``i`` is edge
 ``i`` of :meth:`Graph.edge_list`), so that cut and km1 both equal the edge cut.
 """

@@ -179,22 +179,16 @@ def random_batch(model: Model, rng: np.random.Generator, size: int, weighted: bo
             if nonempty:
                 e = int(rng.choice(nonempty))
                 add(Op.DELETE_PIN, int(rng.choice(sorted(model.pins[e]))), e)
-        elif kind == "delete_vertex":
-            v = pick(model.vw, new_v)
-            if v is None:
+        elif kind in ("delete_vertex", "delete_net"):  # its pins first, then itself
+            vertex = kind == "delete_vertex"
+            live, refs = (model.vw, new_v) if vertex else (model.ew, new_e)
+            x = pick(live, refs)
+            if x is None:
                 continue
-            for e in sorted(model.nets[resolve(v)]):
-                add(Op.DELETE_PIN, v, e)
-            add(Op.DELETE_VERTEX, v)
-            new_v = [r for r in new_v if resolve(r) in model.vw]
-        elif kind == "delete_net":
-            e = pick(model.ew, new_e)
-            if e is None:
-                continue
-            for v in sorted(model.pins[resolve(e)]):
-                add(Op.DELETE_PIN, v, e)
-            add(Op.DELETE_NET, e)
-            new_e = [r for r in new_e if resolve(r) in model.ew]
+            for y in sorted((model.nets if vertex else model.pins)[resolve(x)]):
+                add(Op.DELETE_PIN, *((x, y) if vertex else (y, x)))
+            add(Op.DELETE_VERTEX if vertex else Op.DELETE_NET, x)
+            refs[:] = [r for r in refs if resolve(r) in live]
         elif rng.random() < 0.5:
             v = pick(model.vw, new_v)
             if v is not None:
