@@ -159,34 +159,40 @@ DynamicHypergraph::DynamicHypergraph(const int64_t *eptr, const int32_t *eind, i
     const int64_t vcap = std::max<int64_t>(1, with_headroom(n, opt.headroom));
     const int64_t ecap = std::max<int64_t>(1, with_headroom(m, opt.headroom));
 
+    // Sizing pass: vertex degrees, and for sparse Phi the connectivity of each net.
     std::vector<int64_t> degree(static_cast<size_t>(n), 0);
     for (int64_t j = 0; j < eptr[m]; ++j) ++degree[eind[j]];
-    int64_t vbuckets = 0, ebuckets = 0;
+    int64_t vbuckets = 0, ebuckets = 0, pbuckets = 0;
     for (int64_t v = 0; v < n; ++v) vbuckets += buckets_for(degree[v], W, gamma);
     for (int64_t e = 0; e < m; ++e) ebuckets += buckets_for(eptr[e + 1] - eptr[e], W, gamma);
+    if (opt.sparse_phi) {
+        std::vector<int64_t> seen(static_cast<size_t>(k), -1);
+        for (int64_t e = 0; e < m; ++e) {
+            int32_t l = 0;
+            for (int64_t j = eptr[e]; j < eptr[e + 1]; ++j) {
+                const int32_t b = parts[eind[j]];
+                if (seen[b] != e) seen[b] = e, ++l;
+            }
+            pbuckets += buckets_for(l, IGP_PHI_SLOTS, 0);
+        }
+    }
 
+    // Allocation: each list's buckets contiguous, in id order.
     vnets_.pool.init(W, false, with_headroom(vbuckets, opt.headroom), opt.growth);
     epins_.pool.init(W, false, with_headroom(ebuckets, opt.headroom), opt.growth);
+    phis_.pool.init(IGP_PHI_SLOTS, true, with_headroom(pbuckets, opt.headroom), opt.growth);
     vnets_.resize_ids(vcap);
     epins_.resize_ids(ecap);
+    if (opt.sparse_phi)
+        phis_.resize_ids(ecap);
+    else
+        phi_dense_.assign(static_cast<size_t>(ecap * k), 0);
     for (int64_t v = 0; v < n; ++v)
         for (int32_t i = buckets_for(degree[v], W, gamma); i > 0; --i)
             vnets_.add_bucket(static_cast<int32_t>(v));
     for (int64_t e = 0; e < m; ++e)
         for (int32_t i = buckets_for(eptr[e + 1] - eptr[e], W, gamma); i > 0; --i)
             epins_.add_bucket(static_cast<int32_t>(e));
-
-    // Chains built above are contiguous, so position j of a list is slot head * W + j.
-    for (int64_t e = 0; e < m; ++e) {
-        int32_t *pins = epins_.pool.slot.data() + epins_.hdr[e].head * W;
-        for (int64_t j = eptr[e]; j < eptr[e + 1]; ++j) {
-            const int32_t v = eind[j];
-            pins[j - eptr[e]] = v;
-            vnets_.pool.slot[vnets_.hdr[v].head * W + vnets_.hdr[v].size++] = static_cast<int32_t>(e);
-        }
-        epins_.hdr[e].size = static_cast<int32_t>(eptr[e + 1] - eptr[e]);
-        pins_ += eptr[e + 1] - eptr[e];
-    }
 
     vstatus_.assign(static_cast<size_t>(vcap), 0);
     estatus_.assign(static_cast<size_t>(ecap), 0);
@@ -203,37 +209,26 @@ DynamicHypergraph::DynamicHypergraph(const int64_t *eptr, const int32_t *eind, i
         bw_[parts[v]] += vwgt[v];
         total_w_ += vwgt[v];
     }
+    lambda_.assign(static_cast<size_t>(ecap), 0);
     live_v_ = n;
     live_e_ = m;
+    pins_ = eptr[m];
 
-    // Phi and lambda: one pass over each net's pins with a per-block stamp.
-    lambda_.assign(static_cast<size_t>(ecap), 0);
+    // One pass over the nets: pins into both incidence directions (chains are contiguous, so
+    // entry j of a list is slot head * W + j), then Phi, lambda, cut and km1 of the net.
     std::vector<int32_t> count(static_cast<size_t>(k), 0);
     std::vector<int32_t> blocks;
-    if (opt.sparse_phi) {
-        int64_t pbuckets = 0;
-        phis_.resize_ids(ecap);
-        std::vector<int64_t> seen(static_cast<size_t>(k), -1);
-        for (int64_t e = 0; e < m; ++e) {
-            int32_t l = 0;
-            for (int64_t j = eptr[e]; j < eptr[e + 1]; ++j) {
-                const int32_t b = parts[eind[j]];
-                if (seen[b] != e) seen[b] = e, ++l;
-            }
-            lambda_[e] = l;
-            pbuckets += buckets_for(l, IGP_PHI_SLOTS, 0);
-        }
-        phis_.pool.init(IGP_PHI_SLOTS, true, with_headroom(pbuckets, opt.headroom), opt.growth);
-    } else {
-        phi_dense_.assign(static_cast<size_t>(ecap * k), 0);
-        phis_.pool.init(IGP_PHI_SLOTS, true, 0, opt.growth);
-    }
     for (int64_t e = 0; e < m; ++e) {
+        int32_t *pins = epins_.pool.slot.data() + epins_.hdr[e].head * W;
         blocks.clear();
         for (int64_t j = eptr[e]; j < eptr[e + 1]; ++j) {
-            const int32_t b = parts[eind[j]];
-            if (count[b]++ == 0) blocks.push_back(b);
+            const int32_t v = eind[j];
+            pins[j - eptr[e]] = v;
+            ListHeader &vh = vnets_.hdr[v];
+            vnets_.pool.slot[vh.head * W + vh.size++] = static_cast<int32_t>(e);
+            if (count[parts[v]]++ == 0) blocks.push_back(parts[v]);
         }
+        epins_.hdr[e].size = static_cast<int32_t>(eptr[e + 1] - eptr[e]);
         if (opt.sparse_phi) {
             for (int32_t i = buckets_for(static_cast<int64_t>(blocks.size()), IGP_PHI_SLOTS, 0);
                  i > 0; --i)
