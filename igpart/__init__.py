@@ -5,7 +5,8 @@ The public API is re-exported here; see the README for examples.
 
 __version__ = "0.1.0"
 
-from .errors import BackendUnavailable, IgpartError, InputError, PartitionError
+from .dynamic import Batch, DynamicHypergraph
+from .errors import BackendUnavailable, BatchError, IgpartError, InputError, PartitionError
 from .hypergraph import Graph, Hypergraph
 from .io import read, read_graph, read_hgr, read_partition, write_graph, write_hgr, write_partition
 from .metrics import (
@@ -24,7 +25,10 @@ from .partition import Partition
 __all__ = [
     "__version__",
     "BackendUnavailable",
+    "Batch",
+    "BatchError",
     "Config",
+    "DynamicHypergraph",
     "Graph",
     "Hypergraph",
     "IgpartError",

@@ -31,3 +31,20 @@ class BackendUnavailable(IgpartError, RuntimeError):
 
 class PartitionError(IgpartError):
     """A partition could not be produced or is invalid (e.g. k > number of vertices)."""
+
+
+class BatchError(InputError):
+    """An invalid record in a batch of changes (or in a list of moves); nothing was applied.
+
+    ``record`` is the index of the offending record, ``op`` its operation name, ``record_args``
+    its arguments as given, and ``reason`` what is wrong with it. The message reads
+    ``batch record 3 (delete_pin vertex=5 net=7): vertex 5 is not a pin of net 7``.
+    """
+
+    def __init__(self, record: int, op: str, record_args: tuple, reason: str, text: str = ""):
+        self.record = record
+        self.op = op
+        self.record_args = record_args
+        text = text or " ".join([op, *(str(a) for a in record_args)])
+        super().__init__(f"batch record {record} ({text}): {reason}")
+        self.reason = reason

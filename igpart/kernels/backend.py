@@ -102,6 +102,8 @@ class Backend:
 
     name: str = "abstract"
     xp: Any = None
+    #: Exception type the dynamic structure raises for an invalid record: args (index, reason).
+    record_error: type[Exception] = ValueError
 
     # ------------------------------------------------------------------ transfers
     def asarray(self, a, dtype=None):
@@ -327,6 +329,13 @@ class Backend:
     def rebalance_graph(self, g: GraphArrays, parts, k: int, max_block_weights) -> Any:
         """As ``rebalance_hypergraph`` with edge-cut gains."""
         raise NotImplementedError
+
+    def dynamic_hypergraph(
+        self, eptr, eind, n: int, vwgt, ewgt, parts, k: int, epsilon: float, **options
+    ):
+        """The dynamic hypergraph of the incremental engine (igpart.dynamic), built from CSR
+        nets and a k-way partition. Options: gamma, headroom, growth, sparse_phi."""
+        raise BackendUnavailable(f"the {self.name} backend has no dynamic hypergraph yet")
 
     def __repr__(self) -> str:
         return f"<igpart backend {self.name}>"

@@ -33,6 +33,7 @@ class CpuBackend(Backend):
 
     name = "cpu"
     xp = np
+    record_error = _cpu.RecordError
 
     def to_host(self, a):
         return np.asarray(a)
@@ -146,3 +147,9 @@ class CpuBackend(Backend):
         return _cpu.rebalance_graph(
             g.xadj, g.adjncy, g.adjwgt, g.vwgt, _i32(parts), int(k), _i64(max_block_weights)
         )
+
+    # ------------------------------------------------------------------ incremental engine
+    def dynamic_hypergraph(
+        self, eptr, eind, n: int, vwgt, ewgt, parts, k: int, epsilon: float, **options
+    ):
+        return _cpu.DynamicHypergraph(eptr, eind, n, vwgt, ewgt, parts, k, epsilon, **options)

@@ -26,4 +26,5 @@ PYBIND11_MODULE(_cpu, m) {
 
     bind_basic(m);
     bind_partition(m);
+    bind_dynamic(m);
 }

@@ -1,0 +1,547 @@
+"""Dynamic hypergraph of the incremental engine (DESIGN §4), with a maintained k-way partition.
+
+``DynamicHypergraph`` holds a hypergraph that changes in batches, in iG-kway's bucket-list form
+generalised to hypergraphs (the nets of each vertex and the pins of each net in chains of 32-slot
+buckets, spare buckets per list, pools that grow geometrically), together with a k-way partition
+whose per-net block pin counts Phi(e, b), block weights, cut and km1 are updated in time
+proportional to each change. The structure lives in a backend (the C++ one for now); this module
+only moves arrays in and out of it.
+
+Changes come in a :class:`Batch`: columnar records ``op`` (int8) and three int64 argument
+columns ``a, b, c``:
+
+========================  =========  ========  ==========================================
+op                        a          b         notes
+========================  =========  ========  ==========================================
+``insert_vertex`` (0)     weight     block     block -1: the lightest block
+``delete_vertex`` (1)     vertex     0         the vertex must have no pins left
+``insert_net`` (2)        weight     0         the net starts empty
+``delete_net`` (3)        net        0         the net must have no pins left
+``insert_pin`` (4)        vertex     net       the vertex joins the net (not yet a pin)
+``delete_pin`` (5)        vertex     net       the vertex leaves the net (must be a pin)
+``set_vertex_weight`` (6) vertex     weight
+``set_net_weight`` (7)    net        weight
+========================  =========  ========  ==========================================
+
+Column ``c`` is reserved and must be 0. Records apply in order; an id argument may be a
+*reference* ``-(r + 1)`` to the vertex or net created by an earlier record ``r`` of the same batch
+(``Batch.insert_vertex`` and ``Batch.insert_net`` return it). Deletion follows TAU 2015: a gate
+is removed after its pins were disconnected, a net after it lost its pins; the batch says so with
+``delete_pin`` records first.
+
+A batch is validated completely before anything changes: an invalid record raises
+:class:`~igpart.errors.BatchError` naming the record, and the structure stays byte-identical.
+
+Ids. A deleted id stays dead for the rest of its batch; after the batch the freed ids are pushed
+on a free stack in record order, and new vertices (nets) take the id on top of that stack (the one
+freed last), else the next id after the highest ever used. ``BatchResult.created`` reports the id
+each record created.
+
+New vertices go to the block given in the record, or to the lightest block (lowest id among
+equals) at the time the record applies: if any block can take the vertex without breaking the
+balance bound, the lightest one can. Incremental refinement moves them later.
+
+Memory: every list has ceil(D / 32) + gamma buckets of 128 bytes at build (about 560 MiB for
+the 1M-cell ``random_circuit`` with gamma = 1). Block pin counts Phi are dense (4k bytes per net;
+the default up to k = DENSE_PHI_MAX_K, 128 bytes per net there) or sparse (per net a chain of
+8-entry buckets of (block, count) pairs: about 100 bytes per net while lambda_e <= 8, whatever k).
+
+Graphs: :meth:`DynamicHypergraph.from_graph` stores each edge as a 2-pin net (net ``i`` is edge
+``i`` of :meth:`Graph.edge_list`), so that cut and km1 both equal the edge cut.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import IntEnum
+
+import numpy as np
+
+from .errors import BatchError, InputError
+from .hypergraph import Graph, Hypergraph
+from .kernels import get_backend
+from .kernels.backend import Backend
+from .metrics import check_parts
+
+#: With ``phi="auto"``, block pin counts are a dense m x k matrix up to this k, else sparse lists.
+DENSE_PHI_MAX_K = 32
+
+
+class Op(IntEnum):
+    """Operation codes of change records (the same codes in C++: kernels/common/changes.h)."""
+
+    INSERT_VERTEX = 0
+    DELETE_VERTEX = 1
+    INSERT_NET = 2
+    DELETE_NET = 3
+    INSERT_PIN = 4
+    DELETE_PIN = 5
+    SET_VERTEX_WEIGHT = 6
+    SET_NET_WEIGHT = 7
+
+
+#: Names of the a and b arguments of each op, for messages.
+_ARG_NAMES = {
+    Op.INSERT_VERTEX: ("weight", "block"),
+    Op.DELETE_VERTEX: ("vertex",),
+    Op.INSERT_NET: ("weight",),
+    Op.DELETE_NET: ("net",),
+    Op.INSERT_PIN: ("vertex", "net"),
+    Op.DELETE_PIN: ("vertex", "net"),
+    Op.SET_VERTEX_WEIGHT: ("vertex", "weight"),
+    Op.SET_NET_WEIGHT: ("net", "weight"),
+}
+
+
+def ref(record: int) -> int:
+    """The reference an id argument uses for the entity created by ``record`` of its batch."""
+    return -(int(record) + 1)
+
+
+class Batch:
+    """A batch of change records in columnar form (``ops`` int8, ``args`` int64 of shape (3, N)).
+
+    Build it record by record with the methods below (each returns the record's index, or for
+    inserts the reference to the new entity), or from arrays with :meth:`from_arrays`.
+
+    >>> b = Batch()
+    >>> v = b.insert_vertex(weight=2)
+    >>> e = b.insert_net()
+    >>> _ = b.insert_pin(v, e)
+    >>> len(b), v, e
+    (3, -1, -2)
+    """
+
+    def __init__(self) -> None:
+        self._rows: list[tuple[int, int, int, int]] = []
+        self._ops = np.zeros(0, dtype=np.int8)
+        self._args = np.zeros((3, 0), dtype=np.int64)
+
+    # ------------------------------------------------------------------ construction
+    @classmethod
+    def from_arrays(cls, ops, a, b=None, c=None) -> Batch:
+        """A batch from columns: op codes and the a (and optionally b, c) arguments."""
+        ops = np.asarray(ops)
+        n = ops.shape[0] if ops.ndim == 1 else -1
+        cols = []
+        for name, col in (("a", a), ("b", b), ("c", c)):
+            col = np.zeros(max(n, 0), dtype=np.int64) if col is None else np.asarray(col)
+            if ops.ndim != 1 or col.ndim != 1 or col.shape[0] != n:
+                raise InputError(f"op codes and argument column {name} must be 1-D of one length")
+            if col.size and col.dtype.kind not in "iu":
+                raise InputError(f"argument column {name} must hold integers, not {col.dtype}")
+            cols.append(col.astype(np.int64, copy=False))
+        if ops.size and ops.dtype.kind not in "iu":
+            raise InputError(f"op codes must be integers, not {ops.dtype}")
+        bad = np.flatnonzero((ops < 0) | (ops >= len(Op)))
+        if bad.size:
+            i = int(bad[0])
+            raise BatchError(
+                i,
+                f"op {int(ops[i])}",
+                tuple(int(x[i]) for x in cols),
+                f"unknown op code {int(ops[i])} (valid codes are 0..{len(Op) - 1})",
+            )
+        batch = cls()
+        batch._ops = ops.astype(np.int8)
+        batch._args = np.ascontiguousarray(np.stack(cols))
+        return batch
+
+    def _add(self, op: Op, a: int, b: int = 0) -> int:
+        self._rows.append((int(op), int(a), int(b), 0))
+        return len(self) - 1
+
+    def insert_vertex(self, weight: int = 1, block: int = -1) -> int:
+        """A new vertex (block -1: the lightest block); returns its reference."""
+        return ref(self._add(Op.INSERT_VERTEX, weight, block))
+
+    def delete_vertex(self, v: int) -> int:
+        return self._add(Op.DELETE_VERTEX, v)
+
+    def insert_net(self, weight: int = 1) -> int:
+        """A new, empty net; returns its reference."""
+        return ref(self._add(Op.INSERT_NET, weight))
+
+    def delete_net(self, e: int) -> int:
+        return self._add(Op.DELETE_NET, e)
+
+    def insert_pin(self, v: int, e: int) -> int:
+        return self._add(Op.INSERT_PIN, v, e)
+
+    def delete_pin(self, v: int, e: int) -> int:
+        return self._add(Op.DELETE_PIN, v, e)
+
+    def set_vertex_weight(self, v: int, weight: int) -> int:
+        return self._add(Op.SET_VERTEX_WEIGHT, v, weight)
+
+    def set_net_weight(self, e: int, weight: int) -> int:
+        return self._add(Op.SET_NET_WEIGHT, e, weight)
+
+    def extend(self, other: Batch) -> Batch:
+        """Appends the records of ``other``, shifting its references so they stay valid."""
+        ops, args = other.ops, other.args.copy()
+        holds_id = (
+            np.isin(ops, [Op.DELETE_VERTEX, Op.DELETE_NET, Op.INSERT_PIN, Op.DELETE_PIN,
+                          Op.SET_VERTEX_WEIGHT, Op.SET_NET_WEIGHT]),
+            np.isin(ops, [Op.INSERT_PIN, Op.DELETE_PIN]),
+        )  # fmt: skip
+        for col, mask in enumerate(holds_id):
+            args[col, mask & (args[col] < 0)] -= len(self)
+        self._ops = np.concatenate([self.ops, ops])
+        self._args = np.ascontiguousarray(np.concatenate([self.args, args], axis=1))
+        return self
+
+    # ------------------------------------------------------------------ access
+    def _flush(self) -> None:
+        if self._rows:
+            rows = np.array(self._rows, dtype=np.int64).reshape(-1, 4)
+            self._ops = np.concatenate([self._ops, rows[:, 0].astype(np.int8)])
+            self._args = np.ascontiguousarray(np.concatenate([self._args, rows[:, 1:].T], axis=1))
+            self._rows = []
+
+    @property
+    def ops(self) -> np.ndarray:
+        """Op codes (int8, N)."""
+        self._flush()
+        return self._ops
+
+    @property
+    def args(self) -> np.ndarray:
+        """Arguments (int64, shape (3, N)): rows a, b, c."""
+        self._flush()
+        return self._args
+
+    def __len__(self) -> int:
+        return self._ops.shape[0] + len(self._rows)
+
+    def record(self, i: int) -> tuple[Op, int, int, int]:
+        """Record ``i`` as (op, a, b, c)."""
+        ops, args = self.ops, self.args
+        return Op(int(ops[i])), int(args[0, i]), int(args[1, i]), int(args[2, i])
+
+    def describe(self, i: int) -> str:
+        """Record ``i`` in words, e.g. ``delete_pin vertex=5 net=7``."""
+        op, *vals = self.record(i)
+        names = _ARG_NAMES[op]
+        parts = [f"{name}={val}" for name, val in zip(names, vals)]
+        parts += [f"{name}={val}" for name, val in zip("bc", vals[len(names) :]) if val != 0]
+        return " ".join([op.name.lower(), *parts])
+
+    def __repr__(self) -> str:
+        return f"Batch({len(self)} records)"
+
+
+@dataclass(frozen=True)
+class BatchResult:
+    """What a batch did. ``created[r]`` is the id record ``r`` created (-1 for other records);
+    ``touched_vertices`` / ``touched_nets`` are the live vertices / nets that are new or whose pins
+    or weight changed (ascending) — the seeds of incremental refinement."""
+
+    created: np.ndarray
+    touched_vertices: np.ndarray
+    touched_nets: np.ndarray
+    ops: np.ndarray
+
+    @property
+    def new_vertices(self) -> np.ndarray:
+        """Ids of the inserted vertices, in record order."""
+        return self.created[self.ops == Op.INSERT_VERTEX]
+
+    @property
+    def new_nets(self) -> np.ndarray:
+        """Ids of the inserted nets, in record order."""
+        return self.created[self.ops == Op.INSERT_NET]
+
+    def id_of(self, reference: int) -> int:
+        """The id behind a reference returned by ``Batch.insert_vertex`` / ``insert_net``."""
+        return int(self.created[-int(reference) - 1])
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """A compact, immutable copy of the live hypergraph: dense vertex ``i`` is dynamic vertex
+    ``vertex_ids[i]``, dense net ``j`` is dynamic net ``net_ids[j]`` (both ascending)."""
+
+    hypergraph: Hypergraph
+    parts: np.ndarray
+    vertex_ids: np.ndarray
+    net_ids: np.ndarray
+
+
+class DynamicHypergraph:
+    """A hypergraph that changes in batches, with a maintained k-way partition.
+
+    Build it with :meth:`from_hypergraph` or :meth:`from_graph`.
+
+    >>> h = Hypergraph.from_nets([[0, 1, 2], [2, 3]])
+    >>> d = DynamicHypergraph.from_hypergraph(h, [0, 0, 1, 1], k=2)
+    >>> d.cut, d.km1
+    (1, 1)
+    >>> b = Batch()
+    >>> _ = b.delete_pin(2, 0)
+    >>> _ = d.apply(b)
+    >>> d.cut
+    0
+    """
+
+    def __init__(self, impl, backend: Backend):
+        self._impl = impl
+        self.backend = backend
+
+    # ------------------------------------------------------------------ construction
+    @classmethod
+    def from_hypergraph(
+        cls,
+        h: Hypergraph,
+        parts,
+        k: int,
+        epsilon: float = 0.03,
+        *,
+        gamma: int = 1,
+        headroom: float = 0.1,
+        growth: float = 2.0,
+        phi: str = "auto",
+        backend: str = "cpu",
+    ) -> DynamicHypergraph:
+        """Builds the structure from ``h`` and a k-way partition ``parts`` in one pass.
+
+        ``gamma``: spare buckets per list (and the buckets a new vertex or net gets).
+        ``headroom``: extra fraction of ids and buckets preallocated. ``growth``: capacity factor
+        when a pool or an id range is exhausted. ``phi``: ``dense`` (an m x k matrix of int32),
+        ``sparse`` (per net only its blocks: memory ~ sum of connectivities) or ``auto`` (dense
+        up to k = DENSE_PHI_MAX_K).
+        """
+        if not isinstance(h, Hypergraph):
+            raise InputError(f"expected a Hypergraph, got {type(h).__name__}")
+        k = int(k)
+        if k < 1:
+            raise InputError(f"k must be at least 1, got {k}")
+        if not epsilon >= 0:
+            raise InputError(f"epsilon must be non-negative, got {epsilon}")
+        if int(gamma) != gamma or gamma < 0:
+            raise InputError(f"gamma must be a non-negative integer, got {gamma}")
+        if not headroom >= 0:
+            raise InputError(f"headroom must be non-negative, got {headroom}")
+        if not growth > 1:
+            raise InputError(f"growth must be greater than 1, got {growth}")
+        if phi not in ("auto", "dense", "sparse"):
+            raise InputError(f"phi must be 'auto', 'dense' or 'sparse', got '{phi}'")
+        sparse = phi == "sparse" or (phi == "auto" and k > DENSE_PHI_MAX_K)
+        p = check_parts(parts, h.n, k)
+        be = get_backend(backend)
+        impl = be.dynamic_hypergraph(
+            h.eptr, h.eind, h.n, h.vwgt, h.ewgt, p, k, float(epsilon),
+            gamma=int(gamma), headroom=float(headroom), growth=float(growth), sparse_phi=sparse,
+        )  # fmt: skip
+        return cls(impl, be)
+
+    @classmethod
+    def from_graph(cls, g: Graph, parts, k: int, epsilon: float = 0.03, **options):
+        """Builds the structure from a graph: edge ``i`` of ``g.edge_list()`` becomes 2-pin net
+        ``i`` of the edge's weight. Options as in :meth:`from_hypergraph`."""
+        if not isinstance(g, Graph):
+            raise InputError(f"expected a Graph, got {type(g).__name__}")
+        return cls.from_hypergraph(g.to_hypergraph(), parts, k, epsilon, **options)
+
+    # ------------------------------------------------------------------ changes
+    def apply(self, batch: Batch) -> BatchResult:
+        """Validates ``batch`` completely, then applies its records in order.
+
+        Raises :class:`~igpart.errors.BatchError` naming the first invalid record; the structure
+        is then unchanged.
+        """
+        if not isinstance(batch, Batch):
+            raise InputError(f"expected a Batch, got {type(batch).__name__}")
+        ops, args = batch.ops, batch.args
+        try:
+            created, touched_v, touched_e = self._impl.apply(ops, args)
+        except self.backend.record_error as exc:
+            index, reason = exc.args
+            op, *vals = batch.record(index)
+            text = batch.describe(index)
+            raise BatchError(index, op.name.lower(), tuple(vals), reason, text) from None
+        return BatchResult(created, touched_v, touched_e, ops)
+
+    def move(self, vertices, blocks) -> tuple[int, int]:
+        """Moves ``vertices[i]`` to ``blocks[i]`` (in order; all validated first); updates Phi,
+        block weights, cut and km1, and returns the change of (cut, km1)."""
+        vs = np.atleast_1d(np.asarray(vertices))
+        bs = np.atleast_1d(np.asarray(blocks))
+        if vs.ndim != 1 or vs.shape != bs.shape:
+            raise InputError("vertices and blocks must be 1-D arrays of one length")
+        for name, arr in (("vertex", vs), ("block", bs)):
+            if arr.dtype == np.int32:
+                continue
+            if arr.size and arr.dtype.kind not in "iu":
+                raise InputError(f"{name} ids must be integers, not {arr.dtype}")
+            out = np.flatnonzero((arr < -(2**31)) | (arr >= 2**31))
+            if out.size:
+                i = int(out[0])
+                raise BatchError(i, "move", (int(vs[i]), int(bs[i])), f"{name} id out of range")
+        try:
+            return self._impl.move(vs.astype(np.int32), bs.astype(np.int32))
+        except self.backend.record_error as exc:
+            i, reason = exc.args
+            v, b = int(vs[i]), int(bs[i])
+            text = f"move vertex={v} block={b}"
+            raise BatchError(i, "move", (v, b), reason, text) from None
+
+    # ------------------------------------------------------------------ partition state
+    @property
+    def k(self) -> int:
+        return self._impl.k
+
+    @property
+    def epsilon(self) -> float:
+        return self._impl.epsilon
+
+    @property
+    def cut(self) -> int:
+        """Total weight of nets spanning more than one block."""
+        return self._impl.cut
+
+    @property
+    def km1(self) -> int:
+        """Sum of w_e * (lambda_e - 1) over nets."""
+        return self._impl.km1
+
+    @property
+    def block_weights(self) -> np.ndarray:
+        return self._impl.block_weights()
+
+    @property
+    def parts(self) -> np.ndarray:
+        """Block of each vertex id below ``vertex_bound`` (-1 for deleted ids)."""
+        return self._impl.parts()
+
+    @property
+    def total_weight(self) -> int:
+        return self._impl.total_weight
+
+    @property
+    def max_block_weight(self) -> int:
+        """floor((1 + epsilon) * ceil(total weight / k)) for the current total weight."""
+        return self._impl.max_block_weight
+
+    @property
+    def is_balanced(self) -> bool:
+        return bool(self.block_weights.max(initial=0) <= self.max_block_weight)
+
+    def metrics(self) -> dict:
+        """The maintained metrics, keyed as in :func:`igpart.metrics.evaluate` (without soed)."""
+        bw = self.block_weights
+        perfect = -(-self.total_weight // self.k)
+        bound = self.max_block_weight
+        return {
+            "cut": self.cut,
+            "km1": self.km1,
+            "block_weights": bw,
+            "max_block_weight": bound,
+            "imbalance": (float(bw.max()) / perfect - 1.0) if perfect else 0.0,
+            "balanced": bool(bw.max(initial=0) <= bound),
+        }
+
+    def phi(self, e: int) -> np.ndarray:
+        """Phi(e, b), the number of pins of net ``e`` in block b, for every block."""
+        return self._impl.phi(int(e))
+
+    @property
+    def connectivity(self) -> np.ndarray:
+        """lambda_e of each net id below ``net_bound`` (0 for deleted ids)."""
+        return self._impl.connectivity()
+
+    # ------------------------------------------------------------------ structure
+    @property
+    def num_vertices(self) -> int:
+        """Live vertices."""
+        return self._impl.num_vertices
+
+    @property
+    def num_nets(self) -> int:
+        return self._impl.num_nets
+
+    @property
+    def num_pins(self) -> int:
+        return self._impl.num_pins
+
+    @property
+    def vertex_bound(self) -> int:
+        """Vertex ids in use are below this bound (deleted ids included)."""
+        return self._impl.vertex_bound
+
+    @property
+    def net_bound(self) -> int:
+        return self._impl.net_bound
+
+    @property
+    def vertex_alive(self) -> np.ndarray:
+        """Whether each vertex id below ``vertex_bound`` is live (bool)."""
+        return self._impl.vertex_status().astype(bool)
+
+    @property
+    def net_alive(self) -> np.ndarray:
+        return self._impl.net_status().astype(bool)
+
+    @property
+    def vertex_weights(self) -> np.ndarray:
+        """Weight of each vertex id below ``vertex_bound`` (0 for deleted ids)."""
+        return self._impl.vertex_weights()
+
+    @property
+    def net_weights(self) -> np.ndarray:
+        return self._impl.net_weights()
+
+    def nets_of(self, v: int) -> np.ndarray:
+        """Nets of live vertex ``v``, in bucket-slot order."""
+        return self._call(self._impl.nets_of, v)
+
+    def pins_of(self, e: int) -> np.ndarray:
+        """Pins of live net ``e``, in bucket-slot order."""
+        return self._call(self._impl.pins_of, e)
+
+    @staticmethod
+    def _call(fn, x):
+        try:
+            return fn(int(x))
+        except ValueError as exc:
+            raise InputError(str(exc)) from None
+
+    def to_hypergraph(self) -> Snapshot:
+        """A compact copy of the live part: vertices and nets renumbered densely in increasing
+        id order, pins in bucket-slot order, with the id maps and the partition."""
+        eptr, eind, vwgt, ewgt, parts, vertex_ids, net_ids = self._impl.compact()
+        h = Hypergraph(eptr, eind, vertex_ids.size, vwgt, ewgt, check=False)
+        return Snapshot(h, parts, vertex_ids, net_ids)
+
+    @property
+    def stats(self) -> dict:
+        """Pool usage (capacity, used, free, growths per pool), id capacities and growths,
+        free ids, batches and records applied."""
+        s = self._impl.stats()
+        s.update(gamma=self._impl.gamma, phi="sparse" if self._impl.sparse_phi else "dense")
+        return s
+
+    def dump_state(self) -> dict[str, np.ndarray]:
+        """Copies of every array and counter of the structure, for exact comparisons."""
+        return self._impl.dump()
+
+    def check(self) -> None:
+        """Recomputes all derived state from the incidence and raises on any inconsistency."""
+        self._impl.check()
+
+    def __repr__(self) -> str:
+        return (
+            f"DynamicHypergraph(n={self.num_vertices}, m={self.num_nets}, pins={self.num_pins}, "
+            f"k={self.k}, cut={self.cut}, km1={self.km1})"
+        )
+
+
+__all__ = [
+    "DENSE_PHI_MAX_K",
+    "Batch",
+    "BatchResult",
+    "DynamicHypergraph",
+    "Op",
+    "Snapshot",
+    "ref",
+]
