@@ -6,6 +6,9 @@
 
 #include <optional>
 #include <string>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "bindings.h"
 #include "numpy_util.h"
@@ -97,6 +100,22 @@ HgView igp::hg_view(const Arr<int64_t> &eptr, const Arr<int32_t> &eind, const Ar
 }
 
 void igp::bind_partition(py::module_ &m) {
+    m.def(
+        "set_num_threads",
+        [](int threads) {
+            if (threads < 1) throw std::invalid_argument("set_num_threads: threads must be >= 1");
+#ifdef _OPENMP
+            omp_set_num_threads(threads);
+#endif
+        },
+        py::arg("threads"), "Threads of the OpenMP loops of the stage operations.");
+    m.def("get_num_threads", []() {
+#ifdef _OPENMP
+        return omp_get_max_threads();
+#else
+        return 1;
+#endif
+    });
     m.def(
         "block_weights",
         [](Arr<int64_t> vwgt, Arr<int32_t> parts, int32_t k) {
