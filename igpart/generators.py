@@ -49,8 +49,9 @@ def timing_batch(d: DynamicHypergraph, rng: np.random.Generator, size: int = 100
     current state of ``d``: buffer insertions (35%: a new cell and net take over some sinks of
     a net of at least 3 pins), gate sizings (30%: a cell's weight becomes 1..4), gate removals
     (15%: a cell's pins are disconnected, then the cell is deleted) and pin moves (20%: a cell
-    leaves one of its nets and joins another). Records of one batch touch disjoint cells and
-    nets, so they are independent. The batch is valid for ``d`` as it is now.
+    leaves one of its nets and joins a net of a cell it shared that net with: local rewiring).
+    Records of one batch touch disjoint cells and nets, so they are independent. The batch is
+    valid for ``d`` as it is now.
 
     >>> from igpart.dynamic import DynamicHypergraph
     >>> h = random_circuit(500, seed=1)
@@ -109,15 +110,21 @@ def timing_batch(d: DynamicHypergraph, rng: np.random.Generator, size: int = 100
                     b.delete_pin(v, int(e))
                 b.delete_vertex(v)
                 alive_v[v] = False
-        else:  # pin move: v leaves one of its nets and joins another
+        else:  # pin move (local rewiring): v leaves a net and joins a net of a neighbour
             v = live_vertex()
             nets = d.nets_of(v)
             if nets.size == 0 or int(nets[0]) in used_e:
                 continue
-            e2, pins2 = live_net()
-            if v in pins2:
+            u = int(rng.choice(d.pins_of(int(nets[0]))))
+            near = [int(e) for e in d.nets_of(u) if int(e) not in used_e and e not in nets]
+            if u == v or not near:
                 continue
-            used_e.add(int(nets[0]))
+            e2 = near[int(rng.integers(len(near)))]
+            pins2 = d.pins_of(e2)
+            if used_v.intersection(pins2.tolist()):
+                continue
+            used_e.update((int(nets[0]), e2))
+            used_v.update(pins2.tolist())
             b.delete_pin(v, int(nets[0]))
             b.insert_pin(v, e2)
     return b
