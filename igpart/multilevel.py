@@ -69,7 +69,9 @@ class Config:
       ``graph_min_shrink`` (0.10), ``graph_group_size`` (6), ``graph_cluster_weight_factor``.
     ``max_levels``: hard cap on the number of levels.
     Initial partitioning (:mod:`igpart.initial`):
-      ``initial``: ``"metis"`` (pymetis on the clique expansion, ``initial_runs`` seeds),
+      ``initial``: ``"metis"`` (pymetis on the clique expansion, ``initial_runs`` seeds for
+      k <= 64, ``max(1, initial_runs * 64 // k)`` beyond: METIS's time grows with k and so does
+      the coarsest level, which keeps k close to n affordable),
       ``"mtkahypar"`` (Mt-KaHyPar when installed, else METIS) or ``"all"`` (both); every
       candidate is rebalanced and refined, the best balanced one is kept.
       ``initial_max_net_size``: nets above this size are left out of the clique expansion.
@@ -253,6 +255,10 @@ def _bounds(be: Backend, total: int, k: int, epsilon: float):
     return be.asarray(np.full(k, max_block_weight(total, k, epsilon), dtype=np.int64), "int64")
 
 
+def _initial_runs(cfg: Config, k: int) -> int:
+    return max(1, cfg.initial_runs * 64 // k) if k > 64 else cfg.initial_runs
+
+
 def _threads(cfg: Config) -> int:
     if cfg.threads:
         return int(cfg.threads)
@@ -372,7 +378,8 @@ def _multilevel_hypergraph(h: Hypergraph, k: int, epsilon: float, objective: str
     t0 = time.perf_counter()
     coarse_host = hypergraph_from_arrays(be, coarsest)
     parts_host = initial_partition(
-        coarse_host, k, epsilon, objective, seed=seed, method=cfg.initial, runs=cfg.initial_runs,
+        coarse_host, k, epsilon, objective, seed=seed, method=cfg.initial,
+        runs=_initial_runs(cfg, k),
         max_net_size=cfg.initial_max_net_size,
         refine=lambda p: be.to_host(refine(coarsest, be.asarray(p, "int32"))),
         evaluate=lambda p: be.hypergraph_objective(coarsest, be.asarray(p, "int32"), k, objective),
@@ -439,7 +446,7 @@ def _multilevel_graph(g: Graph, k: int, epsilon: float, be: Backend, seed: int, 
     t0 = time.perf_counter()
     parts_host = initial_partition(
         graph_from_arrays(be, coarsest), k, epsilon, "cut", seed=seed, method=cfg.initial,
-        runs=cfg.initial_runs, max_net_size=cfg.initial_max_net_size,
+        runs=_initial_runs(cfg, k), max_net_size=cfg.initial_max_net_size,
         refine=lambda p: be.to_host(refine(coarsest, be.asarray(p, "int32"))),
         evaluate=lambda p: be.graph_edge_cut(coarsest, be.asarray(p, "int32")),
         threads=_threads(cfg),
