@@ -16,5 +16,6 @@ void check_csr(const Arr<int64_t> &ptr, const Arr<int32_t> &ind, int64_t ncols, 
 void bind_basic(py::module_ &m);      // bind_basic.cpp: tokenizer, formatter, CSR, metrics
 void bind_partition(py::module_ &m);  // bind_partition.cpp: multilevel stage operations
 void bind_dynamic(py::module_ &m);    // bind_dynamic.cpp: dynamic hypergraph (incremental engine)
+void bind_netlist(py::module_ &m);    // bind_netlist.cpp: fast flat-Verilog reader
 
 }  // namespace igp
