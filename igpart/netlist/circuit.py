@@ -77,13 +77,21 @@ class _Names:
     inserted again (the entry then points at the new id), so ids are never reused.
     """
 
-    __slots__ = ("names", "index", "alive", "what")
+    __slots__ = ("names", "_index", "alive", "what", "file")
 
-    def __init__(self, names: list[str], what: str, file: str | None):
+    def __init__(self, names: list[str], what: str, file: str | None, check: bool):
         self.names = list(names)
         self.what = what
-        self.index = _index(self.names, what, file)
+        self.file = file
+        self._index = _index(self.names, what, file) if check else None
         self.alive = _Grow(np.ones(len(self.names), dtype=bool))
+
+    @property
+    def index(self) -> dict[str, int]:
+        """name -> id, built on first use (readers guarantee unique names)."""
+        if self._index is None:
+            self._index = _index(self.names, self.what, self.file)
+        return self._index
 
     def live(self, name: str) -> int | None:
         i = self.index.get(name)
@@ -154,12 +162,13 @@ class Circuit:
         pin_net: np.ndarray,
         library: Library | None = None,
         file: str | None = None,
+        check_names: bool = True,
     ):
         self.name = name
         self.file = file
         self.library = library
-        self._insts = _Names(instance_names, "instance", file)
-        self._nets = _Names(net_names, "net", file)
+        self._insts = _Names(instance_names, "instance", file, check_names)
+        self._nets = _Names(net_names, "net", file, check_names)
         self.instance_names = self._insts.names
         self.instance_cells = list(instance_cells)
         self.net_names = self._nets.names
@@ -636,7 +645,7 @@ def _batch_error(k: int, rec, reason: str) -> BatchError:
 
 
 def _index(names: list[str], what: str, file: str | None) -> dict[str, int]:
-    index = {s: i for i, s in enumerate(names)}
+    index = dict(zip(names, range(len(names))))
     if len(index) != len(names):
         seen: set[str] = set()
         for s in names:

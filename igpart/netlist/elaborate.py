@@ -233,9 +233,11 @@ class Elaborator:
             scope[name] = sig
             return
         if width is not None and sig.indices != indices:
-            if sig.indices == [None]:
-                raise self.error(f"'{name}' was first used as a 1-bit net (line {sig.line})", decl)
-            raise self.error(f"'{name}' is declared again with another range", decl)
+            raise self.error(
+                f"'{name}' is declared again with another range (first declared or used at "
+                f"line {sig.line})",
+                decl,
+            )
         if direction is not None:
             if sig.direction is not None and sig.direction != direction:
                 raise self.error(f"'{name}' is declared with two directions", decl)

@@ -48,8 +48,13 @@ def _sorted_table(names: list[str], ids: np.ndarray) -> tuple[list[str], np.ndar
     return table.tolist(), inverse.astype(np.int32)[ids]
 
 
-def build_circuit(raw: RawNetlist, lib: Library | None = None, file: str | None = None) -> Circuit:
-    """The :class:`Circuit` of a raw netlist (pin directions from ``lib`` or inferred)."""
+def build_circuit(
+    raw: RawNetlist, lib: Library | None = None, file: str | None = None, check_names: bool = True
+) -> Circuit:
+    """The :class:`Circuit` of a raw netlist (pin directions from ``lib`` or inferred).
+
+    ``check_names=False`` skips the duplicate-name check of instances and nets (and defers
+    building the name -> id maps to their first use) for readers that already guarantee it."""
     pin_inst = np.asarray(raw.pin_inst, dtype=np.int32)
     pin_net = np.asarray(raw.pin_net, dtype=np.int32)
     port_dir = np.asarray(raw.port_dir, dtype=np.int8)
@@ -84,4 +89,5 @@ def build_circuit(raw: RawNetlist, lib: Library | None = None, file: str | None 
         pin_net,
         library=lib,
         file=file,
+        check_names=check_names,
     )

@@ -61,16 +61,21 @@ def _parser():
 # --------------------------------------------------------------------------- pyverilog path
 def parse_modules(text: str, file: str) -> dict:
     """Module definitions of Verilog ``text`` by name (pyverilog AST nodes)."""
+    text = preprocess(text, file)
+    if not text.strip():
+        raise InputError("no module found (empty file)", file)
     p = _parser()
     p.lexer.lexer.lineno = 1
     try:
-        ast = p.parse(preprocess(text, file))
+        ast = p.parse(text)
     except InputError:
         raise
     except Exception as exc:  # pyverilog's ParseError and lexer errors
         msg = str(exc)
         m = re.search(r"line:(\d+)", msg)
         reason = re.sub(r"^\s*\S*line:\d+:\s*", "", msg) or "syntax error"
+        if "at end of input" in reason:
+            reason = "unexpected end of file"
         raise InputError(
             f"Verilog syntax error: {reason}", file, int(m.group(1)) if m else None
         ) from None
@@ -176,6 +181,8 @@ def parse_verilog(
     if parser in ("auto", "fast"):
         try:
             raw = raw_fast(data, file, top)
+            # the C++ reader rejects duplicate instance names; nets are unique by construction
+            return build_circuit(raw, library, file, check_names=False)
         except Unsupported as exc:
             if parser == "fast":
                 raise InputError(

@@ -6,6 +6,7 @@
 // unsupported and read by pyverilog instead.
 #include "verilog.h"
 
+#include <algorithm>
 #include <cstring>
 #include <string_view>
 
@@ -18,69 +19,115 @@ namespace {
 using sv = std::string_view;
 
 inline uint64_t hash_sv(sv s) {
-    uint64_t h = 1469598103934665603ull ^ (s.size() * 0x9E3779B97F4A7C15ull);
+    uint64_t h = 0x9E3779B97F4A7C15ull ^ s.size();
     size_t i = 0;
     for (; i + 8 <= s.size(); i += 8) {
         uint64_t w;
         std::memcpy(&w, s.data() + i, 8);
-        h = (h ^ w) * 0x100000001B3ull;
-        h ^= h >> 29;
+        h = (h ^ w) * 0xff51afd7ed558ccdull;
+        h ^= h >> 32;
     }
     uint64_t w = 0;
     std::memcpy(&w, s.data() + i, s.size() - i);
-    h = (h ^ w) * 0x9E3779B97F4A7C15ull;
-    return h ^ (h >> 32);
+    h ^= w;
+    // murmur3 finaliser: every output bit depends on every input bit
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ull;
+    h ^= h >> 33;
+    return h;
 }
 
-// Open-addressing map string_view -> int32 (keys point into the input buffer).
+// Open-addressing map from identifiers of the input buffer to int32. A slot is 32 bytes: 32 bits
+// of the key's hash, its offset and length in the buffer, the value and the key's first 16
+// bytes, so that a probe of a short key never touches the (cold) buffer where it was declared.
 class NameMap {
    public:
-    explicit NameMap(size_t expect = 16) {
+    NameMap(const char *base, size_t expect) : base_(base) {
         size_t cap = 16;
         while (cap < expect * 2) cap <<= 1;
-        keys_.resize(cap);
-        vals_.assign(cap, -1);
+        slots_.assign(cap, Slot{});
     }
     // value of key, or -1
     int32_t get(sv key) const {
-        size_t mask = keys_.size() - 1, i = hash_sv(key) & mask;
-        while (vals_[i] >= 0) {
-            if (keys_[i] == key) return vals_[i];
-            i = (i + 1) & mask;
+        uint64_t h = hash_sv(key);
+        uint32_t h32 = static_cast<uint32_t>(h >> 32);
+        size_t mask = slots_.size() - 1, i = h & mask;
+        for (;; i = (i + 1) & mask) {
+            const Slot &s = slots_[i];
+            if (s.val < 0) return -1;
+            if (s.hash == h32 && same(s, key)) return s.val;
         }
-        return -1;
     }
     // inserts key -> val unless present; returns the value stored
     int32_t insert(sv key, int32_t val) {
-        if ((size_ + 1) * 2 > keys_.size()) grow();
-        size_t mask = keys_.size() - 1, i = hash_sv(key) & mask;
-        while (vals_[i] >= 0) {
-            if (keys_[i] == key) return vals_[i];
-            i = (i + 1) & mask;
+        if ((size_ + 1) * 2 > slots_.size()) grow();
+        uint64_t h = hash_sv(key);
+        uint32_t h32 = static_cast<uint32_t>(h >> 32);
+        size_t mask = slots_.size() - 1, i = h & mask;
+        for (;; i = (i + 1) & mask) {
+            Slot &s = slots_[i];
+            if (s.val < 0) {
+                s = Slot{h32, static_cast<uint32_t>(key.data() - base_),
+                         static_cast<uint32_t>(key.size()), val, {}};
+                std::memcpy(s.head, key.data(), std::min<size_t>(key.size(), sizeof(s.head)));
+                ++size_;
+                return val;
+            }
+            if (s.hash == h32 && same(s, key)) return s.val;
         }
-        keys_[i] = key;
-        vals_[i] = val;
-        ++size_;
-        return val;
     }
     size_t size() const { return size_; }
 
    private:
-    void grow() {
-        std::vector<sv> k;
-        std::vector<int32_t> v;
-        k.swap(keys_);
-        v.swap(vals_);
-        keys_.resize(k.size() * 2);
-        vals_.assign(k.size() * 2, -1);
-        size_ = 0;
-        for (size_t i = 0; i < k.size(); ++i)
-            if (v[i] >= 0) insert(k[i], v[i]);
+    struct Slot {
+        uint32_t hash = 0, off = 0, len = 0;
+        int32_t val = -1;
+        char head[16] = {};
+    };
+    bool same(const Slot &s, sv key) const {
+        if (s.len != key.size()) return false;
+        if (s.len <= sizeof(s.head)) return std::memcmp(s.head, key.data(), s.len) == 0;
+        return std::memcmp(s.head, key.data(), sizeof(s.head)) == 0 &&
+               std::memcmp(base_ + s.off + sizeof(s.head), key.data() + sizeof(s.head),
+                           s.len - sizeof(s.head)) == 0;
     }
-    std::vector<sv> keys_;
-    std::vector<int32_t> vals_;
+    void grow() {
+        std::vector<Slot> old;
+        old.swap(slots_);
+        slots_.assign(old.size() * 2, Slot{});
+        size_t mask = slots_.size() - 1;
+        for (const Slot &s : old) {
+            if (s.val < 0) continue;
+            sv key(base_ + s.off, s.len);
+            size_t i = hash_sv(key) & mask;
+            while (slots_[i].val >= 0) i = (i + 1) & mask;
+            slots_[i] = s;
+        }
+    }
+    const char *base_;
+    std::vector<Slot> slots_;
     size_t size_ = 0;
 };
+
+// Verilog keywords that cannot start a structural module item here.
+bool is_keyword(sv w) {
+    for (char c : w)
+        if (!(c >= 'a' && c <= 'z') && !(c >= '0' && c <= '1')) return false;
+    static const char *kws[] = {
+        "always",  "initial",   "parameter", "localparam",  "genvar",   "generate", "endgenerate",
+        "function", "task",     "specify",   "defparam",    "supply0",  "supply1",  "integer",
+        "real",    "time",      "event",     "wand",        "wor",      "tri0",     "tri1",
+        "triand",  "trior",     "trireg",    "module",      "primitive", "macromodule", "and",
+        "or",      "nand",      "nor",       "xor",         "xnor",     "not",      "buf",
+        "bufif0",  "bufif1",    "notif0",    "notif1",      "pullup",   "pulldown", "begin",
+        "end",     "case",      "if",        "for",         "while",    "endfunction", "endtask",
+        "logic",   "bit",       "interface", "package",     "import",   "specparam", "config"};
+    for (const char *k : kws)
+        if (w == k) return true;
+    return false;
+}
 
 struct Signal {
     int32_t first_bit;
@@ -99,11 +146,16 @@ struct Unsupported {
 
 class Reader {
    public:
-    Reader(const char *buf, int64_t len) : p_(buf), end_(buf + len), signals_map_(1024) {
-        // rough sizing from the file size: ~1 instance per 80 bytes
-        size_t est = static_cast<size_t>(len / 80 + 16);
+    Reader(const char *buf, int64_t len)
+        : p_(buf),
+          end_(buf + len),
+          // rough sizing from the file size (~1 instance and 1 net per 100 bytes); maps grow
+          signals_map_(buf, static_cast<size_t>(len / 128 + 16)),
+          inst_map_(buf, static_cast<size_t>(len / 128 + 16)),
+          cell_map_(buf, 256),
+          pin_map_(buf, 256) {
+        size_t est = static_cast<size_t>(len / 100 + 16);
         insts_.reserve(est);
-        inst_map_ = NameMap(est);
         r_.pin_inst.reserve(est * 3);
         r_.pin_name.reserve(est * 3);
         r_.pin_net.reserve(est * 3);
@@ -111,7 +163,6 @@ class Reader {
         r_.inst_names.reserve(static_cast<size_t>(len / 8));
         r_.net_names.reserve(static_cast<size_t>(len / 10));
         signals_.reserve(est);
-        signals_map_ = NameMap(est);
     }
 
     FlatNetlist run() {
@@ -160,12 +211,13 @@ class Reader {
             }
             if (p_ + 1 < end_ && p_[0] == '/' && p_[1] == '*') {
                 const char *q = p_ + 2;
+                int64_t start = line_;
                 while (q + 1 < end_ && !(q[0] == '*' && q[1] == '/')) {
                     if (*q == '\n') ++line_;
                     ++q;
                 }
                 if (q + 1 >= end_) {
-                    tok_line_ = line_;
+                    tok_line_ = start;
                     fail("unterminated /* comment");
                 }
                 p_ = q + 2;
@@ -273,8 +325,8 @@ class Reader {
     NameMap signals_map_;
     std::vector<sv> insts_;
     NameMap inst_map_;
-    NameMap cell_map_{256};
-    NameMap pin_map_{256};
+    NameMap cell_map_;
+    NameMap pin_map_;
     int32_t nbits_ = 0;
     int32_t const_bit_[2] = {-1, -1};
     std::vector<sv> header_ports_;
@@ -288,8 +340,9 @@ class Reader {
     }
 
     int32_t declare_signal(sv name, bool ranged, int32_t msb, int32_t lsb, int8_t dir) {
-        int32_t s = signals_map_.get(name);
-        if (s < 0) {
+        int32_t fresh = static_cast<int32_t>(signals_.size());
+        int32_t s = signals_map_.insert(name, fresh);
+        if (s == fresh) {
             Signal sig{nbits_, msb, lsb, ranged, dir, tok_line_};
             if (!ranged) {
                 new_bit_named(name);
@@ -304,18 +357,13 @@ class Reader {
                     if (i == lsb) break;
                 }
             }
-            s = static_cast<int32_t>(signals_.size());
             signals_.push_back(sig);
-            signals_map_.insert(name, s);
             return s;
         }
         Signal &sig = signals_[s];
-        if (ranged && !(sig.ranged && sig.msb == msb && sig.lsb == lsb)) {
-            if (!sig.ranged)
-                fail("'" + std::string(name) + "' was first used as a 1-bit net (line " +
-                     std::to_string(sig.line) + ")");
-            fail("'" + std::string(name) + "' is declared again with another range");
-        }
+        if (ranged && !(sig.ranged && sig.msb == msb && sig.lsb == lsb))
+            fail("'" + std::string(name) + "' is declared again with another range (first declared or used at line " +
+                 std::to_string(sig.line) + ")");
         if (dir >= 0) {
             if (sig.dir >= 0 && sig.dir != dir)
                 fail("'" + std::string(name) + "' is declared with two directions");
@@ -485,21 +533,6 @@ class Reader {
             return;
         }
     }
-    bool is_keyword(sv w) const {
-        static const char *kws[] = {
-            "always",   "initial",   "parameter", "localparam", "genvar",   "generate", "endgenerate",
-            "function", "task",      "specify",   "defparam",   "supply0",  "supply1",  "integer",
-            "real",     "time",      "event",     "wand",       "wor",      "tri0",     "tri1",
-            "triand",   "trior",     "trireg",    "module",     "primitive", "macromodule", "and",
-            "or",       "nand",      "nor",       "xor",        "xnor",     "not",      "buf",
-            "bufif0",   "bufif1",    "notif0",    "notif1",     "pullup",   "pulldown", "begin",
-            "end",      "case",      "if",        "for",        "while",    "endfunction", "endtask",
-            "logic",    "bit",       "interface", "package",    "import"};
-        for (const char *k : kws)
-            if (w == k) return true;
-        return false;
-    }
-
     void parse_module() {
         next();
         if (!is_kw("module")) {
@@ -622,6 +655,14 @@ class Reader {
 
 }  // namespace
 
-FlatNetlist read_flat_verilog(const char *buf, int64_t len) { return Reader(buf, len).run(); }
+FlatNetlist read_flat_verilog(const char *buf, int64_t len) {
+    if (len >= (int64_t(1) << 32)) {
+        FlatNetlist out;
+        out.unsupported = "files of 4 GB or more";
+        out.line = 1;
+        return out;
+    }
+    return Reader(buf, len).run();
+}
 
 }  // namespace igp
