@@ -26,5 +26,6 @@ void bind_basic(py::module_ &m);      // bind_basic.cpp: tokenizer, formatter, C
 void bind_partition(py::module_ &m);  // bind_partition.cpp: multilevel stage operations
 void bind_dynamic(py::module_ &m);    // bind_dynamic.cpp: dynamic hypergraph (incremental engine)
 void bind_community(py::module_ &m);  // bind_community.cpp: community detection (Louvain)
+void bind_netlist(py::module_ &m);    // bind_netlist.cpp: fast flat-Verilog reader
 
 }  // namespace igp
