@@ -118,39 +118,43 @@ def mode_mtk(args) -> dict:
         print(f"\n{path.name}: {h.n:,} vertices, {h.m:,} nets, {h.num_pins:,} pins "
               f"(built in {time.perf_counter() - t0:.1f} s)", flush=True)
         for k in args.ks:
-            g = run_igpart(h, k, be, args.seed, args.config)
             m = run_mtk(path, h, k, args.threads, args.seed)
-            row = {"input": path.name, "n": h.n, "pins": h.num_pins, "k": k, "gpu": g, "mtk": m,
-                   "speedup": m["seconds"] / g["seconds"], "cut_ratio": g["cut"] / max(m["cut"], 1)}
-            rows.append(row)
-            ph = "  ".join(f"{a} {b:.3f}" for a, b in g["phases"].items())
-            print(f"  k={k:<3} igpart-gpu {g['seconds']:7.3f} s cut {g['cut']:>8} "
-                  f"{'ok' if g['balanced'] else 'UNBALANCED'} | mtk-{args.threads} "
-                  f"{m['seconds']:7.3f} s cut {m['cut']:>8} {'ok' if m['balanced'] else 'UNBAL'}"
-                  f" | speedup {row['speedup']:5.2f}x cut ratio {row['cut_ratio']:.3f}",
-                  flush=True)
-            print(f"        phases: {ph}", flush=True)
-            print(f"        levels {g['levels']}, launches per level {g['launches_per_level']}",
-                  flush=True)
+            print(f"  k={k:<3} mtk-{args.threads} {m['seconds']:7.3f} s cut {m['cut']:>8} "
+                  f"{'ok' if m['balanced'] else 'UNBALANCED'}", flush=True)
+            for variant, cfg in args.variants.items():
+                g = run_igpart(h, k, be, args.seed, cfg)
+                row = {"input": path.name, "n": h.n, "pins": h.num_pins, "k": k,
+                       "variant": variant, "gpu": g, "mtk": m,
+                       "speedup": m["seconds"] / g["seconds"],
+                       "cut_ratio": g["cut"] / max(m["cut"], 1)}
+                rows.append(row)
+                ph = "  ".join(f"{a} {b:.3f}" for a, b in g["phases"].items())
+                print(f"        igpart-gpu[{variant}] {g['seconds']:7.3f} s cut {g['cut']:>8} "
+                      f"{'ok' if g['balanced'] else 'UNBALANCED'} | speedup "
+                      f"{row['speedup']:5.2f}x cut ratio {row['cut_ratio']:.3f}", flush=True)
+                print(f"          phases: {ph}", flush=True)
+                print(f"          levels {g['levels']}, launches per level "
+                      f"{g['launches_per_level']}", flush=True)
         path.unlink()
-    print("\n| input | vertices | pins | k | igpart-gpu s | Mt-KaHyPar s | speedup | "
+    print("\n| input | vertices | pins | k | variant | igpart-gpu s | Mt-KaHyPar s | speedup | "
           "igpart cut | MtK cut | cut ratio | valid |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+    print("|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---|")
     for r in rows:
         ok = "yes" if r["gpu"]["balanced"] and r["mtk"]["balanced"] else "NO"
-        print(f"| {r['input']} | {r['n']:,} | {r['pins']:,} | {r['k']} | "
+        print(f"| {r['input']} | {r['n']:,} | {r['pins']:,} | {r['k']} | {r['variant']} | "
               f"{r['gpu']['seconds']:.3f} | {r['mtk']['seconds']:.3f} | {r['speedup']:.2f}x | "
               f"{r['gpu']['cut']} | {r['mtk']['cut']} | {r['cut_ratio']:.3f} | {ok} |")
-    big = [r for r in rows if r["n"] >= 2_000_000]
-    print("\nOn inputs >= 2M vertices:")
-    for k in args.ks:
-        sel = [r for r in big if r["k"] == k]
-        if sel:
-            print(f"  k={k}: speedup min {min(r['speedup'] for r in sel):.2f}x, geomean "
-                  f"{geomean([r['speedup'] for r in sel]):.2f}x; cut ratio geomean "
-                  f"{geomean([r['cut_ratio'] for r in sel]):.3f}")
-    if big:
-        print(f"  all k: cut ratio geomean {geomean([r['cut_ratio'] for r in big]):.3f}")
+    for variant in args.variants:
+        big = [r for r in rows if r["n"] >= 2_000_000 and r["variant"] == variant]
+        print(f"\nOn inputs >= 2M vertices, variant {variant}:")
+        for k in args.ks:
+            sel = [r for r in big if r["k"] == k]
+            if sel:
+                print(f"  k={k}: speedup min {min(r['speedup'] for r in sel):.2f}x, geomean "
+                      f"{geomean([r['speedup'] for r in sel]):.2f}x; cut ratio geomean "
+                      f"{geomean([r['cut_ratio'] for r in sel]):.3f}")
+        if big:
+            print(f"  all k: cut ratio geomean {geomean([r['cut_ratio'] for r in big]):.3f}")
     return {"rows": rows}
 
 
@@ -190,7 +194,9 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=16)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--config", type=json.loads, default=None,
-                    help="igpart Config overrides as JSON")
+                    help="igpart Config overrides as JSON (mode cpu)")
+    ap.add_argument("--variants", type=json.loads, default={"default": {}},
+                    help='mode mtk: igpart variants as JSON {"name": {Config overrides}}')
     ap.add_argument("--workdir", default="/tmp/igpart_gpu_bench")
     ap.add_argument("--commit", default=os.environ.get("IGPART_COMMIT", "unknown"))
     ap.add_argument("--json", help="write all numbers to this file")

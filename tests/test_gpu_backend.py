@@ -137,7 +137,7 @@ def test_refinement_on_a_large_random_level(gpu):
     eptr = np.concatenate([h.eptr, [big.size]])
     h = igpart.Hypergraph(eptr, big, h.n)
     for k in (2, 16, 1000):
-        bounds = bounds_for(h.total_weight, k)
+        bounds = bounds_for(h.total_weight, k, 0.03 if k < 1000 else 0.5)
         parts = (np.arange(h.n) % k).astype(np.int32)
         rng.shuffle(parts)
         for obj in ("cut", "km1"):
@@ -152,6 +152,41 @@ def test_refinement_on_a_large_random_level(gpu):
     np.testing.assert_array_equal(host(c.eind), r.eind)
     np.testing.assert_array_equal(host(c.vind), r.vind)
     assert nc < 0.5 * h.n
+
+
+@SOME
+@given(hypergraphs(max_n=60), st.integers(1, 60), st.sampled_from([1.5, 2.5, 100.0]),
+       st.booleans(), st.booleans(), st.integers(0, 3))
+def test_gpu_clustering_postconditions(gpu, h, mcw, shrink, penalty, use_comm, seed):
+    ha = gpu.hypergraph_arrays(h)
+    comm = (np.arange(h.n, dtype=np.int32) % 3) if use_comm else None
+    cmap, nc = gpu.cluster_hypergraph(ha, mcw, communities=None if comm is None else
+                                      gpu.asarray(comm, "int32"), max_shrink=shrink,
+                                      weight_penalty=penalty, seed=seed)
+    cmap = host(cmap)
+    assert cmap.dtype == np.int32 and set(np.unique(cmap)) == set(range(nc))
+    sizes = np.bincount(cmap, minlength=nc)
+    weights = np.bincount(cmap, weights=h.vwgt, minlength=nc)
+    assert np.all((weights <= mcw) | (sizes == 1))
+    if comm is not None:
+        label = np.zeros(nc, dtype=np.int32)
+        label[cmap] = comm
+        assert np.array_equal(label[cmap], comm)
+    for c in np.flatnonzero(sizes > 1)[:5]:  # members share a net with another member
+        members = set(np.flatnonzero(cmap == c).tolist())
+        for v in members:
+            assert ({int(u) for e in h.nets_of(v) for u in h.net(e)} - {v}) & members
+
+
+def test_gpu_communities_cover_every_vertex(gpu):
+    from igpart.kernels.gpu import GpuBackend
+
+    h = random_hypergraph(np.random.default_rng(2), 3000, 3300, max_size=5)
+    small = GpuBackend(community_host_max=500)  # coarsens on the GPU before Louvain
+    comm = host(small.communities(small.hypergraph_arrays(h)))
+    assert comm.shape == (h.n,) and set(np.unique(comm)) == set(range(int(comm.max()) + 1))
+    direct = host(gpu.communities(gpu.hypergraph_arrays(h)))
+    np.testing.assert_array_equal(direct, CPU.communities(CPU.hypergraph_arrays(h)))
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -44,12 +44,18 @@ class GpuBackend(Backend):
     #: Default size limit (pins) of the levels on which FM runs (on the host).
     FM_HOST_MAX_PINS = 400_000
 
-    def __init__(self, fm_host_max_pins: int | None = None) -> None:
+    #: Default size limit (vertices) of the level on which Louvain runs (on the host).
+    COMMUNITY_HOST_MAX = 30_000
+
+    def __init__(self, fm_host_max_pins: int | None = None,
+                 community_host_max: int | None = None) -> None:
         from ..cpu import CpuBackend
 
         self.cpu = CpuBackend()
         self.fm_host_max_pins = (self.FM_HOST_MAX_PINS if fm_host_max_pins is None
                                  else int(fm_host_max_pins))
+        self.community_host_max = (self.COMMUNITY_HOST_MAX if community_host_max is None
+                                   else int(community_host_max))
         self._host: dict[int, object] = {}
         #: launches issued between two contractions (one entry per level built)
         self.level_launches: list[int] = []
@@ -183,6 +189,41 @@ class GpuBackend(Backend):
                 raise ValueError(f"coarsen_hypergraph: communities must be 1-D of length {hg.n}")
         return _hypergraph.coarsen(hg, int(max_cluster_weight), int(group_size),
                                    int(max_net_size), comm, int(seed))
+
+    def cluster_hypergraph(self, hg: HypergraphArrays, max_cluster_weight: int, *,
+                           max_net_size: int = 1000, communities=None, max_shrink: float = 2.5,
+                           weight_penalty: bool = False, seed: int = 0):
+        """The parallel variant of cluster-aware heavy-edge clustering (see
+        ``_hypergraph.cluster``): same postconditions as ``coarsen_hypergraph``."""
+        comm = None
+        if communities is not None:
+            comm = cp.asarray(communities, dtype=cp.int32)
+            if comm.shape != (hg.n,):
+                raise ValueError(f"cluster_hypergraph: communities must be 1-D of length {hg.n}")
+        if not max_shrink > 1.0:
+            raise ValueError("cluster_hypergraph: max_shrink must be greater than 1")
+        return _hypergraph.cluster(hg, int(max_cluster_weight), int(max_net_size), comm,
+                                   float(max_shrink), bool(weight_penalty), int(seed))
+
+    def communities(self, hg: HypergraphArrays, *, max_net_size: int = 50, max_levels: int = 8,
+                    max_passes: int = 8, min_move_fraction: float = 0.01, seed: int = 0):
+        """Louvain communities (the C++ implementation) computed on a level the GPU first
+        coarsens to at most ``community_host_max`` vertices, projected back to ``hg``."""
+        maps = []
+        cur = hg
+        while cur.n > self.community_host_max:
+            cmap, nc = _hypergraph.cluster(cur, cur.total_weight, max_net_size, None, 4.0, False,
+                                           seed)
+            if nc > 0.9 * cur.n:
+                break
+            maps.append(cmap)
+            cur = _hypergraph.contract(cur, cmap, nc)
+        comm = self.asarray(self.cpu.communities(
+            self._host_copy(cur), max_net_size=max_net_size, max_levels=max_levels,
+            max_passes=max_passes, min_move_fraction=min_move_fraction, seed=seed), "int32")
+        for cmap in reversed(maps):
+            comm = comm[cmap]
+        return comm
 
     def contract_hypergraph(self, hg: HypergraphArrays, cmap, nc: int) -> HypergraphArrays:
         cmap = self._cmap(cmap, hg.n, int(nc), "contract_hypergraph")

@@ -43,7 +43,9 @@ def group_vertices(best, n: int, vwgt, mcw: int, group_size: int, mirror: bool):
         changed.fill(0)
         STATS.add()
         for _ in range(GROUP_BATCH):
-            launch("coarsen", "group_step", n, (i64(n), best, comb, i32(it), changed))
+            prev = comb.copy()
+            STATS.add()
+            launch("coarsen", "group_step", n, (i64(n), best, prev, comb, i32(it), changed))
             it += 1
         if not int(changed[0]):
             break
@@ -74,6 +76,52 @@ def coarsen(hg: HypergraphArrays, mcw: int, group_size: int, max_net_size: int, 
                                      i64(mcw), i64(max_net_size), comm, i64(seed), best),
            warps=True)
     return group_vertices(best, n, hg.vwgt, mcw, group_size, mirror=False)
+
+
+#: Cluster-aware clustering: at most this many members per cluster and rounds per level.
+CLUSTER_MAX_SIZE = 8
+CLUSTER_ROUNDS = 4
+
+
+def cluster(hg: HypergraphArrays, mcw: int, max_net_size: int, communities, max_shrink: float,
+            weight_penalty: bool, seed: int):
+    """Parallel cluster-aware heavy-edge clustering: rounds in which every vertex still alone
+    rates its neighbours' clusters (room for it: weight, CLUSTER_MAX_SIZE members; same
+    community), mutual choices of lone vertices pair up and lone vertices join the existing
+    cluster of their choice (atomics); stops once ``n / max_shrink`` clusters remain or a round
+    changes nothing. Clusters are numbered by ascending representative. Returns (cmap, nc)."""
+    n = hg.n
+    if n == 0:
+        return cp.zeros(0, dtype=cp.int32), 0
+    ids = cp.arange(n, dtype=cp.int32)
+    rep = ids.copy()
+    cw = hg.vwgt.copy()
+    csize = cp.ones(n, dtype=cp.int32)
+    best = cp.empty(n, dtype=cp.int32)
+    joined = cp.zeros(1, dtype=cp.int32)
+    comm = NULL if communities is None else communities
+    STATS.add(6)
+    nc = n
+    for r in range(CLUSTER_ROUNDS):
+        single = (rep == ids) & (csize == 1)
+        STATS.add(3)
+        launch("coarsen", "cluster_rate", n, (
+            i64(n), hg.eptr, hg.eind, hg.ewgt, hg.vptr, hg.vind, hg.vwgt, rep, cw, csize, single,
+            i64(mcw), i32(CLUSTER_MAX_SIZE), i64(max_net_size), comm, i64(seed + r),
+            i32(int(weight_penalty)), best), warps=True)
+        joined.fill(0)
+        STATS.add()
+        launch("coarsen", "cluster_join", n, (i64(n), best, single, hg.vwgt, i64(mcw),
+                                              i32(CLUSTER_MAX_SIZE), rep, cw, csize, joined))
+        j = int(joined[0])
+        nc -= j
+        if j == 0 or nc <= n / max_shrink:
+            break
+    root = rep == ids
+    dense = cp.cumsum(root, dtype=cp.int32) - 1
+    cmap = dense[rep]
+    STATS.add(4)
+    return cmap, int(dense[-1]) + 1
 
 
 # ------------------------------------------------------------------------------ contraction
