@@ -235,6 +235,28 @@ def cmd_demo(args) -> int:
     return 0 if valid else 3
 
 
+def cmd_generate(args) -> int:
+    from .generators import inflate
+    from .io import write_hgr
+
+    h = _load(args.source, "hgr")
+    if not isinstance(h, Hypergraph):
+        raise IgpartError(f"{args.source}: generate --from needs a hypergraph (.hgr)")
+    try:
+        big = inflate(h, args.scale, seed=args.seed, cross_fraction=args.cross_fraction,
+                      extra_fraction=args.extra_fraction)
+    except ValueError as exc:
+        raise IgpartError(str(exc)) from None
+    write_hgr(big, args.output)
+    d = {"file": args.output, "vertices": big.n, "nets": big.m, "pins": big.num_pins,
+         "scale": args.scale, "seed": args.seed}
+    if args.json:
+        print(json.dumps(d))
+    else:
+        _print_table(d)
+    return 0
+
+
 def cmd_bench(args) -> int:
     from . import bench
 
@@ -363,6 +385,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--vertices", type=int, default=20000)
     _add_partition_options(p, k_required=False)
     p.set_defaults(func=cmd_demo)
+
+    p = sub.add_parser(
+        "generate",
+        help="a large hypergraph from copies of a small one (HyperG-style inflation, seeded)",
+    )
+    p.add_argument("--from", dest="source", required=True, help="source .hgr file")
+    p.add_argument("--scale", type=int, required=True, help="number of copies")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--cross-fraction", type=float, default=0.002,
+                   help="cross-copy nets per source net and copy")
+    p.add_argument("--extra-fraction", type=float, default=0.001,
+                   help="random extra nets per source net and copy")
+    p.add_argument("-o", "--output", required=True, help=".hgr file to write")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_generate)
     return ap
 
 
