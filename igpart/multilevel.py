@@ -56,6 +56,10 @@ class Config:
       ``community_max_net_size`` pins, ``community_levels`` levels, ``community_passes`` passes);
       applies to both coarsening methods.
       ``contraction_limit``: stop once a level has fewer than ``contraction_limit * k`` vertices.
+      igpart ships 40 rather than HyperG's / Mt-KaHyPar's 160: the initial partitioner (METIS on
+      the clique expansion) is weaker than the multilevel refinement on hypergraph levels, so
+      coarsening further is both better (ISPD98 geomean cut ratio vs Mt-KaHyPar 1.020 -> 1.015,
+      k = 64: 1.058 -> 1.036) and faster; ``Config(contraction_limit=160)`` restores the paper's.
       ``min_shrink``: stop when a level removes less than this fraction of its vertices.
       ``rating_max_net_size``: nets with more pins are ignored by the rating.
       ``cluster_weight_factor``: a coarse vertex weighs at most
@@ -65,10 +69,14 @@ class Config:
       ``graph_min_shrink`` (0.10), ``graph_group_size`` (6), ``graph_cluster_weight_factor``.
     ``max_levels``: hard cap on the number of levels.
     Initial partitioning (:mod:`igpart.initial`):
-      ``initial``: ``"metis"`` (pymetis on the clique expansion, ``initial_runs`` seeds),
+      ``initial``: ``"metis"`` (pymetis on the clique expansion, ``initial_runs`` seeds for
+      k <= 64, ``max(1, initial_runs * 64 // k)`` beyond: METIS's time grows with k and so does
+      the coarsest level, which keeps k close to n affordable),
       ``"mtkahypar"`` (Mt-KaHyPar when installed, else METIS) or ``"all"`` (both); every
       candidate is rebalanced and refined, the best balanced one is kept.
       ``initial_max_net_size``: nets above this size are left out of the clique expansion.
+      ``threads``: candidates run concurrently on this many threads (0: as many as the C++
+      backend's OpenMP threads); the result does not depend on it.
     Refinement:
       ``refine_rounds``: maximum rounds of sequence-based refinement per level (HyperG §3.2).
       ``fm``: run the boundary FM pass after the sequence refinement (hypergraphs and graphs).
@@ -85,7 +93,7 @@ class Config:
     community_passes: int = 8
     max_shrink: float = 2.5
     weight_penalty: bool = False
-    contraction_limit: int = 160
+    contraction_limit: int = 40
     min_shrink: float = 0.05
     group_size: int = 4
     rating_max_net_size: int = 1000
@@ -96,8 +104,9 @@ class Config:
     graph_cluster_weight_factor: float = 1.0
     max_levels: int = 64
     initial: str = "metis"
-    initial_runs: int = 4
+    initial_runs: int = 8
     initial_max_net_size: int = 100
+    threads: int = 0
     refine_rounds: int = 16
     fm: bool = True
     fm_rounds: int = 4
@@ -126,7 +135,7 @@ class Config:
             if not isinstance(v, (int, np.integer)) or v < 1:
                 raise InputError(f"config.{name} must be a positive integer, got {v!r}")
         for name in ("refine_rounds", "fm_rounds", "fm_max_fruitless_moves", "vcycles",
-                     "graph_refine_rounds"):
+                     "graph_refine_rounds", "threads"):
             v = getattr(self, name)
             if not isinstance(v, (int, np.integer)) or v < 0:
                 raise InputError(f"config.{name} must be a non-negative integer, got {v!r}")
@@ -244,6 +253,18 @@ def partition(
 # ---------------------------------------------------------------------------------- helpers
 def _bounds(be: Backend, total: int, k: int, epsilon: float):
     return be.asarray(np.full(k, max_block_weight(total, k, epsilon), dtype=np.int64), "int64")
+
+
+def _initial_runs(cfg: Config, k: int) -> int:
+    return max(1, cfg.initial_runs * 64 // k) if k > 64 else cfg.initial_runs
+
+
+def _threads(cfg: Config) -> int:
+    if cfg.threads:
+        return int(cfg.threads)
+    from .kernels import _cpu
+
+    return int(_cpu.get_num_threads())
 
 
 def _max_cluster_weight(total: int, k: int, limit: int, factor: float, bound: int) -> int:
@@ -364,10 +385,12 @@ def _multilevel_hypergraph(h: Hypergraph, k: int, epsilon: float, objective: str
     t0 = time.perf_counter()
     coarse_host = hypergraph_from_arrays(be, coarsest)
     parts_host = initial_partition(
-        coarse_host, k, epsilon, objective, seed=seed, method=cfg.initial, runs=cfg.initial_runs,
+        coarse_host, k, epsilon, objective, seed=seed, method=cfg.initial,
+        runs=_initial_runs(cfg, k),
         max_net_size=cfg.initial_max_net_size,
         refine=lambda p: be.to_host(refine(coarsest, be.asarray(p, "int32"))),
         evaluate=lambda p: be.hypergraph_objective(coarsest, be.asarray(p, "int32"), k, objective),
+        threads=_threads(cfg),
     )
     timer.add("initial", t0)
     parts = be.asarray(parts_host, "int32")
@@ -430,9 +453,10 @@ def _multilevel_graph(g: Graph, k: int, epsilon: float, be: Backend, seed: int, 
     t0 = time.perf_counter()
     parts_host = initial_partition(
         graph_from_arrays(be, coarsest), k, epsilon, "cut", seed=seed, method=cfg.initial,
-        runs=cfg.initial_runs, max_net_size=cfg.initial_max_net_size,
+        runs=_initial_runs(cfg, k), max_net_size=cfg.initial_max_net_size,
         refine=lambda p: be.to_host(refine(coarsest, be.asarray(p, "int32"))),
         evaluate=lambda p: be.graph_edge_cut(coarsest, be.asarray(p, "int32")),
+        threads=_threads(cfg),
     )
     timer.add("initial", t0)
     parts = _uncoarsen(be, hierarchy, be.asarray(parts_host, "int32"), refine, timer)

@@ -27,5 +27,6 @@ void bind_partition(py::module_ &m);  // bind_partition.cpp: multilevel stage op
 void bind_dynamic(py::module_ &m);    // bind_dynamic.cpp: dynamic hypergraph (incremental engine)
 void bind_incremental(py::module_ &m);  // bind_incremental.cpp: incremental refinement
 void bind_community(py::module_ &m);  // bind_community.cpp: community detection (Louvain)
+void bind_netlist(py::module_ &m);    // bind_netlist.cpp: fast flat-Verilog reader
 
 }  // namespace igp

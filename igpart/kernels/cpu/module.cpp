@@ -29,4 +29,5 @@ PYBIND11_MODULE(_cpu, m) {
     bind_dynamic(m);
     bind_incremental(m);
     bind_community(m);
+    bind_netlist(m);
 }
