@@ -138,6 +138,13 @@ class IncrementalResult:
     def seconds(self) -> float:
         return float(self.timings.get("total", 0.0))
 
+    def id_of(self, reference: int) -> int:
+        """The id created by the insert record behind ``reference`` (see ``Batch``)."""
+        r = -int(reference) - 1
+        if self.created is None or not 0 <= r < self.created.size or self.created[r] < 0:
+            raise InputError(f"{reference} is not a reference to an insert of this batch")
+        return int(self.created[r])
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready summary."""
         return {
