@@ -227,6 +227,8 @@ class IncrementalPartitioner:
             hyper, parts, self.k, self.epsilon, phi=phi, backend="cpu"
         )
         self._refiner = get_backend("cpu").incremental_refiner()
+        empty = np.zeros(0, np.int32)
+        self._refiner.refine(self.dynamic._impl, empty, empty, empty)  # allocates its scratch
         self.batches = 0
         self.full_partitions = 0
         self._changes_since_full = 0
