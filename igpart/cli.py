@@ -257,6 +257,24 @@ def cmd_generate(args) -> int:
     return 0
 
 
+def cmd_tcl(args) -> int:
+    from .plugin.tcl import run_script
+
+    run_script(args.script, args.args)
+    return 0
+
+
+def cmd_serve(args) -> int:
+    from .plugin.server import JsonLinesServer
+
+    server = JsonLinesServer(max_request_bytes=args.max_request_bytes)
+    if args.socket:
+        server.serve_unix(args.socket, ready=lambda: log.info("listening on %s", args.socket))
+    else:
+        server.serve_stdio()
+    return 0
+
+
 def cmd_bench(args) -> int:
     from . import bench
 
@@ -374,6 +392,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-e", "--epsilon", type=float, default=0.03)
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_evaluate)
+
+    p = sub.add_parser("tcl", help="run a Tcl script with the igpart and TAU 2015 commands")
+    p.add_argument("script")
+    p.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the script ($argv)")
+    p.set_defaults(func=cmd_tcl)
+
+    p = sub.add_parser("serve", help="JSON-lines server on stdio or a unix-domain socket")
+    p.add_argument("--socket", metavar="PATH", help="listen on a new unix socket (mode 0600)")
+    p.add_argument("--max-request-bytes", type=int, default=1 << 20, metavar="N")
+    p.set_defaults(func=cmd_serve)
 
     p = sub.add_parser(
         "bench", help="igpart vs Mt-KaHyPar and METIS on the same files: ratios table"

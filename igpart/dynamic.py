@@ -414,6 +414,15 @@ class DynamicHypergraph:
         """Block of each vertex id below ``vertex_bound`` (-1 for deleted ids)."""
         return self._impl.parts()
 
+    def blocks_of(self, vertices) -> np.ndarray:
+        """Block of each given vertex id (-1 where the id is not a live vertex); costs time
+        proportional to the number of ids, unlike :attr:`parts`."""
+        ids = np.atleast_1d(np.asarray(vertices))
+        if ids.size and ids.dtype.kind not in "iu":
+            raise InputError(f"vertex ids must be integers, not {ids.dtype}")
+        ids = np.where((ids >= 0) & (ids < 2**31), ids, -1).astype(np.int32)
+        return self._impl.blocks_of(ids)
+
     @property
     def total_weight(self) -> int:
         return self._impl.total_weight
