@@ -27,4 +27,5 @@ PYBIND11_MODULE(_cpu, m) {
     bind_basic(m);
     bind_partition(m);
     bind_dynamic(m);
+    bind_community(m);
 }
