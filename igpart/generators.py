@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from .hypergraph import Hypergraph
+
+if TYPE_CHECKING:
+    from .dynamic import Batch, DynamicHypergraph
 
 
 def random_circuit(
@@ -95,3 +100,89 @@ def inflate(
     added = sizes_all.size - m * scale
     ewgt = np.concatenate([np.tile(h.ewgt, scale), np.ones(added, dtype=np.int64)])
     return Hypergraph(eptr, np.concatenate(pins), n * scale, np.tile(h.vwgt, scale), ewgt)
+
+
+def timing_batch(d: DynamicHypergraph, rng: np.random.Generator, size: int = 100) -> Batch:
+    """A seeded batch of about ``size`` records shaped like one timing-optimisation step on the
+    current state of ``d``: buffer insertions (35%: a new cell and net take over some sinks of
+    a net of at least 3 pins), gate sizings (30%: a cell's weight becomes 1..4), gate removals
+    (15%: a cell's pins are disconnected, then the cell is deleted) and pin moves (20%: a cell
+    leaves one of its nets and joins a net of a cell it shared that net with: local rewiring).
+    Records of one batch touch disjoint cells and nets, so they are independent. The batch is
+    valid for ``d`` as it is now.
+
+    >>> from igpart.dynamic import DynamicHypergraph
+    >>> h = random_circuit(500, seed=1)
+    >>> d = DynamicHypergraph.from_hypergraph(h, [0] * 500, k=1)
+    >>> b = timing_batch(d, np.random.default_rng(0), 50)
+    >>> len(b) >= 50, d.apply(b).touched_vertices.size > 0
+    (True, True)
+    """
+    from .dynamic import Batch
+
+    b = Batch()
+    bound_v, bound_e = d.vertex_bound, d.net_bound
+    alive_v = d.vertex_alive  # one copy per batch; entries we touch are kept consistent below
+    alive_e = d.net_alive
+    used_v: set[int] = set()  # cells already changed in this batch (keeps records independent)
+    used_e: set[int] = set()
+
+    def live_vertex() -> int:
+        while True:
+            v = int(rng.integers(bound_v))
+            if alive_v[v] and v not in used_v:
+                used_v.add(v)
+                return v
+
+    def live_net(min_pins: int = 1) -> tuple[int, np.ndarray]:
+        while True:
+            e = int(rng.integers(bound_e))
+            if alive_e[e] and e not in used_e:
+                pins = d.pins_of(e)
+                if pins.size >= min_pins and not used_v.intersection(pins.tolist()):
+                    used_e.add(e)
+                    return e, pins
+
+    while len(b) < size:
+        kind = rng.random()
+        if kind < 0.35:  # buffer insertion: driver keeps net e, the buffer drives some sinks
+            e, pins = live_net(min_pins=3)
+            used_v.update(pins.tolist())
+            sinks = rng.choice(pins[1:], size=int(rng.integers(1, pins.size - 1)), replace=False)
+            buf = b.insert_vertex(1)
+            e2 = b.insert_net(1)
+            for s in sinks:
+                b.delete_pin(int(s), e)
+                b.insert_pin(int(s), e2)
+            b.insert_pin(buf, e)
+            b.insert_pin(buf, e2)
+        elif kind < 0.65:  # gate sizing
+            b.set_vertex_weight(live_vertex(), int(rng.integers(1, 5)))
+        elif kind < 0.8:  # gate removal: disconnect, then remove
+            v = live_vertex()
+            for e in d.nets_of(v):
+                if int(e) in used_e:
+                    break
+            else:
+                for e in d.nets_of(v):
+                    b.delete_pin(v, int(e))
+                b.delete_vertex(v)
+                alive_v[v] = False
+        else:  # pin move (local rewiring): v leaves a net and joins a net of a neighbour
+            v = live_vertex()
+            nets = d.nets_of(v)
+            if nets.size == 0 or int(nets[0]) in used_e:
+                continue
+            u = int(rng.choice(d.pins_of(int(nets[0]))))
+            near = [int(e) for e in d.nets_of(u) if int(e) not in used_e and e not in nets]
+            if u == v or not near:
+                continue
+            e2 = near[int(rng.integers(len(near)))]
+            pins2 = d.pins_of(e2)
+            if used_v.intersection(pins2.tolist()):
+                continue
+            used_e.update((int(nets[0]), e2))
+            used_v.update(pins2.tolist())
+            b.delete_pin(v, int(nets[0]))
+            b.insert_pin(v, e2)
+    return b
