@@ -200,8 +200,8 @@ class GpuBackend(Backend):
             comm = cp.asarray(communities, dtype=cp.int32)
             if comm.shape != (hg.n,):
                 raise ValueError(f"cluster_hypergraph: communities must be 1-D of length {hg.n}")
-        if not max_shrink > 1.0:
-            raise ValueError("cluster_hypergraph: max_shrink must be greater than 1")
+        if not max_shrink > 1.0:  # n / max_shrink clusters already remain: nothing to join
+            return cp.arange(hg.n, dtype=cp.int32), hg.n
         return _hypergraph.cluster(hg, int(max_cluster_weight), int(max_net_size), comm,
                                    float(max_shrink), bool(weight_penalty), int(seed))
 
