@@ -235,24 +235,6 @@ def cmd_demo(args) -> int:
     return 0 if valid else 3
 
 
-def cmd_tcl(args) -> int:
-    from .plugin.tcl import run_script
-
-    run_script(args.script, args.args)
-    return 0
-
-
-def cmd_serve(args) -> int:
-    from .plugin.server import JsonLinesServer
-
-    server = JsonLinesServer(max_request_bytes=args.max_request_bytes)
-    if args.socket:
-        server.serve_unix(args.socket, ready=lambda: log.info("listening on %s", args.socket))
-    else:
-        server.serve_stdio()
-    return 0
-
-
 def cmd_generate(args) -> int:
     from .generators import inflate
     from .io import write_hgr
@@ -272,6 +254,24 @@ def cmd_generate(args) -> int:
         print(json.dumps(d))
     else:
         _print_table(d)
+    return 0
+
+
+def cmd_tcl(args) -> int:
+    from .plugin.tcl import run_script
+
+    run_script(args.script, args.args)
+    return 0
+
+
+def cmd_serve(args) -> int:
+    from .plugin.server import JsonLinesServer
+
+    server = JsonLinesServer(max_request_bytes=args.max_request_bytes)
+    if args.socket:
+        server.serve_unix(args.socket, ready=lambda: log.info("listening on %s", args.socket))
+    else:
+        server.serve_stdio()
     return 0
 
 

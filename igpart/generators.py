@@ -44,6 +44,64 @@ def random_circuit(
     return Hypergraph(eptr, pins, n)
 
 
+def inflate(
+    h: Hypergraph,
+    scale: int,
+    seed: int = 0,
+    cross_fraction: float = 0.002,
+    extra_fraction: float = 0.001,
+    max_extra_size: int = 4,
+) -> Hypergraph:
+    """A large circuit-like hypergraph from a small one, the HyperG §4 way: ``scale`` copies of
+    ``h`` (copy c holds vertices ``c*n .. c*n+n-1``, weights copied), joined by
+    ``round(cross_fraction * m * scale)`` random cross-copy nets (2 or 3 pins: a random vertex of
+    a random copy c, one of copy c +- d with d >= 1 geometrically distributed, so that copies
+    are mostly joined to nearby copies, and for 3-pin nets a second vertex of copy c), plus
+    ``round(extra_fraction * m * scale)`` random extra nets of 2..``max_extra_size`` pins
+    anywhere. Added nets weigh 1. Seeded: the same arguments give the same hypergraph.
+    """
+    if int(scale) != scale or scale < 1:
+        raise ValueError(f"scale must be a positive integer, got {scale!r}")
+    if not (0 <= cross_fraction and 0 <= extra_fraction):
+        raise ValueError("cross_fraction and extra_fraction must be non-negative")
+    if max_extra_size < 2:
+        raise ValueError("max_extra_size must be at least 2")
+    scale = int(scale)
+    n, m = h.n, h.m
+    if n == 0:
+        raise ValueError("cannot inflate a hypergraph without vertices")
+    rng = np.random.default_rng(seed)
+    offsets = np.arange(scale, dtype=np.int64) * n
+    sizes = [np.tile(np.diff(h.eptr), scale)]
+    pins = [(h.eind.astype(np.int64)[None, :] + offsets[:, None]).ravel()]
+    # cross-copy nets
+    n_cross = int(round(cross_fraction * m * scale)) if scale > 1 else 0
+    if n_cross:
+        c = rng.integers(0, scale, size=n_cross)
+        step = np.minimum(rng.geometric(0.5, size=n_cross), scale - 1)
+        partner = (c + np.where(rng.random(n_cross) < 0.5, step, -step)) % scale
+        csize = rng.integers(2, 4, size=n_cross)
+        a = c * n + rng.integers(0, n, size=n_cross)
+        b = partner * n + rng.integers(0, n, size=n_cross)
+        third = c * n + rng.integers(0, n, size=n_cross)
+        block = np.stack([a, b, third], axis=1)
+        keep = np.arange(3)[None, :] < csize[:, None]
+        sizes.append(csize)
+        pins.append(block[keep])
+    # random extra nets
+    n_extra = int(round(extra_fraction * m * scale))
+    if n_extra:
+        esize = rng.integers(2, max_extra_size + 1, size=n_extra)
+        sizes.append(esize)
+        pins.append(rng.integers(0, n * scale, size=int(esize.sum())))
+    sizes_all = np.concatenate(sizes)
+    eptr = np.zeros(sizes_all.size + 1, dtype=np.int64)
+    np.cumsum(sizes_all, out=eptr[1:])
+    added = sizes_all.size - m * scale
+    ewgt = np.concatenate([np.tile(h.ewgt, scale), np.ones(added, dtype=np.int64)])
+    return Hypergraph(eptr, np.concatenate(pins), n * scale, np.tile(h.vwgt, scale), ewgt)
+
+
 def timing_batch(d: DynamicHypergraph, rng: np.random.Generator, size: int = 100) -> Batch:
     """A seeded batch of about ``size`` records shaped like one timing-optimisation step on the
     current state of ``d``: buffer insertions (35%: a new cell and net take over some sinks of
@@ -128,61 +186,3 @@ def timing_batch(d: DynamicHypergraph, rng: np.random.Generator, size: int = 100
             b.delete_pin(v, int(nets[0]))
             b.insert_pin(v, e2)
     return b
-
-
-def inflate(
-    h: Hypergraph,
-    scale: int,
-    seed: int = 0,
-    cross_fraction: float = 0.002,
-    extra_fraction: float = 0.001,
-    max_extra_size: int = 4,
-) -> Hypergraph:
-    """A large circuit-like hypergraph from a small one, the HyperG §4 way: ``scale`` copies of
-    ``h`` (copy c holds vertices ``c*n .. c*n+n-1``, weights copied), joined by
-    ``round(cross_fraction * m * scale)`` random cross-copy nets (2 or 3 pins: a random vertex of
-    a random copy c, one of copy c +- d with d >= 1 geometrically distributed, so that copies
-    are mostly joined to nearby copies, and for 3-pin nets a second vertex of copy c), plus
-    ``round(extra_fraction * m * scale)`` random extra nets of 2..``max_extra_size`` pins
-    anywhere. Added nets weigh 1. Seeded: the same arguments give the same hypergraph.
-    """
-    if int(scale) != scale or scale < 1:
-        raise ValueError(f"scale must be a positive integer, got {scale!r}")
-    if not (0 <= cross_fraction and 0 <= extra_fraction):
-        raise ValueError("cross_fraction and extra_fraction must be non-negative")
-    if max_extra_size < 2:
-        raise ValueError("max_extra_size must be at least 2")
-    scale = int(scale)
-    n, m = h.n, h.m
-    if n == 0:
-        raise ValueError("cannot inflate a hypergraph without vertices")
-    rng = np.random.default_rng(seed)
-    offsets = np.arange(scale, dtype=np.int64) * n
-    sizes = [np.tile(np.diff(h.eptr), scale)]
-    pins = [(h.eind.astype(np.int64)[None, :] + offsets[:, None]).ravel()]
-    # cross-copy nets
-    n_cross = int(round(cross_fraction * m * scale)) if scale > 1 else 0
-    if n_cross:
-        c = rng.integers(0, scale, size=n_cross)
-        step = np.minimum(rng.geometric(0.5, size=n_cross), scale - 1)
-        partner = (c + np.where(rng.random(n_cross) < 0.5, step, -step)) % scale
-        csize = rng.integers(2, 4, size=n_cross)
-        a = c * n + rng.integers(0, n, size=n_cross)
-        b = partner * n + rng.integers(0, n, size=n_cross)
-        third = c * n + rng.integers(0, n, size=n_cross)
-        block = np.stack([a, b, third], axis=1)
-        keep = np.arange(3)[None, :] < csize[:, None]
-        sizes.append(csize)
-        pins.append(block[keep])
-    # random extra nets
-    n_extra = int(round(extra_fraction * m * scale))
-    if n_extra:
-        esize = rng.integers(2, max_extra_size + 1, size=n_extra)
-        sizes.append(esize)
-        pins.append(rng.integers(0, n * scale, size=int(esize.sum())))
-    sizes_all = np.concatenate(sizes)
-    eptr = np.zeros(sizes_all.size + 1, dtype=np.int64)
-    np.cumsum(sizes_all, out=eptr[1:])
-    added = sizes_all.size - m * scale
-    ewgt = np.concatenate([np.tile(h.ewgt, scale), np.ones(added, dtype=np.int64)])
-    return Hypergraph(eptr, np.concatenate(pins), n * scale, np.tile(h.vwgt, scale), ewgt)
