@@ -103,9 +103,10 @@ def main() -> None:
                  "instances": c.num_instances, "pins": c.num_pins}
             )  # fmt: skip
             t, _ = best_of(lambda d=data: _cpu.read_flat_verilog(d), args.repeat)
-            rows.append({"file": path.name, "MB": mb, "reader": "fast (C++ parse only)",
-                         "seconds": t, "instances": c.num_instances,
-                         "pins": c.num_pins})  # fmt: skip
+            rows.append(
+                {"file": path.name, "MB": mb, "reader": "fast (C++ parse only)", "seconds": t,
+                 "instances": c.num_instances, "pins": c.num_pins}
+            )  # fmt: skip
             if path is small:
                 t, c2 = best_of(
                     lambda p=path: read_verilog(p, parser="pyverilog", lib=lib), 1
