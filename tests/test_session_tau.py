@@ -226,3 +226,30 @@ def test_server_answers_a_scripted_client_over_a_socket(tau2015, tmp_path):
     replay = answers[12]["result"]
     assert len(replay) == len(read_ops(tau2015 / "c432" / "c432.ops"))
     assert all(r["balanced"] for r in replay)
+
+
+def test_engine_rebuilds_from_the_circuit_if_it_rejects_a_batch(tau2015, lib, monkeypatch):
+    """Safety net: if the engine ever rejected a batch the circuit accepted, the session
+    rebuilds its engine from the circuit (keeping every cell's block) and stays consistent."""
+    from igpart.plugin.circuit import CircuitMirror
+
+    c = circuit(tau2015, lib, "c432")
+    s = Session(c, k=2)
+    before = s.blocks()
+    real = CircuitMirror._translate
+
+    def broken(self, applied, b):
+        out = real(self, applied, b)
+        b.delete_pin(0, 10**6)  # an invalid record the engine will refuse
+        return out
+
+    monkeypatch.setattr(CircuitMirror, "_translate", broken)
+    s.insert_gate("g_new", "INV_X1")
+    with pytest.raises(InputError, match="10000"):
+        s.refine()
+    monkeypatch.setattr(CircuitMirror, "_translate", real)
+    assert s.block_of("g_new") in (0, 1)  # the circuit kept the gate; the engine has it now
+    assert all(s.blocks()[x] == b for x, b in before.items())
+    assert pin_pairs_by_name(s) == view_pairs(c)
+    s.connect_pin("g_new:A", c.net_names[3])
+    check_oracle(s, s.refine())
