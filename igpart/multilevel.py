@@ -83,7 +83,8 @@ class Config:
       ``fm_rounds``, ``fm_max_fruitless_moves``, ``fm_min_improvement``: FM stopping rules.
       ``graph_refine_rounds``: maximum rounds of independent-set refinement per level.
       ``vcycles``: extra V-cycles after the first pass (re-coarsening inside blocks, refining
-      on the way up; kept only when they improve).
+      on the way up; kept only when they improve). One by default (ISPD98: about 0.9% lower
+      cut for about 1.5x the time of a single pass).
     """
 
     coarsening: str = "heavy_edge"
@@ -113,7 +114,7 @@ class Config:
     fm_max_fruitless_moves: int = 250
     fm_min_improvement: float = 0.001
     graph_refine_rounds: int = 32
-    vcycles: int = 0
+    vcycles: int = 1
 
     def validate(self) -> Config:
         """Raises InputError on values the algorithms cannot use; returns self."""

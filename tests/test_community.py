@@ -94,3 +94,35 @@ def test_backend_fallback_uses_cpu_on_host_arrays():
     a, na = be.cluster_hypergraph(ha, 3, seed=2)
     b, nb = BE.cluster_hypergraph(BE.hypergraph_arrays(h), 3, seed=2)
     assert na == nb and np.array_equal(a, b)
+
+
+@FAST
+@given(hypergraphs(max_n=60), st.integers(2, 5), st.integers(0, 2**31 - 1),
+       st.sampled_from(["cut", "km1"]))
+def test_default_coarsening_hierarchy_keeps_weight_and_objective(h, k, seed, obj):
+    """The default hierarchy (communities, then heavy-edge clustering + contraction per level):
+    every level keeps the total vertex weight, and a coarse partition projected down to the
+    finest level has the same objective there."""
+    top = BE.hypergraph_arrays(h)
+    comm = BE.communities(top, seed=seed % 7)
+    levels, cmaps, cur = [top], [], top
+    for _ in range(6):
+        cmap, nc = BE.cluster_hypergraph(cur, max(1, h.total_weight // 4), communities=comm,
+                                         seed=seed % 5)
+        if nc == cur.n:
+            break
+        nxt = BE.contract_hypergraph(cur, cmap, nc)
+        assert int(nxt.vwgt.sum()) == int(cur.vwgt.sum()) == h.total_weight
+        coarse_comm = np.zeros(nc, dtype=np.int32)
+        coarse_comm[cmap] = comm
+        comm = coarse_comm
+        levels.append(nxt)
+        cmaps.append(cmap)
+        cur = nxt
+    parts = np.random.default_rng(seed).integers(0, k, size=cur.n).astype(np.int32)
+    value = BE.hypergraph_objective(cur, parts, k, obj)
+    for cmap in reversed(cmaps):
+        parts = BE.project(cmap, parts)
+    assert parts.shape == (h.n,)
+    expected = igpart.cut(h, parts, k) if obj == "cut" else igpart.km1(h, parts, k)
+    assert value == expected
