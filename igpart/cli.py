@@ -69,18 +69,48 @@ def _print_table(d: dict, indent: str = "") -> None:
 def _load(path: str, fmt: str | None):
     kind = detect_format(path, fmt)
     if kind == "verilog":
-        raise IgpartError(f"{path}: Verilog input needs the netlist front-end (igpart.netlist)")
+        raise IgpartError(f"{path}: this command takes a hypergraph or graph file, not Verilog")
     return read(path, kind)
+
+
+def _read_circuit(args):
+    from .netlist import read_verilog
+
+    return read_verilog(args.file, parser=args.parser, lib=args.lib, top=args.top)
+
+
+def _view_options(args) -> dict:
+    return {
+        "weights": getattr(args, "weights", "unit"),
+        "max_net_size": getattr(args, "max_net_size", None),
+        "skip_clock": not getattr(args, "keep_clock", False),
+    }
 
 
 # --------------------------------------------------------------------------- commands
 def cmd_info(args) -> int:
+    if detect_format(args.file, args.format) == "verilog":
+        return _info_verilog(args)
     h = _load(args.file, args.format)
     d = {"file": args.file, **describe(h)}
     if args.json:
         print(json.dumps(d))
     else:
         _print_table(d)
+    return 0
+
+
+def _info_verilog(args) -> int:
+    c = _read_circuit(args)
+    hv = c.to_hypergraph(**_view_options(args))
+    d = {"file": args.file, **c.summary()}
+    h = describe(hv.hypergraph)
+    if args.json:
+        print(json.dumps({**d, "hypergraph": h}))
+    else:
+        _print_table(d)
+        print("hypergraph view (clock and constant nets skipped):")
+        _print_table(h, indent="  ")
     return 0
 
 
@@ -118,6 +148,8 @@ def _config(args) -> dict | None:
 
 def cmd_partition(args) -> int:
     config = _config(args)
+    if detect_format(args.file, args.format) == "verilog":
+        return _partition_verilog(args)
     h = _load(args.file, args.format)
     p = partition(
         h,
@@ -131,6 +163,28 @@ def cmd_partition(args) -> int:
     )
     out = args.output or f"{args.file}.part.{args.k}"
     write_partition(p.parts, out)
+    _report_partition(args, h, p, out)
+    return 0 if p.balanced else 3
+
+
+def _partition_verilog(args) -> int:
+    c = _read_circuit(args)
+    hv = c.to_hypergraph(**_view_options(args))
+    h = hv.hypergraph
+    p = partition(
+        h,
+        args.k,
+        epsilon=args.epsilon,
+        objective=args.objective,
+        backend=args.backend,
+        seed=args.seed,
+        algorithm=args.algorithm,
+    )
+    out = args.output or f"{args.file}.part.{args.k}"
+    n = hv.num_instance_vertices
+    names = hv.vertex_names[:n]
+    with open(out, "w") as f:
+        f.write("".join(map("{} {}\n".format, names, p.parts[:n].tolist())))
     _report_partition(args, h, p, out)
     return 0 if p.balanced else 3
 
@@ -179,6 +233,46 @@ def cmd_demo(args) -> int:
             + ("match and the partition is balanced" if valid else "DO NOT MATCH")
         )
     return 0 if valid else 3
+
+
+def cmd_generate(args) -> int:
+    from .generators import inflate
+    from .io import write_hgr
+
+    h = _load(args.source, "hgr")
+    if not isinstance(h, Hypergraph):
+        raise IgpartError(f"{args.source}: generate --from needs a hypergraph (.hgr)")
+    try:
+        big = inflate(h, args.scale, seed=args.seed, cross_fraction=args.cross_fraction,
+                      extra_fraction=args.extra_fraction)
+    except ValueError as exc:
+        raise IgpartError(str(exc)) from None
+    write_hgr(big, args.output)
+    d = {"file": args.output, "vertices": big.n, "nets": big.m, "pins": big.num_pins,
+         "scale": args.scale, "seed": args.seed}
+    if args.json:
+        print(json.dumps(d))
+    else:
+        _print_table(d)
+    return 0
+
+
+def cmd_tcl(args) -> int:
+    from .plugin.tcl import run_script
+
+    run_script(args.script, args.args)
+    return 0
+
+
+def cmd_serve(args) -> int:
+    from .plugin.server import JsonLinesServer
+
+    server = JsonLinesServer(max_request_bytes=args.max_request_bytes)
+    if args.socket:
+        server.serve_unix(args.socket, ready=lambda: log.info("listening on %s", args.socket))
+    else:
+        server.serve_stdio()
+    return 0
 
 
 def cmd_bench(args) -> int:
@@ -251,6 +345,18 @@ def _add_partition_options(p: argparse.ArgumentParser, k_required: bool = True) 
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
 
+def _add_netlist_options(p: argparse.ArgumentParser) -> None:
+    from .netlist.verilog import PARSERS
+
+    g = p.add_argument_group("Verilog netlists")
+    g.add_argument("--lib", help="Liberty file: pin directions (and cell areas)")
+    g.add_argument("--parser", choices=PARSERS, default="auto", help="Verilog reader")
+    g.add_argument("--top", help="top module (default: the one no other module instantiates)")
+    g.add_argument("--weights", choices=("unit", "area"), default="unit", help="vertex weights")
+    g.add_argument("--max-net-size", type=int, help="leave out nets with more pins than this")
+    g.add_argument("--keep-clock", action="store_true", help="keep clock nets in the hypergraph")
+
+
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(
         prog="igpart", description="GPU-accelerated, incremental k-way (hyper)graph partitioner"
@@ -259,16 +365,22 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("-v", "--verbose", action="count", default=0, help="log progress (-vv: debug)")
     sub = ap.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
-    p = sub.add_parser("info", help="sizes and statistics of a hypergraph or graph file")
+    p = sub.add_parser("info", help="sizes and statistics of a hypergraph, graph or netlist")
     p.add_argument("file")
     p.add_argument("--format", choices=("hgr", "graph", "verilog"), help="override the suffix")
+    _add_netlist_options(p)
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_info)
 
-    p = sub.add_parser("partition", help="k-way partition a hypergraph or graph file")
+    p = sub.add_parser("partition", help="k-way partition a hypergraph, graph or netlist")
     p.add_argument("file")
     p.add_argument("--format", choices=("hgr", "graph", "verilog"), help="override the suffix")
-    p.add_argument("-o", "--output", help="partition file to write (default FILE.part.K)")
+    p.add_argument(
+        "-o",
+        "--output",
+        help="partition file to write (default FILE.part.K; for Verilog 'instance block' lines)",
+    )
+    _add_netlist_options(p)
     _add_partition_options(p)
     p.set_defaults(func=cmd_partition)
 
@@ -281,6 +393,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_evaluate)
 
+    p = sub.add_parser("tcl", help="run a Tcl script with the igpart and TAU 2015 commands")
+    p.add_argument("script")
+    p.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the script ($argv)")
+    p.set_defaults(func=cmd_tcl)
+
+    p = sub.add_parser("serve", help="JSON-lines server on stdio or a unix-domain socket")
+    p.add_argument("--socket", metavar="PATH", help="listen on a new unix socket (mode 0600)")
+    p.add_argument("--max-request-bytes", type=int, default=1 << 20, metavar="N")
+    p.set_defaults(func=cmd_serve)
+
     p = sub.add_parser(
         "bench", help="igpart vs Mt-KaHyPar and METIS on the same files: ratios table"
     )
@@ -291,6 +413,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--vertices", type=int, default=20000)
     _add_partition_options(p, k_required=False)
     p.set_defaults(func=cmd_demo)
+
+    p = sub.add_parser(
+        "generate",
+        help="a large hypergraph from copies of a small one (HyperG-style inflation, seeded)",
+    )
+    p.add_argument("--from", dest="source", required=True, help="source .hgr file")
+    p.add_argument("--scale", type=int, required=True, help="number of copies")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--cross-fraction", type=float, default=0.002,
+                   help="cross-copy nets per source net and copy")
+    p.add_argument("--extra-fraction", type=float, default=0.001,
+                   help="random extra nets per source net and copy")
+    p.add_argument("-o", "--output", required=True, help=".hgr file to write")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_generate)
     return ap
 
 

@@ -340,16 +340,9 @@ def _refiner_hypergraph(be: Backend, k: int, bounds, objective: str, cfg: Config
     return refine
 
 
-def _multilevel_hypergraph(h: Hypergraph, k: int, epsilon: float, objective: str, be: Backend,
-                           seed: int, cfg: Config, timer: _Timer) -> np.ndarray:
-    t0 = time.perf_counter()
-    top = be.hypergraph_arrays(h)
-    timer.add("upload", t0)
-    bound = max_block_weight(h.total_weight, k, epsilon)
-    bounds = _bounds(be, h.total_weight, k, epsilon)
-    mcw = _max_cluster_weight(h.total_weight, k, cfg.contraction_limit, cfg.cluster_weight_factor,
-                              bound)
-    refine = _refiner_hypergraph(be, k, bounds, objective, cfg, seed, timer)
+def _hypergraph_coarsener(be: Backend, k: int, mcw: int, cfg: Config, seed: int):
+    """One level's clustering, ``coarsen_one(level, communities=None) -> (cmap, nc)``, as the
+    config asks (HyperG grouping or the default clustering)."""
 
     def coarsen_one(ha, communities=None):
         if cfg.coarsening == "hyperg":
@@ -364,6 +357,20 @@ def _multilevel_hypergraph(h: Hypergraph, k: int, epsilon: float, objective: str
             max_shrink=shrink, weight_penalty=cfg.weight_penalty, seed=seed,
         )
 
+    return coarsen_one
+
+
+def _multilevel_hypergraph(h: Hypergraph, k: int, epsilon: float, objective: str, be: Backend,
+                           seed: int, cfg: Config, timer: _Timer) -> np.ndarray:
+    t0 = time.perf_counter()
+    top = be.hypergraph_arrays(h)
+    timer.add("upload", t0)
+    bound = max_block_weight(h.total_weight, k, epsilon)
+    bounds = _bounds(be, h.total_weight, k, epsilon)
+    mcw = _max_cluster_weight(h.total_weight, k, cfg.contraction_limit, cfg.cluster_weight_factor,
+                              bound)
+    refine = _refiner_hypergraph(be, k, bounds, objective, cfg, seed, timer)
+    coarsen_one = _hypergraph_coarsener(be, k, mcw, cfg, seed)
     communities = None
     if cfg.communities and top.n >= cfg.contraction_limit * k:
         t0 = time.perf_counter()
@@ -455,3 +462,52 @@ def _multilevel_graph(g: Graph, k: int, epsilon: float, be: Backend, seed: int, 
     timer.add("initial", t0)
     parts = _uncoarsen(be, hierarchy, be.asarray(parts_host, "int32"), refine, timer)
     return be.to_host(parts).astype(np.int32, copy=False)
+
+
+# ---------------------------------------------------------------------------------- warm start
+def improve(
+    h: Hypergraph | Graph,
+    parts,
+    k: int,
+    epsilon: float = 0.03,
+    objective: str = "cut",
+    backend: str | Backend = "auto",
+    seed: int = 0,
+    config: Config | dict | None = None,
+    vcycles: int = 1,
+) -> Partition:
+    """Full multilevel re-partitioning warm-started from ``parts`` (what the incremental engine's
+    quality guard runs): rebalance and refine on the input level, then ``vcycles`` V-cycles that
+    coarsen inside the current blocks (so the partition carries to every level), refine on the
+    way up and are kept only when they do not worsen the objective. A graph is handled as the
+    hypergraph of its edges (2-pin nets), whose cut is the edge cut."""
+    from .metrics import check_parts
+
+    _validate(h, k, epsilon, objective)
+    k, epsilon = int(k), float(epsilon)
+    if isinstance(config, Config):
+        cfg = dataclasses.replace(config).validate()
+    else:
+        cfg = Config.from_dict(config) if config is not None else Config()
+    hyper = h.to_hypergraph() if isinstance(h, Graph) else h
+    p = check_parts(parts, hyper.n, k)
+    t_start = time.perf_counter()
+    be = get_backend(backend)
+    timer = _Timer()
+    if k > 1 and hyper.n:
+        top = be.hypergraph_arrays(hyper)
+        bound = max_block_weight(hyper.total_weight, k, epsilon)
+        bounds = _bounds(be, hyper.total_weight, k, epsilon)
+        mcw = _max_cluster_weight(hyper.total_weight, k, cfg.contraction_limit,
+                                  cfg.cluster_weight_factor, bound)
+        refine = _refiner_hypergraph(be, k, bounds, objective, cfg, seed, timer)
+        coarsen_one = _hypergraph_coarsener(be, k, mcw, cfg, seed)
+        cur = refine(top, be.asarray(p, "int32"))
+        for _ in range(int(vcycles)):
+            cur = _vcycle_hypergraph(be, top, cur, k, objective, coarsen_one, refine, cfg, timer)
+        p = be.to_host(cur).astype(np.int32, copy=False)
+    seconds = time.perf_counter() - t_start
+    return Partition.from_parts(
+        h, p, k, epsilon, objective, seconds=seconds, timings=timer.timings, backend=be.name,
+        algorithm="multilevel-warm", seed=seed, config=dataclasses.asdict(cfg),
+    )

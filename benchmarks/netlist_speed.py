@@ -1,0 +1,147 @@
+"""Verilog reading speed: igpart's C++ fast reader vs the pyverilog reader, side by side.
+
+Builds a large flat netlist from renamed copies of the TAU 2015 tv80 netlist (one module, every
+port, net and instance of copy k suffixed ``_k``) in a temporary file, then times:
+
+- ``fast``: ``read_verilog(parser="fast")`` end to end (read the file, C++ parse, build the
+  Circuit with pin directions from cells_early.lib), and the C++ parse alone;
+- ``pyverilog``: ``read_verilog(parser="pyverilog")`` on a smaller file of the same kind (its
+  throughput does not depend on size; on the big file it would take many minutes).
+
+Both readers also run on the same small file so the MB/s compare like for like. Usage:
+
+    python benchmarks/netlist_speed.py [--copies 230] [--small-copies 2] [--repeat 3] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import igpart
+from igpart.kernels import _cpu
+from igpart.netlist import read_liberty, read_verilog
+
+HERE = Path(__file__).resolve().parent
+TAU = Path(os.environ.get("IGPART_BENCHMARKS", HERE.parent.parent / "shared" / "benchmarks"))
+TAU = TAU / "tau2015"
+
+_DECL = re.compile(r"^(\s*(?:input|output|wire)\s+)(\w+)(\s*;)", re.M)
+_CELL = re.compile(r"^(\s*\w+\s+)(\w+)(\s*\()", re.M)
+_CONN = re.compile(r"(\.\w+\(\s*)(\w+)(\s*\))")
+
+
+def renamed_copies(text: str, copies: int) -> str:
+    """One flat module holding ``copies`` renamed copies of a flat module's body."""
+    head, body = text.split(";", 1)
+    name = re.search(r"module\s+(\w+)", head).group(1)
+    ports = re.findall(r"\w+", head[head.index("(") + 1 :])
+    body = body[: body.rindex("endmodule")]
+    out_ports, parts = [], []
+    for k in range(copies):
+        sfx = f"_{k}"
+        out_ports.extend(p + sfx for p in ports)
+        b = _DECL.sub(lambda m, s=sfx: m.group(1) + m.group(2) + s + m.group(3), body)
+        b = _CELL.sub(lambda m, s=sfx: m.group(1) + m.group(2) + s + m.group(3), b)
+        b = _CONN.sub(lambda m, s=sfx: m.group(1) + m.group(2) + s + m.group(3), b)
+        parts.append(b)
+    return f"module {name}_x{copies} (\n" + ",\n".join(out_ports) + ");\n" + "".join(parts) + (
+        "endmodule\n"
+    )
+
+
+def best_of(fn, repeat: int) -> tuple[float, object]:
+    best, result = float("inf"), None
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        result = fn()
+        best = min(best, time.perf_counter() - t0)
+    return best, result
+
+
+def machine() -> str:
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--copies", type=int, default=230)
+    ap.add_argument("--small-copies", type=int, default=2)
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args()
+    src = (TAU / "tv80" / "tv80.v").read_text()
+    lib = read_liberty(TAU / "cells_early.lib")
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        small = Path(tmp) / "small.v"
+        big = Path(tmp) / "big.v"
+        small.write_text(renamed_copies(src, args.small_copies))
+        big.write_text(renamed_copies(src, args.copies))
+        for path in (small, big):
+            mb = path.stat().st_size / 1e6
+            data = path.read_bytes()  # warm the page cache
+            t, c = best_of(lambda p=path: read_verilog(p, parser="fast", lib=lib), args.repeat)
+            rows.append(
+                {"file": path.name, "MB": mb, "reader": "fast", "seconds": t,
+                 "instances": c.num_instances, "pins": c.num_pins}
+            )  # fmt: skip
+            t, _ = best_of(lambda d=data: _cpu.read_flat_verilog(d), args.repeat)
+            rows.append(
+                {"file": path.name, "MB": mb, "reader": "fast (C++ parse only)", "seconds": t,
+                 "instances": c.num_instances, "pins": c.num_pins}
+            )  # fmt: skip
+            if path is small:
+                t, c2 = best_of(
+                    lambda p=path: read_verilog(p, parser="pyverilog", lib=lib), 1
+                )
+                assert c2.equals(c), "the readers disagree"
+                rows.append(
+                    {"file": path.name, "MB": mb, "reader": "pyverilog", "seconds": t,
+                     "instances": c2.num_instances, "pins": c2.num_pins}
+                )  # fmt: skip
+    try:
+        commit = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=HERE
+        ).stdout.strip()
+    except OSError:
+        commit = "?"
+    for r in rows:
+        r["MB/s"] = r["MB"] / r["seconds"]
+    pyv = next(r for r in rows if r["reader"] == "pyverilog")
+    for r in rows:
+        r["speed / pyverilog"] = r["MB/s"] / pyv["MB/s"]
+    meta = {"machine": machine(), "commit": commit, "igpart": igpart.__version__,
+            "command": " ".join([os.path.basename(sys.argv[0]), *sys.argv[1:]])}  # fmt: skip
+    if args.json:
+        print(json.dumps({**meta, "rows": rows}))
+        return
+    print(f"# {meta['machine']}; commit {commit}")
+    print("| file | MB | reader | seconds | MB/s | speed / pyverilog | instances | pins |")
+    print("|---|---:|---|---:|---:|---:|---:|---:|")
+    for r in rows:
+        print(
+            f"| {r['file']} | {r['MB']:.1f} | {r['reader']} | {r['seconds']:.3f} | "
+            f"{r['MB/s']:.1f} | {r['speed / pyverilog']:.0f}x | {r['instances']:,} | "
+            f"{r['pins']:,} |"
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,66 @@
+"""Netlist front-end: structural Verilog and Liberty to a Circuit, hypergraph and graph views,
+TAU 2015 ``.ops`` change scripts.
+
+- :func:`read_verilog` -> :class:`Circuit` (``parser="auto"|"fast"|"pyverilog"``, ``lib``,
+  ``top``); :func:`read_liberty` -> :class:`Library`; :func:`read_ops` -> list of
+  :class:`OpsBatch` of change records (:mod:`igpart.netlist.changes`).
+- ``circuit.apply(changes)`` -> :class:`AppliedBatch`, all-or-nothing.
+- ``circuit.to_hypergraph(...)`` -> :class:`HypergraphView`, ``circuit.to_graph(...)`` ->
+  :class:`GraphView`, with the maps back to names.
+
+Conventions where the API contract left a choice (issue 6's Session relies on them):
+
+- Port pins in change records: ``.ops`` files name a top-level port's pin by the port name alone
+  (``connect_pin n78gat TAUNET_3`` in the shipped TAU 2015 files). The records carry
+  ``instance=None, pin=<port name>``; in ``pins_of_net`` and :class:`AppliedBatch` such a pin has
+  owner ``-1 - port_id`` and pin name = port name.
+- Ids are never recycled: a removed instance or net keeps its id slot (its name stays in
+  ``instance_names``/``net_names``, ``instance_alive``/``net_alive`` become False);
+  ``num_instances``/``num_nets`` count live ones; a re-inserted name gets a new id.
+- ``remove_gate``/``remove_net`` disconnect still-connected pins first (OpenTimer semantics);
+  these implicit disconnections are listed in ``AppliedBatch.disconnected``. Connecting a
+  connected pin or disconnecting an unconnected one is an error.
+- ``num_pins`` counts connected pins, port pins included. A hypergraph has one pin per distinct
+  (vertex, net) pair, so an instance with two pins on one net adds one hypergraph pin: the
+  hypergraph pin count equals ``summary()["vertex_net_pairs"]`` (the view with nothing skipped).
+"""
+
+from .changes import (
+    Change,
+    ConnectPin,
+    DisconnectPin,
+    InsertGate,
+    InsertNet,
+    RemoveGate,
+    RemoveNet,
+    RepowerGate,
+)
+from .circuit import AppliedBatch, Circuit
+from .liberty import LibCell, Library, parse_liberty, read_liberty
+from .ops import OpsBatch, parse_ops, read_ops
+from .verilog import parse_verilog, read_verilog
+from .views import GraphView, HypergraphView
+
+__all__ = [
+    "AppliedBatch",
+    "Change",
+    "Circuit",
+    "ConnectPin",
+    "DisconnectPin",
+    "GraphView",
+    "HypergraphView",
+    "InsertGate",
+    "InsertNet",
+    "LibCell",
+    "Library",
+    "OpsBatch",
+    "RemoveGate",
+    "RemoveNet",
+    "RepowerGate",
+    "parse_liberty",
+    "parse_ops",
+    "parse_verilog",
+    "read_liberty",
+    "read_ops",
+    "read_verilog",
+]
