@@ -350,8 +350,8 @@ def _hypergraph_coarsener(be: Backend, k: int, mcw: int, cfg: Config, seed: int)
                 ha, mcw, group_size=cfg.group_size, max_net_size=cfg.rating_max_net_size,
                 communities=communities, seed=seed,
             )
-        # never below the contraction limit in one step
-        shrink = min(cfg.max_shrink, ha.n / (cfg.contraction_limit * k))
+        # never (much) below the contraction limit in one step; at least 1.01 (1%) per level
+        shrink = max(min(cfg.max_shrink, ha.n / (cfg.contraction_limit * k)), 1.01)
         return be.cluster_hypergraph(
             ha, mcw, max_net_size=cfg.rating_max_net_size, communities=communities,
             max_shrink=shrink, weight_penalty=cfg.weight_penalty, seed=seed,
