@@ -53,8 +53,12 @@ def renamed_copies(text: str, copies: int) -> str:
         b = _CELL.sub(lambda m, s=sfx: m.group(1) + m.group(2) + s + m.group(3), b)
         b = _CONN.sub(lambda m, s=sfx: m.group(1) + m.group(2) + s + m.group(3), b)
         parts.append(b)
-    return f"module {name}_x{copies} (\n" + ",\n".join(out_ports) + ");\n" + "".join(parts) + (
-        "endmodule\n"
+    return (
+        f"module {name}_x{copies} (\n"
+        + ",\n".join(out_ports)
+        + ");\n"
+        + "".join(parts)
+        + ("endmodule\n")
     )
 
 
@@ -97,23 +101,19 @@ def main() -> None:
         for path in (small, big):
             mb = path.stat().st_size / 1e6
             data = path.read_bytes()  # warm the page cache
+
+            def row(reader: str, seconds: float, c, mb=mb, name=path.name) -> None:
+                rows.append({"file": name, "MB": mb, "reader": reader, "seconds": seconds,
+                             "instances": c.num_instances, "pins": c.num_pins})  # fmt: skip
+
             t, c = best_of(lambda p=path: read_verilog(p, parser="fast", lib=lib), args.repeat)
-            rows.append(
-                {"file": path.name, "MB": mb, "reader": "fast", "seconds": t,
-                 "instances": c.num_instances, "pins": c.num_pins}
-            )  # fmt: skip
+            row("fast", t, c)
             t, _ = best_of(lambda d=data: _cpu.read_flat_verilog(d), args.repeat)
-            rows.append({"file": path.name, "MB": mb, "reader": "fast (C++ parse only)",
-                         "seconds": t, "instances": c.num_instances, "pins": c.num_pins})  # fmt: skip
+            row("fast (C++ parse only)", t, c)
             if path is small:
-                t, c2 = best_of(
-                    lambda p=path: read_verilog(p, parser="pyverilog", lib=lib), 1
-                )
+                t, c2 = best_of(lambda p=path: read_verilog(p, parser="pyverilog", lib=lib), 1)
                 assert c2.equals(c), "the readers disagree"
-                rows.append(
-                    {"file": path.name, "MB": mb, "reader": "pyverilog", "seconds": t,
-                     "instances": c2.num_instances, "pins": c2.num_pins}
-                )  # fmt: skip
+                row("pyverilog", t, c2)
     try:
         commit = subprocess.run(
             ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=HERE

@@ -140,9 +140,16 @@ def _report_partition(args, h, p, out: str | None) -> None:
     _print_table(rows)
 
 
+def _config(args) -> dict | None:
+    from .bench import load_config
+
+    return load_config(args.config) if getattr(args, "config", None) else None
+
+
 def cmd_partition(args) -> int:
     if detect_format(args.file, args.format) == "verilog":
         return _partition_verilog(args)
+    config = _config(args)
     h = _load(args.file, args.format)
     p = partition(
         h,
@@ -152,6 +159,7 @@ def cmd_partition(args) -> int:
         backend=args.backend,
         seed=args.seed,
         algorithm=args.algorithm,
+        config=config,
     )
     out = args.output or f"{args.file}.part.{args.k}"
     write_partition(p.parts, out)
@@ -171,6 +179,7 @@ def _partition_verilog(args) -> int:
         backend=args.backend,
         seed=args.seed,
         algorithm=args.algorithm,
+        config=_config(args),
     )
     out = args.output or f"{args.file}.part.{args.k}"
     n = hv.num_instance_vertices
@@ -213,6 +222,7 @@ def cmd_demo(args) -> int:
         backend=args.backend,
         seed=args.seed,
         algorithm=args.algorithm,
+        config=_config(args),
     )
     check = evaluate(h, p.parts, p.k, p.epsilon)
     valid = check["cut"] == p.cut and check["km1"] == p.km1 and check["balanced"]
@@ -224,6 +234,52 @@ def cmd_demo(args) -> int:
             + ("match and the partition is balanced" if valid else "DO NOT MATCH")
         )
     return 0 if valid else 3
+
+
+def cmd_bench(args) -> int:
+    from . import bench
+
+    variants = {"igpart": bench.load_config(args.config) if args.config else {}}
+    if not args.no_hyperg:
+        hyperg = bench.DEFAULT_VARIANTS["igpart-hyperg"]
+        variants["igpart-hyperg"] = {**variants["igpart"], **hyperg}
+    result = bench.run_benchmark(
+        args.files, args.k, epsilon=args.epsilon, objective=args.objective,
+        threads=args.threads, seed=args.seed, variants=variants, peers=args.peers,
+        progress=not args.no_progress,
+    )
+    text = bench.to_json(result) if args.json else bench.markdown(result)
+    if args.output:
+        with open(args.output, "w") as f:
+            f.write(text)
+    print(text, end="" if text.endswith("\n") else "\n")
+    if args.plot:
+        bench.plot(result, args.plot)
+    s = bench.summary(result)
+    bad = sum(s["unbalanced"][v] + s["failed"][v] for v in result["variants"])
+    return 0 if bad == 0 else 3
+
+
+def add_bench_arguments(p: argparse.ArgumentParser, files_required: bool = True) -> None:
+    """Options of ``igpart bench`` (shared with flows/regression.py)."""
+    from .bench import PEERS
+
+    p.add_argument("files", nargs="+" if files_required else "*", help="hypergraph files (.hgr)")
+    p.add_argument("-k", type=int, nargs="+", default=[2, 4, 8, 16, 32, 64],
+                   help="numbers of blocks (default 2 4 8 16 32 64)")
+    p.add_argument("-e", "--epsilon", type=float, default=0.03)
+    p.add_argument("--objective", choices=OBJECTIVES, default="cut")
+    p.add_argument("--threads", type=int, default=2,
+                   help="threads of igpart and of Mt-KaHyPar (default 2)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--peers", nargs="*", choices=PEERS, default=list(PEERS))
+    p.add_argument("--config", help="JSON file of Config fields for the igpart variant")
+    p.add_argument("--no-hyperg", action="store_true",
+                   help="leave out the HyperG-grouping variant (Config coarsening=hyperg)")
+    p.add_argument("--json", action="store_true", help="print JSON instead of markdown")
+    p.add_argument("-o", "--output", help="also write the report to this file")
+    p.add_argument("--plot", help="save a plot of the ratios to this image (needs matplotlib)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
 # --------------------------------------------------------------------------- parser
@@ -246,6 +302,7 @@ def _add_partition_options(p: argparse.ArgumentParser, k_required: bool = True) 
     p.add_argument("--backend", choices=BACKENDS, default="auto")
     p.add_argument("--algorithm", choices=ALGORITHMS, default=ALGORITHMS[0])
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--config", help="JSON file of multilevel Config fields (igpart.Config)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
 
@@ -296,6 +353,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-e", "--epsilon", type=float, default=0.03)
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_evaluate)
+
+    p = sub.add_parser(
+        "bench", help="igpart vs Mt-KaHyPar and METIS on the same files: ratios table"
+    )
+    add_bench_arguments(p)
+    p.set_defaults(func=cmd_bench)
 
     p = sub.add_parser("demo", help="generate a circuit-like hypergraph and partition it")
     p.add_argument("--vertices", type=int, default=20000)

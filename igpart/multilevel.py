@@ -5,9 +5,12 @@ a :class:`igpart.kernels.Backend` (coarsen, contract, project, refine, rebalance
 backend's array module. Per level only scalars come back to the host; the coarsest level goes to
 the host for initial partitioning (:mod:`igpart.initial`), the final partition comes back once.
 
-Hypergraphs follow HyperG (balanced group coarsening, sequence-based refinement) with a boundary
-FM pass after the sequence refinement; graphs follow G-kway (union-find coarsening with scoring,
-iG-kway's constrained grouping, independent-set refinement).
+Hypergraphs: by default each level is coarsened by cluster-aware heavy-edge clustering restricted
+to communities found once on the finest level (Louvain on the clique expansion, see
+:mod:`igpart.community`); HyperG's balanced group coarsening is the selectable alternative
+(``Config(coarsening="hyperg")``). Refinement follows HyperG (sequence-based refinement) with a
+boundary FM pass after it, plus optional V-cycles. Graphs follow G-kway (union-find coarsening
+with scoring, iG-kway's constrained grouping, independent-set refinement).
 """
 
 from __future__ import annotations
@@ -34,21 +37,30 @@ log = logging.getLogger("igpart")
 
 ALGORITHMS = ("multilevel", "metis")
 
+#: Values of ``Config.coarsening`` (hypergraphs).
+COARSENINGS = ("heavy_edge", "hyperg")
+
 
 @dataclass
 class Config:
     """Every tunable of the multilevel partitioners, with the defaults igpart ships.
 
-    Coarsening of hypergraphs (HyperG §3.1):
+    Coarsening of hypergraphs:
+      ``coarsening``: ``"heavy_edge"`` (default: cluster-aware heavy-edge clustering,
+      ``Backend.cluster_hypergraph``, at most ``max_shrink`` times fewer vertices per level,
+      ``weight_penalty`` divides a cluster's rating by its weight) or ``"hyperg"`` (HyperG §3.1
+      balanced group coarsening, ``Backend.coarsen_hypergraph``, subgroups of at most
+      ``group_size`` vertices, HyperG's s).
+      ``communities``: restrict clustering to communities found once on the finest level
+      (``Backend.communities``: Louvain on the clique expansion of nets of at most
+      ``community_max_net_size`` pins, ``community_levels`` levels, ``community_passes`` passes);
+      applies to both coarsening methods.
       ``contraction_limit``: stop once a level has fewer than ``contraction_limit * k`` vertices.
       ``min_shrink``: stop when a level removes less than this fraction of its vertices.
-      ``group_size``: subgroups of at most this many vertices (HyperG's s).
       ``rating_max_net_size``: nets with more pins are ignored by the rating.
       ``cluster_weight_factor``: a coarse vertex weighs at most
       ``factor * ceil(total / (contraction_limit * k))`` (and never more than the block bound),
       so that no cluster is too heavy for a balanced initial partition.
-      ``communities``: restrict clustering to communities found by a Louvain-style pass (unused
-      by default; see ``coarsen_hypergraph(communities=...)``).
     Coarsening of graphs (G-kway §3.1 + iG-kway §IV): ``graph_contraction_limit`` (35),
       ``graph_min_shrink`` (0.10), ``graph_group_size`` (6), ``graph_cluster_weight_factor``.
     ``max_levels``: hard cap on the number of levels.
@@ -66,6 +78,13 @@ class Config:
       on the way up; kept only when they improve).
     """
 
+    coarsening: str = "heavy_edge"
+    communities: bool = True
+    community_max_net_size: int = 50
+    community_levels: int = 8
+    community_passes: int = 8
+    max_shrink: float = 2.5
+    weight_penalty: bool = False
     contraction_limit: int = 160
     min_shrink: float = 0.05
     group_size: int = 4
@@ -91,6 +110,9 @@ class Config:
         """Raises InputError on values the algorithms cannot use; returns self."""
         positive_ints = (
             "contraction_limit",
+            "community_max_net_size",
+            "community_levels",
+            "community_passes",
             "group_size",
             "rating_max_net_size",
             "graph_contraction_limit",
@@ -115,6 +137,13 @@ class Config:
         for name in ("cluster_weight_factor", "graph_cluster_weight_factor"):
             if float(getattr(self, name)) <= 0:
                 raise InputError(f"config.{name} must be positive")
+        if not float(self.max_shrink) > 1.0:
+            raise InputError(f"config.max_shrink must be greater than 1, got {self.max_shrink!r}")
+        if self.coarsening not in COARSENINGS:
+            raise InputError(
+                f"config.coarsening must be one of {', '.join(COARSENINGS)}, "
+                f"got {self.coarsening!r}"
+            )
         if self.initial not in INITIAL_METHODS:
             raise InputError(
                 f"config.initial must be one of {', '.join(INITIAL_METHODS)}, got {self.initial!r}"
@@ -238,20 +267,28 @@ def graph_from_arrays(be: Backend, ga: GraphArrays) -> Graph:
 
 
 def _coarsen(levels_fine, n_of, coarsen_one, contract_one, limit: int, min_shrink: float,
-             max_levels: int, timer: _Timer) -> list:
-    """Generic coarsening loop: returns [(level, cmap-to-next or None), ...] fine to coarse."""
-    hierarchy = [[levels_fine, None]]
+             max_levels: int, timer: _Timer, labels=None, xp=np, min_n: int = 1) -> list:
+    """Generic coarsening loop: returns [[level, cmap-to-next or None, labels], ...] fine to
+    coarse. ``labels`` (communities or blocks, int32 per vertex) restrict the clustering when
+    given and are carried to every level (all members of a cluster share their label). A level
+    with fewer than ``min_n`` (k) vertices is never used."""
+    hierarchy = [[levels_fine, None, labels]]
     cur = levels_fine
     while n_of(cur) >= limit and len(hierarchy) < max_levels:
         t0 = time.perf_counter()
-        cmap, nc = coarsen_one(cur)
+        cmap, nc = (coarsen_one(cur) if labels is None
+                    else coarsen_one(cur, communities=labels))
         t0 = timer.add("coarsen", t0)
-        if nc > (1.0 - min_shrink) * n_of(cur) or nc == n_of(cur):
+        if nc > (1.0 - min_shrink) * n_of(cur) or nc == n_of(cur) or nc < min_n:
             break
         nxt = contract_one(cur, cmap, nc)
+        if labels is not None:
+            coarse = xp.zeros(nc, dtype=xp.int32)
+            coarse[cmap] = labels
+            labels = coarse
         timer.add("contract", t0)
         hierarchy[-1][1] = cmap
-        hierarchy.append([nxt, None])
+        hierarchy.append([nxt, None, labels])
         log.debug("level %d: %d -> %d vertices", len(hierarchy) - 1, n_of(cur), nc)
         cur = nxt
     return hierarchy
@@ -293,13 +330,29 @@ def _multilevel_hypergraph(h: Hypergraph, k: int, epsilon: float, objective: str
     refine = _refiner_hypergraph(be, k, bounds, objective, cfg, seed, timer)
 
     def coarsen_one(ha, communities=None):
-        return be.coarsen_hypergraph(
-            ha, mcw, group_size=cfg.group_size, max_net_size=cfg.rating_max_net_size,
-            communities=communities, seed=seed,
+        if cfg.coarsening == "hyperg":
+            return be.coarsen_hypergraph(
+                ha, mcw, group_size=cfg.group_size, max_net_size=cfg.rating_max_net_size,
+                communities=communities, seed=seed,
+            )
+        # never below the contraction limit in one step
+        shrink = min(cfg.max_shrink, ha.n / (cfg.contraction_limit * k))
+        return be.cluster_hypergraph(
+            ha, mcw, max_net_size=cfg.rating_max_net_size, communities=communities,
+            max_shrink=shrink, weight_penalty=cfg.weight_penalty, seed=seed,
         )
 
+    communities = None
+    if cfg.communities and top.n >= cfg.contraction_limit * k:
+        t0 = time.perf_counter()
+        communities = be.communities(
+            top, max_net_size=cfg.community_max_net_size, max_levels=cfg.community_levels,
+            max_passes=cfg.community_passes, seed=seed,
+        )
+        timer.add("communities", t0)
     hierarchy = _coarsen(top, lambda a: a.n, coarsen_one, be.contract_hypergraph,
-                         cfg.contraction_limit * k, cfg.min_shrink, cfg.max_levels, timer)
+                         cfg.contraction_limit * k, cfg.min_shrink, cfg.max_levels, timer,
+                         labels=communities, xp=be.xp, min_n=k)
     coarsest = hierarchy[-1][0]
     t0 = time.perf_counter()
     coarse_host = hypergraph_from_arrays(be, coarsest)
@@ -318,38 +371,23 @@ def _multilevel_hypergraph(h: Hypergraph, k: int, epsilon: float, objective: str
 
 
 def _uncoarsen(be: Backend, hierarchy: list, parts, refine, timer: _Timer):
-    for level, cmap in reversed(hierarchy[:-1]):
+    """Projects ``parts`` from the coarsest level up, refining on every finer level."""
+    for level, cmap, _ in reversed(hierarchy[:-1]):
         t0 = time.perf_counter()
         parts = be.project(cmap, parts)
         timer.add("project", t0)
         parts = refine(level, parts)
-    if len(hierarchy) == 1:  # no coarsening: the initial partition was refined on this level
-        return parts
     return parts
 
 
 def _vcycle_hypergraph(be, top, parts, k, objective, coarsen_one, refine, cfg, timer):
-    """One V-cycle: coarsen inside blocks (communities = current blocks), keep the partition on
-    every level, refine on the way up; keeps the result only when it is not worse."""
+    """One V-cycle: coarsen inside blocks (labels = current blocks, so the partition stays
+    representable on every level), refine on the way up; kept only when it is not worse."""
     before = be.hypergraph_objective(top, parts, k, objective)
-    hierarchy = [[top, None]]
-    block_of = [parts]
-    cur = top
-    while cur.n >= cfg.contraction_limit * k and len(hierarchy) < cfg.max_levels:
-        t0 = time.perf_counter()
-        cmap, nc = coarsen_one(cur, communities=block_of[-1])
-        t0 = timer.add("coarsen", t0)
-        if nc > (1.0 - cfg.min_shrink) * cur.n:
-            break
-        nxt = be.contract_hypergraph(cur, cmap, nc)
-        timer.add("contract", t0)
-        coarse_parts = be.xp.zeros(nc, dtype=be.xp.int32)
-        coarse_parts[cmap] = block_of[-1]
-        hierarchy[-1][1] = cmap
-        hierarchy.append([nxt, None])
-        block_of.append(coarse_parts)
-        cur = nxt
-    new = refine(hierarchy[-1][0], block_of[-1])
+    hierarchy = _coarsen(top, lambda a: a.n, coarsen_one, be.contract_hypergraph,
+                         cfg.contraction_limit * k, cfg.min_shrink, cfg.max_levels, timer,
+                         labels=be.asarray(parts, "int32"), xp=be.xp, min_n=k)
+    new = refine(hierarchy[-1][0], hierarchy[-1][2])
     new = _uncoarsen(be, hierarchy, new, refine, timer)
     after = be.hypergraph_objective(top, new, k, objective)
     return new if after <= before else parts
@@ -380,7 +418,7 @@ def _multilevel_graph(g: Graph, k: int, epsilon: float, be: Backend, seed: int, 
 
     hierarchy = _coarsen(top, lambda a: a.n, coarsen_one, be.contract_graph,
                          cfg.graph_contraction_limit * k, cfg.graph_min_shrink, cfg.max_levels,
-                         timer)
+                         timer, min_n=k)
     coarsest = hierarchy[-1][0]
     t0 = time.perf_counter()
     parts_host = initial_partition(

@@ -62,12 +62,22 @@ def check_partition(h, p, k, eps):
         assert p.balanced, (list(p.block_weights), bound)
 
 
+#: Configs of the property tests: a small contraction limit makes these tiny inputs go through
+#: several levels of coarsening (with the default limit of 160 k they would not coarsen at all).
+SMALL_LEVELS = [
+    None,
+    Config(contraction_limit=2),
+    Config(contraction_limit=2, coarsening="hyperg"),
+    Config(contraction_limit=2, communities=False, weight_penalty=True, vcycles=1),
+]
+
+
 @PROPS
 @given(instances(), st.integers(1, 12), st.sampled_from(["cut", "km1"]),
-       st.sampled_from([0.0, 0.03, 0.1]))
-def test_hypergraph_partition_properties(h, k, obj, eps):
+       st.sampled_from([0.0, 0.03, 0.1]), st.sampled_from(SMALL_LEVELS))
+def test_hypergraph_partition_properties(h, k, obj, eps, cfg):
     k = min(k, max(h.n, 1))
-    p = igpart.partition(h, k, epsilon=eps, objective=obj, backend="cpu", seed=1)
+    p = igpart.partition(h, k, epsilon=eps, objective=obj, backend="cpu", seed=1, config=cfg)
     check_partition(h, p, k, eps)
     assert p.objective == obj and p.algorithm == "multilevel" and p.backend == "cpu"
 
@@ -111,6 +121,10 @@ def test_bad_arguments():
         igpart.partition(h, 2, config={"nope": 1})
     with pytest.raises(InputError, match="group_size"):
         igpart.partition(h, 2, config=Config(group_size=0))
+    with pytest.raises(InputError, match="coarsening"):
+        igpart.partition(h, 2, config={"coarsening": "magic"})
+    with pytest.raises(InputError, match="max_shrink"):
+        igpart.partition(h, 2, config={"max_shrink": 1.0})
     with pytest.raises(InputError, match="Hypergraph or Graph"):
         igpart.partition([[0, 1]], 2)
 
@@ -128,6 +142,7 @@ def test_same_seed_same_result():
 def test_config_variants_stay_valid():
     h = igpart.generators.random_circuit(4000, seed=3)
     for cfg in (Config(fm=False), Config(vcycles=1), Config(initial="all"),
+                Config(coarsening="hyperg"), Config(communities=False, weight_penalty=True),
                 Config(refine_rounds=0, fm=False), {"initial": "mtkahypar", "initial_runs": 1}):
         p = igpart.partition(h, 4, backend="cpu", config=cfg)
         check_partition(h, p, 4, 0.03)

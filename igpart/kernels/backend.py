@@ -93,6 +93,17 @@ class GraphArrays:
         return int(self.adjncy.shape[0] // 2)
 
 
+def _host_level(be: Backend, hg: HypergraphArrays):
+    """Host (numpy) copies of a backend level, in HypergraphArrays form."""
+    import numpy as np
+
+    return HypergraphArrays(
+        n=hg.n, m=hg.m, total_weight=hg.total_weight,
+        **{name: np.asarray(be.to_host(getattr(hg, name)))
+           for name in ("eptr", "eind", "vptr", "vind", "vwgt", "ewgt")},
+    )
+
+
 class Backend:
     """Stage operations of the partitioning algorithms on one kind of device.
 
@@ -197,6 +208,77 @@ class Backend:
         number of coarse vertices (host int).
         """
         raise NotImplementedError
+
+    def communities(
+        self,
+        hg: HypergraphArrays,
+        *,
+        max_net_size: int = 50,
+        max_levels: int = 8,
+        max_passes: int = 8,
+        min_move_fraction: float = 0.01,
+        seed: int = 0,
+    ):
+        """Community id (int32, n, dense from 0) of every vertex, used to restrict coarsening.
+
+        Multilevel Louvain modularity maximisation on the weighted clique expansion (edge weight
+        ``sum over shared nets of 2..max_net_size pins of w_e / (|e| - 1)``, ``igp::rating_term``):
+        local moving (vertices in the order of ``igp::tie_hash(seed, u, n)``; a vertex moves to the
+        neighbouring community of largest gain ``w(u, C) - deg(u) * tot(C) / 2W``, ties keep its
+        community) until a pass moves at most ``min_move_fraction`` of the vertices or
+        ``max_passes``; then communities are aggregated and the next level runs, at most
+        ``max_levels`` levels. Run once on the finest level. Ids are numbered by first vertex.
+
+        Default: the C++ backend's implementation on host copies (a backend may override it;
+        any community assignment is correct, only the coarsening quality depends on it).
+        """
+        from .cpu import CpuBackend
+
+        cpu = CpuBackend()
+        comm = cpu.communities(
+            cpu.hypergraph_arrays(_host_level(self, hg)), max_net_size=max_net_size,
+            max_levels=max_levels, max_passes=max_passes, min_move_fraction=min_move_fraction,
+            seed=seed,
+        )
+        return self.asarray(comm, "int32")
+
+    def cluster_hypergraph(
+        self,
+        hg: HypergraphArrays,
+        max_cluster_weight: int,
+        *,
+        max_net_size: int = 1000,
+        communities=None,
+        max_shrink: float = 2.5,
+        weight_penalty: bool = False,
+        seed: int = 0,
+    ) -> tuple[Any, int]:
+        """Cluster-aware heavy-edge clustering (igpart's default hypergraph coarsening).
+
+        Vertices are visited in the order of ``igp::tie_hash(seed, u, -1)``. A vertex not yet in
+        a cluster (neither joined nor joined by another) rates every cluster ``C`` holding one of
+        its neighbours: ``sum over pins v in C of w_e / (|e| - 1)`` over shared nets of
+        2..``max_net_size`` pins, divided by ``weight(C)`` when ``weight_penalty``; only clusters
+        with ``weight(C) + w(u) <= max_cluster_weight`` and, when ``communities`` (int32, n) is
+        given, of u's community count. u joins the best (ties: a target not yet clustered, then
+        the lighter cluster, then ``igp::tie_hash(seed, u, C)``). Clustering stops once
+        ``n / max_shrink`` clusters remain. Clusters are numbered by ascending representative
+        (first vertex of the cluster). Returns ``(cmap, nc)`` with the postconditions of
+        ``coarsen_hypergraph``.
+
+        Default: the C++ backend's implementation on host copies (it is sequential by nature;
+        a GPU backend may override it with a parallel variant honouring the postconditions).
+        """
+        from .cpu import CpuBackend
+
+        cpu = CpuBackend()
+        comm = None if communities is None else self.to_host(communities)
+        cmap, nc = cpu.cluster_hypergraph(
+            cpu.hypergraph_arrays(_host_level(self, hg)), max_cluster_weight,
+            max_net_size=max_net_size, communities=comm, max_shrink=max_shrink,
+            weight_penalty=weight_penalty, seed=seed,
+        )
+        return self.asarray(cmap, "int32"), int(nc)
 
     def contract_hypergraph(self, hg: HypergraphArrays, cmap, nc: int) -> HypergraphArrays:
         """The coarse hypergraph of a clustering.

@@ -76,6 +76,23 @@ class CpuBackend(Backend):
         )
         return cmap, int(nc)
 
+    def communities(self, hg: HypergraphArrays, *, max_net_size: int = 50, max_levels: int = 8,
+                    max_passes: int = 8, min_move_fraction: float = 0.01, seed: int = 0):
+        return _cpu.louvain_communities(
+            hg.eptr, hg.eind, hg.ewgt, hg.vptr, hg.vind, hg.vwgt, int(max_net_size),
+            int(max_levels), int(max_passes), float(min_move_fraction), int(seed),
+        )
+
+    def cluster_hypergraph(self, hg: HypergraphArrays, max_cluster_weight: int, *,
+                           max_net_size: int = 1000, communities=None, max_shrink: float = 2.5,
+                           weight_penalty: bool = False, seed: int = 0):
+        comm = None if communities is None else _i32(communities)
+        cmap, nc = _cpu.cluster_hypergraph(
+            hg.eptr, hg.eind, hg.ewgt, hg.vptr, hg.vind, hg.vwgt, int(max_cluster_weight),
+            int(max_net_size), comm, float(max_shrink), bool(weight_penalty), int(seed),
+        )
+        return cmap, int(nc)
+
     def contract_hypergraph(self, hg: HypergraphArrays, cmap, nc: int) -> HypergraphArrays:
         eptr, eind, ewgt, vptr, vind, vwgt = _cpu.contract_hypergraph(
             hg.eptr, hg.eind, hg.ewgt, hg.vwgt, _i32(cmap), int(nc)

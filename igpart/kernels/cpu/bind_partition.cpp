@@ -6,6 +6,9 @@
 
 #include <optional>
 #include <string>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "bindings.h"
 #include "numpy_util.h"
@@ -23,27 +26,6 @@ void fail(const std::string &what, const std::string &msg) {
 void check_len(const py::array &a, int64_t len, const char *name, const std::string &what) {
     if (a.ndim() != 1 || a.shape(0) != len)
         fail(what, std::string(name) + " must be 1-D of length " + std::to_string(len));
-}
-
-// Checks both incidence directions and the weights of a hypergraph level; returns its view.
-HgView hg_view(const Arr<int64_t> &eptr, const Arr<int32_t> &eind, const Arr<int64_t> &ewgt,
-               const Arr<int64_t> &vptr, const Arr<int32_t> &vind, const Arr<int64_t> &vwgt,
-               const std::string &what) {
-    HgView h;
-    h.m = eptr.shape(0) - 1;
-    h.n = vptr.shape(0) - 1;
-    check_csr(eptr, eind, h.n, (what + "(nets)").c_str());
-    check_csr(vptr, vind, h.m, (what + "(vertices)").c_str());
-    if (eind.shape(0) != vind.shape(0)) fail(what, "eind and vind differ in length");
-    check_len(ewgt, h.m, "ewgt", what);
-    check_len(vwgt, h.n, "vwgt", what);
-    h.eptr = eptr.data();
-    h.eind = eind.data();
-    h.ewgt = ewgt.data();
-    h.vptr = vptr.data();
-    h.vind = vind.data();
-    h.vwgt = vwgt.data();
-    return h;
 }
 
 GraphView graph_view(const Arr<int64_t> &xadj, const Arr<int32_t> &adjncy,
@@ -96,7 +78,44 @@ py::tuple hg_level_tuple(HgLevel &&c) {
 
 }  // namespace
 
+// Checks both incidence directions and the weights of a hypergraph level; returns its view.
+HgView igp::hg_view(const Arr<int64_t> &eptr, const Arr<int32_t> &eind, const Arr<int64_t> &ewgt,
+               const Arr<int64_t> &vptr, const Arr<int32_t> &vind, const Arr<int64_t> &vwgt,
+               const std::string &what) {
+    HgView h;
+    h.m = eptr.shape(0) - 1;
+    h.n = vptr.shape(0) - 1;
+    check_csr(eptr, eind, h.n, (what + "(nets)").c_str());
+    check_csr(vptr, vind, h.m, (what + "(vertices)").c_str());
+    if (eind.shape(0) != vind.shape(0)) fail(what, "eind and vind differ in length");
+    check_len(ewgt, h.m, "ewgt", what);
+    check_len(vwgt, h.n, "vwgt", what);
+    h.eptr = eptr.data();
+    h.eind = eind.data();
+    h.ewgt = ewgt.data();
+    h.vptr = vptr.data();
+    h.vind = vind.data();
+    h.vwgt = vwgt.data();
+    return h;
+}
+
 void igp::bind_partition(py::module_ &m) {
+    m.def(
+        "set_num_threads",
+        [](int threads) {
+            if (threads < 1) throw std::invalid_argument("set_num_threads: threads must be >= 1");
+#ifdef _OPENMP
+            omp_set_num_threads(threads);
+#endif
+        },
+        py::arg("threads"), "Threads of the OpenMP loops of the stage operations.");
+    m.def("get_num_threads", []() {
+#ifdef _OPENMP
+        return omp_get_max_threads();
+#else
+        return 1;
+#endif
+    });
     m.def(
         "block_weights",
         [](Arr<int64_t> vwgt, Arr<int32_t> parts, int32_t k) {
@@ -171,6 +190,32 @@ void igp::bind_partition(py::module_ &m) {
         py::arg("vwgt"), py::arg("max_cluster_weight"), py::arg("group_size"),
         py::arg("max_net_size"), py::arg("communities"), py::arg("seed"),
         "HyperG balanced group coarsening: (cmap, nc).");
+
+    m.def(
+        "cluster_hypergraph",
+        [](Arr<int64_t> eptr, Arr<int32_t> eind, Arr<int64_t> ewgt, Arr<int64_t> vptr,
+           Arr<int32_t> vind, Arr<int64_t> vwgt, int64_t max_cluster_weight, int64_t max_net_size,
+           std::optional<Arr<int32_t>> communities, double max_shrink, bool weight_penalty,
+           int64_t seed) {
+            const HgView h = hg_view(eptr, eind, ewgt, vptr, vind, vwgt, "cluster_hypergraph");
+            const int32_t *comm = nullptr;
+            if (communities) {
+                check_len(*communities, h.n, "communities", "cluster_hypergraph");
+                comm = communities->data();
+            }
+            std::vector<int32_t> cmap;
+            int64_t nc;
+            {
+                py::gil_scoped_release release;
+                nc = cluster_hypergraph(h, max_cluster_weight, max_net_size, comm, max_shrink,
+                                        weight_penalty, seed, cmap);
+            }
+            return py::make_tuple(to_numpy(std::move(cmap)), nc);
+        },
+        py::arg("eptr"), py::arg("eind"), py::arg("ewgt"), py::arg("vptr"), py::arg("vind"),
+        py::arg("vwgt"), py::arg("max_cluster_weight"), py::arg("max_net_size"),
+        py::arg("communities"), py::arg("max_shrink"), py::arg("weight_penalty"), py::arg("seed"),
+        "Cluster-aware heavy-edge clustering: (cmap, nc).");
 
     m.def(
         "contract_hypergraph",

@@ -3,7 +3,10 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
+#include <string>
+
 #include "numpy_util.h"
+#include "partition.h"
 
 namespace py = pybind11;
 
@@ -13,9 +16,16 @@ namespace igp {
 // column ids lie in [0, ncols).
 void check_csr(const Arr<int64_t> &ptr, const Arr<int32_t> &ind, int64_t ncols, const char *what);
 
+// Checks both incidence directions and the weights of a hypergraph level (ValueError naming
+// `what`); returns its view (bind_partition.cpp).
+HgView hg_view(const Arr<int64_t> &eptr, const Arr<int32_t> &eind, const Arr<int64_t> &ewgt,
+               const Arr<int64_t> &vptr, const Arr<int32_t> &vind, const Arr<int64_t> &vwgt,
+               const std::string &what);
+
 void bind_basic(py::module_ &m);      // bind_basic.cpp: tokenizer, formatter, CSR, metrics
 void bind_partition(py::module_ &m);  // bind_partition.cpp: multilevel stage operations
 void bind_dynamic(py::module_ &m);    // bind_dynamic.cpp: dynamic hypergraph (incremental engine)
 void bind_netlist(py::module_ &m);    // bind_netlist.cpp: fast flat-Verilog reader
+void bind_community(py::module_ &m);  // bind_community.cpp: community detection (Louvain)
 
 }  // namespace igp

@@ -23,19 +23,12 @@ std::vector<int32_t> hypergraph_best_neighbours(const HgView &h, int64_t max_clu
             const int64_t wu = h.vwgt[u];
             if (wu > max_cluster_weight) continue;
             const int32_t cu = communities ? communities[u] : 0;
-            for (int64_t j = h.vptr[u]; j < h.vptr[u + 1]; ++j) {
-                const int32_t e = h.vind[j];
-                const int64_t size = h.size(e);
-                if (size < 2 || size > max_net_size) continue;
-                const double r = rating_term(h.ewgt[e], size);
-                for (int64_t q = h.eptr[e]; q < h.eptr[e + 1]; ++q) {
-                    const int32_t v = h.eind[q];
-                    if (v == u) continue;
-                    if (communities && communities[v] != cu) continue;
-                    if (score[v] == 0.0) touched.push_back(v);
-                    score[v] += r;
-                }
-            }
+            for_each_rated_neighbour(h, static_cast<int32_t>(u), max_net_size,
+                                     [&](int32_t v, double r) {
+                                         if (communities && communities[v] != cu) return;
+                                         if (score[v] == 0.0) touched.push_back(v);
+                                         score[v] += r;
+                                     });
             int32_t b = -1;
             double bs = 0.0;
             int64_t bw = 0;
@@ -177,6 +170,85 @@ int64_t group_vertices(int64_t n, const int32_t *best, bool leader_max, const in
         weight += w;
     }
     return nc;
+}
+
+int64_t cluster_hypergraph(const HgView &h, int64_t max_cluster_weight, int64_t max_net_size,
+                           const int32_t *communities, double max_shrink, bool weight_penalty,
+                           int64_t seed, std::vector<int32_t> &cmap) {
+    const int64_t n = h.n;
+    std::vector<int32_t> rep(static_cast<size_t>(n));
+    std::iota(rep.begin(), rep.end(), 0);
+    std::vector<int64_t> cw(h.vwgt, h.vwgt + n);
+    std::vector<char> matched(static_cast<size_t>(n), 0);
+    // visiting order: seeded pseudo-random permutation
+    std::vector<int32_t> order(static_cast<size_t>(n));
+    std::iota(order.begin(), order.end(), 0);
+    {
+        std::vector<uint32_t> key(static_cast<size_t>(n));
+        for (int64_t u = 0; u < n; ++u) key[u] = tie_hash(seed, u, -1);
+        std::sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
+            return key[a] != key[b] ? key[a] < key[b] : a < b;
+        });
+    }
+    const double shrink = max_shrink > 1.0 ? max_shrink : 1.0;
+    const int64_t target = static_cast<int64_t>(static_cast<double>(n) / shrink);
+    int64_t nc = n;
+    std::vector<double> score(static_cast<size_t>(n), 0.0);
+    std::vector<int32_t> touched;
+    for (int32_t u : order) {
+        if (nc <= target) break;
+        if (matched[u]) continue;
+        const int64_t wu = h.vwgt[u];
+        if (wu >= max_cluster_weight) continue;
+        const int32_t cu = communities ? communities[u] : 0;
+        touched.clear();
+        for_each_rated_neighbour(h, u, max_net_size, [&](int32_t v, double r) {
+            if (communities && communities[v] != cu) return;
+            const int32_t c = rep[v];
+            if (score[c] == 0.0) touched.push_back(c);
+            score[c] += r;
+        });
+        int32_t best = -1;
+        double bs = 0.0;
+        int64_t bw = 0;
+        unsigned int bh = 0;
+        bool bfree = false;
+        for (int32_t c : touched) {
+            double s = score[c];
+            score[c] = 0.0;
+            const int64_t wc = cw[c];
+            if (s <= 0.0 || wu + wc > max_cluster_weight) continue;
+            if (weight_penalty) s /= static_cast<double>(std::max<int64_t>(wc, 1));
+            const bool free = !matched[c];
+            const unsigned int hc = tie_hash(seed, u, c);
+            // higher rating, then an unmatched target, then the lighter cluster, then the hash
+            bool better = best < 0 || s > bs;
+            if (!better && s == bs) {
+                if (free != bfree) better = free;
+                else better = rating_better(s, wc, hc, bs, bw, bh);
+            }
+            if (better) {
+                best = c;
+                bs = s;
+                bw = wc;
+                bh = hc;
+                bfree = free;
+            }
+        }
+        if (best < 0) continue;
+        rep[u] = best;
+        cw[best] += wu;
+        matched[u] = matched[best] = 1;
+        --nc;
+    }
+    // dense ids in ascending order of representatives
+    std::vector<int32_t> id(static_cast<size_t>(n), -1);
+    int32_t next = 0;
+    for (int64_t u = 0; u < n; ++u)
+        if (rep[u] == u) id[u] = next++;
+    cmap.resize(static_cast<size_t>(n));
+    for (int64_t u = 0; u < n; ++u) cmap[u] = id[rep[u]];
+    return next;
 }
 
 namespace {

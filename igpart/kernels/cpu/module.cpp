@@ -28,4 +28,5 @@ PYBIND11_MODULE(_cpu, m) {
     bind_partition(m);
     bind_dynamic(m);
     bind_netlist(m);
+    bind_community(m);
 }

@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "partition_common.h"
+
 namespace igp {
 
 // Read-only views of a level (pointers into numpy arrays owned by the caller).
@@ -26,6 +28,20 @@ struct GraphView {
     const int64_t *adjwgt = nullptr;  // 2|E|
     const int64_t *vwgt = nullptr;    // n
 };
+
+// Calls f(v, r) for every pin v != u of every net of u with 2..max_net_size pins, where
+// r = rating_term(w_e, |e|) is that net's contribution to the rating of the pair (u, v).
+template <class F>
+inline void for_each_rated_neighbour(const HgView &h, int32_t u, int64_t max_net_size, F &&f) {
+    for (int64_t j = h.vptr[u]; j < h.vptr[u + 1]; ++j) {
+        const int32_t e = h.vind[j];
+        const int64_t size = h.size(e);
+        if (size < 2 || size > max_net_size) continue;
+        const double r = rating_term(h.ewgt[e], size);
+        for (int64_t q = h.eptr[e]; q < h.eptr[e + 1]; ++q)
+            if (h.eind[q] != u) f(h.eind[q], r);
+    }
+}
 
 struct HgLevel {  // an owned hypergraph level (contraction output)
     std::vector<int64_t> eptr, ewgt, vptr, vwgt;
@@ -50,6 +66,17 @@ std::vector<int32_t> graph_best_neighbours(const GraphView &g, int64_t max_clust
 // group_size vertices and max_cluster_weight weight. Fills cmap (dense ids); returns their count.
 int64_t group_vertices(int64_t n, const int32_t *best, bool leader_max, const int64_t *vwgt,
                        int64_t max_cluster_weight, int64_t group_size, std::vector<int32_t> &cmap);
+
+// Cluster-aware heavy-edge clustering (the default hypergraph coarsening): vertices in a seeded
+// order; an unclustered vertex u joins the cluster C (represented by its first vertex) of highest
+// rating sum over pins v in C of w_e / (|e| - 1) over shared nets of 2..max_net_size pins
+// (divided by the weight of C when weight_penalty), among clusters of its community (when
+// communities != nullptr) with weight(C) + w(u) <= max_cluster_weight; ties prefer unclustered
+// targets, then the lighter cluster, then tie_hash. A vertex chosen as target no longer moves.
+// Stops once n / max_shrink clusters remain. Fills cmap (dense ids by ascending representative).
+int64_t cluster_hypergraph(const HgView &h, int64_t max_cluster_weight, int64_t max_net_size,
+                           const int32_t *communities, double max_shrink, bool weight_penalty,
+                           int64_t seed, std::vector<int32_t> &cmap);
 
 HgLevel contract_hypergraph(const HgView &h, const int32_t *cmap, int64_t nc);
 GraphLevel contract_graph(const GraphView &g, const int32_t *cmap, int64_t nc);

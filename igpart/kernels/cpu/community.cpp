@@ -1,0 +1,195 @@
+// Community detection for community-restricted coarsening: multilevel Louvain modularity
+// maximisation on the weighted clique expansion of a hypergraph (edge weight w_e / (|e| - 1),
+// summed over shared nets; nets above a size threshold left out, as in the rating).
+//
+// Sequential and deterministic: vertices are visited in a seeded pseudo-random order
+// (igp::tie_hash), ties keep the current community, then go to the smaller community id.
+#include <algorithm>
+#include <numeric>
+
+#include "community.h"
+#include "partition_common.h"
+
+namespace igp {
+
+namespace {
+
+// Weighted undirected graph with self loops: `loop[u]` is the weight of u's self loop counted
+// once per direction (the sum of A[u][u] over the members of an aggregated vertex).
+struct WGraph {
+    int64_t n = 0;
+    std::vector<int64_t> ptr;
+    std::vector<int32_t> adj;
+    std::vector<double> w;
+    std::vector<double> loop;
+};
+
+WGraph clique_expansion(const HgView &h, int64_t max_net_size) {
+    WGraph g;
+    g.n = h.n;
+    g.ptr.assign(static_cast<size_t>(h.n + 1), 0);
+    g.loop.assign(static_cast<size_t>(h.n), 0.0);
+    std::vector<double> acc(static_cast<size_t>(h.n), 0.0);
+    std::vector<int32_t> touched;
+    for (int64_t u = 0; u < h.n; ++u) {
+        touched.clear();
+        for_each_rated_neighbour(h, static_cast<int32_t>(u), max_net_size, [&](int32_t v, double r) {
+            if (r <= 0.0) return;
+            if (acc[v] == 0.0) touched.push_back(v);
+            acc[v] += r;
+        });
+        for (int32_t v : touched) {
+            g.adj.push_back(v);
+            g.w.push_back(acc[v]);
+            acc[v] = 0.0;
+        }
+        g.ptr[u + 1] = static_cast<int64_t>(g.adj.size());
+    }
+    return g;
+}
+
+// One Louvain local-moving phase on g (comm starts as the identity): vertices in a seeded order
+// move to the neighbouring community of largest modularity gain until a pass moves at most
+// min_move_fraction * n vertices or max_passes. Returns whether any vertex moved.
+bool local_moving(const WGraph &g, std::vector<int32_t> &comm, int64_t max_passes, int64_t seed,
+                  double min_move_fraction) {
+    const int64_t n = g.n;
+    std::vector<double> deg(static_cast<size_t>(n), 0.0), tot(static_cast<size_t>(n), 0.0);
+    double m2 = 0.0;
+    for (int64_t u = 0; u < n; ++u) {
+        double d = g.loop[u];
+        for (int64_t j = g.ptr[u]; j < g.ptr[u + 1]; ++j) d += g.w[j];
+        deg[u] = d;
+        tot[comm[u]] += d;
+        m2 += d;
+    }
+    if (m2 <= 0.0) return false;
+    std::vector<int32_t> order(static_cast<size_t>(n));
+    std::iota(order.begin(), order.end(), 0);
+    std::vector<uint32_t> key(static_cast<size_t>(n));
+    for (int64_t u = 0; u < n; ++u) key[u] = tie_hash(seed, u, n);
+    std::sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
+        return key[a] != key[b] ? key[a] < key[b] : a < b;
+    });
+    std::vector<double> wc(static_cast<size_t>(n), 0.0);
+    std::vector<char> seen(static_cast<size_t>(n), 0);
+    std::vector<int32_t> touched;
+    bool any = false;
+    for (int64_t pass = 0; pass < max_passes; ++pass) {
+        int64_t moved = 0;
+        for (int32_t u : order) {
+            const int32_t cu = comm[u];
+            touched.clear();
+            for (int64_t j = g.ptr[u]; j < g.ptr[u + 1]; ++j) {
+                const int32_t c = comm[g.adj[j]];
+                if (!seen[c]) {
+                    seen[c] = 1;
+                    wc[c] = 0.0;
+                    touched.push_back(c);
+                }
+                wc[c] += g.w[j];
+            }
+            tot[cu] -= deg[u];
+            const double du = deg[u] / m2;
+            int32_t best = cu;
+            double best_gain = (seen[cu] ? wc[cu] : 0.0) - tot[cu] * du;
+            for (int32_t c : touched) {
+                const double gain = wc[c] - tot[c] * du;
+                if (gain > best_gain + 1e-12) {
+                    best = c;
+                    best_gain = gain;
+                }
+            }
+            for (int32_t c : touched) seen[c] = 0;
+            tot[best] += deg[u];
+            if (best != cu) {
+                comm[u] = best;
+                ++moved;
+            }
+        }
+        any = any || moved > 0;
+        if (moved <= static_cast<int64_t>(min_move_fraction * static_cast<double>(n))) break;
+    }
+    return any;
+}
+
+// Renumbers comm densely (by smallest member id order); returns the number of communities.
+int64_t renumber(std::vector<int32_t> &comm) {
+    std::vector<int32_t> id(comm.size(), -1);
+    int32_t next = 0;
+    for (auto &c : comm) {
+        if (id[c] < 0) id[c] = next++;
+        c = id[c];
+    }
+    return next;
+}
+
+WGraph aggregate(const WGraph &g, const std::vector<int32_t> &comm, int64_t nc) {
+    WGraph a;
+    a.n = nc;
+    a.ptr.assign(static_cast<size_t>(nc + 1), 0);
+    a.loop.assign(static_cast<size_t>(nc), 0.0);
+    std::vector<int64_t> mptr(static_cast<size_t>(nc + 1), 0);
+    for (int32_t c : comm) ++mptr[c + 1];
+    for (int64_t c = 0; c < nc; ++c) mptr[c + 1] += mptr[c];
+    std::vector<int32_t> members(comm.size());
+    {
+        std::vector<int64_t> pos(mptr.begin(), mptr.end() - 1);
+        for (size_t u = 0; u < comm.size(); ++u) members[pos[comm[u]]++] = static_cast<int32_t>(u);
+    }
+    std::vector<double> acc(static_cast<size_t>(nc), 0.0);
+    std::vector<char> seen(static_cast<size_t>(nc), 0);
+    std::vector<int32_t> touched;
+    for (int64_t c = 0; c < nc; ++c) {
+        touched.clear();
+        for (int64_t i = mptr[c]; i < mptr[c + 1]; ++i) {
+            const int32_t u = members[i];
+            a.loop[c] += g.loop[u];
+            for (int64_t j = g.ptr[u]; j < g.ptr[u + 1]; ++j) {
+                const int32_t d = comm[g.adj[j]];
+                if (d == c) {
+                    a.loop[c] += g.w[j];
+                    continue;
+                }
+                if (!seen[d]) {
+                    seen[d] = 1;
+                    touched.push_back(d);
+                }
+                acc[d] += g.w[j];
+            }
+        }
+        std::sort(touched.begin(), touched.end());
+        for (int32_t d : touched) {
+            a.adj.push_back(d);
+            a.w.push_back(acc[d]);
+            acc[d] = 0.0;
+            seen[d] = 0;
+        }
+        a.ptr[c + 1] = static_cast<int64_t>(a.adj.size());
+    }
+    return a;
+}
+
+}  // namespace
+
+std::vector<int32_t> louvain_communities(const HgView &h, int64_t max_net_size,
+                                         int64_t max_levels, int64_t max_passes,
+                                         double min_move_fraction, int64_t seed) {
+    std::vector<int32_t> result(static_cast<size_t>(h.n));
+    std::iota(result.begin(), result.end(), 0);
+    if (h.n == 0) return result;
+    WGraph g = clique_expansion(h, max_net_size);
+    for (int64_t level = 0; level < max_levels && g.n > 1; ++level) {
+        std::vector<int32_t> comm(static_cast<size_t>(g.n));
+        std::iota(comm.begin(), comm.end(), 0);
+        if (!local_moving(g, comm, max_passes, seed + level, min_move_fraction)) break;
+        const int64_t nc = renumber(comm);
+        for (auto &c : result) c = comm[c];
+        if (nc == g.n) break;
+        g = aggregate(g, comm, nc);
+    }
+    renumber(result);
+    return result;
+}
+
+}  // namespace igp

@@ -1,0 +1,18 @@
+// Community detection (Louvain on the clique expansion) used to restrict coarsening.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "partition.h"
+
+namespace igp {
+
+// Community id (dense, 0..) of every vertex: multilevel Louvain on the clique expansion of h
+// (edge weight sum of w_e / (|e| - 1) over shared nets of 2..max_net_size pins). At most
+// max_levels aggregation levels and max_passes local-moving passes per level; a level stops
+// when a pass moves at most min_move_fraction of its vertices. Deterministic for a seed.
+std::vector<int32_t> louvain_communities(const HgView &h, int64_t max_net_size,
+                                         int64_t max_levels, int64_t max_passes,
+                                         double min_move_fraction, int64_t seed);
+
+}  // namespace igp

@@ -1,0 +1,96 @@
+"""Community detection and community-restricted heavy-edge clustering (C++ backend)."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import igpart
+from igpart.community import detect_communities, modularity
+from igpart.kernels import get_backend
+
+from .test_stages import hypergraphs
+
+BE = get_backend("cpu")
+FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def two_cliques(size: int = 6) -> igpart.Hypergraph:
+    """Two cliques of 2-pin nets joined by one net."""
+    nets = [[i, j] for i in range(size) for j in range(i + 1, size)]
+    nets += [[size + i, size + j] for i in range(size) for j in range(i + 1, size)]
+    nets.append([0, size])
+    return igpart.Hypergraph.from_nets(nets)
+
+
+def test_louvain_separates_two_cliques():
+    h = two_cliques()
+    comm = detect_communities(h)
+    assert comm.dtype == np.int32
+    assert len(set(comm[:6])) == 1 and len(set(comm[6:])) == 1 and comm[0] != comm[6]
+    assert modularity(h, comm) > modularity(h, np.zeros(h.n, dtype=np.int32))
+
+
+@FAST
+@given(hypergraphs(max_n=60), st.integers(0, 3))
+def test_communities_dense_deterministic_and_not_worse_than_singletons(h, seed):
+    comm = detect_communities(h, seed=seed)
+    assert comm.shape == (h.n,)
+    assert set(np.unique(comm)) == set(range(int(comm.max()) + 1))
+    assert np.array_equal(comm, detect_communities(h, seed=seed))
+    singletons = np.arange(h.n, dtype=np.int32)
+    assert modularity(h, comm) >= modularity(h, singletons) - 1e-9
+
+
+@FAST
+@given(hypergraphs(), st.integers(1, 60), st.sampled_from([1.5, 2.5, 100.0]), st.booleans(),
+       st.booleans(), st.integers(0, 3))
+def test_cluster_hypergraph_postconditions(h, mcw, shrink, penalty, use_comm, seed):
+    ha = BE.hypergraph_arrays(h)
+    comm = (np.arange(h.n, dtype=np.int32) % 3) if use_comm else None
+    cmap, nc = BE.cluster_hypergraph(ha, mcw, communities=comm, max_shrink=shrink,
+                                     weight_penalty=penalty, seed=seed)
+    assert cmap.dtype == np.int32 and cmap.shape == (h.n,)
+    assert set(np.unique(cmap)) == set(range(nc))
+    sizes = np.bincount(cmap, minlength=nc)
+    weights = np.bincount(cmap, weights=h.vwgt, minlength=nc)
+    assert np.all((weights <= mcw) | (sizes == 1))
+    assert nc >= int(h.n / shrink)  # one join at a time, stopped at n / max_shrink
+    if comm is not None:  # every cluster inside one community
+        label = np.zeros(nc, dtype=np.int32)
+        label[cmap] = comm
+        assert np.array_equal(label[cmap], comm)
+    again, nc2 = BE.cluster_hypergraph(ha, mcw, communities=comm, max_shrink=shrink,
+                                       weight_penalty=penalty, seed=seed)
+    assert nc2 == nc and np.array_equal(again, cmap)
+    # clustered vertices share a net with another member of their cluster
+    for c in np.flatnonzero(sizes > 1)[:5]:
+        members = set(np.flatnonzero(cmap == c).tolist())
+        for v in members:
+            nbrs = {int(u) for e in h.nets_of(v) for u in h.net(e)} - {v}
+            assert nbrs & members
+
+
+def test_cluster_merges_heaviest_pair_first():
+    # 0-1 share a net of weight 10, every other pair a net of weight 1: 0 and 1 end together
+    h = igpart.Hypergraph.from_nets([[0, 1], [1, 2], [2, 3], [3, 0]], ewgt=[10, 1, 1, 1])
+    cmap, nc = BE.cluster_hypergraph(BE.hypergraph_arrays(h), 2, max_shrink=10.0)
+    assert cmap[0] == cmap[1] and nc == 2
+
+
+def test_backend_fallback_uses_cpu_on_host_arrays():
+    class Minimal(igpart.kernels.backend.Backend):  # only transfers: stages fall back to the CPU
+        name = "minimal"
+        xp = np
+
+        def to_host(self, a):
+            return np.asarray(a)
+
+    h = two_cliques()
+    be = Minimal()
+    ha = be.hypergraph_arrays(h)
+    assert np.array_equal(be.communities(ha), BE.communities(BE.hypergraph_arrays(h)))
+    a, na = be.cluster_hypergraph(ha, 3, seed=2)
+    b, nb = BE.cluster_hypergraph(BE.hypergraph_arrays(h), 3, seed=2)
+    assert na == nb and np.array_equal(a, b)
