@@ -352,7 +352,7 @@ class Circuit:
         n_inst = len(self.instance_names)
         vert = np.where(owner >= 0, owner, n_inst + (-1 - owner)).astype(np.int64)
         pairs = np.unique(net[on].astype(np.int64) * (n_inst + self.num_ports) + vert[on]).size
-        alive_cells = [c for c, a in zip(self.instance_cells, self._insts.alive.view) if a]
+        alive_cells = np.array(self.instance_cells, dtype=object)[self._insts.alive.view]
         sizes = np.bincount(net[on], minlength=len(self.net_names))[self._nets.alive.view]
         return {
             "design": self.name,
@@ -365,7 +365,7 @@ class Circuit:
             "pins": int(on.sum()),
             "unconnected_pins": int((~on & (owner >= 0)).sum()),
             "vertex_net_pairs": int(pairs),
-            "cell_types": len(set(alive_cells)),
+            "cell_types": len(set(alive_cells.tolist())),
             "max_net_size": int(sizes.max()) if sizes.size else 0,
             "nets_without_pins": int((sizes == 0).sum()),
             "multi_driver_nets": int((self.drivers_per_net()[self._nets.alive.view] > 1).sum()),
