@@ -7,8 +7,13 @@
 #include "verilog.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
+#include <new>
 #include <string_view>
+#ifdef __linux__
+#include <sys/mman.h>
+#endif
 
 #include "numpy_util.h"
 
@@ -39,6 +44,48 @@ inline uint64_t hash_sv(sv s) {
     return h;
 }
 
+// A fixed-size array of trivially copyable T; arrays of 2 MB or more are aligned to 2 MB and
+// backed by transparent huge pages where the kernel offers them (fewer TLB misses on the random
+// accesses of a large hash table).
+template <class T>
+class HugeArray {
+   public:
+    HugeArray() = default;
+    HugeArray(size_t n, const T &fill) : n_(n) {
+        size_t bytes = n * sizeof(T);
+        if (bytes >= kHuge) {
+            bytes = (bytes + kHuge - 1) / kHuge * kHuge;
+            p_ = static_cast<T *>(std::aligned_alloc(kHuge, bytes));
+#ifdef __linux__
+            if (p_) madvise(p_, bytes, MADV_HUGEPAGE);
+#endif
+        } else {
+            p_ = static_cast<T *>(std::malloc(bytes ? bytes : 1));
+        }
+        if (!p_) throw std::bad_alloc();
+        std::fill(p_, p_ + n, fill);
+    }
+    HugeArray(const HugeArray &) = delete;
+    HugeArray &operator=(const HugeArray &) = delete;
+    HugeArray(HugeArray &&o) noexcept : p_(o.p_), n_(o.n_) { o.p_ = nullptr; o.n_ = 0; }
+    HugeArray &operator=(HugeArray &&o) noexcept {
+        std::swap(p_, o.p_);
+        std::swap(n_, o.n_);
+        return *this;
+    }
+    ~HugeArray() { std::free(p_); }
+    size_t size() const { return n_; }
+    T &operator[](size_t i) { return p_[i]; }
+    const T &operator[](size_t i) const { return p_[i]; }
+    const T *begin() const { return p_; }
+    const T *end() const { return p_ + n_; }
+
+   private:
+    static constexpr size_t kHuge = size_t(2) << 20;
+    T *p_ = nullptr;
+    size_t n_ = 0;
+};
+
 // Open-addressing map from identifiers of the input buffer to int32. A slot is 32 bytes: 32 bits
 // of the key's hash, its offset and length in the buffer, the value and the key's first 16
 // bytes, so that a probe of a short key never touches the (cold) buffer where it was declared.
@@ -47,7 +94,7 @@ class NameMap {
     NameMap(const char *base, size_t expect) : base_(base) {
         size_t cap = 16;
         while (cap < expect * 2) cap <<= 1;
-        slots_.assign(cap, Slot{});
+        slots_ = HugeArray<Slot>(cap, Slot{});
     }
     // value of key, or -1
     int32_t get(sv key) const {
@@ -94,9 +141,8 @@ class NameMap {
                            s.len - sizeof(s.head)) == 0;
     }
     void grow() {
-        std::vector<Slot> old;
-        old.swap(slots_);
-        slots_.assign(old.size() * 2, Slot{});
+        HugeArray<Slot> old = std::move(slots_);
+        slots_ = HugeArray<Slot>(old.size() * 2, Slot{});
         size_t mask = slots_.size() - 1;
         for (const Slot &s : old) {
             if (s.val < 0) continue;
@@ -107,7 +153,7 @@ class NameMap {
         }
     }
     const char *base_;
-    std::vector<Slot> slots_;
+    HugeArray<Slot> slots_;
     size_t size_ = 0;
 };
 
@@ -151,11 +197,11 @@ class Reader {
           end_(buf + len),
           // rough sizing from the file size (~1 instance and 1 net per 100 bytes); maps grow
           signals_map_(buf, static_cast<size_t>(len / 128 + 16)),
-          inst_map_(buf, static_cast<size_t>(len / 128 + 16)),
           cell_map_(buf, 256),
           pin_map_(buf, 256) {
         size_t est = static_cast<size_t>(len / 100 + 16);
         insts_.reserve(est);
+        inst_line_.reserve(est);
         r_.pin_inst.reserve(est * 3);
         r_.pin_name.reserve(est * 3);
         r_.pin_net.reserve(est * 3);
@@ -324,7 +370,7 @@ class Reader {
     std::vector<Signal> signals_;
     NameMap signals_map_;
     std::vector<sv> insts_;
-    NameMap inst_map_;
+    std::vector<int32_t> inst_line_;
     NameMap cell_map_;
     NameMap pin_map_;
     int32_t nbits_ = 0;
@@ -487,9 +533,9 @@ class Reader {
         for (;;) {
             sv name = expect_id("an instance name");
             if (is('[')) unsupported("instance arrays");
-            int32_t inst = static_cast<int32_t>(insts_.size());
-            if (inst_map_.insert(name, inst) != inst) fail("duplicate instance name '" + std::string(name) + "'");
             insts_.push_back(name);
+            inst_line_.push_back(static_cast<int32_t>(std::min<int64_t>(tok_line_, INT32_MAX)));
+            int32_t inst = static_cast<int32_t>(insts_.size() - 1);
             if (new_cell) {
                 cid = cell_map_.insert(cell, static_cast<int32_t>(cell_map_.size()));
                 r_.cell_names.append(cell.data(), cell.size());
@@ -594,6 +640,7 @@ class Reader {
             if (is_kw("module")) unsupported("several modules");
             fail("unexpected " + shown() + " after 'endmodule'");
         }
+        check_unique_instances();
         // ports in header order, bits msb first
         for (sv pn : header_ports_) {
             int32_t s = signals_map_.get(pn);
@@ -628,6 +675,29 @@ class Reader {
         drop_last_newline(r_.inst_names);
         drop_last_newline(r_.cell_names);
         drop_last_newline(r_.pin_names);
+    }
+
+    // Duplicate instance names, found by sorting name hashes (sequential memory traffic instead
+    // of a hash-table probe per instance); reports the duplicate that comes first in the file.
+    void check_unique_instances() {
+        std::vector<std::pair<uint64_t, int32_t>> h(insts_.size());
+        for (size_t i = 0; i < insts_.size(); ++i) h[i] = {hash_sv(insts_[i]), static_cast<int32_t>(i)};
+        std::sort(h.begin(), h.end());
+        int32_t first_dup = -1;
+        for (size_t a = 0; a < h.size();) {
+            size_t b = a + 1;
+            while (b < h.size() && h[b].first == h[a].first) ++b;
+            for (size_t x = a; x < b; ++x)  // equal hashes: compare the names (pairs sorted by id)
+                for (size_t y = x + 1; y < b; ++y)
+                    if (insts_[h[x].second] == insts_[h[y].second] &&
+                        (first_dup < 0 || h[y].second < first_dup))
+                        first_dup = h[y].second;
+            a = b;
+        }
+        if (first_dup >= 0) {
+            tok_line_ = inst_line_[first_dup];
+            fail("duplicate instance name '" + std::string(insts_[first_dup]) + "'");
+        }
     }
 
     void ansi_ports() {
