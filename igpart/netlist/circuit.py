@@ -454,7 +454,7 @@ class Circuit:
         record raises :class:`~igpart.errors.BatchError` (an InputError) naming the record, its
         index and its ``.ops`` line; everything the batch had done is rolled back first.
         """
-        changes = list(changes)
+        changes = list(getattr(changes, "changes", changes))  # an OpsBatch or records
         lookup = self._pin_lookup()
         undo: list[tuple] = []
         out = AppliedBatch()
