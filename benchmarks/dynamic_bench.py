@@ -23,73 +23,9 @@ from pathlib import Path
 
 import numpy as np
 
-from igpart.dynamic import Batch, DynamicHypergraph
-from igpart.generators import random_circuit
+from igpart.dynamic import DynamicHypergraph
+from igpart.generators import random_circuit, timing_batch
 from igpart.metrics import evaluate
-
-
-def timing_batch(d: DynamicHypergraph, rng: np.random.Generator, size: int) -> Batch:
-    """A batch of about ``size`` records of timing-optimisation style changes."""
-    b = Batch()
-    bound_v, bound_e = d.vertex_bound, d.net_bound
-    alive_v = d.vertex_alive  # one copy per batch; entries we touch are kept consistent below
-    alive_e = d.net_alive
-    used_v: set[int] = set()  # cells already changed in this batch (keeps records independent)
-    used_e: set[int] = set()
-
-    def live_vertex() -> int:
-        while True:
-            v = int(rng.integers(bound_v))
-            if alive_v[v] and v not in used_v:
-                used_v.add(v)
-                return v
-
-    def live_net(min_pins: int = 1) -> tuple[int, np.ndarray]:
-        while True:
-            e = int(rng.integers(bound_e))
-            if alive_e[e] and e not in used_e:
-                pins = d.pins_of(e)
-                if pins.size >= min_pins and not used_v.intersection(pins.tolist()):
-                    used_e.add(e)
-                    return e, pins
-
-    while len(b) < size:
-        kind = rng.random()
-        if kind < 0.35:  # buffer insertion: driver keeps net e, the buffer drives some sinks
-            e, pins = live_net(min_pins=3)
-            used_v.update(pins.tolist())
-            sinks = rng.choice(pins[1:], size=int(rng.integers(1, pins.size - 1)), replace=False)
-            buf = b.insert_vertex(1)
-            e2 = b.insert_net(1)
-            for s in sinks:
-                b.delete_pin(int(s), e)
-                b.insert_pin(int(s), e2)
-            b.insert_pin(buf, e)
-            b.insert_pin(buf, e2)
-        elif kind < 0.65:  # gate sizing
-            b.set_vertex_weight(live_vertex(), int(rng.integers(1, 5)))
-        elif kind < 0.8:  # gate removal: disconnect, then remove
-            v = live_vertex()
-            for e in d.nets_of(v):
-                if int(e) in used_e:
-                    break
-            else:
-                for e in d.nets_of(v):
-                    b.delete_pin(v, int(e))
-                b.delete_vertex(v)
-                alive_v[v] = False
-        else:  # pin move: v leaves one of its nets and joins another
-            v = live_vertex()
-            nets = d.nets_of(v)
-            if nets.size == 0 or int(nets[0]) in used_e:
-                continue
-            e2, pins2 = live_net()
-            if v in pins2:
-                continue
-            used_e.add(int(nets[0]))
-            b.delete_pin(v, int(nets[0]))
-            b.insert_pin(v, e2)
-    return b
 
 
 def percentiles(seconds: list[float]) -> str:

@@ -8,6 +8,7 @@ __version__ = "0.1.0"
 from .dynamic import Batch, DynamicHypergraph
 from .errors import BackendUnavailable, BatchError, IgpartError, InputError, PartitionError
 from .hypergraph import Graph, Hypergraph
+from .incremental import IncrementalConfig, IncrementalPartitioner, IncrementalResult
 from .io import read, read_graph, read_hgr, read_partition, write_graph, write_hgr, write_partition
 from .metrics import (
     block_weights,
@@ -31,6 +32,9 @@ __all__ = [
     "DynamicHypergraph",
     "Graph",
     "Hypergraph",
+    "IncrementalConfig",
+    "IncrementalPartitioner",
+    "IncrementalResult",
     "IgpartError",
     "InputError",
     "Partition",

@@ -147,9 +147,9 @@ def _config(args) -> dict | None:
 
 
 def cmd_partition(args) -> int:
+    config = _config(args)
     if detect_format(args.file, args.format) == "verilog":
         return _partition_verilog(args)
-    config = _config(args)
     h = _load(args.file, args.format)
     p = partition(
         h,
@@ -234,6 +234,46 @@ def cmd_demo(args) -> int:
             + ("match and the partition is balanced" if valid else "DO NOT MATCH")
         )
     return 0 if valid else 3
+
+
+def cmd_generate(args) -> int:
+    from .generators import inflate
+    from .io import write_hgr
+
+    h = _load(args.source, "hgr")
+    if not isinstance(h, Hypergraph):
+        raise IgpartError(f"{args.source}: generate --from needs a hypergraph (.hgr)")
+    try:
+        big = inflate(h, args.scale, seed=args.seed, cross_fraction=args.cross_fraction,
+                      extra_fraction=args.extra_fraction)
+    except ValueError as exc:
+        raise IgpartError(str(exc)) from None
+    write_hgr(big, args.output)
+    d = {"file": args.output, "vertices": big.n, "nets": big.m, "pins": big.num_pins,
+         "scale": args.scale, "seed": args.seed}
+    if args.json:
+        print(json.dumps(d))
+    else:
+        _print_table(d)
+    return 0
+
+
+def cmd_tcl(args) -> int:
+    from .plugin.tcl import run_script
+
+    run_script(args.script, args.args)
+    return 0
+
+
+def cmd_serve(args) -> int:
+    from .plugin.server import JsonLinesServer
+
+    server = JsonLinesServer(max_request_bytes=args.max_request_bytes)
+    if args.socket:
+        server.serve_unix(args.socket, ready=lambda: log.info("listening on %s", args.socket))
+    else:
+        server.serve_stdio()
+    return 0
 
 
 def cmd_bench(args) -> int:
@@ -354,6 +394,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_evaluate)
 
+    p = sub.add_parser("tcl", help="run a Tcl script with the igpart and TAU 2015 commands")
+    p.add_argument("script")
+    p.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the script ($argv)")
+    p.set_defaults(func=cmd_tcl)
+
+    p = sub.add_parser("serve", help="JSON-lines server on stdio or a unix-domain socket")
+    p.add_argument("--socket", metavar="PATH", help="listen on a new unix socket (mode 0600)")
+    p.add_argument("--max-request-bytes", type=int, default=1 << 20, metavar="N")
+    p.set_defaults(func=cmd_serve)
+
     p = sub.add_parser(
         "bench", help="igpart vs Mt-KaHyPar and METIS on the same files: ratios table"
     )
@@ -364,6 +414,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--vertices", type=int, default=20000)
     _add_partition_options(p, k_required=False)
     p.set_defaults(func=cmd_demo)
+
+    p = sub.add_parser(
+        "generate",
+        help="a large hypergraph from copies of a small one (HyperG-style inflation, seeded)",
+    )
+    p.add_argument("--from", dest="source", required=True, help="source .hgr file")
+    p.add_argument("--scale", type=int, required=True, help="number of copies")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--cross-fraction", type=float, default=0.002,
+                   help="cross-copy nets per source net and copy")
+    p.add_argument("--extra-fraction", type=float, default=0.001,
+                   help="random extra nets per source net and copy")
+    p.add_argument("-o", "--output", required=True, help=".hgr file to write")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_generate)
     return ap
 
 

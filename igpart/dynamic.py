@@ -4,8 +4,11 @@
 generalised to hypergraphs (the nets of each vertex and the pins of each net in chains of 32-slot
 buckets, spare buckets per list, pools that grow geometrically), together with a k-way partition
 whose per-net block pin counts Phi(e, b), block weights, cut and km1 are updated in time
-proportional to each change. The structure lives in a backend (the C++ one for now); this module
-only moves arrays in and out of it.
+proportional to each change. The structure lives in a backend: ``backend="cpu"`` (C++, the
+default) or ``backend="gpu"`` (CUDA through CuPy: records applied by GPU kernels, warp per record
+with ballot/ffs slot search; see igpart/kernels/gpu/_dynamic.py); this module only moves arrays in
+and out of it. On the GPU, ``BatchResult.touched_vertices`` / ``touched_nets`` are CuPy arrays
+(they stay on the device, where refinement uses them) and Phi is always dense.
 
 Changes come in a :class:`Batch`: columnar records ``op`` (int8) and three int64 argument
 columns ``a, b, c``:
@@ -57,7 +60,7 @@ from enum import IntEnum
 
 import numpy as np
 
-from .errors import BatchError, InputError
+from .errors import BackendUnavailable, BatchError, InputError
 from .hypergraph import Graph, Hypergraph
 from .kernels import get_backend
 from .kernels.backend import Backend
@@ -65,6 +68,16 @@ from .metrics import check_parts
 
 #: With ``phi="auto"``, block pin counts are a dense m x k matrix up to this k, else sparse lists.
 DENSE_PHI_MAX_K = 32
+
+
+def _dynamic_backend(name):
+    """The backend holding the structure: the GPU one comes from igpart.kernels.gpu._dynamic
+    (until the GPU backend object offers it), the others from get_backend."""
+    if name == "gpu":
+        from .kernels.gpu._dynamic import gpu_dynamic_backend
+
+        return gpu_dynamic_backend()
+    return get_backend(name)
 
 
 class Op(IntEnum):
@@ -309,7 +322,8 @@ class DynamicHypergraph:
         ``headroom``: extra fraction of ids and buckets preallocated. ``growth``: capacity factor
         when a pool or an id range is exhausted. ``phi``: ``dense`` (an m x k matrix of int32),
         ``sparse`` (per net only its blocks: memory ~ sum of connectivities) or ``auto`` (dense
-        up to k = DENSE_PHI_MAX_K).
+        up to k = DENSE_PHI_MAX_K). ``backend``: ``cpu`` or ``gpu`` (BackendUnavailable without
+        a CUDA device).
         """
         if not isinstance(h, Hypergraph):
             raise InputError(f"expected a Hypergraph, got {type(h).__name__}")
@@ -327,8 +341,12 @@ class DynamicHypergraph:
         if phi not in ("auto", "dense", "sparse"):
             raise InputError(f"phi must be 'auto', 'dense' or 'sparse', got '{phi}'")
         sparse = phi == "sparse" or (phi == "auto" and k > DENSE_PHI_MAX_K)
+        if backend == "gpu":
+            if phi == "sparse":
+                raise InputError("the GPU backend keeps Phi dense: use phi='dense' or 'auto'")
+            sparse = False
         p = check_parts(parts, h.n, k)
-        be = get_backend(backend)
+        be = _dynamic_backend(backend)
         impl = be.dynamic_hypergraph(
             h.eptr, h.eind, h.n, h.vwgt, h.ewgt, p, k, float(epsilon),
             gamma=int(gamma), headroom=float(headroom), growth=float(growth), sparse_phi=sparse,
@@ -361,6 +379,15 @@ class DynamicHypergraph:
             text = batch.describe(index)
             raise BatchError(index, op.name.lower(), tuple(vals), reason, text) from None
         return BatchResult(created, touched_v, touched_e, ops)
+
+    def refine(self, objective: str = "cut", **options) -> dict:
+        """Incremental refinement of the vertices the batches since the last call touched or
+        created (iG-kway Alg. 3 + 4, then local refinement); GPU backend (see
+        ``GpuDynamicHypergraph.refine`` for the options and the figures returned)."""
+        if not hasattr(self._impl, "refine"):
+            name = self.backend.name
+            raise BackendUnavailable(f"refine() of the dynamic structure needs the GPU, not {name}")
+        return self._impl.refine(objective, **options)
 
     def move(self, vertices, blocks) -> tuple[int, int]:
         """Moves ``vertices[i]`` to ``blocks[i]`` (in order; all validated first); updates Phi,
@@ -413,6 +440,15 @@ class DynamicHypergraph:
     def parts(self) -> np.ndarray:
         """Block of each vertex id below ``vertex_bound`` (-1 for deleted ids)."""
         return self._impl.parts()
+
+    def blocks_of(self, vertices) -> np.ndarray:
+        """Block of each given vertex id (-1 where the id is not a live vertex); costs time
+        proportional to the number of ids, unlike :attr:`parts`."""
+        ids = np.atleast_1d(np.asarray(vertices))
+        if ids.size and ids.dtype.kind not in "iu":
+            raise InputError(f"vertex ids must be integers, not {ids.dtype}")
+        ids = np.where((ids >= 0) & (ids < 2**31), ids, -1).astype(np.int32)
+        return self._impl.blocks_of(ids)
 
     @property
     def total_weight(self) -> int:

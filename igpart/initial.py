@@ -14,6 +14,8 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 import numpy as np
 
@@ -135,14 +137,17 @@ def initial_partition(
     max_net_size: int = CLIQUE_MAX_NET_SIZE,
     refine: Callable[[np.ndarray], np.ndarray] | None = None,
     evaluate: Callable[[np.ndarray], int] | None = None,
+    threads: int = 1,
 ) -> np.ndarray:
     """The best balanced partition of ``h`` (the coarsest level) among several candidates.
 
     Candidates: METIS with seeds ``seed .. seed+runs-1`` (``method`` ``metis`` or ``all``) and
     Mt-KaHyPar (``mtkahypar`` or ``all``, when installed; ``mtkahypar`` falls back to METIS).
     ``refine(parts) -> parts`` (rebalance + refinement on the caller's backend) is applied to each;
-    ``evaluate(parts) -> int`` scores them. The best balanced candidate wins (ties: the first);
-    when none is balanced, the least overloaded one is returned and the caller reports it.
+    ``evaluate(parts) -> int`` scores them. The best balanced candidate wins (ties: the first in
+    the order above, so the result does not depend on ``threads``); when none is balanced, the
+    least overloaded one is returned and the caller reports it. With ``threads > 1`` candidates
+    run concurrently in a thread pool (METIS and the C++ refinement release the GIL).
     """
     if method not in INITIAL_METHODS:
         raise PartitionError(f"unknown initial partitioning method '{method}'")
@@ -161,16 +166,22 @@ def initial_partition(
                                                                          max_net_size))
             )
     bound = max_block_weight(h.total_weight, k, epsilon)
-    best: tuple | None = None
-    for name, make in candidates:
+
+    def attempt(candidate: tuple[str, Callable[[], np.ndarray]]) -> tuple[tuple[int, int], Any]:
+        name, make = candidate
         parts = np.asarray(make(), dtype=np.int32)
         if refine is not None:
             parts = np.asarray(refine(parts), dtype=np.int32)
         overload = int(max(0, block_weights(h, parts, k).max() - bound))
         value = int(evaluate(parts)) if evaluate is not None else 0
         log.debug("initial candidate %s: objective %d, overload %d", name, value, overload)
-        key = (overload, value)
-        if best is None or key < best[0]:
-            best = (key, parts)
-    assert best is not None
-    return best[1]
+        return (overload, value), parts
+
+    workers = max(1, min(int(threads), len(candidates)))
+    if workers == 1 or "mtkahypar" in {name for name, _ in candidates}:
+        results = [attempt(c) for c in candidates]
+    else:
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            results = list(pool.map(attempt, candidates))
+    best = min(range(len(results)), key=lambda i: (results[i][0], i))
+    return results[best][1]

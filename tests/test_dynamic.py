@@ -434,12 +434,9 @@ def _invalid_cases():
     ]  # fmt: skip
 
 
-@pytest.mark.parametrize("phi", PHI_MODES)
-@pytest.mark.parametrize("records, index, message", _invalid_cases())
-def test_invalid_batch_names_record_and_changes_nothing(phi, records, index, message):
-    h = Hypergraph.from_nets([[0, 1, 2], [2, 3], [4], [5]], n=6)
-    d = DynamicHypergraph.from_hypergraph(h, [0, 1, 0, 1, 0, 1], 2, gamma=0, headroom=0, phi=phi)
-    d.apply(Batch())  # an empty batch is valid
+def invalid_batch(records) -> tuple[Batch, int]:
+    """The batch of an _invalid_cases() entry for the 6-vertex hypergraph of the tests, and the
+    index of its first case record."""
     bad = Batch()
     bad.delete_pin(5, 3)
     bad.delete_vertex(5)
@@ -448,7 +445,16 @@ def test_invalid_batch_names_record_and_changes_nothing(phi, records, index, mes
         v = bad.insert_vertex()
         bad.insert_pin(v, 0)
     bad.extend(Batch.from_arrays(*zip(*[(int(op), a, b) for op, a, b in records])))
-    offset = 3 + 2 * PREFIX
+    return bad, 3 + 2 * PREFIX
+
+
+@pytest.mark.parametrize("phi", PHI_MODES)
+@pytest.mark.parametrize("records, index, message", _invalid_cases())
+def test_invalid_batch_names_record_and_changes_nothing(phi, records, index, message):
+    h = Hypergraph.from_nets([[0, 1, 2], [2, 3], [4], [5]], n=6)
+    d = DynamicHypergraph.from_hypergraph(h, [0, 1, 0, 1, 0, 1], 2, gamma=0, headroom=0, phi=phi)
+    d.apply(Batch())  # an empty batch is valid
+    bad, offset = invalid_batch(records)
     before = d.dump_state()
     with pytest.raises(BatchError, match=message) as info:
         d.apply(bad)

@@ -134,6 +134,10 @@ def test_same_seed_same_result():
     a = igpart.partition(h, 8, backend="cpu", seed=5)
     b = igpart.partition(h, 8, backend="cpu", seed=5)
     assert np.array_equal(a.parts, b.parts)
+    # concurrent initial candidates: the result does not depend on the thread count
+    c = igpart.partition(h, 8, backend="cpu", seed=5, config=Config(threads=1))
+    d = igpart.partition(h, 8, backend="cpu", seed=5, config=Config(threads=3))
+    assert np.array_equal(a.parts, c.parts) and np.array_equal(c.parts, d.parts)
     g = random_graph(np.random.default_rng(2), 3000, 9000)
     ga, gb = igpart.partition(g, 4, seed=1), igpart.partition(g, 4, seed=1)
     assert np.array_equal(ga.parts, gb.parts)

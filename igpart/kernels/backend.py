@@ -419,5 +419,12 @@ class Backend:
         nets and a k-way partition. Options: gamma, headroom, growth, sparse_phi."""
         raise BackendUnavailable(f"the {self.name} backend has no dynamic hypergraph yet")
 
+    def incremental_refiner(self):
+        """An object whose ``refine(dynamic, touched_v, touched_e, new_v, objective, ...)``
+        refines the partition of a dynamic hypergraph of this backend around a batch's changes
+        (iG-kway Alg. 3-4 generalised to hypergraphs; igpart.incremental documents it) and
+        returns ``(moved vertices, their blocks before, stats dict)``."""
+        raise BackendUnavailable(f"the {self.name} backend has no incremental refinement yet")
+
     def __repr__(self) -> str:
         return f"<igpart backend {self.name}>"

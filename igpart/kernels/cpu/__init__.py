@@ -170,3 +170,6 @@ class CpuBackend(Backend):
         self, eptr, eind, n: int, vwgt, ewgt, parts, k: int, epsilon: float, **options
     ):
         return _cpu.DynamicHypergraph(eptr, eind, n, vwgt, ewgt, parts, k, epsilon, **options)
+
+    def incremental_refiner(self):
+        return _cpu.IncrementalRefiner()

@@ -158,6 +158,18 @@ void igp::bind_dynamic(py::module_ &m) {
         .def_property_readonly("vertex_bound", &DynamicHypergraph::vertex_bound)
         .def_property_readonly("net_bound", &DynamicHypergraph::net_bound)
         .def("parts", [](const DynamicHypergraph &h) { return head_copy(h.part(), h.vertex_bound()); })
+        .def(
+            "blocks_of",
+            [](const DynamicHypergraph &h, Arr<int32_t> ids) {
+                if (ids.ndim() != 1) throw std::invalid_argument("ids must be 1-D");
+                std::vector<int32_t> out(static_cast<size_t>(ids.shape(0)));
+                for (int64_t i = 0; i < ids.shape(0); ++i) {
+                    const int32_t v = ids.data()[i];
+                    out[i] = h.vertex_alive(v) ? h.part()[v] : -1;
+                }
+                return to_numpy(std::move(out));
+            },
+            py::arg("ids"), "Block of each given vertex id (-1 for ids that are not live).")
         .def("vertex_status",
              [](const DynamicHypergraph &h) { return head_copy(h.vertex_status(), h.vertex_bound()); })
         .def("net_status",

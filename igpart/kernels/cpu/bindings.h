@@ -25,7 +25,8 @@ HgView hg_view(const Arr<int64_t> &eptr, const Arr<int32_t> &eind, const Arr<int
 void bind_basic(py::module_ &m);      // bind_basic.cpp: tokenizer, formatter, CSR, metrics
 void bind_partition(py::module_ &m);  // bind_partition.cpp: multilevel stage operations
 void bind_dynamic(py::module_ &m);    // bind_dynamic.cpp: dynamic hypergraph (incremental engine)
-void bind_netlist(py::module_ &m);    // bind_netlist.cpp: fast flat-Verilog reader
+void bind_incremental(py::module_ &m);  // bind_incremental.cpp: incremental refinement
 void bind_community(py::module_ &m);  // bind_community.cpp: community detection (Louvain)
+void bind_netlist(py::module_ &m);    // bind_netlist.cpp: fast flat-Verilog reader
 
 }  // namespace igp

@@ -645,18 +645,21 @@ std::pair<int64_t, int64_t> DynamicHypergraph::move(const int32_t *vertices, con
     }
     reserve_phi(increments);
     const int64_t cut0 = cut_, km10 = km1_;
-    for (int64_t i = 0; i < count; ++i) {
-        const int32_t v = vertices[i], to = blocks[i], from = part_[v];
-        if (from == to) continue;
-        vnets_.for_each(v, [&](int32_t e, int64_t) {
-            add_pin_count(e, to, +1);
-            add_pin_count(e, from, -1);
-        });
-        bw_[from] -= vwgt_[v];
-        bw_[to] += vwgt_[v];
-        part_[v] = to;
-    }
+    for (int64_t i = 0; i < count; ++i) move_vertex(vertices[i], blocks[i]);
     return {cut_ - cut0, km1_ - km10};
+}
+
+void DynamicHypergraph::move_vertex(int32_t v, int32_t to) {
+    const int32_t from = part_[v];
+    if (from == to) return;
+    reserve_phi(vnets_.hdr[v].size);
+    vnets_.for_each(v, [&](int32_t e, int64_t) {
+        add_pin_count(e, to, +1);
+        add_pin_count(e, from, -1);
+    });
+    bw_[from] -= vwgt_[v];
+    bw_[to] += vwgt_[v];
+    part_[v] = to;
 }
 
 // -------------------------------------------------------------------------------- queries

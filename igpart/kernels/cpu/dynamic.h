@@ -143,6 +143,9 @@ class DynamicHypergraph {
     // Moves vertices[i] to blocks[i] in order; returns the change of (cut, km1).
     std::pair<int64_t, int64_t> move(const int32_t *vertices, const int32_t *blocks,
                                      int64_t count);
+    // Moves live vertex v to block `to` (caller guarantees both are valid): what refinement
+    // calls per move, without move()'s validation.
+    void move_vertex(int32_t v, int32_t to);
 
     // ----- queries
     int32_t k() const { return k_; }
@@ -169,6 +172,29 @@ class DynamicHypergraph {
     std::vector<int32_t> nets_of(int32_t v) const;
     std::vector<int32_t> pins_of(int32_t e) const;
     int32_t phi(int32_t e, int32_t b) const;  // Phi(e, b)
+    int32_t net_size(int32_t e) const { return epins_.hdr[e].size; }
+    int32_t degree(int32_t v) const { return vnets_.hdr[v].size; }
+    // f(net) for every net of vertex v, in bucket-slot order.
+    template <class F>
+    void for_each_net(int32_t v, F &&f) const {
+        vnets_.for_each(v, [&](int32_t e, int64_t) { f(e); });
+    }
+    // f(pin) for every pin of net e, in bucket-slot order.
+    template <class F>
+    void for_each_pin(int32_t e, F &&f) const {
+        epins_.for_each(e, [&](int32_t v, int64_t) { f(v); });
+    }
+    // f(block, Phi(e, block)) for every block holding pins of net e.
+    template <class F>
+    void for_each_block(int32_t e, F &&f) const {
+        if (!opt_.sparse_phi) {
+            const int32_t *row = phi_dense_.data() + static_cast<int64_t>(e) * k_;
+            for (int32_t b = 0; b < k_; ++b)
+                if (row[b] > 0) f(b, row[b]);
+        } else {
+            phis_.for_each(e, [&](int32_t b, int64_t pos) { f(b, phis_.pool.aux[pos]); });
+        }
+    }
     const BucketLists &vertex_lists() const { return vnets_; }
     const BucketLists &net_lists() const { return epins_; }
     const BucketLists &phi_lists() const { return phis_; }

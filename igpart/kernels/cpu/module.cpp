@@ -27,6 +27,7 @@ PYBIND11_MODULE(_cpu, m) {
     bind_basic(m);
     bind_partition(m);
     bind_dynamic(m);
-    bind_netlist(m);
+    bind_incremental(m);
     bind_community(m);
+    bind_netlist(m);
 }

@@ -1,0 +1,135 @@
+"""Incremental refinement vs full re-partitioning, batch by batch (issue 6 targets).
+
+Builds ``igpart.generators.random_circuit(n)`` (1M cells by default), partitions it with
+``igpart.partition``, then replays ``--batches`` seeded timing-optimisation batches of about
+``--batch-size`` records (``igpart.generators.timing_batch``: buffer insertions, gate sizings,
+gate removals, pin moves) through ``IncrementalPartitioner.apply`` (validate + apply + refine +
+quality guard). Every ``--compare-every`` batches, and after the last one, the same modified
+design is re-partitioned from scratch (compacted to a CSR hypergraph, then ``igpart.partition``
+with the same k, epsilon and seed), side by side in the same run. Reports the median per-batch
+latency of both, the speedup, and the cut of the incrementally maintained partition against the
+full re-partition's after the whole replay. Also checks, after the replay, that the maintained
+cut / km1 / block weights equal a from-scratch evaluation, and after every batch that the
+partition is balanced.
+
+    python benchmarks/incremental_bench.py [--n 1000000] [--k 8] [--batches 200]
+        [--batch-size 100] [--compare-every 50] [--seed 0] [--json out.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import subprocess
+import time
+from datetime import date
+from pathlib import Path
+
+import numpy as np
+
+import igpart
+from igpart.generators import random_circuit, timing_batch
+from igpart.incremental import IncrementalPartitioner
+from igpart.metrics import evaluate
+
+
+def commit() -> str:
+    return subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+        cwd=Path(__file__).parent,
+    ).stdout.strip() or "?"  # fmt: skip
+
+
+def full_repartition(ip: IncrementalPartitioner, args) -> tuple[float, int, float]:
+    """(seconds, cut, seconds of the CSR rebuild) of a from-scratch partition of the current
+    design."""
+    t0 = time.perf_counter()
+    snap = ip.dynamic.to_hypergraph()
+    t1 = time.perf_counter()
+    p = igpart.partition(snap.hypergraph, args.k, args.epsilon, args.objective, seed=args.seed)
+    assert p.balanced
+    return time.perf_counter() - t0, p.objective_value, t1 - t0
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--n", type=int, default=1_000_000, help="cells of the generated circuit")
+    ap.add_argument("--k", type=int, default=8)
+    ap.add_argument("--epsilon", type=float, default=0.03)
+    ap.add_argument("--objective", default="cut", choices=["cut", "km1"])
+    ap.add_argument("--batches", type=int, default=200)
+    ap.add_argument("--batch-size", type=int, default=100, help="records per batch (about)")
+    ap.add_argument("--compare-every", type=int, default=50)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--json", help="write the figures to this file")
+    args = ap.parse_args()
+
+    info = {"machine": f"{platform.node()} ({platform.machine()}, {platform.processor()})",
+            "date": date.today().isoformat(), "commit": commit(), "args": vars(args)}  # fmt: skip
+    print(f"machine: {info['machine']}, commit {info['commit']}, {info['date']}")
+    t = time.perf_counter()
+    h = random_circuit(args.n, seed=args.seed)
+    print(f"random_circuit({args.n}): m={h.m} pins={h.num_pins}  {time.perf_counter() - t:.2f} s")
+    t = time.perf_counter()
+    p0 = igpart.partition(h, args.k, args.epsilon, args.objective, seed=args.seed)
+    print(f"initial full partition: {args.objective}={p0.objective_value}  "
+          f"{time.perf_counter() - t:.2f} s")  # fmt: skip
+    ip = IncrementalPartitioner(h, args.k, args.epsilon, args.objective, parts=p0.parts,
+                                seed=args.seed)  # fmt: skip
+    rng = np.random.default_rng(args.seed + 1)
+    latency, apply_s, refine_s, records, moved, affected = [], [], [], [], [], []
+    fulls, guard = [], 0
+    for i in range(args.batches):
+        b = timing_batch(ip.dynamic, rng, args.batch_size)  # generated before the clock starts
+        r = ip.apply(b)
+        assert r.balanced, f"batch {i} left the partition unbalanced"
+        guard += r.full_repartition
+        latency.append(r.timings["total"])
+        apply_s.append(r.timings["apply"])
+        refine_s.append(r.timings["refine"])
+        records.append(len(b))
+        moved.append(r.moved.size + r.new_vertices.size)
+        affected.append(r.stats["affected"])
+        if (i + 1) % args.compare_every == 0 or i + 1 == args.batches:
+            secs, cut, rebuild = full_repartition(ip, args)
+            fulls.append({"batch": i, "seconds": secs, "rebuild": rebuild, "full": cut,
+                          "incremental": ip.objective_value})  # fmt: skip
+            print(f"  after batch {i + 1}: incremental {args.objective} {ip.objective_value}, "
+                  f"full re-partition {cut} ({secs:.2f} s)")  # fmt: skip
+    snap = ip.dynamic.to_hypergraph()
+    check = evaluate(snap.hypergraph, snap.parts, args.k, args.epsilon)
+    assert (check["cut"], check["km1"]) == (ip.dynamic.cut, ip.dynamic.km1)
+    assert np.array_equal(check["block_weights"], ip.dynamic.block_weights) and check["balanced"]
+
+    ms = np.array(latency) * 1e3
+    full_s = np.array([f["seconds"] for f in fulls])
+    final = fulls[-1]
+    res = {
+        **info,
+        "cells": h.n, "nets": h.m, "pins": h.num_pins,
+        "batches": args.batches, "records_mean": float(np.mean(records)),
+        "incremental_ms": {"median": float(np.median(ms)), "p95": float(np.percentile(ms, 95)),
+                           "max": float(ms.max())},
+        "apply_ms_median": float(np.median(apply_s) * 1e3),
+        "refine_ms_median": float(np.median(refine_s) * 1e3),
+        "full_s": {"median": float(np.median(full_s)), "min": float(full_s.min())},
+        "speedup_median": float(np.median(full_s) / np.median(ms / 1e3)),
+        "moved_mean": float(np.mean(moved)), "affected_mean": float(np.mean(affected)),
+        "guard_repartitions": int(guard),
+        "final": final, "quality_ratio": final["incremental"] / max(final["full"], 1),
+        "comparisons": fulls, "oracle": "maintained cut/km1/block weights equal evaluate()",
+    }  # fmt: skip
+    print(f"{args.batches} batches of {res['records_mean']:.0f} records: incremental median "
+          f"{res['incremental_ms']['median']:.3f} ms (p95 {res['incremental_ms']['p95']:.3f}, "
+          f"apply {res['apply_ms_median']:.3f}, refine {res['refine_ms_median']:.3f}); "
+          f"full re-partition median {res['full_s']['median']:.2f} s; "
+          f"speedup {res['speedup_median']:.0f}x")  # fmt: skip
+    print(f"quality after the replay: incremental {final['incremental']} vs full {final['full']} "
+          f"(ratio {res['quality_ratio']:.4f}); guard re-partitions: {guard}; oracle ok")
+    if args.json:
+        Path(args.json).write_text(json.dumps(res, indent=2))
+
+
+if __name__ == "__main__":
+    main()

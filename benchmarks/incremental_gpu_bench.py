@@ -1,0 +1,164 @@
+"""Incremental engine on the GPU: per-batch latency of apply + refine vs a full re-partition.
+
+Builds ``igpart.generators.random_circuit(n)`` (1M cells by default) with a k-way partition in
+horizontal stripes of its grid (low cut, no partitioner run), then, batch by batch: generates a
+timing-optimisation style batch of about ``--batch-size`` records (buffer insertions, gate
+sizings, gate removals, pin moves; ``benchmarks/dynamic_bench.py``) on a C++ mirror of the
+structure, applies it there (timed: the C++ apply, for reference), then applies it on the GPU and
+refines (iG-kway Alg. 3 + 4 + local refinement) — timed end to end through the Python API, each
+call synchronous. The first ``--warmup`` batches are not timed. Every ``--check-every`` batches
+the GPU's maintained cut / km1 / block weights are compared with a from-scratch evaluation.
+At the end the modified design is re-partitioned from scratch with igpart's multilevel
+partitioner (``--full-backend``; the GPU multilevel backend is not on main yet, so the CPU one
+by default) and the speedup is the full time over the median per-batch GPU latency.
+
+    python benchmarks/incremental_gpu_bench.py [--n 1000000] [--batches 200] [--k 8] [--json F]
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import platform
+import subprocess
+import time
+from pathlib import Path
+
+import numpy as np
+
+from igpart.dynamic import DynamicHypergraph
+from igpart.generators import random_circuit
+from igpart.metrics import evaluate
+
+_spec = importlib.util.spec_from_file_location(
+    "_dynamic_bench", Path(__file__).resolve().parent / "dynamic_bench.py"
+)
+_dyn = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_dyn)
+timing_batch = _dyn.timing_batch
+
+
+def stripes(n: int, k: int) -> np.ndarray:
+    """Block of each cell: horizontal stripes of the generator's grid (cells are row-major)."""
+    return (np.arange(n, dtype=np.int64) * k // max(n, 1)).astype(np.int32)
+
+
+def stats_us(seconds: list[float]) -> dict:
+    us = np.array(seconds) * 1e6
+    return {"median_us": float(np.median(us)), "p95_us": float(np.percentile(us, 95)),
+            "max_us": float(us.max()), "mean_us": float(us.mean())}  # fmt: skip
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--n", type=int, default=1_000_000)
+    ap.add_argument("--batches", type=int, default=200)
+    ap.add_argument("--warmup", type=int, default=5)
+    ap.add_argument("--batch-size", type=int, default=100)
+    ap.add_argument("--k", type=int, default=8)
+    ap.add_argument("--epsilon", type=float, default=0.03)
+    ap.add_argument("--objective", default="cut", choices=["cut", "km1"])
+    ap.add_argument("--check-every", type=int, default=50)
+    ap.add_argument("--full-backend", default="cpu")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--json", default=None, help="write the figures here")
+    args = ap.parse_args()
+
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
+                            text=True, cwd=Path(__file__).parent).stdout.strip()  # fmt: skip
+    import cupy
+
+    dev = cupy.cuda.runtime.getDeviceProperties(0)["name"].decode()
+    print(f"machine: {platform.node()} ({dev}), commit {commit or '?'}")
+
+    t = time.perf_counter()
+    h = random_circuit(args.n, seed=args.seed)
+    parts = stripes(h.n, args.k)
+    print(f"random_circuit({args.n}): m={h.m} pins={h.num_pins}  {time.perf_counter() - t:.2f} s")
+    t = time.perf_counter()
+    gpu = DynamicHypergraph.from_hypergraph(h, parts, args.k, args.epsilon, backend="gpu")
+    cupy.cuda.runtime.deviceSynchronize()
+    t_build_gpu = time.perf_counter() - t
+    t = time.perf_counter()
+    cpu = DynamicHypergraph.from_hypergraph(h, parts, args.k, args.epsilon)
+    t_build_cpu = time.perf_counter() - t
+    print(f"build: gpu {t_build_gpu:.2f} s (with compile), cpu {t_build_cpu:.2f} s; {gpu}")
+
+    rng = np.random.default_rng(args.seed + 1)
+    lat, t_apply, t_refine, t_cpu_apply, records = [], [], [], [], []
+    rounds, pseudo, region, changed = [], [], [], []
+    checks = 0
+    for i in range(args.warmup + args.batches):
+        b = timing_batch(cpu, rng, args.batch_size)
+        t0 = time.perf_counter()
+        cpu.apply(b)
+        t1 = time.perf_counter()
+        gpu.apply(b)
+        t2 = time.perf_counter()
+        info = gpu.refine(args.objective)
+        t3 = time.perf_counter()
+        if i < args.warmup:
+            continue
+        records.append(len(b))
+        t_cpu_apply.append(t1 - t0)
+        t_apply.append(t2 - t1)
+        t_refine.append(t3 - t2)
+        lat.append(t3 - t1)
+        rounds.append(info["rounds"])
+        pseudo.append(info["pseudo"])
+        region.append(info["region"])
+        changed.append(info["changed"])
+        if not info["balanced"]:
+            raise SystemExit(f"batch {i}: unbalanced after refinement")
+        if (i + 1) % args.check_every == 0:
+            snap = gpu.to_hypergraph()
+            want = evaluate(snap.hypergraph, snap.parts, args.k, args.epsilon)
+            got = gpu.metrics()
+            assert (got["cut"], got["km1"]) == (want["cut"], want["km1"]), "metrics disagree"
+            assert np.array_equal(got["block_weights"], want["block_weights"])
+            assert want["balanced"]
+            checks += 1
+    lat_s = stats_us(lat)
+    print(f"{args.batches} batches of {np.mean(records):.0f} records (min {min(records)}, "
+          f"max {max(records)}), objective {args.objective}, {checks} from-scratch checks passed")
+    for name, xs in (("GPU apply + refine", lat), ("  GPU apply", t_apply),
+                     ("  GPU refine", t_refine), ("C++ apply (mirror)", t_cpu_apply)):
+        s = stats_us(xs)
+        print(f"  {name:20s} median {s['median_us']:8.1f} us  p95 {s['p95_us']:8.1f} us  "
+              f"max {s['max_us']:8.1f} us")  # fmt: skip
+    print(f"  refine: rounds median {np.median(rounds):.0f}, pseudo median {np.median(pseudo):.0f}"
+          f", region median {np.median(region):.0f}, changed median {np.median(changed):.0f}")
+
+    snap = gpu.to_hypergraph()
+    inc = evaluate(snap.hypergraph, snap.parts, args.k, args.epsilon)
+    from igpart.multilevel import partition
+
+    t = time.perf_counter()
+    full = partition(snap.hypergraph, args.k, args.epsilon, objective=args.objective,
+                     backend=args.full_backend, seed=args.seed)  # fmt: skip
+    t_full = time.perf_counter() - t
+    speedup = t_full / (lat_s["median_us"] * 1e-6)
+    print(f"full re-partition ({args.full_backend} multilevel) of the modified design: "
+          f"{t_full:.2f} s, cut {full.cut} (km1 {full.km1})")
+    print(f"incremental cut after the replay: {inc['cut']} (km1 {inc['km1']}); "
+          f"speedup full / median incremental batch: {speedup:.0f}x")
+    result = {
+        "machine": platform.node(), "device": dev, "commit": commit, "n": args.n, "m": h.m,
+        "pins": h.num_pins, "k": args.k, "epsilon": args.epsilon, "objective": args.objective,
+        "batches": args.batches, "records_mean": float(np.mean(records)),
+        "gpu_apply_refine": lat_s, "gpu_apply": stats_us(t_apply),
+        "gpu_refine": stats_us(t_refine), "cpu_apply": stats_us(t_cpu_apply),
+        "full_seconds": t_full, "full_backend": args.full_backend, "speedup": speedup,
+        "incremental_cut": int(inc["cut"]), "incremental_km1": int(inc["km1"]),
+        "full_cut": int(getattr(full, "cut", -1)), "full_km1": int(getattr(full, "km1", -1)),
+        "rounds_median": float(np.median(rounds)), "pseudo_median": float(np.median(pseudo)),
+        "region_median": float(np.median(region)), "checks": checks,
+        "build_gpu_s": t_build_gpu, "build_cpu_s": t_build_cpu,
+    }  # fmt: skip
+    if args.json:
+        Path(args.json).write_text(json.dumps(result, indent=1))
+
+
+if __name__ == "__main__":
+    main()

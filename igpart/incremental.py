@@ -1,0 +1,373 @@
+"""Incremental engine driver (DESIGN §4; iG-kway §V generalised to hypergraphs).
+
+:class:`IncrementalPartitioner` keeps a design in a :class:`~igpart.dynamic.DynamicHypergraph`
+together with a balanced k-way partition. Each :meth:`~IncrementalPartitioner.apply` validates and
+applies a :class:`~igpart.dynamic.Batch` of changes, then refines the partition around what the
+batch touched, in the backend (C++: ``kernels/cpu/incremental.cpp``):
+
+1. *Pseudo-partition* (iG-kway Alg. 3): new vertices, and affected vertices (those the batch
+   touched and the pins of the nets it touched) whose external connectivity exceeds their
+   internal one (``adj_ext > adj_int``, with nets weighted and pins in the pseudo-partition not
+   counted), leave their blocks; then the neighbours of those vertices are filtered the same way
+   (``expand`` levels). If a block is still above the balance bound, more vertices of that block
+   (the affected region first, then its neighbourhood) join the pseudo-partition.
+2. *Placement* (Alg. 4, Fig. 5): in rounds, pseudo vertices sharing no net with a pseudo vertex of
+   smaller id choose the block with room that keeps the most net weight uncut (cut) or already
+   connected (km1); moves sorted by that score; the longest prefix that keeps every block within
+   the bound is applied. After ``max_rounds`` rounds the rest are placed one at a time.
+3. *Local refinement* of the affected region: sequence-based rounds (positive-gain moves by gain,
+   gains recomputed in sequence, best balanced prefix kept) and one boundary FM pass with
+   rollback.
+
+The partition is balanced afterwards; if it is not (only possible when vertex weights leave no
+room, e.g. a vertex heavier than any block's spare capacity), the quality guard re-partitions.
+
+Quality guard: when the changes since the last full partition (batch records) exceed
+``max_change_fraction`` of the design (vertices + nets at that time), or the objective exceeds
+``(1 + max_cut_drift) * reference + cut_drift_slack`` (reference: the objective right after the
+last full partition), the design is re-partitioned fully, warm-started from the current
+partition (:func:`igpart.multilevel.improve`: rebalance, refinement and V-cycles inside the
+current blocks), and, with ``guard_fresh``, also from scratch (:func:`igpart.partition`); the
+better balanced result is kept. The result says so (``full_repartition``, ``reason``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .dynamic import Batch, BatchResult, DynamicHypergraph
+from .errors import InputError
+from .hypergraph import Graph, Hypergraph
+from .kernels import get_backend
+from .metrics import OBJECTIVES
+from .multilevel import Config, improve, partition
+
+
+@dataclass
+class IncrementalConfig:
+    """Tunables of incremental refinement and of the quality guard.
+
+    Refinement: ``max_net_size`` (nets with more pins neither spread "affected" to their pins nor
+    make their pins adjacent in placement rounds), ``expand`` (neighbour levels around pseudo
+    vertices; the paper uses 1), ``max_rounds`` (placement rounds before the rest are placed one
+    at a time), ``refine_rounds`` (local sequence-refinement rounds), ``fm`` (local FM pass),
+    ``fm_max_fruitless`` (FM stops after this many moves without a new best), ``fm_max_moves``
+    (0: 4 x region + 64).
+    Guard: ``guard`` (on/off), ``max_change_fraction``, ``max_cut_drift``, ``cut_drift_slack``
+    (see the module docstring), ``guard_vcycles`` (V-cycles of the warm start), ``guard_fresh``
+    (also partition from scratch and keep the better).
+    """
+
+    max_net_size: int = 64
+    expand: int = 1
+    max_rounds: int = 32
+    refine_rounds: int = 4
+    fm: bool = True
+    fm_max_fruitless: int = 64
+    fm_max_moves: int = 0
+    guard: bool = True
+    max_change_fraction: float = 0.10
+    max_cut_drift: float = 0.10
+    cut_drift_slack: int = 16
+    guard_vcycles: int = 1
+    guard_fresh: bool = True
+
+    def validate(self) -> IncrementalConfig:
+        """Raises InputError on values the engine cannot use; returns self."""
+        ints = {"max_net_size": 2, "expand": 0, "max_rounds": 0, "refine_rounds": 0,
+                "fm_max_fruitless": 1, "fm_max_moves": 0, "cut_drift_slack": 0,
+                "guard_vcycles": 0}  # fmt: skip
+        for name, low in ints.items():
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < low:
+                raise InputError(
+                    f"incremental option {name} must be an integer >= {low}, got {v!r}"
+                )
+        for name in ("max_change_fraction", "max_cut_drift"):
+            v = getattr(self, name)
+            if not isinstance(v, (int, float)) or not v >= 0:
+                raise InputError(f"incremental option {name} must be a number >= 0, got {v!r}")
+        return self
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any] | None) -> IncrementalConfig:
+        """A config from keyword overrides; unknown keys raise InputError."""
+        d = dict(d or {})
+        unknown = sorted(set(d) - {f.name for f in dataclasses.fields(cls)})
+        if unknown:
+            raise InputError(f"unknown incremental option(s): {', '.join(unknown)}")
+        return cls(**d).validate()
+
+
+@dataclass
+class IncrementalResult:
+    """What one batch (or one forced re-partition) did to the partition.
+
+    ``moved``: vertices that existed before the batch and whose block changed (ascending), with
+    ``moved_from`` / ``moved_to``; ``new_vertices`` / ``new_blocks``: vertices the batch created
+    and where they ended. Metrics are the maintained ones after the batch (equal to a
+    from-scratch evaluation). ``full_repartition`` and ``reason`` say whether the quality guard
+    re-partitioned; ``stats`` counts the refinement's work; ``timings`` are seconds per phase.
+    """
+
+    batch: int
+    records: int
+    moved: np.ndarray
+    moved_from: np.ndarray
+    moved_to: np.ndarray
+    new_vertices: np.ndarray
+    new_blocks: np.ndarray
+    cut: int
+    km1: int
+    block_weights: np.ndarray
+    max_block_weight: int
+    imbalance: float
+    balanced: bool
+    full_repartition: bool = False
+    reason: str | None = None
+    stats: dict[str, Any] = field(default_factory=dict)
+    timings: dict[str, float] = field(default_factory=dict)
+    created: np.ndarray | None = None
+
+    @property
+    def seconds(self) -> float:
+        return float(self.timings.get("total", 0.0))
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready summary."""
+        return {
+            "batch": self.batch,
+            "records": self.records,
+            "moved": [int(v) for v in self.moved],
+            "moved_from": [int(b) for b in self.moved_from],
+            "moved_to": [int(b) for b in self.moved_to],
+            "new_vertices": [int(v) for v in self.new_vertices],
+            "new_blocks": [int(b) for b in self.new_blocks],
+            "cut": self.cut,
+            "km1": self.km1,
+            "block_weights": [int(w) for w in self.block_weights],
+            "max_block_weight": self.max_block_weight,
+            "imbalance": round(self.imbalance, 6),
+            "balanced": self.balanced,
+            "full_repartition": self.full_repartition,
+            "reason": self.reason,
+            "stats": {
+                k: (v if isinstance(v, (bool, str)) else int(v)) for k, v in self.stats.items()
+            },
+            "timings": {k: round(v, 6) for k, v in self.timings.items()},
+        }
+
+
+class IncrementalPartitioner:
+    """A design under change with a maintained, incrementally refined k-way partition.
+
+    Built from a :class:`Hypergraph` or a :class:`Graph` (edges become 2-pin nets, so cut and km1
+    are the edge cut). Without ``parts`` it partitions first with :func:`igpart.partition`.
+
+    >>> from igpart.generators import random_circuit
+    >>> ip = IncrementalPartitioner(random_circuit(2000, seed=1), k=4)
+    >>> b = Batch()
+    >>> v = b.insert_vertex()
+    >>> _ = b.insert_pin(v, 0)
+    >>> r = ip.apply(b)
+    >>> r.balanced, ip.dynamic.cut == r.cut
+    (True, True)
+    """
+
+    def __init__(
+        self,
+        h: Hypergraph | Graph,
+        k: int,
+        epsilon: float = 0.03,
+        objective: str = "cut",
+        *,
+        parts=None,
+        backend: str = "auto",
+        seed: int = 0,
+        config: Config | dict | None = None,
+        options: IncrementalConfig | dict | None = None,
+        phi: str = "auto",
+    ):
+        if not isinstance(h, (Hypergraph, Graph)):
+            raise InputError(f"expected a Hypergraph or Graph, got {type(h).__name__}")
+        if objective not in OBJECTIVES:
+            raise InputError(
+                f"unknown objective '{objective}' (choose from {', '.join(OBJECTIVES)})"
+            )
+        if isinstance(options, IncrementalConfig):
+            self.options = dataclasses.replace(options).validate()
+        elif options is None or isinstance(options, dict):
+            self.options = IncrementalConfig.from_dict(options)
+        else:
+            raise InputError(f"options must be an IncrementalConfig or a dict, not {type(options)}")
+        self.k = int(k)
+        self.epsilon = float(epsilon)
+        self.objective = objective
+        self.seed = int(seed)
+        self.config = config
+        self.backend = backend  # of full partitioning; the dynamic structure lives on the CPU
+        self.is_graph = isinstance(h, Graph)
+        t0 = time.perf_counter()
+        if parts is None:
+            parts = partition(h, self.k, self.epsilon, objective, backend, self.seed, config).parts
+        hyper = h.to_hypergraph() if self.is_graph else h
+        self.dynamic = DynamicHypergraph.from_hypergraph(
+            hyper, parts, self.k, self.epsilon, phi=phi, backend="cpu"
+        )
+        self._refiner = get_backend("cpu").incremental_refiner()
+        self.batches = 0
+        self.full_partitions = 0
+        self._changes_since_full = 0
+        self._reset_guard()
+        self.setup_seconds = time.perf_counter() - t0
+
+    # ------------------------------------------------------------------ state
+    @property
+    def parts(self) -> np.ndarray:
+        """Block of each vertex id below ``dynamic.vertex_bound`` (-1 for deleted ids)."""
+        return self.dynamic.parts
+
+    @property
+    def objective_value(self) -> int:
+        return int(self.dynamic.cut if self.objective == "cut" else self.dynamic.km1)
+
+    def metrics(self) -> dict:
+        """The maintained metrics (cut, km1, block weights, bound, imbalance, balanced)."""
+        return self.dynamic.metrics()
+
+    def _reset_guard(self) -> None:
+        self._changes_since_full = 0
+        self._design_size = max(1, self.dynamic.num_vertices + self.dynamic.num_nets)
+        self._reference = self.objective_value
+
+    def guard_reason(self) -> str | None:
+        """Why the quality guard would re-partition now, or None."""
+        o = self.options
+        if not self.dynamic.is_balanced:
+            return "incremental refinement left a block above the balance bound"
+        if not o.guard:
+            return None
+        frac = self._changes_since_full / self._design_size
+        if frac > o.max_change_fraction:
+            return (f"changes since the last full partition ({self._changes_since_full} records, "
+                    f"{frac:.1%} of the design) exceed {o.max_change_fraction:.1%}")
+        limit = (1.0 + o.max_cut_drift) * self._reference + o.cut_drift_slack
+        if self.objective_value > limit:
+            return (f"{self.objective} drifted to {self.objective_value}, past "
+                    f"(1 + {o.max_cut_drift}) x {self._reference} + {o.cut_drift_slack}")
+        return None
+
+    # ------------------------------------------------------------------ changes
+    def apply(self, batch: Batch) -> IncrementalResult:
+        """Validates and applies ``batch`` (an invalid record raises BatchError and changes
+        nothing), refines the partition around it, and runs the quality guard."""
+        t0 = time.perf_counter()
+        res = self.dynamic.apply(batch)
+        t1 = time.perf_counter()
+        return self._refine(res, len(batch), t0, t1)
+
+    def refine(self, touched_vertices=(), touched_nets=(), new_vertices=()) -> IncrementalResult:
+        """Refines around the given vertex / net ids (no change applied): what :meth:`apply`
+        does after the batch, for callers that change the structure themselves."""
+        t0 = time.perf_counter()
+        res = BatchResult(
+            np.zeros(0, np.int64), np.asarray(touched_vertices, np.int32),
+            np.asarray(touched_nets, np.int32), np.zeros(0, np.int8),
+        )  # fmt: skip
+        return self._refine(res, 0, t0, t0, new=np.asarray(new_vertices, np.int32))
+
+    def _refine(self, res: BatchResult, records: int, t0: float, t1: float, new=None):
+        o = self.options
+        d = self.dynamic
+        if new is None:
+            new = res.new_vertices.astype(np.int32)
+        new = new[d.blocks_of(new) >= 0] if new.size else new
+        moved, frm, stats = self._refiner.refine(
+            d._impl, np.asarray(res.touched_vertices, np.int32),
+            np.asarray(res.touched_nets, np.int32), new, OBJECTIVES.index(self.objective),
+            o.max_net_size, o.expand, o.max_rounds, o.refine_rounds, o.fm, o.fm_max_fruitless,
+            o.fm_max_moves,
+        )  # fmt: skip
+        t2 = time.perf_counter()
+        self.batches += 1
+        self._changes_since_full += records
+        timings = {"apply": t1 - t0, "refine": t2 - t1}
+        keep = ~np.isin(moved, new)
+        moved, frm = moved[keep], frm[keep]
+        reason = self.guard_reason()
+        full = reason is not None
+        if full:
+            before = d.parts
+            self._repartition(timings)
+            now = d.parts
+            changed = np.flatnonzero(before != now)
+            changed = changed[~np.isin(changed, new)]
+            # fold the refinement's moves into the re-partition's, relative to the batch start
+            start = before.copy()
+            start[moved] = frm
+            changed = np.union1d(changed, moved)
+            changed = changed[start[changed] != now[changed]]
+            moved, frm = changed.astype(np.int32), start[changed].astype(np.int32)
+        order = np.argsort(moved, kind="stable")
+        moved, frm = moved[order], frm[order]
+        timings["total"] = time.perf_counter() - t0
+        m = d.metrics()
+        return IncrementalResult(
+            batch=self.batches - 1, records=records, moved=moved, moved_from=frm,
+            moved_to=d.blocks_of(moved), new_vertices=new, new_blocks=d.blocks_of(new),
+            cut=m["cut"],
+            km1=m["km1"], block_weights=m["block_weights"],
+            max_block_weight=m["max_block_weight"], imbalance=m["imbalance"],
+            balanced=m["balanced"], full_repartition=full, reason=reason, stats=stats,
+            timings=timings, created=getattr(res, "created", None),
+        )  # fmt: skip
+
+    def repartition(self, reason: str = "requested") -> IncrementalResult:
+        """Re-partitions fully now (as the quality guard does) and reports the moves."""
+        t0 = time.perf_counter()
+        d = self.dynamic
+        before = d.parts
+        timings: dict[str, float] = {}
+        self._repartition(timings)
+        now = d.parts
+        moved = np.flatnonzero(before != now).astype(np.int32)
+        timings["total"] = time.perf_counter() - t0
+        m = d.metrics()
+        return IncrementalResult(
+            batch=self.batches, records=0, moved=moved, moved_from=before[moved],
+            moved_to=now[moved], new_vertices=np.zeros(0, np.int32),
+            new_blocks=np.zeros(0, np.int32), cut=m["cut"], km1=m["km1"],
+            block_weights=m["block_weights"], max_block_weight=m["max_block_weight"],
+            imbalance=m["imbalance"], balanced=m["balanced"], full_repartition=True,
+            reason=reason, timings=timings,
+        )  # fmt: skip
+
+    def _repartition(self, timings: dict[str, float]) -> None:
+        """Full re-partition of the current design, warm-started from the current partition
+        (and from scratch with ``guard_fresh``); the best balanced result replaces it."""
+        t0 = time.perf_counter()
+        snap = self.dynamic.to_hypergraph()
+        h = snap.hypergraph
+        o = self.options
+        args = (self.k, self.epsilon, self.objective, self.backend, self.seed, self.config)
+        cands = []
+        if h.n >= self.k:
+            cands.append(improve(h, snap.parts, *args, vcycles=o.guard_vcycles))
+            if o.guard_fresh:
+                cands.append(partition(h, *args))
+        cands = [c for c in cands if c.balanced]
+        if cands:
+            best = min(cands, key=lambda c: c.objective_value)
+            changed = np.flatnonzero(best.parts != snap.parts)
+            self.dynamic.move(snap.vertex_ids[changed], best.parts[changed])
+        self.full_partitions += 1
+        self._reset_guard()
+        timings["full"] = time.perf_counter() - t0
+
+
+__all__ = ["IncrementalConfig", "IncrementalPartitioner", "IncrementalResult"]

@@ -1,0 +1,291 @@
+"""The GPU backend: CUDA kernels (``*.cu`` beside this file, compiled at run time by
+``cupy.RawModule``) and thin CuPy launchers implementing :class:`igpart.kernels.backend.Backend`.
+
+Every level of the hierarchy stays on the device. Coarsening, contraction, projection,
+sequence-based refinement, the graph stages and the metrics run as kernels; per level only
+scalars (sizes, gains, convergence flags) come back to the host. Two stages use the documented
+CPU fallback, through the C++ backend on a host copy of the level (made once per level):
+
+* ``rebalance_*``: projection keeps block weights, so only the coarsest level (after initial
+  partitioning) can be overloaded; an already balanced partition is checked on the device and
+  returned without any transfer.
+* ``fm_refine_hypergraph``: boundary FM is inherently sequential; it runs on levels of at most
+  ``fm_host_max_pins`` pins (the coarse levels, where it pays most) and is skipped (gain 0) on
+  larger ones, which only get the sequence-based refinement.
+"""
+
+from __future__ import annotations
+
+import time
+import weakref
+
+import cupy as cp
+import numpy as np
+
+from ..backend import OBJECTIVES, Backend, GraphArrays, HypergraphArrays
+from . import _graph, _hypergraph
+from ._common import STATS, block_weights
+
+__all__ = ["GpuBackend"]
+
+
+def _objective_code(objective: str) -> int:
+    if objective not in OBJECTIVES:
+        raise ValueError(f"unknown objective '{objective}'")
+    return OBJECTIVES.index(objective)
+
+
+class GpuBackend(Backend):
+    """Stage operations on CuPy arrays of the current CUDA device."""
+
+    name = "gpu"
+    xp = cp
+
+    #: Default size limit (pins) of the levels on which FM runs (on the host).
+    FM_HOST_MAX_PINS = 400_000
+
+    #: Default size limit (vertices) of the level on which Louvain runs (on the host).
+    COMMUNITY_HOST_MAX = 30_000
+
+    def __init__(self, fm_host_max_pins: int | None = None,
+                 community_host_max: int | None = None) -> None:
+        from ..cpu import CpuBackend
+
+        self.cpu = CpuBackend()
+        self.fm_host_max_pins = (self.FM_HOST_MAX_PINS if fm_host_max_pins is None
+                                 else int(fm_host_max_pins))
+        self.community_host_max = (self.COMMUNITY_HOST_MAX if community_host_max is None
+                                   else int(community_host_max))
+        self._host: dict[int, object] = {}
+        #: launches issued between two contractions (one entry per level built)
+        self.level_launches: list[int] = []
+        self._mark = STATS.launches
+        #: seconds spent copying between host and device (uploads, downloads, host fallbacks)
+        self.transfer_seconds = 0.0
+
+    # ------------------------------------------------------------------ bookkeeping
+    @property
+    def launches(self) -> int:
+        """Kernel launches issued by this process's GPU launchers so far."""
+        return STATS.launches
+
+    def reset_stats(self) -> None:
+        self.level_launches = []
+        self._mark = STATS.launches
+        self.transfer_seconds = 0.0
+
+    def _timed(self, fn, *args):
+        t0 = time.perf_counter()
+        out = fn(*args)
+        cp.cuda.get_current_stream().synchronize()
+        self.transfer_seconds += time.perf_counter() - t0
+        return out
+
+    def _level_done(self) -> None:
+        self.level_launches.append(STATS.launches - self._mark)
+        self._mark = STATS.launches
+
+    def _host_copy(self, level):
+        """The host copy of a device level (made once, dropped with the level)."""
+        key = id(level)
+        hit = self._host.get(key)
+        if hit is not None:
+            return hit
+        fields = {}
+        for name in level.__dataclass_fields__:
+            v = getattr(level, name)
+            fields[name] = self._timed(cp.asnumpy, v) if isinstance(v, cp.ndarray) else v
+        copy = type(level)(**fields)
+        self._host[key] = copy
+        weakref.finalize(level, self._host.pop, key, None)
+        return copy
+
+    # ------------------------------------------------------------------ checks
+    def _parts(self, parts, n: int, k: int, what: str):
+        if k < 1:
+            raise ValueError(f"{what}: k must be at least 1")
+        parts = cp.asarray(parts, dtype=cp.int32)
+        if parts.ndim != 1 or parts.shape[0] != n:
+            raise ValueError(f"{what}: parts must be 1-D of length {n}")
+        if n:
+            bad = (parts < 0) | (parts >= k)
+            if bool(bad.any()):
+                at = int(cp.flatnonzero(bad)[0])
+                raise ValueError(f"{what}: block id out of range at vertex {at}")
+        return parts
+
+    @staticmethod
+    def _bounds(bounds, k: int, what: str):
+        bounds = cp.asarray(bounds, dtype=cp.int64)
+        if bounds.ndim != 1 or bounds.shape[0] != k:
+            raise ValueError(f"{what}: max_block_weights must be 1-D of length {k}")
+        return bounds
+
+    @staticmethod
+    def _cmap(cmap, n: int, nc: int, what: str):
+        cmap = cp.asarray(cmap, dtype=cp.int32)
+        if cmap.ndim != 1 or cmap.shape[0] != n:
+            raise ValueError(f"{what}: cmap must be 1-D of length {n}")
+        if nc < 0 or nc > n:
+            raise ValueError(f"{what}: nc out of range")
+        if n:
+            bad = (cmap < 0) | (cmap >= nc)
+            if bool(bad.any()):
+                raise ValueError(f"{what}: cmap entry out of range at vertex "
+                                 f"{int(cp.flatnonzero(bad)[0])}")
+        return cmap
+
+    # ------------------------------------------------------------------ transfers / helpers
+    def asarray(self, a, dtype=None):
+        if isinstance(a, cp.ndarray):
+            return a if dtype is None or a.dtype == dtype else a.astype(dtype)
+        return self._timed(cp.asarray, a, dtype)
+
+    def to_host(self, a):
+        return self._timed(cp.asnumpy, a) if isinstance(a, cp.ndarray) else np.asarray(a)
+
+    def net_connectivity(self, eptr, eind, parts, k: int):
+        eptr = cp.asarray(eptr, dtype=cp.int64)
+        eind = cp.asarray(eind, dtype=cp.int32)
+        n = int(eind.max()) + 1 if eind.shape[0] else 0
+        parts = cp.asarray(parts, dtype=cp.int32)
+        self._parts(parts, parts.shape[0], k, "net_connectivity")
+        if n > parts.shape[0]:
+            raise ValueError("net_connectivity: pin id out of range")
+        return _hypergraph.connectivity(eptr, eind, parts)
+
+    def block_weights(self, vwgt, parts, k: int):
+        vwgt = cp.asarray(vwgt, dtype=cp.int64)
+        parts = self._parts(parts, vwgt.shape[0], k, "block_weights")
+        return block_weights(vwgt, parts, k)
+
+    def project(self, cmap, coarse_parts):
+        return cp.asarray(coarse_parts, dtype=cp.int32)[cp.asarray(cmap, dtype=cp.int32)]
+
+    def hypergraph_objective(self, hg: HypergraphArrays, parts, k: int, objective: str) -> int:
+        code = _objective_code(objective)
+        parts = self._parts(parts, hg.n, k, "hypergraph_objective")
+        return _hypergraph.objective(hg, parts, code)
+
+    def graph_edge_cut(self, g: GraphArrays, parts) -> int:
+        parts = cp.asarray(parts, dtype=cp.int32)
+        if parts.shape != (g.n,):
+            raise ValueError(f"graph_edge_cut: parts must be 1-D of length {g.n}")
+        return _graph.edge_cut(g, parts)
+
+    def _balanced(self, vwgt, parts, k: int, bounds) -> bool:
+        return not bool((block_weights(vwgt, parts, k) > bounds).any())
+
+    # ------------------------------------------------------------------ hypergraphs
+    def coarsen_hypergraph(self, hg: HypergraphArrays, max_cluster_weight: int, *,
+                           group_size: int = 4, max_net_size: int = 1000, communities=None,
+                           seed: int = 0):
+        if group_size < 1:
+            raise ValueError("coarsen_hypergraph: group_size must be positive")
+        comm = None
+        if communities is not None:
+            comm = cp.asarray(communities, dtype=cp.int32)
+            if comm.shape != (hg.n,):
+                raise ValueError(f"coarsen_hypergraph: communities must be 1-D of length {hg.n}")
+        return _hypergraph.coarsen(hg, int(max_cluster_weight), int(group_size),
+                                   int(max_net_size), comm, int(seed))
+
+    def cluster_hypergraph(self, hg: HypergraphArrays, max_cluster_weight: int, *,
+                           max_net_size: int = 1000, communities=None, max_shrink: float = 2.5,
+                           weight_penalty: bool = False, seed: int = 0):
+        """The parallel variant of cluster-aware heavy-edge clustering (see
+        ``_hypergraph.cluster``): same postconditions as ``coarsen_hypergraph``."""
+        comm = None
+        if communities is not None:
+            comm = cp.asarray(communities, dtype=cp.int32)
+            if comm.shape != (hg.n,):
+                raise ValueError(f"cluster_hypergraph: communities must be 1-D of length {hg.n}")
+        if not max_shrink > 1.0:  # n / max_shrink clusters already remain: nothing to join
+            return cp.arange(hg.n, dtype=cp.int32), hg.n
+        return _hypergraph.cluster(hg, int(max_cluster_weight), int(max_net_size), comm,
+                                   float(max_shrink), bool(weight_penalty), int(seed))
+
+    def communities(self, hg: HypergraphArrays, *, max_net_size: int = 50, max_levels: int = 8,
+                    max_passes: int = 8, min_move_fraction: float = 0.01, seed: int = 0):
+        """Louvain communities (the C++ implementation) computed on a level the GPU first
+        coarsens to at most ``community_host_max`` vertices, projected back to ``hg``."""
+        maps = []
+        cur = hg
+        while cur.n > self.community_host_max:
+            cmap, nc = _hypergraph.cluster(cur, cur.total_weight, max_net_size, None, 4.0, False,
+                                           seed)
+            if nc > 0.9 * cur.n:
+                break
+            maps.append(cmap)
+            cur = _hypergraph.contract(cur, cmap, nc)
+        comm = self.asarray(self.cpu.communities(
+            self._host_copy(cur), max_net_size=max_net_size, max_levels=max_levels,
+            max_passes=max_passes, min_move_fraction=min_move_fraction, seed=seed), "int32")
+        for cmap in reversed(maps):
+            comm = comm[cmap]
+        return comm
+
+    def contract_hypergraph(self, hg: HypergraphArrays, cmap, nc: int) -> HypergraphArrays:
+        cmap = self._cmap(cmap, hg.n, int(nc), "contract_hypergraph")
+        out = _hypergraph.contract(hg, cmap, int(nc))
+        self._level_done()
+        return out
+
+    def refine_hypergraph(self, hg, parts, k, max_block_weights, objective, *,
+                          max_rounds: int = 16):
+        code = _objective_code(objective)
+        parts = self._parts(parts, hg.n, k, "refine_hypergraph")
+        bounds = self._bounds(max_block_weights, k, "refine_hypergraph")
+        return _hypergraph.refine(hg, parts, int(k), bounds, code, int(max_rounds))
+
+    def fm_refine_hypergraph(self, hg, parts, k, max_block_weights, objective, *,
+                             max_rounds: int = 4, max_fruitless_moves: int = 250,
+                             min_improvement: float = 0.001, seed: int = 0):
+        _objective_code(objective)
+        parts = self._parts(parts, hg.n, k, "fm_refine_hypergraph")
+        bounds = self._bounds(max_block_weights, k, "fm_refine_hypergraph")
+        if hg.num_pins > self.fm_host_max_pins or max_rounds <= 0:
+            return parts.copy(), 0
+        out, gain = self.cpu.fm_refine_hypergraph(
+            self._host_copy(hg), self.to_host(parts), k, self.to_host(bounds), objective,
+            max_rounds=max_rounds, max_fruitless_moves=max_fruitless_moves,
+            min_improvement=min_improvement, seed=seed,
+        )
+        return self.asarray(out), gain
+
+    def rebalance_hypergraph(self, hg, parts, k, max_block_weights, objective):
+        _objective_code(objective)
+        parts = self._parts(parts, hg.n, k, "rebalance_hypergraph")
+        bounds = self._bounds(max_block_weights, k, "rebalance_hypergraph")
+        if self._balanced(hg.vwgt, parts, k, bounds):
+            return parts.copy()
+        out = self.cpu.rebalance_hypergraph(self._host_copy(hg), self.to_host(parts), k,
+                                            self.to_host(bounds), objective)
+        return self.asarray(out)
+
+    # ------------------------------------------------------------------ graphs
+    def coarsen_graph(self, g: GraphArrays, max_cluster_weight: int, *, group_size: int = 6,
+                      seed: int = 0):
+        if group_size < 1:
+            raise ValueError("coarsen_graph: group_size must be positive")
+        return _graph.coarsen(g, int(max_cluster_weight), int(group_size), int(seed))
+
+    def contract_graph(self, g: GraphArrays, cmap, nc: int) -> GraphArrays:
+        cmap = self._cmap(cmap, g.n, int(nc), "contract_graph")
+        out = _graph.contract(g, cmap, int(nc))
+        self._level_done()
+        return out
+
+    def refine_graph(self, g, parts, k, max_block_weights, *, max_rounds: int = 32):
+        parts = self._parts(parts, g.n, k, "refine_graph")
+        bounds = self._bounds(max_block_weights, k, "refine_graph")
+        return _graph.refine(g, parts, int(k), bounds, int(max_rounds))
+
+    def rebalance_graph(self, g, parts, k, max_block_weights):
+        parts = self._parts(parts, g.n, k, "rebalance_graph")
+        bounds = self._bounds(max_block_weights, k, "rebalance_graph")
+        if self._balanced(g.vwgt, parts, k, bounds):
+            return parts.copy()
+        out = self.cpu.rebalance_graph(self._host_copy(g), self.to_host(parts), k,
+                                       self.to_host(bounds))
+        return self.asarray(out)

@@ -1,0 +1,133 @@
+"""Launch helpers shared by the GPU launchers: grid sizes, a launch counter, scans, scatters,
+segment ids and segmented sorts."""
+
+from __future__ import annotations
+
+import cupy as cp
+import numpy as np
+
+from ._loader import kernel
+
+THREADS = 256
+#: Grid-stride kernels never launch more blocks than this (16 blocks per H100 SM).
+MAX_BLOCKS = 132 * 16
+#: Segments of at most this many values are sorted by one thread; longer ones by a key sort.
+SMALL_SEGMENT = 64
+
+
+class Stats:
+    """Kernel launches issued by the launchers (RawKernel launches plus the CuPy array
+    operations they call, counted one per call)."""
+
+    def __init__(self) -> None:
+        self.launches = 0
+
+    def add(self, count: int = 1) -> None:
+        self.launches += count
+
+
+STATS = Stats()
+
+#: A NULL pointer argument (8 zero bytes) for optional array parameters of the kernels.
+NULL = np.uint64(0)
+
+
+def blocks_for(work: int, per_block: int = THREADS) -> int:
+    return int(max(1, min(MAX_BLOCKS, -(-int(work) // per_block))))
+
+
+def launch(source: str, name: str, work: int, args: tuple, *, warps: bool = False,
+           shared: int = 0) -> None:
+    """Launches ``name`` from ``<source>.cu`` on a grid-stride grid for ``work`` items (threads,
+    or warps when ``warps``)."""
+    if work <= 0:
+        return
+    per_block = THREADS // 32 if warps else THREADS
+    kernel(source, name)((blocks_for(work, per_block),), (THREADS,), args, shared_mem=shared)
+    STATS.add()
+
+
+def i64(x) -> np.int64:
+    return np.int64(x)
+
+
+def i32(x) -> np.int32:
+    return np.int32(x)
+
+
+def exclusive_cumsum(a, dtype=cp.int64):
+    """[0, a0, a0+a1, ...] (length len(a)+1)."""
+    out = cp.zeros(a.shape[0] + 1, dtype=dtype)
+    if a.shape[0]:
+        out[1:] = cp.cumsum(a, dtype=dtype)
+    STATS.add(2)
+    return out
+
+
+def scatter_add(idx, val, size: int):
+    """int64 array of length ``size`` with ``val[i]`` (or 1 when None) added at ``idx[i]``."""
+    out = cp.zeros(size, dtype=cp.int64)
+    STATS.add()
+    if idx.shape[0]:
+        launch("util", "scatter_add_i64", idx.shape[0], (
+            i64(idx.shape[0]), idx, val if val is not None else NULL, out))
+    return out
+
+
+def segment_ids(ptr, total: int):
+    """int32 array of length ``total``: the segment of every slot of a CSR ``ptr``."""
+    seg = cp.empty(total, dtype=cp.int32)
+    STATS.add()
+    nseg = ptr.shape[0] - 1
+    launch("util", "fill_segment_ids", nseg, (i64(nseg), ptr, seg), warps=True)
+    return seg
+
+
+def segmented_sort(ptr, vals) -> None:
+    """Sorts every segment of ``vals`` (int32, CSR ``ptr``) ascending, in place."""
+    nseg = ptr.shape[0] - 1
+    if nseg <= 0 or vals.shape[0] == 0:
+        return
+    large = cp.empty(nseg, dtype=cp.int32)
+    STATS.add()
+    launch("util", "sort_small_segments", nseg, (i64(nseg), ptr, vals, i64(SMALL_SEGMENT), large))
+    segs = cp.flatnonzero(large).astype(cp.int32)
+    STATS.add(2)
+    if segs.shape[0] == 0:
+        return
+    lens = ptr[segs.astype(cp.int64) + 1] - ptr[segs]
+    koff = exclusive_cumsum(lens)
+    total = int(koff[-1])
+    keys = cp.empty(total, dtype=cp.int64)
+    STATS.add(4)
+    nl = segs.shape[0]
+    launch("util", "large_segment_keys", nl, (i64(nl), segs, ptr, vals, koff, keys), warps=True)
+    keys = cp.sort(keys)
+    STATS.add()
+    launch("util", "large_segment_store", nl, (i64(nl), segs, ptr, koff, keys, vals), warps=True)
+
+
+def block_weights(vwgt, parts, k: int):
+    """int64 block weights (length k)."""
+    out = cp.zeros(k, dtype=cp.int64)
+    STATS.add()
+    n = parts.shape[0]
+    if n == 0:
+        return out
+    if k * 8 <= 32 * 1024:
+        launch("util", "block_weights_shared", n, (i64(n), vwgt, parts, i32(k), out), shared=k * 8)
+    else:
+        launch("util", "scatter_add_i64", n, (i64(n), parts, vwgt, out))
+    return out
+
+
+def run_starts(keys):
+    """For a sorted array: (first position of each element's run of equal keys, per element)."""
+    n = keys.shape[0]
+    flag = cp.ones(n, dtype=cp.bool_)
+    if n > 1:
+        cp.not_equal(keys[1:], keys[:-1], out=flag[1:])
+    starts = cp.flatnonzero(flag)
+    idx = cp.cumsum(flag, dtype=cp.int64) - 1
+    STATS.add(5)
+    return starts[idx], flag

@@ -1,0 +1,329 @@
+"""Launchers of the hypergraph stage operations: balanced group coarsening, contraction,
+sequence-based refinement, pin counts and objectives. Arrays stay on the device; only sizes,
+flags and gains come back to the host."""
+
+from __future__ import annotations
+
+import cupy as cp
+
+from ..backend import HypergraphArrays
+from ._common import (
+    NULL,
+    STATS,
+    THREADS,
+    block_weights,
+    blocks_for,
+    exclusive_cumsum,
+    i32,
+    i64,
+    launch,
+    run_starts,
+    scatter_add,
+    segmented_sort,
+)
+
+INT_MAX = 2**31 - 1
+#: Group-step rounds launched between two reads of the convergence flag.
+GROUP_BATCH = 4
+#: Per-warp block tables of refinement live in shared memory up to this many bytes per block.
+SHARED_LIMIT = 48 * 1024
+
+
+# ------------------------------------------------------------------------------ coarsening
+def group_vertices(best, n: int, vwgt, mcw: int, group_size: int, mirror: bool):
+    """HyperG Alg. 1 (atomicMax group combinations, repeated until no vertex changes group) and
+    Alg. 2 (sort by combination, subgroups of at most ``group_size`` vertices and ``mcw``
+    weight). ``mirror`` makes the leader the smallest id (G-kway's atomicMin). Returns
+    (cmap, nc)."""
+    comb = cp.empty(n, dtype=cp.int64)
+    launch("coarsen", "group_init", n, (i64(n), i32(int(mirror)), comb))
+    changed = cp.zeros(1, dtype=cp.int32)
+    it = 1
+    while True:
+        changed.fill(0)
+        STATS.add()
+        for _ in range(GROUP_BATCH):
+            prev = comb.copy()
+            STATS.add()
+            launch("coarsen", "group_step", n, (i64(n), best, prev, comb, i32(it), changed))
+            it += 1
+        if not int(changed[0]):
+            break
+    order = cp.argsort(comb)
+    group = comb[order] >> 32
+    first, _ = run_starts(group)
+    pos = cp.arange(n, dtype=cp.int64) - first
+    w = vwgt[order]
+    start = cp.empty(n, dtype=cp.int32)
+    STATS.add(6)
+    launch("coarsen", "subgroup_starts", n, (i64(n), group, pos, w, i64(group_size), i64(mcw),
+                                              start))
+    ids = cp.cumsum(start, dtype=cp.int32) - 1
+    cmap = cp.empty(n, dtype=cp.int32)
+    cmap[order] = ids
+    STATS.add(3)
+    return cmap, int(ids[-1]) + 1
+
+
+def coarsen(hg: HypergraphArrays, mcw: int, group_size: int, max_net_size: int, communities,
+            seed: int):
+    n = hg.n
+    if n == 0:
+        return cp.zeros(0, dtype=cp.int32), 0
+    best = cp.empty(n, dtype=cp.int32)
+    comm = NULL if communities is None else communities
+    launch("coarsen", "hg_rate", n, (i64(n), hg.eptr, hg.eind, hg.ewgt, hg.vptr, hg.vind, hg.vwgt,
+                                     i64(mcw), i64(max_net_size), comm, i64(seed), best),
+           warps=True)
+    return group_vertices(best, n, hg.vwgt, mcw, group_size, mirror=False)
+
+
+#: Cluster-aware clustering: at most this many members per cluster and rounds per level.
+CLUSTER_MAX_SIZE = 8
+CLUSTER_ROUNDS = 4
+
+
+def cluster(hg: HypergraphArrays, mcw: int, max_net_size: int, communities, max_shrink: float,
+            weight_penalty: bool, seed: int):
+    """Parallel cluster-aware heavy-edge clustering: rounds in which every vertex still alone
+    rates its neighbours' clusters (room for it: weight, CLUSTER_MAX_SIZE members; same
+    community), mutual choices of lone vertices pair up and lone vertices join the existing
+    cluster of their choice (atomics); stops once ``n / max_shrink`` clusters remain or a round
+    changes nothing. Clusters are numbered by ascending representative. Returns (cmap, nc)."""
+    n = hg.n
+    if n == 0:
+        return cp.zeros(0, dtype=cp.int32), 0
+    ids = cp.arange(n, dtype=cp.int32)
+    rep = ids.copy()
+    cw = hg.vwgt.copy()
+    csize = cp.ones(n, dtype=cp.int32)
+    best = cp.empty(n, dtype=cp.int32)
+    joined = cp.zeros(1, dtype=cp.int32)
+    comm = NULL if communities is None else communities
+    STATS.add(6)
+    nc = n
+    for r in range(CLUSTER_ROUNDS):
+        single = (rep == ids) & (csize == 1)
+        STATS.add(3)
+        launch("coarsen", "cluster_rate", n, (
+            i64(n), hg.eptr, hg.eind, hg.ewgt, hg.vptr, hg.vind, hg.vwgt, rep, cw, csize, single,
+            i64(mcw), i32(CLUSTER_MAX_SIZE), i64(max_net_size), comm, i64(seed + r),
+            i32(int(weight_penalty)), best), warps=True)
+        joined.fill(0)
+        STATS.add()
+        launch("coarsen", "cluster_join", n, (i64(n), best, single, hg.vwgt, i64(mcw),
+                                              i32(CLUSTER_MAX_SIZE), rep, cw, csize, joined))
+        j = int(joined[0])
+        nc -= j
+        if j == 0 or nc <= n / max_shrink:
+            break
+    root = rep == ids
+    dense = cp.cumsum(root, dtype=cp.int32) - 1
+    cmap = dense[rep]
+    STATS.add(4)
+    return cmap, int(dense[-1]) + 1
+
+
+# ------------------------------------------------------------------------------ contraction
+def transpose(ptr, ind, nrows: int, ncols: int):
+    """CSR transpose (rows -> columns) with ascending row ids in every column list."""
+    p = ind.shape[0]
+    deg = cp.zeros(ncols, dtype=cp.int64)
+    STATS.add()
+    launch("contract", "count_pins", p, (i64(p), ind, deg))
+    tptr = exclusive_cumsum(deg)
+    cursor = tptr[:-1].copy()
+    tind = cp.empty(p, dtype=cp.int32)
+    STATS.add(2)
+    launch("contract", "transpose_scatter", nrows, (i64(nrows), ptr, ind, cursor, tind), warps=True)
+    segmented_sort(tptr, tind)
+    return tptr, tind
+
+
+def contract(hg: HypergraphArrays, cmap, nc: int) -> HypergraphArrays:
+    m = hg.m
+    vwgt = scatter_add(cmap, hg.vwgt, nc)
+    pins = cmap[hg.eind]
+    STATS.add()
+    segmented_sort(hg.eptr, pins)
+    length = cp.empty(m, dtype=cp.int64)
+    hsh = cp.empty(m, dtype=cp.int64)
+    STATS.add(2)
+    launch("contract", "net_dedup_hash", m, (i64(m), hg.eptr, pins, length, hsh))
+    valid = cp.flatnonzero(length >= 2).astype(cp.int32)
+    STATS.add(3)
+    cnt = int(valid.shape[0])
+    if cnt == 0:
+        eptr = cp.zeros(1, dtype=cp.int64)
+        empty = cp.zeros(0, dtype=cp.int32)
+        return HypergraphArrays(n=nc, m=0, eptr=eptr, eind=empty, vptr=cp.zeros(nc + 1, cp.int64),
+                                vind=empty, vwgt=vwgt, ewgt=cp.zeros(0, cp.int64),
+                                total_weight=hg.total_weight)
+    o = cp.argsort(hsh[valid])  # stable: ascending net ids inside equal hashes
+    ids = valid[o]
+    first, _ = run_starts(hsh[ids])
+    rep = cp.full(m, -1, dtype=cp.int32)
+    STATS.add(5)
+    launch("contract", "identical_reps", cnt, (i64(cnt), ids, first, hg.eptr, pins, length, rep))
+    rv = rep[valid]
+    wsum = scatter_add(rv, hg.ewgt[valid], m)
+    keep = cp.zeros(m, dtype=cp.bool_)
+    keep[valid] = rv == valid
+    newid = cp.cumsum(keep, dtype=cp.int32) - 1
+    newid = cp.where(keep, newid, -1).astype(cp.int32)
+    kept = cp.flatnonzero(keep)
+    STATS.add(10)
+    cm = int(kept.shape[0])
+    neptr = exclusive_cumsum(length[kept])
+    npins = int(neptr[-1])
+    eind = cp.empty(npins, dtype=cp.int32)
+    STATS.add(2)
+    launch("contract", "copy_kept_pins", m, (i64(m), hg.eptr, pins, newid, neptr, eind), warps=True)
+    ewgt = wsum[kept]
+    vptr, vind = transpose(neptr, eind, cm, nc)
+    return HypergraphArrays(n=nc, m=cm, eptr=neptr, eind=eind, vptr=vptr, vind=vind, vwgt=vwgt,
+                            ewgt=ewgt, total_weight=hg.total_weight)
+
+
+# ------------------------------------------------------------------------------ pin counts
+class PinCounts:
+    """Sparse Phi(e, b) of a level, rebuilt from ``parts`` by :meth:`build`."""
+
+    def __init__(self, hg: HypergraphArrays):
+        self.hg = hg
+        self.lam = cp.empty(hg.m, dtype=cp.int32)
+        self.blk = cp.empty(hg.num_pins, dtype=cp.int32)
+        self.cnt = cp.empty(hg.num_pins, dtype=cp.int32)
+        STATS.add(3)
+
+    def build(self, parts) -> PinCounts:
+        hg = self.hg
+        launch("refine", "build_phi", hg.m, (i64(hg.m), hg.eptr, hg.eind, parts, self.lam,
+                                             self.blk, self.cnt))
+        return self
+
+
+def objective(hg: HypergraphArrays, parts, objective_code: int) -> int:
+    lam = PinCounts(hg).build(parts).lam
+    out = cp.zeros(1, dtype=cp.int64)
+    STATS.add()
+    launch("metrics", "hg_objective", hg.m, (i64(hg.m), hg.ewgt, lam, i32(objective_code), out))
+    return int(out[0])
+
+
+def connectivity(eptr, eind, parts):
+    m = eptr.shape[0] - 1
+    lam = cp.empty(m, dtype=cp.int32)
+    blk = cp.empty(eind.shape[0], dtype=cp.int32)
+    cnt = cp.empty(eind.shape[0], dtype=cp.int32)
+    STATS.add(3)
+    launch("refine", "build_phi", m, (i64(m), eptr, eind, parts, lam, blk, cnt))
+    return lam
+
+
+# ------------------------------------------------------------------------------ refinement
+def block_table(work_warps: int, k: int):
+    """(use_global, scratch, shared bytes) of the per-warp block tables of k entries."""
+    shared = (THREADS // 32) * k * 8
+    if shared <= SHARED_LIMIT:
+        return 0, NULL, shared
+    nwarps = blocks_for(work_warps, THREADS // 32) * (THREADS // 32)
+    STATS.add()
+    return 1, cp.zeros(nwarps * k, dtype=cp.int64), 0
+
+
+def balanced_prefix(mv_from, mv_to, w, gains, bw, bounds, *, longest: bool):
+    """Prefix of a move sequence to apply: every block within max(bound, weight before) after
+    it; ``longest``: the longest such prefix (graphs, all gains positive), else the shortest of
+    maximum total gain. Returns (length, total gain), (0, 0) when none gains."""
+    L = int(mv_from.shape[0])
+    cum = cp.cumsum(gains)
+    two = 2 * L
+    pos = cp.arange(L, dtype=cp.int64)
+    key = cp.concatenate([mv_from.astype(cp.int64) * two + 2 * pos,
+                          mv_to.astype(cp.int64) * two + 2 * pos + 1])
+    key = cp.sort(key)
+    eblock = key // two
+    rem = key % two
+    p = rem // 2
+    delta = cp.where(rem % 2 == 1, w[p], -w[p])
+    cs = cp.cumsum(delta)
+    first, _ = run_starts(eblock)
+    wafter = bw[eblock] + cs - (cs - delta)[first]
+    dviol = cp.empty(two, dtype=cp.int32)
+    STATS.add(20)
+    launch("refine", "block_violations", two, (i64(two), eblock, wafter, bounds, bw, dviol))
+    vpos = cp.zeros(L, dtype=cp.int32)
+    p32 = p.astype(cp.int32)
+    launch("util", "scatter_add_i32", two, (i64(two), p32, dviol, vpos))
+    valid = cp.cumsum(vpos) == 0
+    STATS.add(4)
+    if longest:
+        idx = L - 1 - cp.argmax(valid[::-1].astype(cp.int8))
+        res = cp.stack([idx, valid[idx].astype(cp.int64), cum[idx]]).get()
+        STATS.add(4)
+        if not res[1]:
+            return 0, 0
+        return int(res[0]) + 1, int(res[2])
+    masked = cp.where(valid, cum, cp.int64(-(2**62)))
+    idx = cp.argmax(masked)
+    res = cp.stack([idx, masked[idx]]).get()
+    STATS.add(4)
+    if res[1] <= 0:
+        return 0, 0
+    return int(res[0]) + 1, int(res[1])
+
+
+def apply_prefix(parts, bw, mv_u, mv_from, mv_to, w, length: int) -> None:
+    """Applies the first ``length`` moves to ``parts`` and the block weights ``bw``."""
+    u = mv_u[:length]
+    parts[u] = mv_to[:length]
+    for blocks, sign in ((mv_from[:length], -1), (mv_to[:length], 1)):
+        launch("util", "scatter_add_i64", length, (i64(length), blocks, sign * w[:length], bw))
+    STATS.add(4)
+
+
+def refine(hg: HypergraphArrays, parts, k: int, bounds, objective_code: int, max_rounds: int):
+    n = hg.n
+    parts = parts.copy()
+    total = 0
+    if n == 0 or hg.m == 0 or max_rounds <= 0:
+        return parts, 0
+    bw = block_weights(hg.vwgt, parts, k)
+    phi = PinCounts(hg)
+    target = cp.empty(n, dtype=cp.int32)
+    gain = cp.empty(n, dtype=cp.int64)
+    order = cp.full(n, INT_MAX, dtype=cp.int32)
+    tgt = cp.empty(n, dtype=cp.int32)
+    use_global, scratch, shared = block_table(n, k)
+    STATS.add(4)
+    for _ in range(max_rounds):
+        phi.build(parts)
+        launch("refine", "hg_best_moves", n, (
+            i64(n), hg.eptr, hg.ewgt, hg.vptr, hg.vind, parts, phi.lam, phi.blk, phi.cnt, i32(k),
+            i32(objective_code), i32(use_global), scratch, target, gain), warps=True, shared=shared)
+        mv_u = cp.flatnonzero(target >= 0).astype(cp.int32)
+        STATS.add(3)
+        L = int(mv_u.shape[0])
+        if L == 0:
+            break
+        o = cp.argsort(-gain[mv_u])  # stable: gain descending, then vertex id
+        mv_u = mv_u[o]
+        mv_to = target[mv_u]
+        order[mv_u] = cp.arange(L, dtype=cp.int32)
+        tgt[mv_u] = mv_to
+        rgain = cp.empty(L, dtype=cp.int64)
+        STATS.add(8)
+        launch("refine", "hg_sequence_gains", L, (
+            i64(L), mv_u, mv_to, order, tgt, hg.eptr, hg.eind, hg.ewgt, hg.vptr, hg.vind, parts,
+            i32(objective_code), rgain), warps=True)
+        order[mv_u] = INT_MAX
+        mv_from = parts[mv_u]
+        w = hg.vwgt[mv_u]
+        STATS.add(3)
+        length, best = balanced_prefix(mv_from, mv_to, w, rgain, bw, bounds, longest=False)
+        if length == 0:
+            break
+        apply_prefix(parts, bw, mv_u, mv_from, mv_to, w, length)
+        total += best
+    return parts, total

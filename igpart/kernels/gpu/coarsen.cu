@@ -1,0 +1,257 @@
+// Coarsening kernels: HyperG balanced group coarsening (warp-per-vertex rating with
+// __reduce_max_sync, atomicMax group combinations, subgroup breakdown) and G-kway union-find
+// coarsening (edge scores, atomicMax on mirrored ids = atomicMin on subset ids).
+#include "igpart_gpu.cuh"
+
+namespace {
+
+struct Rated {
+    double score;
+    long long w;
+    unsigned int h;
+    int v;
+};
+
+__device__ __forceinline__ bool rated_better(const Rated &a, const Rated &b) {
+    if (a.v < 0) return false;
+    if (b.v < 0) return true;
+    if (a.score != b.score || a.w != b.w || a.h != b.h)
+        return igp::rating_better(a.score, a.w, a.h, b.score, b.w, b.h);
+    return a.v < b.v;
+}
+
+// Warp arg-max of ratings. __reduce_max_sync on the float bits of the (positive) scores drops
+// every lane that cannot win (float rounding is monotone), then a butterfly decides exactly.
+__device__ __forceinline__ Rated warp_best(Rated r) {
+    const unsigned int key = r.v >= 0 ? __float_as_uint((float)r.score) : 0u;
+    const unsigned int top = __reduce_max_sync(IGP_FULL_MASK, key);
+    if (key < top) r.v = -1;
+    for (int o = 16; o > 0; o >>= 1) {
+        Rated q;
+        q.score = __shfl_xor_sync(IGP_FULL_MASK, r.score, o);
+        q.w = __shfl_xor_sync(IGP_FULL_MASK, r.w, o);
+        q.h = __shfl_xor_sync(IGP_FULL_MASK, r.h, o);
+        q.v = __shfl_xor_sync(IGP_FULL_MASK, r.v, o);
+        if (rated_better(q, r)) r = q;
+    }
+    return r;
+}
+
+}  // namespace
+
+namespace {
+
+// The best-rated neighbour of u (HyperG §3.1 rating, summed over the nets u and v share that
+// have 2..max_net_size pins) among neighbours accepted by ok(v), which also returns the weight
+// used for tie-breaking (the lighter first) through *wv. Called by the whole warp; every lane
+// gets the winner. A pair is rated by the lane that meets it in their first shared net.
+template <class Ok>
+__device__ __forceinline__ int best_neighbour(long long u, const long long *eptr, const int *eind,
+                                              const long long *ewgt, const long long *vptr,
+                                              const int *vind, long long max_net_size, long long seed,
+                                              bool weight_penalty, Ok ok) {
+    const int lane = igp_lane();
+    Rated r;
+    r.score = 0.0;
+    r.w = 0;
+    r.h = 0;
+    r.v = -1;
+    const long long ub = vptr[u], ue = vptr[u + 1];
+    for (long long j = ub; j < ue; ++j) {
+        const int e = vind[j];
+        const long long s = eptr[e], size = eptr[e + 1] - s;
+        if (size < 2 || size > max_net_size) continue;
+        for (long long q = s + lane; q < s + size; q += 32) {
+            const int v = eind[q];
+            if (v == u) continue;
+            long long wv = 0;
+            if (!ok(v, &wv)) continue;
+            long long a = ub, b = vptr[v];
+            const long long be = vptr[v + 1];
+            double sc = 0.0;
+            bool first = true, dup = false;
+            while (a < ue && b < be) {
+                const int fa = vind[a], fb = vind[b];
+                if (fa < fb) {
+                    ++a;
+                } else if (fb < fa) {
+                    ++b;
+                } else {
+                    const long long fs = eptr[fa + 1] - eptr[fa];
+                    if (fs >= 2 && fs <= max_net_size) {
+                        if (first && fa != e) {
+                            dup = true;
+                            break;
+                        }
+                        first = false;
+                        sc += igp::rating_term(ewgt[fa], fs);
+                    }
+                    ++a;
+                    ++b;
+                }
+            }
+            if (dup || sc <= 0.0) continue;
+            if (weight_penalty) sc /= (double)(wv > 0 ? wv : 1);
+            Rated c;
+            c.score = sc;
+            c.w = wv;
+            c.h = igp::tie_hash(seed, u, v);
+            c.v = v;
+            if (rated_better(c, r)) r = c;
+        }
+    }
+    return warp_best(r).v;
+}
+
+}  // namespace
+
+// best[u]: the neighbour of highest rating among neighbours with vwgt[u] + vwgt[v] <= mcw and,
+// when comm != NULL, the same community (HyperG neighbour selection). One warp per vertex.
+extern "C" __global__ void hg_rate(long long n, const long long *eptr, const int *eind,
+                                   const long long *ewgt, const long long *vptr, const int *vind,
+                                   const long long *vwgt, long long mcw, long long max_net_size,
+                                   const int *comm, long long seed, int *best) {
+    for (long long u = igp_warp(); u < n; u += igp_nwarps()) {
+        const long long wu = vwgt[u];
+        int b = -1;
+        if (wu <= mcw) {
+            const int cu = comm ? comm[u] : 0;
+            b = best_neighbour(u, eptr, eind, ewgt, vptr, vind, max_net_size, seed, false,
+                               [&](int v, long long *wv) {
+                                   *wv = vwgt[v];
+                                   return (!comm || comm[v] == cu) && wu + vwgt[v] <= mcw;
+                               });
+        }
+        if (igp_lane() == 0) best[u] = b;
+    }
+}
+
+// Parallel cluster-aware heavy-edge clustering, rating step: every vertex still alone
+// (single[u]) picks the neighbour whose cluster (rep[v]) has room for it (weight cw <= mcw,
+// fewer than smax members) and rates best; the cluster's weight breaks ties (or divides the
+// rating with weight_penalty).
+extern "C" __global__ void cluster_rate(long long n, const long long *eptr, const int *eind,
+                                        const long long *ewgt, const long long *vptr, const int *vind,
+                                        const long long *vwgt, const int *rep, const long long *cw,
+                                        const int *csize, const char *single, long long mcw, int smax,
+                                        long long max_net_size, const int *comm, long long seed,
+                                        int weight_penalty, int *best) {
+    for (long long u = igp_warp(); u < n; u += igp_nwarps()) {
+        int b = -1;
+        const long long wu = vwgt[u];
+        if (single[u] && wu <= mcw) {
+            const int cu = comm ? comm[u] : 0;
+            b = best_neighbour(u, eptr, eind, ewgt, vptr, vind, max_net_size, seed, weight_penalty != 0,
+                               [&](int v, long long *wv) {
+                                   const int r = rep[v];
+                                   *wv = cw[r];
+                                   return (!comm || comm[v] == cu) && cw[r] + wu <= mcw && csize[r] < smax;
+                               });
+        }
+        if (igp_lane() == 0) best[u] = b;
+    }
+}
+
+// Clustering step: mutual choices of two lone vertices become a pair (the smaller id is the
+// representative); a lone vertex whose choice is already in a cluster joins it when the
+// cluster still has room (atomics on its size and weight, undone on overflow).
+extern "C" __global__ void cluster_join(long long n, const int *best, const char *single,
+                                        const long long *vwgt, long long mcw, int smax, int *rep,
+                                        long long *cw, int *csize, int *joined) {
+    for (long long u = igp_tid(); u < n; u += igp_nthreads()) {
+        const int v = best[u];
+        if (v < 0 || !single[u]) continue;
+        const long long wu = vwgt[u];
+        if (single[v]) {
+            if (best[v] == u && u < v) {  // the pair's smaller vertex forms it
+                rep[v] = (int)u;
+                csize[u] = 2;
+                cw[u] = wu + vwgt[v];
+                atomicAdd(joined, 1);
+            }
+            continue;
+        }
+        const int r = rep[v];
+        if (atomicAdd(csize + r, 1) >= smax) {
+            atomicSub(csize + r, 1);
+            continue;
+        }
+        const long long before = (long long)atomicAdd((unsigned long long *)(cw + r), (unsigned long long)wu);
+        if (before + wu > mcw) {
+            igp_atomic_add(cw + r, -wu);
+            atomicSub(csize + r, 1);
+            continue;
+        }
+        rep[u] = r;
+        atomicAdd(joined, 1);
+    }
+}
+
+// best[u]: the neighbour of highest s(u, v) = c * w(u, v) - deg(v) with vwgt[u] + vwgt[v] <= mcw
+// (ties: smaller tie_hash). One thread per vertex.
+extern "C" __global__ void graph_rate(long long n, const long long *xadj, const int *adjncy,
+                                      const long long *adjwgt, const long long *vwgt, long long mcw,
+                                      long long c, long long seed, int *best) {
+    for (long long u = igp_tid(); u < n; u += igp_nthreads()) {
+        const long long wu = vwgt[u];
+        int b = -1;
+        long long bs = 0;
+        unsigned int bh = 0;
+        for (long long j = xadj[u]; j < xadj[u + 1]; ++j) {
+            const int v = adjncy[j];
+            if (wu + vwgt[v] > mcw) continue;
+            const long long s = igp::graph_score(c, adjwgt[j], xadj[v + 1] - xadj[v]);
+            const unsigned int hv = igp::tie_hash(seed, u, v);
+            if (b < 0 || s > bs || (s == bs && (hv < bh || (hv == bh && v < b)))) {
+                b = v;
+                bs = s;
+                bh = hv;
+            }
+        }
+        best[u] = b;
+    }
+}
+
+// comb[u] = group_comb(key(u), 0) with key(u) = u (leader: largest id) or n-1-u (smallest id).
+extern "C" __global__ void group_init(long long n, int mirror, long long *comb) {
+    for (long long u = igp_tid(); u < n; u += igp_nthreads())
+        comb[u] = igp::group_comb(mirror ? n - 1 - u : u, 0);
+}
+
+// One round of HyperG Alg. 1 over the (u, best[u]) edges: the smaller group adopts the larger
+// group id with this round's iteration, by atomicMax on the 64-bit combination. Rounds read the
+// previous round's combinations (prev), so the join iteration is the BFS distance from the
+// leader, as in the synchronous fixed point the C++ backend computes.
+extern "C" __global__ void group_step(long long n, const int *best, const long long *prev,
+                                      long long *comb, int it, int *changed) {
+    for (long long u = igp_tid(); u < n; u += igp_nthreads()) {
+        const int v = best[u];
+        if (v < 0) continue;
+        const long long gu = prev[u] >> 32, gv = prev[v] >> 32;
+        if (gu > gv) {
+            atomicMax(comb + v, igp::group_comb(gu, it));
+            *changed = 1;
+        } else if (gu < gv) {
+            atomicMax(comb + u, igp::group_comb(gv, it));
+            *changed = 1;
+        }
+    }
+}
+
+// Subgroup breakdown over vertices sorted by combination: runs of one group are cut every
+// `group_size` positions (HyperG Alg. 2) and, inside such a chunk, greedily before the weight
+// would exceed mcw. start[i] = 1 where a subgroup begins. pos[i]: position inside its group.
+extern "C" __global__ void subgroup_starts(long long n, const long long *group, const long long *pos,
+                                           const long long *w, long long group_size, long long mcw,
+                                           int *start) {
+    for (long long i = igp_tid(); i < n; i += igp_nthreads()) {
+        if (pos[i] % group_size != 0) continue;
+        long long acc = 0;
+        for (long long j = i; j < n && j - i < group_size && group[j] == group[i]; ++j) {
+            const int s = j == i || acc + w[j] > mcw;
+            if (s) acc = 0;
+            start[j] = s;
+            acc += w[j];
+        }
+    }
+}

@@ -1,0 +1,52 @@
+// Device helpers shared by the GPU kernels (compiled by NVRTC through cupy.RawModule, with -I to
+// kernels/common). Per-element formulas come from partition_common.h, shared with the C++ backend.
+#pragma once
+#include "partition_common.h"
+
+#define IGP_FULL_MASK 0xffffffffu
+#define IGP_INT_MAX 2147483647
+
+typedef unsigned long long igp_u64;
+
+// Grid-stride loops over threads and over warps.
+__device__ __forceinline__ long long igp_tid() { return (long long)blockIdx.x * blockDim.x + threadIdx.x; }
+__device__ __forceinline__ long long igp_nthreads() { return (long long)gridDim.x * blockDim.x; }
+__device__ __forceinline__ int igp_lane() { return threadIdx.x & 31; }
+__device__ __forceinline__ long long igp_warp() { return igp_tid() >> 5; }
+__device__ __forceinline__ long long igp_nwarps() { return igp_nthreads() >> 5; }
+
+__device__ __forceinline__ void igp_atomic_add(long long *p, long long v) {
+    atomicAdd((unsigned long long *)p, (unsigned long long)v);
+}
+
+__device__ __forceinline__ long long igp_warp_sum(long long v) {
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(IGP_FULL_MASK, v, o);
+    return v;
+}
+
+// Arg-max over the warp of (gain, block): higher gain first, then the smaller block id; entries
+// with block < 0 lose. Every lane ends with the winner.
+__device__ __forceinline__ void igp_warp_best_move(long long &gain, int &block) {
+    for (int o = 16; o > 0; o >>= 1) {
+        const long long g2 = __shfl_xor_sync(IGP_FULL_MASK, gain, o);
+        const int b2 = __shfl_xor_sync(IGP_FULL_MASK, block, o);
+        const bool take = b2 >= 0 && (block < 0 || g2 > gain || (g2 == gain && b2 < block));
+        if (take) {
+            gain = g2;
+            block = b2;
+        }
+    }
+}
+
+// Insertion sort of a short range (segment sorts of small nets and vertex net lists).
+__device__ __forceinline__ void igp_insertion_sort(int *a, long long len) {
+    for (long long i = 1; i < len; ++i) {
+        const int x = a[i];
+        long long j = i - 1;
+        while (j >= 0 && a[j] > x) {
+            a[j + 1] = a[j];
+            --j;
+        }
+        a[j + 1] = x;
+    }
+}

@@ -1,0 +1,173 @@
+"""The command set shared by the Tcl bridge and the JSON-lines server (DESIGN §6).
+
+Both front ends hold one :class:`Commands` object and call :meth:`Commands.call` with a command
+name, positional arguments and keyword options; it returns plain Python data (numbers, strings,
+lists, dicts) and raises :class:`~igpart.errors.IgpartError` subclasses with a message for the
+user. Commands:
+
+Design and partition
+  ``read_verilog path [lib=] [top=] [parser=]``  reads a Verilog netlist (igpart.netlist)
+  ``read path [format=]``                         reads an hMETIS / METIS file
+  ``partition [k=2] [epsilon=0.03] [objective=cut] [seed=0] [backend=auto] [weights=unit]``
+      partitions the design read last and opens the session; returns the metrics
+  ``refine``                                      applies the queued changes, refines
+  ``block_of name``                               block of a cell / port (or vertex id)
+  ``report``                                      metrics of the session
+  ``replay path``                                 replays a TAU 2015 .ops file, one refine per
+                                                  batch; returns the per-batch summaries
+TAU 2015 operations (queued; circuit sessions)
+  ``insert_gate name cell``, ``remove_gate name``, ``repower_gate name cell``,
+  ``insert_net name``, ``remove_net name``, ``connect_pin pin net``, ``disconnect_pin pin``
+  ``read_spef ...`` and ``report_* ...``: the points where a timing analyzer reads results, i.e.
+  batch boundaries: they refine when changes are queued (their other arguments are ignored)
+Id level (queued; hypergraph and graph sessions)
+  ``insert_vertex [weight] [block]``, ``delete_vertex v``, ``insert_hyperedge [weight]``,
+  ``delete_hyperedge e``, ``insert_pin v e``, ``delete_pin v e``, ``set_vertex_weight v w``,
+  ``set_net_weight e w``, ``insert_edge u v [weight]``, ``delete_edge u v``
+"""
+
+from __future__ import annotations
+
+import inspect
+from pathlib import Path
+from typing import Any
+
+from ..errors import InputError
+from ..hypergraph import Graph, Hypergraph
+from .session import Session
+
+#: TAU 2015 operations that queue a change.
+TAU_CHANGES = ("insert_gate", "remove_gate", "repower_gate", "insert_net", "remove_net",
+               "connect_pin", "disconnect_pin")  # fmt: skip
+#: TAU 2015 commands that mark a batch boundary (the timing analyzer reads results there).
+TAU_BOUNDARIES = ("read_spef", "report_at", "report_rat", "report_slack", "report_worst_paths",
+                  "report_tns", "report_wns", "report_timing")  # fmt: skip
+#: Id-level change commands.
+ID_CHANGES = ("insert_vertex", "delete_vertex", "insert_hyperedge", "delete_hyperedge",
+              "insert_pin", "delete_pin", "set_vertex_weight", "set_net_weight", "insert_edge",
+              "delete_edge")  # fmt: skip
+#: Commands of the igpart:: namespace (Tcl) / top-level requests (server).
+IGPART_COMMANDS = ("read_verilog", "read", "partition", "refine", "block_of", "report", "replay",
+                   "pending")  # fmt: skip
+
+_INT_ARGS = {"weight", "block", "v", "e", "u", "k", "seed"}
+
+
+class Commands:
+    """One design and its session, driven by named commands (see the module docstring)."""
+
+    def __init__(self, session: Session | None = None):
+        self.session = session
+        self.design = session.design if session is not None else None
+        self.design_path: str | None = None
+
+    # ------------------------------------------------------------------ dispatch
+    def names(self) -> tuple[str, ...]:
+        return IGPART_COMMANDS + TAU_CHANGES + TAU_BOUNDARIES + ID_CHANGES
+
+    def call(self, name: str, *args, **options) -> Any:
+        """Runs command ``name``; raises InputError for unknown commands or bad arguments."""
+        if name not in self.names():
+            raise InputError(f"unknown command '{name}'")
+        if name in TAU_BOUNDARIES:
+            return self.boundary(name)
+        fn = getattr(self, "cmd_" + name, None) or getattr(self._session(), name)
+        try:
+            bound = inspect.signature(fn).bind(*args, **options)
+        except TypeError as exc:
+            raise InputError(f"{name}: {exc}") from None
+        converted = {}
+        for key, val in bound.arguments.items():
+            converted[key] = _to_int(name, key, val) if key in _INT_ARGS else val
+        result = fn(**converted)
+        return _plain(result)
+
+    def _session(self) -> Session:
+        if self.session is None:
+            raise InputError("no session yet: read a design and run partition first")
+        return self.session
+
+    # ------------------------------------------------------------------ commands
+    def cmd_read_verilog(self, path: str, lib: str | None = None, top: str | None = None,
+                         parser: str = "auto") -> dict:  # fmt: skip
+        try:
+            from ..netlist import read_verilog
+        except ImportError:
+            raise InputError("read_verilog needs the netlist front-end (igpart.netlist)") from None
+        self.design = read_verilog(path, parser=parser, lib=lib, top=top)
+        self.design_path = str(path)
+        self.session = None
+        return self.design.summary()
+
+    def cmd_read(self, path: str, format: str | None = None) -> dict:
+        from ..cli import describe
+        from ..io import read
+
+        self.design = read(path, format)
+        self.design_path = str(path)
+        self.session = None
+        return describe(self.design)
+
+    def cmd_partition(self, k: int = 2, epsilon: float = 0.03, objective: str = "cut",
+                      seed: int = 0, backend: str = "auto", weights: str = "unit") -> dict:
+        if self.design is None:
+            raise InputError("partition: no design read yet (read_verilog or read first)")
+        eps = _to_float("partition", "epsilon", epsilon)
+        kw = {} if isinstance(self.design, (Hypergraph, Graph)) else {"weights": weights}
+        self.session = Session(self.design, k=k, epsilon=eps, objective=objective, seed=seed,
+                               backend=backend, **kw)  # fmt: skip
+        return self.session.metrics()
+
+    def cmd_refine(self) -> dict:
+        return self._session().refine().to_dict()
+
+    def cmd_block_of(self, name) -> int:
+        return self._session().block_of(name)
+
+    def cmd_report(self) -> dict:
+        return self._session().metrics()
+
+    def cmd_pending(self) -> int:
+        return self._session().pending
+
+    def cmd_replay(self, path: str) -> list:
+        if not Path(path).is_file():
+            raise InputError(f"replay: no such file '{path}'")
+        return [r.to_dict() for r in self._session().replay(path)]
+
+    def boundary(self, name: str) -> dict | str:
+        """A read_spef / report_* line: refines when changes are queued."""
+        s = self._session()
+        return s.refine().to_dict() if s.pending else ""
+
+
+def _to_int(cmd: str, key: str, val) -> int:
+    if isinstance(val, bool):
+        raise InputError(f"{cmd}: {key} must be an integer, got {val!r}")
+    if isinstance(val, int):
+        return val
+    try:
+        return int(str(val))
+    except ValueError:
+        raise InputError(f"{cmd}: {key} must be an integer, got {val!r}") from None
+
+
+def _to_float(cmd: str, key: str, val) -> float:
+    try:
+        return float(val)
+    except (TypeError, ValueError):
+        raise InputError(f"{cmd}: {key} must be a number, got {val!r}") from None
+
+
+def _plain(x):
+    """Numpy scalars and arrays to plain Python data."""
+    if isinstance(x, dict):
+        return {str(k): _plain(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_plain(v) for v in x]
+    if hasattr(x, "tolist"):
+        return x.tolist()
+    return x
+
+
+__all__ = ["Commands", "ID_CHANGES", "IGPART_COMMANDS", "TAU_BOUNDARIES", "TAU_CHANGES"]

@@ -1,0 +1,427 @@
+"""``Session``: the API a tool holds across its optimisation loop (DESIGN §6).
+
+A session owns a design (a :class:`~igpart.netlist.Circuit`, a :class:`Hypergraph` or a
+:class:`Graph`), its balanced k-way partition and the incremental engine
+(:class:`~igpart.incremental.IncrementalPartitioner`). Changes are queued with the change methods
+and take effect at :meth:`Session.refine`, which applies them as one batch (validated completely
+first: an invalid change raises an :class:`~igpart.errors.InputError` naming it and nothing
+changes), refines the partition and returns a :class:`SessionResult`.
+
+Change methods:
+
+* TAU 2015 vocabulary (circuit sessions): ``insert_gate(name, cell)``, ``remove_gate(name)``,
+  ``repower_gate(name, cell)``, ``insert_net(name)``, ``remove_net(name)``,
+  ``connect_pin(pin, net)``, ``disconnect_pin(pin)``, with pins written ``instance:pin`` (or a
+  top-level port's name), as in ``.ops`` files.
+* Id level (hypergraph and graph sessions; ids are the engine's vertex and net ids):
+  ``insert_vertex(weight, block)``, ``delete_vertex(v)``, ``insert_hyperedge(weight)``,
+  ``delete_hyperedge(e)``, ``insert_pin(v, e)``, ``delete_pin(v, e)``,
+  ``set_vertex_weight(v, w)``, ``set_net_weight(e, w)``; graph sessions also
+  ``insert_edge(u, v, w)`` / ``delete_edge(u, v)``. Inserts return a reference (a negative
+  number) that later changes of the same batch may use; ``SessionResult.id_of(ref)`` gives the
+  id it became. Circuit sessions accept only the weight changes at id level (structural changes
+  must go through the circuit so that names stay right).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..dynamic import Batch
+from ..errors import InputError
+from ..hypergraph import Graph, Hypergraph
+from ..incremental import IncrementalConfig, IncrementalPartitioner, IncrementalResult
+from ..multilevel import Config
+
+
+@dataclass
+class SessionResult:
+    """What :meth:`Session.refine` did.
+
+    ``changed``: cell name (circuit sessions) or vertex id -> its block, for every cell whose
+    block changed, new cells included; ``moved`` / ``new`` split them. Metrics are those of the
+    partition after the batch; ``timings`` are seconds per phase (``circuit``: applying the
+    changes to the circuit, ``apply``: to the dynamic hypergraph, ``refine``, ``full`` when the
+    quality guard re-partitioned, ``total``).
+    """
+
+    batch: int
+    changes: int
+    changed: dict[Any, int]
+    moved: list[Any]
+    new: list[Any]
+    cut: int
+    km1: int
+    block_weights: list[int]
+    max_block_weight: int
+    imbalance: float
+    balanced: bool
+    full_repartition: bool
+    reason: str | None
+    timings: dict[str, float]
+    stats: dict[str, Any] = field(default_factory=dict)
+    engine: IncrementalResult | None = field(default=None, repr=False)
+    line: int | None = None
+
+    @property
+    def changed_cells(self) -> list[Any]:
+        """Names (or ids) of the cells whose block changed, new cells included."""
+        return list(self.changed)
+
+    def id_of(self, reference: int) -> int:
+        """The vertex or net id created by the insert that returned ``reference``."""
+        created = None if self.engine is None else self.engine.created
+        r = -int(reference) - 1
+        if created is None or not 0 <= r < created.size or created[r] < 0:
+            raise InputError(f"{reference} is not a reference to an insert of this batch")
+        return int(created[r])
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready summary."""
+        return {
+            "batch": self.batch,
+            "changes": self.changes,
+            "changed": {str(k): int(v) for k, v in self.changed.items()},
+            "moved": [str(x) if not isinstance(x, int) else x for x in self.moved],
+            "new": [str(x) if not isinstance(x, int) else x for x in self.new],
+            "cut": self.cut,
+            "km1": self.km1,
+            "block_weights": self.block_weights,
+            "max_block_weight": self.max_block_weight,
+            "imbalance": round(self.imbalance, 6),
+            "balanced": self.balanced,
+            "full_repartition": self.full_repartition,
+            "reason": self.reason,
+            "timings": {k: round(v, 6) for k, v in self.timings.items()},
+            "line": self.line,
+        }
+
+
+class Session:
+    """A design with a maintained k-way partition, refined incrementally after each batch.
+
+    ``design``: a Circuit (cells and ports are vertices, nets are hyperedges; ``weights`` =
+    ``"unit"`` or ``"area"``, clock nets and nets above ``max_net_size`` pins left out as in
+    :meth:`Circuit.to_hypergraph`), a Hypergraph or a Graph. ``parts`` starts from a given
+    partition instead of partitioning with :func:`igpart.partition` (``backend``, ``seed``,
+    ``config``). ``options``: :class:`~igpart.incremental.IncrementalConfig` or a dict.
+
+    >>> from igpart import Hypergraph
+    >>> s = Session(Hypergraph.from_nets([[0, 1], [1, 2], [2, 3]]), k=2, parts=[0, 0, 1, 1])
+    >>> v = s.insert_vertex()
+    >>> _ = s.insert_pin(v, 0)
+    >>> r = s.refine()
+    >>> r.new, r.cut, s.block_of(r.new[0])
+    ([4], 1, 0)
+    """
+
+    def __init__(
+        self,
+        design,
+        k: int = 2,
+        epsilon: float = 0.03,
+        objective: str = "cut",
+        *,
+        parts=None,
+        backend: str = "auto",
+        seed: int = 0,
+        config: Config | dict | None = None,
+        options: IncrementalConfig | dict | None = None,
+        weights: str = "unit",
+        skip_clock: bool = True,
+        max_net_size: int | None = None,
+    ):
+        t0 = time.perf_counter()
+        self.design = design
+        self._circuit = None
+        if isinstance(design, (Hypergraph, Graph)):
+            self.kind = "graph" if isinstance(design, Graph) else "hypergraph"
+            model = design
+        elif _is_circuit(design):
+            from .circuit import CircuitMirror
+
+            self.kind = "circuit"
+            self._circuit = CircuitMirror(design, weights, skip_clock, max_net_size)
+            model = self._circuit.view.hypergraph
+        else:
+            raise InputError(
+                f"a Session needs a Circuit, Hypergraph or Graph, not {type(design).__name__}"
+            )
+        self.engine = IncrementalPartitioner(
+            model, k, epsilon, objective, parts=parts, backend=backend, seed=seed,
+            config=config, options=options,
+        )  # fmt: skip
+        self._pending = Batch()
+        self._callbacks: list[Callable[[SessionResult], Any]] = []
+        self.results = 0
+        self.setup_seconds = time.perf_counter() - t0
+
+    # ------------------------------------------------------------------ state
+    @property
+    def k(self) -> int:
+        return self.engine.k
+
+    @property
+    def epsilon(self) -> float:
+        return self.engine.epsilon
+
+    @property
+    def dynamic(self):
+        """The engine's :class:`~igpart.dynamic.DynamicHypergraph`."""
+        return self.engine.dynamic
+
+    @property
+    def parts(self) -> np.ndarray:
+        """Block of each vertex id of the engine (-1 for deleted ids). For a circuit session
+        vertex ids map to names through :meth:`vertex_name`; :meth:`blocks` gives a dict."""
+        return self.engine.parts
+
+    @property
+    def pending(self) -> int:
+        """Changes queued for the next :meth:`refine`."""
+        circuit = self._circuit.pending if self._circuit is not None else 0
+        return len(self._pending) + circuit
+
+    def metrics(self) -> dict[str, Any]:
+        """Maintained cut, km1, block weights, bound, imbalance, balance (JSON-ready)."""
+        m = self.engine.metrics()
+        m["block_weights"] = [int(w) for w in m["block_weights"]]
+        return {"k": self.k, "epsilon": self.epsilon, "objective": self.engine.objective, **m,
+                "vertices": self.dynamic.num_vertices, "nets": self.dynamic.num_nets,
+                "pins": self.dynamic.num_pins, "batches": self.engine.batches,
+                "full_partitions": self.engine.full_partitions}  # fmt: skip
+
+    def vertex_of(self, name) -> int:
+        """The engine's vertex id of a cell or port name (circuit sessions) or of an id."""
+        if self._circuit is not None and isinstance(name, str):
+            return self._circuit.vertex_of(name)
+        try:
+            v = int(name)
+        except (TypeError, ValueError):
+            raise InputError(f"unknown vertex '{name}'") from None
+        if not (0 <= v < self.dynamic.vertex_bound) or self.engine.parts[v] < 0:
+            raise InputError(f"unknown vertex {name}")
+        return v
+
+    def vertex_name(self, v: int):
+        """The name of vertex ``v`` (circuit sessions) or ``v`` itself."""
+        return self._circuit.name_of(int(v)) if self._circuit is not None else int(v)
+
+    def block_of(self, name) -> int:
+        """The block of a cell or port (by name), or of a vertex id."""
+        return int(self.dynamic.blocks_of([self.vertex_of(name)])[0])
+
+    def blocks(self) -> dict[Any, int]:
+        """Name (or id) -> block for every live vertex."""
+        parts = self.engine.parts
+        live = np.flatnonzero(parts >= 0)
+        return {self.vertex_name(v): int(parts[v]) for v in live.tolist()}
+
+    def on_refine(self, callback: Callable[[SessionResult], Any]) -> Callable:
+        """Registers ``callback(result)``, called after every :meth:`refine`; returns it."""
+        if not callable(callback):
+            raise InputError("on_refine needs a callable")
+        self._callbacks.append(callback)
+        return callback
+
+    # ------------------------------------------------------------------ id-level changes
+    def _structural(self) -> None:
+        if self._circuit is not None:
+            raise InputError(
+                "a circuit session changes its structure through the TAU 2015 methods "
+                "(insert_gate, connect_pin, ...), so that cell and net names stay right"
+            )
+
+    def insert_vertex(self, weight: int = 1, block: int = -1) -> int:
+        """Queues a new vertex (block -1: the lightest); returns its reference."""
+        self._structural()
+        return self._pending.insert_vertex(int(weight), int(block))
+
+    def delete_vertex(self, v: int) -> int:
+        """Queues deleting vertex ``v`` (its pins must be deleted first, as in TAU 2015)."""
+        self._structural()
+        return self._pending.delete_vertex(int(v))
+
+    def insert_hyperedge(self, weight: int = 1) -> int:
+        """Queues a new, empty net; returns its reference."""
+        self._structural()
+        return self._pending.insert_net(int(weight))
+
+    def delete_hyperedge(self, e: int) -> int:
+        """Queues deleting net ``e`` (its pins must be deleted first)."""
+        self._structural()
+        return self._pending.delete_net(int(e))
+
+    def insert_pin(self, v: int, e: int) -> int:
+        """Queues vertex ``v`` joining net ``e``."""
+        self._structural()
+        return self._pending.insert_pin(int(v), int(e))
+
+    def delete_pin(self, v: int, e: int) -> int:
+        """Queues vertex ``v`` leaving net ``e``."""
+        self._structural()
+        return self._pending.delete_pin(int(v), int(e))
+
+    def set_vertex_weight(self, v: int, weight: int) -> int:
+        return self._pending.set_vertex_weight(self.vertex_of(v), int(weight))
+
+    def set_net_weight(self, e: int, weight: int) -> int:
+        return self._pending.set_net_weight(int(e), int(weight))
+
+    def insert_edge(self, u: int, v: int, weight: int = 1) -> int:
+        """Queues a new edge (a 2-pin net); returns the net's reference."""
+        self._structural()
+        e = self._pending.insert_net(int(weight))
+        self._pending.insert_pin(int(u), e)
+        self._pending.insert_pin(int(v), e)
+        return e
+
+    def delete_edge(self, u: int, v: int) -> None:
+        """Queues deleting the edge between ``u`` and ``v`` (an existing 2-pin net)."""
+        self._structural()
+        d = self.dynamic
+        for x in (u, v):
+            if not (0 <= int(x) < d.vertex_bound) or d.blocks_of([int(x)])[0] < 0:
+                raise InputError(f"delete_edge: unknown vertex {x}")
+        shared = np.intersect1d(d.nets_of(int(u)), d.nets_of(int(v)))
+        two = [int(e) for e in shared if d.pins_of(int(e)).size == 2]
+        if not two:
+            raise InputError(f"delete_edge: no edge between {u} and {v}")
+        self._pending.delete_pin(int(u), two[0])
+        self._pending.delete_pin(int(v), two[0])
+        self._pending.delete_net(two[0])
+
+    def add_batch(self, batch: Batch) -> None:
+        """Queues every record of ``batch`` (id level)."""
+        if not isinstance(batch, Batch):
+            raise InputError(f"expected a Batch, got {type(batch).__name__}")
+        if len(batch):
+            self._structural()
+        self._pending.extend(batch)
+
+    # ------------------------------------------------------------------ TAU 2015 changes
+    def _mirror(self):
+        if self._circuit is None:
+            raise InputError(
+                f"TAU 2015 changes need a circuit session (this one holds a {self.kind})"
+            )
+        return self._circuit
+
+    def insert_gate(self, name: str, cell: str) -> None:
+        """Queues a new cell instance ``name`` of library cell ``cell`` (no pins connected)."""
+        self._mirror().queue("insert_gate", name, cell)
+
+    def remove_gate(self, name: str) -> None:
+        """Queues removing instance ``name`` (its pins must be disconnected first)."""
+        self._mirror().queue("remove_gate", name)
+
+    def repower_gate(self, name: str, cell: str) -> None:
+        """Queues resizing instance ``name`` to library cell ``cell``."""
+        self._mirror().queue("repower_gate", name, cell)
+
+    def insert_net(self, name: str) -> None:
+        """Queues a new, unconnected net ``name``."""
+        self._mirror().queue("insert_net", name)
+
+    def remove_net(self, name: str) -> None:
+        """Queues removing net ``name`` (its pins must be disconnected first)."""
+        self._mirror().queue("remove_net", name)
+
+    def connect_pin(self, pin: str, net: str) -> None:
+        """Queues connecting ``instance:pin`` (or a port) to net ``net``."""
+        self._mirror().queue("connect_pin", pin, net)
+
+    def disconnect_pin(self, pin: str) -> None:
+        """Queues disconnecting ``instance:pin`` (or a port) from its net."""
+        self._mirror().queue("disconnect_pin", pin)
+
+    # ------------------------------------------------------------------ refinement
+    def refine(self) -> SessionResult:
+        """Applies the queued changes as one batch, refines, calls the callbacks, and returns
+        what changed. An invalid change raises InputError and nothing is applied (the queue is
+        dropped, so the session stays usable)."""
+        t0 = time.perf_counter()
+        batch, self._pending = self._pending, Batch()
+        line = None
+        timings: dict[str, float] = {}
+        if self._circuit is not None:
+            circuit_batch, line = self._circuit.take(timings)  # applies to the circuit first
+            circuit_batch.extend(batch)  # weight changes queued at id level
+            batch = circuit_batch
+        try:
+            r = self.engine.apply(batch)
+        except InputError:
+            if self._circuit is not None:
+                self._circuit.resync()
+            raise
+        if self._circuit is not None:
+            self._circuit.commit(r)
+        result = self._result(r, timings, t0, line)
+        for cb in self._callbacks:
+            cb(result)
+        return result
+
+    def repartition(self) -> SessionResult:
+        """Re-partitions fully now (warm-started, as the quality guard does)."""
+        t0 = time.perf_counter()
+        return self._result(self.engine.repartition("requested"), {}, t0, None)
+
+    def _result(self, r: IncrementalResult, timings, t0: float, line) -> SessionResult:
+        name = self.vertex_name
+        moved = [name(v) for v in r.moved.tolist()]
+        new = [name(v) for v in r.new_vertices.tolist()]
+        changed = dict(zip(moved, r.moved_to.tolist()))
+        changed.update(zip(new, r.new_blocks.tolist()))
+        timings = {**timings, **{k: v for k, v in r.timings.items() if k != "total"}}
+        timings["total"] = time.perf_counter() - t0
+        self.results += 1
+        return SessionResult(
+            batch=r.batch, changes=r.records, changed=changed, moved=moved, new=new, cut=r.cut,
+            km1=r.km1, block_weights=[int(w) for w in r.block_weights],
+            max_block_weight=r.max_block_weight, imbalance=r.imbalance, balanced=r.balanced,
+            full_repartition=r.full_repartition, reason=r.reason, timings=timings,
+            stats=r.stats, engine=r, line=line,
+        )  # fmt: skip
+
+    def replay(self, ops) -> Iterator[SessionResult]:
+        """Replays batches of changes, yielding one result per batch: ``ops`` is a TAU 2015
+        ``.ops`` path or a list of ``OpsBatch`` (circuit sessions), or an iterable of
+        :class:`~igpart.dynamic.Batch` (any session)."""
+        if isinstance(ops, (str, bytes)) or hasattr(ops, "__fspath__"):
+            from ..netlist import read_ops
+
+            ops = read_ops(ops)
+        for item in _iterate(ops):
+            if isinstance(item, Batch):
+                self.add_batch(item)
+            else:
+                self._mirror().queue_records(item.changes, getattr(item, "line", None))
+            yield self.refine()
+
+    def __repr__(self) -> str:
+        d = self.dynamic
+        return (f"Session({self.kind}, k={self.k}, vertices={d.num_vertices}, cut={d.cut}, "
+                f"km1={d.km1}, pending={self.pending})")  # fmt: skip
+
+
+def _iterate(ops) -> Iterable:
+    try:
+        return iter(ops)
+    except TypeError:
+        raise InputError(f"replay needs an .ops path or batches, not {ops!r}") from None
+
+
+def _is_circuit(obj) -> bool:
+    try:
+        from ..netlist import Circuit
+    except ImportError:
+        return False
+    return isinstance(obj, Circuit)
+
+
+__all__ = ["Session", "SessionResult"]

@@ -1,0 +1,131 @@
+"""Tcl bridge: ``igpart tcl script.tcl`` (DESIGN §6), on the Tcl interpreter of Python's tkinter.
+
+The interpreter gets one Tcl command per TAU 2015 operation (``insert_gate``, ``connect_pin``,
+..., ``read_spef``, ``report_at``, ...), so that a TAU ``.ops`` file can be ``source``\\ d as is,
+plus the ``igpart::`` namespace: ``igpart::read_verilog``, ``igpart::read``,
+``igpart::partition``, ``igpart::refine``, ``igpart::block_of``, ``igpart::report``,
+``igpart::replay``, ``igpart::pending`` and the id-level changes (``igpart::insert_vertex``, ...).
+Options are written ``-name value`` (``igpart::partition -k 4 -epsilon 0.05``). Results come back
+as Tcl values (dicts as key/value lists). Errors become Tcl errors carrying igpart's message, so
+``catch`` works and an uncaught one stops the script with that message.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from ..errors import IgpartError, InputError
+from .commands import ID_CHANGES, IGPART_COMMANDS, TAU_BOUNDARIES, TAU_CHANGES, Commands
+
+_OPTION = re.compile(r"^-[A-Za-z_][A-Za-z0-9_]*$")
+_FILE_LINE = re.compile(r'\(file "([^"]*)" line (\d+)\)')
+
+
+def to_tcl(x: Any):
+    """Python data to what tkinter turns into Tcl values (dicts as flat key/value lists)."""
+    if isinstance(x, dict):
+        flat: list = []
+        for k, v in x.items():
+            flat += [str(k), to_tcl(v)]
+        return tuple(flat)
+    if isinstance(x, (list, tuple)):
+        return tuple(to_tcl(v) for v in x)
+    if x is None:
+        return ""
+    if isinstance(x, bool):
+        return int(x)
+    return x
+
+
+def split_options(words) -> tuple[list[str], dict[str, str]]:
+    """Tcl words to positional arguments and ``-name value`` options."""
+    args: list[str] = []
+    opts: dict[str, str] = {}
+    i = 0
+    while i < len(words):
+        w = str(words[i])
+        if _OPTION.match(w):
+            if i + 1 >= len(words):
+                raise InputError(f"option {w} needs a value")
+            opts[w[1:]] = str(words[i + 1])
+            i += 2
+        else:
+            args.append(w)
+            i += 1
+    return args, opts
+
+
+class TclBridge:
+    """A Tcl interpreter whose igpart and TAU 2015 commands drive one :class:`Commands`."""
+
+    def __init__(self, commands: Commands | None = None):
+        import tkinter
+
+        self.commands = commands or Commands()
+        self.interp = tkinter.Tcl()
+        self.interp.eval("namespace eval ::igpart {}")
+        self.interp.createcommand("::igpart::_call", self._call)
+        self.interp.eval(
+            "proc ::igpart::_dispatch {name args} {\n"
+            "    set r [::igpart::_call $name {*}$args]\n"
+            '    if {[lindex $r 0] ne "ok"} { return -code error [lindex $r 1] }\n'
+            "    return [lindex $r 1]\n"
+            "}"
+        )
+        for name in TAU_CHANGES + TAU_BOUNDARIES:
+            self.interp.eval(f"proc ::{name} args {{ ::igpart::_dispatch {name} {{*}}$args }}")
+        for name in IGPART_COMMANDS + ID_CHANGES:
+            self.interp.eval(
+                f"proc ::igpart::{name} args {{ ::igpart::_dispatch {name} {{*}}$args }}"
+            )
+
+    def _call(self, name, *words):
+        try:
+            args, opts = split_options(words)
+            return ("ok", to_tcl(self.commands.call(str(name), *args, **opts)))
+        except IgpartError as exc:
+            return ("error", str(exc))
+        except Exception as exc:  # a bug: still a Tcl error, with what went wrong
+            return ("error", f"internal error in {name}: {type(exc).__name__}: {exc}")
+
+    def eval(self, script: str) -> str:
+        """Evaluates Tcl code; a Tcl error raises IgpartError with its message."""
+        import tkinter
+
+        try:
+            return self.interp.eval(script)
+        except tkinter.TclError as exc:
+            raise IgpartError(str(exc)) from None
+
+    def source(self, path, argv: list[str] | None = None) -> str:
+        """Runs a Tcl script (``argv``/``argc``/``argv0`` set as tclsh does). An error raises
+        InputError naming the file and line where it happened."""
+        import tkinter
+
+        p = Path(path)
+        if not p.is_file():
+            raise InputError("no such Tcl script", file=str(path))
+        self.interp.setvar("argv0", str(p))
+        self.interp.setvar("argv", to_tcl(list(argv or [])))
+        self.interp.setvar("argc", len(argv or []))
+        try:
+            return self.interp.eval(f"source {{{p}}}")
+        except tkinter.TclError as exc:
+            info = self.interp.getvar("errorInfo")
+            hits = _FILE_LINE.findall(str(info))
+            if hits:
+                file, line = hits[0]
+                raise InputError(str(exc), file=file, line=int(line)) from None
+            raise InputError(str(exc), file=str(path)) from None
+
+
+def run_script(path, argv: list[str] | None = None) -> TclBridge:
+    """Runs ``path`` in a fresh bridge and returns it (what ``igpart tcl`` does)."""
+    bridge = TclBridge()
+    bridge.source(path, argv)
+    return bridge
+
+
+__all__ = ["TclBridge", "run_script", "split_options", "to_tcl"]

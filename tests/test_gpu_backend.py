@@ -1,0 +1,226 @@
+"""The GPU backend against the C++ backend (the reference) on random inputs, and the whole
+multilevel partitioner on the GPU. Marker ``gpu``: skipped where no CUDA device is present."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import igpart
+from igpart.kernels import get_backend
+from igpart.metrics import max_block_weight
+
+from .test_multilevel import check_partition, instances
+from .test_stages import bounds_for, graphs, hypergraphs
+from .util import random_graph, random_hypergraph
+
+pytestmark = pytest.mark.gpu
+SOME = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+CPU = get_backend("cpu")
+
+
+@pytest.fixture(scope="module")
+def gpu():
+    return get_backend("gpu")
+
+
+def host(a):
+    return np.asarray(a.get() if hasattr(a, "get") else a)
+
+
+def test_auto_picks_the_gpu(gpu):
+    assert get_backend("auto").name == "gpu" and gpu.name == "gpu"
+    assert gpu.xp.__name__ == "cupy"
+
+
+@SOME
+@given(hypergraphs(max_n=60), st.integers(1, 60), st.integers(1, 6), st.integers(0, 9))
+def test_coarsening_keeps_total_weight_like_the_reference(gpu, h, mcw, group_size, seed):
+    """GPU clusters satisfy the contract, and contracting them on either backend gives the same
+    coarse hypergraph (so the weight totals agree with the C++ reference)."""
+    ha = gpu.hypergraph_arrays(h)
+    cmap, nc = gpu.coarsen_hypergraph(ha, mcw, group_size=group_size, seed=seed)
+    c = host(cmap)
+    assert set(np.unique(c)) == set(range(nc))
+    sizes = np.bincount(c, minlength=nc)
+    weights = np.bincount(c, weights=h.vwgt, minlength=nc)
+    assert sizes.max() <= group_size and np.all((weights <= mcw) | (sizes == 1))
+    g = gpu.contract_hypergraph(ha, cmap, nc)
+    r = CPU.contract_hypergraph(CPU.hypergraph_arrays(h), c, nc)
+    assert int(host(g.vwgt).sum()) == h.total_weight == int(r.vwgt.sum())
+    for f in ("eptr", "eind", "vptr", "vind", "vwgt", "ewgt"):
+        np.testing.assert_array_equal(host(getattr(g, f)), getattr(r, f), err_msg=f)
+
+
+@SOME
+@given(hypergraphs(max_n=60), st.integers(1, 12), st.integers(0, 2**31 - 1))
+def test_contraction_equals_the_reference_and_keeps_cut(gpu, h, nc, seed):
+    rng = np.random.default_rng(seed)
+    nc = min(nc, h.n)
+    cmap = rng.permutation(np.arange(h.n) % nc).astype(np.int32)
+    g = gpu.contract_hypergraph(gpu.hypergraph_arrays(h), gpu.asarray(cmap, "int32"), nc)
+    r = CPU.contract_hypergraph(CPU.hypergraph_arrays(h), cmap, nc)
+    assert g.m == r.m
+    for f in ("eptr", "eind", "vptr", "vind", "vwgt", "ewgt"):
+        np.testing.assert_array_equal(host(getattr(g, f)), getattr(r, f), err_msg=f)
+    k = int(rng.integers(2, 6))
+    cparts = rng.integers(0, k, size=nc).astype(np.int32)
+    fine = host(gpu.project(gpu.asarray(cmap, "int32"), gpu.asarray(cparts, "int32")))
+    for obj in ("cut", "km1"):
+        want = CPU.hypergraph_objective(CPU.hypergraph_arrays(h), fine, k, obj)
+        assert gpu.hypergraph_objective(g, gpu.asarray(cparts, "int32"), k, obj) == want
+
+
+@SOME
+@given(hypergraphs(max_n=60), st.integers(1, 8), st.integers(0, 2**31 - 1))
+def test_metrics_equal_the_reference(gpu, h, k, seed):
+    parts = np.random.default_rng(seed).integers(0, k, size=h.n).astype(np.int32)
+    dp = gpu.asarray(parts, "int32")
+    np.testing.assert_array_equal(host(gpu.net_connectivity(h.eptr, h.eind, dp, k)),
+                                  CPU.net_connectivity(h.eptr, h.eind, parts, k))
+    np.testing.assert_array_equal(host(gpu.block_weights(h.vwgt, dp, k)),
+                                  CPU.block_weights(h.vwgt, parts, k))
+
+
+@SOME
+@given(hypergraphs(max_n=80), st.integers(2, 8), st.integers(0, 2**31 - 1),
+       st.sampled_from(["cut", "km1"]))
+def test_sequence_refinement_matches_the_reference(gpu, h, k, seed, obj):
+    """Same algorithm, same tie-breaking: the GPU's sequence refinement gives the C++ result, and
+    never worsens a balanced partition."""
+    k = min(k, h.n)
+    rng = np.random.default_rng(seed)
+    bounds = bounds_for(h.total_weight, k)
+    parts = CPU.rebalance_hypergraph(CPU.hypergraph_arrays(h),
+                                     rng.integers(0, k, size=h.n).astype(np.int32), k, bounds, obj)
+    want, wgain = CPU.refine_hypergraph(CPU.hypergraph_arrays(h), parts, k, bounds, obj)
+    got, gain = gpu.refine_hypergraph(gpu.hypergraph_arrays(h), gpu.asarray(parts, "int32"), k,
+                                      gpu.asarray(bounds), obj)
+    got = host(got)
+    before = CPU.hypergraph_objective(CPU.hypergraph_arrays(h), parts, k, obj)
+    after = CPU.hypergraph_objective(CPU.hypergraph_arrays(h), got, k, obj)
+    assert gain == wgain and after == before - gain and gain >= 0
+    np.testing.assert_array_equal(got, want)
+    bw0, bw = igpart.block_weights(h, parts, k), igpart.block_weights(h, got, k)
+    assert np.all((bw <= bounds) | (bw <= bw0))
+
+
+@SOME
+@given(graphs(max_n=80), st.integers(2, 6), st.integers(0, 2**31 - 1))
+def test_graph_stages_match_the_reference(gpu, g, k, seed):
+    k = min(k, g.n)
+    rng = np.random.default_rng(seed)
+    bounds = bounds_for(g.total_weight, k)
+    parts = CPU.rebalance_graph(CPU.graph_arrays(g), rng.integers(0, k, size=g.n).astype(np.int32),
+                                k, bounds)
+    ga = gpu.graph_arrays(g)
+    want, wgain = CPU.refine_graph(CPU.graph_arrays(g), parts, k, bounds)
+    got, gain = gpu.refine_graph(ga, gpu.asarray(parts, "int32"), k, gpu.asarray(bounds))
+    assert gain == wgain
+    np.testing.assert_array_equal(host(got), want)
+    assert gpu.graph_edge_cut(ga, gpu.asarray(parts, "int32")) == igpart.edge_cut(g, parts)
+    # coarsening + contraction keep weights and the cut under projection
+    cmap, nc = gpu.coarsen_graph(ga, max(1, g.total_weight // 3), seed=seed % 5)
+    c = gpu.contract_graph(ga, cmap, nc)
+    r = CPU.contract_graph(CPU.graph_arrays(g), host(cmap), nc)
+    for f in ("xadj", "adjncy", "adjwgt", "vwgt"):
+        np.testing.assert_array_equal(host(getattr(c, f)), getattr(r, f), err_msg=f)
+
+
+def test_refinement_on_a_large_random_level(gpu):
+    """Many moves per round, large nets (global segment sort) and k > the shared-memory table."""
+    rng = np.random.default_rng(7)
+    h = random_hypergraph(rng, 20000, 22000, max_size=6)
+    big = np.concatenate([h.eind, rng.integers(0, h.n, size=300)])  # one 300-pin net
+    eptr = np.concatenate([h.eptr, [big.size]])
+    h = igpart.Hypergraph(eptr, big, h.n)
+    for k in (2, 16, 1000):
+        bounds = bounds_for(h.total_weight, k, 0.03 if k < 1000 else 0.5)
+        parts = (np.arange(h.n) % k).astype(np.int32)
+        rng.shuffle(parts)
+        for obj in ("cut", "km1"):
+            want, wgain = CPU.refine_hypergraph(CPU.hypergraph_arrays(h), parts, k, bounds, obj)
+            got, gain = gpu.refine_hypergraph(gpu.hypergraph_arrays(h), gpu.asarray(parts), k,
+                                              gpu.asarray(bounds), obj)
+            assert gain == wgain > 0
+            np.testing.assert_array_equal(host(got), want)
+    cmap, nc = gpu.coarsen_hypergraph(gpu.hypergraph_arrays(h), 8, seed=1)
+    c = gpu.contract_hypergraph(gpu.hypergraph_arrays(h), cmap, nc)
+    r = CPU.contract_hypergraph(CPU.hypergraph_arrays(h), host(cmap), nc)
+    np.testing.assert_array_equal(host(c.eind), r.eind)
+    np.testing.assert_array_equal(host(c.vind), r.vind)
+    assert nc < 0.5 * h.n
+
+
+@SOME
+@given(hypergraphs(max_n=60), st.integers(1, 60), st.sampled_from([1.5, 2.5, 100.0]),
+       st.booleans(), st.booleans(), st.integers(0, 3))
+def test_gpu_clustering_postconditions(gpu, h, mcw, shrink, penalty, use_comm, seed):
+    ha = gpu.hypergraph_arrays(h)
+    comm = (np.arange(h.n, dtype=np.int32) % 3) if use_comm else None
+    cmap, nc = gpu.cluster_hypergraph(ha, mcw, communities=None if comm is None else
+                                      gpu.asarray(comm, "int32"), max_shrink=shrink,
+                                      weight_penalty=penalty, seed=seed)
+    cmap = host(cmap)
+    assert cmap.dtype == np.int32 and set(np.unique(cmap)) == set(range(nc))
+    sizes = np.bincount(cmap, minlength=nc)
+    weights = np.bincount(cmap, weights=h.vwgt, minlength=nc)
+    assert np.all((weights <= mcw) | (sizes == 1))
+    if comm is not None:
+        label = np.zeros(nc, dtype=np.int32)
+        label[cmap] = comm
+        assert np.array_equal(label[cmap], comm)
+    for c in np.flatnonzero(sizes > 1)[:5]:  # members share a net with another member
+        members = set(np.flatnonzero(cmap == c).tolist())
+        for v in members:
+            assert ({int(u) for e in h.nets_of(v) for u in h.net(e)} - {v}) & members
+
+
+def test_gpu_communities_cover_every_vertex(gpu):
+    from igpart.kernels.gpu import GpuBackend
+
+    h = random_hypergraph(np.random.default_rng(2), 3000, 3300, max_size=5)
+    small = GpuBackend(community_host_max=500)  # coarsens on the GPU before Louvain
+    comm = host(small.communities(small.hypergraph_arrays(h)))
+    assert comm.shape == (h.n,) and set(np.unique(comm)) == set(range(int(comm.max()) + 1))
+    direct = host(gpu.communities(gpu.hypergraph_arrays(h)))
+    np.testing.assert_array_equal(direct, CPU.communities(CPU.hypergraph_arrays(h)))
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(instances(), st.integers(1, 12), st.sampled_from(["cut", "km1"]),
+       st.sampled_from([0.0, 0.03, 0.1]))
+def test_gpu_partition_properties(h, k, obj, eps):
+    k = min(k, max(h.n, 1))
+    p = igpart.partition(h, k, epsilon=eps, objective=obj, backend="gpu", seed=1,
+                         config={"contraction_limit": 2})
+    check_partition(h, p, k, eps)
+    assert p.backend == "gpu"
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(instances(graph=True), st.integers(1, 12))
+def test_gpu_graph_partition_properties(g, k):
+    k = min(k, max(g.n, 1))
+    p = igpart.partition(g, k, backend="gpu", config={"graph_contraction_limit": 2})
+    check_partition(g, p, k, 0.03)
+
+
+@pytest.mark.parametrize("k", [2, 8, 64])
+def test_ibm01_on_the_gpu_is_valid_and_close_to_the_cpu(ispd98, k):
+    h = igpart.read_hgr(ispd98 / "ibm01.hgr")
+    p = igpart.partition(h, k, backend="gpu")
+    check_partition(h, p, k, 0.03)
+    assert p.balanced
+    c = igpart.partition(h, k, backend="cpu")
+    assert p.cut <= 1.25 * c.cut  # the benchmark reports the real ratio; this catches breakage
+
+
+def test_gpu_random_graph_partition():
+    g = random_graph(np.random.default_rng(3), 5000, 15000)
+    p = igpart.partition(g, 8, backend="gpu")
+    check_partition(g, p, 8, 0.03)
+    assert p.balanced and p.cut <= 1.3 * igpart.partition(g, 8, backend="cpu").cut
+    assert max_block_weight(g.total_weight, 8, 0.03) >= p.block_weights.max()
