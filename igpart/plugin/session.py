@@ -110,6 +110,8 @@ class Session:
     :meth:`Circuit.to_hypergraph`), a Hypergraph or a Graph. ``parts`` starts from a given
     partition instead of partitioning with :func:`igpart.partition` (``backend``, ``seed``,
     ``config``). ``options``: :class:`~igpart.incremental.IncrementalConfig` or a dict.
+    ``engine``: where the dynamic structure and incremental refinement run, ``"cpu"`` (C++) or
+    ``"gpu"`` (CUDA; BackendUnavailable without a device).
 
     >>> from igpart import Hypergraph
     >>> s = Session(Hypergraph.from_nets([[0, 1], [1, 2], [2, 3]]), k=2, parts=[0, 0, 1, 1])
@@ -135,6 +137,7 @@ class Session:
         weights: str = "unit",
         skip_clock: bool = True,
         max_net_size: int | None = None,
+        engine: str = "cpu",
     ):
         t0 = time.perf_counter()
         self.design = design
@@ -154,7 +157,7 @@ class Session:
             )
         self.engine = IncrementalPartitioner(
             model, k, epsilon, objective, parts=parts, backend=backend, seed=seed,
-            config=config, options=options,
+            config=config, options=options, engine=engine,
         )  # fmt: skip
         self._pending = Batch()
         self._callbacks: list[Callable[[SessionResult], Any]] = []
