@@ -1,5 +1,6 @@
-// Fast reader of flat gate-level Verilog: one module of input/output/inout/wire declarations and
-// cell instances with named connections to nets, bits of buses and the constants 1'b0/1'b1.
+// Fast reader of flat gate-level Verilog: one module of input/output/inout/wire declarations,
+// cell instances with named connections to nets, bits of buses and the constants 1'b0/1'b1, and
+// `assign a = b;` aliases between nets of equal width.
 // It mirrors the pyverilog elaborator of igpart/netlist/elaborate.py on that subset exactly (net
 // numbering in order of first declaration or use, implicit 1-bit nets, "d[i]" bit names, the
 // same error cases), so both readers build identical circuits; anything else is reported as
@@ -377,9 +378,12 @@ class Reader {
     int32_t const_bit_[2] = {-1, -1};
     std::vector<sv> header_ports_;
     int64_t module_line_ = 1;
+    std::vector<size_t> bit_off_;                // start of each bit's name in r_.net_names
+    std::vector<int32_t> alias_a_, alias_b_;     // bits joined by assign
     std::string tmp_;
 
     int32_t new_bit_named(sv name) {
+        bit_off_.push_back(r_.net_names.size());
         r_.net_names.append(name.data(), name.size());
         r_.net_names.push_back('\n');
         return nbits_++;
@@ -468,17 +472,17 @@ class Reader {
         unsupported("constant " + std::string(text));
     }
 
-    // net bit of a connection expression (a single bit), or -1 for "()"
-    int32_t connection() {
-        if (is(')')) return -1;
+    // Bits of a net operand (msb first: first, first+1, ...): a net, a bit of a bus, or a
+    // constant 1'b0/1'b1; an undeclared name becomes an implicit 1-bit net.
+    std::pair<int32_t, int32_t> operand() {
         if (tok_ == T_CONST) {
             int32_t b = constant_bit(text_);
             next();
-            return b;
+            return {b, 1};
         }
         if (tok_ == T_NUM) unsupported("unsized constant");
         if (tok_ != T_ID) {
-            if (is('{')) unsupported("concatenation in a connection");
+            if (is('{')) unsupported("concatenation");
             fail("expected a net, found " + shown());
         }
         sv name = text_;
@@ -488,7 +492,7 @@ class Reader {
         if (is('[')) {
             next();
             int32_t idx = expect_int();
-            if (is(':')) unsupported("part-select in a connection");
+            if (is(':')) unsupported("part-select");
             expect(']');
             if (s < 0) {
                 tok_line_ = line;
@@ -505,15 +509,93 @@ class Reader {
                 fail("bit " + std::to_string(idx) + " of '" + std::string(name) + "' is outside [" +
                      std::to_string(sig.msb) + ":" + std::to_string(sig.lsb) + "]");
             }
-            return sig.first_bit + std::abs(idx - sig.msb);
+            return {sig.first_bit + std::abs(idx - sig.msb), 1};
         }
-        if (s < 0) {  // implicit 1-bit net
-            s = declare_signal(name, false, 0, 0, -1);
-            return signals_[s].first_bit;
-        }
+        if (s < 0) s = declare_signal(name, false, 0, 0, -1);  // implicit 1-bit net
         const Signal &sig = signals_[s];
-        if (sig.ranged && sig.msb != sig.lsb) unsupported("a whole bus connected to a pin");
-        return sig.first_bit;
+        return {sig.first_bit, sig.ranged ? std::abs(sig.msb - sig.lsb) + 1 : 1};
+    }
+
+    // net bit of a connection expression (a single bit), or -1 for "()"
+    int32_t connection() {
+        if (is(')')) return -1;
+        auto [bit, width] = operand();
+        if (width != 1) unsupported("a whole bus connected to a pin");
+        return bit;
+    }
+
+    // assign lhs = rhs;  between nets of equal width (net aliases)
+    void assign() {
+        for (;;) {
+            auto [l, lw] = operand();
+            expect('=');
+            auto [r, rw] = operand();
+            if (lw != rw) unsupported("assign between different widths");
+            for (int32_t k = 0; k < lw; ++k) {
+                alias_a_.push_back(l + k);
+                alias_b_.push_back(r + k);
+            }
+            if (is(',')) unsupported("several assignments in one assign");
+            expect(';');
+            return;
+        }
+    }
+
+    // Joins the nets of assign aliases exactly as igpart/netlist/elaborate.py does: a class of
+    // joined bits is numbered by its first bit and named after its top-level port bit, else
+    // its constant, else its first bit.
+    void join_aliases(const std::vector<char> &is_port) {
+        std::vector<int32_t> parent(nbits_);
+        for (int32_t b = 0; b < nbits_; ++b) parent[b] = b;
+        auto find = [&](int32_t b) {
+            int32_t r = b;
+            while (parent[r] != r) r = parent[r];
+            while (parent[b] != r) {
+                int32_t n = parent[b];
+                parent[b] = r;
+                b = n;
+            }
+            return r;
+        };
+        for (size_t k = 0; k < alias_a_.size(); ++k) {
+            int32_t ra = find(alias_a_[k]), rb = find(alias_b_[k]);
+            if (ra != rb) parent[std::max(ra, rb)] = std::min(ra, rb);  // root = first bit
+        }
+        for (int c = 0; c < 2; ++c)
+            if (const_bit_[c] >= 0 && const_bit_[1 - c] >= 0 && find(const_bit_[c]) == find(const_bit_[1 - c]))
+                unsupported("a net tied to both 1'b0 and 1'b1");
+        std::vector<int32_t> net_of(nbits_, -1), rep;  // rep: representative bit of each net
+        std::vector<int> rank;
+        for (int32_t b = 0; b < nbits_; ++b) {
+            int32_t r = find(b);
+            int rk = is_port[b] ? 0 : (b == const_bit_[0] || b == const_bit_[1]) ? 1 : 2;
+            if (r == b) {
+                net_of[b] = static_cast<int32_t>(rep.size());
+                rep.push_back(b);
+                rank.push_back(rk);
+            } else {
+                int32_t n = net_of[r];
+                net_of[b] = n;
+                if (rk < rank[n]) {  // equal ranks keep the earlier bit
+                    rank[n] = rk;
+                    rep[n] = b;
+                }
+            }
+        }
+        std::string names;
+        names.reserve(r_.net_names.size());
+        for (int32_t b : rep) {
+            // names are '\n'-terminated here (the last one too)
+            size_t end = static_cast<size_t>(b) + 1 < bit_off_.size() ? bit_off_[b + 1] - 1
+                                                                      : r_.net_names.size() - 1;
+            names.append(r_.net_names, bit_off_[b], end - bit_off_[b]);
+            names.push_back('\n');
+        }
+        if (!names.empty()) names.pop_back();
+        r_.net_names.swap(names);
+        for (int32_t &n : r_.pin_net)
+            if (n >= 0) n = net_of[n];
+        for (int32_t &n : r_.port_net) n = net_of[n];
     }
 
     int32_t intern_pin(sv pin) {
@@ -631,7 +713,11 @@ class Reader {
                 declaration(dir);
                 continue;
             }
-            if (w == "assign") unsupported("assign");
+            if (w == "assign") {
+                next();
+                assign();
+                continue;
+            }
             if (is_keyword(w)) unsupported("'" + std::string(w) + "'");
             next();
             instance(w);
@@ -671,7 +757,13 @@ class Reader {
             if (!s.empty()) s.pop_back();
         };
         drop_last_newline(r_.port_names);
-        drop_last_newline(r_.net_names);
+        if (!alias_a_.empty()) {
+            std::vector<char> is_port(nbits_, 0);
+            for (int32_t b : r_.port_net) is_port[b] = 1;
+            join_aliases(is_port);  // rewrites net_names without the trailing newline
+        } else {
+            drop_last_newline(r_.net_names);
+        }
         drop_last_newline(r_.inst_names);
         drop_last_newline(r_.cell_names);
         drop_last_newline(r_.pin_names);
