@@ -334,3 +334,33 @@ def test_stage_operations_reject_bad_input(be):
         be.contract_hypergraph(ha, be.asarray([0, 3, 1], "int32"), 2)
     with pytest.raises(ValueError, match="objective"):
         be.rebalance_hypergraph(ha, be.asarray(np.zeros(3), "int32"), 2, b, "soed")
+
+
+def test_fm_does_not_depend_on_the_thread_count():
+    """Boundary FM computes its initial gains and pin counts in parallel on large levels; moves,
+    gain and result are those of one thread."""
+    from igpart.generators import random_circuit
+    from igpart.kernels import _cpu
+
+    cpu = get_backend("cpu")
+    h = random_circuit(70_000, seed=3)
+    ha = cpu.hypergraph_arrays(h)
+    k = 4
+    bounds = bounds_for(h.total_weight, k)
+    parts = (np.arange(h.n) * k // h.n).astype(np.int32)
+    before = _cpu.get_num_threads()
+    try:
+        results = []
+        for threads in (1, 3):
+            _cpu.set_num_threads(threads)
+            for obj in ("cut", "km1"):
+                out, gain = cpu.fm_refine_hypergraph(ha, parts, k, bounds, obj, seed=1)
+                results.append((threads, obj, out, gain))
+    finally:
+        _cpu.set_num_threads(before)
+    for (_, obj, out, gain), (_, obj3, out3, gain3) in zip(results[:2], results[2:]):
+        assert obj == obj3 and gain == gain3 > 0
+        np.testing.assert_array_equal(out, out3)
+        assert cpu.hypergraph_objective(ha, parts, k, obj) - gain == cpu.hypergraph_objective(
+            ha, out, k, obj)
+        assert (cpu.block_weights(h.vwgt, out, k) <= bounds).all()

@@ -2,6 +2,7 @@
 // rollback, rebalancing; plus block weights and objective values.
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <queue>
 
 #include "partition.h"
@@ -19,6 +20,8 @@ class PinCounts {
     PinCounts(const HgView &h, const int32_t *parts)
         : h_(h), lam_(static_cast<size_t>(h.m), 0), blk_(static_cast<size_t>(h.eptr[h.m])),
           cnt_(static_cast<size_t>(h.eptr[h.m])) {
+        // every net owns its slots: nets are independent
+#pragma omp parallel for schedule(dynamic, 4096) if (h.m > 65536)
         for (int64_t e = 0; e < h.m; ++e)
             for (int64_t j = h.eptr[e]; j < h.eptr[e + 1]; ++j) inc(static_cast<int32_t>(e), parts[h.eind[j]]);
     }
@@ -140,6 +143,7 @@ void apply_move(const HgView &h, PinCounts &phi, int32_t u, int32_t from, int32_
 
 int64_t objective_of(const HgView &h, const PinCounts &phi, int objective) {
     int64_t total = 0;
+#pragma omp parallel for reduction(+ : total) schedule(static) if (h.m > 65536)
     for (int64_t e = 0; e < h.m; ++e) {
         const int64_t lam = phi.lambda(static_cast<int32_t>(e));
         total += objective == OBJ_CUT ? h.ewgt[e] * (lam > 1) : h.ewgt[e] * std::max<int64_t>(lam - 1, 0);
@@ -255,14 +259,30 @@ int64_t refine_fm(const HgView &h, int32_t *parts, int32_t k, const int64_t *bou
         auto feasible = [&](int32_t u) {
             return [&, u](int32_t b) { return bw[b] + h.vwgt[u] <= bounds[b]; };
         };
-        std::priority_queue<Entry> pq;
+        // every vertex's best move, read-only: in parallel; the queue's pop order depends only
+        // on the set of entries (a total order), so the result does not depend on the threads
+        std::vector<Entry> first;
+#pragma omp parallel if (h.n > 16384)
+        {
+            GainScratch tsc(k);
+            std::vector<Entry> mine;
+#pragma omp for schedule(dynamic, 2048) nowait
+            for (int64_t u = 0; u < h.n; ++u) {
+                const int32_t v = static_cast<int32_t>(u);
+                const Move mv = best_adjacent_move(h, phi, objective, parts, v, tsc, feasible(v));
+                if (mv.ok()) mine.push_back({mv.gain, tie_hash(rseed, v, mv.to), v, mv.to, version[v] + 1});
+            }
+#pragma omp critical
+            first.insert(first.end(), mine.begin(), mine.end());
+        }
+        for (uint32_t &x : version) ++x;
+        std::priority_queue<Entry> pq(std::less<Entry>(), std::move(first));
         auto push = [&](int32_t u) {
             const Move mv = best_adjacent_move(h, phi, objective, parts, u, sc, feasible(u));
             ++version[u];
             if (mv.ok()) pq.push({mv.gain, tie_hash(rseed, u, mv.to), u, mv.to, version[u]});
         };
         std::fill(locked.begin(), locked.end(), 0);
-        for (int64_t u = 0; u < h.n; ++u) push(static_cast<int32_t>(u));
         moves.clear();
         int64_t cum = 0, best = 0, fruitless = 0;
         size_t best_len = 0;

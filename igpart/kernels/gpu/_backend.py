@@ -9,9 +9,12 @@ CPU fallback, through the C++ backend on a host copy of the level (made once per
 * ``rebalance_*``: projection keeps block weights, so only the coarsest level (after initial
   partitioning) can be overloaded; an already balanced partition is checked on the device and
   returned without any transfer.
-* ``fm_refine_hypergraph``: boundary FM is inherently sequential; it runs on levels of at most
-  ``fm_host_max_pins`` pins (the coarse levels, where it pays most) and is skipped (gain 0) on
-  larger ones, which only get the sequence-based refinement.
+* ``fm_refine_hypergraph``: boundary FM is inherently sequential; it runs on the host on every
+  level by default. ``fm_host_max_pins`` can cap it to levels of at most that many pins (larger
+  levels then only get the sequence-based refinement): faster, but on large inputs much worse
+  (positive-gain sequence refinement alone leaves most of the fine-level improvement: on an
+  inflated ibm01 of 510k vertices at k = 16 a 400k-pin cap gave a 2.1x larger cut; see
+  BENCHMARKS.md, "GPU backend (issue 4)").
 """
 
 from __future__ import annotations
@@ -42,8 +45,8 @@ class GpuBackend(Backend):
     xp = cp
     record_error = _dynamic.GpuRecordError
 
-    #: Default size limit (pins) of the levels on which FM runs (on the host).
-    FM_HOST_MAX_PINS = 400_000
+    #: Default size limit (pins) of the levels on which FM runs (on the host); None: every level.
+    FM_HOST_MAX_PINS: int | None = None
 
     #: Default size limit (vertices) of the level on which Louvain runs (on the host).
     COMMUNITY_HOST_MAX = 30_000
@@ -53,8 +56,9 @@ class GpuBackend(Backend):
         from ..cpu import CpuBackend
 
         self.cpu = CpuBackend()
-        self.fm_host_max_pins = (self.FM_HOST_MAX_PINS if fm_host_max_pins is None
-                                 else int(fm_host_max_pins))
+        cap = self.FM_HOST_MAX_PINS if fm_host_max_pins is None else int(fm_host_max_pins)
+        #: FM runs on levels of at most this many pins (None: on every level)
+        self.fm_host_max_pins = cap
         self.community_host_max = (self.COMMUNITY_HOST_MAX if community_host_max is None
                                    else int(community_host_max))
         self._host: dict[int, object] = {}
@@ -245,7 +249,8 @@ class GpuBackend(Backend):
         _objective_code(objective)
         parts = self._parts(parts, hg.n, k, "fm_refine_hypergraph")
         bounds = self._bounds(max_block_weights, k, "fm_refine_hypergraph")
-        if hg.num_pins > self.fm_host_max_pins or max_rounds <= 0:
+        cap = self.fm_host_max_pins
+        if (cap is not None and hg.num_pins > cap) or max_rounds <= 0:
             return parts.copy(), 0
         out, gain = self.cpu.fm_refine_hypergraph(
             self._host_copy(hg), self.to_host(parts), k, self.to_host(bounds), objective,
