@@ -200,7 +200,9 @@ def main() -> None:
     ap.add_argument("--ks", default="2,16")
     ap.add_argument("--variants", default="cpu,cpu_fm400k,cpu_gpucomm")
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--config", default=None, help="Config overrides as JSON")
+    ap.add_argument("--config", default='{"vcycles": 0}',
+                    help="Config overrides as JSON (default: no V-cycle, so that every level is "
+                    "printed once)")
     args = ap.parse_args()
     import json
 

@@ -255,3 +255,13 @@ def test_inflated_input_on_the_gpu_is_close_to_the_cpu(ispd98):
         check_partition(h, p, k, 0.03)
         c = igpart.partition(h, k, backend="cpu", seed=1)
         assert p.cut <= 1.2 * c.cut, (k, p.cut, c.cut)
+
+
+def test_clustering_never_overshoots_its_target(gpu):
+    """A round's mutual pairs would take 3 disjoint pairs to 3 clusters; max_shrink 1.5 asks for
+    no fewer than int(6 / 1.5) = 4 (the C++ backend stops there too)."""
+    h = igpart.Hypergraph.from_nets([[0, 1], [2, 3], [4, 5]])
+    for be in (CPU, gpu):
+        cmap, nc = be.cluster_hypergraph(be.hypergraph_arrays(h), 10, max_shrink=1.5, seed=0)
+        assert nc == 4
+        assert sorted(np.bincount(host(cmap))) == [1, 1, 2, 2]

@@ -88,8 +88,9 @@ def cluster(hg: HypergraphArrays, mcw: int, max_net_size: int, communities, max_
     """Parallel cluster-aware heavy-edge clustering: rounds in which every vertex still alone
     rates its neighbours' clusters (room for it: weight, CLUSTER_MAX_SIZE members; same
     community), mutual choices of lone vertices pair up and lone vertices join the existing
-    cluster of their choice (atomics); stops once ``n / max_shrink`` clusters remain or a round
-    changes nothing. Clusters are numbered by ascending representative. Returns (cmap, nc)."""
+    cluster of their choice (atomics, at most as many joins as keep ``int(n / max_shrink)``
+    clusters, like the C++ backend); stops once that many clusters remain or a round changes
+    nothing. Clusters are numbered by ascending representative. Returns (cmap, nc)."""
     n = hg.n
     if n == 0:
         return cp.zeros(0, dtype=cp.int32), 0
@@ -102,7 +103,10 @@ def cluster(hg: HypergraphArrays, mcw: int, max_net_size: int, communities, max_
     comm = NULL if communities is None else communities
     STATS.add(6)
     nc = n
+    target = int(n / max_shrink)  # as the C++ backend: stop once nc <= target, never below
     for r in range(CLUSTER_ROUNDS):
+        if nc <= target:
+            break
         single = (rep == ids) & (csize == 1)
         STATS.add(3)
         launch("coarsen", "cluster_rate", n, (
@@ -112,10 +116,11 @@ def cluster(hg: HypergraphArrays, mcw: int, max_net_size: int, communities, max_
         joined.fill(0)
         STATS.add()
         launch("coarsen", "cluster_join", n, (i64(n), best, single, hg.vwgt, i64(mcw),
-                                              i32(CLUSTER_MAX_SIZE), rep, cw, csize, joined))
+                                              i32(CLUSTER_MAX_SIZE), i64(nc - target), rep, cw,
+                                              csize, joined))
         j = int(joined[0])
         nc -= j
-        if j == 0 or nc <= n / max_shrink:
+        if j == 0:
             break
     root = rep == ids
     dense = cp.cumsum(root, dtype=cp.int32) - 1

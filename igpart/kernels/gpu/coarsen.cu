@@ -154,36 +154,47 @@ extern "C" __global__ void cluster_rate(long long n, const long long *eptr, cons
 
 // Clustering step: mutual choices of two lone vertices become a pair (the smaller id is the
 // representative); a lone vertex whose choice is already in a cluster joins it when the
-// cluster still has room (atomics on its size and weight, undone on overflow).
+// cluster still has room (atomics on its size and weight, undone on overflow). At most `budget`
+// joins succeed (tickets on *joined, returned by joins that fail), so that a round never takes
+// the level below its target size.
 extern "C" __global__ void cluster_join(long long n, const int *best, const char *single,
-                                        const long long *vwgt, long long mcw, int smax, int *rep,
-                                        long long *cw, int *csize, int *joined) {
+                                        const long long *vwgt, long long mcw, int smax,
+                                        long long budget, int *rep, long long *cw, int *csize,
+                                        int *joined) {
     for (long long u = igp_tid(); u < n; u += igp_nthreads()) {
         const int v = best[u];
         if (v < 0 || !single[u]) continue;
         const long long wu = vwgt[u];
         if (single[v]) {
             if (best[v] == u && u < v) {  // the pair's smaller vertex forms it
+                if ((long long)atomicAdd(joined, 1) >= budget) {
+                    atomicSub(joined, 1);
+                    continue;
+                }
                 rep[v] = (int)u;
                 csize[u] = 2;
                 cw[u] = wu + vwgt[v];
-                atomicAdd(joined, 1);
             }
             continue;
         }
         const int r = rep[v];
+        if ((long long)atomicAdd(joined, 1) >= budget) {
+            atomicSub(joined, 1);
+            continue;
+        }
         if (atomicAdd(csize + r, 1) >= smax) {
             atomicSub(csize + r, 1);
+            atomicSub(joined, 1);
             continue;
         }
         const long long before = (long long)atomicAdd((unsigned long long *)(cw + r), (unsigned long long)wu);
         if (before + wu > mcw) {
             igp_atomic_add(cw + r, -wu);
             atomicSub(csize + r, 1);
+            atomicSub(joined, 1);
             continue;
         }
         rep[u] = r;
-        atomicAdd(joined, 1);
     }
 }
 
