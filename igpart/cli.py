@@ -179,6 +179,7 @@ def _partition_verilog(args) -> int:
         backend=args.backend,
         seed=args.seed,
         algorithm=args.algorithm,
+        config=_config(args),
     )
     out = args.output or f"{args.file}.part.{args.k}"
     n = hv.num_instance_vertices

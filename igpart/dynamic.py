@@ -70,16 +70,6 @@ from .metrics import check_parts
 DENSE_PHI_MAX_K = 32
 
 
-def _dynamic_backend(name):
-    """The backend holding the structure: the GPU one comes from igpart.kernels.gpu._dynamic
-    (until the GPU backend object offers it), the others from get_backend."""
-    if name == "gpu":
-        from .kernels.gpu._dynamic import gpu_dynamic_backend
-
-        return gpu_dynamic_backend()
-    return get_backend(name)
-
-
 class Op(IntEnum):
     """Operation codes of change records (the same codes in C++: kernels/common/changes.h)."""
 
@@ -341,12 +331,12 @@ class DynamicHypergraph:
         if phi not in ("auto", "dense", "sparse"):
             raise InputError(f"phi must be 'auto', 'dense' or 'sparse', got '{phi}'")
         sparse = phi == "sparse" or (phi == "auto" and k > DENSE_PHI_MAX_K)
-        if backend == "gpu":
+        p = check_parts(parts, h.n, k)
+        be = get_backend(backend)
+        if be.name == "gpu":
             if phi == "sparse":
                 raise InputError("the GPU backend keeps Phi dense: use phi='dense' or 'auto'")
             sparse = False
-        p = check_parts(parts, h.n, k)
-        be = _dynamic_backend(backend)
         impl = be.dynamic_hypergraph(
             h.eptr, h.eind, h.n, h.vwgt, h.ewgt, p, k, float(epsilon),
             gamma=int(gamma), headroom=float(headroom), growth=float(growth), sparse_phi=sparse,

@@ -29,6 +29,11 @@ last full partition), the design is re-partitioned fully, warm-started from the 
 partition (:func:`igpart.multilevel.improve`: rebalance, refinement and V-cycles inside the
 current blocks), and, with ``guard_fresh``, also from scratch (:func:`igpart.partition`); the
 better balanced result is kept. The result says so (``full_repartition``, ``reason``).
+
+``engine="gpu"`` keeps the dynamic structure on the GPU and runs the same three steps there
+(``DynamicHypergraph.refine``: igpart/kernels/gpu/dynamic.cu, one launch; its local refinement is
+rounds of exact-gain moves of vertices sharing no net, without the FM pass); the quality guard is
+the same.
 """
 
 from __future__ import annotations
@@ -138,6 +143,13 @@ class IncrementalResult:
     def seconds(self) -> float:
         return float(self.timings.get("total", 0.0))
 
+    def id_of(self, reference: int) -> int:
+        """The id created by the insert record behind ``reference`` (see ``Batch``)."""
+        r = -int(reference) - 1
+        if self.created is None or not 0 <= r < self.created.size or self.created[r] < 0:
+            raise InputError(f"{reference} is not a reference to an insert of this batch")
+        return int(self.created[r])
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready summary."""
         return {
@@ -192,6 +204,7 @@ class IncrementalPartitioner:
         config: Config | dict | None = None,
         options: IncrementalConfig | dict | None = None,
         phi: str = "auto",
+        engine: str = "cpu",
     ):
         if not isinstance(h, (Hypergraph, Graph)):
             raise InputError(f"expected a Hypergraph or Graph, got {type(h).__name__}")
@@ -210,16 +223,22 @@ class IncrementalPartitioner:
         self.objective = objective
         self.seed = int(seed)
         self.config = config
-        self.backend = backend  # of full partitioning; the dynamic structure lives on the CPU
+        self.backend = backend  # of full partitioning
+        if engine not in ("cpu", "gpu"):
+            raise InputError(f"engine must be 'cpu' or 'gpu', got {engine!r}")
+        self.engine = engine  # where the dynamic structure and incremental refinement run
         self.is_graph = isinstance(h, Graph)
         t0 = time.perf_counter()
         if parts is None:
             parts = partition(h, self.k, self.epsilon, objective, backend, self.seed, config).parts
         hyper = h.to_hypergraph() if self.is_graph else h
         self.dynamic = DynamicHypergraph.from_hypergraph(
-            hyper, parts, self.k, self.epsilon, phi=phi, backend="cpu"
+            hyper, parts, self.k, self.epsilon, phi=phi, backend=engine
         )
-        self._refiner = get_backend("cpu").incremental_refiner()
+        self._refiner = get_backend("cpu").incremental_refiner() if engine == "cpu" else None
+        if self._refiner is not None:
+            empty = np.zeros(0, np.int32)
+            self._refiner.refine(self.dynamic._impl, empty, empty, empty)  # allocates scratch
         self.batches = 0
         self.full_partitions = 0
         self._changes_since_full = 0
@@ -279,20 +298,25 @@ class IncrementalPartitioner:
             np.zeros(0, np.int64), np.asarray(touched_vertices, np.int32),
             np.asarray(touched_nets, np.int32), np.zeros(0, np.int8),
         )  # fmt: skip
-        return self._refine(res, 0, t0, t0, new=np.asarray(new_vertices, np.int32))
+        new = np.asarray(new_vertices, np.int32)
+        return self._refine(res, 0, t0, t0, new=new, given=True)
 
-    def _refine(self, res: BatchResult, records: int, t0: float, t1: float, new=None):
+    def _refine(self, res: BatchResult, records: int, t0: float, t1: float, new=None,
+                given: bool = False):  # fmt: skip
         o = self.options
         d = self.dynamic
         if new is None:
             new = res.new_vertices.astype(np.int32)
         new = new[d.blocks_of(new) >= 0] if new.size else new
-        moved, frm, stats = self._refiner.refine(
-            d._impl, np.asarray(res.touched_vertices, np.int32),
-            np.asarray(res.touched_nets, np.int32), new, OBJECTIVES.index(self.objective),
-            o.max_net_size, o.expand, o.max_rounds, o.refine_rounds, o.fm, o.fm_max_fruitless,
-            o.fm_max_moves,
-        )  # fmt: skip
+        if self.engine == "gpu":
+            moved, frm, stats = self._refine_gpu(res, given, new)
+        else:
+            moved, frm, stats = self._refiner.refine(
+                d._impl, np.asarray(res.touched_vertices, np.int32),
+                np.asarray(res.touched_nets, np.int32), new, OBJECTIVES.index(self.objective),
+                o.max_net_size, o.expand, o.max_rounds, o.refine_rounds, o.fm,
+                o.fm_max_fruitless, o.fm_max_moves,
+            )  # fmt: skip
         t2 = time.perf_counter()
         self.batches += 1
         self._changes_since_full += records
@@ -326,6 +350,20 @@ class IncrementalPartitioner:
             balanced=m["balanced"], full_repartition=full, reason=reason, stats=stats,
             timings=timings, created=getattr(res, "created", None),
         )  # fmt: skip
+
+    def _refine_gpu(self, res: BatchResult, given: bool, new):
+        """GPU refinement (igpart/kernels/gpu/dynamic.cu, the same Alg. 3 / Alg. 4 / local
+        refinement steps in one launch) of what the batches queued on the device."""
+        o = self.options
+        d = self.dynamic
+        if given:  # refine() without a batch: queue the given ids
+            d._impl.add_seeds(np.asarray(res.touched_vertices, np.int32), new)
+        info = d.refine(self.objective, expand=o.expand > 0, big_net=o.max_net_size,
+                        passes=o.refine_rounds)  # fmt: skip
+        stats = {key: info[key] for key in ("rounds", "pseudo", "region", "local_moves",
+                                           "forced", "fallbacks")}  # fmt: skip
+        moved = info["changed_vertices"].astype(np.int32)
+        return moved, info["changed_from"].astype(np.int32), stats
 
     def repartition(self, reason: str = "requested") -> IncrementalResult:
         """Re-partitions fully now (as the quality guard does) and reports the moves."""

@@ -12,7 +12,7 @@ import pytest
 from igpart import BackendUnavailable, BatchError, Hypergraph
 from igpart.dynamic import Batch, DynamicHypergraph
 from igpart.generators import random_circuit
-from igpart.kernels.gpu._dynamic import layout_lists
+from igpart.kernels.bucket_layout import layout_lists
 from igpart.metrics import evaluate
 
 from .dynamic_model import Model, random_batch
@@ -221,3 +221,59 @@ def test_gpu_refinement_on_a_generated_circuit():
         assert np.all(d.vertex_alive[changed])
     assert lowered <= raised
     d.check()
+
+
+# ------------------------------------------------------------------- IncrementalPartitioner
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("objective", ["cut", "km1"])
+def test_gpu_engine_batches_oracle(objective):
+    """IncrementalPartitioner(engine="gpu"), guard on: after every batch the maintained metrics
+    equal a recomputation, the partition is balanced and the reported moves are the real ones."""
+    from igpart.incremental import IncrementalPartitioner
+
+    from .test_incremental import assert_oracle
+
+    rng = np.random.default_rng(7)
+    h = random_hypergraph(rng, 80, 90, max_size=5)
+    parts = np.arange(80, dtype=np.int32) % 4
+    options = {"cut_drift_slack": 4, "max_change_fraction": 0.5}
+    ip = IncrementalPartitioner(h, 4, 0.1, objective, parts=parts, options=options,
+                                engine="gpu")  # fmt: skip
+    model = Model(h, parts, 4)
+    for i in range(300):
+        before = ip.parts
+        batch = random_batch(model, rng, int(rng.integers(1, 12)), weighted=bool(i % 2))
+        r = ip.apply(batch)
+        assert_oracle(ip, before, r)
+        for v, b in zip(r.moved, r.moved_to):
+            model.move(int(v), int(b))
+        for v, b in zip(r.new_vertices, r.new_blocks):
+            model.move(int(v), int(b))
+
+
+@pytest.mark.gpu
+def test_gpu_engine_places_new_vertex_and_refines_without_batch():
+    from igpart.incremental import IncrementalPartitioner
+
+    from .test_incremental import assert_oracle
+
+    h = Hypergraph.from_nets([[0, 1], [1, 2], [3, 4], [4, 5]], n=6)
+    ip = IncrementalPartitioner(h, 2, 0.5, parts=[0, 0, 0, 1, 1, 1], options={"guard": False},
+                                engine="gpu")  # fmt: skip
+    b = Batch()
+    v = b.insert_vertex(1, block=0)
+    e = b.insert_net()
+    b.insert_pin(v, e)
+    b.insert_pin(4, e)
+    b.insert_pin(v, 2)
+    r = ip.apply(b)
+    assert r.new_blocks.tolist() == [1] and r.cut == 0
+    h = random_circuit(3000, seed=9)
+    parts = np.random.default_rng(1).integers(0, 4, size=h.n).astype(np.int32)
+    ip = IncrementalPartitioner(h, 4, 0.1, parts=parts, options={"guard": False}, engine="gpu")
+    cut0, before = ip.dynamic.cut, ip.parts
+    r = ip.refine(touched_vertices=np.arange(0, 3000, 3))
+    assert r.cut < cut0
+    assert_oracle(ip, before, r)

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import copy
+
 import pytest
+from hypothesis import event, given, settings
+from hypothesis import strategies as st
 
 from igpart.errors import BatchError, InputError
 from igpart.netlist import (
@@ -193,3 +197,148 @@ def test_error_names_ops_line(circuit):
     with pytest.raises(BatchError) as e:
         circuit.apply(batches[0].changes)
     assert e.value.line == 2 and "line 2" in str(e.value) and "connect_pin u1:A m" in str(e.value)
+
+
+# --------------------------------------------------------------------------- oracle
+class Oracle:
+    """A dictionary model of a circuit: pin (owner name, pin name) -> net name."""
+
+    def __init__(self, c):
+        self.insts = {c.instance_names[i] for i in range(len(c.instance_names))}
+        self.nets = set(c.net_names)
+        self.pin = {}
+        for i, name in enumerate(c.instance_names):
+            for p, n, _ in c.pins_of_instance(i):
+                self.pin[(name, p)] = c.net_names[n] if n >= 0 else None
+        for p, name in enumerate(c.port_names):
+            n = c.port_net(p)
+            self.pin[(None, name)] = c.net_names[n] if n >= 0 else None
+
+    def apply(self, rec):
+        kind = type(rec).__name__
+        if kind == "InsertGate":
+            self.insts.add(rec.name)
+        elif kind == "RemoveGate":
+            self.insts.remove(rec.name)
+            for k in [k for k in self.pin if k[0] == rec.name]:
+                del self.pin[k]
+        elif kind == "InsertNet":
+            self.nets.add(rec.name)
+        elif kind == "RemoveNet":
+            self.nets.remove(rec.name)
+            for k, v in self.pin.items():
+                if v == rec.name:
+                    self.pin[k] = None
+        elif kind == "ConnectPin":
+            self.pin[(rec.instance, rec.pin)] = rec.net
+        elif kind == "DisconnectPin":
+            self.pin[(rec.instance, rec.pin)] = None
+
+    def nets_to_pins(self):
+        out = {n: set() for n in self.nets}
+        for k, v in self.pin.items():
+            if v is not None:
+                out[v].add(k)
+        return out
+
+
+def circuit_nets_to_pins(c):
+    out = {}
+    alive = c.net_alive
+    for n, name in enumerate(c.net_names):
+        if alive[n]:
+            out[name] = {(c.instance_names[o] if o >= 0 else None, p) for o, p in c.pins_of_net(n)}
+    return out
+
+
+def test_tv80_replay_matches_a_dictionary_oracle(tau2015):
+    from igpart.netlist import read_liberty, read_ops, read_verilog
+
+    c = read_verilog(tau2015 / "tv80" / "tv80.v", lib=read_liberty(tau2015 / "cells_early.lib"))
+    oracle = Oracle(c)
+    for batch in read_ops(tau2015 / "tv80" / "tv80.ops"):
+        c.apply(batch)
+        for rec in batch.changes:
+            oracle.apply(rec)
+        assert circuit_nets_to_pins(c) == oracle.nets_to_pins()
+        assert {
+            c.instance_names[i] for i in range(len(c.instance_names)) if c.instance_alive[i]
+        } == oracle.insts
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_random_batches_against_the_oracle(data):
+    c = parse_verilog(NETLIST, lib=parse_liberty(LIB))
+    oracle = Oracle(c)
+    for step in range(data.draw(st.integers(1, 6))):
+        names = sorted(oracle.insts) + [f"x{step}"]
+        nets = sorted(oracle.nets) + [f"m{step}"]
+        pins = sorted(
+            (k for k in oracle.pin if k[0] is None or k[0] in oracle.insts),
+            key=lambda k: (k[0] or "", k[1]),
+        )
+        recs = []
+        for _ in range(data.draw(st.integers(1, 5))):
+            kind = data.draw(st.sampled_from(
+                ["ig", "rg", "rp", "in", "rn", "cp", "dp", "cp_new"]))  # fmt: skip
+            if kind == "ig":
+                recs.append(InsertGate(data.draw(st.sampled_from(names)), "BUF"))
+            elif kind == "rg":
+                recs.append(RemoveGate(data.draw(st.sampled_from(names))))
+            elif kind == "rp":
+                recs.append(RepowerGate(data.draw(st.sampled_from(names)), "BUF_X2"))
+            elif kind == "in":
+                recs.append(InsertNet(data.draw(st.sampled_from(nets))))
+            elif kind == "rn":
+                recs.append(RemoveNet(data.draw(st.sampled_from(nets))))
+            elif kind in ("cp", "dp") and pins:
+                inst, pin = data.draw(st.sampled_from(pins))
+                if kind == "cp":
+                    recs.append(ConnectPin(inst, pin, data.draw(st.sampled_from(nets))))
+                else:
+                    recs.append(DisconnectPin(inst, pin))
+            elif kind == "cp_new":
+                recs.append(
+                    ConnectPin(data.draw(st.sampled_from(names)), data.draw(
+                        st.sampled_from(["A", "Z", "Q"])), data.draw(st.sampled_from(nets)))
+                )  # fmt: skip
+        before = c._state()
+        expect = copy.deepcopy(oracle)
+        ok = True
+        for rec in recs:  # the oracle decides validity with the documented rules
+            if not _valid(expect, rec):
+                ok = False
+                break
+            expect.apply(rec)
+        event("valid batch" if ok else "invalid batch")
+        if ok:
+            c.apply(recs)
+            oracle = expect
+        else:
+            with pytest.raises(BatchError):
+                c.apply(recs)
+            assert c._state() == before
+        assert circuit_nets_to_pins(c) == oracle.nets_to_pins()
+
+
+def _valid(o, rec) -> bool:
+    kind = type(rec).__name__
+    if kind == "InsertGate":
+        return rec.name not in o.insts
+    if kind in ("RemoveGate", "RepowerGate"):
+        return rec.name in o.insts
+    if kind == "InsertNet":
+        return rec.name not in o.nets
+    if kind == "RemoveNet":
+        return rec.name in o.nets
+    owner_ok = rec.instance is None or rec.instance in o.insts
+    if not owner_ok or (rec.instance is None and (None, rec.pin) not in o.pin):
+        return False
+    cur = o.pin.get((rec.instance, rec.pin))
+    if kind == "DisconnectPin":
+        return cur is not None
+    if rec.net not in o.nets or cur is not None:
+        return False
+    # a new pin must exist in the library cell (BUF/BUF_X2/NAND2/INV have A and Z, NAND2 B)
+    return (rec.instance, rec.pin) in o.pin or rec.pin in ("A", "Z")

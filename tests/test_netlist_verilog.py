@@ -5,6 +5,8 @@ from __future__ import annotations
 import logging
 
 import pytest
+from hypothesis import event, given, settings
+from hypothesis import strategies as st
 
 from igpart.errors import InputError
 from igpart.netlist import parse_liberty, parse_verilog, read_verilog
@@ -152,7 +154,7 @@ endmodule
 
 
 def test_assign_aliases_merge_nets():
-    c = parse_verilog(
+    c = both(
         """
 module top (a, y, y2, k);
   input a; output y, y2, k;
@@ -163,8 +165,7 @@ module top (a, y, y2, k);
   assign y2 = y;
   assign k = 1'b0;
 endmodule
-""",
-        lib=LIB,
+"""
     )
     assert pins(c, "g1")["ZN"] == "n1" and pins(c, "g2")["A"] == "n1"
     # a net joined to a top-level port takes the port's name; y2 and y stay one net
@@ -356,3 +357,98 @@ def test_malformed(text, line, what, readers):
     e = error(text, parser="auto")  # auto reports the error too
     if line is not None:
         assert e.line == line
+
+
+# --------------------------------------------------------------------------- differential fuzz
+@st.composite
+def flat_netlists(draw):
+    """Random flat netlists inside the fast reader's subset (both readers must agree)."""
+    nsig = draw(st.integers(1, 8))
+    sigs = []
+    for k in range(nsig):
+        if draw(st.booleans()):
+            hi, lo = draw(st.integers(-2, 5)), draw(st.integers(-2, 5))
+            sigs.append((f"s{k}", (hi, lo)))
+        else:
+            sigs.append((f"s{k}", None))
+    nports = draw(st.integers(0, nsig))
+    ports = sigs[:nports]
+    dirs = [draw(st.sampled_from(["input", "output", "inout"])) for _ in ports]
+    ansi = draw(st.booleans())
+
+    def rng(r):
+        return "" if r is None else f"[{r[0]}:{r[1]}] "
+
+    if ansi:
+        head = ", ".join(f"{d} wire {rng(r)}{n}" for (n, r), d in zip(ports, dirs))
+        decls = []
+    else:
+        head = ", ".join(n for n, _ in ports)
+        decls = [f"  {d} {rng(r)}{n};" for (n, r), d in zip(ports, dirs)]
+    decls += [f"  wire {rng(r)}{n};" for n, r in sigs[nports:]]
+    if draw(st.booleans()):
+        decls.append("  // a comment; wire fake;")
+    body = []
+    for i in range(draw(st.integers(0, 8))):
+        conns = []
+        for p in draw(st.lists(st.sampled_from(["A", "B", "Z", "D", "Q"]), unique=True)):
+            kind = draw(st.sampled_from(["sig", "bit", "const", "open", "implicit"]))
+            n, r = draw(st.sampled_from(sigs))
+            if kind == "bit" and r is not None:
+                lo, hi = min(r), max(r)
+                arg = f"{n}[{draw(st.integers(lo, hi))}]"
+            elif kind == "const":
+                arg = draw(st.sampled_from(["1'b0", "1'b1"]))
+            elif kind == "open":
+                arg = ""
+            elif kind == "implicit":
+                arg = f"imp{draw(st.integers(0, 3))}"
+            elif r is None or r[0] == r[1]:
+                arg = n
+            else:
+                arg = f"{n}[{r[0]}]"
+            conns.append(f".{p}({arg})")
+        cell = draw(st.sampled_from(["AND2", "INV", "DFF", "X_1"]))
+        body.append(f"  {cell} \\u{i}/x  ( {', '.join(conns)} );" if i == 3 else
+                    f"  {cell} u{i} ({', '.join(conns)});")  # fmt: skip
+    for _ in range(draw(st.integers(0, 4))):  # net aliases, whole buses or single bits
+
+        def operand(allow_const: bool) -> str:
+            kinds = ["sig", "bit", "implicit"] + (["const"] if allow_const else [])
+            kind = draw(st.sampled_from(kinds))
+            n, r = draw(st.sampled_from(sigs))
+            if kind == "const":
+                return draw(st.sampled_from(["1'b0", "1'b1"]))
+            if kind == "implicit":
+                return f"imp{draw(st.integers(0, 3))}"
+            if kind == "bit" and r is not None:
+                return f"{n}[{draw(st.integers(min(r), max(r)))}]"
+            return n
+
+        body.append(f"  assign {operand(False)} = {operand(True)};")
+    order = draw(st.permutations(decls + body)) if draw(st.booleans()) else decls + body
+    return f"module top ({head});\n" + "\n".join(order) + "\nendmodule\n"
+
+
+@settings(max_examples=80, deadline=None)
+@given(flat_netlists())
+def test_fast_reader_matches_pyverilog_on_random_flat_netlists(text):
+    outcomes = {}
+    for parser in ("fast", "pyverilog", "auto"):
+        try:
+            outcomes[parser] = parse_verilog(text, parser=parser, lib=LIB)
+        except InputError as exc:
+            outcomes[parser] = exc
+    slow, auto = outcomes["pyverilog"], outcomes["auto"]
+    fast = outcomes["fast"]
+    if isinstance(fast, InputError) and "does not handle" in str(fast):
+        event("outside the fast reader's subset")
+        fast = auto
+    event("rejected" if isinstance(slow, InputError) else "read")
+    for got in (fast, auto):
+        if isinstance(slow, InputError) or isinstance(got, InputError):
+            # the same input is rejected by both, at the same line
+            assert isinstance(got, InputError) and isinstance(slow, InputError), (got, slow)
+            assert got.line == slow.line, (str(got), str(slow))
+        else:
+            assert got.difference(slow) is None

@@ -172,3 +172,14 @@ def test_cli_netlist_errors(tmp_path):
     assert r.returncode == 1 and "area weights need a library" in r.stderr
     r = run("evaluate", good, tmp_path / "o.txt", "-k", 2)
     assert r.returncode == 1 and "not Verilog" in r.stderr
+
+
+def test_names_matching():
+    import re
+
+    from igpart.netlist.views import names_matching
+
+    names = ["clk", "a", "b_CLK_x", "", "clock2", "nclk", "c"]
+    got = names_matching(names, re.compile("clk|clock", re.I))
+    assert got.tolist() == [True, False, True, False, True, True, False]
+    assert names_matching([], re.compile("x")).size == 0

@@ -23,6 +23,22 @@ Conventions where the API contract left a choice (issue 6's Session relies on th
 - ``num_pins`` counts connected pins, port pins included. A hypergraph has one pin per distinct
   (vertex, net) pair, so an instance with two pins on one net adds one hypergraph pin: the
   hypergraph pin count equals ``summary()["vertex_net_pairs"]`` (the view with nothing skipped).
+  In tv80: 16,681 connected pins, 16,652 pairs (29 instances tie two of their pins together).
+- Additions to the contract (names kept): ``Circuit.port_id``, ``port_net``, ``instance_alive``,
+  ``net_alive``, ``pin_arrays()``, ``drivers_per_net()``, ``equals``/``difference``;
+  ``AppliedBatch.events`` (the same changes as one ordered list); ``apply`` also takes an
+  :class:`OpsBatch`; invalid records raise :class:`~igpart.errors.BatchError` (an InputError)
+  with ``record`` (index), ``line`` (``.ops`` line) and the record's ``.ops`` text in the
+  message; ``to_hypergraph`` also takes ``skip_constants=True`` (nets ``1'b0``/``1'b1``) and
+  ``area_scale``; views carry ``instance_of_vertex`` and ``num_instance_vertices``, and
+  ``blocks_by_name(parts, include_ports=False)``; ``GraphView.graph`` is the graph (for
+  ``model="star"`` the net vertices follow the circuit vertices, unnamed).
+- Pin directions: the library's; for kinds it lacks, inferred (names, then the netlist) with a
+  warning (:mod:`igpart.netlist.directions`). ``repower_gate`` keeps pin directions.
+- Unsupported Verilog (an InputError with the line): behavioural code, parameters, generate,
+  instance arrays, ``` `include```, macros with arguments. pyverilog's parse tables are cached
+  in ``$XDG_CACHE_HOME/igpart/pyverilog`` (``~/.cache/...``; a temporary directory if that is not
+  writable).
 """
 
 from .changes import (

@@ -118,6 +118,43 @@ class _Names:
             self.index[name] = old
 
 
+class _PinIndex:
+    """Pins by owner and by net, kept current through changes in time proportional to them.
+
+    Built once (two stable argsorts) over the pins that exist then; pins added later and
+    connections made later are appended to per-owner / per-net lists. A net's pins are its
+    entries whose current net is still that net (stale entries are filtered, duplicates
+    dropped), so disconnections need no bookkeeping.
+    """
+
+    def __init__(self, owner: np.ndarray, net: np.ndarray, n_inst: int, n_ports: int, n_nets: int):
+        self.n_inst = n_inst
+        key = np.where(owner >= 0, owner, n_inst + (-1 - owner)).astype(np.int64)
+        self.owner_order = np.argsort(key, kind="stable")
+        self.owner_ptr = np.zeros(n_inst + n_ports + 1, dtype=np.int64)
+        np.cumsum(np.bincount(key, minlength=n_inst + n_ports), out=self.owner_ptr[1:])
+        on = np.flatnonzero(net >= 0)
+        self.net_order = on[np.argsort(net[on], kind="stable")]
+        self.net_ptr = np.zeros(n_nets + 1, dtype=np.int64)
+        np.cumsum(np.bincount(net[on], minlength=n_nets), out=self.net_ptr[1:])
+        self.owner_extra: dict[int, list[int]] = {}
+        self.net_extra: dict[int, list[int]] = {}
+
+    def owner_pins(self, owner: int) -> list[int]:
+        k = owner if owner >= 0 else self.n_inst + (-1 - owner)
+        base = []
+        if (owner < 0 or owner < self.n_inst) and k + 1 < self.owner_ptr.size:
+            base = self.owner_order[self.owner_ptr[k] : self.owner_ptr[k + 1]].tolist()
+        return base + self.owner_extra.get(owner, [])
+
+    def net_pins(self, n: int, pnet: np.ndarray) -> list[int]:
+        cand = []
+        if n + 1 < self.net_ptr.size:
+            cand = self.net_order[self.net_ptr[n] : self.net_ptr[n + 1]].tolist()
+        cand += self.net_extra.get(n, [])
+        return [p for p in dict.fromkeys(cand) if p < pnet.size and pnet[p] == n]
+
+
 @dataclass
 class AppliedBatch:
     """What one :meth:`Circuit.apply` changed, in id terms (lists in record order).
@@ -187,9 +224,7 @@ class Circuit:
         self._pname = _Grow(np.concatenate([pin_name, port_pin_names]).astype(np.int32))
         self._pdir = _Grow(np.concatenate([pin_dir, pdir]).astype(np.int8))
         self._pnet = _Grow(np.concatenate([pin_net, port_net]).astype(np.int32))
-        self._lookup: dict[tuple[int, int], int] | None = None
-        self._by_owner: tuple[np.ndarray, np.ndarray] | None = None
-        self._by_net: tuple[np.ndarray, np.ndarray] | None = None
+        self._index: _PinIndex | None = None
 
     # ------------------------------------------------------------------ counts and names
     @property
@@ -257,34 +292,22 @@ class Circuit:
     def pin_name_table(self) -> list[str]:
         return list(self._pin_names)
 
-    def _owner_csr(self) -> tuple[np.ndarray, np.ndarray]:
-        if self._by_owner is None:
-            owner = self._owner.view
-            # instances 0..I-1 then ports I..I+P-1
-            ni = len(self.instance_names)
-            key = np.where(owner >= 0, owner, ni + (-1 - owner)).astype(np.int64)
-            order = np.argsort(key, kind="stable")
-            ptr = np.zeros(ni + self.num_ports + 1, dtype=np.int64)
-            np.cumsum(np.bincount(key, minlength=ni + self.num_ports), out=ptr[1:])
-            self._by_owner = (ptr, order)
-        return self._by_owner
-
-    def _net_csr(self) -> tuple[np.ndarray, np.ndarray]:
-        if self._by_net is None:
-            net = self._pnet.view
-            on = np.flatnonzero(net >= 0)
-            order = on[np.argsort(net[on], kind="stable")]
-            ptr = np.zeros(len(self.net_names) + 1, dtype=np.int64)
-            np.cumsum(np.bincount(net[on], minlength=len(self.net_names)), out=ptr[1:])
-            self._by_net = (ptr, order)
-        return self._by_net
+    def _pins(self) -> _PinIndex:
+        if self._index is None:
+            self._index = _PinIndex(
+                self._owner.view,
+                self._pnet.view,
+                len(self.instance_names),
+                self.num_ports,
+                len(self.net_names),
+            )
+        return self._index
 
     def pins_of_instance(self, i: int) -> list[tuple[str, int, str]]:
         """``(pin_name, net_id or -1, direction)`` of each pin of instance ``i``."""
         if not (0 <= i < len(self.instance_names)) or not self._insts.alive.a[i]:
             raise InputError(f"no live instance with id {i}")
-        ptr, order = self._owner_csr()
-        idx = order[ptr[i] : ptr[i + 1]]
+        idx = self._pins().owner_pins(i)
         return [
             (self._pin_names[a], int(b), DIRECTION_NAMES[c])
             for a, b, c in zip(self._pname.a[idx], self._pnet.a[idx], self._pdir.a[idx])
@@ -294,17 +317,14 @@ class Circuit:
         """``(owner, pin_name)`` of each pin on net ``n``; owner is an instance id or -1-port."""
         if not (0 <= n < len(self.net_names)) or not self._nets.alive.a[n]:
             raise InputError(f"no live net with id {n}")
-        ptr, order = self._net_csr()
-        idx = order[ptr[n] : ptr[n + 1]]
+        idx = sorted(self._pins().net_pins(n, self._pnet.view))
         return [
             (int(o), self._pin_names[p]) for o, p in zip(self._owner.a[idx], self._pname.a[idx])
         ]
 
     def port_net(self, p: int) -> int:
         """Net of port ``p`` (-1 when disconnected)."""
-        ni = len(self.instance_names)
-        ptr, order = self._owner_csr()
-        return int(self._pnet.a[order[ptr[ni + p]]])
+        return int(self._pnet.a[self._pins().owner_pins(-1 - p)[0]])
 
     def drivers_per_net(self) -> np.ndarray:
         """Number of drivers of each net id: output/inout instance pins and input/inout ports."""
@@ -352,7 +372,7 @@ class Circuit:
         n_inst = len(self.instance_names)
         vert = np.where(owner >= 0, owner, n_inst + (-1 - owner)).astype(np.int64)
         pairs = np.unique(net[on].astype(np.int64) * (n_inst + self.num_ports) + vert[on]).size
-        alive_cells = [c for c, a in zip(self.instance_cells, self._insts.alive.view) if a]
+        alive_cells = np.array(self.instance_cells, dtype=object)[self._insts.alive.view]
         sizes = np.bincount(net[on], minlength=len(self.net_names))[self._nets.alive.view]
         return {
             "design": self.name,
@@ -365,7 +385,7 @@ class Circuit:
             "pins": int(on.sum()),
             "unconnected_pins": int((~on & (owner >= 0)).sum()),
             "vertex_net_pairs": int(pairs),
-            "cell_types": len(set(alive_cells)),
+            "cell_types": len(set(alive_cells.tolist())),
             "max_net_size": int(sizes.max()) if sizes.size else 0,
             "nets_without_pins": int((sizes == 0).sum()),
             "multi_driver_nets": int((self.drivers_per_net()[self._nets.alive.view] > 1).sum()),
@@ -440,13 +460,6 @@ class Circuit:
             self._pin_name_index[s] = i
         return i
 
-    def _pin_lookup(self) -> dict[tuple[int, int], int]:
-        if self._lookup is None:
-            self._lookup = dict(
-                zip(zip(self._owner.view.tolist(), self._pname.view.tolist()), range(self._owner.n))
-            )
-        return self._lookup
-
     def apply(self, changes: Iterable[Change]) -> AppliedBatch:
         """Validates and applies a batch of change records, all or nothing.
 
@@ -454,23 +467,21 @@ class Circuit:
         record raises :class:`~igpart.errors.BatchError` (an InputError) naming the record, its
         index and its ``.ops`` line; everything the batch had done is rolled back first.
         """
-        changes = list(changes)
-        lookup = self._pin_lookup()
+        changes = list(getattr(changes, "changes", changes))  # an OpsBatch or records
+        index = self._pins()
         undo: list[tuple] = []
         out = AppliedBatch()
         try:
             for k, rec in enumerate(changes):
-                reason = self._apply_one(rec, lookup, undo, out)
+                reason = self._apply_one(rec, index, undo, out)
                 if reason is not None:
                     raise _batch_error(k, rec, reason)
         except BaseException:
-            self._rollback(undo, lookup)
+            self._rollback(undo, index)
             raise
-        finally:
-            self._by_owner = self._by_net = None
         return out
 
-    def _pin_of(self, rec, lookup) -> tuple[int | None, int | None, str | None]:
+    def _pin_of(self, rec, index: _PinIndex) -> tuple[int | None, int | None, str | None]:
         """(owner, pin index or None when the pin does not exist yet, error reason)."""
         if rec.instance is None:
             p = self._port_index.get(rec.pin)
@@ -482,14 +493,19 @@ class Circuit:
             if owner is None:
                 return None, None, f"unknown instance '{rec.instance}'"
         name_id = self._pin_name_index.get(rec.pin)
-        pin = None if name_id is None else lookup.get((owner, name_id))
+        pin = None
+        if name_id is not None:
+            for q in index.owner_pins(owner):
+                if self._pname.a[q] == name_id:
+                    pin = q
+                    break
         return owner, pin, None
 
-    def _apply_one(self, rec, lookup, undo, out: AppliedBatch) -> str | None:
+    def _apply_one(self, rec, index: _PinIndex, undo, out: AppliedBatch) -> str | None:
         if not isinstance(rec, CHANGE_TYPES):
             return f"not a change record: {type(rec).__name__}"
         if isinstance(rec, ConnectPin):
-            owner, pin, why = self._pin_of(rec, lookup)
+            owner, pin, why = self._pin_of(rec, index)
             if why:
                 return why
             net = self._live_net(rec.net)
@@ -499,15 +515,16 @@ class Circuit:
                 why = self._check_new_pin(owner, rec.pin)
                 if why:
                     return why
-                pin = self._add_pin(owner, rec.pin, lookup, undo)
+                pin = self._add_pin(owner, rec.pin, index, undo)
             elif self._pnet.a[pin] >= 0:
                 cur = self.net_names[self._pnet.a[pin]]
                 return f"pin {rec.pin_text} is already connected (to net '{cur}')"
             self._set_net(pin, net, undo)
+            index.net_extra.setdefault(net, []).append(pin)
             out.connected.append((owner, rec.pin, net))
             out.events.append(("connect", owner, rec.pin, net))
         elif isinstance(rec, DisconnectPin):
-            owner, pin, why = self._pin_of(rec, lookup)
+            owner, pin, why = self._pin_of(rec, index)
             if why:
                 return why
             if pin is None or self._pnet.a[pin] < 0:
@@ -546,9 +563,12 @@ class Circuit:
             i = table.live(rec.name)
             if i is None:
                 return f"unknown {what} '{rec.name}'"
-            column = self._owner if table is self._insts else self._pnet
-            on = np.flatnonzero((column.view == i) & (self._pnet.view >= 0))
-            for pin in on.tolist():
+            pnet = self._pnet.view
+            if table is self._insts:
+                on = [q for q in index.owner_pins(i) if pnet[q] >= 0]
+            else:
+                on = sorted(index.net_pins(i, pnet))
+            for pin in on:
                 self._disconnect(pin, undo, out)
             table.remove(i, undo)
             (out.removed_instances if table is self._insts else out.removed_nets).append(i)
@@ -578,16 +598,14 @@ class Circuit:
             return f"cell '{cell}' has no pin '{pin}'"
         return None
 
-    def _add_pin(self, owner: int, pin: str, lookup, undo) -> int:
+    def _add_pin(self, owner: int, pin: str, index: _PinIndex, undo) -> int:
         cell = self.instance_cells[owner]
         d = self.library.direction(cell, pin) if self.library is not None else None
         if d is not None:
             code = DIRECTION_CODE[d]
         else:
-            ptr_names = [pin] + [
-                self._pin_names[j] for j in self._pname.view[self._owner.view == owner].tolist()
-            ]
-            code = direction_by_name(pin, ptr_names)
+            others = [self._pin_names[self._pname.a[q]] for q in index.owner_pins(owner)]
+            code = direction_by_name(pin, [pin, *others])
             code = 0 if code is None else code
         n_names = len(self._pin_names)
         name_id = self._intern_pin_name(pin)
@@ -596,8 +614,8 @@ class Circuit:
         self._pname.append(name_id)
         self._pdir.append(code)
         self._pnet.append(-1)
-        lookup[(owner, name_id)] = idx
-        undo.append(("add_pin", owner, name_id, n_names))
+        index.owner_extra.setdefault(owner, []).append(idx)
+        undo.append(("add_pin", owner, n_names))
         return idx
 
     def _set_net(self, pin: int, net: int, undo) -> None:
@@ -612,14 +630,17 @@ class Circuit:
         out.disconnected.append((owner, name, net))
         out.events.append(("disconnect", owner, name, net))
 
-    def _rollback(self, undo: list[tuple], lookup) -> None:
+    def _rollback(self, undo: list[tuple], index: _PinIndex) -> None:
         for entry in reversed(undo):
             kind = entry[0]
             if kind == "net":
                 self._pnet.a[entry[1]] = entry[2]
             elif kind == "add_pin":
-                _, owner, name_id, n_names = entry
-                del lookup[(owner, name_id)]
+                _, owner, n_names = entry
+                extra = index.owner_extra[owner]
+                extra.pop()
+                if not extra:
+                    del index.owner_extra[owner]
                 for g in (self._owner, self._pname, self._pdir, self._pnet):
                     g.pop()
                 while len(self._pin_names) > n_names:

@@ -59,6 +59,19 @@ def direction_by_name(pin: str, cell_pins) -> int | None:
     return None
 
 
+def _unique_small_range(key: np.ndarray, bound: int) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(key, return_inverse=True)`` for keys in ``[0, bound)``; without a sort when
+    the range is small enough for a dense table."""
+    if bound > 4 * key.size + (1 << 20):
+        return np.unique(key, return_inverse=True)
+    present = np.zeros(bound, dtype=bool)
+    present[key] = True
+    kinds = np.flatnonzero(present)
+    rank = np.zeros(bound, dtype=np.int64)
+    rank[kinds] = np.arange(kinds.size)
+    return kinds, rank[key]
+
+
 def resolve_directions(
     pin_cell: np.ndarray,
     pin_name: np.ndarray,
@@ -76,7 +89,7 @@ def resolve_directions(
         return np.zeros(0, dtype=np.int8)
     npn = max(len(pin_names), 1)
     key = pin_cell.astype(np.int64) * npn + pin_name.astype(np.int64)
-    kinds, kind_of_pin = np.unique(key, return_inverse=True)
+    kinds, kind_of_pin = _unique_small_range(key, len(cell_names) * npn)
     kind_cell = (kinds // npn).astype(np.int64)
     kind_pin = (kinds % npn).astype(np.int64)
     nk = kinds.size

@@ -2,9 +2,10 @@
 
 Two readers build the same circuit:
 
-- ``fast``: the C++ reader of the extension module, for flat gate-level netlists (one module of
-  ``input``/``output``/``inout``/``wire`` declarations and cell instances with named
-  connections to nets, bits of buses and the constants ``1'b0``/``1'b1``). It reads tens of MB/s.
+- ``fast``: the C++ reader of the extension module, for flat gate-level netlists: one module
+  (either port-list style) of ``input``/``output``/``inout``/``wire`` declarations, cell
+  instances with named connections to nets, bits of buses and the constants ``1'b0``/``1'b1``,
+  and ``assign a = b;`` aliases between nets of equal width. It reads tens of MB/s.
 - ``pyverilog``: pyverilog's parser fed the text directly (after :mod:`.preprocess`, so no
   iverilog is needed) and the elaborator of :mod:`.elaborate`: several modules flattened from a
   chosen or inferred top, both port-list styles, positional connections, concatenations,

@@ -66,24 +66,47 @@ class GraphView(HypergraphView):
     model: str = "clique"
 
 
+def names_matching(names: list[str], pattern: re.Pattern) -> np.ndarray:
+    """bool per name: does ``pattern`` match inside it (one regex scan over all names)."""
+    flag = np.zeros(len(names), dtype=bool)
+    if not names:
+        return flag
+    text = "\n".join(names)
+    starts = np.zeros(len(names), dtype=np.int64)
+    np.cumsum(np.fromiter(map(len, names), dtype=np.int64, count=len(names))[:-1] + 1,
+              out=starts[1:])  # fmt: skip
+    hits = np.fromiter((m.start() for m in pattern.finditer(text)), dtype=np.int64)
+    flag[np.searchsorted(starts, hits, side="right") - 1] = True
+    return flag
+
+
 def _clock_nets(circuit, owner, pname, net) -> np.ndarray:
-    names = circuit.net_names
-    flag = np.fromiter((bool(CLOCK_NAME.search(s)) for s in names), dtype=bool, count=len(names))
+    """Nets named like a clock, or connected to a pin the library marks as a clock pin."""
+    flag = names_matching(circuit.net_names, CLOCK_NAME)
     lib = circuit.library
-    if lib is not None:
-        table = circuit._pin_names
-        cells = circuit.instance_cells
-        # pin kinds marked clock in the library
-        clock_pin_names = {p for c in lib.cells.values() for p in c.clock_pins}
-        cand = np.flatnonzero(
-            np.isin(pname, [i for i, s in enumerate(table) if s in clock_pin_names])
-            & (owner >= 0)
-            & (net >= 0)
-        )
-        for k in cand.tolist():
-            lc = lib.cells.get(cells[owner[k]])
-            if lc is not None and table[pname[k]] in lc.clock_pins:
-                flag[net[k]] = True
+    if lib is None:
+        return flag
+    table = circuit._pin_names
+    clock_pin_names = {p for c in lib.cells.values() for p in c.clock_pins}
+    ids = [i for i, s in enumerate(table) if s in clock_pin_names]
+    cand = np.flatnonzero(np.isin(pname, ids) & (owner >= 0) & (net >= 0))
+    if cand.size == 0:
+        return flag
+    cells, cell_of_inst = np.unique(
+        np.array(circuit.instance_cells, dtype=object).astype(str), return_inverse=True
+    )
+    npn = len(table)
+    key = cell_of_inst[owner[cand]].astype(np.int64) * npn + pname[cand]
+    kinds, kind_of = np.unique(key, return_inverse=True)
+    is_clock = np.array(
+        [
+            (lc := lib.cells.get(str(cells[k // npn]))) is not None
+            and table[k % npn] in lc.clock_pins
+            for k in kinds.tolist()
+        ],
+        dtype=bool,
+    )
+    flag[net[cand[is_clock[kind_of]]]] = True
     return flag
 
 

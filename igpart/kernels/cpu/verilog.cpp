@@ -1,5 +1,6 @@
-// Fast reader of flat gate-level Verilog: one module of input/output/inout/wire declarations and
-// cell instances with named connections to nets, bits of buses and the constants 1'b0/1'b1.
+// Fast reader of flat gate-level Verilog: one module of input/output/inout/wire declarations,
+// cell instances with named connections to nets, bits of buses and the constants 1'b0/1'b1, and
+// `assign a = b;` aliases between nets of equal width.
 // It mirrors the pyverilog elaborator of igpart/netlist/elaborate.py on that subset exactly (net
 // numbering in order of first declaration or use, implicit 1-bit nets, "d[i]" bit names, the
 // same error cases), so both readers build identical circuits; anything else is reported as
@@ -7,8 +8,13 @@
 #include "verilog.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
+#include <new>
 #include <string_view>
+#ifdef __linux__
+#include <sys/mman.h>
+#endif
 
 #include "numpy_util.h"
 
@@ -39,6 +45,48 @@ inline uint64_t hash_sv(sv s) {
     return h;
 }
 
+// A fixed-size array of trivially copyable T; arrays of 2 MB or more are aligned to 2 MB and
+// backed by transparent huge pages where the kernel offers them (fewer TLB misses on the random
+// accesses of a large hash table).
+template <class T>
+class HugeArray {
+   public:
+    HugeArray() = default;
+    HugeArray(size_t n, const T &fill) : n_(n) {
+        size_t bytes = n * sizeof(T);
+        if (bytes >= kHuge) {
+            bytes = (bytes + kHuge - 1) / kHuge * kHuge;
+            p_ = static_cast<T *>(std::aligned_alloc(kHuge, bytes));
+#ifdef __linux__
+            if (p_) madvise(p_, bytes, MADV_HUGEPAGE);
+#endif
+        } else {
+            p_ = static_cast<T *>(std::malloc(bytes ? bytes : 1));
+        }
+        if (!p_) throw std::bad_alloc();
+        std::fill(p_, p_ + n, fill);
+    }
+    HugeArray(const HugeArray &) = delete;
+    HugeArray &operator=(const HugeArray &) = delete;
+    HugeArray(HugeArray &&o) noexcept : p_(o.p_), n_(o.n_) { o.p_ = nullptr; o.n_ = 0; }
+    HugeArray &operator=(HugeArray &&o) noexcept {
+        std::swap(p_, o.p_);
+        std::swap(n_, o.n_);
+        return *this;
+    }
+    ~HugeArray() { std::free(p_); }
+    size_t size() const { return n_; }
+    T &operator[](size_t i) { return p_[i]; }
+    const T &operator[](size_t i) const { return p_[i]; }
+    const T *begin() const { return p_; }
+    const T *end() const { return p_ + n_; }
+
+   private:
+    static constexpr size_t kHuge = size_t(2) << 20;
+    T *p_ = nullptr;
+    size_t n_ = 0;
+};
+
 // Open-addressing map from identifiers of the input buffer to int32. A slot is 32 bytes: 32 bits
 // of the key's hash, its offset and length in the buffer, the value and the key's first 16
 // bytes, so that a probe of a short key never touches the (cold) buffer where it was declared.
@@ -47,7 +95,7 @@ class NameMap {
     NameMap(const char *base, size_t expect) : base_(base) {
         size_t cap = 16;
         while (cap < expect * 2) cap <<= 1;
-        slots_.assign(cap, Slot{});
+        slots_ = HugeArray<Slot>(cap, Slot{});
     }
     // value of key, or -1
     int32_t get(sv key) const {
@@ -94,9 +142,8 @@ class NameMap {
                            s.len - sizeof(s.head)) == 0;
     }
     void grow() {
-        std::vector<Slot> old;
-        old.swap(slots_);
-        slots_.assign(old.size() * 2, Slot{});
+        HugeArray<Slot> old = std::move(slots_);
+        slots_ = HugeArray<Slot>(old.size() * 2, Slot{});
         size_t mask = slots_.size() - 1;
         for (const Slot &s : old) {
             if (s.val < 0) continue;
@@ -107,7 +154,7 @@ class NameMap {
         }
     }
     const char *base_;
-    std::vector<Slot> slots_;
+    HugeArray<Slot> slots_;
     size_t size_ = 0;
 };
 
@@ -151,11 +198,11 @@ class Reader {
           end_(buf + len),
           // rough sizing from the file size (~1 instance and 1 net per 100 bytes); maps grow
           signals_map_(buf, static_cast<size_t>(len / 128 + 16)),
-          inst_map_(buf, static_cast<size_t>(len / 128 + 16)),
           cell_map_(buf, 256),
           pin_map_(buf, 256) {
         size_t est = static_cast<size_t>(len / 100 + 16);
         insts_.reserve(est);
+        inst_line_.reserve(est);
         r_.pin_inst.reserve(est * 3);
         r_.pin_name.reserve(est * 3);
         r_.pin_net.reserve(est * 3);
@@ -324,16 +371,19 @@ class Reader {
     std::vector<Signal> signals_;
     NameMap signals_map_;
     std::vector<sv> insts_;
-    NameMap inst_map_;
+    std::vector<int32_t> inst_line_;
     NameMap cell_map_;
     NameMap pin_map_;
     int32_t nbits_ = 0;
     int32_t const_bit_[2] = {-1, -1};
     std::vector<sv> header_ports_;
     int64_t module_line_ = 1;
+    std::vector<size_t> bit_off_;                // start of each bit's name in r_.net_names
+    std::vector<int32_t> alias_a_, alias_b_;     // bits joined by assign
     std::string tmp_;
 
     int32_t new_bit_named(sv name) {
+        bit_off_.push_back(r_.net_names.size());
         r_.net_names.append(name.data(), name.size());
         r_.net_names.push_back('\n');
         return nbits_++;
@@ -422,17 +472,17 @@ class Reader {
         unsupported("constant " + std::string(text));
     }
 
-    // net bit of a connection expression (a single bit), or -1 for "()"
-    int32_t connection() {
-        if (is(')')) return -1;
+    // Bits of a net operand (msb first: first, first+1, ...): a net, a bit of a bus, or a
+    // constant 1'b0/1'b1; an undeclared name becomes an implicit 1-bit net.
+    std::pair<int32_t, int32_t> operand() {
         if (tok_ == T_CONST) {
             int32_t b = constant_bit(text_);
             next();
-            return b;
+            return {b, 1};
         }
         if (tok_ == T_NUM) unsupported("unsized constant");
         if (tok_ != T_ID) {
-            if (is('{')) unsupported("concatenation in a connection");
+            if (is('{')) unsupported("concatenation");
             fail("expected a net, found " + shown());
         }
         sv name = text_;
@@ -442,7 +492,7 @@ class Reader {
         if (is('[')) {
             next();
             int32_t idx = expect_int();
-            if (is(':')) unsupported("part-select in a connection");
+            if (is(':')) unsupported("part-select");
             expect(']');
             if (s < 0) {
                 tok_line_ = line;
@@ -459,15 +509,93 @@ class Reader {
                 fail("bit " + std::to_string(idx) + " of '" + std::string(name) + "' is outside [" +
                      std::to_string(sig.msb) + ":" + std::to_string(sig.lsb) + "]");
             }
-            return sig.first_bit + std::abs(idx - sig.msb);
+            return {sig.first_bit + std::abs(idx - sig.msb), 1};
         }
-        if (s < 0) {  // implicit 1-bit net
-            s = declare_signal(name, false, 0, 0, -1);
-            return signals_[s].first_bit;
-        }
+        if (s < 0) s = declare_signal(name, false, 0, 0, -1);  // implicit 1-bit net
         const Signal &sig = signals_[s];
-        if (sig.ranged && sig.msb != sig.lsb) unsupported("a whole bus connected to a pin");
-        return sig.first_bit;
+        return {sig.first_bit, sig.ranged ? std::abs(sig.msb - sig.lsb) + 1 : 1};
+    }
+
+    // net bit of a connection expression (a single bit), or -1 for "()"
+    int32_t connection() {
+        if (is(')')) return -1;
+        auto [bit, width] = operand();
+        if (width != 1) unsupported("a whole bus connected to a pin");
+        return bit;
+    }
+
+    // assign lhs = rhs;  between nets of equal width (net aliases)
+    void assign() {
+        for (;;) {
+            auto [l, lw] = operand();
+            expect('=');
+            auto [r, rw] = operand();
+            if (lw != rw) unsupported("assign between different widths");
+            for (int32_t k = 0; k < lw; ++k) {
+                alias_a_.push_back(l + k);
+                alias_b_.push_back(r + k);
+            }
+            if (is(',')) unsupported("several assignments in one assign");
+            expect(';');
+            return;
+        }
+    }
+
+    // Joins the nets of assign aliases exactly as igpart/netlist/elaborate.py does: a class of
+    // joined bits is numbered by its first bit and named after its top-level port bit, else
+    // its constant, else its first bit.
+    void join_aliases(const std::vector<char> &is_port) {
+        std::vector<int32_t> parent(nbits_);
+        for (int32_t b = 0; b < nbits_; ++b) parent[b] = b;
+        auto find = [&](int32_t b) {
+            int32_t r = b;
+            while (parent[r] != r) r = parent[r];
+            while (parent[b] != r) {
+                int32_t n = parent[b];
+                parent[b] = r;
+                b = n;
+            }
+            return r;
+        };
+        for (size_t k = 0; k < alias_a_.size(); ++k) {
+            int32_t ra = find(alias_a_[k]), rb = find(alias_b_[k]);
+            if (ra != rb) parent[std::max(ra, rb)] = std::min(ra, rb);  // root = first bit
+        }
+        for (int c = 0; c < 2; ++c)
+            if (const_bit_[c] >= 0 && const_bit_[1 - c] >= 0 && find(const_bit_[c]) == find(const_bit_[1 - c]))
+                unsupported("a net tied to both 1'b0 and 1'b1");
+        std::vector<int32_t> net_of(nbits_, -1), rep;  // rep: representative bit of each net
+        std::vector<int> rank;
+        for (int32_t b = 0; b < nbits_; ++b) {
+            int32_t r = find(b);
+            int rk = is_port[b] ? 0 : (b == const_bit_[0] || b == const_bit_[1]) ? 1 : 2;
+            if (r == b) {
+                net_of[b] = static_cast<int32_t>(rep.size());
+                rep.push_back(b);
+                rank.push_back(rk);
+            } else {
+                int32_t n = net_of[r];
+                net_of[b] = n;
+                if (rk < rank[n]) {  // equal ranks keep the earlier bit
+                    rank[n] = rk;
+                    rep[n] = b;
+                }
+            }
+        }
+        std::string names;
+        names.reserve(r_.net_names.size());
+        for (int32_t b : rep) {
+            // names are '\n'-terminated here (the last one too)
+            size_t end = static_cast<size_t>(b) + 1 < bit_off_.size() ? bit_off_[b + 1] - 1
+                                                                      : r_.net_names.size() - 1;
+            names.append(r_.net_names, bit_off_[b], end - bit_off_[b]);
+            names.push_back('\n');
+        }
+        if (!names.empty()) names.pop_back();
+        r_.net_names.swap(names);
+        for (int32_t &n : r_.pin_net)
+            if (n >= 0) n = net_of[n];
+        for (int32_t &n : r_.port_net) n = net_of[n];
     }
 
     int32_t intern_pin(sv pin) {
@@ -487,9 +615,9 @@ class Reader {
         for (;;) {
             sv name = expect_id("an instance name");
             if (is('[')) unsupported("instance arrays");
-            int32_t inst = static_cast<int32_t>(insts_.size());
-            if (inst_map_.insert(name, inst) != inst) fail("duplicate instance name '" + std::string(name) + "'");
             insts_.push_back(name);
+            inst_line_.push_back(static_cast<int32_t>(std::min<int64_t>(tok_line_, INT32_MAX)));
+            int32_t inst = static_cast<int32_t>(insts_.size() - 1);
             if (new_cell) {
                 cid = cell_map_.insert(cell, static_cast<int32_t>(cell_map_.size()));
                 r_.cell_names.append(cell.data(), cell.size());
@@ -585,7 +713,11 @@ class Reader {
                 declaration(dir);
                 continue;
             }
-            if (w == "assign") unsupported("assign");
+            if (w == "assign") {
+                next();
+                assign();
+                continue;
+            }
             if (is_keyword(w)) unsupported("'" + std::string(w) + "'");
             next();
             instance(w);
@@ -594,6 +726,7 @@ class Reader {
             if (is_kw("module")) unsupported("several modules");
             fail("unexpected " + shown() + " after 'endmodule'");
         }
+        check_unique_instances();
         // ports in header order, bits msb first
         for (sv pn : header_ports_) {
             int32_t s = signals_map_.get(pn);
@@ -624,10 +757,39 @@ class Reader {
             if (!s.empty()) s.pop_back();
         };
         drop_last_newline(r_.port_names);
-        drop_last_newline(r_.net_names);
+        if (!alias_a_.empty()) {
+            std::vector<char> is_port(nbits_, 0);
+            for (int32_t b : r_.port_net) is_port[b] = 1;
+            join_aliases(is_port);  // rewrites net_names without the trailing newline
+        } else {
+            drop_last_newline(r_.net_names);
+        }
         drop_last_newline(r_.inst_names);
         drop_last_newline(r_.cell_names);
         drop_last_newline(r_.pin_names);
+    }
+
+    // Duplicate instance names, found by sorting name hashes (sequential memory traffic instead
+    // of a hash-table probe per instance); reports the duplicate that comes first in the file.
+    void check_unique_instances() {
+        std::vector<std::pair<uint64_t, int32_t>> h(insts_.size());
+        for (size_t i = 0; i < insts_.size(); ++i) h[i] = {hash_sv(insts_[i]), static_cast<int32_t>(i)};
+        std::sort(h.begin(), h.end());
+        int32_t first_dup = -1;
+        for (size_t a = 0; a < h.size();) {
+            size_t b = a + 1;
+            while (b < h.size() && h[b].first == h[a].first) ++b;
+            for (size_t x = a; x < b; ++x)  // equal hashes: compare the names (pairs sorted by id)
+                for (size_t y = x + 1; y < b; ++y)
+                    if (insts_[h[x].second] == insts_[h[y].second] &&
+                        (first_dup < 0 || h[y].second < first_dup))
+                        first_dup = h[y].second;
+            a = b;
+        }
+        if (first_dup >= 0) {
+            tok_line_ = inst_line_[first_dup];
+            fail("duplicate instance name '" + std::string(insts_[first_dup]) + "'");
+        }
     }
 
     void ansi_ports() {

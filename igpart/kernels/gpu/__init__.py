@@ -1,9 +1,9 @@
 """The GPU backend: CUDA kernels (``*.cu`` beside this file, compiled at run time by
 ``cupy.RawModule``) and thin CuPy launchers; :class:`GpuBackend` lives in ``_backend.py``.
 
-The package imports without CuPy, so that its pure-numpy helpers (e.g. the bucket layout in
-``_dynamic.py``) stay usable and testable on machines without a GPU; ``GpuBackend`` is loaded on
-first access and needs CuPy.
+The package imports without CuPy, so that machines without a GPU can import it (the numpy-only
+bucket layout of the dynamic structure is ``igpart.kernels.bucket_layout``); ``GpuBackend`` is
+loaded on first access and needs CuPy.
 """
 
 from __future__ import annotations

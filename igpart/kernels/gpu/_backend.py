@@ -23,7 +23,7 @@ import cupy as cp
 import numpy as np
 
 from ..backend import OBJECTIVES, Backend, GraphArrays, HypergraphArrays
-from . import _graph, _hypergraph
+from . import _dynamic, _graph, _hypergraph
 from ._common import STATS, block_weights
 
 __all__ = ["GpuBackend"]
@@ -40,6 +40,7 @@ class GpuBackend(Backend):
 
     name = "gpu"
     xp = cp
+    record_error = _dynamic.GpuRecordError
 
     #: Default size limit (pins) of the levels on which FM runs (on the host).
     FM_HOST_MAX_PINS = 400_000
@@ -200,8 +201,8 @@ class GpuBackend(Backend):
             comm = cp.asarray(communities, dtype=cp.int32)
             if comm.shape != (hg.n,):
                 raise ValueError(f"cluster_hypergraph: communities must be 1-D of length {hg.n}")
-        if not max_shrink > 1.0:
-            raise ValueError("cluster_hypergraph: max_shrink must be greater than 1")
+        if not max_shrink > 1.0:  # n / max_shrink clusters already remain: nothing to join
+            return cp.arange(hg.n, dtype=cp.int32), hg.n
         return _hypergraph.cluster(hg, int(max_cluster_weight), int(max_net_size), comm,
                                    float(max_shrink), bool(weight_penalty), int(seed))
 
@@ -280,6 +281,13 @@ class GpuBackend(Backend):
         parts = self._parts(parts, g.n, k, "refine_graph")
         bounds = self._bounds(max_block_weights, k, "refine_graph")
         return _graph.refine(g, parts, int(k), bounds, int(max_rounds))
+
+    # ------------------------------------------------------------------ incremental engine
+    def dynamic_hypergraph(self, eptr, eind, n: int, vwgt, ewgt, parts, k: int, epsilon: float,
+                           **options):  # fmt: skip
+        """The dynamic hypergraph on the device (``_dynamic.GpuDynamicHypergraph``)."""
+        return _dynamic.GpuDynamicHypergraph(eptr, eind, n, vwgt, ewgt, parts, k, epsilon,
+                                             **options)  # fmt: skip
 
     def rebalance_graph(self, g, parts, k, max_block_weights):
         parts = self._parts(parts, g.n, k, "rebalance_graph")

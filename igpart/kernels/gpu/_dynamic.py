@@ -16,29 +16,19 @@ Phi is dense on the GPU (net x k int32) whatever the ``sparse_phi`` request of t
 gains) over the vertices touched since the last refinement, in one launch of one block, with a
 rebalancing fallback when a block is still overloaded.
 
-The module is compiled with a small cached ``cupy.RawModule`` helper of its own. TEMPORARY: once
-the GPU backend's loader (igpart/kernels/gpu/_loader.py) is on main, compile through it.
+dynamic.cu is compiled by the GPU backend's loader (``_loader.kernel("dynamic", name)``).
 """
 
 from __future__ import annotations
 
-import functools
 import math
-from pathlib import Path
 
+import cupy
 import numpy as np
 
-from ...errors import BackendUnavailable
+from ..bucket_layout import BUCKET, layout_lists
+from ._loader import kernel
 
-try:  # CuPy is optional: without it (or a device) the GPU backend is unavailable
-    import cupy
-except Exception:  # pragma: no cover - depends on the machine
-    cupy = None
-
-HERE = Path(__file__).resolve().parent
-COMMON = HERE.parent / "common"
-
-BUCKET = 32
 PSEUDO_BLOCK = -2
 
 # pointer table (dynamic.cu P_*), in order
@@ -110,15 +100,8 @@ def _message(code: int, d1: int, d2: int, op: int, k: int) -> str:
     return f"invalid record (code {code})"
 
 
-@functools.lru_cache(maxsize=1)
-def _module():
-    """The compiled dynamic.cu (cached per process). TEMPORARY until _loader.py is on main."""
-    src = (HERE / "dynamic.cu").read_text()
-    return cupy.RawModule(code=src, options=(f"-I{COMMON}", "--std=c++17"))
-
-
 def _kernel(name: str):
-    return _module().get_function(name)
+    return kernel("dynamic", name)
 
 
 def _with_headroom(count: int, headroom: float) -> int:
@@ -127,31 +110,6 @@ def _with_headroom(count: int, headroom: float) -> int:
 
 def _grown(cap: int, needed: int, growth: float) -> int:
     return max(needed, int(math.ceil(cap * growth)))
-
-
-def layout_lists(ptr: np.ndarray, vals: np.ndarray, owners: int, gamma: int, headroom: float):
-    """Bucket-list layout of `owners` lists given as CSR (ptr, vals), with ceil(D / 32) + gamma
-    contiguous buckets per list: (head, tail, nb, size, slot, next, used) as numpy arrays, pools
-    sized with headroom. Pure array code (numpy), shared with the tests."""
-    sizes = np.diff(ptr).astype(np.int64)
-    nb = (-(-sizes // BUCKET) + gamma).astype(np.int64)
-    used = int(nb.sum())
-    cap = max(1, _with_headroom(used, headroom))
-    head = np.full(owners, -1, dtype=np.int64)
-    start = np.zeros(owners, dtype=np.int64)
-    if owners:
-        start[1:] = np.cumsum(nb)[:-1]
-    has = nb > 0
-    head[has] = start[has]
-    tail = np.where(has, start + nb - 1, -1)
-    nxt = np.full(cap, -1, dtype=np.int64)
-    nxt[:used] = np.arange(1, used + 1)
-    nxt[tail[has]] = -1
-    slot = np.full(cap * BUCKET, -1, dtype=np.int32)
-    owner_of = np.repeat(np.arange(owners, dtype=np.int64), sizes)
-    rank = np.arange(vals.size, dtype=np.int64) - np.repeat(ptr[:-1].astype(np.int64), sizes)
-    slot[start[owner_of] * BUCKET + rank] = vals
-    return head, tail, nb.astype(np.int32), sizes.astype(np.int32), slot, nxt, used
 
 
 def _pad(a: np.ndarray, cap: int, fill) -> np.ndarray:
@@ -297,7 +255,7 @@ class GpuDynamicHypergraph:
         r += [xp.zeros(ec, dtype=xp.int32), xp.zeros(ec, dtype=xp.int32)]  # te, tel
         r.append(xp.zeros(ec, dtype=xp.int64))  # tew
         r.append(xp.zeros(self.k, dtype=xp.int64))  # bwt
-        r.append(xp.zeros(vc, dtype=xp.int32))  # changed
+        r += [xp.zeros(vc, dtype=xp.int32), xp.zeros(vc, dtype=xp.int32)]  # changed, its from
         self._r = r
         self._R = xp.asarray(np.array([x.data.ptr for x in r], dtype=np.uint64))
         self._seed_buf = xp.zeros(vc, dtype=xp.int32)
@@ -456,8 +414,9 @@ class GpuDynamicHypergraph:
         last call: iG-kway Alg. 3 (pseudo-partition) and Alg. 4 (rounds of moves sharing no net
         of at most ``big_net`` pins, longest balanced prefix), then up to ``passes`` rounds of
         local refinement with exact gains. Cut, km1 and block weights stay maintained. Returns
-        the launch's figures (rounds, pseudo, region, changed, ...) and ``changed_vertices``
-        (cupy): the vertices whose block changed. When a block is still above the bound, the
+        the launch's figures (rounds, pseudo, region, changed, ...), ``changed_vertices`` and
+        ``changed_from`` (numpy, ascending): the vertices whose block changed and their block
+        before the call. When a block is still above the bound, the
         boundary vertices of overloaded blocks (then all their vertices) are re-placed."""
         if objective not in OBJECTIVES:
             raise ValueError(f"unknown objective '{objective}'")
@@ -471,7 +430,7 @@ class GpuDynamicHypergraph:
             np.int32(self._pend_seed), np.int32(1 if expand else 0), *args))  # fmt: skip
         info = out.get()
         self._pend_new = self._pend_seed = 0
-        changed = [self._r[13][: int(info[3])].copy()]
+        changed = [self._changed(int(info[3]))]
         result = {name: int(info[i]) for i, name in enumerate(_RI)}
         result["fallbacks"] = 0
         for any_vertex in (0, 1):
@@ -487,17 +446,55 @@ class GpuDynamicHypergraph:
                 self._P, self._R, self._pend_n_arr, np.int32(0), self._seed_buf,
                 np.int32(nseeds), np.int32(0), *args))  # fmt: skip
             info = out.get()
-            changed.append(self._r[13][: int(info[3])].copy())
+            changed.append(self._changed(int(info[3])))
             result["fallbacks"] += 1
             for key in ("rounds", "pseudo", "region", "local_moves", "forced"):
                 result[key] += int(info[_RI.index(key)])
         result["balanced"] = int(info[7])
         self._ctr = info[RI_CTR : RI_CTR + NCTR].copy()
-        cv = changed[0] if len(changed) == 1 else cupy.unique(cupy.concatenate(changed))
-        result["changed_vertices"] = cv
-        result["changed"] = int(cv.size)
+        moved = np.concatenate([c[0] for c in changed])
+        frm = np.concatenate([c[1] for c in changed])
+        if len(changed) > 1:  # fold the fallback launches: first block seen, still different
+            moved, first = np.unique(moved, return_index=True)
+            frm = frm[first]
+            now = self.blocks_of(moved)
+            keep = now != frm
+            moved, frm = moved[keep], frm[keep]
+        order = np.argsort(moved, kind="stable")
+        result["changed_vertices"], result["changed_from"] = moved[order], frm[order]
+        result["changed"] = int(moved.size)
         self.last_refine = result
         return result
+
+    def _changed(self, count: int) -> tuple[np.ndarray, np.ndarray]:
+        both = cupy.stack([self._r[13][:count], self._r[14][:count]]).get()
+        return both[0], both[1]
+
+    def add_seeds(self, vertices, new_vertices=()) -> None:
+        """Queues vertices for the next refine() as if a batch had touched (or created) them."""
+        for ids, is_new in ((np.asarray(vertices, np.int32), False),
+                            (np.asarray(new_vertices, np.int32), True)):  # fmt: skip
+            ids = ids[(ids >= 0) & (ids < self.vertex_bound)]
+            if not ids.size:
+                continue
+            self._ensure_pending(ids.size)
+            if is_new:
+                self._pend_n_arr[self._pend_new : self._pend_new + ids.size] = cupy.asarray(ids)
+                self._pend_new += ids.size
+            else:
+                self._pend_s_arr[self._pend_seed : self._pend_seed + ids.size] = cupy.asarray(ids)
+                self._pend_seed += ids.size
+
+    def blocks_of(self, ids) -> np.ndarray:
+        """Block of each vertex id (-1 where it is not a live vertex)."""
+        ids = np.asarray(ids, dtype=np.int32)
+        if not ids.size:
+            return np.zeros(0, dtype=np.int32)
+        d = cupy.asarray(ids)
+        ok = (d >= 0) & (d < self.vertex_bound)
+        safe = cupy.where(ok, d, 0)
+        ok &= self._a["vstatus"][safe] != 0
+        return cupy.where(ok, self._a["part"][safe], -1).astype(cupy.int32).get()
 
     # ------------------------------------------------------------------ queries
     def _c(self, name: str) -> int:
@@ -702,28 +699,3 @@ def check_state(s: dict, k: int, ctr: np.ndarray) -> None:
         require(np.unique(free).size == free.size and not np.any(st[free]),
                 f"a free {label} id is listed twice or in use")
         require(free.size == (~st).sum(), f"a deleted {label} id is missing from the free stack")
-
-
-class GpuDynamicBackend:
-    """The slice of the GPU backend that igpart.dynamic needs (until GpuBackend is on main)."""
-
-    name = "gpu"
-    record_error = GpuRecordError
-
-    def dynamic_hypergraph(self, eptr, eind, n, vwgt, ewgt, parts, k, epsilon, **options):
-        return GpuDynamicHypergraph(eptr, eind, n, vwgt, ewgt, parts, k, epsilon, **options)
-
-
-def gpu_dynamic_backend() -> GpuDynamicBackend:
-    """The GPU dynamic-structure backend; BackendUnavailable without CuPy or a device."""
-    from .. import gpu_status
-
-    ok, reason = gpu_status()
-    if not ok or cupy is None:
-        raise BackendUnavailable(f"GPU backend unavailable: {reason}")
-    try:
-        _module()
-    except Exception as exc:  # compile errors surface here with NVRTC's log
-        msg = f"GPU backend unavailable: dynamic.cu failed to build: {exc}"
-        raise BackendUnavailable(msg) from exc
-    return GpuDynamicBackend()

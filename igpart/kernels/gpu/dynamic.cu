@@ -893,6 +893,7 @@ struct RefScratch {
     long long *tew;
     long long *bwt;   // k: running block weights of the prefix scan
     int *changed;     // vertices whose block changed
+    int *changed_from;  // and their block before the launch
 };
 
 __device__ __forceinline__ RefScratch load_ref(const u64 *R) {
@@ -911,6 +912,7 @@ __device__ __forceinline__ RefScratch load_ref(const u64 *R) {
     r.tew = (long long *)R[11];
     r.bwt = (long long *)R[12];
     r.changed = (int *)R[13];
+    r.changed_from = (int *)R[14];
     return r;
 }
 
@@ -1270,7 +1272,11 @@ dyn_refine(const u64 *P, const u64 *R, const int *newv, int nnew, const int *see
     for (int t = threadIdx.x; t < nreg; t += blockDim.x) {
         const int v = r.reg[t];
         d.vflag[v] = 0;
-        if (d.part[v] != r.orig[t]) r.changed[atomicAdd(&s_nch, 1)] = v;
+        if (d.part[v] != r.orig[t]) {
+            const int c = atomicAdd(&s_nch, 1);
+            r.changed[c] = v;
+            r.changed_from[c] = r.orig[t];
+        }
     }
     __syncthreads();
     if (threadIdx.x == 0) {
