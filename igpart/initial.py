@@ -11,7 +11,12 @@ and refined by the caller's backend, the best balanced one kept.
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import logging
+import os
+import sys
+import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -31,6 +36,44 @@ CLIQUE_MAX_NET_SIZE = 100
 
 #: Values of ``Config.initial``.
 INITIAL_METHODS = ("metis", "mtkahypar", "all")
+
+
+_REDIRECT = {"lock": threading.Lock(), "depth": 0, "saved": -1}
+
+
+def _flush_c_stdio() -> None:
+    try:
+        ctypes.CDLL(None).fflush(None)
+    except (OSError, AttributeError):  # no C library handle on this platform
+        pass
+
+
+@contextlib.contextmanager
+def c_stdout_to_stderr():
+    """Sends what C code writes to file descriptor 1 (METIS prints its warnings there, e.g.
+    "Cannot bisect a graph with 0 vertices" on heavy vertices) to stderr, so that stdout stays
+    clean for ``--json`` output. Re-entrant and thread-safe: only the outermost use (the one
+    that runs the METIS calls, possibly on worker threads) swaps the descriptors."""
+    with _REDIRECT["lock"]:
+        _REDIRECT["depth"] += 1
+        if _REDIRECT["depth"] == 1:
+            try:
+                sys.stdout.flush()
+                _flush_c_stdio()
+                _REDIRECT["saved"] = os.dup(1)
+                os.dup2(2, 1)
+            except (OSError, ValueError):  # no usable descriptors (embedded interpreters)
+                _REDIRECT["saved"] = -1
+    try:
+        yield
+    finally:
+        with _REDIRECT["lock"]:
+            _REDIRECT["depth"] -= 1
+            if _REDIRECT["depth"] == 0 and _REDIRECT["saved"] >= 0:
+                _flush_c_stdio()
+                os.dup2(_REDIRECT["saved"], 1)
+                os.close(_REDIRECT["saved"])
+                _REDIRECT["saved"] = -1
 
 
 def check_k(n: int, k: int) -> None:
@@ -62,13 +105,14 @@ def metis_partition(
     # METIS rejects all-zero vertex weights; with a zero total any assignment is balanced
     if not vw.any():
         vw = np.ones_like(vw)
-    res = pymetis.part_graph(
-        int(k),
-        pymetis.CSRAdjacency(g.xadj.astype(np.int64), g.adjncy.astype(np.int64)),
-        vweights=vw,
-        eweights=g.adjwgt.astype(np.int64) if g.adjncy.size else None,
-        options=opts,
-    )
+    with c_stdout_to_stderr():
+        res = pymetis.part_graph(
+            int(k),
+            pymetis.CSRAdjacency(g.xadj.astype(np.int64), g.adjncy.astype(np.int64)),
+            vweights=vw,
+            eweights=g.adjwgt.astype(np.int64) if g.adjncy.size else None,
+            options=opts,
+        )
     return np.asarray(res.vertex_part, dtype=np.int32)
 
 
@@ -178,10 +222,11 @@ def initial_partition(
         return (overload, value), parts
 
     workers = max(1, min(int(threads), len(candidates)))
-    if workers == 1 or "mtkahypar" in {name for name, _ in candidates}:
-        results = [attempt(c) for c in candidates]
-    else:
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            results = list(pool.map(attempt, candidates))
+    with c_stdout_to_stderr():  # entered here, so worker threads never swap descriptors
+        if workers == 1 or "mtkahypar" in {name for name, _ in candidates}:
+            results = [attempt(c) for c in candidates]
+        else:
+            with ThreadPoolExecutor(max_workers=workers) as pool:
+                results = list(pool.map(attempt, candidates))
     best = min(range(len(results)), key=lambda i: (results[i][0], i))
     return results[best][1]

@@ -137,3 +137,10 @@ def test_cli_partition_config(circuit, tmp_path):
     cfg.write_text(json.dumps({"coarsening": "magic"}))
     r = run("partition", circuit, "-k", 3, "--config", cfg, "-o", tmp_path / "p")
     assert r.returncode == 1 and "coarsening" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_metis_messages_stay_off_stdout(ispd98, tmp_path):
+    # ibm01.weight at k = 64 has a vertex heavier than a block: METIS prints warnings from C
+    r = run("partition", ispd98 / "ibm01.weight.hgr", "-k", 64, "--json", "-o", tmp_path / "p")
+    d = json.loads(r.stdout)  # stdout is exactly the JSON object
+    assert d["k"] == 64 and not d["balanced"] and r.returncode == 3

@@ -165,3 +165,11 @@ def test_ibm01_k4(ispd98):
     p = igpart.partition(h, 4, backend="cpu")
     check_partition(h, p, 4, 0.03)
     assert p.balanced and p.imbalance <= 0.03
+
+
+def test_vcycles_never_worsen_the_first_pass():
+    h = igpart.generators.random_circuit(3000, seed=8)
+    for obj in ("cut", "km1"):
+        base = igpart.partition(h, 6, objective=obj, seed=2, config=Config(vcycles=0))
+        more = igpart.partition(h, 6, objective=obj, seed=2, config=Config(vcycles=3))
+        assert more.balanced and more.objective_value <= base.objective_value
