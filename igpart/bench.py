@@ -273,7 +273,10 @@ def markdown(result: dict) -> str:
     obj = meta["objective"]
     rows = ratio_rows(result)
     s = summary(result)
-    pairs = [(v, p) for v in result["variants"] for p in result["peers"]]
+    variants, peers = result["variants"], result["peers"]
+    # table columns: the first variant against every peer, other variants against the first peer
+    pairs = [(variants[0], p) for p in peers] + [(v, peers[0]) for v in variants[1:] if peers]
+    all_pairs = [(v, p) for v in variants for p in peers]
     lines = [
         f"- date: {meta['date']}; machine: {meta['cpu']}, {meta['cores']} cores "
         f"({meta['host']}); Python {meta['python']}; commit {meta['commit']}",
@@ -311,7 +314,7 @@ def markdown(result: dict) -> str:
     lines.append("")
     lines.append(f"| ratio | {obj} | time |")
     lines.append("|---|---:|---:|")
-    for v, p in pairs:
+    for v, p in all_pairs:
         g = s["geomean"][f"{v}/{p}"]
         lines.append(f"| {v} / {_label(p)} | {_fmt(g['cut'])} | {_fmt(g['time'], 2)} |")
     lines.append("")
@@ -320,7 +323,7 @@ def markdown(result: dict) -> str:
     lines.append("")
     lines.append("| ratio | " + " | ".join(f"k={k}" for k in ks) + " |")
     lines.append("|---|" + "|".join(["---:"] * len(ks)) + "|")
-    for v, p in pairs:
+    for v, p in all_pairs:
         by_k = s["geomean_by_k"][f"{v}/{p}"]
         cells = [f"{_fmt(by_k[k]['cut'])} / {_fmt(by_k[k]['time'], 2)}" for k in ks]
         lines.append(f"| {v} / {_label(p)} | " + " | ".join(cells) + " |")

@@ -143,6 +143,13 @@ class IncrementalResult:
     def seconds(self) -> float:
         return float(self.timings.get("total", 0.0))
 
+    def id_of(self, reference: int) -> int:
+        """The id created by the insert record behind ``reference`` (see ``Batch``)."""
+        r = -int(reference) - 1
+        if self.created is None or not 0 <= r < self.created.size or self.created[r] < 0:
+            raise InputError(f"{reference} is not a reference to an insert of this batch")
+        return int(self.created[r])
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready summary."""
         return {
@@ -229,6 +236,9 @@ class IncrementalPartitioner:
             hyper, parts, self.k, self.epsilon, phi=phi, backend=engine
         )
         self._refiner = get_backend("cpu").incremental_refiner() if engine == "cpu" else None
+        if self._refiner is not None:
+            empty = np.zeros(0, np.int32)
+            self._refiner.refine(self.dynamic._impl, empty, empty, empty)  # allocates scratch
         self.batches = 0
         self.full_partitions = 0
         self._changes_since_full = 0

@@ -83,7 +83,8 @@ class Config:
       ``fm_rounds``, ``fm_max_fruitless_moves``, ``fm_min_improvement``: FM stopping rules.
       ``graph_refine_rounds``: maximum rounds of independent-set refinement per level.
       ``vcycles``: extra V-cycles after the first pass (re-coarsening inside blocks, refining
-      on the way up; kept only when they improve).
+      on the way up; kept only when they improve). One by default (ISPD98: about 0.9% lower
+      cut for about 1.5x the time of a single pass).
     """
 
     coarsening: str = "heavy_edge"
@@ -113,7 +114,7 @@ class Config:
     fm_max_fruitless_moves: int = 250
     fm_min_improvement: float = 0.001
     graph_refine_rounds: int = 32
-    vcycles: int = 0
+    vcycles: int = 1
 
     def validate(self) -> Config:
         """Raises InputError on values the algorithms cannot use; returns self."""
@@ -349,8 +350,8 @@ def _hypergraph_coarsener(be: Backend, k: int, mcw: int, cfg: Config, seed: int)
                 ha, mcw, group_size=cfg.group_size, max_net_size=cfg.rating_max_net_size,
                 communities=communities, seed=seed,
             )
-        # never below the contraction limit in one step
-        shrink = min(cfg.max_shrink, ha.n / (cfg.contraction_limit * k))
+        # never (much) below the contraction limit in one step; at least 1.01 (1%) per level
+        shrink = max(min(cfg.max_shrink, ha.n / (cfg.contraction_limit * k)), 1.01)
         return be.cluster_hypergraph(
             ha, mcw, max_net_size=cfg.rating_max_net_size, communities=communities,
             max_shrink=shrink, weight_penalty=cfg.weight_penalty, seed=seed,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -10,10 +11,16 @@ import igpart
 from igpart.community import detect_communities, modularity
 from igpart.kernels import get_backend
 
-from .test_stages import hypergraphs
+from .test_stages import host, hypergraphs
 
 BE = get_backend("cpu")
 FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@pytest.fixture(scope="module", params=["cpu", pytest.param("gpu", marks=pytest.mark.gpu)])
+def be(request):
+    """The backend under test: the C++ one, and the GPU one where a device is present."""
+    return get_backend(request.param)
 
 
 def two_cliques(size: int = 6) -> igpart.Hypergraph:
@@ -46,11 +53,13 @@ def test_communities_dense_deterministic_and_not_worse_than_singletons(h, seed):
 @FAST
 @given(hypergraphs(), st.integers(1, 60), st.sampled_from([1.5, 2.5, 100.0]), st.booleans(),
        st.booleans(), st.integers(0, 3))
-def test_cluster_hypergraph_postconditions(h, mcw, shrink, penalty, use_comm, seed):
-    ha = BE.hypergraph_arrays(h)
+def test_cluster_hypergraph_postconditions(be, h, mcw, shrink, penalty, use_comm, seed):
+    ha = be.hypergraph_arrays(h)
     comm = (np.arange(h.n, dtype=np.int32) % 3) if use_comm else None
-    cmap, nc = BE.cluster_hypergraph(ha, mcw, communities=comm, max_shrink=shrink,
+    cmap, nc = be.cluster_hypergraph(ha, mcw, communities=None if comm is None else
+                                     be.asarray(comm, "int32"), max_shrink=shrink,
                                      weight_penalty=penalty, seed=seed)
+    cmap = host(be, cmap)
     assert cmap.dtype == np.int32 and cmap.shape == (h.n,)
     assert set(np.unique(cmap)) == set(range(nc))
     sizes = np.bincount(cmap, minlength=nc)
@@ -61,9 +70,10 @@ def test_cluster_hypergraph_postconditions(h, mcw, shrink, penalty, use_comm, se
         label = np.zeros(nc, dtype=np.int32)
         label[cmap] = comm
         assert np.array_equal(label[cmap], comm)
-    again, nc2 = BE.cluster_hypergraph(ha, mcw, communities=comm, max_shrink=shrink,
-                                       weight_penalty=penalty, seed=seed)
-    assert nc2 == nc and np.array_equal(again, cmap)
+    if be.name == "cpu":  # the GPU need not be deterministic
+        again, nc2 = be.cluster_hypergraph(ha, mcw, communities=comm, max_shrink=shrink,
+                                           weight_penalty=penalty, seed=seed)
+        assert nc2 == nc and np.array_equal(again, cmap)
     # clustered vertices share a net with another member of their cluster
     for c in np.flatnonzero(sizes > 1)[:5]:
         members = set(np.flatnonzero(cmap == c).tolist())
@@ -88,9 +98,43 @@ def test_backend_fallback_uses_cpu_on_host_arrays():
             return np.asarray(a)
 
     h = two_cliques()
-    be = Minimal()
-    ha = be.hypergraph_arrays(h)
-    assert np.array_equal(be.communities(ha), BE.communities(BE.hypergraph_arrays(h)))
-    a, na = be.cluster_hypergraph(ha, 3, seed=2)
+    minimal = Minimal()
+    ha = minimal.hypergraph_arrays(h)
+    assert np.array_equal(minimal.communities(ha), BE.communities(BE.hypergraph_arrays(h)))
+    a, na = minimal.cluster_hypergraph(ha, 3, seed=2)
     b, nb = BE.cluster_hypergraph(BE.hypergraph_arrays(h), 3, seed=2)
     assert na == nb and np.array_equal(a, b)
+
+
+@FAST
+@given(hypergraphs(max_n=60), st.integers(2, 5), st.integers(0, 2**31 - 1),
+       st.sampled_from(["cut", "km1"]))
+def test_default_coarsening_hierarchy_keeps_weight_and_objective(be, h, k, seed, obj):
+    """The default hierarchy (communities, then heavy-edge clustering + contraction per level):
+    every level keeps the total vertex weight, and a coarse partition projected down to the
+    finest level has the same objective there."""
+    xp = be.xp
+    top = be.hypergraph_arrays(h)
+    comm = be.communities(top, seed=seed % 7)
+    cmaps, cur = [], top
+    for _ in range(6):
+        cmap, nc = be.cluster_hypergraph(cur, max(1, h.total_weight // 4), communities=comm,
+                                         seed=seed % 5)
+        if nc == cur.n:
+            break
+        nxt = be.contract_hypergraph(cur, cmap, nc)
+        assert int(nxt.vwgt.sum()) == int(cur.vwgt.sum()) == h.total_weight
+        coarse_comm = xp.zeros(nc, dtype=xp.int32)
+        coarse_comm[cmap] = comm
+        comm = coarse_comm
+        cmaps.append(cmap)
+        cur = nxt
+    parts = np.random.default_rng(seed).integers(0, k, size=cur.n).astype(np.int32)
+    value = be.hypergraph_objective(cur, be.asarray(parts, "int32"), k, obj)
+    parts = be.asarray(parts, "int32")
+    for cmap in reversed(cmaps):
+        parts = be.project(cmap, parts)
+    parts = host(be, parts)
+    assert parts.shape == (h.n,)
+    expected = igpart.cut(h, parts, k) if obj == "cut" else igpart.km1(h, parts, k)
+    assert value == expected

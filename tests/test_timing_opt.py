@@ -36,3 +36,17 @@ def test_flow_errors(tmp_path, capsys):
     flow = load_flow()
     assert flow.main(["--ops", "x.ops", "--csv", str(tmp_path / "x.csv")]) == 1
     assert "needs --verilog" in capsys.readouterr().err
+
+
+def test_ops_flow_on_a_tau_design(tau2015, tmp_path, capsys):
+    flow = load_flow()
+    out = tmp_path / "s27.csv"
+    d = tau2015 / "s27"
+    argv = ["--verilog", str(d / "s27.v"), "--lib", str(tau2015 / "cells_early.lib"),
+            "--ops", str(d / "s27.ops"), "-k", "2", "--compare-every", "4", "--csv", str(out),
+            "--no-progress"]  # fmt: skip
+    assert flow.main(argv) == 0
+    rows = list(csv.DictReader(out.open()))
+    assert len(rows) == 7 and [i for i, r in enumerate(rows) if r["full_cut"]] == [3, 6]
+    assert all(r["balanced"] == "True" for r in rows)
+    assert "wrote" in capsys.readouterr().out

@@ -75,11 +75,9 @@ class SessionResult:
 
     def id_of(self, reference: int) -> int:
         """The vertex or net id created by the insert that returned ``reference``."""
-        created = None if self.engine is None else self.engine.created
-        r = -int(reference) - 1
-        if created is None or not 0 <= r < created.size or created[r] < 0:
-            raise InputError(f"{reference} is not a reference to an insert of this batch")
-        return int(created[r])
+        if self.engine is None:
+            raise InputError("this result has no batch")
+        return self.engine.id_of(reference)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready summary."""
@@ -159,6 +157,8 @@ class Session:
             model, k, epsilon, objective, parts=parts, backend=backend, seed=seed,
             config=config, options=options, engine=engine,
         )  # fmt: skip
+        if self._circuit is not None:
+            self._circuit.dynamic = self.engine.dynamic
         self._pending = Batch()
         self._callbacks: list[Callable[[SessionResult], Any]] = []
         self.results = 0
@@ -359,8 +359,8 @@ class Session:
         try:
             r = self.engine.apply(batch)
         except InputError:
-            if self._circuit is not None:
-                self._circuit.resync()
+            if self._circuit is not None and len(batch):  # the circuit changed already
+                self._resync()
             raise
         if self._circuit is not None:
             self._circuit.commit(r)
@@ -368,6 +368,23 @@ class Session:
         for cb in self._callbacks:
             cb(result)
         return result
+
+    def _resync(self) -> None:
+        """Rebuilds the engine from the circuit, keeping every surviving cell's block (used
+        only if the engine rejected a batch the circuit accepted)."""
+        from .circuit import CircuitMirror
+
+        old, blocks = self._circuit, self.blocks()
+        mirror = CircuitMirror(old.circuit, old.weights, old.skip_clock)
+        names = mirror.view.vertex_names
+        parts = np.array([blocks.get(x, 0) for x in names], dtype=np.int32)
+        e = self.engine
+        self.engine = IncrementalPartitioner(
+            mirror.view.hypergraph, e.k, e.epsilon, e.objective, parts=parts, backend=e.backend,
+            seed=e.seed, config=e.config, options=e.options, engine=e.engine,
+        )  # fmt: skip
+        mirror.dynamic = self.engine.dynamic
+        self._circuit = mirror
 
     def repartition(self) -> SessionResult:
         """Re-partitions fully now (warm-started, as the quality guard does)."""

@@ -25,7 +25,9 @@ void IncrementalRefiner::prepare(DynamicHypergraph &h, const IncOptions &opt) {
     opt_ = opt;
     k_ = h.k();
     bound_ = h.max_block_weight();
-    const size_t nb = static_cast<size_t>(h.vertex_bound());
+    // sized to the structure's id capacity (which grows geometrically), not to the ids in use,
+    // so that scratch is reallocated only when the structure itself grows
+    const size_t nb = h.vertex_status().size();
     if (tick_ > UINT32_MAX / 2) {  // stamps are about to wrap: start over
         std::fill(seen_.begin(), seen_.end(), 0);
         std::fill(logged_.begin(), logged_.end(), 0);
@@ -33,7 +35,7 @@ void IncrementalRefiner::prepare(DynamicHypergraph &h, const IncOptions &opt) {
         tick_ = 0;
     }
     if (seen_.size() < nb) {
-        const size_t cap = std::max(nb, seen_.size() * 2);
+        const size_t cap = nb;
         seen_.resize(cap, 0);
         logged_.resize(cap, 0);
         locked_.resize(cap, 0);
