@@ -18,6 +18,11 @@ leaving the state byte-identical). Semantics follow OpenTimer, the TAU 2015 refe
 in :attr:`AppliedBatch.disconnected`); unlike OpenTimer, which ignores and logs bad commands, an
 unknown instance/net/pin, a duplicate name, connecting an already connected pin, disconnecting
 an unconnected one or naming a pin its library cell lacks is an error.
+
+Costs: reading builds columnar numpy arrays only; the name -> id maps and the pin index (pins by
+owner and by net) are built on first use, then kept current by ``apply``, so a batch costs time
+proportional to its records and the pins they touch, and ``pins_of_instance``/``pins_of_net``
+cost the size of their answer.
 """
 
 from __future__ import annotations
