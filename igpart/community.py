@@ -26,16 +26,21 @@ def detect_communities(
     max_passes: int = 8,
     min_move_fraction: float = 0.01,
     seed: int = 0,
+    resolution: float = 1.0,
     backend: str = "cpu",
 ) -> np.ndarray:
     """Community id (int32, dense from 0) of every vertex of ``h`` (see the module docstring;
-    the parameters are those of :meth:`igpart.kernels.Backend.communities`)."""
+    the parameters are those of :meth:`igpart.kernels.Backend.communities`; ``resolution`` > 1
+    gives smaller communities)."""
     if not isinstance(h, Hypergraph):
         raise InputError(f"expected a Hypergraph, got {type(h).__name__}")
+    if not (np.isfinite(resolution) and resolution > 0):
+        raise InputError(f"resolution must be a positive number, got {resolution!r}")
     be = get_backend(backend)
     comm = be.communities(
         be.hypergraph_arrays(h), max_net_size=max_net_size, max_levels=max_levels,
         max_passes=max_passes, min_move_fraction=min_move_fraction, seed=seed,
+        resolution=resolution,
     )
     return np.asarray(be.to_host(comm), dtype=np.int32)
 
@@ -55,9 +60,11 @@ def clique_matrix(h: Hypergraph, max_net_size: int = 50) -> sp.csr_matrix:
     return a
 
 
-def modularity(h: Hypergraph, communities: np.ndarray, max_net_size: int = 50) -> float:
+def modularity(h: Hypergraph, communities: np.ndarray, max_net_size: int = 50,
+               resolution: float = 1.0) -> float:
     """Newman modularity of ``communities`` on the clique expansion of ``h`` (0.0 without
-    edges)."""
+    edges), with the null-model term scaled by ``resolution`` (what Louvain maximises at that
+    resolution)."""
     comm = np.asarray(communities, dtype=np.int64)
     if comm.shape != (h.n,):
         raise InputError(f"communities must have one entry per vertex ({h.n})")
@@ -69,4 +76,4 @@ def modularity(h: Hypergraph, communities: np.ndarray, max_net_size: int = 50) -
     inside = float(coo.data[comm[coo.row] == comm[coo.col]].sum())
     deg = np.asarray(a.sum(axis=1)).ravel()
     tot = np.bincount(comm, weights=deg)
-    return inside / two_w - float(((tot / two_w) ** 2).sum())
+    return inside / two_w - resolution * float(((tot / two_w) ** 2).sum())

@@ -138,3 +138,60 @@ def test_default_coarsening_hierarchy_keeps_weight_and_objective(be, h, k, seed,
     assert parts.shape == (h.n,)
     expected = igpart.cut(h, parts, k) if obj == "cut" else igpart.km1(h, parts, k)
     assert value == expected
+
+
+def ring_of_cliques(cliques: int = 60, size: int = 5) -> igpart.Hypergraph:
+    """``cliques`` cliques of 2-pin nets, each joined to the next by one net (a ring): the
+    classic example of modularity's resolution limit."""
+    nets = []
+    for q in range(cliques):
+        b = q * size
+        nets += [[b + i, b + j] for i in range(size) for j in range(i + 1, size)]
+        nets.append([b + size - 1, ((q + 1) % cliques) * size])
+    return igpart.Hypergraph.from_nets(nets)
+
+
+def test_resolution_overcomes_the_resolution_limit():
+    """At resolution 1 Louvain merges neighbouring cliques of a long ring (modularity's
+    resolution limit); a higher resolution gives one community per clique."""
+    h = ring_of_cliques()
+    low = detect_communities(h)
+    high = detect_communities(h, resolution=8.0)
+    assert low.max() + 1 < 60
+    assert high.max() + 1 == 60
+    assert all(len(set(high[q * 5:(q + 1) * 5])) == 1 for q in range(60))
+    assert np.array_equal(detect_communities(h, resolution=1.0), low)
+    assert modularity(h, high, resolution=8.0) > modularity(h, low, resolution=8.0)
+
+
+@FAST
+@given(hypergraphs(max_n=60), st.sampled_from([0.5, 1.0, 3.0, 10.0]), st.integers(0, 3))
+def test_communities_at_any_resolution_not_worse_than_singletons(h, resolution, seed):
+    comm = detect_communities(h, seed=seed, resolution=resolution)
+    assert set(np.unique(comm)) == set(range(int(comm.max()) + 1))
+    assert np.array_equal(comm, detect_communities(h, seed=seed, resolution=resolution))
+    singletons = np.arange(h.n, dtype=np.int32)
+    assert (modularity(h, comm, resolution=resolution)
+            >= modularity(h, singletons, resolution=resolution) - 1e-9)
+
+
+@pytest.mark.parametrize("bad", [0.0, -1.0, float("nan"), float("inf")])
+def test_bad_resolution_is_rejected(bad):
+    with pytest.raises(igpart.errors.InputError):
+        detect_communities(two_cliques(), resolution=bad)
+    with pytest.raises(ValueError):
+        BE.communities(BE.hypergraph_arrays(two_cliques()), resolution=bad)
+
+
+def test_community_resolution_follows_the_size():
+    from igpart.multilevel import Config, community_resolution
+
+    cfg = Config()
+    assert community_resolution(cfg, 1000) == 1.0
+    assert community_resolution(cfg, cfg.community_resolution_pins) == 1.0
+    assert community_resolution(cfg, 4 * cfg.community_resolution_pins) == 4.0
+    assert community_resolution(Config(community_resolution=2.5), 10**9) == 2.5
+    for bad in ({"community_resolution": -1.0}, {"community_resolution": float("nan")},
+                {"community_resolution_pins": 0}):
+        with pytest.raises(igpart.errors.InputError):
+            Config.from_dict(bad)

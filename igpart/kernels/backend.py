@@ -218,13 +218,15 @@ class Backend:
         max_passes: int = 8,
         min_move_fraction: float = 0.01,
         seed: int = 0,
+        resolution: float = 1.0,
     ):
         """Community id (int32, n, dense from 0) of every vertex, used to restrict coarsening.
 
         Multilevel Louvain modularity maximisation on the weighted clique expansion (edge weight
         ``sum over shared nets of 2..max_net_size pins of w_e / (|e| - 1)``, ``igp::rating_term``):
         local moving (vertices in the order of ``igp::tie_hash(seed, u, n)``; a vertex moves to the
-        neighbouring community of largest gain ``w(u, C) - deg(u) * tot(C) / 2W``, ties keep its
+        neighbouring community of largest gain ``w(u, C) - resolution * deg(u) * tot(C) / 2W``
+        (``resolution`` > 1 gives smaller communities), ties keep its
         community) until a pass moves at most ``min_move_fraction`` of the vertices or
         ``max_passes``; then communities are aggregated and the next level runs, at most
         ``max_levels`` levels. Run once on the finest level. Ids are numbered by first vertex.
@@ -238,7 +240,7 @@ class Backend:
         comm = cpu.communities(
             cpu.hypergraph_arrays(_host_level(self, hg)), max_net_size=max_net_size,
             max_levels=max_levels, max_passes=max_passes, min_move_fraction=min_move_fraction,
-            seed=seed,
+            seed=seed, resolution=resolution,
         )
         return self.asarray(comm, "int32")
 

@@ -50,9 +50,10 @@ WGraph clique_expansion(const HgView &h, int64_t max_net_size) {
 
 // One Louvain local-moving phase on g (comm starts as the identity): vertices in a seeded order
 // move to the neighbouring community of largest modularity gain until a pass moves at most
-// min_move_fraction * n vertices or max_passes. Returns whether any vertex moved.
+// min_move_fraction * n vertices or max_passes. The null-model term is scaled by `resolution`
+// (gain w(u, C) - resolution * deg(u) * tot(C) / 2W). Returns whether any vertex moved.
 bool local_moving(const WGraph &g, std::vector<int32_t> &comm, int64_t max_passes, int64_t seed,
-                  double min_move_fraction) {
+                  double min_move_fraction, double resolution) {
     const int64_t n = g.n;
     std::vector<double> deg(static_cast<size_t>(n), 0.0), tot(static_cast<size_t>(n), 0.0);
     double m2 = 0.0;
@@ -90,7 +91,7 @@ bool local_moving(const WGraph &g, std::vector<int32_t> &comm, int64_t max_passe
                 wc[c] += g.w[j];
             }
             tot[cu] -= deg[u];
-            const double du = deg[u] / m2;
+            const double du = resolution * deg[u] / m2;
             int32_t best = cu;
             double best_gain = (seen[cu] ? wc[cu] : 0.0) - tot[cu] * du;
             for (int32_t c : touched) {
@@ -174,7 +175,8 @@ WGraph aggregate(const WGraph &g, const std::vector<int32_t> &comm, int64_t nc) 
 
 std::vector<int32_t> louvain_communities(const HgView &h, int64_t max_net_size,
                                          int64_t max_levels, int64_t max_passes,
-                                         double min_move_fraction, int64_t seed) {
+                                         double min_move_fraction, int64_t seed,
+                                         double resolution) {
     std::vector<int32_t> result(static_cast<size_t>(h.n));
     std::iota(result.begin(), result.end(), 0);
     if (h.n == 0) return result;
@@ -182,7 +184,8 @@ std::vector<int32_t> louvain_communities(const HgView &h, int64_t max_net_size,
     for (int64_t level = 0; level < max_levels && g.n > 1; ++level) {
         std::vector<int32_t> comm(static_cast<size_t>(g.n));
         std::iota(comm.begin(), comm.end(), 0);
-        if (!local_moving(g, comm, max_passes, seed + level, min_move_fraction)) break;
+        if (!local_moving(g, comm, max_passes, seed + level, min_move_fraction, resolution))
+            break;
         const int64_t nc = renumber(comm);
         for (auto &c : result) c = comm[c];
         if (nc == g.n) break;
