@@ -27,11 +27,13 @@ def detect_communities(
     min_move_fraction: float = 0.01,
     seed: int = 0,
     resolution: float = 1.0,
+    max_weight: int = 0,
     backend: str = "cpu",
 ) -> np.ndarray:
     """Community id (int32, dense from 0) of every vertex of ``h`` (see the module docstring;
     the parameters are those of :meth:`igpart.kernels.Backend.communities`; ``resolution`` > 1
-    gives smaller communities)."""
+    gives smaller communities; ``max_weight`` > 0 caps a community's vertex weight, except for a
+    single vertex heavier than it)."""
     if not isinstance(h, Hypergraph):
         raise InputError(f"expected a Hypergraph, got {type(h).__name__}")
     if not (np.isfinite(resolution) and resolution > 0):
@@ -40,7 +42,7 @@ def detect_communities(
     comm = be.communities(
         be.hypergraph_arrays(h), max_net_size=max_net_size, max_levels=max_levels,
         max_passes=max_passes, min_move_fraction=min_move_fraction, seed=seed,
-        resolution=resolution,
+        resolution=resolution, max_weight=max_weight,
     )
     return np.asarray(be.to_host(comm), dtype=np.int32)
 

@@ -55,13 +55,17 @@ class Config:
       (``Backend.communities``: Louvain on the clique expansion of nets of at most
       ``community_max_net_size`` pins, ``community_levels`` levels, ``community_passes`` passes);
       applies to both coarsening methods.
-      ``community_resolution``: Louvain's resolution (> 1: smaller communities); 0 (default)
-      chooses it from the size, ``max(1, pins / community_resolution_pins)``. Modularity has
-      a resolution limit: its communities grow like the square root of the total edge weight,
-      so on a large input at resolution 1 they become much larger than the circuit's modules
-      (ibm01 inflated 20x: 46 communities of ~5k vertices vs 27 of ~400 on ibm01 itself) and
-      restrict the clustering far less; scaling the resolution with the size keeps the
-      communities at the scale they have on a ``community_resolution_pins``-pin input.
+      ``community_max_weight``: a community weighs at most ``community_max_weight * total / k``
+      (one block's weight; 0: no cap). Modularity has a resolution limit: its communities grow
+      like the square root of the total edge weight, so on large inputs they outgrow the blocks
+      (ibm01 inflated 20x: 46 communities of ~5k vertices, vs 27 of ~400 on ibm01 itself, and
+      blocks of 4k vertices at k = 64) and no longer guide the clustering where the cut goes.
+      The cap keeps them within a block whatever the size (inflated inputs, k = 64: 1.2–5.8%
+      lower cut; unchanged at k <= 16, where the communities are smaller than a block anyway).
+      ``community_resolution``: Louvain's resolution (> 1: smaller communities everywhere);
+      1 by default; 0 chooses it from the size, ``max(1, pins / community_resolution_pins)``
+      (measured on inflated inputs: better at k = 64, worse as often as better at k <= 16, so
+      not the default).
       ``contraction_limit``: stop once a level has fewer than ``contraction_limit * k`` vertices.
       igpart ships 40 rather than HyperG's / Mt-KaHyPar's 160: the initial partitioner (METIS on
       the clique expansion) is weaker than the multilevel refinement on hypergraph levels, so
@@ -100,7 +104,8 @@ class Config:
     community_max_net_size: int = 50
     community_levels: int = 8
     community_passes: int = 8
-    community_resolution: float = 0.0
+    community_max_weight: float = 1.0
+    community_resolution: float = 1.0
     community_resolution_pins: int = 250_000
     max_shrink: float = 2.5
     weight_penalty: bool = False
@@ -162,6 +167,10 @@ class Config:
                 and float(self.community_resolution) >= 0):
             raise InputError("config.community_resolution must be a non-negative number "
                              f"(0: automatic), got {self.community_resolution!r}")
+        if not (math.isfinite(float(self.community_max_weight))
+                and float(self.community_max_weight) >= 0):
+            raise InputError("config.community_max_weight must be a non-negative number "
+                             f"(0: no cap), got {self.community_max_weight!r}")
         if not float(self.max_shrink) > 1.0:
             raise InputError(f"config.max_shrink must be greater than 1, got {self.max_shrink!r}")
         if self.coarsening not in COARSENINGS:
@@ -291,6 +300,12 @@ def community_resolution(cfg: Config, pins: int) -> float:
     return max(1.0, pins / cfg.community_resolution_pins)
 
 
+def community_max_weight(cfg: Config, total: int, k: int) -> int:
+    """The cap on a community's vertex weight, ``ceil(cfg.community_max_weight * total / k)``
+    (0: no cap)."""
+    return int(math.ceil(float(cfg.community_max_weight) * total / k))
+
+
 def _max_cluster_weight(total: int, k: int, limit: int, factor: float, bound: int) -> int:
     return max(1, min(int(math.ceil(factor * total / (limit * k))), bound))
 
@@ -401,6 +416,7 @@ def _multilevel_hypergraph(h: Hypergraph, k: int, epsilon: float, objective: str
             top, max_net_size=cfg.community_max_net_size, max_levels=cfg.community_levels,
             max_passes=cfg.community_passes, seed=seed,
             resolution=community_resolution(cfg, h.num_pins),
+            max_weight=community_max_weight(cfg, h.total_weight, k),
         )
         timer.add("communities", t0)
     hierarchy = _coarsen(top, lambda a: a.n, coarsen_one, be.contract_hypergraph,

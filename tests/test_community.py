@@ -186,12 +186,51 @@ def test_bad_resolution_is_rejected(bad):
 def test_community_resolution_follows_the_size():
     from igpart.multilevel import Config, community_resolution
 
-    cfg = Config()
+    assert community_resolution(Config(), 10**9) == 1.0  # the default: resolution 1
+    cfg = Config(community_resolution=0.0)  # automatic
     assert community_resolution(cfg, 1000) == 1.0
     assert community_resolution(cfg, cfg.community_resolution_pins) == 1.0
     assert community_resolution(cfg, 4 * cfg.community_resolution_pins) == 4.0
     assert community_resolution(Config(community_resolution=2.5), 10**9) == 2.5
     for bad in ({"community_resolution": -1.0}, {"community_resolution": float("nan")},
-                {"community_resolution_pins": 0}):
+                {"community_resolution_pins": 0}, {"community_max_weight": -0.5},
+                {"community_max_weight": float("inf")}):
         with pytest.raises(igpart.errors.InputError):
             Config.from_dict(bad)
+
+
+@FAST
+@given(hypergraphs(max_n=60), st.integers(1, 12), st.integers(0, 3))
+def test_community_weight_cap(h, cap, seed):
+    """With ``max_weight``, a community of two or more vertices never weighs more than the cap;
+    ids stay dense and the result deterministic."""
+    comm = detect_communities(h, seed=seed, max_weight=cap)
+    assert comm.shape == (h.n,)
+    assert set(np.unique(comm)) == set(range(int(comm.max()) + 1))
+    weights = np.bincount(comm, weights=h.vwgt)
+    sizes = np.bincount(comm)
+    assert np.all((weights <= cap) | (sizes == 1))
+    assert np.array_equal(comm, detect_communities(h, seed=seed, max_weight=cap))
+
+
+def test_community_weight_cap_splits_merged_cliques():
+    """The ring of cliques at resolution 1: merged cliques without a cap, one community per
+    clique when a community may weigh at most one clique."""
+    h = ring_of_cliques()
+    assert detect_communities(h).max() + 1 < 60
+    capped = detect_communities(h, max_weight=5)
+    assert capped.max() + 1 == 60
+    assert all(len(set(capped[q * 5:(q + 1) * 5])) == 1 for q in range(60))
+    with pytest.raises(ValueError):
+        BE.communities(BE.hypergraph_arrays(h), max_weight=-1)
+
+
+def test_driver_caps_communities_at_a_block():
+    from igpart.multilevel import Config, community_max_weight
+
+    assert community_max_weight(Config(), 1000, 8) == 125
+    assert community_max_weight(Config(community_max_weight=0.5), 1001, 2) == 251
+    assert community_max_weight(Config(community_max_weight=0.0), 1000, 8) == 0
+    h = ring_of_cliques()  # the capped default partitions validly
+    p = igpart.partition(h, 6, seed=1)
+    assert p.balanced and p.cut == igpart.metrics.cut(h, p.parts)

@@ -219,6 +219,7 @@ class Backend:
         min_move_fraction: float = 0.01,
         seed: int = 0,
         resolution: float = 1.0,
+        max_weight: int = 0,
     ):
         """Community id (int32, n, dense from 0) of every vertex, used to restrict coarsening.
 
@@ -226,7 +227,8 @@ class Backend:
         ``sum over shared nets of 2..max_net_size pins of w_e / (|e| - 1)``, ``igp::rating_term``):
         local moving (vertices in the order of ``igp::tie_hash(seed, u, n)``; a vertex moves to the
         neighbouring community of largest gain ``w(u, C) - resolution * deg(u) * tot(C) / 2W``
-        (``resolution`` > 1 gives smaller communities), ties keep its
+        (``resolution`` > 1 gives smaller communities; with ``max_weight`` > 0 never into a
+        community whose vertex weight would exceed it), ties keep its
         community) until a pass moves at most ``min_move_fraction`` of the vertices or
         ``max_passes``; then communities are aggregated and the next level runs, at most
         ``max_levels`` levels. Run once on the finest level. Ids are numbered by first vertex.
@@ -240,7 +242,7 @@ class Backend:
         comm = cpu.communities(
             cpu.hypergraph_arrays(_host_level(self, hg)), max_net_size=max_net_size,
             max_levels=max_levels, max_passes=max_passes, min_move_fraction=min_move_fraction,
-            seed=seed, resolution=resolution,
+            seed=seed, resolution=resolution, max_weight=max_weight,
         )
         return self.asarray(comm, "int32")
 

@@ -22,6 +22,7 @@ struct WGraph {
     std::vector<int32_t> adj;
     std::vector<double> w;
     std::vector<double> loop;
+    std::vector<int64_t> vw;  // vertex weight (sum over the members of an aggregated vertex)
 };
 
 WGraph clique_expansion(const HgView &h, int64_t max_net_size) {
@@ -29,6 +30,7 @@ WGraph clique_expansion(const HgView &h, int64_t max_net_size) {
     g.n = h.n;
     g.ptr.assign(static_cast<size_t>(h.n + 1), 0);
     g.loop.assign(static_cast<size_t>(h.n), 0.0);
+    g.vw.assign(h.vwgt, h.vwgt + h.n);
     std::vector<double> acc(static_cast<size_t>(h.n), 0.0);
     std::vector<int32_t> touched;
     for (int64_t u = 0; u < h.n; ++u) {
@@ -51,13 +53,16 @@ WGraph clique_expansion(const HgView &h, int64_t max_net_size) {
 // One Louvain local-moving phase on g (comm starts as the identity): vertices in a seeded order
 // move to the neighbouring community of largest modularity gain until a pass moves at most
 // min_move_fraction * n vertices or max_passes. The null-model term is scaled by `resolution`
-// (gain w(u, C) - resolution * deg(u) * tot(C) / 2W). Returns whether any vertex moved.
+// (gain w(u, C) - resolution * deg(u) * tot(C) / 2W); with max_weight > 0 a vertex never joins
+// a community whose vertex weight would exceed it. Returns whether any vertex moved.
 bool local_moving(const WGraph &g, std::vector<int32_t> &comm, int64_t max_passes, int64_t seed,
-                  double min_move_fraction, double resolution) {
+                  double min_move_fraction, double resolution, int64_t max_weight) {
     const int64_t n = g.n;
     std::vector<double> deg(static_cast<size_t>(n), 0.0), tot(static_cast<size_t>(n), 0.0);
+    std::vector<int64_t> cw(static_cast<size_t>(n), 0);
     double m2 = 0.0;
     for (int64_t u = 0; u < n; ++u) {
+        cw[comm[u]] += g.vw[u];
         double d = g.loop[u];
         for (int64_t j = g.ptr[u]; j < g.ptr[u + 1]; ++j) d += g.w[j];
         deg[u] = d;
@@ -95,6 +100,7 @@ bool local_moving(const WGraph &g, std::vector<int32_t> &comm, int64_t max_passe
             int32_t best = cu;
             double best_gain = (seen[cu] ? wc[cu] : 0.0) - tot[cu] * du;
             for (int32_t c : touched) {
+                if (max_weight > 0 && c != cu && cw[c] + g.vw[u] > max_weight) continue;
                 const double gain = wc[c] - tot[c] * du;
                 if (gain > best_gain + 1e-12) {
                     best = c;
@@ -104,6 +110,8 @@ bool local_moving(const WGraph &g, std::vector<int32_t> &comm, int64_t max_passe
             for (int32_t c : touched) seen[c] = 0;
             tot[best] += deg[u];
             if (best != cu) {
+                cw[cu] -= g.vw[u];
+                cw[best] += g.vw[u];
                 comm[u] = best;
                 ++moved;
             }
@@ -130,6 +138,8 @@ WGraph aggregate(const WGraph &g, const std::vector<int32_t> &comm, int64_t nc) 
     a.n = nc;
     a.ptr.assign(static_cast<size_t>(nc + 1), 0);
     a.loop.assign(static_cast<size_t>(nc), 0.0);
+    a.vw.assign(static_cast<size_t>(nc), 0);
+    for (size_t u = 0; u < comm.size(); ++u) a.vw[comm[u]] += g.vw[u];
     std::vector<int64_t> mptr(static_cast<size_t>(nc + 1), 0);
     for (int32_t c : comm) ++mptr[c + 1];
     for (int64_t c = 0; c < nc; ++c) mptr[c + 1] += mptr[c];
@@ -176,7 +186,7 @@ WGraph aggregate(const WGraph &g, const std::vector<int32_t> &comm, int64_t nc) 
 std::vector<int32_t> louvain_communities(const HgView &h, int64_t max_net_size,
                                          int64_t max_levels, int64_t max_passes,
                                          double min_move_fraction, int64_t seed,
-                                         double resolution) {
+                                         double resolution, int64_t max_weight) {
     std::vector<int32_t> result(static_cast<size_t>(h.n));
     std::iota(result.begin(), result.end(), 0);
     if (h.n == 0) return result;
@@ -184,7 +194,8 @@ std::vector<int32_t> louvain_communities(const HgView &h, int64_t max_net_size,
     for (int64_t level = 0; level < max_levels && g.n > 1; ++level) {
         std::vector<int32_t> comm(static_cast<size_t>(g.n));
         std::iota(comm.begin(), comm.end(), 0);
-        if (!local_moving(g, comm, max_passes, seed + level, min_move_fraction, resolution))
+        if (!local_moving(g, comm, max_passes, seed + level, min_move_fraction, resolution,
+                          max_weight))
             break;
         const int64_t nc = renumber(comm);
         for (auto &c : result) c = comm[c];
