@@ -134,3 +134,14 @@ def test_session_untranslatable_batch_leaves_circuit_unchanged(tmp_path):
     assert c._state() == before and s.blocks() == blocks
     s.insert_gate("gx", "BUF_X2")
     assert s.refine().new == ["gx"]
+
+
+def test_server_deeply_nested_request_is_malformed():
+    from igpart.plugin import JsonLinesServer
+
+    srv = JsonLinesServer()
+    r = srv.handle("[" * 200_000 + "]" * 200_000)
+    assert not r["ok"] and r["error"] == {
+        "type": "InputError", "message": "malformed request: JSON nested too deeply"
+    }
+    assert srv.handle('{"id": 1, "method": "commands"}')["ok"]

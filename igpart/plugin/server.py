@@ -55,6 +55,8 @@ class JsonLinesServer:
                 req = json.loads(line)
             except (json.JSONDecodeError, UnicodeDecodeError) as exc:
                 raise InputError(f"malformed request: not JSON ({exc})") from None
+            except RecursionError:
+                raise InputError("malformed request: JSON nested too deeply") from None
             if not isinstance(req, dict):
                 raise InputError("malformed request: expected a JSON object")
             rid = req.get("id")
