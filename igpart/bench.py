@@ -153,6 +153,12 @@ def run_benchmark(
         raise InputError(f"unknown objective '{objective}' (choose from {', '.join(OBJECTIVES)})")
     if threads < 1:
         raise InputError(f"threads must be >= 1, got {threads}")
+    try:
+        bad_eps = not (math.isfinite(float(epsilon)) and float(epsilon) >= 0)
+    except (TypeError, ValueError):
+        bad_eps = True
+    if bad_eps:
+        raise InputError(f"epsilon must be a non-negative number, got {epsilon!r}")
     if not files:
         raise InputError("no input files")
     for k in ks:

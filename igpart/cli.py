@@ -206,6 +206,8 @@ def cmd_evaluate(args) -> int:
 def cmd_demo(args) -> int:
     from .generators import random_circuit
 
+    if args.vertices < 2:
+        raise IgpartError(f"--vertices must be at least 2, got {args.vertices}")
     t0 = time.perf_counter()
     h = random_circuit(args.vertices, seed=args.seed)
     gen = time.perf_counter() - t0
@@ -442,7 +444,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"igpart: error: {exc}", file=sys.stderr)
         return 1
     except OSError as exc:  # writing an output file, a closed pipe
-        name = f" {exc.filename}" if exc.filename else ""
+        name = f" {exc.filename}:" if exc.filename else ""
         print(f"igpart: error:{name} {exc.strerror or exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:

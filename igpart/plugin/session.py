@@ -359,8 +359,8 @@ class Session:
         try:
             r = self.engine.apply(batch)
         except InputError:
-            if self._circuit is not None and len(batch):  # the circuit changed already
-                self._resync()
+            if self._circuit is not None:  # the circuit took the batch already: undo it there
+                self._circuit.discard()
             raise
         if self._circuit is not None:
             self._circuit.commit(r)
@@ -368,23 +368,6 @@ class Session:
         for cb in self._callbacks:
             cb(result)
         return result
-
-    def _resync(self) -> None:
-        """Rebuilds the engine from the circuit, keeping every surviving cell's block (used
-        only if the engine rejected a batch the circuit accepted)."""
-        from .circuit import CircuitMirror
-
-        old, blocks = self._circuit, self.blocks()
-        mirror = CircuitMirror(old.circuit, old.weights, old.skip_clock)
-        names = mirror.view.vertex_names
-        parts = np.array([blocks.get(x, 0) for x in names], dtype=np.int32)
-        e = self.engine
-        self.engine = IncrementalPartitioner(
-            mirror.view.hypergraph, e.k, e.epsilon, e.objective, parts=parts, backend=e.backend,
-            seed=e.seed, config=e.config, options=e.options, engine=e.engine,
-        )  # fmt: skip
-        mirror.dynamic = self.engine.dynamic
-        self._circuit = mirror
 
     def repartition(self) -> SessionResult:
         """Re-partitions fully now (warm-started, as the quality guard does)."""

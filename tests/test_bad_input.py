@@ -1,0 +1,136 @@
+"""Bad input found in review: each gives a clear one-line error and changes nothing."""
+
+from __future__ import annotations
+
+import pytest
+
+from igpart import InputError, write_hgr
+from igpart.bench import run_benchmark
+from igpart.cli import main
+from igpart.generators import random_circuit
+from igpart.netlist import InsertGate, parse_verilog, read_verilog
+from igpart.plugin import Session
+
+from .test_cli import run
+
+
+def _one_line_error(r, *needles):
+    assert r.returncode == 1, (r.stdout, r.stderr)
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("igpart: error: "), r.stderr
+    assert "Traceback" not in r.stderr
+    for s in needles:
+        assert s in lines[0]
+
+
+def test_demo_too_few_vertices():
+    for n in (0, 1, -5):
+        _one_line_error(run("demo", "--vertices", n), "--vertices", str(n))
+
+
+def test_output_error_names_the_file(tmp_path):
+    src = tmp_path / "a.hgr"
+    write_hgr(random_circuit(50, seed=1), src)
+    out = tmp_path / "missing_dir" / "o.part"
+    r = run("partition", src, "-k", 2, "-o", out)
+    _one_line_error(r, f"{out}: No such file or directory")
+    assert not out.exists()
+
+
+def test_bench_rejects_bad_epsilon_up_front(tmp_path, capsys):
+    src = tmp_path / "a.hgr"
+    write_hgr(random_circuit(50, seed=1), src)
+    for eps in (-1.0, float("nan"), float("inf"), "x"):
+        with pytest.raises(InputError, match="epsilon must be a non-negative number"):
+            run_benchmark([src], [2], epsilon=eps, peers=[], progress=False)
+    assert main(["bench", str(src), "-k", "2", "-e", "-1", "--no-progress", "--peers"]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == "" and "epsilon" in captured.err
+
+
+def test_verilog_not_utf8(tmp_path):
+    path = tmp_path / "bin.v"
+    path.write_bytes(b"module top(a);\ninput a;\n\xff\xfe endmodule\n")
+    for parser in ("auto", "fast"):
+        with pytest.raises(InputError, match=r"bin.v:3: not UTF-8 text \(byte 0xff\)"):
+            read_verilog(path, parser=parser)
+    _one_line_error(run("info", path), "bin.v:3")
+
+
+def test_apply_needs_records():
+    c = parse_verilog(
+        "module top(a, y); input a; output y; INV_X1 u1(.A(a), .ZN(y)); endmodule\n"
+    )
+    before = c._state()
+    for bad in (None, 3, "insert_gate x y"):
+        with pytest.raises(InputError, match="apply needs an iterable of change records"):
+            c.apply(bad)
+    assert c._state() == before
+
+
+def test_revert_last():
+    c = parse_verilog(
+        "module top(a, y); input a; output y; INV_X1 u1(.A(a), .ZN(y)); endmodule\n"
+    )
+    before = c._state()
+    c.apply([InsertGate("u2", "INV_X1")])
+    assert c._state() != before
+    c.revert_last()
+    assert c._state() == before
+    with pytest.raises(InputError, match="nothing to revert"):
+        c.revert_last()
+
+
+def _circuit(tau2015):
+    d = tau2015 / "c17"
+    return read_verilog(d / "c17.v", lib=tau2015 / "cells_early.lib")
+
+
+def test_session_rejected_batch_leaves_circuit_unchanged(tau2015):
+    """The circuit accepts a batch the engine rejects (a negative weight queued at id level):
+    neither changes, and the session goes on."""
+    c = _circuit(tau2015)
+    s = Session(c, k=2)
+    before, blocks, cut = c._state(), s.blocks(), s.metrics()["cut"]
+    s.insert_gate("gx", "NAND2_X1")
+    s.connect_pin("gx:A1", c.net_names[0])
+    s.set_vertex_weight(0, -3)
+    with pytest.raises(InputError, match="weight must be non-negative"):
+        s.refine()
+    assert c._state() == before
+    assert s.blocks() == blocks and s.metrics()["cut"] == cut and s.pending == 0
+    with pytest.raises(InputError, match="unknown cell or port 'gx'"):
+        s.block_of("gx")
+    # the same changes without the bad weight go through
+    s.insert_gate("gx", "NAND2_X1")
+    s.connect_pin("gx:A1", c.net_names[0])
+    r = s.refine()
+    assert r.new == ["gx"] and s.block_of("gx") in (0, 1)
+
+
+_LIB = """library (t) {
+  cell (INV_X1) { area : 1.0; pin (A) { direction : input; } pin (ZN) { direction : output; } }
+  cell (BUF_X2) { area : 2.0; pin (A) { direction : input; } pin (Z) { direction : output; } }
+}
+"""
+
+
+def test_session_untranslatable_batch_leaves_circuit_unchanged(tmp_path):
+    """With area weights a new cell the library lacks has no weight: the refine fails before
+    the engine sees the batch, and the circuit does not keep the gate either."""
+    lib = tmp_path / "t.lib"
+    lib.write_text(_LIB)
+    c = parse_verilog(
+        "module top(a, y); input a; output y; wire w;\n"
+        "INV_X1 u1(.A(a), .ZN(w)); BUF_X2 u2(.A(w), .Z(y)); INV_X1 u3(.A(w), .ZN());\n"
+        "endmodule\n",
+        lib=lib,
+    )
+    s = Session(c, k=2, weights="area", epsilon=1.0)
+    before, blocks = c._state(), s.blocks()
+    s.insert_gate("gx", "NO_SUCH_CELL")
+    with pytest.raises(InputError, match="NO_SUCH_CELL"):
+        s.refine()
+    assert c._state() == before and s.blocks() == blocks
+    s.insert_gate("gx", "BUF_X2")
+    assert s.refine().new == ["gx"]
