@@ -145,3 +145,29 @@ def test_server_deeply_nested_request_is_malformed():
         "type": "InputError", "message": "malformed request: JSON nested too deeply"
     }
     assert srv.handle('{"id": 1, "method": "commands"}')["ok"]
+
+
+def test_max_net_size_must_be_positive(tau2015, tmp_path):
+    c = _circuit(tau2015)
+    for bad in (0, -1, 2.5, True):
+        with pytest.raises(InputError, match="max_net_size must be a positive integer"):
+            c.to_hypergraph(max_net_size=bad)
+    assert c.to_hypergraph(max_net_size=1).hypergraph.m == 0  # c17 has no 1-pin nets
+    v = tau2015 / "c17" / "c17.v"
+    r = run("partition", v, "--lib", tau2015 / "cells_early.lib", "-k", 2, "--max-net-size", 0,
+            "-o", tmp_path / "b.txt")
+    _one_line_error(r, "max_net_size must be a positive integer, got 0")
+    assert not (tmp_path / "b.txt").exists()
+
+
+def test_evaluate_k_must_be_positive(tmp_path):
+    from igpart.io import read_partition
+
+    src, part = tmp_path / "a.hgr", tmp_path / "a.part"
+    write_hgr(random_circuit(50, seed=1), src)
+    part.write_text("0\n" * 50)
+    for k in (0, -3):
+        with pytest.raises(InputError, match=f"k must be a positive integer, got {k}"):
+            read_partition(part, n=50, k=k)
+        _one_line_error(run("evaluate", src, part, "-k", k), "k must be a positive integer")
+    assert run("evaluate", src, part, "-k", 1).returncode == 0
