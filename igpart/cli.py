@@ -272,6 +272,12 @@ def cmd_serve(args) -> int:
 
     server = JsonLinesServer(max_request_bytes=args.max_request_bytes)
     if args.socket:
+        import signal
+
+        def stop(signum, frame):  # unwind, so that the socket file is removed
+            raise SystemExit(128 + signum)
+
+        signal.signal(signal.SIGTERM, stop)
         server.serve_unix(args.socket, ready=lambda: log.info("listening on %s", args.socket))
     else:
         server.serve_stdio()

@@ -171,3 +171,48 @@ def test_evaluate_k_must_be_positive(tmp_path):
             read_partition(part, n=50, k=k)
         _one_line_error(run("evaluate", src, part, "-k", k), "k must be a positive integer")
     assert run("evaluate", src, part, "-k", 1).returncode == 0
+
+
+def test_serve_removes_its_socket_on_sigterm(tmp_path):
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    path = tmp_path / "s.sock"
+    proc = subprocess.Popen([sys.executable, "-m", "igpart", "serve", "--socket", str(path)],
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        for _ in range(600):
+            if path.exists() or proc.poll() is not None:
+                break
+            time.sleep(0.05)
+        assert path.exists()
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 128 + signal.SIGTERM and "Traceback" not in err
+    assert not path.exists()  # a restart on the same path works
+
+
+def test_session_id_arguments_must_be_integers():
+    import numpy as np
+
+    from igpart import Hypergraph
+
+    s = Session(Hypergraph.from_nets([[0, 1], [1, 2], [2, 3]]), k=2, parts=[0, 0, 1, 1])
+    for call, what in [
+        (lambda: s.insert_pin("a", 0), "v"),
+        (lambda: s.delete_pin(0, 1.5), "e"),
+        (lambda: s.insert_vertex(weight="2"), "weight"),
+        (lambda: s.insert_edge(0, None), "v"),
+        (lambda: s.delete_edge(True, 1), "u"),
+        (lambda: s.set_net_weight(0, 2.5), "weight"),
+    ]:
+        with pytest.raises(InputError, match=f"^{what} must be an integer, got "):
+            call()
+    assert s.pending == 0
+    s.insert_pin(np.int64(0), np.int32(2))
+    assert s.refine().cut == s.metrics()["cut"]

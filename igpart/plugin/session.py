@@ -243,60 +243,62 @@ class Session:
     def insert_vertex(self, weight: int = 1, block: int = -1) -> int:
         """Queues a new vertex (block -1: the lightest); returns its reference."""
         self._structural()
-        return self._pending.insert_vertex(int(weight), int(block))
+        return self._pending.insert_vertex(_int("weight", weight), _int("block", block))
 
     def delete_vertex(self, v: int) -> int:
         """Queues deleting vertex ``v`` (its pins must be deleted first, as in TAU 2015)."""
         self._structural()
-        return self._pending.delete_vertex(int(v))
+        return self._pending.delete_vertex(_int("v", v))
 
     def insert_hyperedge(self, weight: int = 1) -> int:
         """Queues a new, empty net; returns its reference."""
         self._structural()
-        return self._pending.insert_net(int(weight))
+        return self._pending.insert_net(_int("weight", weight))
 
     def delete_hyperedge(self, e: int) -> int:
         """Queues deleting net ``e`` (its pins must be deleted first)."""
         self._structural()
-        return self._pending.delete_net(int(e))
+        return self._pending.delete_net(_int("e", e))
 
     def insert_pin(self, v: int, e: int) -> int:
         """Queues vertex ``v`` joining net ``e``."""
         self._structural()
-        return self._pending.insert_pin(int(v), int(e))
+        return self._pending.insert_pin(_int("v", v), _int("e", e))
 
     def delete_pin(self, v: int, e: int) -> int:
         """Queues vertex ``v`` leaving net ``e``."""
         self._structural()
-        return self._pending.delete_pin(int(v), int(e))
+        return self._pending.delete_pin(_int("v", v), _int("e", e))
 
     def set_vertex_weight(self, v: int, weight: int) -> int:
-        return self._pending.set_vertex_weight(self.vertex_of(v), int(weight))
+        return self._pending.set_vertex_weight(self.vertex_of(v), _int("weight", weight))
 
     def set_net_weight(self, e: int, weight: int) -> int:
-        return self._pending.set_net_weight(int(e), int(weight))
+        return self._pending.set_net_weight(_int("e", e), _int("weight", weight))
 
     def insert_edge(self, u: int, v: int, weight: int = 1) -> int:
         """Queues a new edge (a 2-pin net); returns the net's reference."""
         self._structural()
-        e = self._pending.insert_net(int(weight))
-        self._pending.insert_pin(int(u), e)
-        self._pending.insert_pin(int(v), e)
+        u, v, weight = _int("u", u), _int("v", v), _int("weight", weight)  # before queuing
+        e = self._pending.insert_net(weight)
+        self._pending.insert_pin(u, e)
+        self._pending.insert_pin(v, e)
         return e
 
     def delete_edge(self, u: int, v: int) -> None:
         """Queues deleting the edge between ``u`` and ``v`` (an existing 2-pin net)."""
         self._structural()
+        u, v = _int("u", u), _int("v", v)
         d = self.dynamic
         for x in (u, v):
-            if not (0 <= int(x) < d.vertex_bound) or d.blocks_of([int(x)])[0] < 0:
+            if not (0 <= x < d.vertex_bound) or d.blocks_of([x])[0] < 0:
                 raise InputError(f"delete_edge: unknown vertex {x}")
-        shared = np.intersect1d(d.nets_of(int(u)), d.nets_of(int(v)))
+        shared = np.intersect1d(d.nets_of(u), d.nets_of(v))
         two = [int(e) for e in shared if d.pins_of(int(e)).size == 2]
         if not two:
             raise InputError(f"delete_edge: no edge between {u} and {v}")
-        self._pending.delete_pin(int(u), two[0])
-        self._pending.delete_pin(int(v), two[0])
+        self._pending.delete_pin(u, two[0])
+        self._pending.delete_pin(v, two[0])
         self._pending.delete_net(two[0])
 
     def add_batch(self, batch: Batch) -> None:
@@ -410,6 +412,13 @@ class Session:
         d = self.dynamic
         return (f"Session({self.kind}, k={self.k}, vertices={d.num_vertices}, cut={d.cut}, "
                 f"km1={d.km1}, pending={self.pending})")  # fmt: skip
+
+
+def _int(what: str, x) -> int:
+    """``x`` as an int (an id or a weight); InputError naming ``what`` otherwise."""
+    if isinstance(x, (int, np.integer)) and not isinstance(x, bool):
+        return int(x)
+    raise InputError(f"{what} must be an integer, got {x!r}")
 
 
 def _iterate(ops) -> Iterable:
