@@ -263,8 +263,8 @@ def cmd_generate(args) -> int:
 def cmd_tcl(args) -> int:
     from .plugin.tcl import run_script
 
-    run_script(args.script, args.args)
-    return 0
+    bridge = run_script(args.script, args.args)
+    return bridge.exit_code or 0
 
 
 def cmd_serve(args) -> int:

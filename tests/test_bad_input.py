@@ -216,3 +216,14 @@ def test_session_id_arguments_must_be_integers():
     assert s.pending == 0
     s.insert_pin(np.int64(0), np.int32(2))
     assert s.refine().cut == s.metrics()["cut"]
+
+
+def test_tcl_exit_ends_the_script_with_its_status(tmp_path):
+    script = tmp_path / "e.tcl"
+    script.write_text('puts before\nproc f {} { exit 4 }\nf\nputs after\n')
+    r = run("tcl", script)
+    assert (r.returncode, r.stdout, r.stderr) == (4, "before\n", "")
+    script.write_text("puts ok\nexit\n")
+    assert run("tcl", script).returncode == 0
+    script.write_text("exit foo\n")
+    _one_line_error(run("tcl", script), 'e.tcl:1: expected integer but got "foo"')
