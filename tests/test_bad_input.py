@@ -227,3 +227,17 @@ def test_tcl_exit_ends_the_script_with_its_status(tmp_path):
     assert run("tcl", script).returncode == 0
     script.write_text("exit foo\n")
     _one_line_error(run("tcl", script), 'e.tcl:1: expected integer but got "foo"')
+
+
+def test_timing_opt_flow_bad_input(tmp_path, capsys):
+    from .test_timing_opt import load_flow
+
+    flow = load_flow()
+    base = ["--batches", "2", "--batch-size", "10", "--no-progress"]
+    assert flow.main(["--generate", "0", *base, "--csv", str(tmp_path / "a.csv")]) == 1
+    assert "at least 2 vertices" in capsys.readouterr().err
+    bad = tmp_path / "missing" / "x.csv"
+    assert flow.main(["--generate", "500", *base, "--csv", str(bad)]) == 1
+    assert f"timing_opt: error: {bad}: No such file or directory" in capsys.readouterr().err
+    with pytest.raises(InputError, match="at least 2 vertices"):
+        random_circuit(1)
