@@ -352,6 +352,8 @@ def plot(result: dict, path: str | os.PathLike) -> None:
         import matplotlib.pyplot as plt
     except ImportError:
         raise InputError("plotting needs matplotlib (pip install 'igpart[plot]')") from None
+    if not result["peers"]:
+        raise InputError("nothing to plot: the plot shows igpart/peer ratios and no peer ran")
     rows = ratio_rows(result)
     labels = [f"{r['instance']}\nk={r['k']}" for r in rows]
     fig, axes = plt.subplots(2, 1, figsize=(max(8, 0.25 * len(rows)), 7), sharex=True)

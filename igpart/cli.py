@@ -287,6 +287,8 @@ def cmd_serve(args) -> int:
 def cmd_bench(args) -> int:
     from . import bench
 
+    if args.plot and not args.peers:
+        raise IgpartError("--plot shows igpart/peer ratios: it needs at least one of --peers")
     variants = {"igpart": bench.load_config(args.config) if args.config else {}}
     if not args.no_hyperg:
         hyperg = bench.DEFAULT_VARIANTS["igpart-hyperg"]

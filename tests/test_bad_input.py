@@ -241,3 +241,17 @@ def test_timing_opt_flow_bad_input(tmp_path, capsys):
     assert f"timing_opt: error: {bad}: No such file or directory" in capsys.readouterr().err
     with pytest.raises(InputError, match="at least 2 vertices"):
         random_circuit(1)
+
+
+def test_bench_plot_needs_a_peer(tmp_path, capsys):
+    from igpart.bench import plot
+
+    src, fig = tmp_path / "a.hgr", tmp_path / "r.png"
+    write_hgr(random_circuit(60, seed=1), src)
+    argv = ["bench", str(src), "-k", "2", "--no-progress", "--peers", "--plot", str(fig)]
+    assert main(argv) == 1
+    assert "needs at least one of --peers" in capsys.readouterr().err and not fig.exists()
+    result = run_benchmark([src], [2], peers=[], progress=False)
+    with pytest.raises(InputError, match="no peer ran"):
+        plot(result, fig)
+    assert not fig.exists()
