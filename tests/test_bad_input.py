@@ -255,3 +255,13 @@ def test_bench_plot_needs_a_peer(tmp_path, capsys):
     with pytest.raises(InputError, match="no peer ran"):
         plot(result, fig)
     assert not fig.exists()
+
+
+def test_session_view_options_need_a_circuit():
+    from igpart import Hypergraph
+
+    h = Hypergraph.from_nets([[0, 1], [1, 2], [2, 3]])
+    for kw in ({"weights": "area"}, {"weights": "x"}, {"max_net_size": 3}):
+        with pytest.raises(InputError, match="apply to circuit sessions"):
+            Session(h, k=2, **kw)
+    assert Session(h, k=2, weights="unit").k == 2

@@ -142,6 +142,11 @@ class Session:
         self._circuit = None
         if isinstance(design, (Hypergraph, Graph)):
             self.kind = "graph" if isinstance(design, Graph) else "hypergraph"
+            if weights != "unit" or max_net_size is not None:
+                raise InputError(
+                    "weights and max_net_size apply to circuit sessions; a "
+                    f"{self.kind} brings its own vertex weights and nets"
+                )
             model = design
         elif _is_circuit(design):
             from .circuit import CircuitMirror
@@ -322,7 +327,8 @@ class Session:
         self._mirror().queue("insert_gate", name, cell)
 
     def remove_gate(self, name: str) -> None:
-        """Queues removing instance ``name`` (its pins must be disconnected first)."""
+        """Queues removing instance ``name`` (pins still connected are disconnected first, as
+        OpenTimer does; see :mod:`igpart.netlist`)."""
         self._mirror().queue("remove_gate", name)
 
     def repower_gate(self, name: str, cell: str) -> None:
@@ -334,7 +340,7 @@ class Session:
         self._mirror().queue("insert_net", name)
 
     def remove_net(self, name: str) -> None:
-        """Queues removing net ``name`` (its pins must be disconnected first)."""
+        """Queues removing net ``name`` (pins still on it are disconnected first)."""
         self._mirror().queue("remove_net", name)
 
     def connect_pin(self, pin: str, net: str) -> None:
