@@ -265,3 +265,42 @@ def test_session_view_options_need_a_circuit():
         with pytest.raises(InputError, match="apply to circuit sessions"):
             Session(h, k=2, **kw)
     assert Session(h, k=2, weights="unit").k == 2
+
+
+def test_serve_replaces_only_a_stale_socket(tmp_path):
+    import json
+    import socket
+    import subprocess
+    import sys
+    import time
+
+    stale = tmp_path / "s.sock"
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+        s.bind(str(stale))  # bound, never listening, then closed: what a killed server leaves
+    assert stale.exists()
+    proc = subprocess.Popen([sys.executable, "-m", "igpart", "serve", "--socket", str(stale)],
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        resp = None
+        for _ in range(600):
+            if proc.poll() is not None:
+                break
+            try:
+                with socket.socket(socket.AF_UNIX) as c, c.makefile("rwb") as f:
+                    c.connect(str(stale))
+                    f.write(b'{"id": 1, "method": "shutdown"}\n')
+                    f.flush()
+                    resp = json.loads(f.readline())
+                break
+            except (ConnectionRefusedError, FileNotFoundError):
+                time.sleep(0.05)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert resp == {"id": 1, "ok": True, "result": "shutting down"}, err
+    assert proc.returncode == 0 and not stale.exists()
+    plain = tmp_path / "file.sock"
+    plain.write_text("not a socket")
+    _one_line_error(run("serve", "--socket", plain), "socket path already exists")
+    assert plain.read_text() == "not a socket"
