@@ -345,6 +345,8 @@ def markdown(result: dict) -> str:
 def plot(result: dict, path: str | os.PathLike) -> None:
     """Saves a plot of the ratios variant/peer (objective and time, log scale) per instance and
     k. Needs matplotlib (``pip install igpart[plot]``)."""
+    if not result["peers"]:
+        raise InputError("nothing to plot: the plot shows igpart/peer ratios and no peer ran")
     try:
         import matplotlib
 
@@ -352,8 +354,6 @@ def plot(result: dict, path: str | os.PathLike) -> None:
         import matplotlib.pyplot as plt
     except ImportError:
         raise InputError("plotting needs matplotlib (pip install 'igpart[plot]')") from None
-    if not result["peers"]:
-        raise InputError("nothing to plot: the plot shows igpart/peer ratios and no peer ran")
     rows = ratio_rows(result)
     labels = [f"{r['instance']}\nk={r['k']}" for r in rows]
     fig, axes = plt.subplots(2, 1, figsize=(max(8, 0.25 * len(rows)), 7), sharex=True)
