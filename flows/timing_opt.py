@@ -173,9 +173,13 @@ def main(argv: list[str] | None = None) -> int:
     if not rows:
         print("timing_opt: no batches to replay", file=sys.stderr)
         return 1
-    write_csv(rows, args.csv)
-    if args.plot:
-        plot(rows, args.plot, f"{title}, k={args.k}")
+    try:
+        write_csv(rows, args.csv)
+        if args.plot:
+            plot(rows, args.plot, f"{title}, k={args.k}")
+    except OSError as exc:
+        print(f"timing_opt: error: {exc.filename}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
     print(summary(rows))
     print(f"wrote {args.csv}" + (f" and {args.plot}" if args.plot else ""))
     return 0 if all(r["balanced"] for r in rows) else 3

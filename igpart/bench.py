@@ -153,6 +153,12 @@ def run_benchmark(
         raise InputError(f"unknown objective '{objective}' (choose from {', '.join(OBJECTIVES)})")
     if threads < 1:
         raise InputError(f"threads must be >= 1, got {threads}")
+    try:
+        bad_eps = not (math.isfinite(float(epsilon)) and float(epsilon) >= 0)
+    except (TypeError, ValueError):
+        bad_eps = True
+    if bad_eps:
+        raise InputError(f"epsilon must be a non-negative number, got {epsilon!r}")
     if not files:
         raise InputError("no input files")
     for k in ks:
@@ -339,6 +345,8 @@ def markdown(result: dict) -> str:
 def plot(result: dict, path: str | os.PathLike) -> None:
     """Saves a plot of the ratios variant/peer (objective and time, log scale) per instance and
     k. Needs matplotlib (``pip install igpart[plot]``)."""
+    if not result["peers"]:
+        raise InputError("nothing to plot: the plot shows igpart/peer ratios and no peer ran")
     try:
         import matplotlib
 

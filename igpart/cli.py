@@ -206,6 +206,8 @@ def cmd_evaluate(args) -> int:
 def cmd_demo(args) -> int:
     from .generators import random_circuit
 
+    if args.vertices < 2:
+        raise IgpartError(f"--vertices must be at least 2, got {args.vertices}")
     t0 = time.perf_counter()
     h = random_circuit(args.vertices, seed=args.seed)
     gen = time.perf_counter() - t0
@@ -261,8 +263,8 @@ def cmd_generate(args) -> int:
 def cmd_tcl(args) -> int:
     from .plugin.tcl import run_script
 
-    run_script(args.script, args.args)
-    return 0
+    bridge = run_script(args.script, args.args)
+    return bridge.exit_code or 0
 
 
 def cmd_serve(args) -> int:
@@ -270,6 +272,12 @@ def cmd_serve(args) -> int:
 
     server = JsonLinesServer(max_request_bytes=args.max_request_bytes)
     if args.socket:
+        import signal
+
+        def stop(signum, frame):  # unwind, so that the socket file is removed
+            raise SystemExit(128 + signum)
+
+        signal.signal(signal.SIGTERM, stop)
         server.serve_unix(args.socket, ready=lambda: log.info("listening on %s", args.socket))
     else:
         server.serve_stdio()
@@ -279,6 +287,8 @@ def cmd_serve(args) -> int:
 def cmd_bench(args) -> int:
     from . import bench
 
+    if args.plot and not args.peers:
+        raise IgpartError("--plot shows igpart/peer ratios: it needs at least one of --peers")
     variants = {"igpart": bench.load_config(args.config) if args.config else {}}
     if not args.no_hyperg:
         hyperg = bench.DEFAULT_VARIANTS["igpart-hyperg"]
@@ -442,7 +452,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"igpart: error: {exc}", file=sys.stderr)
         return 1
     except OSError as exc:  # writing an output file, a closed pipe
-        name = f" {exc.filename}" if exc.filename else ""
+        name = f" {exc.filename}:" if exc.filename else ""
         print(f"igpart: error:{name} {exc.strerror or exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:

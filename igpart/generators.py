@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .errors import InputError
 from .hypergraph import Hypergraph
 
 if TYPE_CHECKING:
@@ -24,7 +25,7 @@ def random_circuit(
     fan-outs of a gate-level netlist (about half the nets have 2 pins). Every vertex has weight 1.
     """
     if n < 2:
-        raise ValueError("random_circuit needs at least 2 vertices")
+        raise InputError("random_circuit needs at least 2 vertices")
     rng = np.random.default_rng(seed)
     side = int(np.ceil(np.sqrt(n)))
     m = max(1, int(round(n * nets_per_vertex)))
@@ -61,15 +62,15 @@ def inflate(
     anywhere. Added nets weigh 1. Seeded: the same arguments give the same hypergraph.
     """
     if int(scale) != scale or scale < 1:
-        raise ValueError(f"scale must be a positive integer, got {scale!r}")
+        raise InputError(f"scale must be a positive integer, got {scale!r}")
     if not (0 <= cross_fraction and 0 <= extra_fraction):
-        raise ValueError("cross_fraction and extra_fraction must be non-negative")
+        raise InputError("cross_fraction and extra_fraction must be non-negative")
     if max_extra_size < 2:
-        raise ValueError("max_extra_size must be at least 2")
+        raise InputError("max_extra_size must be at least 2")
     scale = int(scale)
     n, m = h.n, h.m
     if n == 0:
-        raise ValueError("cannot inflate a hypergraph without vertices")
+        raise InputError("cannot inflate a hypergraph without vertices")
     rng = np.random.default_rng(seed)
     offsets = np.arange(scale, dtype=np.int64) * n
     sizes = [np.tile(np.diff(h.eptr), scale)]

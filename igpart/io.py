@@ -282,6 +282,8 @@ def write_graph(g: Graph, path, fmt: int | None = None) -> None:
 # --------------------------------------------------------------------------- partitions
 def read_partition(path, n: int | None = None, k: int | None = None) -> np.ndarray:
     """Reads a partition file: one block id per line (hMETIS / METIS ``.part.K`` files)."""
+    if k is not None and (isinstance(k, bool) or int(k) != k or k < 1):
+        raise InputError(f"k must be a positive integer, got {k!r}")
     L = _Lines(path)
     nonblank = np.flatnonzero(L.counts > 0)
     wrong = np.flatnonzero(L.counts[nonblank] != 1)

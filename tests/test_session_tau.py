@@ -228,14 +228,14 @@ def test_server_answers_a_scripted_client_over_a_socket(tau2015, tmp_path):
     assert all(r["balanced"] for r in replay)
 
 
-def test_engine_rebuilds_from_the_circuit_if_it_rejects_a_batch(tau2015, lib, monkeypatch):
-    """Safety net: if the engine ever rejected a batch the circuit accepted, the session
-    rebuilds its engine from the circuit (keeping every cell's block) and stays consistent."""
+def test_circuit_reverts_if_the_engine_rejects_a_batch(tau2015, lib, monkeypatch):
+    """Safety net: if the engine ever rejected a batch the circuit accepted, the circuit is
+    reverted, so neither keeps the batch (nothing is applied) and the session stays usable."""
     from igpart.plugin.circuit import CircuitMirror
 
     c = circuit(tau2015, lib, "c432")
     s = Session(c, k=2)
-    before = s.blocks()
+    before, state = s.blocks(), c._state()
     real = CircuitMirror._translate
 
     def broken(self, applied, b):
@@ -248,8 +248,10 @@ def test_engine_rebuilds_from_the_circuit_if_it_rejects_a_batch(tau2015, lib, mo
     with pytest.raises(InputError, match="10000"):
         s.refine()
     monkeypatch.setattr(CircuitMirror, "_translate", real)
-    assert s.block_of("g_new") in (0, 1)  # the circuit kept the gate; the engine has it now
-    assert all(s.blocks()[x] == b for x, b in before.items())
+    assert c._state() == state and s.blocks() == before
+    with pytest.raises(InputError, match="g_new"):
+        s.block_of("g_new")
     assert pin_pairs_by_name(s) == view_pairs(c)
+    s.insert_gate("g_new", "INV_X1")
     s.connect_pin("g_new:A", c.net_names[3])
     check_oracle(s, s.refine())

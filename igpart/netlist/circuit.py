@@ -230,6 +230,7 @@ class Circuit:
         self._pdir = _Grow(np.concatenate([pin_dir, pdir]).astype(np.int8))
         self._pnet = _Grow(np.concatenate([pin_net, port_net]).astype(np.int32))
         self._index: _PinIndex | None = None
+        self._last_undo: list[tuple] | None = None  # of the last apply, for revert_last()
 
     # ------------------------------------------------------------------ counts and names
     @property
@@ -472,10 +473,16 @@ class Circuit:
         record raises :class:`~igpart.errors.BatchError` (an InputError) naming the record, its
         index and its ``.ops`` line; everything the batch had done is rolled back first.
         """
-        changes = list(getattr(changes, "changes", changes))  # an OpsBatch or records
+        changes = getattr(changes, "changes", changes)  # an OpsBatch or records
+        if isinstance(changes, (str, bytes)) or not isinstance(changes, Iterable):
+            raise InputError(
+                f"apply needs an iterable of change records, not {type(changes).__name__}"
+            )
+        changes = list(changes)
         index = self._pins()
         undo: list[tuple] = []
         out = AppliedBatch()
+        self._last_undo = None
         try:
             for k, rec in enumerate(changes):
                 reason = self._apply_one(rec, index, undo, out)
@@ -484,7 +491,21 @@ class Circuit:
         except BaseException:
             self._rollback(undo, index)
             raise
+        self._last_undo = undo
         return out
+
+    def revert_last(self) -> None:
+        """Undoes the last successful :meth:`apply` (once), leaving the state as before it.
+
+        For callers that apply a batch to the circuit and then find that a later consumer (the
+        incremental engine of :class:`igpart.plugin.Session`) rejects it: the batch then takes
+        effect nowhere. Raises InputError when there is nothing to revert.
+        """
+        undo = self._last_undo
+        if undo is None:
+            raise InputError("nothing to revert: no batch applied since the last revert")
+        self._last_undo = None
+        self._rollback(undo, self._pins())
 
     def _pin_of(self, rec, index: _PinIndex) -> tuple[int | None, int | None, str | None]:
         """(owner, pin index or None when the pin does not exist yet, error reason)."""

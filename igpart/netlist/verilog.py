@@ -134,6 +134,17 @@ def _split(names: bytes) -> list[str]:
     return names.decode("utf-8", errors="surrogateescape").split("\n") if names else []
 
 
+def _not_utf8(data: bytes, file: str) -> InputError:
+    """The error for a file that is not UTF-8 text, at the line of its first bad byte."""
+    try:
+        data.decode("utf-8")
+        at = len(data)
+    except UnicodeDecodeError as exc:
+        at = exc.start
+    line = data.count(b"\n", 0, at) + 1
+    return InputError(f"not UTF-8 text (byte 0x{data[at:at + 1].hex()})", file=file, line=line)
+
+
 def raw_fast(data: bytes, file: str, top: str | None = None) -> RawNetlist:
     """Parses a flat netlist with the C++ reader; raises :class:`Unsupported` or InputError."""
     from ..kernels import _cpu
@@ -143,6 +154,8 @@ def raw_fast(data: bytes, file: str, top: str | None = None) -> RawNetlist:
     except _cpu.ParseError as exc:
         line, msg = exc.args
         raise InputError(msg, file=file, line=int(line)) from None
+    except UnicodeDecodeError:  # a name the reader returns is not UTF-8
+        raise _not_utf8(data, file) from None
     if r["unsupported"]:
         raise Unsupported(int(r["line"]), r["unsupported"])
     if top is not None and r["top"] != top:

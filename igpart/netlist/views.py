@@ -143,6 +143,10 @@ def hypergraph_view(
     area_scale: float | None = None,
 ) -> HypergraphView:
     """See the module docstring."""
+    if max_net_size is not None and (
+        isinstance(max_net_size, bool) or int(max_net_size) != max_net_size or max_net_size < 1
+    ):
+        raise InputError(f"max_net_size must be a positive integer, got {max_net_size!r}")
     n_inst_ids = len(circuit.instance_names)
     nports = circuit.num_ports
     alive = circuit._insts.alive.view

@@ -170,7 +170,8 @@ class CircuitMirror:
     # ------------------------------------------------------------------ translation
     def take(self, timings: dict[str, float]) -> tuple[Batch, int | None]:
         """Applies the queued records to the circuit (raising BatchError, with nothing changed,
-        when one is invalid) and returns the engine batch that mirrors them."""
+        when one is invalid) and returns the engine batch that mirrors them. When the engine
+        then rejects that batch, :meth:`discard` reverts the circuit."""
         import time
 
         records, self._queue = self._queue, []
@@ -181,7 +182,11 @@ class CircuitMirror:
         batch = Batch()
         self._pending_batch = None
         if applied is not None:
-            self._pending_batch = self._translate(applied, batch)
+            try:
+                self._pending_batch = self._translate(applied, batch)
+            except BaseException:  # e.g. a new cell without an area: the batch takes no effect
+                self.circuit.revert_last()
+                raise
         timings["translate"] = time.perf_counter() - t0 - timings["circuit"]
         return batch, line
 
@@ -245,6 +250,12 @@ class CircuitMirror:
                 if v is not None:
                     b.set_vertex_weight(v, self.weight_of_cell(ev[3]))
         return new_inst, new_net, removed_inst, removed_net, counts
+
+    def discard(self) -> None:
+        """Reverts the circuit changes of the last :meth:`take` (the engine rejected them)."""
+        if self._pending_batch is not None:
+            self._pending_batch = None
+            self.circuit.revert_last()
 
     def commit(self, result) -> None:
         """Records the ids the engine gave the batch's new vertices and nets (``result``: the

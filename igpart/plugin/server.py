@@ -55,6 +55,8 @@ class JsonLinesServer:
                 req = json.loads(line)
             except (json.JSONDecodeError, UnicodeDecodeError) as exc:
                 raise InputError(f"malformed request: not JSON ({exc})") from None
+            except RecursionError:
+                raise InputError("malformed request: JSON nested too deeply") from None
             if not isinstance(req, dict):
                 raise InputError("malformed request: expected a JSON object")
             rid = req.get("id")
@@ -106,8 +108,12 @@ class JsonLinesServer:
 
     def serve_unix(self, path, ready=None) -> None:
         """Listens on a new unix-domain socket at ``path`` (mode 0600) until shutdown; calls
-        ``ready()`` once listening. Refuses to replace an existing file."""
+        ``ready()`` once listening. Refuses to replace an existing file, except a stale socket
+        (one nobody listens on, left by a killed server)."""
         p = Path(path)
+        if _stale_socket(p):  # left by a server that was killed: nobody listens on it
+            log.info("removing stale socket %s", p)
+            p.unlink()
         if p.exists() or p.is_symlink():
             raise InputError("socket path already exists; remove it first", file=str(p))
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -134,6 +140,23 @@ class JsonLinesServer:
         finally:
             sock.close()
             p.unlink(missing_ok=True)
+
+
+def _stale_socket(p: Path) -> bool:
+    """True when ``p`` is a unix socket (not a symlink) that refuses connections."""
+    try:
+        if p.is_symlink() or not stat.S_ISSOCK(p.stat().st_mode):
+            return False
+    except OSError:
+        return False
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+        try:
+            probe.connect(str(p))
+        except ConnectionRefusedError:
+            return True
+        except OSError:
+            return False
+    return False
 
 
 def _error(rid, kind: str, message: str) -> dict[str, Any]:

@@ -142,6 +142,11 @@ class Session:
         self._circuit = None
         if isinstance(design, (Hypergraph, Graph)):
             self.kind = "graph" if isinstance(design, Graph) else "hypergraph"
+            if weights != "unit" or max_net_size is not None:
+                raise InputError(
+                    "weights and max_net_size apply to circuit sessions; a "
+                    f"{self.kind} brings its own vertex weights and nets"
+                )
             model = design
         elif _is_circuit(design):
             from .circuit import CircuitMirror
@@ -243,60 +248,62 @@ class Session:
     def insert_vertex(self, weight: int = 1, block: int = -1) -> int:
         """Queues a new vertex (block -1: the lightest); returns its reference."""
         self._structural()
-        return self._pending.insert_vertex(int(weight), int(block))
+        return self._pending.insert_vertex(_int("weight", weight), _int("block", block))
 
     def delete_vertex(self, v: int) -> int:
         """Queues deleting vertex ``v`` (its pins must be deleted first, as in TAU 2015)."""
         self._structural()
-        return self._pending.delete_vertex(int(v))
+        return self._pending.delete_vertex(_int("v", v))
 
     def insert_hyperedge(self, weight: int = 1) -> int:
         """Queues a new, empty net; returns its reference."""
         self._structural()
-        return self._pending.insert_net(int(weight))
+        return self._pending.insert_net(_int("weight", weight))
 
     def delete_hyperedge(self, e: int) -> int:
         """Queues deleting net ``e`` (its pins must be deleted first)."""
         self._structural()
-        return self._pending.delete_net(int(e))
+        return self._pending.delete_net(_int("e", e))
 
     def insert_pin(self, v: int, e: int) -> int:
         """Queues vertex ``v`` joining net ``e``."""
         self._structural()
-        return self._pending.insert_pin(int(v), int(e))
+        return self._pending.insert_pin(_int("v", v), _int("e", e))
 
     def delete_pin(self, v: int, e: int) -> int:
         """Queues vertex ``v`` leaving net ``e``."""
         self._structural()
-        return self._pending.delete_pin(int(v), int(e))
+        return self._pending.delete_pin(_int("v", v), _int("e", e))
 
     def set_vertex_weight(self, v: int, weight: int) -> int:
-        return self._pending.set_vertex_weight(self.vertex_of(v), int(weight))
+        return self._pending.set_vertex_weight(self.vertex_of(v), _int("weight", weight))
 
     def set_net_weight(self, e: int, weight: int) -> int:
-        return self._pending.set_net_weight(int(e), int(weight))
+        return self._pending.set_net_weight(_int("e", e), _int("weight", weight))
 
     def insert_edge(self, u: int, v: int, weight: int = 1) -> int:
         """Queues a new edge (a 2-pin net); returns the net's reference."""
         self._structural()
-        e = self._pending.insert_net(int(weight))
-        self._pending.insert_pin(int(u), e)
-        self._pending.insert_pin(int(v), e)
+        u, v, weight = _int("u", u), _int("v", v), _int("weight", weight)  # before queuing
+        e = self._pending.insert_net(weight)
+        self._pending.insert_pin(u, e)
+        self._pending.insert_pin(v, e)
         return e
 
     def delete_edge(self, u: int, v: int) -> None:
         """Queues deleting the edge between ``u`` and ``v`` (an existing 2-pin net)."""
         self._structural()
+        u, v = _int("u", u), _int("v", v)
         d = self.dynamic
         for x in (u, v):
-            if not (0 <= int(x) < d.vertex_bound) or d.blocks_of([int(x)])[0] < 0:
+            if not (0 <= x < d.vertex_bound) or d.blocks_of([x])[0] < 0:
                 raise InputError(f"delete_edge: unknown vertex {x}")
-        shared = np.intersect1d(d.nets_of(int(u)), d.nets_of(int(v)))
+        shared = np.intersect1d(d.nets_of(u), d.nets_of(v))
         two = [int(e) for e in shared if d.pins_of(int(e)).size == 2]
         if not two:
             raise InputError(f"delete_edge: no edge between {u} and {v}")
-        self._pending.delete_pin(int(u), two[0])
-        self._pending.delete_pin(int(v), two[0])
+        self._pending.delete_pin(u, two[0])
+        self._pending.delete_pin(v, two[0])
         self._pending.delete_net(two[0])
 
     def add_batch(self, batch: Batch) -> None:
@@ -320,7 +327,8 @@ class Session:
         self._mirror().queue("insert_gate", name, cell)
 
     def remove_gate(self, name: str) -> None:
-        """Queues removing instance ``name`` (its pins must be disconnected first)."""
+        """Queues removing instance ``name`` (pins still connected are disconnected first, as
+        OpenTimer does; see :mod:`igpart.netlist`)."""
         self._mirror().queue("remove_gate", name)
 
     def repower_gate(self, name: str, cell: str) -> None:
@@ -332,7 +340,7 @@ class Session:
         self._mirror().queue("insert_net", name)
 
     def remove_net(self, name: str) -> None:
-        """Queues removing net ``name`` (its pins must be disconnected first)."""
+        """Queues removing net ``name`` (pins still on it are disconnected first)."""
         self._mirror().queue("remove_net", name)
 
     def connect_pin(self, pin: str, net: str) -> None:
@@ -359,8 +367,8 @@ class Session:
         try:
             r = self.engine.apply(batch)
         except InputError:
-            if self._circuit is not None and len(batch):  # the circuit changed already
-                self._resync()
+            if self._circuit is not None:  # the circuit took the batch already: undo it there
+                self._circuit.discard()
             raise
         if self._circuit is not None:
             self._circuit.commit(r)
@@ -368,23 +376,6 @@ class Session:
         for cb in self._callbacks:
             cb(result)
         return result
-
-    def _resync(self) -> None:
-        """Rebuilds the engine from the circuit, keeping every surviving cell's block (used
-        only if the engine rejected a batch the circuit accepted)."""
-        from .circuit import CircuitMirror
-
-        old, blocks = self._circuit, self.blocks()
-        mirror = CircuitMirror(old.circuit, old.weights, old.skip_clock)
-        names = mirror.view.vertex_names
-        parts = np.array([blocks.get(x, 0) for x in names], dtype=np.int32)
-        e = self.engine
-        self.engine = IncrementalPartitioner(
-            mirror.view.hypergraph, e.k, e.epsilon, e.objective, parts=parts, backend=e.backend,
-            seed=e.seed, config=e.config, options=e.options, engine=e.engine,
-        )  # fmt: skip
-        mirror.dynamic = self.engine.dynamic
-        self._circuit = mirror
 
     def repartition(self) -> SessionResult:
         """Re-partitions fully now (warm-started, as the quality guard does)."""
@@ -427,6 +418,13 @@ class Session:
         d = self.dynamic
         return (f"Session({self.kind}, k={self.k}, vertices={d.num_vertices}, cut={d.cut}, "
                 f"km1={d.km1}, pending={self.pending})")  # fmt: skip
+
+
+def _int(what: str, x) -> int:
+    """``x`` as an int (an id or a weight); InputError naming ``what`` otherwise."""
+    if isinstance(x, (int, np.integer)) and not isinstance(x, bool):
+        return int(x)
+    raise InputError(f"{what} must be an integer, got {x!r}")
 
 
 def _iterate(ops) -> Iterable:

@@ -74,6 +74,19 @@ class TclBridge:
             "    return [lindex $r 1]\n"
             "}"
         )
+        # tkinter's interpreter has no `exit`: this one ends the script with that status (as
+        # tclsh would; `igpart tcl` exits with it) by unwinding to source()
+        self.exit_code: int | None = None
+        self.interp.createcommand("::igpart::_exit", self._exit)
+        self.interp.eval(
+            "proc ::exit {{code 0}} {\n"
+            '    if {![string is integer -strict $code]} {\n'
+            '        return -code error "expected integer but got \\"$code\\""\n'
+            "    }\n"
+            "    ::igpart::_exit $code\n"
+            '    return -code error -errorcode {IGPART EXIT} "exit $code"\n'
+            "}"
+        )
         for name in TAU_CHANGES + TAU_BOUNDARIES:
             self.interp.eval(f"proc ::{name} args {{ ::igpart::_dispatch {name} {{*}}$args }}")
         for name in IGPART_COMMANDS + ID_CHANGES:
@@ -93,6 +106,10 @@ class TclBridge:
         except Exception as exc:  # a bug: still a Tcl error, with what went wrong
             return ("error", f"internal error in {name}: {type(exc).__name__}: {exc}")
 
+    def _exit(self, code) -> str:
+        self.exit_code = int(code)
+        return ""
+
     def eval(self, script: str) -> str:
         """Evaluates Tcl code; a Tcl error raises IgpartError with its message."""
         import tkinter
@@ -104,7 +121,8 @@ class TclBridge:
 
     def source(self, path, argv: list[str] | None = None) -> str:
         """Runs a Tcl script (``argv``/``argc``/``argv0`` set as tclsh does). An error raises
-        InputError naming the file and line where it happened."""
+        InputError naming the file and line where it happened; ``exit N`` ends the script
+        there and sets :attr:`exit_code`."""
         import tkinter
 
         p = Path(path)
@@ -116,6 +134,8 @@ class TclBridge:
         try:
             return self.interp.eval(f"source {{{p}}}")
         except tkinter.TclError as exc:
+            if self.exit_code is not None:  # the script called exit
+                return ""
             info = self.interp.getvar("errorInfo")
             hits = _FILE_LINE.findall(str(info))
             if hits:
