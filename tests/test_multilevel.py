@@ -173,3 +173,30 @@ def test_vcycles_never_worsen_the_first_pass():
         base = igpart.partition(h, 6, objective=obj, seed=2, config=Config(vcycles=0))
         more = igpart.partition(h, 6, objective=obj, seed=2, config=Config(vcycles=3))
         assert more.balanced and more.objective_value <= base.objective_value
+
+
+def test_initial_seed_count_follows_k():
+    """Large hypergraphs: more METIS seeds on the (smaller) coarsest level of a small k, capped
+    at ``initial_runs_max``; ``initial_runs`` at k = 64, fewer beyond; small inputs and graphs
+    keep ``initial_runs`` up to k = 64."""
+    from igpart.multilevel import _initial_runs
+
+    cfg = Config()
+    big = cfg.initial_runs_min_n
+    ks = [2, 3, 4, 8, 16, 32, 63, 64, 65, 128, 1000, 10**6]
+    runs = [_initial_runs(cfg, k, hypergraph=True, n=big) for k in ks]
+    assert all(a >= b for a, b in zip(runs, runs[1:]))  # non-increasing in k
+    assert all(1 <= r <= max(cfg.initial_runs, cfg.initial_runs_max) for r in runs)
+    assert _initial_runs(cfg, 64, hypergraph=True, n=big) == cfg.initial_runs
+    assert _initial_runs(cfg, 2, hypergraph=True, n=big) == cfg.initial_runs_max
+    assert _initial_runs(cfg, 2, hypergraph=True, n=big - 1) == cfg.initial_runs  # small input
+    assert _initial_runs(cfg, 8, n=big) == cfg.initial_runs  # graphs
+    assert _initial_runs(Config(initial_runs=4, initial_runs_max=2), 2, True, big) == 4
+    for bad in ({"initial_runs_max": 0}, {"initial_runs_min_n": 0}):
+        with pytest.raises(InputError):
+            Config.from_dict(bad)
+    h = igpart.generators.random_circuit(400, seed=3)  # still valid and deterministic
+    cfg_many = {"initial_runs_max": 16, "initial_runs_min_n": 1}
+    a = igpart.partition(h, 2, config=cfg_many)
+    b = igpart.partition(h, 2, config=cfg_many)
+    assert a.balanced and np.array_equal(a.parts, b.parts)
