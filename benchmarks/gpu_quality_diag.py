@@ -92,7 +92,7 @@ class CpuGpuComm(CpuBackend):
     cap = float(os.environ.get("DIAG_CAP", 1.0))
 
     def communities(self, hg, *, max_net_size=50, max_levels=8, max_passes=8,
-                    min_move_fraction=0.01, seed=0):
+                    min_move_fraction=0.01, seed=0, resolution=1.0, max_weight=0):
         maps, cur = [], hg
         while cur.n > self.host_max:
             mcw = max(1, int(self.cap * cur.total_weight))
@@ -104,7 +104,7 @@ class CpuGpuComm(CpuBackend):
             cur = CpuBackend.contract_hypergraph(self, cur, cmap, nc)
         comm = super().communities(cur, max_net_size=max_net_size, max_levels=max_levels,
                                    max_passes=max_passes, min_move_fraction=min_move_fraction,
-                                   seed=seed)
+                                   seed=seed, resolution=resolution, max_weight=max_weight)
         for cmap in reversed(maps):
             comm = comm[cmap]
         return comm
