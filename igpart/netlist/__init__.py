@@ -27,12 +27,14 @@ Conventions where the API contract left a choice (issue 6's Session relies on th
 - Additions to the contract (names kept): ``Circuit.port_id``, ``port_net``, ``instance_alive``,
   ``net_alive``, ``pin_arrays()``, ``drivers_per_net()``, ``equals``/``difference``;
   ``AppliedBatch.events`` (the same changes as one ordered list); ``apply`` also takes an
-  :class:`OpsBatch`; invalid records raise :class:`~igpart.errors.BatchError` (an InputError)
-  with ``record`` (index), ``line`` (``.ops`` line) and the record's ``.ops`` text in the
-  message; ``to_hypergraph`` also takes ``skip_constants=True`` (nets ``1'b0``/``1'b1``) and
-  ``area_scale``; views carry ``instance_of_vertex`` and ``num_instance_vertices``, and
-  ``blocks_by_name(parts, include_ports=False)``; ``GraphView.graph`` is the graph (for
-  ``model="star"`` the net vertices follow the circuit vertices, unnamed).
+  :class:`OpsBatch`; ``revert_last()`` undoes the last successful ``apply`` (the plugin Session
+  uses it when its engine rejects a batch the circuit took); invalid records raise
+  :class:`~igpart.errors.BatchError` (an InputError) with ``record`` (index), ``line`` (``.ops``
+  line) and the record's ``.ops`` text in the message; ``to_hypergraph`` also takes
+  ``skip_constants=True`` (nets ``1'b0``/``1'b1``) and ``area_scale``; views carry
+  ``instance_of_vertex`` and ``num_instance_vertices``, and ``blocks_by_name(parts,
+  include_ports=False)``; ``GraphView.graph`` is the graph (for ``model="star"`` the net
+  vertices follow the circuit vertices, unnamed).
 - Pin directions: the library's; for kinds it lacks, inferred (names, then the netlist) with a
   warning (:mod:`igpart.netlist.directions`). ``repower_gate`` keeps pin directions.
 - Unsupported Verilog (an InputError with the line): behavioural code, parameters, generate,
