@@ -215,7 +215,7 @@ class _Timer:
         return t
 
 
-def _validate(h, k, epsilon, objective) -> None:
+def _validate(h, k, epsilon, objective, seed=0) -> None:
     if not isinstance(h, (Hypergraph, Graph)):
         raise InputError(f"expected a Hypergraph or Graph, got {type(h).__name__}")
     if objective not in OBJECTIVES:
@@ -229,6 +229,8 @@ def _validate(h, k, epsilon, objective) -> None:
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
         raise PartitionError(f"k must be a positive integer, got {k!r}")
     check_k(h.n, int(k))
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise InputError(f"seed must be an integer, got {seed!r}")
 
 
 def partition(
@@ -249,7 +251,7 @@ def partition(
     the peer). Raises PartitionError for k < 1 or k > number of vertices, InputError for bad
     arguments. The result's metrics are computed from scratch on ``h``.
     """
-    _validate(h, k, epsilon, objective)
+    _validate(h, k, epsilon, objective, seed)
     k = int(k)
     epsilon = float(epsilon)
     if algorithm not in ALGORITHMS:
@@ -553,7 +555,7 @@ def improve(
     hypergraph of its edges (2-pin nets), whose cut is the edge cut."""
     from .metrics import check_parts
 
-    _validate(h, k, epsilon, objective)
+    _validate(h, k, epsilon, objective, seed)
     k, epsilon = int(k), float(epsilon)
     if isinstance(config, Config):
         cfg = dataclasses.replace(config).validate()

@@ -127,6 +127,8 @@ def test_bad_arguments():
         igpart.partition(h, 2, config={"max_shrink": 1.0})
     with pytest.raises(InputError, match="Hypergraph or Graph"):
         igpart.partition([[0, 1]], 2)
+    with pytest.raises(InputError, match="seed must be an integer"):
+        igpart.partition(h, 2, seed="a")
 
 
 def test_same_seed_same_result():
