@@ -10,8 +10,8 @@ refines (iG-kway Alg. 3 + 4 + local refinement) — timed end to end through the
 call synchronous. The first ``--warmup`` batches are not timed. Every ``--check-every`` batches
 the GPU's maintained cut / km1 / block weights are compared with a from-scratch evaluation.
 At the end the modified design is re-partitioned from scratch with igpart's multilevel
-partitioner (``--full-backend``; the GPU multilevel backend is not on main yet, so the CPU one
-by default) and the speedup is the full time over the median per-batch GPU latency.
+partitioner (``--full-backend cpu`` (default) or ``gpu``, the issue's GPU-vs-GPU comparison) and
+the speedup is the full time over the median per-batch GPU latency.
 
     python benchmarks/incremental_gpu_bench.py [--n 1000000] [--batches 200] [--k 8] [--json F]
 """
