@@ -17,6 +17,7 @@ from .io import detect_format, read, read_partition, write_partition
 from .kernels import BACKENDS
 from .metrics import OBJECTIVES, evaluate
 from .multilevel import ALGORITHMS, partition
+from .partition import Partition
 
 log = logging.getLogger("igpart")
 
@@ -146,12 +147,9 @@ def _config(args) -> dict | None:
     return load_config(args.config) if getattr(args, "config", None) else None
 
 
-def cmd_partition(args) -> int:
-    config = _config(args)
-    if detect_format(args.file, args.format) == "verilog":
-        return _partition_verilog(args)
-    h = _load(args.file, args.format)
-    p = partition(
+def _partition(h, args) -> Partition:
+    """``igpart.partition`` with the options every partitioning subcommand shares."""
+    return partition(
         h,
         args.k,
         epsilon=args.epsilon,
@@ -159,8 +157,15 @@ def cmd_partition(args) -> int:
         backend=args.backend,
         seed=args.seed,
         algorithm=args.algorithm,
-        config=config,
+        config=_config(args),
     )
+
+
+def cmd_partition(args) -> int:
+    if detect_format(args.file, args.format) == "verilog":
+        return _partition_verilog(args)
+    h = _load(args.file, args.format)
+    p = _partition(h, args)
     out = args.output or f"{args.file}.part.{args.k}"
     write_partition(p.parts, out)
     _report_partition(args, h, p, out)
@@ -171,16 +176,7 @@ def _partition_verilog(args) -> int:
     c = _read_circuit(args)
     hv = c.to_hypergraph(**_view_options(args))
     h = hv.hypergraph
-    p = partition(
-        h,
-        args.k,
-        epsilon=args.epsilon,
-        objective=args.objective,
-        backend=args.backend,
-        seed=args.seed,
-        algorithm=args.algorithm,
-        config=_config(args),
-    )
+    p = _partition(h, args)
     out = args.output or f"{args.file}.part.{args.k}"
     n = hv.num_instance_vertices
     names = hv.vertex_names[:n]
@@ -216,16 +212,7 @@ def cmd_demo(args) -> int:
             f"generated a circuit-like hypergraph: {h.n} vertices, {h.m} nets, "
             f"{h.num_pins} pins ({gen:.2f} s)"
         )
-    p = partition(
-        h,
-        args.k,
-        epsilon=args.epsilon,
-        objective=args.objective,
-        backend=args.backend,
-        seed=args.seed,
-        algorithm=args.algorithm,
-        config=_config(args),
-    )
+    p = _partition(h, args)
     check = evaluate(h, p.parts, p.k, p.epsilon)
     valid = check["cut"] == p.cut and check["km1"] == p.km1 and check["balanced"]
     args.file = None
