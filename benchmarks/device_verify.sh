@@ -3,12 +3,11 @@
 # builds the package, runs `pytest -m gpu`, the incremental GPU benchmark against a full GPU and
 # CPU re-partition, and the GPU-vs-Mt-KaHyPar benchmark. Logs go to $OUT (or ./device_out).
 #
-# Preparation here (the device gets the repository only; ../shared does not travel):
-#   printf '/.whl/\n/.carry/\n' >> .git/info/exclude
-#   python3 -m pip download --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
-#       --platform manylinux_2_28_x86_64 --platform manylinux_2_27_x86_64 -d .whl pymetis mtkahypar
-#   mkdir -p .carry/bench && cp -r ../shared/benchmarks/ispd98 ../shared/benchmarks/tau2015 .carry/bench/
+# Preparation here (the device gets the repository only; ../shared does not travel, and the
+# device reaches no package registry): bash benchmarks/device_prepare.sh
 # then, from the device tool: run(command="bash benchmarks/device_verify.sh", carry=[".whl", ".carry"])
+# STAGES (default "tests,inc,bench") picks the parts to run, e.g. STAGES=tests,inc; BENCH_ARGS
+# replaces the gpu_bench.py arguments.
 set -uo pipefail
 OUT=${OUT:-device_out}
 mkdir -p "$OUT"
@@ -22,10 +21,19 @@ if [ -z "${IGPART_BENCHMARKS:-}" ] && [ -d .carry/bench ]; then
 fi
 python3 -m pip install -q --no-deps --no-build-isolation -e . 2>&1 | tail -3 | tee "$OUT/build.log"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$OUT/gpu.txt"
-timeout 240 python3 -m pytest -q -m gpu -x -p no:cacheprovider 2>&1 | tee "$OUT/gpu_tests.log" | tail -15
-for obj in cut km1; do
-    timeout 120 python3 benchmarks/incremental_gpu_bench.py --batches 200 --objective $obj \
-        --full-backend gpu --json "$OUT/inc_gpu_$obj.json" 2>&1 | tee "$OUT/inc_gpu_$obj.log" | tail -6
-done
-timeout 300 python3 benchmarks/gpu_bench.py --inputs ibm01:200,ibm06:100,ibm09:100 --ks 2,16,64 \
-    2>&1 | tee "$OUT/gpu_bench.log" | tail -30
+STAGES=${STAGES:-tests,inc,bench}
+if [[ ,$STAGES, == *,tests,* ]]; then
+    timeout 300 python3 -m pytest -q -m gpu -p no:cacheprovider --durations=15 2>&1 \
+        | tee "$OUT/gpu_tests.log" | tail -40
+fi
+if [[ ,$STAGES, == *,inc,* ]]; then
+    for obj in cut km1; do
+        timeout 120 python3 benchmarks/incremental_gpu_bench.py --batches 200 --objective $obj \
+            --full-backend gpu --json "$OUT/inc_gpu_$obj.json" 2>&1 | tee "$OUT/inc_gpu_$obj.log" | tail -8
+    done
+fi
+if [[ ,$STAGES, == *,bench,* ]]; then
+    # shellcheck disable=SC2086
+    timeout 400 python3 benchmarks/gpu_bench.py ${BENCH_ARGS:---inputs ibm01:200,ibm06:100,ibm09:100 --ks 2,16,64} \
+        --json "$OUT/gpu_bench.json" 2>&1 | tee "$OUT/gpu_bench.log" | tail -40
+fi
