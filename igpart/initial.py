@@ -35,7 +35,7 @@ log = logging.getLogger("igpart")
 CLIQUE_MAX_NET_SIZE = 100
 
 #: Values of ``Config.initial``.
-INITIAL_METHODS = ("metis", "mtkahypar", "all")
+INITIAL_METHODS = ("metis", "mtkahypar", "all", "rb", "rb+metis")
 
 
 _REDIRECT = {"lock": threading.Lock(), "depth": 0, "saved": -1}
@@ -90,10 +90,12 @@ def metis_partition(
     epsilon: float = 0.03,
     seed: int = 0,
     max_net_size: int = CLIQUE_MAX_NET_SIZE,
+    tpwgts: list[float] | None = None,
 ) -> np.ndarray:
     """Block ids (int32) from METIS k-way on ``h`` (a hypergraph goes through its clique
     expansion). METIS's own balance tolerance is set from ``epsilon``; METIS does not guarantee
-    it, so callers check balance."""
+    it, so callers check balance. ``tpwgts``: target fractions of the total weight per block
+    (default: equal)."""
     import pymetis
 
     check_k(h.n, k)
@@ -111,6 +113,7 @@ def metis_partition(
             pymetis.CSRAdjacency(g.xadj.astype(np.int64), g.adjncy.astype(np.int64)),
             vweights=vw,
             eweights=g.adjwgt.astype(np.int64) if g.adjncy.size else None,
+            tpwgts=tpwgts,
             options=opts,
         )
     return np.asarray(res.vertex_part, dtype=np.int32)
@@ -182,6 +185,10 @@ def initial_partition(
     refine: Callable[[np.ndarray], np.ndarray] | None = None,
     evaluate: Callable[[np.ndarray], int] | None = None,
     threads: int = 1,
+    rb_runs: int = 2,
+    rb_seeds: int = 4,
+    config: Any = None,
+    block_bounds: np.ndarray | None = None,
 ) -> np.ndarray:
     """The best balanced partition of ``h`` (the coarsest level) among several candidates.
 
@@ -198,25 +205,39 @@ def initial_partition(
     if k == 1:
         return np.zeros(h.n, dtype=np.int32)
     candidates: list[tuple[str, Callable[[], np.ndarray]]] = []
+    if block_bounds is None:
+        bounds = np.full(k, max_block_weight(h.total_weight, k, epsilon), dtype=np.int64)
+    else:
+        bounds = np.asarray(block_bounds, dtype=np.int64)
     use_mtk = method in ("mtkahypar", "all") and isinstance(h, Hypergraph) and mtkahypar_available()
     if use_mtk:
         candidates.append(
             ("mtkahypar", lambda: mtkahypar_partition(h, k, epsilon, objective, seed))
         )
-    if method in ("metis", "all") or not use_mtk:
+    use_rb = method in ("rb", "rb+metis") and isinstance(h, Hypergraph)
+    if use_rb:
+        from .recursive import recursive_bisection
+
+        for r in range(max(1, rb_runs)):
+            candidates.append(
+                (f"rb/{seed + r}", lambda s=seed + r: recursive_bisection(
+                    h, k, epsilon, objective, seed=s, runs=rb_seeds, max_net_size=max_net_size,
+                    config=config))
+            )
+    tpwgts = None if block_bounds is None else list(bounds / bounds.sum())
+    if method in ("metis", "all", "rb+metis") or not (use_mtk or use_rb):
         for r in range(max(1, runs)):
             candidates.append(
                 (f"metis/{seed + r}", lambda s=seed + r: metis_partition(h, k, epsilon, s,
-                                                                         max_net_size))
+                                                                         max_net_size, tpwgts))
             )
-    bound = max_block_weight(h.total_weight, k, epsilon)
 
     def attempt(candidate: tuple[str, Callable[[], np.ndarray]]) -> tuple[tuple[int, int], Any]:
         name, make = candidate
         parts = np.asarray(make(), dtype=np.int32)
         if refine is not None:
             parts = np.asarray(refine(parts), dtype=np.int32)
-        overload = int(max(0, block_weights(h, parts, k).max() - bound))
+        overload = int(np.maximum(block_weights(h, parts, k) - bounds, 0).sum())
         value = int(evaluate(parts)) if evaluate is not None else 0
         log.debug("initial candidate %s: objective %d, overload %d", name, value, overload)
         return (overload, value), parts

@@ -130,6 +130,8 @@ class Config:
     initial_runs_max: int = 64
     initial_runs_min_n: int = 100_000
     initial_max_net_size: int = 100
+    initial_rb_runs: int = 2
+    initial_rb_seeds: int = 4
     threads: int = 0
     refine_rounds: int = 16
     fm: bool = True
@@ -156,6 +158,8 @@ class Config:
             "initial_runs_max",
             "initial_runs_min_n",
             "initial_max_net_size",
+            "initial_rb_runs",
+            "initial_rb_seeds",
         )
         for name in positive_ints:
             v = getattr(self, name)
@@ -416,12 +420,21 @@ def _hypergraph_coarsener(be: Backend, k: int, mcw: int, cfg: Config, seed: int)
 
 
 def _multilevel_hypergraph(h: Hypergraph, k: int, epsilon: float, objective: str, be: Backend,
-                           seed: int, cfg: Config, timer: _Timer) -> np.ndarray:
+                           seed: int, cfg: Config, timer: _Timer,
+                           block_bounds: np.ndarray | None = None) -> np.ndarray:
+    """igpart's multilevel pipeline on a hypergraph. ``block_bounds`` (int64 per block, default
+    ``max_block_weight`` for every block) lets blocks have different bounds (the bisections of
+    :mod:`igpart.recursive`); METIS then aims at weights in the same proportions."""
     t0 = time.perf_counter()
     top = be.hypergraph_arrays(h)
     timer.add("upload", t0)
-    bound = max_block_weight(h.total_weight, k, epsilon)
-    bounds = _bounds(be, h.total_weight, k, epsilon)
+    if block_bounds is None:
+        bound = max_block_weight(h.total_weight, k, epsilon)
+        bounds = _bounds(be, h.total_weight, k, epsilon)
+    else:
+        block_bounds = np.asarray(block_bounds, dtype=np.int64)
+        bound = int(block_bounds.min())
+        bounds = be.asarray(block_bounds, "int64")
     mcw = _max_cluster_weight(h.total_weight, k, cfg.contraction_limit, cfg.cluster_weight_factor,
                               bound)
     refine = _refiner_hypergraph(be, k, bounds, objective, cfg, seed, timer)
@@ -448,7 +461,8 @@ def _multilevel_hypergraph(h: Hypergraph, k: int, epsilon: float, objective: str
         max_net_size=cfg.initial_max_net_size,
         refine=lambda p: be.to_host(refine(coarsest, be.asarray(p, "int32"))),
         evaluate=lambda p: be.hypergraph_objective(coarsest, be.asarray(p, "int32"), k, objective),
-        threads=_threads(cfg),
+        threads=_threads(cfg), rb_runs=cfg.initial_rb_runs, rb_seeds=cfg.initial_rb_seeds,
+        config=cfg, block_bounds=block_bounds,
     )
     timer.add("initial", t0)
     parts = be.asarray(parts_host, "int32")

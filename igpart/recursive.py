@@ -1,0 +1,132 @@
+"""Recursive bisection of a hypergraph, the ``"rb"`` initial partitioner of the coarsest level.
+
+As KaHyPar / Mt-KaHyPar do for their initial partition: the hypergraph is split in two (blocks
+``0 .. k0-1`` on one side, ``k0 .. k-1`` on the other, ``k0 = ceil(k/2)``), each side is
+split again on its own sub-hypergraph, down to single blocks. Each bisection is a small
+multilevel run of igpart's own k = 2 pipeline on the CPU backend: heavy-edge clustering down to
+``2 * limit`` vertices, METIS bisections of the clique expansion with target weights ``k0:k1``
+(several seeds) each rebalanced and refined with the sequence refinement and FM, the best kept,
+then projected up and refined on every level. Sub-hypergraphs drop the nets the bisection cut
+(objective ``cut``: such a net is cut whatever happens inside the sides) or keep their pins on
+each side (``km1``: cut-net splitting), so that each bisection optimises its share of the final
+objective. The imbalance of a bisection is adapted so that the blocks at the end meet the k-way
+bound (KaHyPar, Schlag et al. 2016): ``eps' = ((1+eps) * ceil(W/k) * k_sub / W_sub) ** (1 /
+ceil(log2 k_sub)) - 1``, where ``W`` is the total weight and ``W_sub`` the weight of the
+sub-hypergraph to be split into ``k_sub`` blocks.
+
+All loops over vertices, nets and pins run in numpy or in the C++ kernels; Python only walks the
+``k - 1`` bisections and the levels of each. Deterministic for a seed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+
+from .hypergraph import Hypergraph
+from .initial import CLIQUE_MAX_NET_SIZE
+
+
+def sub_hypergraph(h: Hypergraph, vertices: np.ndarray, objective: str) -> Hypergraph:
+    """The hypergraph induced by ``vertices`` (sorted, distinct ids of ``h``), renumbered
+    ``0 .. len(vertices)-1`` in that order. ``objective == "cut"``: nets with a pin outside
+    ``vertices`` are dropped; ``"km1"``: they keep their pins inside. Nets left with fewer than
+    two pins are dropped."""
+    vertices = np.asarray(vertices, dtype=np.int64)
+    newid = np.full(h.n, -1, dtype=np.int64)
+    newid[vertices] = np.arange(vertices.size, dtype=np.int64)
+    sizes = h.net_sizes
+    inside = newid[h.eind] >= 0
+    pin_net = np.repeat(np.arange(h.m, dtype=np.int64), sizes)
+    count = np.bincount(pin_net[inside], minlength=h.m)
+    keep_net = (count >= 2) & ((count == sizes) if objective == "cut" else True)
+    keep_pin = inside & keep_net[pin_net]
+    eptr = np.zeros(int(keep_net.sum()) + 1, dtype=np.int64)
+    np.cumsum(count[keep_net], out=eptr[1:])
+    eind = newid[h.eind[keep_pin]].astype(np.int32)
+    return Hypergraph(
+        eptr, eind, int(vertices.size), h.vwgt[vertices], h.ewgt[keep_net], check=False
+    )
+
+
+def adapted_epsilon(epsilon: float, total: int, k: int, sub_total: int, k_sub: int) -> float:
+    """KaHyPar's imbalance for one bisection of a sub-hypergraph of weight ``sub_total`` that is
+    to become ``k_sub`` of the ``k`` blocks of a hypergraph of weight ``total``."""
+    if k_sub < 2 or sub_total <= 0:
+        return float(epsilon)
+    perfect = -(-int(total) // int(k))
+    base = (1.0 + epsilon) * perfect * k_sub / sub_total
+    return max(0.0, base ** (1.0 / math.ceil(math.log2(k_sub))) - 1.0)
+
+
+def _bisect(
+    be, h: Hypergraph, bounds: np.ndarray, eps: float, objective: str, seed: int, cfg
+) -> np.ndarray:
+    """Block ids 0/1 of igpart's multilevel k = 2 pipeline on ``h`` with the two blocks'
+    weight bounds ``bounds`` (METIS aims at weights in their proportions)."""
+    from .multilevel import _multilevel_hypergraph, _Timer
+
+    return _multilevel_hypergraph(
+        h, 2, eps, objective, be, seed, cfg, _Timer(), block_bounds=bounds
+    )
+
+
+def recursive_bisection(
+    h: Hypergraph,
+    k: int,
+    epsilon: float,
+    objective: str = "cut",
+    *,
+    seed: int = 0,
+    runs: int = 4,
+    max_net_size: int = CLIQUE_MAX_NET_SIZE,
+    config=None,
+) -> np.ndarray:
+    """Block ids (int32) of ``h`` in ``k`` blocks by recursive multilevel bisection (see the
+    module docstring). ``runs``: METIS seeds per bisection. ``config``: the
+    :class:`igpart.multilevel.Config` whose coarsening and refinement knobs the bisections use
+    (default: the defaults). Balance is aimed at, not guaranteed (heavy vertices); callers
+    rebalance."""
+    from .initial import check_k
+    from .kernels import get_backend
+    from .multilevel import Config
+
+    check_k(h.n, k)
+    cfg = dataclasses.replace(
+        config if config is not None else Config(),
+        initial="metis",
+        initial_runs=int(runs),
+        initial_max_net_size=int(max_net_size),
+        threads=1,
+    )
+    be = get_backend("cpu")
+    parts = np.zeros(h.n, dtype=np.int32)
+    total = int(h.total_weight)
+    perfect = -(-total // int(k))
+    # work list: (sub-hypergraph, its vertex ids in h, first block, number of blocks)
+    stack = [(h, np.arange(h.n, dtype=np.int64), 0, int(k))]
+    while stack:
+        sub, ids, first, ks = stack.pop()
+        if ks == 1 or sub.n == 0:
+            parts[ids] = first
+            continue
+        k0 = (ks + 1) // 2
+        k1 = ks - k0
+        if sub.n < 2:
+            parts[ids] = first
+            continue
+        eps = adapted_epsilon(epsilon, total, k, int(sub.total_weight), ks)
+        bounds = np.array(
+            [math.floor((1.0 + eps) * sub.total_weight * kk / ks + 1e-9) for kk in (k0, k1)],
+            dtype=np.int64,
+        )
+        # never more than the sides' share of the final k-way bound
+        final = math.floor((1.0 + epsilon) * perfect + 1e-9)
+        bounds = np.minimum(bounds, np.array([final * k0, final * k1], dtype=np.int64))
+        side = _bisect(be, sub, bounds, eps, objective, seed + 7919 * first + ks, cfg)
+        for s, (off, kk) in enumerate(((first, k0), (first + k0, k1))):
+            local = np.flatnonzero(side == s)
+            stack.append((sub_hypergraph(sub, local, objective), ids[local], off, kk))
+    return parts
