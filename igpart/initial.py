@@ -226,10 +226,12 @@ def initial_partition(
             )
     tpwgts = None if block_bounds is None else list(bounds / bounds.sum())
     if method in ("metis", "all", "rb+metis") or not (use_mtk or use_rb):
+        # one clique expansion for every seed
+        g = h if isinstance(h, Graph) else h.to_graph("clique", max_net_size=max_net_size)
         for r in range(max(1, runs)):
             candidates.append(
-                (f"metis/{seed + r}", lambda s=seed + r: metis_partition(h, k, epsilon, s,
-                                                                         max_net_size, tpwgts))
+                (f"metis/{seed + r}", lambda s=seed + r: metis_partition(g, k, epsilon, s,
+                                                                         tpwgts=tpwgts))
             )
 
     def attempt(candidate: tuple[str, Callable[[], np.ndarray]]) -> tuple[tuple[int, int], Any]:

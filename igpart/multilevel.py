@@ -130,8 +130,8 @@ class Config:
     initial_runs_max: int = 64
     initial_runs_min_n: int = 100_000
     initial_max_net_size: int = 100
-    initial_rb_runs: int = 2
-    initial_rb_seeds: int = 4
+    initial_rb_runs: int = 4
+    initial_rb_seeds: int = 16
     threads: int = 0
     refine_rounds: int = 16
     fm: bool = True
@@ -305,6 +305,17 @@ def _initial_runs(cfg: Config, k: int, hypergraph: bool = False, n: int = 0) -> 
     return cfg.initial_runs
 
 
+def _rb_effort(cfg: Config, k: int) -> tuple[int, int]:
+    """Recursive-bisection candidates and METIS seeds per bisection (``Config.initial``):
+    ``initial_rb_runs`` x ``initial_rb_seeds`` up to k = 16, both scaled by 16 / k beyond (at
+    least 1 candidate and 4 seeds), as the coarsest level and the number of bisections grow
+    with k."""
+    if k <= 16:
+        return cfg.initial_rb_runs, cfg.initial_rb_seeds
+    return (max(1, cfg.initial_rb_runs * 16 // k),
+            max(min(4, cfg.initial_rb_seeds), cfg.initial_rb_seeds * 16 // k))
+
+
 def _threads(cfg: Config) -> int:
     if cfg.threads:
         return int(cfg.threads)
@@ -455,14 +466,15 @@ def _multilevel_hypergraph(h: Hypergraph, k: int, epsilon: float, objective: str
     coarsest = hierarchy[-1][0]
     t0 = time.perf_counter()
     coarse_host = hypergraph_from_arrays(be, coarsest)
+    rb_runs, rb_seeds = _rb_effort(cfg, k)
     parts_host = initial_partition(
         coarse_host, k, epsilon, objective, seed=seed, method=cfg.initial,
         runs=_initial_runs(cfg, k, hypergraph=True, n=h.n),
         max_net_size=cfg.initial_max_net_size,
         refine=lambda p: be.to_host(refine(coarsest, be.asarray(p, "int32"))),
         evaluate=lambda p: be.hypergraph_objective(coarsest, be.asarray(p, "int32"), k, objective),
-        threads=_threads(cfg), rb_runs=cfg.initial_rb_runs, rb_seeds=cfg.initial_rb_seeds,
-        config=cfg, block_bounds=block_bounds,
+        threads=_threads(cfg), rb_runs=rb_runs, rb_seeds=rb_seeds, config=cfg,
+        block_bounds=block_bounds,
     )
     timer.add("initial", t0)
     parts = be.asarray(parts_host, "int32")

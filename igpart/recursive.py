@@ -100,6 +100,7 @@ def recursive_bisection(
         initial_runs=int(runs),
         initial_max_net_size=int(max_net_size),
         threads=1,
+        vcycles=0,
     )
     be = get_backend("cpu")
     parts = np.zeros(h.n, dtype=np.int32)

@@ -1,0 +1,126 @@
+"""Recursive bisection (``Config.initial = "rb"``, :mod:`igpart.recursive`): valid, balanced,
+deterministic partitions, sub-hypergraphs equal to a brute-force reference, errors."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import igpart
+import igpart.generators
+from igpart import Config, PartitionError
+from igpart.errors import InputError
+from igpart.metrics import block_weights, max_block_weight
+from igpart.recursive import adapted_epsilon, recursive_bisection, sub_hypergraph
+
+from .test_multilevel import check_partition, instances
+from .util import random_graph, random_hypergraph
+
+PROPS = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+KS = [2, 3, 5, 8, 16]
+
+
+def reference_sub_hypergraph(h, vertices, objective):
+    """Plain-Python sub-hypergraph (tests only): nets as sorted tuples with their weights."""
+    newid = {int(v): i for i, v in enumerate(vertices)}
+    nets = []
+    for e in range(h.m):
+        pins = [newid[int(v)] for v in h.net(e) if int(v) in newid]
+        if len(pins) < 2 or (objective == "cut" and len(pins) < len(h.net(e))):
+            continue
+        nets.append((tuple(pins), int(h.ewgt[e])))
+    return nets
+
+
+@PROPS
+@given(st.integers(0, 2**31 - 1), st.sampled_from(["cut", "km1"]))
+def test_sub_hypergraph_equals_reference(seed, objective):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 60))
+    h = random_hypergraph(rng, n, int(rng.integers(0, 2 * n + 1)), max_size=6, weighted=True)
+    vertices = np.flatnonzero(rng.random(n) < 0.5)
+    sub = sub_hypergraph(h, vertices, objective)
+    assert sub.n == vertices.size
+    assert np.array_equal(sub.vwgt, h.vwgt[vertices])
+    got = [(tuple(int(v) for v in sub.net(e)), int(sub.ewgt[e])) for e in range(sub.m)]
+    assert got == reference_sub_hypergraph(h, vertices, objective)
+
+
+def test_adapted_epsilon_keeps_the_final_bound():
+    # a balanced sub-hypergraph: the per-level imbalance compounds to exactly (1 + eps)
+    for k in (2, 4, 8, 16, 64):
+        e = adapted_epsilon(0.03, 64_000, k, 64_000, k)
+        assert (1 + e) ** math.ceil(math.log2(k)) == pytest.approx(1.03)
+    assert adapted_epsilon(0.03, 1000, 2, 1000, 2) == pytest.approx(0.03)
+    # a heavier sub-hypergraph leaves less room, never a negative one
+    assert adapted_epsilon(0.03, 1000, 4, 520, 2) < 0.03
+    assert adapted_epsilon(0.03, 1000, 4, 600, 2) == 0.0
+
+
+@PROPS
+@given(instances(), st.sampled_from(KS), st.sampled_from(["cut", "km1"]),
+       st.sampled_from([0.0, 0.03, 0.1]))
+def test_recursive_bisection_returns_valid_blocks(h, k, objective, eps):
+    k = min(k, max(h.n, 1))
+    parts = recursive_bisection(h, k, eps, objective, seed=3, runs=2)
+    assert parts.shape == (h.n,) and parts.dtype == np.int32
+    assert h.n == 0 or (parts.min() >= 0 and parts.max() < k)
+
+
+@PROPS
+@given(instances(), st.sampled_from(KS), st.sampled_from(["cut", "km1"]),
+       st.sampled_from([0.0, 0.03, 0.1]),
+       st.sampled_from(["rb", "rb+metis"]), st.sampled_from([40, 2]))
+def test_partition_with_rb_is_valid_and_balanced(h, k, objective, eps, method, limit):
+    k = min(k, max(h.n, 1))
+    cfg = Config(initial=method, contraction_limit=limit, initial_rb_runs=2, initial_rb_seeds=2)
+    p = igpart.partition(h, k, epsilon=eps, objective=objective, backend="cpu", seed=1,
+                         config=cfg)
+    check_partition(h, p, k, eps)
+
+
+@pytest.mark.parametrize("k", KS)
+def test_rb_on_a_weighted_circuit_is_balanced(k):
+    h = igpart.generators.random_circuit(3000, seed=k)
+    rng = np.random.default_rng(k)
+    h = h.with_weights(vwgt=rng.integers(1, 10, size=h.n))
+    parts = recursive_bisection(h, k, 0.03, "cut", seed=1, runs=4)
+    # the bisections aim at the k-way bound: on unit-ish weights they reach it
+    assert block_weights(h, parts, k).max() <= max_block_weight(h.total_weight, k, 0.03)
+    for method in ("rb", "rb+metis"):
+        p = igpart.partition(h, k, backend="cpu", seed=2, config=Config(initial=method))
+        check_partition(h, p, k, 0.03)
+        assert p.balanced
+
+
+def test_rb_is_deterministic_and_independent_of_threads():
+    h = random_hypergraph(np.random.default_rng(5), 3000, 3500, max_size=6, weighted=True)
+    a = recursive_bisection(h, 5, 0.03, "km1", seed=7, runs=3)
+    b = recursive_bisection(h, 5, 0.03, "km1", seed=7, runs=3)
+    assert np.array_equal(a, b)
+    p = [igpart.partition(h, 8, backend="cpu", seed=4, config=Config(initial="rb", threads=t))
+         for t in (1, 1, 3)]
+    assert np.array_equal(p[0].parts, p[1].parts) and np.array_equal(p[1].parts, p[2].parts)
+
+
+def test_rb_bad_input_raises():
+    h = random_hypergraph(np.random.default_rng(1), 20, 30)
+    with pytest.raises(PartitionError):
+        recursive_bisection(h, 21, 0.03)
+    with pytest.raises(PartitionError):
+        recursive_bisection(h, 0, 0.03)
+    with pytest.raises(InputError):
+        Config.from_dict({"initial": "bisection"})
+    for bad in ({"initial_rb_runs": 0}, {"initial_rb_seeds": -1}):
+        with pytest.raises(InputError):
+            Config.from_dict(bad)
+
+
+def test_graphs_with_rb_fall_back_to_metis():
+    g = random_graph(np.random.default_rng(3), 500, 1500)
+    p = igpart.partition(g, 4, backend="cpu", config=Config(initial="rb"))
+    check_partition(g, p, 4, 0.03)
