@@ -5,8 +5,9 @@ algorithm of ``igpart partition`` and the METIS peer of the regression flow: it 
 gives, without any igpart refinement.
 
 ``initial_partition`` is what the multilevel driver calls on its coarsest level: several
-candidates (METIS with several seeds, Mt-KaHyPar when asked for and installed), each rebalanced
-and refined by the caller's backend, the best balanced one kept.
+candidates (recursive bisection of :mod:`igpart.recursive`, METIS with several seeds,
+Mt-KaHyPar when asked for and installed), each rebalanced and refined by the caller's backend,
+the best balanced one kept.
 """
 
 from __future__ import annotations
@@ -35,7 +36,22 @@ log = logging.getLogger("igpart")
 CLIQUE_MAX_NET_SIZE = 100
 
 #: Values of ``Config.initial``.
-INITIAL_METHODS = ("metis", "mtkahypar", "all", "rb", "rb+metis")
+INITIAL_METHODS = ("auto", "metis", "mtkahypar", "all", "rb", "rb+metis")
+
+
+
+def resolve_initial_method(method: str, k: int, hypergraph: bool, large: bool = False) -> str:
+    """The method that ``method`` stands for at ``k`` blocks: ``"auto"`` is ``"rb"`` on
+    hypergraphs with k >= 3, ``"rb+metis"`` at k = 2 on ``large`` hypergraphs and ``"metis"``
+    otherwise (graphs, small hypergraphs at k = 2); see :class:`igpart.multilevel.Config`.
+    Other values stand for themselves."""
+    if method != "auto":
+        return method
+    if not hypergraph:
+        return "metis"
+    if k >= 3:
+        return "rb"
+    return "rb+metis" if large else "metis"
 
 
 _REDIRECT = {"lock": threading.Lock(), "depth": 0, "saved": -1}
@@ -189,11 +205,19 @@ def initial_partition(
     rb_seeds: int = 4,
     config: Any = None,
     block_bounds: np.ndarray | None = None,
+    large: bool = False,
 ) -> np.ndarray:
     """The best balanced partition of ``h`` (the coarsest level) among several candidates.
 
-    Candidates: METIS with seeds ``seed .. seed+runs-1`` (``method`` ``metis`` or ``all``) and
-    Mt-KaHyPar (``mtkahypar`` or ``all``, when installed; ``mtkahypar`` falls back to METIS).
+    Candidates: Mt-KaHyPar (``mtkahypar`` or ``all``, when installed; ``mtkahypar`` falls back
+    to METIS), recursive bisection with seeds ``seed .. seed+rb_runs-1`` and ``rb_seeds`` METIS
+    seeds per bisection (``rb`` or ``rb+metis``, hypergraphs only, :mod:`igpart.recursive`,
+    using ``config``'s coarsening and refinement knobs) and METIS with seeds
+    ``seed .. seed+runs-1`` (``metis``, ``all``, ``rb+metis``, and graphs whatever the method);
+    ``auto`` is resolved by :func:`resolve_initial_method` (``large``: the input the coarsest
+    level stands for is large, ``Config.initial_runs_min_n``). ``block_bounds`` (int64 per block,
+    default the k-way bound ``max_block_weight``) sets a bound per block; METIS then aims at
+    weights in their proportions.
     ``refine(parts) -> parts`` (rebalance + refinement on the caller's backend) is applied to each;
     ``evaluate(parts) -> int`` scores them. The best balanced candidate wins (ties: the first in
     the order above, so the result does not depend on ``threads``); when none is balanced, the
@@ -202,6 +226,7 @@ def initial_partition(
     """
     if method not in INITIAL_METHODS:
         raise PartitionError(f"unknown initial partitioning method '{method}'")
+    method = resolve_initial_method(method, k, isinstance(h, Hypergraph), large)
     if k == 1:
         return np.zeros(h.n, dtype=np.int32)
     candidates: list[tuple[str, Callable[[], np.ndarray]]] = []
@@ -224,7 +249,9 @@ def initial_partition(
                     h, k, epsilon, objective, seed=s, runs=rb_seeds, max_net_size=max_net_size,
                     config=config))
             )
-    tpwgts = None if block_bounds is None else list(bounds / bounds.sum())
+    # METIS rejects zero target weights
+    positive = np.maximum(bounds, 1)
+    tpwgts = None if block_bounds is None else list(positive / positive.sum())
     if method in ("metis", "all", "rb+metis") or not (use_mtk or use_rb):
         # one clique expansion for every seed
         g = h if isinstance(h, Graph) else h.to_graph("clique", max_net_size=max_net_size)

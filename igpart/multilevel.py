@@ -89,9 +89,28 @@ class Config:
       best of many METIS runs matters (ibm01x20 k = 2: 8 seeds 353, 64 seeds 299; ibm09x10
       k = 16: 10670 -> 10070); on ISPD98 (< 100k vertices) 64 seeds gave the same cuts in 18 of
       20 cases for 1.5x the time, hence the threshold),
-      ``"mtkahypar"`` (Mt-KaHyPar when installed, else METIS) or ``"all"`` (both); every
-      candidate is rebalanced and refined, the best balanced one is kept.
+      ``"mtkahypar"`` (Mt-KaHyPar when installed, else METIS) or ``"all"`` (both);
+      ``"rb"``: recursive bisection (:mod:`igpart.recursive`, as KaHyPar / Mt-KaHyPar): each
+      bisection is igpart's own k = 2 multilevel pipeline (communities, clustering, METIS
+      candidates aiming at weights k0 : k1, rebalancing, refinement and FM on every level; no
+      V-cycles) on the sub-hypergraph, with KaHyPar's adapted imbalance per bisection;
+      ``initial_rb_runs`` recursive bisections (seeds) with ``initial_rb_seeds`` METIS seeds per
+      bisection, both scaled by 32 / k beyond k = 32 (4 x 16 up to k = 32, 2 x 8 at k = 64);
+      graphs fall back to METIS. ``"rb+metis"``: both pools of candidates. ``"auto"``
+      (default): ``"rb"`` on hypergraphs at k >= 3, ``"rb+metis"`` at k = 2 on hypergraphs of
+      at least ``initial_runs_min_n`` vertices, ``"metis"`` otherwise (graphs, small inputs at
+      k = 2). Why: the coarsest level of a large input has few vertices standing for thousands
+      of cells, where METIS on the clique expansion is weak (coarsest level of ibm01x80, k = 16,
+      787 vertices: best of 32 METIS seeds 3196, Mt-KaHyPar 2456, recursive bisection 2456–2583
+      per seed; k = 2 on the same level: METIS 1491, Mt-KaHyPar 1051, one igpart bisection
+      1020–1048, whose communities are what makes the difference). End to end see BENCHMARKS.md
+      "Recursive-bisection initial partitioning": inflated inputs at k = 16 / 64 geomean cut
+      ratio vs Mt-KaHyPar about 4% lower than with METIS; ISPD98 subset 1.3% lower cut for
+      about 1.1–1.3x igpart's time. At k = 2 recursive bisection alone is not better than 64
+      METIS seeds on large inputs (ibm01x20: 334 vs 299), hence both pools there.
+      Every candidate is rebalanced and refined, the best balanced one is kept.
       ``initial_max_net_size``: nets above this size are left out of the clique expansion.
+      ``initial_rb_runs``, ``initial_rb_seeds``: the effort of ``"rb"`` (above).
       ``threads``: candidates run concurrently on this many threads (0: as many as the C++
       backend's OpenMP threads); the result does not depend on it.
     Refinement:
@@ -125,7 +144,7 @@ class Config:
     graph_group_size: int = 6
     graph_cluster_weight_factor: float = 1.0
     max_levels: int = 64
-    initial: str = "metis"
+    initial: str = "auto"
     initial_runs: int = 8
     initial_runs_max: int = 64
     initial_runs_min_n: int = 100_000
@@ -307,13 +326,13 @@ def _initial_runs(cfg: Config, k: int, hypergraph: bool = False, n: int = 0) -> 
 
 def _rb_effort(cfg: Config, k: int) -> tuple[int, int]:
     """Recursive-bisection candidates and METIS seeds per bisection (``Config.initial``):
-    ``initial_rb_runs`` x ``initial_rb_seeds`` up to k = 16, both scaled by 16 / k beyond (at
-    least 1 candidate and 4 seeds), as the coarsest level and the number of bisections grow
-    with k."""
-    if k <= 16:
+    ``initial_rb_runs`` x ``initial_rb_seeds`` up to k = 32, both scaled by 32 / k beyond (at
+    least 1 candidate and 4 seeds; 2 x 8 at k = 64 by default), as the coarsest level and the
+    number of bisections grow with k."""
+    if k <= 32:
         return cfg.initial_rb_runs, cfg.initial_rb_seeds
-    return (max(1, cfg.initial_rb_runs * 16 // k),
-            max(min(4, cfg.initial_rb_seeds), cfg.initial_rb_seeds * 16 // k))
+    return (max(1, cfg.initial_rb_runs * 32 // k),
+            max(min(4, cfg.initial_rb_seeds), cfg.initial_rb_seeds * 32 // k))
 
 
 def _threads(cfg: Config) -> int:
@@ -474,7 +493,7 @@ def _multilevel_hypergraph(h: Hypergraph, k: int, epsilon: float, objective: str
         refine=lambda p: be.to_host(refine(coarsest, be.asarray(p, "int32"))),
         evaluate=lambda p: be.hypergraph_objective(coarsest, be.asarray(p, "int32"), k, objective),
         threads=_threads(cfg), rb_runs=rb_runs, rb_seeds=rb_seeds, config=cfg,
-        block_bounds=block_bounds,
+        block_bounds=block_bounds, large=h.n >= cfg.initial_runs_min_n,
     )
     timer.add("initial", t0)
     parts = be.asarray(parts_host, "int32")

@@ -62,8 +62,12 @@ def test_adapted_epsilon_keeps_the_final_bound():
 
 
 @PROPS
-@given(instances(), st.sampled_from(KS), st.sampled_from(["cut", "km1"]),
-       st.sampled_from([0.0, 0.03, 0.1]))
+@given(
+    instances(),
+    st.sampled_from(KS),
+    st.sampled_from(["cut", "km1"]),
+    st.sampled_from([0.0, 0.03, 0.1]),
+)
 def test_recursive_bisection_returns_valid_blocks(h, k, objective, eps):
     k = min(k, max(h.n, 1))
     parts = recursive_bisection(h, k, eps, objective, seed=3, runs=2)
@@ -72,14 +76,18 @@ def test_recursive_bisection_returns_valid_blocks(h, k, objective, eps):
 
 
 @PROPS
-@given(instances(), st.sampled_from(KS), st.sampled_from(["cut", "km1"]),
-       st.sampled_from([0.0, 0.03, 0.1]),
-       st.sampled_from(["rb", "rb+metis"]), st.sampled_from([40, 2]))
+@given(
+    instances(),
+    st.sampled_from(KS),
+    st.sampled_from(["cut", "km1"]),
+    st.sampled_from([0.0, 0.03, 0.1]),
+    st.sampled_from(["rb", "rb+metis"]),
+    st.sampled_from([40, 2]),
+)
 def test_partition_with_rb_is_valid_and_balanced(h, k, objective, eps, method, limit):
     k = min(k, max(h.n, 1))
     cfg = Config(initial=method, contraction_limit=limit, initial_rb_runs=2, initial_rb_seeds=2)
-    p = igpart.partition(h, k, epsilon=eps, objective=objective, backend="cpu", seed=1,
-                         config=cfg)
+    p = igpart.partition(h, k, epsilon=eps, objective=objective, backend="cpu", seed=1, config=cfg)
     check_partition(h, p, k, eps)
 
 
@@ -102,8 +110,10 @@ def test_rb_is_deterministic_and_independent_of_threads():
     a = recursive_bisection(h, 5, 0.03, "km1", seed=7, runs=3)
     b = recursive_bisection(h, 5, 0.03, "km1", seed=7, runs=3)
     assert np.array_equal(a, b)
-    p = [igpart.partition(h, 8, backend="cpu", seed=4, config=Config(initial="rb", threads=t))
-         for t in (1, 1, 3)]
+    p = [
+        igpart.partition(h, 8, backend="cpu", seed=4, config=Config(initial="rb", threads=t))
+        for t in (1, 1, 3)
+    ]
     assert np.array_equal(p[0].parts, p[1].parts) and np.array_equal(p[1].parts, p[2].parts)
 
 
@@ -124,3 +134,22 @@ def test_graphs_with_rb_fall_back_to_metis():
     g = random_graph(np.random.default_rng(3), 500, 1500)
     p = igpart.partition(g, 4, backend="cpu", config=Config(initial="rb"))
     check_partition(g, p, 4, 0.03)
+
+
+def test_auto_rule_and_effort():
+    from igpart.initial import resolve_initial_method
+    from igpart.multilevel import _rb_effort
+
+    assert Config().initial == "auto"
+    assert resolve_initial_method("auto", 3, True) == "rb"
+    assert resolve_initial_method("auto", 64, True, large=True) == "rb"
+    assert resolve_initial_method("auto", 2, True, large=True) == "rb+metis"
+    assert resolve_initial_method("auto", 2, True) == "metis"
+    assert resolve_initial_method("auto", 8, False) == "metis"  # graphs
+    assert resolve_initial_method("metis", 8, True) == "metis"
+    cfg = Config()
+    assert _rb_effort(cfg, 16) == _rb_effort(cfg, 32) == (4, 16)
+    assert _rb_effort(cfg, 64) == (2, 8)
+    efforts = [_rb_effort(cfg, k) for k in (2, 16, 32, 64, 128, 1024)]
+    assert all(r >= 1 and s >= 4 for r, s in efforts)
+    assert all(a[0] * a[1] >= b[0] * b[1] for a, b in zip(efforts, efforts[1:]))
