@@ -95,19 +95,23 @@ class Config:
       candidates aiming at weights k0 : k1, rebalancing, refinement and FM on every level; no
       V-cycles) on the sub-hypergraph, with KaHyPar's adapted imbalance per bisection;
       ``initial_rb_runs`` recursive bisections (seeds) with ``initial_rb_seeds`` METIS seeds per
-      bisection, both scaled by 32 / k beyond k = 32 (4 x 16 up to k = 32, 2 x 8 at k = 64);
+      bisection on inputs of at least ``initial_runs_min_n`` vertices, both scaled by 32 / k
+      beyond k = 32 (4 x 16 up to k = 32, 2 x 8 at k = 64), half of each on smaller inputs up
+      to k = 64 (2 x 8; on ISPD98 4 x 16 gave the same cuts for about 1.35x the time);
       graphs fall back to METIS. ``"rb+metis"``: both pools of candidates. ``"auto"``
       (default): ``"rb"`` on hypergraphs at k >= 3, ``"rb+metis"`` at k = 2 on hypergraphs of
       at least ``initial_runs_min_n`` vertices, ``"metis"`` otherwise (graphs, small inputs at
       k = 2). Why: the coarsest level of a large input has few vertices standing for thousands
       of cells, where METIS on the clique expansion is weak (coarsest level of ibm01x80, k = 16,
-      787 vertices: best of 32 METIS seeds 3196, Mt-KaHyPar 2456, recursive bisection 2456–2583
+      787 vertices: best of 32 METIS seeds 3196, Mt-KaHyPar 2456, recursive bisection 2456–2664
       per seed; k = 2 on the same level: METIS 1491, Mt-KaHyPar 1051, one igpart bisection
-      1020–1048, whose communities are what makes the difference). End to end see BENCHMARKS.md
-      "Recursive-bisection initial partitioning": inflated inputs at k = 16 / 64 geomean cut
-      ratio vs Mt-KaHyPar about 4% lower than with METIS; ISPD98 subset 1.3% lower cut for
-      about 1.1–1.3x igpart's time. At k = 2 recursive bisection alone is not better than 64
-      METIS seeds on large inputs (ibm01x20: 334 vs 299), hence both pools there.
+      1020–1049, whose communities are what makes the difference). End to end see BENCHMARKS.md
+      "Recursive-bisection initial partitioning": ibm01x80 k = 16 cut 2596 -> 1997 (Mt-KaHyPar
+      2003); ibm01x20 / ibm09x10 / ibm06x20 at k = 2 / 16 / 64 geomean cut -3.2% against
+      ``"metis"`` (k = 16: -5%, k = 64: -4%, none worse); ISPD98 subset (ibm01/03/05/07/09,
+      k = 2 / 8 / 32 / 64) -1.3% with the time ratio vs Mt-KaHyPar 1.00 -> 0.96. At k = 2
+      recursive bisection alone is not better than 64 METIS seeds on large inputs (ibm01x20:
+      334 vs 299), hence both pools there.
       Every candidate is rebalanced and refined, the best balanced one is kept.
       ``initial_max_net_size``: nets above this size are left out of the clique expansion.
       ``initial_rb_runs``, ``initial_rb_seeds``: the effort of ``"rb"`` (above).
@@ -324,15 +328,19 @@ def _initial_runs(cfg: Config, k: int, hypergraph: bool = False, n: int = 0) -> 
     return cfg.initial_runs
 
 
-def _rb_effort(cfg: Config, k: int) -> tuple[int, int]:
-    """Recursive-bisection candidates and METIS seeds per bisection (``Config.initial``):
-    ``initial_rb_runs`` x ``initial_rb_seeds`` up to k = 32, both scaled by 32 / k beyond (at
-    least 1 candidate and 4 seeds; 2 x 8 at k = 64 by default), as the coarsest level and the
-    number of bisections grow with k."""
-    if k <= 32:
-        return cfg.initial_rb_runs, cfg.initial_rb_seeds
-    return (max(1, cfg.initial_rb_runs * 32 // k),
-            max(min(4, cfg.initial_rb_seeds), cfg.initial_rb_seeds * 32 // k))
+def _rb_effort(cfg: Config, k: int, large: bool = True) -> tuple[int, int]:
+    """Recursive-bisection candidates and METIS seeds per bisection (``Config.initial``).
+    Inputs of at least ``initial_runs_min_n`` vertices (``large``): ``initial_rb_runs`` x
+    ``initial_rb_seeds`` up to k = 32, both scaled by 32 / k beyond; smaller inputs: half of
+    each up to k = 64, scaled by 64 / k beyond; at least 1 candidate and 4 seeds (defaults:
+    4 x 16 / 2 x 8 at k = 64 for large inputs, 2 x 8 up to k = 64 for small ones), as the
+    coarsest level and the number of bisections grow with k."""
+    runs, seeds, kmax = cfg.initial_rb_runs, cfg.initial_rb_seeds, 32
+    if not large:
+        runs, seeds, kmax = max(1, runs // 2), max(1, seeds // 2), 64
+    if k <= kmax:
+        return runs, seeds
+    return max(1, runs * kmax // k), max(min(4, seeds), seeds * kmax // k)
 
 
 def _threads(cfg: Config) -> int:
@@ -485,7 +493,8 @@ def _multilevel_hypergraph(h: Hypergraph, k: int, epsilon: float, objective: str
     coarsest = hierarchy[-1][0]
     t0 = time.perf_counter()
     coarse_host = hypergraph_from_arrays(be, coarsest)
-    rb_runs, rb_seeds = _rb_effort(cfg, k)
+    large = h.n >= cfg.initial_runs_min_n
+    rb_runs, rb_seeds = _rb_effort(cfg, k, large)
     parts_host = initial_partition(
         coarse_host, k, epsilon, objective, seed=seed, method=cfg.initial,
         runs=_initial_runs(cfg, k, hypergraph=True, n=h.n),
@@ -493,7 +502,7 @@ def _multilevel_hypergraph(h: Hypergraph, k: int, epsilon: float, objective: str
         refine=lambda p: be.to_host(refine(coarsest, be.asarray(p, "int32"))),
         evaluate=lambda p: be.hypergraph_objective(coarsest, be.asarray(p, "int32"), k, objective),
         threads=_threads(cfg), rb_runs=rb_runs, rb_seeds=rb_seeds, config=cfg,
-        block_bounds=block_bounds, large=h.n >= cfg.initial_runs_min_n,
+        block_bounds=block_bounds, large=large,
     )
     timer.add("initial", t0)
     parts = be.asarray(parts_host, "int32")

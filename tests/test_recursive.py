@@ -61,13 +61,17 @@ def test_adapted_epsilon_keeps_the_final_bound():
     assert adapted_epsilon(0.03, 1000, 4, 600, 2) == 0.0
 
 
-@PROPS
-@given(
+#: Strategies of the property tests: instance, k, objective, epsilon.
+CASES = (
     instances(),
     st.sampled_from(KS),
     st.sampled_from(["cut", "km1"]),
     st.sampled_from([0.0, 0.03, 0.1]),
 )
+
+
+@PROPS
+@given(*CASES)
 def test_recursive_bisection_returns_valid_blocks(h, k, objective, eps):
     k = min(k, max(h.n, 1))
     parts = recursive_bisection(h, k, eps, objective, seed=3, runs=2)
@@ -76,14 +80,7 @@ def test_recursive_bisection_returns_valid_blocks(h, k, objective, eps):
 
 
 @PROPS
-@given(
-    instances(),
-    st.sampled_from(KS),
-    st.sampled_from(["cut", "km1"]),
-    st.sampled_from([0.0, 0.03, 0.1]),
-    st.sampled_from(["rb", "rb+metis"]),
-    st.sampled_from([40, 2]),
-)
+@given(*CASES, st.sampled_from(["rb", "rb+metis"]), st.sampled_from([40, 2]))
 def test_partition_with_rb_is_valid_and_balanced(h, k, objective, eps, method, limit):
     k = min(k, max(h.n, 1))
     cfg = Config(initial=method, contraction_limit=limit, initial_rb_runs=2, initial_rb_seeds=2)
@@ -149,7 +146,10 @@ def test_auto_rule_and_effort():
     assert resolve_initial_method("metis", 8, True) == "metis"
     cfg = Config()
     assert _rb_effort(cfg, 16) == _rb_effort(cfg, 32) == (4, 16)
-    assert _rb_effort(cfg, 64) == (2, 8)
-    efforts = [_rb_effort(cfg, k) for k in (2, 16, 32, 64, 128, 1024)]
-    assert all(r >= 1 and s >= 4 for r, s in efforts)
-    assert all(a[0] * a[1] >= b[0] * b[1] for a, b in zip(efforts, efforts[1:]))
+    assert _rb_effort(cfg, 64) == _rb_effort(cfg, 64, large=False) == (2, 8)
+    assert _rb_effort(cfg, 2, large=False) == (2, 8)
+    for large in (True, False):
+        efforts = [_rb_effort(cfg, k, large) for k in (2, 16, 32, 64, 128, 1024)]
+        assert all(r >= 1 and s >= 4 for r, s in efforts)
+        assert all(a[0] * a[1] >= b[0] * b[1] for a, b in zip(efforts, efforts[1:]))
+    assert _rb_effort(Config(initial_rb_runs=1, initial_rb_seeds=1), 1024, False) == (1, 1)
