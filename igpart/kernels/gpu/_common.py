@@ -8,7 +8,7 @@ import numpy as np
 
 from ._loader import kernel
 
-THREADS = 256
+THREADS = 256  # IGP_BLOCK_THREADS in igpart_gpu.cuh: kernels size shared scratch with it
 #: Grid-stride kernels never launch more blocks than this (16 blocks per H100 SM).
 MAX_BLOCKS = 132 * 16
 #: Segments of at most this many values are sorted by one thread; longer ones by a key sort.
