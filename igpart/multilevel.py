@@ -37,6 +37,9 @@ log = logging.getLogger("igpart")
 
 ALGORITHMS = ("multilevel", "metis")
 
+#: Values of ``Config.refinement`` (hypergraphs).
+REFINEMENTS = ("auto", "fm", "jet", "jet+fm")
+
 #: Values of ``Config.coarsening`` (hypergraphs).
 COARSENINGS = ("heavy_edge", "hyperg")
 
@@ -133,6 +136,13 @@ class Config:
     threads: int = 0
     refine_rounds: int = 16
     fm: bool = True
+    refinement: str = "auto"
+    jet_iterations: int = 64
+    jet_patience: int = 12
+    jet_negative_gain_fine: float = 0.25
+    jet_negative_gain_coarse: float = 0.75
+    jet_afterburner_max_net_size: int = 256
+    jet_fm_max_pins: int = 500_000
     fm_rounds: int = 4
     fm_max_fruitless_moves: int = 250
     fm_min_improvement: float = 0.001
@@ -162,7 +172,7 @@ class Config:
             if not isinstance(v, (int, np.integer)) or v < 1:
                 raise InputError(f"config.{name} must be a positive integer, got {v!r}")
         for name in ("refine_rounds", "fm_rounds", "fm_max_fruitless_moves", "vcycles",
-                     "graph_refine_rounds", "threads"):
+                     "graph_refine_rounds", "threads", "jet_iterations", "jet_fm_max_pins"):
             v = getattr(self, name)
             if not isinstance(v, (int, np.integer)) or v < 0:
                 raise InputError(f"config.{name} must be a non-negative integer, got {v!r}")
@@ -183,6 +193,19 @@ class Config:
                              f"(0: no cap), got {self.community_max_weight!r}")
         if not float(self.max_shrink) > 1.0:
             raise InputError(f"config.max_shrink must be greater than 1, got {self.max_shrink!r}")
+        for name in ("jet_patience", "jet_afterburner_max_net_size"):
+            v = getattr(self, name)
+            if not isinstance(v, (int, np.integer)) or v < 1:
+                raise InputError(f"config.{name} must be a positive integer, got {v!r}")
+        for name in ("jet_negative_gain_fine", "jet_negative_gain_coarse"):
+            v = getattr(self, name)
+            if not (math.isfinite(float(v)) and float(v) >= 0):
+                raise InputError(f"config.{name} must be a non-negative number, got {v!r}")
+        if self.refinement not in REFINEMENTS:
+            raise InputError(
+                f"config.refinement must be one of {', '.join(REFINEMENTS)}, "
+                f"got {self.refinement!r}"
+            )
         if self.coarsening not in COARSENINGS:
             raise InputError(
                 f"config.coarsening must be one of {', '.join(COARSENINGS)}, "
@@ -372,18 +395,42 @@ def _coarsen(levels_fine, n_of, coarsen_one, contract_one, limit: int, min_shrin
 
 
 # ---------------------------------------------------------------------------------- hypergraphs
+def refinement_mode(be: Backend, cfg: Config) -> str:
+    """The refinement ``cfg.refinement`` resolves to on ``be`` (``"auto"``: the backend's
+    ``default_refinement``)."""
+    if cfg.refinement != "auto":
+        return cfg.refinement
+    return getattr(be, "default_refinement", "fm")
+
+
 def _refiner_hypergraph(be: Backend, k: int, bounds, objective: str, cfg: Config, seed: int,
-                        timer: _Timer) -> Callable[[HypergraphArrays, Any], Any]:
+                        timer: _Timer, finest_n: int = -1
+                        ) -> Callable[[HypergraphArrays, Any], Any]:
+    mode = refinement_mode(be, cfg)
+
     def refine(ha: HypergraphArrays, parts):
         t0 = time.perf_counter()
         parts = be.rebalance_hypergraph(ha, parts, k, bounds, objective)
         t0 = timer.add("rebalance", t0)
-        if cfg.refine_rounds:
-            parts, _ = be.refine_hypergraph(
-                ha, parts, k, bounds, objective, max_rounds=cfg.refine_rounds
-            )
-            t0 = timer.add("refine", t0)
-        if cfg.fm and cfg.fm_rounds:
+        fm = cfg.fm and cfg.fm_rounds > 0
+        if mode == "fm":
+            if cfg.refine_rounds:
+                parts, _ = be.refine_hypergraph(
+                    ha, parts, k, bounds, objective, max_rounds=cfg.refine_rounds
+                )
+                t0 = timer.add("refine", t0)
+        else:
+            if cfg.jet_iterations:
+                factor = (cfg.jet_negative_gain_fine if ha.n == finest_n
+                          else cfg.jet_negative_gain_coarse)
+                parts, _ = be.jet_refine_hypergraph(
+                    ha, parts, k, bounds, objective, max_iterations=cfg.jet_iterations,
+                    patience=cfg.jet_patience, negative_gain_factor=factor,
+                    afterburner_max_net_size=cfg.jet_afterburner_max_net_size, seed=seed,
+                )
+                t0 = timer.add("jet", t0)
+            fm = fm and mode == "jet+fm" and ha.num_pins <= cfg.jet_fm_max_pins
+        if fm:
             parts, _ = be.fm_refine_hypergraph(
                 ha, parts, k, bounds, objective, max_rounds=cfg.fm_rounds,
                 max_fruitless_moves=cfg.fm_max_fruitless_moves,
@@ -424,7 +471,7 @@ def _multilevel_hypergraph(h: Hypergraph, k: int, epsilon: float, objective: str
     bounds = _bounds(be, h.total_weight, k, epsilon)
     mcw = _max_cluster_weight(h.total_weight, k, cfg.contraction_limit, cfg.cluster_weight_factor,
                               bound)
-    refine = _refiner_hypergraph(be, k, bounds, objective, cfg, seed, timer)
+    refine = _refiner_hypergraph(be, k, bounds, objective, cfg, seed, timer, finest_n=top.n)
     coarsen_one = _hypergraph_coarsener(be, k, mcw, cfg, seed)
     communities = None
     if cfg.communities and top.n >= cfg.contraction_limit * k:
@@ -572,7 +619,8 @@ def improve(
         bounds = _bounds(be, hyper.total_weight, k, epsilon)
         mcw = _max_cluster_weight(hyper.total_weight, k, cfg.contraction_limit,
                                   cfg.cluster_weight_factor, bound)
-        refine = _refiner_hypergraph(be, k, bounds, objective, cfg, seed, timer)
+        refine = _refiner_hypergraph(be, k, bounds, objective, cfg, seed, timer,
+                                     finest_n=top.n)
         cur = refine(top, be.asarray(p, "int32"))
         cur = _vcycles(be, top, cur, k, objective, lambda s: _hypergraph_coarsener(
             be, k, mcw, cfg, s), refine, cfg, timer, vcycles, seed)
