@@ -143,6 +143,7 @@ class Config:
     jet_negative_gain_coarse: float = 0.75
     jet_afterburner_max_net_size: int = 256
     jet_fm_max_pins: int = 500_000
+    jet_min_pins: int = 0
     fm_rounds: int = 4
     fm_max_fruitless_moves: int = 250
     fm_min_improvement: float = 0.001
@@ -172,7 +173,8 @@ class Config:
             if not isinstance(v, (int, np.integer)) or v < 1:
                 raise InputError(f"config.{name} must be a positive integer, got {v!r}")
         for name in ("refine_rounds", "fm_rounds", "fm_max_fruitless_moves", "vcycles",
-                     "graph_refine_rounds", "threads", "jet_iterations", "jet_fm_max_pins"):
+                     "graph_refine_rounds", "threads", "jet_iterations", "jet_fm_max_pins",
+                     "jet_min_pins"):
             v = getattr(self, name)
             if not isinstance(v, (int, np.integer)) or v < 0:
                 raise InputError(f"config.{name} must be a non-negative integer, got {v!r}")
@@ -413,7 +415,7 @@ def _refiner_hypergraph(be: Backend, k: int, bounds, objective: str, cfg: Config
         parts = be.rebalance_hypergraph(ha, parts, k, bounds, objective)
         t0 = timer.add("rebalance", t0)
         fm = cfg.fm and cfg.fm_rounds > 0
-        if mode == "fm":
+        if mode == "fm" or ha.num_pins <= cfg.jet_min_pins:
             if cfg.refine_rounds:
                 parts, _ = be.refine_hypergraph(
                     ha, parts, k, bounds, objective, max_rounds=cfg.refine_rounds

@@ -138,3 +138,41 @@ def test_gpu_jet_equals_the_cpu(seed, k, obj):
     )
     np.testing.assert_array_equal(host(gpu, out), ref)
     assert gain == ref_gain
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("k", [2, 16])
+@pytest.mark.parametrize("obj", ["cut", "km1"])
+def test_gpu_jet_equals_the_cpu_on_ibm01_levels(ispd98, k, obj):
+    """On ibm01 and one coarse level of it, from a good partition with 5% of the vertices moved
+    at random (so that there is work to do), the GPU returns the C++ partition."""
+    gpu = get_backend("gpu")
+    h = igpart.read_hgr(ispd98 / "ibm01.hgr")
+    rng = np.random.default_rng(k)
+    base = igpart.partition(h, k, 0.03, obj, backend="cpu", seed=1, config={"vcycles": 0}).parts
+    bounds = bounds_for(h.total_weight, k, 0.03)
+    top = CPU.hypergraph_arrays(h)
+    cmap, nc = CPU.cluster_hypergraph(top, h.total_weight // (4 * k), seed=1)
+    coarse = CPU.contract_hypergraph(top, cmap, nc)
+    for level, parts in ((top, base), (coarse, base[np.unique(cmap, return_index=True)[1]])):
+        parts = parts.copy()
+        pick = rng.random(level.n) < 0.05
+        parts[pick] = rng.integers(0, k, int(pick.sum()))
+        parts = CPU.rebalance_hypergraph(level, parts, k, bounds, obj)
+        ref, ref_gain = CPU.jet_refine_hypergraph(level, parts, k, bounds, obj)
+        g = gpu.hypergraph_arrays(igpart.Hypergraph(level.eptr, level.eind, level.n, level.vwgt,
+                                                    level.ewgt))
+        out, gain = gpu.jet_refine_hypergraph(g, parts, k, bounds, obj)
+        np.testing.assert_array_equal(host(gpu, out), ref)
+        assert gain == ref_gain > 0
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("k", [2, 16])
+def test_gpu_multilevel_with_jet_is_close_to_the_cpu(ispd98, k):
+    h = igpart.read_hgr(ispd98 / "ibm01.hgr")
+    cfg = {"refinement": "jet"}
+    g = igpart.partition(h, k, 0.03, "cut", backend="gpu", seed=1, config=cfg)
+    c = igpart.partition(h, k, 0.03, "cut", backend="cpu", seed=1, config=cfg)
+    check_partition(h, g, k, 0.03)
+    assert g.cut <= 1.1 * c.cut + 10

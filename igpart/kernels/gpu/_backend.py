@@ -26,7 +26,7 @@ import cupy as cp
 import numpy as np
 
 from ..backend import OBJECTIVES, Backend, GraphArrays, HypergraphArrays
-from . import _dynamic, _graph, _hypergraph
+from . import _dynamic, _graph, _hypergraph, _jet
 from ._common import STATS, block_weights
 
 __all__ = ["GpuBackend"]
@@ -44,6 +44,10 @@ class GpuBackend(Backend):
     name = "gpu"
     xp = cp
     record_error = _dynamic.GpuRecordError
+
+    #: ``Config(refinement="auto")``: Jet on the device, FM (on the host) only on levels of at
+    #: most ``Config.jet_fm_max_pins`` pins.
+    default_refinement = "jet+fm"
 
     #: Default size limit (pins) of the levels on which FM runs (on the host); None: every level.
     FM_HOST_MAX_PINS: int | None = None
@@ -260,6 +264,30 @@ class GpuBackend(Backend):
             min_improvement=min_improvement, seed=seed,
         )
         return self.asarray(out), gain
+
+    def jet_refine_hypergraph(self, hg, parts, k, max_block_weights, objective, *,
+                              max_iterations: int = 64, patience: int = 12,
+                              negative_gain_factor: float = 0.25, min_improvement: float = 0.001,
+                              afterburner_max_net_size: int = 256, balance_rounds: int = 3,
+                              seed: int = 0):
+        code = _objective_code(objective)
+        parts = self._parts(parts, hg.n, k, "jet_refine_hypergraph")
+        bounds = self._bounds(max_block_weights, k, "jet_refine_hypergraph")
+        if patience < 1:
+            raise ValueError("jet_refine_hypergraph: patience must be positive")
+        if not negative_gain_factor >= 0:
+            raise ValueError("jet_refine_hypergraph: negative_gain_factor must be non-negative")
+        if not 0 <= min_improvement < 1:
+            raise ValueError("jet_refine_hypergraph: min_improvement must lie in [0, 1)")
+        if balance_rounds < 0:
+            raise ValueError("jet_refine_hypergraph: balance_rounds must be >= 0")
+        return _jet.refine(
+            hg, parts, int(k), bounds, code, max_iterations=int(max_iterations),
+            patience=int(patience), negative_gain_factor=float(negative_gain_factor),
+            min_improvement=float(min_improvement),
+            afterburner_max_net_size=int(afterburner_max_net_size),
+            balance_rounds=int(balance_rounds), seed=int(seed),
+        )
 
     def rebalance_hypergraph(self, hg, parts, k, max_block_weights, objective):
         _objective_code(objective)
