@@ -406,9 +406,12 @@ def refinement_mode(be: Backend, cfg: Config) -> str:
 
 
 def _refiner_hypergraph(be: Backend, k: int, bounds, objective: str, cfg: Config, seed: int,
-                        timer: _Timer, finest_n: int = -1
+                        timer: _Timer, finest_n: int = -1, initial: bool = False
                         ) -> Callable[[HypergraphArrays, Any], Any]:
-    mode = refinement_mode(be, cfg)
+    """The refinement of one level (rebalance first). ``initial``: the refiner of the initial
+    partitioning candidates on the coarsest level, which always uses sequence refinement + FM
+    (Jet on every one of up to 64 candidates cost more than the rest of the run; see Config)."""
+    mode = "fm" if initial else refinement_mode(be, cfg)
 
     def refine(ha: HypergraphArrays, parts):
         t0 = time.perf_counter()
@@ -474,6 +477,7 @@ def _multilevel_hypergraph(h: Hypergraph, k: int, epsilon: float, objective: str
     mcw = _max_cluster_weight(h.total_weight, k, cfg.contraction_limit, cfg.cluster_weight_factor,
                               bound)
     refine = _refiner_hypergraph(be, k, bounds, objective, cfg, seed, timer, finest_n=top.n)
+    refine_initial = _refiner_hypergraph(be, k, bounds, objective, cfg, seed, timer, initial=True)
     coarsen_one = _hypergraph_coarsener(be, k, mcw, cfg, seed)
     communities = None
     if cfg.communities and top.n >= cfg.contraction_limit * k:
@@ -495,7 +499,7 @@ def _multilevel_hypergraph(h: Hypergraph, k: int, epsilon: float, objective: str
         coarse_host, k, epsilon, objective, seed=seed, method=cfg.initial,
         runs=_initial_runs(cfg, k, hypergraph=True, n=h.n),
         max_net_size=cfg.initial_max_net_size,
-        refine=lambda p: be.to_host(refine(coarsest, be.asarray(p, "int32"))),
+        refine=lambda p: be.to_host(refine_initial(coarsest, be.asarray(p, "int32"))),
         evaluate=lambda p: be.hypergraph_objective(coarsest, be.asarray(p, "int32"), k, objective),
         threads=_threads(cfg),
     )
