@@ -100,6 +100,28 @@ class Config:
     Refinement:
       ``refine_rounds``: maximum rounds of sequence-based refinement per level (HyperG §3.2).
       ``fm``: run the boundary FM pass after the sequence refinement (hypergraphs and graphs).
+      ``refinement`` (hypergraphs): ``"fm"`` (sequence refinement + FM on every level),
+      ``"jet"`` (Jet refinement, ``Backend.jet_refine_hypergraph``, on every level, no FM),
+      ``"jet+fm"`` (Jet, then FM on levels of at most ``jet_fm_max_pins`` pins) or ``"auto"``
+      (the backend's ``default_refinement``: ``"fm"`` on the C++ backend, ``"jet"`` on the GPU).
+      The initial partitioning candidates on the coarsest level are always refined the ``"fm"``
+      way (Jet on each of up to 64 candidates took 3.3 of 7.3 s on the GPU, ibm01x200 k = 2).
+      Measured 2026-11-23: on the H100 (ibm09x100 / ibm01x200, k = 2 and 64, vs Mt-KaHyPar 16
+      threads) ``"jet"`` was the fastest variant everywhere (ibm09x100: k = 2 1.07x vs 0.63x
+      for ``"fm"``, k = 64 2.00x vs 1.36x) with cut ratio geomean 1.064 vs 1.110 for ``"fm"``
+      and 1.073 for ``"jet+fm"`` (host FM costs transfers), hence the GPU default. On the C++
+      backend (1 thread, ibm01/03/05, k = 2, 16, 64) ``"jet+fm"`` gave lower cuts than ``"fm"``
+      in all 9 cases (geomean 0.969, 0.2-11% lower) but took 1.7x the time (geomean; 0.6-3.4x)
+      and ``"jet"`` alone was better in 6 of 9, so the CPU default stays ``"fm"``.
+      ``jet_iterations``, ``jet_patience``: Jet's iteration cap and its stop after that many
+      iterations without a 0.1% improvement of the best (12 as in Jet; 6 lost up to 9.6% on
+      ibm01 at the same k). ``jet_negative_gain_fine`` / ``jet_negative_gain_coarse``: Jet's
+      negative-gain threshold c on the finest level / the others (0.25 / 0.75, the paper's).
+      ``jet_afterburner_max_net_size``: nets with more pins count with the pin counts before
+      the iteration in the afterburner (exact counting costs their size per candidate pin).
+      ``jet_fm_max_pins``: with ``"jet+fm"``, FM also runs on levels of at most this many pins.
+      ``jet_min_pins``: in the Jet modes, levels of at most this many pins use the ``"fm"`` way
+      instead (0: none; on the H100 at k = 64, 500k gave 1.246 vs 1.138 cut ratio for no speed).
       ``fm_rounds``, ``fm_max_fruitless_moves``, ``fm_min_improvement``: FM stopping rules.
       ``graph_refine_rounds``: maximum rounds of independent-set refinement per level.
       ``vcycles``: at most this many V-cycles after the first pass (re-coarsening inside the

@@ -176,3 +176,29 @@ def test_gpu_multilevel_with_jet_is_close_to_the_cpu(ispd98, k):
     c = igpart.partition(h, k, 0.03, "cut", backend="cpu", seed=1, config=cfg)
     check_partition(h, g, k, 0.03)
     assert g.cut <= 1.1 * c.cut + 10
+
+
+def test_cpu_jet_does_not_depend_on_the_thread_count():
+    from igpart.generators import random_circuit
+    from igpart.kernels import _cpu
+
+    h = random_circuit(70_000, seed=3)
+    ha = CPU.hypergraph_arrays(h)
+    k = 8
+    bounds = bounds_for(h.total_weight, k)
+    parts = (np.arange(h.n) * k // h.n).astype(np.int32)
+    before = _cpu.get_num_threads()
+    results = {}
+    try:
+        for threads in (1, 3):
+            _cpu.set_num_threads(threads)
+            for obj in ("cut", "km1"):
+                results[threads, obj] = CPU.jet_refine_hypergraph(
+                    ha, parts, k, bounds, obj, max_iterations=8, seed=2
+                )
+    finally:
+        _cpu.set_num_threads(before)
+    for obj in ("cut", "km1"):
+        (out1, gain1), (out3, gain3) = results[1, obj], results[3, obj]
+        assert gain1 == gain3 > 0
+        np.testing.assert_array_equal(out1, out3)

@@ -9,12 +9,14 @@ CPU fallback, through the C++ backend on a host copy of the level (made once per
 * ``rebalance_*``: projection keeps block weights, so only the coarsest level (after initial
   partitioning) can be overloaded; an already balanced partition is checked on the device and
   returned without any transfer.
-* ``fm_refine_hypergraph``: boundary FM is inherently sequential; it runs on the host on every
-  level by default. ``fm_host_max_pins`` can cap it to levels of at most that many pins (larger
-  levels then only get the sequence-based refinement): faster, but on large inputs much worse
-  (positive-gain sequence refinement alone leaves most of the fine-level improvement: on an
-  inflated ibm01 of 510k vertices at k = 16 a 400k-pin cap gave a 2.1x larger cut; see
-  BENCHMARKS.md, "GPU backend (issue 4)").
+* ``fm_refine_hypergraph``: boundary FM is inherently sequential; it runs on the host, on every
+  level it is asked for. The driver's default on this backend (``default_refinement = "jet"``)
+  refines with Jet (``jet_refine_hypergraph``, entirely on the device) instead and calls FM only
+  for the initial partitioning candidates on the coarsest level. ``fm_host_max_pins`` can cap
+  FM to levels of at most that many pins (larger levels then only get the sequence-based
+  refinement): faster, but on large inputs much worse (positive-gain sequence refinement alone
+  leaves most of the fine-level improvement: on an inflated ibm01 of 510k vertices at k = 16 a
+  400k-pin cap gave a 2.1x larger cut; see BENCHMARKS.md, "GPU backend (issue 4)").
 """
 
 from __future__ import annotations
@@ -45,9 +47,10 @@ class GpuBackend(Backend):
     xp = cp
     record_error = _dynamic.GpuRecordError
 
-    #: ``Config(refinement="auto")``: Jet on the device, FM (on the host) only on levels of at
-    #: most ``Config.jet_fm_max_pins`` pins.
-    default_refinement = "jet+fm"
+    #: ``Config(refinement="auto")``: Jet on the device on every level, no host FM (H100,
+    #: ibm09x100 k = 64: 2.00x Mt-KaHyPar's speed at cut ratio 0.986, vs 1.36x / 1.119 with FM;
+    #: BENCHMARKS.md, "Jet refinement on the GPU").
+    default_refinement = "jet"
 
     #: Default size limit (pins) of the levels on which FM runs (on the host); None: every level.
     FM_HOST_MAX_PINS: int | None = None
