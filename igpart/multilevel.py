@@ -499,7 +499,6 @@ def _multilevel_hypergraph(h: Hypergraph, k: int, epsilon: float, objective: str
     mcw = _max_cluster_weight(h.total_weight, k, cfg.contraction_limit, cfg.cluster_weight_factor,
                               bound)
     refine = _refiner_hypergraph(be, k, bounds, objective, cfg, seed, timer, finest_n=top.n)
-    refine_initial = _refiner_hypergraph(be, k, bounds, objective, cfg, seed, timer, initial=True)
     coarsen_one = _hypergraph_coarsener(be, k, mcw, cfg, seed)
     communities = None
     if cfg.communities and top.n >= cfg.contraction_limit * k:
@@ -517,12 +516,21 @@ def _multilevel_hypergraph(h: Hypergraph, k: int, epsilon: float, objective: str
     coarsest = hierarchy[-1][0]
     t0 = time.perf_counter()
     coarse_host = hypergraph_from_arrays(be, coarsest)
+    ibe, ilevel, ibounds = be, coarsest, bounds
+    if be.name != "cpu":
+        # The coarsest level is small and on the host already: its initial candidates are
+        # refined by the C++ backend (the same algorithms), concurrently and without a device
+        # round trip per stage and candidate.
+        ibe = get_backend("cpu")
+        ilevel = ibe.hypergraph_arrays(coarse_host)
+        ibounds = _bounds(ibe, h.total_weight, k, epsilon)
+    irefine = _refiner_hypergraph(ibe, k, ibounds, objective, cfg, seed, timer, initial=True)
     parts_host = initial_partition(
         coarse_host, k, epsilon, objective, seed=seed, method=cfg.initial,
         runs=_initial_runs(cfg, k, hypergraph=True, n=h.n),
         max_net_size=cfg.initial_max_net_size,
-        refine=lambda p: be.to_host(refine_initial(coarsest, be.asarray(p, "int32"))),
-        evaluate=lambda p: be.hypergraph_objective(coarsest, be.asarray(p, "int32"), k, objective),
+        refine=lambda p: ibe.to_host(irefine(ilevel, ibe.asarray(p, "int32"))),
+        evaluate=lambda p: ibe.hypergraph_objective(ilevel, ibe.asarray(p, "int32"), k, objective),
         threads=_threads(cfg),
     )
     timer.add("initial", t0)
@@ -582,14 +590,20 @@ def _multilevel_graph(g: Graph, k: int, epsilon: float, be: Backend, seed: int, 
     mcw = _max_cluster_weight(g.total_weight, k, cfg.graph_contraction_limit,
                               cfg.graph_cluster_weight_factor, bound)
 
-    def refine(ga: GraphArrays, parts):
-        t0 = time.perf_counter()
-        parts = be.rebalance_graph(ga, parts, k, bounds)
-        t0 = timer.add("rebalance", t0)
-        if cfg.graph_refine_rounds:
-            parts, _ = be.refine_graph(ga, parts, k, bounds, max_rounds=cfg.graph_refine_rounds)
-            timer.add("refine", t0)
-        return parts
+    def refiner(be: Backend, bounds):
+        def refine(ga: GraphArrays, parts):
+            t0 = time.perf_counter()
+            parts = be.rebalance_graph(ga, parts, k, bounds)
+            t0 = timer.add("rebalance", t0)
+            if cfg.graph_refine_rounds:
+                parts, _ = be.refine_graph(ga, parts, k, bounds,
+                                           max_rounds=cfg.graph_refine_rounds)  # fmt: skip
+                timer.add("refine", t0)
+            return parts
+
+        return refine
+
+    refine = refiner(be, bounds)
 
     def coarsen_one(ga):
         return be.coarsen_graph(ga, mcw, group_size=cfg.graph_group_size, seed=seed)
@@ -599,11 +613,17 @@ def _multilevel_graph(g: Graph, k: int, epsilon: float, be: Backend, seed: int, 
                          timer, min_n=k)
     coarsest = hierarchy[-1][0]
     t0 = time.perf_counter()
+    coarse_host = graph_from_arrays(be, coarsest)
+    ibe, ilevel, irefine = be, coarsest, refine
+    if be.name != "cpu":  # as for hypergraphs: the C++ backend refines the host candidates
+        ibe = get_backend("cpu")
+        ilevel = ibe.graph_arrays(coarse_host)
+        irefine = refiner(ibe, _bounds(ibe, g.total_weight, k, epsilon))
     parts_host = initial_partition(
-        graph_from_arrays(be, coarsest), k, epsilon, "cut", seed=seed, method=cfg.initial,
+        coarse_host, k, epsilon, "cut", seed=seed, method=cfg.initial,
         runs=_initial_runs(cfg, k), max_net_size=cfg.initial_max_net_size,
-        refine=lambda p: be.to_host(refine(coarsest, be.asarray(p, "int32"))),
-        evaluate=lambda p: be.graph_edge_cut(coarsest, be.asarray(p, "int32")),
+        refine=lambda p: ibe.to_host(irefine(ilevel, ibe.asarray(p, "int32"))),
+        evaluate=lambda p: ibe.graph_edge_cut(ilevel, ibe.asarray(p, "int32")),
         threads=_threads(cfg),
     )
     timer.add("initial", t0)
