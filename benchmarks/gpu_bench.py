@@ -40,7 +40,7 @@ PHASES = {
     "coarsening": ("coarsen", "communities"),
     "contraction": ("contract",),
     "initial": ("initial",),
-    "refinement": ("refine", "fm", "rebalance", "project"),
+    "refinement": ("refine", "jet", "fm", "rebalance", "project"),
 }
 
 
