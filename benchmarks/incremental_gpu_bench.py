@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
+import os
 import platform
 import subprocess
 import time
@@ -79,6 +80,7 @@ def main() -> None:
 
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
                             text=True, cwd=Path(__file__).parent).stdout.strip()  # fmt: skip
+    commit = commit or os.environ.get("IGPART_COMMIT", "")  # copies without .git (device runs)
     import cupy
 
     dev = cupy.cuda.runtime.getDeviceProperties(0)["name"].decode()
