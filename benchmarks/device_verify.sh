@@ -7,8 +7,8 @@
 # device reaches no package registry): bash benchmarks/device_prepare.sh
 # then, from the device tool: run(command="bash benchmarks/device_verify.sh", carry=[".whl", ".carry"])
 # STAGES (default "tests,inc,bench,cpu") picks the parts to run, e.g. STAGES=tests,inc; TESTS
-# limits pytest to the given files; BENCH_ARGS replaces the gpu_bench.py arguments. The device's copy has no .git: pass the commit measured as
-# IGPART_COMMIT=$(git rev-parse --short HEAD) in the command.
+# limits pytest to the given files; BENCH_ARGS replaces the gpu_bench.py arguments. The device's
+# copy has no .git: pass the commit measured as IGPART_COMMIT=$(git rev-parse --short HEAD).
 set -uo pipefail
 OUT=${OUT:-device_out}
 mkdir -p "$OUT"
