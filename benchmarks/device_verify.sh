@@ -6,8 +6,9 @@
 # Preparation here (the device gets the repository only; ../shared does not travel, and the
 # device reaches no package registry): bash benchmarks/device_prepare.sh
 # then, from the device tool: run(command="bash benchmarks/device_verify.sh", carry=[".whl", ".carry"])
-# STAGES (default "tests,inc,bench") picks the parts to run, e.g. STAGES=tests,inc; BENCH_ARGS
-# replaces the gpu_bench.py arguments.
+# STAGES (default "tests,inc,bench,cpu") picks the parts to run, e.g. STAGES=tests,inc; TESTS
+# limits pytest to the given files; BENCH_ARGS replaces the gpu_bench.py arguments. The device's
+# copy has no .git: pass the commit measured as IGPART_COMMIT=$(git rev-parse --short HEAD).
 set -uo pipefail
 OUT=${OUT:-device_out}
 mkdir -p "$OUT"
@@ -21,9 +22,10 @@ if [ -z "${IGPART_BENCHMARKS:-}" ] && [ -d .carry/bench ]; then
 fi
 python3 -m pip install -q --no-deps --no-build-isolation -e . 2>&1 | tail -3 | tee "$OUT/build.log"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$OUT/gpu.txt"
-STAGES=${STAGES:-tests,inc,bench}
+STAGES=${STAGES:-tests,inc,bench,cpu}
 if [[ ,$STAGES, == *,tests,* ]]; then
-    timeout 300 python3 -m pytest -q -m gpu -p no:cacheprovider --durations=15 2>&1 \
+    # shellcheck disable=SC2086
+    timeout 300 python3 -m pytest -q -m gpu -p no:cacheprovider --durations=15 ${TESTS:-} 2>&1 \
         | tee "$OUT/gpu_tests.log" | tail -40
 fi
 if [[ ,$STAGES, == *,inc,* ]]; then
@@ -36,4 +38,8 @@ if [[ ,$STAGES, == *,bench,* ]]; then
     # shellcheck disable=SC2086
     timeout 400 python3 benchmarks/gpu_bench.py ${BENCH_ARGS:---inputs ibm01:200,ibm06:100,ibm09:100 --ks 2,16,64} \
         --json "$OUT/gpu_bench.json" 2>&1 | tee "$OUT/gpu_bench.log" | tail -40
+fi
+if [[ ,$STAGES, == *,cpu,* ]]; then  # GPU vs the C++ backend on ibm01-09
+    timeout 300 python3 benchmarks/gpu_bench.py --mode cpu --ks 2,8,64 \
+        --json "$OUT/gpu_vs_cpu.json" 2>&1 | tee "$OUT/gpu_vs_cpu.log" | tail -8
 fi

@@ -40,7 +40,7 @@ PHASES = {
     "coarsening": ("coarsen", "communities"),
     "contraction": ("contract",),
     "initial": ("initial",),
-    "refinement": ("refine", "fm", "rebalance", "project"),
+    "refinement": ("refine", "jet", "fm", "rebalance", "project"),
 }
 
 
@@ -68,12 +68,34 @@ def run_igpart(h, k: int, backend, seed: int, config=None) -> dict:
     t = p.timings
     out = {"seconds": p.seconds, "cut": p.cut, "balanced": bool(p.balanced),
            "imbalance": float(p.imbalance),
-           "phases": {name: sum(t.get(x, 0.0) for x in keys) for name, keys in PHASES.items()}}
+           "phases": {name: sum(t.get(x, 0.0) for x in keys) for name, keys in PHASES.items()},
+           "timings": dict(t)}
     if isinstance(backend, GpuBackend):
         out["phases"]["transfers"] = backend.transfer_seconds
         out["launches_per_level"] = list(backend.level_launches)
         out["levels"] = len(backend.level_launches)
     return out
+
+
+def profile_igpart(h, k: int, backend, seed: int, config=None, top: int = 12) -> dict:
+    """One more run with a CUDA-event pair around every RawKernel launch (a separate run, so the
+    timed one carries no profiling overhead); prints the kernels taking the most device time."""
+    from igpart.kernels.gpu import _common
+
+    _common.profile_start()
+    t0 = time.perf_counter()
+    try:
+        g = run_igpart(h, k, backend, seed, config)
+    finally:
+        prof = _common.profile_stop()
+    wall = time.perf_counter() - t0
+    total = sum(ms for _, ms in prof.values())
+    print(f"          profile: {wall:.3f} s wall, {total / 1e3:.3f} s in RawKernels "
+          f"({sum(c for c, _ in prof.values())} launches); raw timers: "
+          + ", ".join(f"{a} {b:.3f}" for a, b in sorted(g["timings"].items())), flush=True)
+    for name, (count, ms) in sorted(prof.items(), key=lambda x: -x[1][1])[:top]:
+        print(f"            {name:40s} {count:6d} launches {ms:9.2f} ms", flush=True)
+    return {"wall": wall, "kernels": prof}
 
 
 def run_mtk(path: Path, h, k: int, threads: int, seed: int) -> dict:
@@ -135,6 +157,8 @@ def mode_mtk(args) -> dict:
                 print(f"          phases: {ph}", flush=True)
                 print(f"          levels {g['levels']}, launches per level "
                       f"{g['launches_per_level']}", flush=True)
+                if args.profile:
+                    row["profile"] = profile_igpart(h, k, be, args.seed, cfg)
         path.unlink()
     print("\n| input | vertices | pins | k | variant | igpart-gpu s | Mt-KaHyPar s | speedup | "
           "igpart cut | MtK cut | cut ratio | valid |")
@@ -198,6 +222,9 @@ def main() -> None:
     ap.add_argument("--variants", type=json.loads, default={"default": {}},
                     help='mode mtk: igpart variants as JSON {"name": {Config overrides}}')
     ap.add_argument("--workdir", default="/tmp/igpart_gpu_bench")
+    ap.add_argument("--profile", action="store_true",
+                    help="mode mtk: after each timed igpart run, one profiled run (device time "
+                    "per kernel, every phase timer)")
     ap.add_argument("--commit", default=os.environ.get("IGPART_COMMIT", "unknown"))
     ap.add_argument("--json", help="write all numbers to this file")
     args = ap.parse_args()

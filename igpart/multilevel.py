@@ -37,6 +37,9 @@ log = logging.getLogger("igpart")
 
 ALGORITHMS = ("multilevel", "metis")
 
+#: Values of ``Config.refinement`` (hypergraphs).
+REFINEMENTS = ("auto", "fm", "jet", "jet+fm")
+
 #: Values of ``Config.coarsening`` (hypergraphs).
 COARSENINGS = ("heavy_edge", "hyperg")
 
@@ -120,6 +123,28 @@ class Config:
     Refinement:
       ``refine_rounds``: maximum rounds of sequence-based refinement per level (HyperG §3.2).
       ``fm``: run the boundary FM pass after the sequence refinement (hypergraphs and graphs).
+      ``refinement`` (hypergraphs): ``"fm"`` (sequence refinement + FM on every level),
+      ``"jet"`` (Jet refinement, ``Backend.jet_refine_hypergraph``, on every level, no FM),
+      ``"jet+fm"`` (Jet, then FM on levels of at most ``jet_fm_max_pins`` pins) or ``"auto"``
+      (the backend's ``default_refinement``: ``"fm"`` on the C++ backend, ``"jet"`` on the GPU).
+      The initial partitioning candidates on the coarsest level are always refined the ``"fm"``
+      way (Jet on each of up to 64 candidates took 3.3 of 7.3 s on the GPU, ibm01x200 k = 2).
+      Measured 2026-11-23: on the H100 (ibm09x100 / ibm01x200, k = 2 and 64, vs Mt-KaHyPar 16
+      threads) ``"jet"`` was the fastest variant everywhere (ibm09x100: k = 2 1.07x vs 0.63x
+      for ``"fm"``, k = 64 2.00x vs 1.36x) with cut ratio geomean 1.064 vs 1.110 for ``"fm"``
+      and 1.073 for ``"jet+fm"`` (host FM costs transfers), hence the GPU default. On the C++
+      backend (1 thread, ibm01/03/05, k = 2, 16, 64) ``"jet+fm"`` gave lower cuts than ``"fm"``
+      in all 9 cases (geomean 0.969, 0.2-11% lower) but took 1.7x the time (geomean; 0.6-3.4x)
+      and ``"jet"`` alone was better in 6 of 9, so the CPU default stays ``"fm"``.
+      ``jet_iterations``, ``jet_patience``: Jet's iteration cap and its stop after that many
+      iterations without a 0.1% improvement of the best (12 as in Jet; 6 lost up to 9.6% on
+      ibm01 at the same k). ``jet_negative_gain_fine`` / ``jet_negative_gain_coarse``: Jet's
+      negative-gain threshold c on the finest level / the others (0.25 / 0.75, the paper's).
+      ``jet_afterburner_max_net_size``: nets with more pins count with the pin counts before
+      the iteration in the afterburner (exact counting costs their size per candidate pin).
+      ``jet_fm_max_pins``: with ``"jet+fm"``, FM also runs on levels of at most this many pins.
+      ``jet_min_pins``: in the Jet modes, levels of at most this many pins use the ``"fm"`` way
+      instead (0: none; on the H100 at k = 64, 500k gave 1.246 vs 1.138 cut ratio for no speed).
       ``fm_rounds``, ``fm_max_fruitless_moves``, ``fm_min_improvement``: FM stopping rules.
       ``graph_refine_rounds``: maximum rounds of independent-set refinement per level.
       ``vcycles``: at most this many V-cycles after the first pass (re-coarsening inside the
@@ -158,6 +183,14 @@ class Config:
     threads: int = 0
     refine_rounds: int = 16
     fm: bool = True
+    refinement: str = "auto"
+    jet_iterations: int = 64
+    jet_patience: int = 12
+    jet_negative_gain_fine: float = 0.25
+    jet_negative_gain_coarse: float = 0.75
+    jet_afterburner_max_net_size: int = 256
+    jet_fm_max_pins: int = 500_000
+    jet_min_pins: int = 0
     fm_rounds: int = 4
     fm_max_fruitless_moves: int = 250
     fm_min_improvement: float = 0.001
@@ -189,7 +222,8 @@ class Config:
             if not isinstance(v, (int, np.integer)) or v < 1:
                 raise InputError(f"config.{name} must be a positive integer, got {v!r}")
         for name in ("refine_rounds", "fm_rounds", "fm_max_fruitless_moves", "vcycles",
-                     "graph_refine_rounds", "threads"):
+                     "graph_refine_rounds", "threads", "jet_iterations", "jet_fm_max_pins",
+                     "jet_min_pins"):
             v = getattr(self, name)
             if not isinstance(v, (int, np.integer)) or v < 0:
                 raise InputError(f"config.{name} must be a non-negative integer, got {v!r}")
@@ -210,6 +244,19 @@ class Config:
                              f"(0: no cap), got {self.community_max_weight!r}")
         if not float(self.max_shrink) > 1.0:
             raise InputError(f"config.max_shrink must be greater than 1, got {self.max_shrink!r}")
+        for name in ("jet_patience", "jet_afterburner_max_net_size"):
+            v = getattr(self, name)
+            if not isinstance(v, (int, np.integer)) or v < 1:
+                raise InputError(f"config.{name} must be a positive integer, got {v!r}")
+        for name in ("jet_negative_gain_fine", "jet_negative_gain_coarse"):
+            v = getattr(self, name)
+            if not (math.isfinite(float(v)) and float(v) >= 0):
+                raise InputError(f"config.{name} must be a non-negative number, got {v!r}")
+        if self.refinement not in REFINEMENTS:
+            raise InputError(
+                f"config.refinement must be one of {', '.join(REFINEMENTS)}, "
+                f"got {self.refinement!r}"
+            )
         if self.coarsening not in COARSENINGS:
             raise InputError(
                 f"config.coarsening must be one of {', '.join(COARSENINGS)}, "
@@ -414,18 +461,45 @@ def _coarsen(levels_fine, n_of, coarsen_one, contract_one, limit: int, min_shrin
 
 
 # ---------------------------------------------------------------------------------- hypergraphs
+def refinement_mode(be: Backend, cfg: Config) -> str:
+    """The refinement ``cfg.refinement`` resolves to on ``be`` (``"auto"``: the backend's
+    ``default_refinement``)."""
+    if cfg.refinement != "auto":
+        return cfg.refinement
+    return getattr(be, "default_refinement", "fm")
+
+
 def _refiner_hypergraph(be: Backend, k: int, bounds, objective: str, cfg: Config, seed: int,
-                        timer: _Timer) -> Callable[[HypergraphArrays, Any], Any]:
+                        timer: _Timer, finest_n: int = -1, initial: bool = False
+                        ) -> Callable[[HypergraphArrays, Any], Any]:
+    """The refinement of one level (rebalance first). ``initial``: the refiner of the initial
+    partitioning candidates on the coarsest level, which always uses sequence refinement + FM
+    (Jet on every one of up to 64 candidates cost more than the rest of the run; see Config)."""
+    mode = "fm" if initial else refinement_mode(be, cfg)
+
     def refine(ha: HypergraphArrays, parts):
         t0 = time.perf_counter()
         parts = be.rebalance_hypergraph(ha, parts, k, bounds, objective)
         t0 = timer.add("rebalance", t0)
-        if cfg.refine_rounds:
-            parts, _ = be.refine_hypergraph(
-                ha, parts, k, bounds, objective, max_rounds=cfg.refine_rounds
-            )
-            t0 = timer.add("refine", t0)
-        if cfg.fm and cfg.fm_rounds:
+        fm = cfg.fm and cfg.fm_rounds > 0
+        if mode == "fm" or ha.num_pins <= cfg.jet_min_pins:
+            if cfg.refine_rounds:
+                parts, _ = be.refine_hypergraph(
+                    ha, parts, k, bounds, objective, max_rounds=cfg.refine_rounds
+                )
+                t0 = timer.add("refine", t0)
+        else:
+            if cfg.jet_iterations:
+                factor = (cfg.jet_negative_gain_fine if ha.n == finest_n
+                          else cfg.jet_negative_gain_coarse)
+                parts, _ = be.jet_refine_hypergraph(
+                    ha, parts, k, bounds, objective, max_iterations=cfg.jet_iterations,
+                    patience=cfg.jet_patience, negative_gain_factor=factor,
+                    afterburner_max_net_size=cfg.jet_afterburner_max_net_size, seed=seed,
+                )
+                t0 = timer.add("jet", t0)
+            fm = fm and mode == "jet+fm" and ha.num_pins <= cfg.jet_fm_max_pins
+        if fm:
             parts, _ = be.fm_refine_hypergraph(
                 ha, parts, k, bounds, objective, max_rounds=cfg.fm_rounds,
                 max_fruitless_moves=cfg.fm_max_fruitless_moves,
@@ -475,7 +549,7 @@ def _multilevel_hypergraph(h: Hypergraph, k: int, epsilon: float, objective: str
         bounds = be.asarray(block_bounds, "int64")
     mcw = _max_cluster_weight(h.total_weight, k, cfg.contraction_limit, cfg.cluster_weight_factor,
                               bound)
-    refine = _refiner_hypergraph(be, k, bounds, objective, cfg, seed, timer)
+    refine = _refiner_hypergraph(be, k, bounds, objective, cfg, seed, timer, finest_n=top.n)
     coarsen_one = _hypergraph_coarsener(be, k, mcw, cfg, seed)
     communities = None
     if cfg.communities and top.n >= cfg.contraction_limit * k:
@@ -495,12 +569,22 @@ def _multilevel_hypergraph(h: Hypergraph, k: int, epsilon: float, objective: str
     coarse_host = hypergraph_from_arrays(be, coarsest)
     large = h.n >= cfg.initial_runs_min_n
     rb_runs, rb_seeds = _rb_effort(cfg, k, large)
+    ibe, ilevel, ibounds = be, coarsest, bounds
+    if be.name != "cpu":
+        # The coarsest level is small and on the host already: its initial candidates are
+        # refined by the C++ backend (the same algorithms), concurrently and without a device
+        # round trip per stage and candidate.
+        ibe = get_backend("cpu")
+        ilevel = ibe.hypergraph_arrays(coarse_host)
+        ibounds = (_bounds(ibe, h.total_weight, k, epsilon) if block_bounds is None
+                   else ibe.asarray(block_bounds, "int64"))
+    irefine = _refiner_hypergraph(ibe, k, ibounds, objective, cfg, seed, timer, initial=True)
     parts_host = initial_partition(
         coarse_host, k, epsilon, objective, seed=seed, method=cfg.initial,
         runs=_initial_runs(cfg, k, hypergraph=True, n=h.n),
         max_net_size=cfg.initial_max_net_size,
-        refine=lambda p: be.to_host(refine(coarsest, be.asarray(p, "int32"))),
-        evaluate=lambda p: be.hypergraph_objective(coarsest, be.asarray(p, "int32"), k, objective),
+        refine=lambda p: ibe.to_host(irefine(ilevel, ibe.asarray(p, "int32"))),
+        evaluate=lambda p: ibe.hypergraph_objective(ilevel, ibe.asarray(p, "int32"), k, objective),
         threads=_threads(cfg), rb_runs=rb_runs, rb_seeds=rb_seeds, config=cfg,
         block_bounds=block_bounds, large=large,
     )
@@ -561,14 +645,20 @@ def _multilevel_graph(g: Graph, k: int, epsilon: float, be: Backend, seed: int, 
     mcw = _max_cluster_weight(g.total_weight, k, cfg.graph_contraction_limit,
                               cfg.graph_cluster_weight_factor, bound)
 
-    def refine(ga: GraphArrays, parts):
-        t0 = time.perf_counter()
-        parts = be.rebalance_graph(ga, parts, k, bounds)
-        t0 = timer.add("rebalance", t0)
-        if cfg.graph_refine_rounds:
-            parts, _ = be.refine_graph(ga, parts, k, bounds, max_rounds=cfg.graph_refine_rounds)
-            timer.add("refine", t0)
-        return parts
+    def refiner(be: Backend, bounds):
+        def refine(ga: GraphArrays, parts):
+            t0 = time.perf_counter()
+            parts = be.rebalance_graph(ga, parts, k, bounds)
+            t0 = timer.add("rebalance", t0)
+            if cfg.graph_refine_rounds:
+                parts, _ = be.refine_graph(ga, parts, k, bounds,
+                                           max_rounds=cfg.graph_refine_rounds)  # fmt: skip
+                timer.add("refine", t0)
+            return parts
+
+        return refine
+
+    refine = refiner(be, bounds)
 
     def coarsen_one(ga):
         return be.coarsen_graph(ga, mcw, group_size=cfg.graph_group_size, seed=seed)
@@ -578,11 +668,17 @@ def _multilevel_graph(g: Graph, k: int, epsilon: float, be: Backend, seed: int, 
                          timer, min_n=k)
     coarsest = hierarchy[-1][0]
     t0 = time.perf_counter()
+    coarse_host = graph_from_arrays(be, coarsest)
+    ibe, ilevel, irefine = be, coarsest, refine
+    if be.name != "cpu":  # as for hypergraphs: the C++ backend refines the host candidates
+        ibe = get_backend("cpu")
+        ilevel = ibe.graph_arrays(coarse_host)
+        irefine = refiner(ibe, _bounds(ibe, g.total_weight, k, epsilon))
     parts_host = initial_partition(
-        graph_from_arrays(be, coarsest), k, epsilon, "cut", seed=seed, method=cfg.initial,
+        coarse_host, k, epsilon, "cut", seed=seed, method=cfg.initial,
         runs=_initial_runs(cfg, k), max_net_size=cfg.initial_max_net_size,
-        refine=lambda p: be.to_host(refine(coarsest, be.asarray(p, "int32"))),
-        evaluate=lambda p: be.graph_edge_cut(coarsest, be.asarray(p, "int32")),
+        refine=lambda p: ibe.to_host(irefine(ilevel, ibe.asarray(p, "int32"))),
+        evaluate=lambda p: ibe.graph_edge_cut(ilevel, ibe.asarray(p, "int32")),
         threads=_threads(cfg),
     )
     timer.add("initial", t0)
@@ -626,7 +722,8 @@ def improve(
         bounds = _bounds(be, hyper.total_weight, k, epsilon)
         mcw = _max_cluster_weight(hyper.total_weight, k, cfg.contraction_limit,
                                   cfg.cluster_weight_factor, bound)
-        refine = _refiner_hypergraph(be, k, bounds, objective, cfg, seed, timer)
+        refine = _refiner_hypergraph(be, k, bounds, objective, cfg, seed, timer,
+                                     finest_n=top.n)
         cur = refine(top, be.asarray(p, "int32"))
         cur = _vcycles(be, top, cur, k, objective, lambda s: _hypergraph_coarsener(
             be, k, mcw, cfg, s), refine, cfg, timer, vcycles, seed)

@@ -265,3 +265,19 @@ def test_clustering_never_overshoots_its_target(gpu):
         cmap, nc = be.cluster_hypergraph(be.hypergraph_arrays(h), 10, max_shrink=1.5, seed=0)
         assert nc == 4
         assert sorted(np.bincount(host(cmap))) == [1, 1, 2, 2]
+
+
+def test_kernel_profile_records_launches_and_leaves_results_unchanged(gpu):
+    from igpart.kernels.gpu import _common
+
+    h = random_hypergraph(np.random.default_rng(5), 300, 400)
+    plain = igpart.partition(h, 4, objective="cut", backend=gpu, seed=2)
+    _common.profile_start()
+    try:
+        profiled = igpart.partition(h, 4, objective="cut", backend=gpu, seed=2)
+    finally:
+        prof = _common.profile_stop()
+    assert _common.PROFILE is None
+    assert prof and all(c > 0 and ms >= 0.0 for c, ms in prof.values())
+    assert any(name.startswith("coarsen.") for name in prof)
+    assert profiled.balanced and plain.balanced

@@ -32,8 +32,8 @@ Postconditions the tests check for every backend
   weighs ``<= max_cluster_weight`` unless it is a single fine vertex; ``nc <= n``.
 * ``contract_*``: coarse vertex weights are the sums of their fine vertices (total kept); the
   objective of any coarse partition equals the objective of its projection on the fine level.
-* ``refine_*`` / ``fm_refine_hypergraph``: never worsen the objective; never make a balanced
-  block unbalanced; a block above its bound never gets heavier.
+* ``refine_*`` / ``fm_refine_hypergraph`` / ``jet_refine_hypergraph``: never worsen the
+  objective; never make a balanced block unbalanced; a block above its bound never gets heavier.
 * ``rebalance_*``: never touches an already balanced partition; otherwise the result is
   balanced whenever one of its greedy phases finds a balanced assignment (for instance whenever
   the heaviest vertex fits into the room the bound leaves above the average block weight).
@@ -115,6 +115,8 @@ class Backend:
     xp: Any = None
     #: Exception type the dynamic structure raises for an invalid record: args (index, reason).
     record_error: type[Exception] = ValueError
+    #: What ``Config(refinement="auto")`` means on this backend ("fm", "jet" or "jet+fm").
+    default_refinement: str = "fm"
 
     # ------------------------------------------------------------------ transfers
     def asarray(self, a, dtype=None):
@@ -343,6 +345,54 @@ class Backend:
         it rolls back to the best prefix (highest cumulative gain, first reached). Rounds repeat
         while a round improves the objective by more than ``min_improvement`` (relative) and at
         most ``max_rounds`` times. Returns ``(parts, gain)`` as ``refine_hypergraph``.
+        """
+        raise NotImplementedError
+
+    def jet_refine_hypergraph(
+        self,
+        hg: HypergraphArrays,
+        parts,
+        k: int,
+        max_block_weights,
+        objective: str,
+        *,
+        max_iterations: int = 64,
+        patience: int = 12,
+        negative_gain_factor: float = 0.25,
+        min_improvement: float = 0.001,
+        afterburner_max_net_size: int = 256,
+        balance_rounds: int = 3,
+        seed: int = 0,
+    ) -> tuple[Any, int]:
+        """Jet refinement (Gilbert et al., "Jet: Multilevel Graph Partitioning on GPUs"),
+        generalised to hypergraphs; formulas in ``kernels/common/jet.h``. Deterministic: both
+        backends return the same partition for the same input (the GPU tests check equality).
+
+        One iteration on the current partition (pin counts phi(e, b)):
+
+        1. Candidates: every vertex not moved in the previous iteration takes its best target
+           among the blocks its nets touch (highest ``igp::move_gain``, then highest connection
+           sum of w_e over nets with pins there, then smaller id); it is a candidate when the
+           gain is >= 0 or the loss is below ``floor(negative_gain_factor * internal)``, with
+           ``internal`` the weight of its nets having another pin in its block.
+        2. Afterburner: candidates sorted by (gain desc, ``tie_hash(seed, iteration, v)``, id);
+           each one's gain is recomputed with every pin of its nets where the candidates before
+           it send them; moves whose recomputed gain is >= 0 are kept (as Jet). Nets of more than
+           ``afterburner_max_net_size`` pins contribute their gain under the current counts.
+        3. Balance: per destination block, kept moves in priority order are accepted while the
+           block's weight before, minus the weight of the accepted moves out of it, plus the
+           accepted inflow stays within ``max(max_block_weights[b], weight before)``; the rule is
+           applied ``balance_rounds`` times (rejections shrink the outflow), and if it still
+           rejects a move the outflow credit is dropped (always safe). Accepted moves are applied
+           and locked for the next iteration.
+        4. The objective is recomputed; the best partition seen is kept. Stops after
+           ``max_iterations``, after ``patience`` iterations without lowering the objective by
+           more than ``min_improvement`` (relative) from the last such improvement, or when two
+           iterations in a row move nothing.
+
+        Never worsens the objective, never makes a balanced block unbalanced, and a block above
+        its bound never gets heavier. Returns ``(parts, gain)`` with ``gain`` the objective
+        improvement (host int, >= 0).
         """
         raise NotImplementedError
 

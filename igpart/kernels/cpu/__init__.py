@@ -133,6 +133,30 @@ class CpuBackend(Backend):
         )
         return out, int(gain)
 
+    def jet_refine_hypergraph(
+        self,
+        hg,
+        parts,
+        k,
+        max_block_weights,
+        objective,
+        *,
+        max_iterations: int = 64,
+        patience: int = 12,
+        negative_gain_factor: float = 0.25,
+        min_improvement: float = 0.001,
+        afterburner_max_net_size: int = 256,
+        balance_rounds: int = 3,
+        seed: int = 0,
+    ):
+        out, gain = _cpu.jet_refine_hypergraph(
+            hg.eptr, hg.eind, hg.ewgt, hg.vptr, hg.vind, hg.vwgt, _i32(parts), int(k),
+            _i64(max_block_weights), _objective_code(objective), int(max_iterations),
+            int(patience), float(negative_gain_factor), float(min_improvement),
+            int(afterburner_max_net_size), int(balance_rounds), int(seed),
+        )
+        return out, int(gain)
+
     def rebalance_hypergraph(self, hg, parts, k, max_block_weights, objective):
         return _cpu.rebalance_hypergraph(
             hg.eptr, hg.eind, hg.ewgt, hg.vptr, hg.vind, hg.vwgt, _i32(parts), int(k),

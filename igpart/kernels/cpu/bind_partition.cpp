@@ -286,6 +286,45 @@ void igp::bind_partition(py::module_ &m) {
         py::arg("min_improvement"), py::arg("seed"), "Boundary k-way FM: (parts, gain).");
 
     m.def(
+        "jet_refine_hypergraph",
+        [](Arr<int64_t> eptr, Arr<int32_t> eind, Arr<int64_t> ewgt, Arr<int64_t> vptr,
+           Arr<int32_t> vind, Arr<int64_t> vwgt, Arr<int32_t> parts, int32_t k,
+           Arr<int64_t> bounds, int objective, int64_t max_iterations, int64_t patience,
+           double negative_gain_factor, double min_improvement, int64_t afterburner_max_net_size,
+           int64_t balance_rounds, int64_t seed) {
+            const HgView h = hg_view(eptr, eind, ewgt, vptr, vind, vwgt, "jet_refine_hypergraph");
+            std::vector<int32_t> p = parts_copy(parts, h.n, k, "jet_refine_hypergraph");
+            check_bounds(bounds, k, "jet_refine_hypergraph");
+            check_objective(objective, "jet_refine_hypergraph");
+            if (patience < 1) fail("jet_refine_hypergraph", "patience must be positive");
+            if (!(negative_gain_factor >= 0.0))
+                fail("jet_refine_hypergraph", "negative_gain_factor must be non-negative");
+            if (!(min_improvement >= 0.0 && min_improvement < 1.0))
+                fail("jet_refine_hypergraph", "min_improvement must lie in [0, 1)");
+            if (balance_rounds < 0) fail("jet_refine_hypergraph", "balance_rounds must be >= 0");
+            JetOptions opt;
+            opt.max_iterations = max_iterations;
+            opt.patience = patience;
+            opt.negative_gain_factor = negative_gain_factor;
+            opt.min_improvement = min_improvement;
+            opt.afterburner_max_net_size = afterburner_max_net_size;
+            opt.balance_rounds = balance_rounds;
+            opt.seed = seed;
+            int64_t gain;
+            {
+                py::gil_scoped_release release;
+                gain = refine_jet(h, p.data(), k, bounds.data(), objective, opt);
+            }
+            return py::make_tuple(to_numpy(std::move(p)), gain);
+        },
+        py::arg("eptr"), py::arg("eind"), py::arg("ewgt"), py::arg("vptr"), py::arg("vind"),
+        py::arg("vwgt"), py::arg("parts"), py::arg("k"), py::arg("max_block_weights"),
+        py::arg("objective"), py::arg("max_iterations"), py::arg("patience"),
+        py::arg("negative_gain_factor"), py::arg("min_improvement"),
+        py::arg("afterburner_max_net_size"), py::arg("balance_rounds"), py::arg("seed"),
+        "Jet refinement (kernels/common/jet.h): (parts, gain).");
+
+    m.def(
         "rebalance_hypergraph",
         [](Arr<int64_t> eptr, Arr<int32_t> eind, Arr<int64_t> ewgt, Arr<int64_t> vptr,
            Arr<int32_t> vind, Arr<int64_t> vwgt, Arr<int32_t> parts, int32_t k,

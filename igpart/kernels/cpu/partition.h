@@ -95,6 +95,20 @@ int64_t refine_fm(const HgView &h, int32_t *parts, int32_t k, const int64_t *bou
 void rebalance_hypergraph(const HgView &h, int32_t *parts, int32_t k, const int64_t *bounds,
                           int objective);
 
+// Jet refinement (jet.cpp, kernels/common/jet.h): see Backend.jet_refine_hypergraph.
+struct JetOptions {
+    int64_t max_iterations = 64;
+    int64_t patience = 12;
+    double negative_gain_factor = 0.25;
+    double min_improvement = 0.001;
+    int64_t afterburner_max_net_size = 256;
+    int64_t balance_rounds = 3;
+    int64_t seed = 0;
+};
+// Returns the objective improvement (>= 0); `parts` holds the best partition seen.
+int64_t refine_jet(const HgView &h, int32_t *parts, int32_t k, const int64_t *bounds, int objective,
+                   const JetOptions &opt);
+
 int64_t refine_graph_independent(const GraphView &g, int32_t *parts, int32_t k,
                                  const int64_t *bounds, int64_t max_rounds);
 void rebalance_graph(const GraphView &g, int32_t *parts, int32_t k, const int64_t *bounds);

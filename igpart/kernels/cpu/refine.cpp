@@ -7,62 +7,12 @@
 
 #include "partition.h"
 #include "partition_common.h"
+#include "pin_counts.h"
 #include "refine_impl.h"
 
 namespace igp {
 
 namespace {
-
-// Pin counts phi(e, b) of every net, stored sparsely: net e owns the slots eptr[e] ..
-// eptr[e] + lam[e] of (block, count) pairs (lam[e] <= |e|), so memory is O(pins) for any k.
-class PinCounts {
-   public:
-    PinCounts(const HgView &h, const int32_t *parts)
-        : h_(h), lam_(static_cast<size_t>(h.m), 0), blk_(static_cast<size_t>(h.eptr[h.m])),
-          cnt_(static_cast<size_t>(h.eptr[h.m])) {
-        // every net owns its slots: nets are independent
-#pragma omp parallel for schedule(dynamic, 4096) if (h.m > 65536)
-        for (int64_t e = 0; e < h.m; ++e)
-            for (int64_t j = h.eptr[e]; j < h.eptr[e + 1]; ++j) inc(static_cast<int32_t>(e), parts[h.eind[j]]);
-    }
-    int32_t lambda(int32_t e) const { return lam_[e]; }
-    int32_t get(int32_t e, int32_t b) const {
-        const int64_t s = h_.eptr[e], t = s + lam_[e];
-        for (int64_t j = s; j < t; ++j)
-            if (blk_[j] == b) return cnt_[j];
-        return 0;
-    }
-    void inc(int32_t e, int32_t b) {
-        const int64_t s = h_.eptr[e], t = s + lam_[e];
-        for (int64_t j = s; j < t; ++j)
-            if (blk_[j] == b) {
-                ++cnt_[j];
-                return;
-            }
-        blk_[t] = b;
-        cnt_[t] = 1;
-        ++lam_[e];
-    }
-    void dec(int32_t e, int32_t b) {
-        const int64_t s = h_.eptr[e], t = s + lam_[e];
-        for (int64_t j = s; j < t; ++j)
-            if (blk_[j] == b) {
-                if (--cnt_[j] == 0) {
-                    blk_[j] = blk_[t - 1];
-                    cnt_[j] = cnt_[t - 1];
-                    --lam_[e];
-                }
-                return;
-            }
-    }
-    // (block, count) pairs of net e
-    const int32_t *blocks(int32_t e) const { return blk_.data() + h_.eptr[e]; }
-    const int32_t *counts(int32_t e) const { return cnt_.data() + h_.eptr[e]; }
-
-   private:
-    const HgView &h_;
-    std::vector<int32_t> lam_, blk_, cnt_;
-};
 
 // Scratch space of gain computations (one per thread).
 struct GainScratch {
@@ -141,15 +91,6 @@ void apply_move(const HgView &h, PinCounts &phi, int32_t u, int32_t from, int32_
     }
 }
 
-int64_t objective_of(const HgView &h, const PinCounts &phi, int objective) {
-    int64_t total = 0;
-#pragma omp parallel for reduction(+ : total) schedule(static) if (h.m > 65536)
-    for (int64_t e = 0; e < h.m; ++e) {
-        const int64_t lam = phi.lambda(static_cast<int32_t>(e));
-        total += objective == OBJ_CUT ? h.ewgt[e] * (lam > 1) : h.ewgt[e] * std::max<int64_t>(lam - 1, 0);
-    }
-    return total;
-}
 
 }  // namespace
 

@@ -8,7 +8,7 @@ import numpy as np
 
 from ._loader import kernel
 
-THREADS = 256
+THREADS = 256  # IGP_BLOCK_THREADS in igpart_gpu.cuh: kernels size shared scratch with it
 #: Grid-stride kernels never launch more blocks than this (16 blocks per H100 SM).
 MAX_BLOCKS = 132 * 16
 #: Segments of at most this many values are sorted by one thread; longer ones by a key sort.
@@ -28,6 +28,26 @@ class Stats:
 
 STATS = Stats()
 
+#: Kernel profile: None (off), or a dict ``"source.kernel" -> [(start, end) CUDA events]``
+#: filled by :func:`launch` (see :func:`profile_start` / :func:`profile_stop`).
+PROFILE: dict | None = None
+
+
+def profile_start() -> None:
+    """Records a pair of CUDA events around every RawKernel launch from now on (no extra
+    synchronisation; CuPy's own array operations are not recorded)."""
+    global PROFILE
+    PROFILE = {}
+
+
+def profile_stop() -> dict[str, tuple[int, float]]:
+    """Stops recording; returns ``"source.kernel" -> (launches, total milliseconds)``."""
+    global PROFILE
+    rec, PROFILE = PROFILE or {}, None
+    cp.cuda.get_current_stream().synchronize()
+    return {name: (len(ev), float(sum(cp.cuda.get_elapsed_time(a, b) for a, b in ev)))
+            for name, ev in rec.items()}  # fmt: skip
+
 #: A NULL pointer argument (8 zero bytes) for optional array parameters of the kernels.
 NULL = np.uint64(0)
 
@@ -43,7 +63,15 @@ def launch(source: str, name: str, work: int, args: tuple, *, warps: bool = Fals
     if work <= 0:
         return
     per_block = THREADS // 32 if warps else THREADS
-    kernel(source, name)((blocks_for(work, per_block),), (THREADS,), args, shared_mem=shared)
+    fn = kernel(source, name)
+    if PROFILE is None:
+        fn((blocks_for(work, per_block),), (THREADS,), args, shared_mem=shared)
+    else:
+        start, end = cp.cuda.Event(), cp.cuda.Event()
+        start.record()
+        fn((blocks_for(work, per_block),), (THREADS,), args, shared_mem=shared)
+        end.record()
+        PROFILE.setdefault(f"{source}.{name}", []).append((start, end))
     STATS.add()
 
 

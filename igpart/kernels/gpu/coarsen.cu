@@ -45,11 +45,12 @@ namespace {
 // have 2..max_net_size pins) among neighbours accepted by ok(v), which also returns the weight
 // used for tie-breaking (the lighter first) through *wv. Called by the whole warp; every lane
 // gets the winner. A pair is rated by the lane that meets it in their first shared net.
+// offs: the block's shared scratch of 32 entries per warp (THREADS_PER_BLOCK in all).
 template <class Ok>
 __device__ __forceinline__ int best_neighbour(long long u, const long long *eptr, const int *eind,
                                               const long long *ewgt, const long long *vptr,
                                               const int *vind, long long max_net_size, long long seed,
-                                              bool weight_penalty, Ok ok) {
+                                              bool weight_penalty, long long *offs, Ok ok) {
     const int lane = igp_lane();
     Rated r;
     r.score = 0.0;
@@ -57,12 +58,35 @@ __device__ __forceinline__ int best_neighbour(long long u, const long long *eptr
     r.h = 0;
     r.v = -1;
     const long long ub = vptr[u], ue = vptr[u + 1];
-    for (long long j = ub; j < ue; ++j) {
-        const int e = vind[j];
-        const long long s = eptr[e], size = eptr[e + 1] - s;
-        if (size < 2 || size > max_net_size) continue;
-        for (long long q = s + lane; q < s + size; q += 32) {
-            const int v = eind[q];
+    // The warp walks the concatenated pin lists of u's nets, 32 nets at a time: lane i first
+    // takes net ub + i's size, a warp scan turns the sizes into end offsets (shared memory), and
+    // every lane then takes pin positions t, t + 32, ... of the concatenation (its net by binary
+    // search over the offsets). Most nets have a few pins, so a lane per pin of one net at a time
+    // would leave most of the warp idle.
+    long long *off = offs + (threadIdx.x & ~31);
+    for (long long j0 = ub; j0 < ue; j0 += 32) {
+        long long sz = 0;
+        if (j0 + lane < ue) {
+            const int e = vind[j0 + lane];
+            sz = eptr[e + 1] - eptr[e];
+            if (sz < 2 || sz > max_net_size) sz = 0;
+        }
+        long long inc = sz;
+        for (int o = 1; o < 32; o <<= 1) {
+            const long long t = __shfl_up_sync(IGP_FULL_MASK, inc, o);
+            if (lane >= o) inc += t;
+        }
+        const long long total = __shfl_sync(IGP_FULL_MASK, inc, 31);
+        off[lane] = inc;
+        __syncwarp();
+        for (long long t = lane; t < total; t += 32) {
+            int lo = 0, hi = 31;
+            while (lo < hi) {
+                const int mid = (lo + hi) >> 1;
+                if (off[mid] > t) hi = mid; else lo = mid + 1;
+            }
+            const int e = vind[j0 + lo];
+            const int v = eind[eptr[e] + (t - (lo ? off[lo - 1] : 0))];
             if (v == u) continue;
             long long wv = 0;
             if (!ok(v, &wv)) continue;
@@ -99,6 +123,7 @@ __device__ __forceinline__ int best_neighbour(long long u, const long long *eptr
             c.v = v;
             if (rated_better(c, r)) r = c;
         }
+        __syncwarp();
     }
     return warp_best(r).v;
 }
@@ -111,12 +136,13 @@ extern "C" __global__ void hg_rate(long long n, const long long *eptr, const int
                                    const long long *ewgt, const long long *vptr, const int *vind,
                                    const long long *vwgt, long long mcw, long long max_net_size,
                                    const int *comm, long long seed, int *best) {
+    __shared__ long long offs[IGP_BLOCK_THREADS];
     for (long long u = igp_warp(); u < n; u += igp_nwarps()) {
         const long long wu = vwgt[u];
         int b = -1;
         if (wu <= mcw) {
             const int cu = comm ? comm[u] : 0;
-            b = best_neighbour(u, eptr, eind, ewgt, vptr, vind, max_net_size, seed, false,
+            b = best_neighbour(u, eptr, eind, ewgt, vptr, vind, max_net_size, seed, false, offs,
                                [&](int v, long long *wv) {
                                    *wv = vwgt[v];
                                    return (!comm || comm[v] == cu) && wu + vwgt[v] <= mcw;
@@ -136,12 +162,13 @@ extern "C" __global__ void cluster_rate(long long n, const long long *eptr, cons
                                         const int *csize, const char *single, long long mcw, int smax,
                                         long long max_net_size, const int *comm, long long seed,
                                         int weight_penalty, int *best) {
+    __shared__ long long offs[IGP_BLOCK_THREADS];
     for (long long u = igp_warp(); u < n; u += igp_nwarps()) {
         int b = -1;
         const long long wu = vwgt[u];
         if (single[u] && wu <= mcw) {
             const int cu = comm ? comm[u] : 0;
-            b = best_neighbour(u, eptr, eind, ewgt, vptr, vind, max_net_size, seed, weight_penalty != 0,
+            b = best_neighbour(u, eptr, eind, ewgt, vptr, vind, max_net_size, seed, weight_penalty != 0, offs,
                                [&](int v, long long *wv) {
                                    const int r = rep[v];
                                    *wv = cw[r];

@@ -5,6 +5,9 @@
 
 #define IGP_FULL_MASK 0xffffffffu
 #define IGP_INT_MAX 2147483647
+// Threads per block of every launch (igpart/kernels/gpu/_common.py THREADS): kernels size their
+// static per-warp shared scratch with it.
+#define IGP_BLOCK_THREADS 256
 
 typedef unsigned long long igp_u64;
 

@@ -1,0 +1,170 @@
+// Jet refinement kernels (launchers in _jet.py; formulas in kernels/common/jet.h, shared with the
+// C++ reference cpu/jet.cpp): every vertex's best target and candidate test (warp per vertex,
+// per-warp block tables), tie hashes, and the afterburner (warp per candidate, ballot counting).
+#include "igpart_gpu.cuh"
+#include "jet.h"
+
+namespace {
+
+// Words of one warp's tables: k gains (target parts), k connections, ceil(k / 64) words of the
+// adjacency bit mask.
+__device__ __forceinline__ long long jet_table_words(int k) { return 2LL * k + (k + 63) / 64; }
+
+}  // namespace
+
+// Step 1 of a Jet iteration: target[u] = the best block d != parts[u] among the blocks u's nets
+// touch (jet_target_better) when u is unlocked and jet_is_candidate holds, else -1; gain[u] its
+// gain. Warp per vertex: lanes walk the vertex's nets and add target parts and connections into
+// the warp's tables (shared memory, or the global scratch when use_global), then scan and clear
+// them. Integer atomics only, so the result does not depend on the order.
+extern "C" __global__ void jet_candidates(long long n, const long long *eptr, const long long *ewgt,
+                                          const long long *vptr, const int *vind, const int *parts,
+                                          const int *lam, const int *pblk, const int *pcnt,
+                                          const signed char *locked, int k, int objective, double c,
+                                          int use_global, long long *gscratch, int *target,
+                                          long long *gain) {
+    extern __shared__ long long sh[];
+    const int lane = igp_lane();
+    const long long words = jet_table_words(k);
+    long long *table;
+    if (use_global) {
+        table = gscratch + igp_warp() * words;
+    } else {
+        for (long long b = threadIdx.x; b < words * (blockDim.x >> 5); b += blockDim.x) sh[b] = 0;
+        __syncthreads();
+        table = sh + (threadIdx.x >> 5) * words;
+    }
+    long long *tp = table, *conn = table + k;
+    unsigned long long *mask = (unsigned long long *)(table + 2LL * k);
+    for (long long u = igp_warp(); u < n; u += igp_nwarps()) {
+        if (locked[u]) {
+            if (lane == 0) {
+                target[u] = -1;
+                gain[u] = 0;
+            }
+            continue;
+        }
+        const int s = parts[u];
+        long long base = 0, internal = 0;
+        int touched = 0;
+        for (long long j = vptr[u] + lane; j < vptr[u + 1]; j += 32) {
+            const int e = vind[j];
+            const long long b0 = eptr[e], size = eptr[e + 1] - b0;
+            if (size < 2) continue;
+            const long long w = ewgt[e];
+            const int L = lam[e];
+            long long pf = 0;
+            for (int i = 0; i < L; ++i)
+                if (pblk[b0 + i] == s) pf = pcnt[b0 + i];
+            base += igp::move_gain(objective, w, size, pf, 0);
+            internal += igp::jet_internal_term(w, size, pf);
+            for (int i = 0; i < L; ++i) {
+                const int b = pblk[b0 + i];
+                if (b == s) continue;
+                const long long t = igp::move_gain_target_part(objective, w, size, pf, pcnt[b0 + i]);
+                const long long cn = igp::jet_connection_term(w, size, pcnt[b0 + i]);
+                if (t) igp_atomic_add(tp + b, t);
+                if (cn) igp_atomic_add(conn + b, cn);
+                atomicOr(mask + (b >> 6), 1ULL << (b & 63));
+                touched = 1;
+            }
+        }
+        base = igp_warp_sum(base);
+        internal = igp_warp_sum(internal);
+        long long bg = 0, bc = 0;
+        int bb = -1;
+        if (__any_sync(IGP_FULL_MASK, touched)) {
+            __syncwarp();
+            for (int b = lane; b < k; b += 32) {
+                if (!((mask[b >> 6] >> (b & 63)) & 1ULL)) continue;
+                const long long g = base + tp[b], cn = conn[b];
+                tp[b] = 0;
+                conn[b] = 0;
+                if (bb < 0 || igp::jet_target_better(g, cn, b, bg, bc, bb)) {
+                    bg = g;
+                    bc = cn;
+                    bb = b;
+                }
+            }
+            for (int o = 16; o > 0; o >>= 1) {
+                const long long g2 = __shfl_xor_sync(IGP_FULL_MASK, bg, o);
+                const long long c2 = __shfl_xor_sync(IGP_FULL_MASK, bc, o);
+                const int b2 = __shfl_xor_sync(IGP_FULL_MASK, bb, o);
+                if (b2 >= 0 && (bb < 0 || igp::jet_target_better(g2, c2, b2, bg, bc, bb))) {
+                    bg = g2;
+                    bc = c2;
+                    bb = b2;
+                }
+            }
+            __syncwarp();
+            for (int q = lane; q < (k + 63) / 64; q += 32) mask[q] = 0;
+            __syncwarp();
+        }
+        if (lane == 0) {
+            const bool ok = bb >= 0 && igp::jet_is_candidate(bg, internal, c);
+            target[u] = ok ? bb : -1;
+            gain[u] = ok ? bg : 0;
+        }
+    }
+}
+
+// Tie-breaking hashes of the candidates of iteration `iteration`.
+extern "C" __global__ void jet_hashes(long long L, const int *cand, long long seed, long long iteration,
+                                      unsigned int *out) {
+    for (long long i = igp_tid(); i < L; i += igp_nthreads()) out[i] = igp::jet_hash(seed, iteration, cand[i]);
+}
+
+// Step 2 (afterburner): keep[i] = whether the gain of candidate cand[i] (priority position i),
+// recomputed with every pin v of its nets in jet_pin_block(rank[v], i, target[v], parts[v]),
+// passes jet_keep. Nets above max_net_size use the current pin counts. Warp per candidate; pins
+// in the source and target blocks are counted with __ballot_sync / __popc.
+extern "C" __global__ void jet_afterburner(long long L, const int *cand, const long long *rank,
+                                           const int *target, const int *parts, const long long *eptr,
+                                           const int *eind, const long long *ewgt, const long long *vptr,
+                                           const int *vind, const int *lam, const int *pblk,
+                                           const int *pcnt, int objective, long long max_net_size,
+                                           signed char *keep) {
+    const int lane = igp_lane();
+    for (long long i = igp_warp(); i < L; i += igp_nwarps()) {
+        const int u = cand[i], from = parts[u], to = target[u];
+        long long g = 0;
+        for (long long j = vptr[u]; j < vptr[u + 1]; ++j) {
+            const int e = vind[j];
+            const long long s = eptr[e], size = eptr[e + 1] - s;
+            if (size < 2) continue;
+            long long pf = 0, pt = 0;
+            if (size > max_net_size) {
+                for (int q = 0; q < lam[e]; ++q) {
+                    if (pblk[s + q] == from) pf = pcnt[s + q];
+                    if (pblk[s + q] == to) pt = pcnt[s + q];
+                }
+            } else {
+                for (long long base = 0; base < size; base += 32) {
+                    const long long q = base + lane;
+                    int b = -1;
+                    if (q < size) {
+                        const int v = eind[s + q];
+                        b = igp::jet_pin_block(rank[v], i, target[v], parts[v]);
+                    }
+                    pf += __popc(__ballot_sync(IGP_FULL_MASK, b == from));
+                    pt += __popc(__ballot_sync(IGP_FULL_MASK, b == to));
+                }
+            }
+            g += igp::move_gain(objective, ewgt[e], size, pf, pt);
+        }
+        if (lane == 0) keep[i] = igp::jet_keep(g) ? 1 : 0;
+    }
+}
+
+// Step 3 (balance), one pass over the kept moves sorted by (destination, priority): acc[q] =
+// whether move q, still active, passes jet_accept with the inclusive prefix `inflow` of active
+// weights of its destination and the outflow `out` of its destination (NULL: none).
+extern "C" __global__ void jet_accept_pass(long long L, const int *to, const long long *inflow,
+                                           const long long *bw, const long long *out,
+                                           const long long *bounds, const signed char *active,
+                                           signed char *acc) {
+    for (long long q = igp_tid(); q < L; q += igp_nthreads()) {
+        const int b = to[q];
+        acc[q] = active[q] && igp::jet_accept(bw[b], out ? out[b] : 0, inflow[q], bounds[b]) ? 1 : 0;
+    }
+}

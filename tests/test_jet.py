@@ -1,0 +1,204 @@
+"""Jet refinement (``Backend.jet_refine_hypergraph``): equal to a plain-Python oracle on tiny
+inputs, never worse, never unbalanced, gains equal a from-scratch recomputation; the GPU result
+equals the C++ result (marker ``gpu``), and the multilevel partitioner with Jet is valid."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import igpart
+from igpart.kernels import get_backend
+
+from .jet_oracle import jet_oracle
+from .test_multilevel import check_partition
+from .test_stages import bounds_for, host, hypergraphs, objective
+from .util import random_hypergraph
+
+FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+CPU = get_backend("cpu")
+
+
+@pytest.fixture(scope="module", params=["cpu", pytest.param("gpu", marks=pytest.mark.gpu)])
+def be(request):
+    return get_backend(request.param)
+
+
+@st.composite
+def jet_cases(draw):
+    h = draw(hypergraphs(max_n=40))
+    k = min(draw(st.sampled_from([2, 3, 8])), h.n)
+    rng = np.random.default_rng(draw(st.integers(0, 2**31 - 1)))
+    parts = rng.integers(0, k, h.n).astype(np.int32)
+    eps = draw(st.sampled_from([0.03, 0.2, 1.0]))
+    options = {
+        "max_iterations": draw(st.sampled_from([1, 2, 64])),
+        "negative_gain_factor": draw(st.sampled_from([0.0, 0.25, 0.75, 2.0])),
+        "afterburner_max_net_size": draw(st.sampled_from([3, 256])),
+        "patience": draw(st.sampled_from([1, 12])),
+        "seed": draw(st.integers(0, 9)),
+    }
+    return (
+        h,
+        k,
+        parts,
+        bounds_for(h.total_weight, k, eps),
+        draw(st.sampled_from(["cut", "km1"])),
+        options,
+    )
+
+
+@FAST
+@given(jet_cases())
+def test_jet_equals_the_oracle(be, case):
+    h, k, parts, bounds, obj, options = case
+    out, gain = be.jet_refine_hypergraph(be.hypergraph_arrays(h), parts, k, bounds, obj, **options)
+    ref, ref_gain = jet_oracle(h, parts, k, bounds, obj, **options)
+    np.testing.assert_array_equal(host(be, out), ref)
+    assert gain == ref_gain
+
+
+@FAST
+@given(jet_cases())
+def test_jet_never_worse_never_unbalanced(be, case):
+    h, k, parts, bounds, obj, options = case
+    out, gain = be.jet_refine_hypergraph(be.hypergraph_arrays(h), parts, k, bounds, obj, **options)
+    out = host(be, out)
+    assert out.dtype == np.int32 and out.shape == (h.n,) and np.all((out >= 0) & (out < k))
+    before = objective(h, parts, k, obj)
+    assert gain == before - objective(h, out, k, obj) >= 0
+    w0 = np.bincount(parts, weights=h.vwgt, minlength=k)
+    w1 = np.bincount(out, weights=h.vwgt, minlength=k)
+    # balanced blocks stay balanced; overloaded blocks never get heavier
+    assert np.all(w1 <= np.maximum(bounds, w0))
+
+
+def test_jet_improves_a_random_partition(be):
+    rng = np.random.default_rng(3)
+    h = random_hypergraph(rng, 400, 600, max_size=5)
+    k = 4
+    parts = (np.arange(h.n) % k).astype(np.int32)
+    bounds = bounds_for(h.total_weight, k, 0.03)
+    for obj in ("cut", "km1"):
+        out, gain = be.jet_refine_hypergraph(be.hypergraph_arrays(h), parts, k, bounds, obj)
+        assert gain > 0.2 * objective(h, parts, k, obj)
+        assert np.all(np.bincount(host(be, out), weights=h.vwgt, minlength=k) <= bounds)
+
+
+def test_jet_bad_input_raises(be):
+    h = random_hypergraph(np.random.default_rng(0), 20, 30)
+    ha = be.hypergraph_arrays(h)
+    parts = np.zeros(h.n, dtype=np.int32)
+    bounds = bounds_for(h.total_weight, 2)
+    with pytest.raises(ValueError):
+        be.jet_refine_hypergraph(ha, parts[:-1], 2, bounds, "cut")
+    bad = parts.copy()
+    bad[3] = 2
+    with pytest.raises(ValueError):
+        be.jet_refine_hypergraph(ha, bad, 2, bounds, "cut")
+    with pytest.raises(ValueError):
+        be.jet_refine_hypergraph(ha, parts, 2, bounds[:1], "cut")
+    with pytest.raises(ValueError):
+        be.jet_refine_hypergraph(ha, parts, 2, bounds, "soed")
+    with pytest.raises(ValueError):
+        be.jet_refine_hypergraph(ha, parts, 2, bounds, "cut", patience=0)
+
+
+@pytest.mark.parametrize("refinement", ["jet", "jet+fm"])
+@pytest.mark.parametrize("obj", ["cut", "km1"])
+def test_multilevel_with_jet_is_valid(be, refinement, obj):
+    h = random_hypergraph(np.random.default_rng(5), 600, 900, max_size=5)
+    p = igpart.partition(h, 4, 0.03, obj, backend=be, config={"refinement": refinement})
+    check_partition(h, p, 4, 0.03)
+
+
+# ------------------------------------------------------------------------------ GPU == C++
+@pytest.mark.gpu
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 2**31 - 1), st.sampled_from([2, 3, 8, 64]), st.sampled_from(["cut", "km1"]))
+def test_gpu_jet_equals_the_cpu(seed, k, obj):
+    gpu = get_backend("gpu")
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(200, 2000))
+    h = random_hypergraph(rng, n, int(1.5 * n), max_size=int(rng.integers(3, 40)), weighted=True)
+    parts = rng.integers(0, k, n).astype(np.int32)
+    bounds = bounds_for(h.total_weight, k, 0.5)
+    options = {
+        "negative_gain_factor": float(rng.choice([0.25, 0.75])),
+        "seed": seed % 7,
+        "afterburner_max_net_size": int(rng.choice([8, 256])),
+    }
+    ref, ref_gain = CPU.jet_refine_hypergraph(
+        CPU.hypergraph_arrays(h), parts, k, bounds, obj, **options
+    )
+    out, gain = gpu.jet_refine_hypergraph(
+        gpu.hypergraph_arrays(h), parts, k, bounds, obj, **options
+    )
+    np.testing.assert_array_equal(host(gpu, out), ref)
+    assert gain == ref_gain
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("k", [2, 16])
+@pytest.mark.parametrize("obj", ["cut", "km1"])
+def test_gpu_jet_equals_the_cpu_on_ibm01_levels(ispd98, k, obj):
+    """On ibm01 and one coarse level of it, from a good partition with 5% of the vertices moved
+    at random (so that there is work to do), the GPU returns the C++ partition."""
+    gpu = get_backend("gpu")
+    h = igpart.read_hgr(ispd98 / "ibm01.hgr")
+    rng = np.random.default_rng(k)
+    base = igpart.partition(h, k, 0.03, obj, backend="cpu", seed=1, config={"vcycles": 0}).parts
+    bounds = bounds_for(h.total_weight, k, 0.03)
+    top = CPU.hypergraph_arrays(h)
+    cmap, nc = CPU.cluster_hypergraph(top, h.total_weight // (4 * k), seed=1)
+    coarse = CPU.contract_hypergraph(top, cmap, nc)
+    for level, parts in ((top, base), (coarse, base[np.unique(cmap, return_index=True)[1]])):
+        parts = parts.copy()
+        pick = rng.random(level.n) < 0.05
+        parts[pick] = rng.integers(0, k, int(pick.sum()))
+        parts = CPU.rebalance_hypergraph(level, parts, k, bounds, obj)
+        ref, ref_gain = CPU.jet_refine_hypergraph(level, parts, k, bounds, obj)
+        g = gpu.hypergraph_arrays(igpart.Hypergraph(level.eptr, level.eind, level.n, level.vwgt,
+                                                    level.ewgt))
+        out, gain = gpu.jet_refine_hypergraph(g, parts, k, bounds, obj)
+        np.testing.assert_array_equal(host(gpu, out), ref)
+        assert gain == ref_gain > 0
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("k", [2, 16])
+def test_gpu_multilevel_with_jet_is_close_to_the_cpu(ispd98, k):
+    h = igpart.read_hgr(ispd98 / "ibm01.hgr")
+    cfg = {"refinement": "jet"}
+    g = igpart.partition(h, k, 0.03, "cut", backend="gpu", seed=1, config=cfg)
+    c = igpart.partition(h, k, 0.03, "cut", backend="cpu", seed=1, config=cfg)
+    check_partition(h, g, k, 0.03)
+    assert g.cut <= 1.1 * c.cut + 10
+
+
+def test_cpu_jet_does_not_depend_on_the_thread_count():
+    from igpart.generators import random_circuit
+    from igpart.kernels import _cpu
+
+    h = random_circuit(70_000, seed=3)
+    ha = CPU.hypergraph_arrays(h)
+    k = 8
+    bounds = bounds_for(h.total_weight, k)
+    parts = (np.arange(h.n) * k // h.n).astype(np.int32)
+    before = _cpu.get_num_threads()
+    results = {}
+    try:
+        for threads in (1, 3):
+            _cpu.set_num_threads(threads)
+            for obj in ("cut", "km1"):
+                results[threads, obj] = CPU.jet_refine_hypergraph(
+                    ha, parts, k, bounds, obj, max_iterations=8, seed=2
+                )
+    finally:
+        _cpu.set_num_threads(before)
+    for obj in ("cut", "km1"):
+        (out1, gain1), (out3, gain3) = results[1, obj], results[3, obj]
+        assert gain1 == gain3 > 0
+        np.testing.assert_array_equal(out1, out3)
