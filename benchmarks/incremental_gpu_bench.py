@@ -78,9 +78,10 @@ def main() -> None:
     ap.add_argument("--json", default=None, help="write the figures here")
     args = ap.parse_args()
 
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                            text=True, cwd=Path(__file__).parent).stdout.strip()  # fmt: skip
-    commit = commit or os.environ.get("IGPART_COMMIT", "")  # copies without .git (device runs)
+    # IGPART_COMMIT first: the device's copy of the tree can carry a stale .git
+    commit = os.environ.get("IGPART_COMMIT") or subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+        cwd=Path(__file__).parent).stdout.strip()  # fmt: skip
     import cupy
 
     dev = cupy.cuda.runtime.getDeviceProperties(0)["name"].decode()
