@@ -13,7 +13,7 @@ std::vector<int32_t> hypergraph_best_neighbours(const HgView &h, int64_t max_clu
                                                 int64_t seed) {
     const int64_t n = h.n;
     std::vector<int32_t> best(static_cast<size_t>(n), -1);
-#pragma omp parallel
+#pragma omp parallel if (n >= kParallelMinItems)
     {
         std::vector<double> score(static_cast<size_t>(n), 0.0);
         std::vector<int32_t> touched;
@@ -59,7 +59,7 @@ std::vector<int32_t> graph_best_neighbours(const GraphView &g, int64_t max_clust
     for (int64_t u = 0; u < n; ++u) maxdeg = std::max(maxdeg, g.xadj[u + 1] - g.xadj[u]);
     const int64_t c = maxdeg + 1;
     std::vector<int32_t> best(static_cast<size_t>(n), -1);
-#pragma omp parallel for schedule(dynamic, 1024)
+#pragma omp parallel for schedule(dynamic, 1024) if (n >= kParallelMinItems)
     for (int64_t u = 0; u < n; ++u) {
         const int64_t wu = g.vwgt[u];
         int32_t b = -1;
@@ -286,7 +286,7 @@ HgLevel contract_hypergraph(const HgView &h, const int32_t *cmap, int64_t nc) {
     std::vector<int64_t> ptr(static_cast<size_t>(h.m + 1), 0);
     std::vector<int32_t> pins(static_cast<size_t>(h.eptr[h.m]));
     std::vector<int64_t> len(static_cast<size_t>(h.m), 0);
-#pragma omp parallel for schedule(dynamic, 1024)
+#pragma omp parallel for schedule(dynamic, 1024) if (h.m >= kParallelMinItems)
     for (int64_t e = 0; e < h.m; ++e) {
         int32_t *p = pins.data() + h.eptr[e];
         const int64_t s = h.size(e);

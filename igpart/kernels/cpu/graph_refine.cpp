@@ -65,7 +65,7 @@ int64_t refine_graph_independent(const GraphView &g, int32_t *parts, int32_t k,
     std::vector<Cand> moves;
     for (int64_t round = 0; round < max_rounds; ++round) {
         // legal move of every boundary vertex: highest positive gain into a block with room
-#pragma omp parallel
+#pragma omp parallel if (g.n >= kParallelMinItems)
         {
             GraphScratch sc(k);
 #pragma omp for schedule(dynamic, 1024)

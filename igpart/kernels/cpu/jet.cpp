@@ -90,7 +90,7 @@ int64_t refine_jet(const HgView &h, int32_t *parts, int32_t k, const int64_t *bo
     std::vector<int64_t> out(static_cast<size_t>(k)), inflow;
     for (int64_t it = 0; it < opt.max_iterations; ++it) {
         // 1. candidates (read-only on the state: parallel)
-#pragma omp parallel
+#pragma omp parallel if (n >= kParallelMinItems)
         {
             JetScratch sc(k);
 #pragma omp for schedule(dynamic, 1024)
@@ -116,7 +116,7 @@ int64_t refine_jet(const HgView &h, int32_t *parts, int32_t k, const int64_t *bo
         for (int64_t i = 0; i < L; ++i) rank[cand[i]] = i;
         // 2. afterburner: gains with every higher-priority candidate moved (parallel, read-only)
         keep.assign(static_cast<size_t>(L), 0);
-#pragma omp parallel for schedule(dynamic, 256)
+#pragma omp parallel for schedule(dynamic, 256) if (L >= kParallelMinItems)
         for (int64_t i = 0; i < L; ++i) {
             const int32_t u = cand[i], from = cur[u], to = target[u];
             int64_t g = 0;

@@ -9,6 +9,13 @@
 
 namespace igp {
 
+// Loops over fewer items than this run on the calling thread: an OpenMP team per call costs more
+// than the loop on small levels (the bisections of recursive bisection run hundreds of levels of
+// a few hundred vertices, often from several Python threads at once: 10x the time on a loaded
+// 2-core machine). Every parallel loop writes per-item results or sorts them by a total order
+// afterwards, so the result does not depend on whether it ran in parallel.
+constexpr int64_t kParallelMinItems = 4096;
+
 // Read-only views of a level (pointers into numpy arrays owned by the caller).
 struct HgView {
     int64_t n = 0, m = 0;

@@ -118,7 +118,7 @@ int64_t refine_sequence(const HgView &h, int32_t *parts, int32_t k, const int64_
     for (int64_t round = 0; round < max_rounds; ++round) {
         // 1. every vertex's best positive move (read-only: parallel)
         seq.clear();
-#pragma omp parallel
+#pragma omp parallel if (h.n >= kParallelMinItems)
         {
             GainScratch sc(k);
             std::vector<Cand> local;
