@@ -240,19 +240,35 @@ def initial_partition(
             ("mtkahypar", lambda: mtkahypar_partition(h, k, epsilon, objective, seed))
         )
     use_rb = method in ("rb", "rb+metis") and isinstance(h, Hypergraph)
+    use_metis = method in ("metis", "all", "rb+metis") or not (use_mtk or use_rb)
     if use_rb:
         from .recursive import recursive_bisection
 
+        # the threads the candidates' pool leaves over go to the bisections inside each
+        # (candidates run one after another next to Mt-KaHyPar, see below)
+        count = max(1, rb_runs) + (max(1, runs) if use_metis else 0)
+        rb_threads = max(1, int(threads) // (1 if use_mtk else max(1, min(int(threads), count))))
         for r in range(max(1, rb_runs)):
             candidates.append(
-                (f"rb/{seed + r}", lambda s=seed + r: recursive_bisection(
-                    h, k, epsilon, objective, seed=s, runs=rb_seeds, max_net_size=max_net_size,
-                    config=config))
+                (
+                    f"rb/{seed + r}",
+                    lambda s=seed + r: recursive_bisection(
+                        h,
+                        k,
+                        epsilon,
+                        objective,
+                        seed=s,
+                        runs=rb_seeds,
+                        max_net_size=max_net_size,
+                        config=config,
+                        threads=rb_threads,
+                    ),
+                )
             )
     # METIS rejects zero target weights
     positive = np.maximum(bounds, 1)
     tpwgts = None if block_bounds is None else list(positive / positive.sum())
-    if method in ("metis", "all", "rb+metis") or not (use_mtk or use_rb):
+    if use_metis:
         # one clique expansion for every seed
         g = h if isinstance(h, Graph) else h.to_graph("clique", max_net_size=max_net_size)
         for r in range(max(1, runs)):

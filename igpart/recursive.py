@@ -19,13 +19,16 @@ ceil(log2 k_sub)) - 1``, where ``W`` is the total weight and ``W_sub`` the weigh
 sub-hypergraph to be split into ``k_sub`` blocks.
 
 All loops over vertices, nets and pins run in numpy or in the C++ kernels; Python only walks the
-``k - 1`` bisections and the levels of each. Deterministic for a seed.
+``k - 1`` bisections and the levels of each; the bisections of one recursion depth run
+concurrently (``threads``). Deterministic for a seed, whatever the number of threads.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import math
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -87,17 +90,22 @@ def recursive_bisection(
     runs: int = 4,
     max_net_size: int = CLIQUE_MAX_NET_SIZE,
     config=None,
+    threads: int = 1,
 ) -> np.ndarray:
     """Block ids (int32) of ``h`` in ``k`` blocks by recursive multilevel bisection (see the
     module docstring). ``runs``: METIS seeds per bisection. ``config``: the
     :class:`igpart.multilevel.Config` whose coarsening and refinement knobs the bisections use
     (default: the defaults). Balance is aimed at, not guaranteed (heavy vertices); callers
-    rebalance."""
-    from .initial import check_k
+    rebalance. ``threads``: the bisections of one recursion depth run concurrently on this many
+    threads (and a depth with fewer bisections than threads runs each bisection's METIS
+    candidates concurrently); a bisection's seed depends only on its place in the recursion
+    (first block, number of blocks), so the result does not depend on ``threads``."""
+    from .initial import c_stdout_to_stderr, check_k
     from .kernels import get_backend
     from .multilevel import Config
 
     check_k(h.n, k)
+    threads = max(1, int(threads))
     cfg = dataclasses.replace(
         config if config is not None else Config(),
         initial="metis",
@@ -111,28 +119,45 @@ def recursive_bisection(
     parts = np.zeros(h.n, dtype=np.int32)
     total = int(h.total_weight)
     perfect = -(-total // int(k))
-    # work list: (sub-hypergraph, its vertex ids in h, first block, number of blocks)
-    stack = [(h, np.arange(h.n, dtype=np.int64), 0, int(k))]
-    while stack:
-        sub, ids, first, ks = stack.pop()
-        if ks == 1 or sub.n == 0:
-            parts[ids] = first
-            continue
+    final = math.floor((1.0 + epsilon) * perfect + 1e-9)
+
+    def split(task, inner: int) -> list:
+        """The two sub-problems of one bisection."""
+        sub, ids, first, ks = task
         k0 = (ks + 1) // 2
         k1 = ks - k0
-        if sub.n < 2:
-            parts[ids] = first
-            continue
         eps = adapted_epsilon(epsilon, total, k, int(sub.total_weight), ks)
         bounds = np.array(
             [math.floor((1.0 + eps) * sub.total_weight * kk / ks + 1e-9) for kk in (k0, k1)],
             dtype=np.int64,
         )
         # never more than the sides' share of the final k-way bound
-        final = math.floor((1.0 + epsilon) * perfect + 1e-9)
         bounds = np.minimum(bounds, np.array([final * k0, final * k1], dtype=np.int64))
-        side = _bisect(be, sub, bounds, eps, objective, seed + 7919 * first + ks, cfg)
+        bcfg = cfg if inner == 1 else dataclasses.replace(cfg, threads=inner)
+        side = _bisect(be, sub, bounds, eps, objective, seed + 7919 * first + ks, bcfg)
+        out = []
         for s, (off, kk) in enumerate(((first, k0), (first + k0, k1))):
             local = np.flatnonzero(side == s)
-            stack.append((sub_hypergraph(sub, local, objective), ids[local], off, kk))
+            out.append((sub_hypergraph(sub, local, objective), ids[local], off, kk))
+        return out
+
+    # one recursion depth at a time: (sub-hypergraph, its vertex ids in h, first block, blocks)
+    depth = [(h, np.arange(h.n, dtype=np.int64), 0, int(k))]
+    with contextlib.ExitStack() as stack:
+        stack.enter_context(c_stdout_to_stderr())  # before any worker thread calls METIS
+        pool = stack.enter_context(ThreadPoolExecutor(threads)) if threads > 1 else None
+        while depth:
+            todo = []
+            for task in depth:
+                sub, ids, first, ks = task
+                if ks == 1 or sub.n < 2:
+                    parts[ids] = first
+                else:
+                    todo.append(task)
+            inner = max(1, threads // max(1, len(todo)))
+            if pool is None or len(todo) < 2:
+                halves = [split(t, inner) for t in todo]
+            else:
+                halves = list(pool.map(split, todo, [inner] * len(todo)))
+            depth = [half for pair in halves for half in pair]
     return parts

@@ -109,9 +109,68 @@ def test_rb_is_deterministic_and_independent_of_threads():
     assert np.array_equal(a, b)
     p = [
         igpart.partition(h, 8, backend="cpu", seed=4, config=Config(initial="rb", threads=t))
-        for t in (1, 1, 3)
+        for t in (1, 1, 3, 8)  # 8: two candidates, four threads for the bisections in each
     ]
-    assert np.array_equal(p[0].parts, p[1].parts) and np.array_equal(p[1].parts, p[2].parts)
+    assert all(np.array_equal(p[0].parts, q.parts) for q in p[1:])
+
+
+def reference_recursive_bisection(h, k, epsilon, objective, seed, runs):
+    """The first implementation of :func:`recursive_bisection` (tests only): one bisection
+    after another, depth first, each igpart's k = 2 pipeline on the sub-hypergraph."""
+    import dataclasses
+
+    from igpart.kernels import get_backend
+    from igpart.multilevel import _multilevel_hypergraph, _Timer
+
+    cfg = dataclasses.replace(
+        Config(), initial="metis", initial_runs=runs, threads=1, vcycles=0, refinement="fm"
+    )
+    be = get_backend("cpu")
+    parts = np.zeros(h.n, dtype=np.int32)
+    total = int(h.total_weight)
+    final = math.floor((1.0 + epsilon) * -(-total // k) + 1e-9)
+    stack = [(h, np.arange(h.n), 0, k)]
+    while stack:
+        sub, ids, first, ks = stack.pop()
+        if ks == 1 or sub.n < 2:
+            parts[ids] = first
+            continue
+        k0, k1 = (ks + 1) // 2, ks // 2
+        eps = adapted_epsilon(epsilon, total, k, int(sub.total_weight), ks)
+        bounds = np.array(
+            [
+                min(math.floor((1 + eps) * sub.total_weight * kk / ks + 1e-9), final * kk)
+                for kk in (k0, k1)
+            ],
+            dtype=np.int64,
+        )
+        side = _multilevel_hypergraph(
+            sub, 2, eps, objective, be, seed + 7919 * first + ks, cfg, _Timer(), block_bounds=bounds
+        )
+        for s, (off, kk) in enumerate(((first, k0), (first + k0, k1))):
+            local = np.flatnonzero(side == s)
+            stack.append((sub_hypergraph(sub, local, objective), ids[local], off, kk))
+    return parts
+
+
+@pytest.mark.parametrize(
+    ("n", "k", "objective", "seed"),
+    [
+        (400, 3, "cut", 0),
+        (1500, 8, "km1", 1),
+        (2500, 16, "cut", 2),
+        (3000, 64, "cut", 3),
+        (3000, 11, "km1", 4),
+    ],
+)
+def test_rb_equals_the_sequential_reference_for_any_thread_count(n, k, objective, seed):
+    """The bisections of one depth run concurrently: same blocks as one after another."""
+    h = igpart.generators.random_circuit(n, seed=seed)
+    h = h.with_weights(vwgt=np.random.default_rng(seed).integers(1, 4, size=h.n))
+    ref = reference_recursive_bisection(h, k, 0.03, objective, seed, runs=4)
+    for threads in (1, 2, 5):
+        got = recursive_bisection(h, k, 0.03, objective, seed=seed, runs=4, threads=threads)
+        np.testing.assert_array_equal(got, ref)
 
 
 def test_rb_bad_input_raises():

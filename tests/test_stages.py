@@ -364,3 +364,47 @@ def test_fm_does_not_depend_on_the_thread_count():
         assert cpu.hypergraph_objective(ha, parts, k, obj) - gain == cpu.hypergraph_objective(
             ha, out, k, obj)
         assert (cpu.block_weights(h.vwgt, out, k) <= bounds).all()
+
+
+@pytest.mark.parametrize("n", [1_500, 12_000])
+def test_small_and_large_levels_do_not_depend_on_the_thread_count(n):
+    """Loops over fewer than 4096 items run on the calling thread, larger ones in parallel:
+    clustering, contraction, sequence refinement, Jet and the graph stages give the results of
+    one thread either way."""
+    from igpart.generators import random_circuit
+    from igpart.kernels import _cpu
+
+    cpu = get_backend("cpu")
+    h = random_circuit(n, seed=5)
+    ha = cpu.hypergraph_arrays(h)
+    g = random_graph(np.random.default_rng(n), n, 4 * n)
+    ga = cpu.graph_arrays(g)
+    k = 4
+    bounds = bounds_for(h.total_weight, k)
+    gbounds = bounds_for(g.total_weight, k)
+    parts = (np.arange(h.n) * k // h.n).astype(np.int32)
+    gparts = (np.arange(g.n) * k // g.n).astype(np.int32)
+
+    def run():
+        cmap, nc = cpu.cluster_hypergraph(ha, 8, seed=2)
+        coarse = cpu.contract_hypergraph(ha, cmap, nc)
+        gcmap, gnc = cpu.coarsen_graph(ga, 8, seed=2)
+        out = [cmap, coarse.eptr, coarse.eind, coarse.ewgt, gcmap, gnc]
+        out.append(cpu.contract_graph(ga, gcmap, gnc).adjncy)
+        for obj in ("cut", "km1"):
+            out += list(cpu.refine_hypergraph(ha, parts, k, bounds, obj))
+            out += list(cpu.jet_refine_hypergraph(ha, parts, k, bounds, obj, seed=1))
+        out += list(cpu.refine_graph(ga, gparts, k, gbounds))
+        return out
+
+    before = _cpu.get_num_threads()
+    try:
+        _cpu.set_num_threads(1)
+        one = run()
+        _cpu.set_num_threads(3)
+        three = run()
+    finally:
+        _cpu.set_num_threads(before)
+    assert len(one) == len(three)
+    for a, b in zip(one, three):
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
