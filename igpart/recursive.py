@@ -19,16 +19,15 @@ ceil(log2 k_sub)) - 1``, where ``W`` is the total weight and ``W_sub`` the weigh
 sub-hypergraph to be split into ``k_sub`` blocks.
 
 All loops over vertices, nets and pins run in numpy or in the C++ kernels; Python only walks the
-``k - 1`` bisections and the levels of each; the bisections of one recursion depth run
-concurrently (``threads``). Deterministic for a seed, whatever the number of threads.
+``k - 1`` bisections and the levels of each; independent bisections run concurrently
+(``threads``). Deterministic for a seed, whatever the number of threads.
 """
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import math
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 
 import numpy as np
 
@@ -96,10 +95,10 @@ def recursive_bisection(
     module docstring). ``runs``: METIS seeds per bisection. ``config``: the
     :class:`igpart.multilevel.Config` whose coarsening and refinement knobs the bisections use
     (default: the defaults). Balance is aimed at, not guaranteed (heavy vertices); callers
-    rebalance. ``threads``: the bisections of one recursion depth run concurrently on this many
-    threads (and a depth with fewer bisections than threads runs each bisection's METIS
-    candidates concurrently); a bisection's seed depends only on its place in the recursion
-    (first block, number of blocks), so the result does not depend on ``threads``."""
+    rebalance. ``threads``: bisections run concurrently on this many threads, each as soon as
+    its parent is done, and a bisection of ``k_sub`` blocks runs its METIS candidates on
+    ``threads * k_sub / k`` threads; a bisection's seed depends only on its place in the
+    recursion (first block, number of blocks), so the result does not depend on ``threads``."""
     from .initial import c_stdout_to_stderr, check_k
     from .kernels import get_backend
     from .multilevel import Config
@@ -141,23 +140,29 @@ def recursive_bisection(
             out.append((sub_hypergraph(sub, local, objective), ids[local], off, kk))
         return out
 
-    # one recursion depth at a time: (sub-hypergraph, its vertex ids in h, first block, blocks)
-    depth = [(h, np.arange(h.n, dtype=np.int64), 0, int(k))]
-    with contextlib.ExitStack() as stack:
-        stack.enter_context(c_stdout_to_stderr())  # before any worker thread calls METIS
-        pool = stack.enter_context(ThreadPoolExecutor(threads)) if threads > 1 else None
-        while depth:
-            todo = []
-            for task in depth:
-                sub, ids, first, ks = task
-                if ks == 1 or sub.n < 2:
-                    parts[ids] = first
-                else:
-                    todo.append(task)
-            inner = max(1, threads // max(1, len(todo)))
-            if pool is None or len(todo) < 2:
-                halves = [split(t, inner) for t in todo]
+    def to_split(tasks: list) -> list:
+        """The tasks that still need a bisection; the others' vertices get their block."""
+        todo = []
+        for task in tasks:
+            sub, ids, first, ks = task
+            if ks == 1 or sub.n < 2:
+                parts[ids] = first
             else:
-                halves = list(pool.map(split, todo, [inner] * len(todo)))
-            depth = [half for pair in halves for half in pair]
+                todo.append(task)
+        return todo
+
+    # tasks: (sub-hypergraph, its vertex ids in h, first block, number of blocks); a task's
+    # threads for its METIS candidates: its share of the blocks (threads / 2^depth)
+    todo = to_split([(h, np.arange(h.n, dtype=np.int64), 0, int(k))])
+    if threads == 1:
+        while todo:
+            todo += to_split(split(todo.pop(), 1))
+        return parts
+    with c_stdout_to_stderr(), ThreadPoolExecutor(threads) as pool:  # stdout: before the workers
+        pending = {pool.submit(split, t, max(1, threads * t[3] // k)) for t in todo}
+        while pending:  # children start as soon as their parent is done
+            done, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for future in done:
+                for t in to_split(future.result()):
+                    pending.add(pool.submit(split, t, max(1, threads * t[3] // k)))
     return parts
