@@ -219,10 +219,12 @@ def initial_partition(
     default the k-way bound ``max_block_weight``) sets a bound per block; METIS then aims at
     weights in their proportions.
     ``refine(parts) -> parts`` (rebalance + refinement on the caller's backend) is applied to each;
-    ``evaluate(parts) -> int`` scores them. The best balanced candidate wins (ties: the first in
-    the order above, so the result does not depend on ``threads``); when none is balanced, the
-    least overloaded one is returned and the caller reports it. With ``threads > 1`` candidates
-    run concurrently in a thread pool (METIS and the C++ refinement release the GIL).
+    ``evaluate(parts) -> int`` scores them. Both must be deterministic: a candidate equal to an
+    earlier one gets that one's result without being refined again. The best balanced candidate
+    wins (ties: the first in the order above, so the result does not depend on ``threads``); when
+    none is balanced, the least overloaded one is returned and the caller reports it. With
+    ``threads > 1`` candidates run concurrently in a thread pool (METIS and the C++ refinement
+    release the GIL).
     """
     if method not in INITIAL_METHODS:
         raise PartitionError(f"unknown initial partitioning method '{method}'")
@@ -277,14 +279,27 @@ def initial_partition(
                                                                          tpwgts=tpwgts))
             )
 
+    # METIS often returns the same blocks for several seeds (a quarter to a third of the
+    # candidates inside recursive bisection): those are refined and scored once
+    done: dict[bytes, tuple[tuple[int, int], Any]] = {}
+    done_lock = threading.Lock()
+
     def attempt(candidate: tuple[str, Callable[[], np.ndarray]]) -> tuple[tuple[int, int], Any]:
         name, make = candidate
         parts = np.asarray(make(), dtype=np.int32)
+        key = parts.tobytes()
+        with done_lock:
+            known = done.get(key)
+        if known is not None:
+            log.debug("initial candidate %s: the same as an earlier one", name)
+            return known
         if refine is not None:
             parts = np.asarray(refine(parts), dtype=np.int32)
         overload = int(np.maximum(block_weights(h, parts, k) - bounds, 0).sum())
         value = int(evaluate(parts)) if evaluate is not None else 0
         log.debug("initial candidate %s: objective %d, overload %d", name, value, overload)
+        with done_lock:
+            done[key] = ((overload, value), parts)
         return (overload, value), parts
 
     workers = max(1, min(int(threads), len(candidates)))

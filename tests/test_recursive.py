@@ -212,3 +212,40 @@ def test_auto_rule_and_effort():
         assert all(r >= 1 and s >= 4 for r, s in efforts)
         assert all(a[0] * a[1] >= b[0] * b[1] for a, b in zip(efforts, efforts[1:]))
     assert _rb_effort(Config(initial_rb_runs=1, initial_rb_seeds=1), 1024, False) == (1, 1)
+
+
+@pytest.mark.parametrize("threads", [1, 3])
+def test_equal_candidates_are_refined_once_with_the_same_winner(threads):
+    """initial_partition refines a METIS candidate equal to an earlier one only once; the
+    result is the best of all candidates, each refined and scored from scratch (ties: first)."""
+    from igpart.initial import initial_partition, metis_partition
+    from igpart.kernels import get_backend
+
+    be = get_backend("cpu")
+    h = igpart.generators.random_circuit(60, seed=2)
+    ha = be.hypergraph_arrays(h)
+    k, runs = 2, 24
+    bounds = np.full(k, max_block_weight(h.total_weight, k, 0.03), dtype=np.int64)
+    calls = []
+
+    def refine(p):
+        calls.append(p.tobytes())
+        p = be.rebalance_hypergraph(ha, p, k, bounds, "cut")
+        return be.fm_refine_hypergraph(ha, p, k, bounds, "cut", seed=1)[0]
+
+    def evaluate(p):
+        return be.hypergraph_objective(ha, p, k, "cut")
+
+    got = initial_partition(h, k, 0.03, "cut", seed=0, method="metis", runs=runs,
+                            refine=refine, evaluate=evaluate, threads=threads)  # fmt: skip
+    raw = [metis_partition(h, k, 0.03, s) for s in range(runs)]
+    distinct = {p.tobytes() for p in raw}
+    assert len(distinct) < runs  # the case this test is about: METIS repeats itself
+    assert sorted(calls) == sorted(distinct)  # each distinct candidate refined exactly once
+    scored = []
+    for p in raw:
+        q = refine(p)
+        overload = int(np.maximum(block_weights(h, q, k) - bounds, 0).sum())
+        scored.append(((overload, evaluate(q)), q))
+    best = min(range(runs), key=lambda i: (scored[i][0], i))
+    np.testing.assert_array_equal(got, scored[best][1])
