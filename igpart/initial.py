@@ -20,7 +20,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -281,25 +281,30 @@ def initial_partition(
 
     # METIS often returns the same blocks for several seeds (a quarter to a third of the
     # candidates inside recursive bisection): those are refined and scored once
-    done: dict[bytes, tuple[tuple[int, int], Any]] = {}
+    # (a thread that meets a candidate another one is still refining waits for its result)
+    done: dict[bytes, Future] = {}
     done_lock = threading.Lock()
 
     def attempt(candidate: tuple[str, Callable[[], np.ndarray]]) -> tuple[tuple[int, int], Any]:
         name, make = candidate
         parts = np.asarray(make(), dtype=np.int32)
-        key = parts.tobytes()
         with done_lock:
-            known = done.get(key)
+            known = done.get(parts.tobytes())
+            if known is None:
+                mine = done[parts.tobytes()] = Future()
         if known is not None:
             log.debug("initial candidate %s: the same as an earlier one", name)
-            return known
-        if refine is not None:
-            parts = np.asarray(refine(parts), dtype=np.int32)
-        overload = int(np.maximum(block_weights(h, parts, k) - bounds, 0).sum())
-        value = int(evaluate(parts)) if evaluate is not None else 0
+            return known.result()
+        try:
+            if refine is not None:
+                parts = np.asarray(refine(parts), dtype=np.int32)
+            overload = int(np.maximum(block_weights(h, parts, k) - bounds, 0).sum())
+            value = int(evaluate(parts)) if evaluate is not None else 0
+        except BaseException as exc:
+            mine.set_exception(exc)
+            raise
         log.debug("initial candidate %s: objective %d, overload %d", name, value, overload)
-        with done_lock:
-            done[key] = ((overload, value), parts)
+        mine.set_result(((overload, value), parts))
         return (overload, value), parts
 
     workers = max(1, min(int(threads), len(candidates)))
