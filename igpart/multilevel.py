@@ -119,7 +119,8 @@ class Config:
       ``initial_max_net_size``: nets above this size are left out of the clique expansion.
       ``initial_rb_runs``, ``initial_rb_seeds``: the effort of ``"rb"`` (above).
       ``threads``: candidates run concurrently on this many threads (0: as many as the C++
-      backend's OpenMP threads); the result does not depend on it.
+      backend's OpenMP threads), and the threads they leave over run independent bisections
+      of each ``"rb"`` candidate concurrently; the result does not depend on it.
     Refinement:
       ``refine_rounds``: maximum rounds of sequence-based refinement per level (HyperG §3.2).
       ``fm``: run the boundary FM pass after the sequence refinement (hypergraphs and graphs).
