@@ -198,7 +198,26 @@ class Config:
     vcycles: int = 2
 
     def validate(self) -> Config:
-        """Raises InputError on values the algorithms cannot use; returns self."""
+        """Raises InputError, naming the field and the value, on values the algorithms cannot
+        use (wrong type included: a string, None or a bool where a number is expected);
+        returns self."""
+
+        def integer(name: str, low: int) -> None:
+            v = getattr(self, name)
+            if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or v < low:
+                kind = "a positive" if low == 1 else "a non-negative"
+                raise InputError(f"config.{name} must be {kind} integer, got {v!r}")
+
+        def number(name: str, what: str = "a number") -> float:
+            v = getattr(self, name)
+            if (
+                isinstance(v, (bool, np.bool_))
+                or not isinstance(v, (int, float, np.number))
+                or not math.isfinite(float(v))
+            ):
+                raise InputError(f"config.{name} must be {what}, got {v!r}")
+            return float(v)
+
         positive_ints = (
             "contraction_limit",
             "community_max_net_size",
@@ -216,56 +235,60 @@ class Config:
             "initial_max_net_size",
             "initial_rb_runs",
             "initial_rb_seeds",
+            "jet_patience",
+            "jet_afterburner_max_net_size",
         )
         for name in positive_ints:
+            integer(name, 1)
+        for name in (
+            "refine_rounds",
+            "fm_rounds",
+            "fm_max_fruitless_moves",
+            "vcycles",
+            "graph_refine_rounds",
+            "threads",
+            "jet_iterations",
+            "jet_fm_max_pins",
+            "jet_min_pins",
+        ):
+            integer(name, 0)
+        for name in ("communities", "weight_penalty", "fm"):
             v = getattr(self, name)
-            if not isinstance(v, (int, np.integer)) or v < 1:
-                raise InputError(f"config.{name} must be a positive integer, got {v!r}")
-        for name in ("refine_rounds", "fm_rounds", "fm_max_fruitless_moves", "vcycles",
-                     "graph_refine_rounds", "threads", "jet_iterations", "jet_fm_max_pins",
-                     "jet_min_pins"):
-            v = getattr(self, name)
-            if not isinstance(v, (int, np.integer)) or v < 0:
-                raise InputError(f"config.{name} must be a non-negative integer, got {v!r}")
+            if not isinstance(v, (bool, np.bool_)):
+                raise InputError(f"config.{name} must be true or false, got {v!r}")
         for name in ("min_shrink", "graph_min_shrink", "fm_min_improvement"):
-            v = getattr(self, name)
-            if not 0.0 <= float(v) < 1.0:
-                raise InputError(f"config.{name} must lie in [0, 1), got {v!r}")
+            if not 0.0 <= number(name, "a number in [0, 1)") < 1.0:
+                raise InputError(f"config.{name} must lie in [0, 1), got {getattr(self, name)!r}")
         for name in ("cluster_weight_factor", "graph_cluster_weight_factor"):
-            if float(getattr(self, name)) <= 0:
-                raise InputError(f"config.{name} must be positive")
-        if not (math.isfinite(float(self.community_resolution))
-                and float(self.community_resolution) >= 0):
-            raise InputError("config.community_resolution must be a non-negative number "
-                             f"(0: automatic), got {self.community_resolution!r}")
-        if not (math.isfinite(float(self.community_max_weight))
-                and float(self.community_max_weight) >= 0):
-            raise InputError("config.community_max_weight must be a non-negative number "
-                             f"(0: no cap), got {self.community_max_weight!r}")
-        if not float(self.max_shrink) > 1.0:
+            if number(name, "a positive number") <= 0:
+                raise InputError(
+                    f"config.{name} must be a positive number, got {getattr(self, name)!r}"
+                )
+        what = "a non-negative number (0: automatic)"
+        if number("community_resolution", what) < 0:
+            raise InputError(
+                f"config.community_resolution must be {what}, got {self.community_resolution!r}"
+            )
+        what = "a non-negative number (0: no cap)"
+        if number("community_max_weight", what) < 0:
+            raise InputError(
+                f"config.community_max_weight must be {what}, got {self.community_max_weight!r}"
+            )
+        if not number("max_shrink", "a number greater than 1") > 1.0:
             raise InputError(f"config.max_shrink must be greater than 1, got {self.max_shrink!r}")
-        for name in ("jet_patience", "jet_afterburner_max_net_size"):
-            v = getattr(self, name)
-            if not isinstance(v, (int, np.integer)) or v < 1:
-                raise InputError(f"config.{name} must be a positive integer, got {v!r}")
         for name in ("jet_negative_gain_fine", "jet_negative_gain_coarse"):
+            if number(name, "a non-negative number") < 0:
+                raise InputError(
+                    f"config.{name} must be a non-negative number, got {getattr(self, name)!r}"
+                )
+        for name, allowed in (
+            ("refinement", REFINEMENTS),
+            ("coarsening", COARSENINGS),
+            ("initial", INITIAL_METHODS),
+        ):
             v = getattr(self, name)
-            if not (math.isfinite(float(v)) and float(v) >= 0):
-                raise InputError(f"config.{name} must be a non-negative number, got {v!r}")
-        if self.refinement not in REFINEMENTS:
-            raise InputError(
-                f"config.refinement must be one of {', '.join(REFINEMENTS)}, "
-                f"got {self.refinement!r}"
-            )
-        if self.coarsening not in COARSENINGS:
-            raise InputError(
-                f"config.coarsening must be one of {', '.join(COARSENINGS)}, "
-                f"got {self.coarsening!r}"
-            )
-        if self.initial not in INITIAL_METHODS:
-            raise InputError(
-                f"config.initial must be one of {', '.join(INITIAL_METHODS)}, got {self.initial!r}"
-            )
+            if not isinstance(v, str) or v not in allowed:
+                raise InputError(f"config.{name} must be one of {', '.join(allowed)}, got {v!r}")
         return self
 
     @classmethod
