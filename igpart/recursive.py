@@ -92,12 +92,17 @@ def recursive_bisection(
     module docstring). ``runs``: METIS seeds per bisection. ``config``: the
     :class:`igpart.multilevel.Config` whose coarsening and refinement knobs the bisections use
     (default: the defaults). Balance is aimed at, not guaranteed (heavy vertices); callers
-    rebalance."""
-    from .initial import check_k
+    rebalance. Raises PartitionError for k < 1 or k > n, InputError for other bad arguments."""
+    from .errors import InputError
     from .kernels import get_backend
-    from .multilevel import Config
+    from .multilevel import Config, _validate
 
-    check_k(h.n, k)
+    if not isinstance(h, Hypergraph):
+        raise InputError(f"recursive_bisection needs a Hypergraph, got {type(h).__name__}")
+    _validate(h, k, epsilon, objective, seed)  # k, epsilon, objective, seed: clear errors
+    if isinstance(runs, bool) or not isinstance(runs, (int, np.integer)) or runs < 1:
+        raise InputError(f"runs must be a positive integer, got {runs!r}")
+    k, epsilon = int(k), float(epsilon)
     cfg = dataclasses.replace(
         config if config is not None else Config(),
         initial="metis",
