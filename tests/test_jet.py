@@ -106,12 +106,16 @@ def test_jet_bad_input_raises(be):
         be.jet_refine_hypergraph(ha, parts, 2, bounds, "soed")
     with pytest.raises(ValueError):
         be.jet_refine_hypergraph(ha, parts, 2, bounds, "cut", patience=0)
+    for kwargs in ({"max_iterations": -1}, {"afterburner_max_net_size": -1},
+                   {"negative_gain_factor": float("inf")},
+                   {"negative_gain_factor": float("nan")}):  # fmt: skip
+        with pytest.raises(ValueError):
+            be.jet_refine_hypergraph(ha, parts, 2, bounds, "cut", **kwargs)
 
 
 def test_cpu_jet_bad_arguments_name_the_problem():
     """The C++ backend's checks, with the messages the other stage operations give (the GPU
-    backend's checks are in gpu/_backend.py; max_iterations, a non-finite factor and
-    afterburner_max_net_size are checked on the C++ side only)."""
+    backend's are in gpu/_backend.py, exercised by test_jet_bad_input_raises)."""
     h = random_hypergraph(np.random.default_rng(0), 20, 30)
     ha = CPU.hypergraph_arrays(h)
     parts = (np.arange(h.n) % 2).astype(np.int32)
