@@ -339,7 +339,11 @@ def _add_partition_options(p: argparse.ArgumentParser, k_required: bool = True) 
     p.add_argument("--backend", choices=BACKENDS, default="auto")
     p.add_argument("--algorithm", choices=ALGORITHMS, default=ALGORITHMS[0])
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--config", help="JSON file of multilevel Config fields (igpart.Config)")
+    p.add_argument(
+        "--config",
+        help='JSON file of multilevel Config fields (igpart.Config, documented there), e.g. '
+        '{"refinement": "jet", "initial": "rb"}',
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
 

@@ -99,53 +99,60 @@ class Config:
       V-cycles) on the sub-hypergraph, with KaHyPar's adapted imbalance per bisection;
       ``initial_rb_runs`` recursive bisections (seeds) with ``initial_rb_seeds`` METIS seeds per
       bisection on inputs of at least ``initial_runs_min_n`` vertices, both scaled by 32 / k
-      beyond k = 32 (4 x 16 up to k = 32, 2 x 8 at k = 64), half of each on smaller inputs up
-      to k = 64 (2 x 8; on ISPD98 4 x 16 gave the same cuts for about 1.35x the time);
-      graphs fall back to METIS. ``"rb+metis"``: both pools of candidates. ``"auto"``
-      (default): ``"rb"`` on hypergraphs at k >= 3, ``"rb+metis"`` at k = 2 on hypergraphs of
-      at least ``initial_runs_min_n`` vertices, ``"metis"`` otherwise (graphs, small inputs at
-      k = 2). Why: the coarsest level of a large input has few vertices standing for thousands
-      of cells, where METIS on the clique expansion is weak (coarsest level of ibm01x80, k = 16,
-      787 vertices: best of 32 METIS seeds 3196, Mt-KaHyPar 2456, recursive bisection 2456–2664
-      per seed; k = 2 on the same level: METIS 1491, Mt-KaHyPar 1051, one igpart bisection
-      1020–1049, whose communities are what makes the difference). End to end see BENCHMARKS.md
-      "Recursive-bisection initial partitioning": ibm01x80 k = 16 cut 2596 -> 1997 (Mt-KaHyPar
-      2003); ibm01x20 / ibm09x10 / ibm06x20 at k = 2 / 16 / 64 geomean cut -3.2% against
-      ``"metis"`` (k = 16: -5%, k = 64: -4%, none worse); ISPD98 subset (ibm01/03/05/07/09,
-      k = 2 / 8 / 32 / 64) -1.3% with the time ratio vs Mt-KaHyPar 1.00 -> 0.96. At k = 2
-      recursive bisection alone is not better than 64 METIS seeds on large inputs (ibm01x20:
-      334 vs 299), hence both pools there.
+      beyond k = 32 (4 x 16 up to k = 32, 2 x 8 at k = 64), half of each on smaller inputs up to
+      k = 64 (2 x 8; on the ISPD98 subset 4 x 16 gave the same cuts for a time ratio vs
+      Mt-KaHyPar of 1.29 instead of 0.96); graphs fall back to METIS. ``"rb+metis"``: both pools
+      of candidates. ``"auto"`` (default): ``"rb"`` on hypergraphs at k >= 3, ``"rb+metis"`` at
+      k = 2 on hypergraphs of at least ``initial_runs_min_n`` vertices, ``"metis"`` otherwise
+      (graphs, small inputs at k = 2). Why: the coarsest level of a large input has few vertices
+      standing for thousands of cells, where METIS on the clique expansion is weak (coarsest
+      level of ibm01x80, k = 16, 787 vertices: best of 8 METIS seeds 3223, Mt-KaHyPar 2456,
+      recursive bisection 2456–2664 per seed; k = 2 on the same level: METIS 1491, Mt-KaHyPar
+      1051, one igpart bisection 1020–1049, whose communities are what makes the difference). End
+      to end see BENCHMARKS.md "Recursive-bisection initial partitioning": ibm01x80 k = 16 cut
+      2596 -> 1997 (Mt-KaHyPar 2003); ibm01x20 / ibm09x10 / ibm06x20 at k = 2 / 16 / 64 geomean
+      cut -3.2% against ``"metis"`` (k = 16: -2.7% to -6.2%, k = 64: -2.7% to -5.7%, none worse);
+      ISPD98 subset (ibm01/03/05/07/09, k = 2 / 8 / 32 / 64) -1.3% with the time ratio vs
+      Mt-KaHyPar 1.00 -> 0.96. At k = 2 recursive bisection alone is not better than 64 METIS
+      seeds on large inputs (ibm01x20: 334 vs 299), hence both pools there.
       Every candidate is rebalanced and refined, the best balanced one is kept.
       ``initial_max_net_size``: nets above this size are left out of the clique expansion.
-      ``initial_rb_runs``, ``initial_rb_seeds``: the effort of ``"rb"`` (above).
+      ``initial_rb_runs`` (default 4), ``initial_rb_seeds`` (default 16): the effort of
+      ``"rb"`` (above); both at least 1.
       ``threads``: candidates run concurrently on this many threads (0: as many as the C++
       backend's OpenMP threads), and the threads they leave over run independent bisections
       of each ``"rb"`` candidate concurrently; the result does not depend on it.
     Refinement:
       ``refine_rounds``: maximum rounds of sequence-based refinement per level (HyperG §3.2).
       ``fm``: run the boundary FM pass after the sequence refinement (hypergraphs and graphs).
-      ``refinement`` (hypergraphs): ``"fm"`` (sequence refinement + FM on every level),
-      ``"jet"`` (Jet refinement, ``Backend.jet_refine_hypergraph``, on every level, no FM),
-      ``"jet+fm"`` (Jet, then FM on levels of at most ``jet_fm_max_pins`` pins) or ``"auto"``
-      (the backend's ``default_refinement``: ``"fm"`` on the C++ backend, ``"jet"`` on the GPU).
-      The initial partitioning candidates on the coarsest level are always refined the ``"fm"``
-      way (Jet on each of up to 64 candidates took 3.3 of 7.3 s on the GPU, ibm01x200 k = 2).
-      Measured 2026-11-23: on the H100 (ibm09x100 / ibm01x200, k = 2 and 64, vs Mt-KaHyPar 16
-      threads) ``"jet"`` was the fastest variant everywhere (ibm09x100: k = 2 1.07x vs 0.63x
-      for ``"fm"``, k = 64 2.00x vs 1.36x) with cut ratio geomean 1.064 vs 1.110 for ``"fm"``
-      and 1.073 for ``"jet+fm"`` (host FM costs transfers), hence the GPU default. On the C++
-      backend (1 thread, ibm01/03/05, k = 2, 16, 64) ``"jet+fm"`` gave lower cuts than ``"fm"``
-      in all 9 cases (geomean 0.969, 0.2-11% lower) but took 1.7x the time (geomean; 0.6-3.4x)
-      and ``"jet"`` alone was better in 6 of 9, so the CPU default stays ``"fm"``.
-      ``jet_iterations``, ``jet_patience``: Jet's iteration cap and its stop after that many
-      iterations without a 0.1% improvement of the best (12 as in Jet; 6 lost up to 9.6% on
-      ibm01 at the same k). ``jet_negative_gain_fine`` / ``jet_negative_gain_coarse``: Jet's
-      negative-gain threshold c on the finest level / the others (0.25 / 0.75, the paper's).
-      ``jet_afterburner_max_net_size``: nets with more pins count with the pin counts before
-      the iteration in the afterburner (exact counting costs their size per candidate pin).
-      ``jet_fm_max_pins``: with ``"jet+fm"``, FM also runs on levels of at most this many pins.
-      ``jet_min_pins``: in the Jet modes, levels of at most this many pins use the ``"fm"`` way
-      instead (0: none; on the H100 at k = 64, 500k gave 1.246 vs 1.138 cut ratio for no speed).
+      ``refinement`` (hypergraphs; default ``"auto"``): ``"fm"`` (sequence refinement + FM on
+      every level), ``"jet"`` (Jet refinement, ``Backend.jet_refine_hypergraph``, on every level,
+      no FM), ``"jet+fm"`` (Jet, then FM on levels of at most ``jet_fm_max_pins`` pins) or
+      ``"auto"`` (the backend's ``default_refinement``: ``"fm"`` on the C++ backend, ``"jet"`` on
+      the GPU). The initial partitioning candidates on the coarsest level and the bisections of
+      ``"rb"`` are always refined the ``"fm"`` way (with Jet on each of up to 64 candidates,
+      initial partitioning took 3.6 s instead of 0.34 s on the GPU, ibm01x200 k = 2). Measured
+      2026-11-23 on the H100 (ibm09x100 / ibm01x200, k = 2 and 64, vs Mt-KaHyPar 16 threads):
+      ``"jet"`` had the lowest cut ratio geomean, 1.064 (``"fm"`` 1.110, ``"jet+fm"`` 1.073: host
+      FM costs transfers) and was faster than ``"fm"`` in 3 of 4 cases (speed-up over Mt-KaHyPar
+      on ibm09x100: k = 2 1.07x vs 0.63x, k = 64 2.00x vs 1.36x), hence the GPU default. On the
+      C++ backend (1 thread, ibm01/03/05, k = 2, 16, 64) ``"jet+fm"`` gave lower cuts than
+      ``"fm"`` in all 9 cases (geomean 0.968) but took 1.7x the time (geomean) and ``"jet"``
+      alone was better in 6 of 9, so the CPU default stays ``"fm"``.
+      ``jet_iterations`` (default 64): Jet's iteration cap per level (0: no Jet; the Jet levels
+      are only rebalanced, and refined by FM with ``"jet+fm"``). ``jet_patience`` (default 12,
+      as in Jet): stop after that many iterations without a 0.1% improvement of the best.
+      ``jet_negative_gain_fine`` / ``jet_negative_gain_coarse`` (defaults 0.25 / 0.75, the
+      paper's): Jet's negative-gain threshold c on the finest level / the others, finite and
+      >= 0 (a vertex whose move loses less than c times its internal connection is a
+      candidate; 0: non-negative gains only).
+      ``jet_afterburner_max_net_size`` (default 256): nets with more pins count with the pin
+      counts before the iteration in the afterburner (exact counting costs their size per
+      candidate pin).
+      ``jet_fm_max_pins`` (default 500,000): with ``"jet+fm"``, FM also runs on levels of at
+      most this many pins.
+      ``jet_min_pins`` (default 0: none): in the Jet modes, levels of at most this many pins
+      are refined the ``"fm"`` way instead.
       ``fm_rounds``, ``fm_max_fruitless_moves``, ``fm_min_improvement``: FM stopping rules.
       ``graph_refine_rounds``: maximum rounds of independent-set refinement per level.
       ``vcycles``: at most this many V-cycles after the first pass (re-coarsening inside the
@@ -199,7 +206,26 @@ class Config:
     vcycles: int = 2
 
     def validate(self) -> Config:
-        """Raises InputError on values the algorithms cannot use; returns self."""
+        """Raises InputError, naming the field and the value, on values the algorithms cannot
+        use (wrong type included: a string, None or a bool where a number is expected);
+        returns self."""
+
+        def integer(name: str, low: int) -> None:
+            v = getattr(self, name)
+            if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or v < low:
+                kind = "a positive" if low == 1 else "a non-negative"
+                raise InputError(f"config.{name} must be {kind} integer, got {v!r}")
+
+        def number(name: str, what: str = "a number") -> float:
+            v = getattr(self, name)
+            if (
+                isinstance(v, (bool, np.bool_))
+                or not isinstance(v, (int, float, np.number))
+                or not math.isfinite(float(v))
+            ):
+                raise InputError(f"config.{name} must be {what}, got {v!r}")
+            return float(v)
+
         positive_ints = (
             "contraction_limit",
             "community_max_net_size",
@@ -217,56 +243,60 @@ class Config:
             "initial_max_net_size",
             "initial_rb_runs",
             "initial_rb_seeds",
+            "jet_patience",
+            "jet_afterburner_max_net_size",
         )
         for name in positive_ints:
+            integer(name, 1)
+        for name in (
+            "refine_rounds",
+            "fm_rounds",
+            "fm_max_fruitless_moves",
+            "vcycles",
+            "graph_refine_rounds",
+            "threads",
+            "jet_iterations",
+            "jet_fm_max_pins",
+            "jet_min_pins",
+        ):
+            integer(name, 0)
+        for name in ("communities", "weight_penalty", "fm"):
             v = getattr(self, name)
-            if not isinstance(v, (int, np.integer)) or v < 1:
-                raise InputError(f"config.{name} must be a positive integer, got {v!r}")
-        for name in ("refine_rounds", "fm_rounds", "fm_max_fruitless_moves", "vcycles",
-                     "graph_refine_rounds", "threads", "jet_iterations", "jet_fm_max_pins",
-                     "jet_min_pins"):
-            v = getattr(self, name)
-            if not isinstance(v, (int, np.integer)) or v < 0:
-                raise InputError(f"config.{name} must be a non-negative integer, got {v!r}")
+            if not isinstance(v, (bool, np.bool_)):
+                raise InputError(f"config.{name} must be true or false, got {v!r}")
         for name in ("min_shrink", "graph_min_shrink", "fm_min_improvement"):
-            v = getattr(self, name)
-            if not 0.0 <= float(v) < 1.0:
-                raise InputError(f"config.{name} must lie in [0, 1), got {v!r}")
+            if not 0.0 <= number(name, "a number in [0, 1)") < 1.0:
+                raise InputError(f"config.{name} must lie in [0, 1), got {getattr(self, name)!r}")
         for name in ("cluster_weight_factor", "graph_cluster_weight_factor"):
-            if float(getattr(self, name)) <= 0:
-                raise InputError(f"config.{name} must be positive")
-        if not (math.isfinite(float(self.community_resolution))
-                and float(self.community_resolution) >= 0):
-            raise InputError("config.community_resolution must be a non-negative number "
-                             f"(0: automatic), got {self.community_resolution!r}")
-        if not (math.isfinite(float(self.community_max_weight))
-                and float(self.community_max_weight) >= 0):
-            raise InputError("config.community_max_weight must be a non-negative number "
-                             f"(0: no cap), got {self.community_max_weight!r}")
-        if not float(self.max_shrink) > 1.0:
+            if number(name, "a positive number") <= 0:
+                raise InputError(
+                    f"config.{name} must be a positive number, got {getattr(self, name)!r}"
+                )
+        what = "a non-negative number (0: automatic)"
+        if number("community_resolution", what) < 0:
+            raise InputError(
+                f"config.community_resolution must be {what}, got {self.community_resolution!r}"
+            )
+        what = "a non-negative number (0: no cap)"
+        if number("community_max_weight", what) < 0:
+            raise InputError(
+                f"config.community_max_weight must be {what}, got {self.community_max_weight!r}"
+            )
+        if not number("max_shrink", "a number greater than 1") > 1.0:
             raise InputError(f"config.max_shrink must be greater than 1, got {self.max_shrink!r}")
-        for name in ("jet_patience", "jet_afterburner_max_net_size"):
-            v = getattr(self, name)
-            if not isinstance(v, (int, np.integer)) or v < 1:
-                raise InputError(f"config.{name} must be a positive integer, got {v!r}")
         for name in ("jet_negative_gain_fine", "jet_negative_gain_coarse"):
+            if number(name, "a non-negative number") < 0:
+                raise InputError(
+                    f"config.{name} must be a non-negative number, got {getattr(self, name)!r}"
+                )
+        for name, allowed in (
+            ("refinement", REFINEMENTS),
+            ("coarsening", COARSENINGS),
+            ("initial", INITIAL_METHODS),
+        ):
             v = getattr(self, name)
-            if not (math.isfinite(float(v)) and float(v) >= 0):
-                raise InputError(f"config.{name} must be a non-negative number, got {v!r}")
-        if self.refinement not in REFINEMENTS:
-            raise InputError(
-                f"config.refinement must be one of {', '.join(REFINEMENTS)}, "
-                f"got {self.refinement!r}"
-            )
-        if self.coarsening not in COARSENINGS:
-            raise InputError(
-                f"config.coarsening must be one of {', '.join(COARSENINGS)}, "
-                f"got {self.coarsening!r}"
-            )
-        if self.initial not in INITIAL_METHODS:
-            raise InputError(
-                f"config.initial must be one of {', '.join(INITIAL_METHODS)}, got {self.initial!r}"
-            )
+            if not isinstance(v, str) or v not in allowed:
+                raise InputError(f"config.{name} must be one of {', '.join(allowed)}, got {v!r}")
         return self
 
     @classmethod

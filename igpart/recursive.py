@@ -98,12 +98,19 @@ def recursive_bisection(
     rebalance. ``threads``: bisections run concurrently on this many threads, each as soon as
     its parent is done, and a bisection of ``k_sub`` blocks runs its METIS candidates on
     ``threads * k_sub / k`` threads; a bisection's seed depends only on its place in the
-    recursion (first block, number of blocks), so the result does not depend on ``threads``."""
-    from .initial import c_stdout_to_stderr, check_k
+    recursion (first block, number of blocks), so the result does not depend on ``threads``.
+    Raises PartitionError for k < 1 or k > n, InputError for other bad arguments."""
+    from .errors import InputError
+    from .initial import c_stdout_to_stderr
     from .kernels import get_backend
-    from .multilevel import Config
+    from .multilevel import Config, _validate
 
-    check_k(h.n, k)
+    if not isinstance(h, Hypergraph):
+        raise InputError(f"recursive_bisection needs a Hypergraph, got {type(h).__name__}")
+    _validate(h, k, epsilon, objective, seed)  # k, epsilon, objective, seed: clear errors
+    if isinstance(runs, bool) or not isinstance(runs, (int, np.integer)) or runs < 1:
+        raise InputError(f"runs must be a positive integer, got {runs!r}")
+    k, epsilon = int(k), float(epsilon)
     threads = max(1, int(threads))
     cfg = dataclasses.replace(
         config if config is not None else Config(),

@@ -304,3 +304,76 @@ def test_serve_replaces_only_a_stale_socket(tmp_path):
     plain.write_text("not a socket")
     _one_line_error(run("serve", "--socket", plain), "socket path already exists")
     assert plain.read_text() == "not a socket"
+
+
+#: Bad values of the Jet and recursive-bisection options (and the wrong types a JSON file can
+#: hold), with the text the error must show after ``config.<field> must be``.
+BAD_CONFIGS = [
+    ({"refinement": "bogus"}, "one of auto, fm, jet, jet+fm", "'bogus'"),
+    ({"refinement": None}, "one of auto, fm, jet, jet+fm", "None"),
+    ({"jet_iterations": -1}, "a non-negative integer", "-1"),
+    ({"jet_iterations": 2.5}, "a non-negative integer", "2.5"),
+    ({"jet_patience": 0}, "a positive integer", "0"),
+    ({"jet_patience": True}, "a positive integer", "True"),
+    ({"jet_negative_gain_fine": -0.5}, "a non-negative number", "-0.5"),
+    ({"jet_negative_gain_coarse": -1}, "a non-negative number", "-1"),
+    ({"jet_negative_gain_coarse": "x"}, "a non-negative number", "'x'"),
+    ({"jet_negative_gain_fine": None}, "a non-negative number", "None"),
+    ({"jet_negative_gain_fine": float("inf")}, "a non-negative number", "inf"),
+    ({"jet_afterburner_max_net_size": 0}, "a positive integer", "0"),
+    ({"jet_fm_max_pins": -5}, "a non-negative integer", "-5"),
+    ({"jet_min_pins": "10"}, "a non-negative integer", "'10'"),
+    ({"initial": "bogus"}, "one of auto, metis, mtkahypar, all, rb, rb+metis", "'bogus'"),
+    ({"initial": 2}, "one of auto, metis", "2"),
+    ({"initial_rb_runs": 0}, "a positive integer", "0"),
+    ({"initial_rb_runs": -3}, "a positive integer", "-3"),
+    ({"initial_rb_seeds": 0}, "a positive integer", "0"),
+    ({"initial_rb_seeds": 1.5}, "a positive integer", "1.5"),
+    ({"fm": "no"}, "true or false", "'no'"),
+    ({"min_shrink": "a"}, "a number in [0, 1)", "'a'"),
+]
+
+
+@pytest.mark.parametrize("bad,must,value", BAD_CONFIGS)
+def test_bad_config_values_name_the_field_and_value(bad, must, value):
+    """igpart.partition with a dict or a Config: InputError 'config.<field> must be ..., got
+    <value>', and the Config object passed in is left as it was."""
+    import dataclasses
+
+    from igpart import Config, Hypergraph, partition
+
+    (name,) = bad
+    h = Hypergraph.from_nets([[0, 1], [1, 2], [2, 3]])
+    expected = f"config.{name} must be {must}"
+    with pytest.raises(InputError) as exc:
+        partition(h, 2, config=bad)
+    assert expected in str(exc.value) and str(exc.value).endswith(f"got {value}")
+    cfg = Config(**bad)  # the dataclass takes anything; validation happens on use
+    before = dataclasses.asdict(cfg)
+    with pytest.raises(InputError, match=f"config.{name} must be"):
+        partition(h, 2, config=cfg)
+    assert dataclasses.asdict(cfg) == before
+
+
+def test_bad_config_values_on_the_command_line(tmp_path):
+    """igpart partition --config: one line naming the file, the field and the value, exit 1, no
+    partition file written."""
+    import json
+
+    src = tmp_path / "a.hgr"
+    write_hgr(random_circuit(60, seed=1), src)
+    out = tmp_path / "a.part"
+    for bad, must, value in BAD_CONFIGS:
+        if any(isinstance(v, float) and v == float("inf") for v in bad.values()):
+            continue  # not JSON
+        cfg = tmp_path / "cfg.json"
+        cfg.write_text(json.dumps(bad))
+        (name,) = bad
+        r = run("partition", src, "-k", 2, "--config", cfg, "-o", out)
+        _one_line_error(r, f"{cfg}: config.{name} must be {must}", f"got {value}")
+        assert not out.exists()
+    # zero Jet iterations is valid: the Jet levels are only rebalanced
+    cfg.write_text(json.dumps({"refinement": "jet", "jet_iterations": 0}))
+    r = run("partition", src, "-k", 2, "--config", cfg, "-o", out, "--json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["balanced"] and out.exists()

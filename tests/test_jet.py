@@ -4,6 +4,8 @@ equals the C++ result (marker ``gpu``), and the multilevel partitioner with Jet 
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -104,6 +106,65 @@ def test_jet_bad_input_raises(be):
         be.jet_refine_hypergraph(ha, parts, 2, bounds, "soed")
     with pytest.raises(ValueError):
         be.jet_refine_hypergraph(ha, parts, 2, bounds, "cut", patience=0)
+    for kwargs in ({"max_iterations": -1}, {"afterburner_max_net_size": -1},
+                   {"negative_gain_factor": float("inf")},
+                   {"negative_gain_factor": float("nan")}):  # fmt: skip
+        with pytest.raises(ValueError):
+            be.jet_refine_hypergraph(ha, parts, 2, bounds, "cut", **kwargs)
+
+
+def test_cpu_jet_bad_arguments_name_the_problem():
+    """The C++ backend's checks, with the messages the other stage operations give (the GPU
+    backend's are in gpu/_backend.py, exercised by test_jet_bad_input_raises)."""
+    h = random_hypergraph(np.random.default_rng(0), 20, 30)
+    ha = CPU.hypergraph_arrays(h)
+    parts = (np.arange(h.n) % 2).astype(np.int32)
+    bounds = bounds_for(h.total_weight, 2)
+    cases = [
+        ((ha, parts[:-1], 2, bounds, "cut"), {}, "parts must be 1-D of length 20"),
+        ((ha, np.r_[parts, 0], 2, bounds, "cut"), {}, "parts must be 1-D of length 20"),
+        ((ha, np.r_[parts[:-1], -1], 2, bounds, "cut"), {}, "block id out of range at vertex 19"),
+        ((ha, np.r_[parts[:-1], 2], 2, bounds, "cut"), {}, "block id out of range at vertex 19"),
+        ((ha, parts * 0, 0, bounds[:0], "cut"), {}, "k must be at least 1"),
+        ((ha, parts, -3, bounds, "cut"), {}, "k must be at least 1"),
+        ((ha, parts, 2, bounds[:1], "cut"), {}, "max_block_weights must be 1-D of length 2"),
+        ((ha, parts, 2, bounds.reshape(1, 2), "cut"), {}, "max_block_weights must be 1-D"),
+        ((ha, parts, 2, bounds, "soed"), {}, "unknown objective 'soed'"),
+        ((ha, parts, 2, bounds, "cut"), {"max_iterations": -1}, "max_iterations must be >= 0"),
+        ((ha, parts, 2, bounds, "cut"), {"patience": 0}, "patience must be positive"),
+        ((ha, parts, 2, bounds, "cut"), {"min_improvement": 1.0}, "min_improvement"),
+        ((ha, parts, 2, bounds, "cut"), {"balance_rounds": -1}, "balance_rounds must be >= 0"),
+        ((ha, parts, 2, bounds, "cut"), {"afterburner_max_net_size": -1}, "afterburner"),
+    ]
+    for c in (-0.5, float("nan"), float("inf")):
+        message = "negative_gain_factor must be a finite non-negative number"
+        cases.append(((ha, parts, 2, bounds, "cut"), {"negative_gain_factor": c}, message))
+    for args, kwargs, message in cases:
+        with pytest.raises(ValueError, match=re.escape(message)):
+            CPU.jet_refine_hypergraph(*args, **kwargs)
+
+
+def test_jet_on_an_unbalanced_input_never_makes_it_worse(be):
+    """Jet accepts an overloaded partition (rebalancing is rebalance_hypergraph's job): the
+    overloaded block never gets heavier, balanced blocks stay balanced, the objective never
+    rises; max_iterations = 0 returns the input."""
+    h = random_hypergraph(np.random.default_rng(4), 200, 300, max_size=5)
+    k = 4
+    parts = np.zeros(h.n, dtype=np.int32)
+    parts[: h.n // 8] = (np.arange(h.n // 8) % 3 + 1).astype(np.int32)
+    bounds = bounds_for(h.total_weight, k, 0.03)
+    w0 = np.bincount(parts, weights=h.vwgt, minlength=k)
+    assert w0[0] > bounds[0]
+    ha = be.hypergraph_arrays(h)
+    for obj in ("cut", "km1"):
+        out, gain = be.jet_refine_hypergraph(ha, parts, k, bounds, obj)
+        out = host(be, out)
+        w1 = np.bincount(out, weights=h.vwgt, minlength=k)
+        assert np.all(w1 <= np.maximum(bounds, w0))
+        assert gain == objective(h, parts, k, obj) - objective(h, out, k, obj) >= 0
+        same, zero = be.jet_refine_hypergraph(ha, parts, k, bounds, obj, max_iterations=0)
+        np.testing.assert_array_equal(host(be, same), parts)
+        assert zero == 0
 
 
 @pytest.mark.parametrize("refinement", ["jet", "jet+fm"])

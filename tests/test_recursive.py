@@ -179,6 +179,17 @@ def test_rb_bad_input_raises():
         recursive_bisection(h, 21, 0.03)
     with pytest.raises(PartitionError):
         recursive_bisection(h, 0, 0.03)
+    for kwargs, message in (
+        ({"epsilon": -1.0}, "epsilon must be a non-negative number"),
+        ({"epsilon": float("nan")}, "epsilon must be a non-negative number"),
+        ({"epsilon": 0.03, "objective": "soed"}, "unknown objective 'soed'"),
+        ({"epsilon": 0.03, "runs": 0}, "runs must be a positive integer, got 0"),
+        ({"epsilon": 0.03, "seed": "a"}, "seed must be an integer"),
+    ):
+        with pytest.raises(InputError, match=message):
+            recursive_bisection(h, 4, **kwargs)
+    with pytest.raises(InputError, match="needs a Hypergraph"):
+        recursive_bisection(random_graph(np.random.default_rng(1), 20, 30), 2, 0.03)
     with pytest.raises(InputError):
         Config.from_dict({"initial": "bisection"})
     for bad in ({"initial_rb_runs": 0}, {"initial_rb_seeds": -1}):

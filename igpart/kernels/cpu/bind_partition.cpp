@@ -4,6 +4,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <cmath>
 #include <optional>
 #include <string>
 #ifdef _OPENMP
@@ -296,9 +297,14 @@ void igp::bind_partition(py::module_ &m) {
             std::vector<int32_t> p = parts_copy(parts, h.n, k, "jet_refine_hypergraph");
             check_bounds(bounds, k, "jet_refine_hypergraph");
             check_objective(objective, "jet_refine_hypergraph");
+            if (max_iterations < 0) fail("jet_refine_hypergraph", "max_iterations must be >= 0");
             if (patience < 1) fail("jet_refine_hypergraph", "patience must be positive");
-            if (!(negative_gain_factor >= 0.0))
-                fail("jet_refine_hypergraph", "negative_gain_factor must be non-negative");
+            // finite: jet_is_candidate truncates c * internal to an integer
+            if (!(negative_gain_factor >= 0.0 && std::isfinite(negative_gain_factor)))
+                fail("jet_refine_hypergraph",
+                     "negative_gain_factor must be a finite non-negative number");
+            if (afterburner_max_net_size < 0)
+                fail("jet_refine_hypergraph", "afterburner_max_net_size must be >= 0");
             if (!(min_improvement >= 0.0 && min_improvement < 1.0))
                 fail("jet_refine_hypergraph", "min_improvement must lie in [0, 1)");
             if (balance_rounds < 0) fail("jet_refine_hypergraph", "balance_rounds must be >= 0");

@@ -278,8 +278,13 @@ class GpuBackend(Backend):
         bounds = self._bounds(max_block_weights, k, "jet_refine_hypergraph")
         if patience < 1:
             raise ValueError("jet_refine_hypergraph: patience must be positive")
-        if not negative_gain_factor >= 0:
-            raise ValueError("jet_refine_hypergraph: negative_gain_factor must be non-negative")
+        if max_iterations < 0:
+            raise ValueError("jet_refine_hypergraph: max_iterations must be >= 0")
+        if not 0 <= negative_gain_factor < float("inf"):
+            raise ValueError("jet_refine_hypergraph: negative_gain_factor must be a finite "
+                             "non-negative number")  # fmt: skip
+        if afterburner_max_net_size < 0:
+            raise ValueError("jet_refine_hypergraph: afterburner_max_net_size must be >= 0")
         if not 0 <= min_improvement < 1:
             raise ValueError("jet_refine_hypergraph: min_improvement must lie in [0, 1)")
         if balance_rounds < 0:
