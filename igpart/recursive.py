@@ -110,8 +110,9 @@ def recursive_bisection(
     _validate(h, k, epsilon, objective, seed)  # k, epsilon, objective, seed: clear errors
     if isinstance(runs, bool) or not isinstance(runs, (int, np.integer)) or runs < 1:
         raise InputError(f"runs must be a positive integer, got {runs!r}")
-    k, epsilon = int(k), float(epsilon)
-    threads = max(1, int(threads))
+    if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or threads < 1:
+        raise InputError(f"threads must be a positive integer, got {threads!r}")
+    k, epsilon, threads = int(k), float(epsilon), int(threads)
     cfg = dataclasses.replace(
         config if config is not None else Config(),
         initial="metis",

@@ -185,6 +185,8 @@ def test_rb_bad_input_raises():
         ({"epsilon": 0.03, "objective": "soed"}, "unknown objective 'soed'"),
         ({"epsilon": 0.03, "runs": 0}, "runs must be a positive integer, got 0"),
         ({"epsilon": 0.03, "seed": "a"}, "seed must be an integer"),
+        ({"epsilon": 0.03, "threads": 0}, "threads must be a positive integer, got 0"),
+        ({"epsilon": 0.03, "threads": 1.5}, "threads must be a positive integer"),
     ):
         with pytest.raises(InputError, match=message):
             recursive_bisection(h, 4, **kwargs)
