@@ -222,7 +222,7 @@ class IncrementalPartitioner:
         self.epsilon = float(epsilon)
         self.objective = objective
         self.seed = int(seed)
-        self.config = config
+        self.config = Config.of(config)  # validated now, also when ``parts`` is given
         self.backend = backend  # of full partitioning
         if engine not in ("cpu", "gpu"):
             raise InputError(f"engine must be 'cpu' or 'gpu', got {engine!r}")

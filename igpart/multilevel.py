@@ -300,6 +300,18 @@ class Config:
         return self
 
     @classmethod
+    def of(cls, config: Config | dict[str, Any] | None) -> Config:
+        """A validated copy of ``config``: a Config, a dict of overrides (unknown keys raise
+        InputError) or None (the defaults)."""
+        if config is None:
+            return cls()
+        if isinstance(config, Config):
+            return dataclasses.replace(config).validate()
+        if isinstance(config, dict):
+            return cls.from_dict(config)
+        raise InputError(f"config must be a Config or a dict, got {type(config).__name__}")
+
+    @classmethod
     def from_dict(cls, d: dict[str, Any] | None) -> Config:
         """A config from keyword overrides; unknown keys raise InputError."""
         d = dict(d or {})
@@ -361,14 +373,7 @@ def partition(
     epsilon = float(epsilon)
     if algorithm not in ALGORITHMS:
         raise InputError(f"unknown algorithm '{algorithm}' (choose from {', '.join(ALGORITHMS)})")
-    if config is None:
-        cfg = Config()
-    elif isinstance(config, Config):
-        cfg = dataclasses.replace(config).validate()
-    elif isinstance(config, dict):
-        cfg = Config.from_dict(config)
-    else:
-        raise InputError(f"config must be a Config or a dict, got {type(config).__name__}")
+    cfg = Config.of(config)
     t_start = time.perf_counter()
     if algorithm == "metis":
         parts = metis_partition(h, k, epsilon, seed)
@@ -738,10 +743,7 @@ def improve(
 
     _validate(h, k, epsilon, objective, seed)
     k, epsilon = int(k), float(epsilon)
-    if isinstance(config, Config):
-        cfg = dataclasses.replace(config).validate()
-    else:
-        cfg = Config.from_dict(config) if config is not None else Config()
+    cfg = Config.of(config)
     hyper = h.to_hypergraph() if isinstance(h, Graph) else h
     p = check_parts(parts, hyper.n, k)
     t_start = time.perf_counter()

@@ -14,11 +14,12 @@ import threading
 import numpy as np
 import pytest
 
-from igpart import BatchError, Graph, InputError, write_hgr
+from igpart import BatchError, Config, Graph, InputError, partition, read, write_hgr
 from igpart.cli import main
 from igpart.dynamic import Batch
 from igpart.generators import random_circuit
 from igpart.metrics import evaluate
+from igpart.multilevel import improve
 from igpart.plugin import Commands, JsonLinesServer, Session
 from igpart.plugin.tcl import TclBridge, run_script, split_options
 
@@ -259,3 +260,111 @@ def test_commands_reject_unknown_and_bad_arguments():
         c.call("partition")
     with pytest.raises(InputError, match="no session"):
         c.call("report")
+
+
+# ---------------------------------------------------------------------------- config
+JET = {"refinement": "jet", "initial": "metis"}
+
+
+def _configured(h, cfg, k=4):
+    """The partition igpart.partition makes with ``cfg``, and that it differs from the default
+    (so that equal parts below show the config reached the partitioner)."""
+    want = partition(h, k, 0.05, backend="cpu", config=cfg).parts
+    assert (want != partition(h, k, 0.05, backend="cpu").parts).any()
+    return want
+
+
+def test_session_config_reaches_initial_partition_and_guard():
+    h = random_circuit(1500, seed=3)
+    s = Session(h, k=4, epsilon=0.05, backend="cpu", config=Config(**JET))
+    assert np.array_equal(s.parts, _configured(h, JET)) and s.engine.config == Config(**JET)
+    # the quality guard's re-partition (warm start) uses it too
+    p0 = partition(h, 4, 0.05, backend="cpu", config={"vcycles": 0, "fm": False}).parts
+    opts = {"guard_fresh": False}
+    want = improve(h, p0, 4, 0.05, "cut", "cpu", 0, JET, vcycles=1)
+    other = improve(h, p0, 4, 0.05, "cut", "cpu", 0, None, vcycles=1)
+    assert want.balanced and (want.parts != other.parts).any()
+    s = Session(h, k=4, epsilon=0.05, backend="cpu", parts=p0, config=JET, options=opts)
+    s.repartition()
+    assert np.array_equal(s.parts, want.parts)
+    check_session(s)
+    # a bad config fails at once, also when parts are given (not at the first guard)
+    for bad, message in [({"refinement": "magic"}, "config.refinement must be one of"),
+                         ({"nope": 1}, "unknown config option.*nope"),
+                         ("jet", "config must be a Config or a dict")]:  # fmt: skip
+        with pytest.raises(InputError, match=message):
+            Session(h, k=4, parts=p0, config=bad)
+
+
+def test_tcl_partition_config(hgr, tmp_path):
+    h = read(hgr)
+    want = _configured(h, JET)
+    b = TclBridge()
+    b.eval(f"igpart::read {{{hgr}}}")
+    # JSON text (its members alone, as a single brace pair leaves them, also do) or a Tcl dict
+    for opt in ('{{"refinement": "jet", "initial": "metis"}}',
+                '{"refinement": "jet", "initial": "metis"}',
+                "{refinement jet initial metis}",
+                "[dict create refinement jet initial metis fm 1 vcycles 2]"):  # fmt: skip
+        b.eval(f"igpart::partition -k 4 -epsilon 0.05 -backend cpu -config {opt}")
+        assert np.array_equal(b.commands.session.parts, want), opt
+    session = b.commands.session
+    for opt, message in [
+        ("{refinement magic}", "config.refinement must be one of auto, fm, jet, jet+fm, "
+                               "got 'magic'"),
+        ("{vcycles -1}", "config.vcycles must be a non-negative integer, got -1"),
+        ("{vcycles many}", "config.vcycles must be a non-negative integer, got 'many'"),
+        ("{fm maybe}", "config.fm must be true or false, got 'maybe'"),
+        ("{nope 1}", "unknown config option(s): nope"),
+        ("{refinement}", "config must be a JSON object or a Tcl dict"),
+        ('{{"vcycles": }}', "config is not valid JSON"),
+    ]:  # fmt: skip
+        b.eval(f"set failed [catch {{igpart::partition -k 2 -config {opt}}} msg]")
+        assert b.interp.getvar("failed") in (1, "1") and message in str(b.interp.getvar("msg"))
+        assert b.commands.session is session  # nothing replaced
+    assert np.array_equal(session.parts, want)
+    script = tmp_path / "bad.tcl"
+    script.write_text(f"igpart::read {{{hgr}}}\nigpart::partition -config {{jet 1}}\n")
+    with pytest.raises(InputError, match=r"bad.tcl:2: unknown config option\(s\): jet"):
+        run_script(script)
+
+
+def test_server_partition_config(hgr, tmp_path):
+    want = _configured(read(hgr), JET)
+    path = tmp_path / "igpart.sock"
+    srv = JsonLinesServer()
+    ready = threading.Event()
+    t = threading.Thread(target=srv.serve_unix, args=(path,), kwargs={"ready": ready.set})
+    t.start()
+    assert ready.wait(30)
+    try:
+        with socket.socket(socket.AF_UNIX) as c, c.makefile("rwb") as f:
+            c.connect(str(path))
+
+            def ask(method, params=None):
+                f.write(json.dumps({"id": 1, "method": method, "params": params or []}).encode())
+                f.write(b"\n")
+                f.flush()
+                return json.loads(f.readline())
+
+            assert ask("read", [str(hgr)])["ok"]
+            params = {"k": 4, "epsilon": 0.05, "backend": "cpu", "config": JET}
+            first = ask("partition", params)
+            assert first["ok"] and np.array_equal(srv.commands.session.parts, want)
+            session = srv.commands.session
+            for cfg, message in [
+                ({"refinement": "magic"}, "config.refinement must be one of"),
+                ({"initial_runs": "8"}, "config.initial_runs must be a positive integer, got '8'"),
+                ({"fm": None}, "config.fm must be true or false, got None"),
+                ({"nope": 1, "zap": 2}, "unknown config option(s): nope, zap"),
+                ([1, 2], "config must be an object of Config fields"),
+            ]:
+                r = ask("partition", {"k": 2, "config": cfg})
+                assert not r["ok"] and r["error"]["type"] == "InputError", cfg
+                assert message in r["error"]["message"], cfg
+            assert srv.commands.session is session  # nothing replaced, the server goes on
+            assert ask("report")["result"] == first["result"]
+            assert ask("shutdown")["ok"]
+    finally:
+        t.join(30)
+    assert not t.is_alive()

@@ -8,8 +8,12 @@ user. Commands:
 Design and partition
   ``read_verilog path [lib=] [top=] [parser=]``  reads a Verilog netlist (igpart.netlist)
   ``read path [format=]``                         reads an hMETIS / METIS file
-  ``partition [k=2] [epsilon=0.03] [objective=cut] [seed=0] [backend=auto] [weights=unit]``
-      partitions the design read last and opens the session; returns the metrics
+  ``partition [k=2] [epsilon=0.03] [objective=cut] [seed=0] [backend=auto] [weights=unit]
+  [config={}]``
+      partitions the design read last and opens the session; returns the metrics. ``config``:
+      multilevel :class:`~igpart.multilevel.Config` fields (a dict, or its JSON text) used by
+      the initial partition and the quality guard's re-partitions; a bad one raises the
+      InputError of ``Config.from_dict`` and the current session stays
   ``refine``                                      applies the queued changes, refines
   ``block_of name``                               block of a cell / port (or vertex id)
   ``report``                                      metrics of the session
@@ -29,11 +33,13 @@ Id level (queued; hypergraph and graph sessions)
 from __future__ import annotations
 
 import inspect
+import json
 from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
 from ..hypergraph import Graph, Hypergraph
+from ..multilevel import Config
 from .session import Session
 
 #: TAU 2015 operations that queue a change.
@@ -109,13 +115,15 @@ class Commands:
         return describe(self.design)
 
     def cmd_partition(self, k: int = 2, epsilon: float = 0.03, objective: str = "cut",
-                      seed: int = 0, backend: str = "auto", weights: str = "unit") -> dict:
+                      seed: int = 0, backend: str = "auto", weights: str = "unit",
+                      config: dict | str | None = None) -> dict:  # fmt: skip
         if self.design is None:
             raise InputError("partition: no design read yet (read_verilog or read first)")
         eps = _to_float("partition", "epsilon", epsilon)
+        cfg = Config.of(_config_dict(config))
         kw = {} if isinstance(self.design, (Hypergraph, Graph)) else {"weights": weights}
         self.session = Session(self.design, k=k, epsilon=eps, objective=objective, seed=seed,
-                               backend=backend, **kw)  # fmt: skip
+                               backend=backend, config=cfg, **kw)  # fmt: skip
         return self.session.metrics()
 
     def cmd_refine(self) -> dict:
@@ -150,6 +158,27 @@ def _to_int(cmd: str, key: str, val) -> int:
         return int(str(val))
     except ValueError:
         raise InputError(f"{cmd}: {key} must be an integer, got {val!r}") from None
+
+
+def _config_dict(config) -> dict | None:
+    """``config`` of a command: None, a dict of Config fields or its JSON text (as a Tcl option
+    gives it); InputError otherwise."""
+    if config is None or isinstance(config, dict):
+        return config
+    if isinstance(config, str):
+        try:
+            d = json.loads(config)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"config is not valid JSON ({exc.msg} at column {exc.colno}): "
+                             f"{_short(config)}") from None  # fmt: skip
+        if isinstance(d, dict):
+            return d
+    raise InputError(f"config must be an object of Config fields, got {_short(config)}")
+
+
+def _short(x, limit: int = 80) -> str:
+    r = repr(x)
+    return r if len(r) <= limit else r[: limit - 3] + "..."
 
 
 def _to_float(cmd: str, key: str, val) -> float:

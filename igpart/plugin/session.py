@@ -138,6 +138,7 @@ class Session:
         engine: str = "cpu",
     ):
         t0 = time.perf_counter()
+        config = Config.of(config)  # a bad config fails before the design is converted
         self.design = design
         self._circuit = None
         if isinstance(design, (Hypergraph, Graph)):

@@ -12,11 +12,13 @@ as Tcl values (dicts as key/value lists). Errors become Tcl errors carrying igpa
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
 from typing import Any
 
 from ..errors import IgpartError, InputError
+from ..multilevel import Config
 from .commands import ID_CHANGES, IGPART_COMMANDS, TAU_BOUNDARIES, TAU_CHANGES, Commands
 
 _OPTION = re.compile(r"^-[A-Za-z_][A-Za-z0-9_]*$")
@@ -100,11 +102,46 @@ class TclBridge:
                 args, opts = list(words), {}
             else:
                 args, opts = split_options(words)
+            if "config" in opts:
+                opts["config"] = self._config(opts["config"])
             return ("ok", to_tcl(self.commands.call(str(name), *args, **opts)))
         except IgpartError as exc:
             return ("error", str(exc))
         except Exception as exc:  # a bug: still a Tcl error, with what went wrong
             return ("error", f"internal error in {name}: {type(exc).__name__}: {exc}")
+
+    def _config(self, text: str):
+        """A ``-config`` value: JSON object text (``{{"refinement": "jet"}}``; its members alone,
+        as ``{"refinement": "jet"}`` gives them, also do) or a Tcl dict of Config fields
+        (``{refinement jet vcycles 0}``; values converted to the field's type, booleans as Tcl
+        reads them)."""
+        t = text.strip()
+        if t.startswith("{"):
+            return t  # JSON text: Commands parses it
+        if t.startswith('"'):
+            return "{" + t + "}"
+        words = [str(w) for w in self.interp.splitlist(t)]
+        if len(words) % 2:
+            raise InputError(
+                "config must be a JSON object or a Tcl dict of Config fields (name value ...), "
+                f"got {text!r}"
+            )
+        types = {f.name: type(f.default) for f in dataclasses.fields(Config)}
+        return {key: self._typed(types.get(key), val) for key, val in zip(words[::2], words[1::2])}
+
+    def _typed(self, kind, val: str):
+        """A Tcl word as a Config field of type ``kind``; left a string when it does not read as
+        one (Config.validate then names the field and the value)."""
+        import tkinter
+
+        try:
+            if kind is bool:
+                return bool(self.interp.getboolean(val))
+            if kind in (int, float):
+                return kind(val)
+        except (ValueError, tkinter.TclError):
+            pass
+        return val
 
     def _exit(self, code) -> str:
         self.exit_code = int(code)
