@@ -3,6 +3,7 @@ callbacks, replay), the Tcl bridge and the JSON-lines server (stdio and unix soc
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
@@ -219,15 +220,17 @@ def test_server_stdio_subprocess(hgr):
     assert resp[4]["ok"] and resp[4]["result"]["new"] == [1500]
 
 
-def test_server_unix_socket(hgr, tmp_path):
-    path = tmp_path / "igpart.sock"
+@contextlib.contextmanager
+def unix_server(path):
+    """A JsonLinesServer on a unix socket at ``path`` in a thread, and a client connected to it:
+    yields ``(server, ask)``, ``ask(request)`` sending a request (an object, or a raw line) and
+    returning the response. The client must shut the server down; the thread is joined."""
     srv = JsonLinesServer()
     ready = threading.Event()
     t = threading.Thread(target=srv.serve_unix, args=(path,), kwargs={"ready": ready.set})
     t.start()
     assert ready.wait(30)
     try:
-        assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
         with socket.socket(socket.AF_UNIX) as c, c.makefile("rwb") as f:
             c.connect(str(path))
 
@@ -236,17 +239,25 @@ def test_server_unix_socket(hgr, tmp_path):
                 f.flush()
                 return json.loads(f.readline())
 
-            assert ask({"id": "a", "method": "read", "params": [str(hgr)]})["ok"]
-            assert ask({"id": "b", "method": "partition", "params": {"k": 2}})["ok"]
-            assert not ask("not json")["ok"]
-            assert ask({"id": "c", "method": "insert_edge", "params": [0, 1]})["ok"]
-            r = ask({"id": "d", "method": "refine"})
-            assert r["ok"] and r["result"]["balanced"]
-            assert ask({"id": "e", "method": "block_of", "params": [0]})["result"] in (0, 1)
-            assert ask({"id": "f", "method": "shutdown"})["ok"]
+            yield srv, ask
     finally:
         t.join(30)
-    assert not t.is_alive() and not path.exists()
+    assert not t.is_alive()
+
+
+def test_server_unix_socket(hgr, tmp_path):
+    path = tmp_path / "igpart.sock"
+    with unix_server(path) as (_, ask):
+        assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+        assert ask({"id": "a", "method": "read", "params": [str(hgr)]})["ok"]
+        assert ask({"id": "b", "method": "partition", "params": {"k": 2}})["ok"]
+        assert not ask("not json")["ok"]
+        assert ask({"id": "c", "method": "insert_edge", "params": [0, 1]})["ok"]
+        r = ask({"id": "d", "method": "refine"})
+        assert r["ok"] and r["result"]["balanced"]
+        assert ask({"id": "e", "method": "block_of", "params": [0]})["result"] in (0, 1)
+        assert ask({"id": "f", "method": "shutdown"})["ok"]
+    assert not path.exists()
     with pytest.raises(InputError, match="exists"):
         path.write_text("")
         JsonLinesServer().serve_unix(path)
@@ -331,40 +342,25 @@ def test_tcl_partition_config(hgr, tmp_path):
 
 def test_server_partition_config(hgr, tmp_path):
     want = _configured(read(hgr), JET)
-    path = tmp_path / "igpart.sock"
-    srv = JsonLinesServer()
-    ready = threading.Event()
-    t = threading.Thread(target=srv.serve_unix, args=(path,), kwargs={"ready": ready.set})
-    t.start()
-    assert ready.wait(30)
-    try:
-        with socket.socket(socket.AF_UNIX) as c, c.makefile("rwb") as f:
-            c.connect(str(path))
+    with unix_server(tmp_path / "igpart.sock") as (srv, ask):
 
-            def ask(method, params=None):
-                f.write(json.dumps({"id": 1, "method": method, "params": params or []}).encode())
-                f.write(b"\n")
-                f.flush()
-                return json.loads(f.readline())
+        def call(method, params=None):
+            return ask({"id": 1, "method": method, "params": params or []})
 
-            assert ask("read", [str(hgr)])["ok"]
-            params = {"k": 4, "epsilon": 0.05, "backend": "cpu", "config": JET}
-            first = ask("partition", params)
-            assert first["ok"] and np.array_equal(srv.commands.session.parts, want)
-            session = srv.commands.session
-            for cfg, message in [
-                ({"refinement": "magic"}, "config.refinement must be one of"),
-                ({"initial_runs": "8"}, "config.initial_runs must be a positive integer, got '8'"),
-                ({"fm": None}, "config.fm must be true or false, got None"),
-                ({"nope": 1, "zap": 2}, "unknown config option(s): nope, zap"),
-                ([1, 2], "config must be an object of Config fields"),
-            ]:
-                r = ask("partition", {"k": 2, "config": cfg})
-                assert not r["ok"] and r["error"]["type"] == "InputError", cfg
-                assert message in r["error"]["message"], cfg
-            assert srv.commands.session is session  # nothing replaced, the server goes on
-            assert ask("report")["result"] == first["result"]
-            assert ask("shutdown")["ok"]
-    finally:
-        t.join(30)
-    assert not t.is_alive()
+        assert call("read", [str(hgr)])["ok"]
+        first = call("partition", {"k": 4, "epsilon": 0.05, "backend": "cpu", "config": JET})
+        assert first["ok"] and np.array_equal(srv.commands.session.parts, want)
+        session = srv.commands.session
+        for cfg, message in [
+            ({"refinement": "magic"}, "config.refinement must be one of"),
+            ({"initial_runs": "8"}, "config.initial_runs must be a positive integer, got '8'"),
+            ({"fm": None}, "config.fm must be true or false, got None"),
+            ({"nope": 1, "zap": 2}, "unknown config option(s): nope, zap"),
+            ([1, 2], "config must be an object of Config fields"),
+        ]:
+            r = call("partition", {"k": 2, "config": cfg})
+            assert not r["ok"] and r["error"]["type"] == "InputError", cfg
+            assert message in r["error"]["message"], cfg
+        assert srv.commands.session is session  # nothing replaced, the server goes on
+        assert call("report")["result"] == first["result"]
+        assert call("shutdown")["ok"]
