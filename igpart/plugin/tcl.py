@@ -5,7 +5,9 @@ The interpreter gets one Tcl command per TAU 2015 operation (``insert_gate``, ``
 plus the ``igpart::`` namespace: ``igpart::read_verilog``, ``igpart::read``,
 ``igpart::partition``, ``igpart::refine``, ``igpart::block_of``, ``igpart::report``,
 ``igpart::replay``, ``igpart::pending`` and the id-level changes (``igpart::insert_vertex``, ...).
-Options are written ``-name value`` (``igpart::partition -k 4 -epsilon 0.05``). Results come back
+Options are written ``-name value`` (``igpart::partition -k 4 -epsilon 0.05``); ``-config`` takes
+multilevel Config fields as JSON (``-config {{"refinement": "jet"}}``) or as a Tcl dict
+(``-config {refinement jet vcycles 0}``). Results come back
 as Tcl values (dicts as key/value lists). Errors become Tcl errors carrying igpart's message, so
 ``catch`` works and an uncaught one stops the script with that message.
 """
