@@ -159,6 +159,15 @@ class Config:
       blocks with a new clustering seed each time, refining on the way up; a cycle is kept only
       when it improves, and the first one that does not ends them). Two by default (ISPD98,
       against no V-cycle: about 1.5% lower cut for about 1.6x the time).
+    ``host_levels_below`` (default 0: off; experimental, not measured on a GPU yet): on a
+      backend other than the C++ one, a level of fewer than this many vertices is copied to
+      the host once, and the rest of that hierarchy (coarsening, initial partitioning, the
+      refinement of those levels, the ``refinement`` mode resolved for the C++ backend) runs on
+      the C++ backend; on the way up the partition of the first host level is uploaded and
+      projected with the device's cluster map. Applies to every hierarchy (V-cycles included;
+      communities and V-cycle blocks are carried across) of hypergraphs and graphs. An input
+      of fewer vertices runs on the C++ backend entirely. Meant to cut the fixed per-level
+      costs (kernel launches, host syncs) of the small levels of a deep GPU hierarchy.
     """
 
     coarsening: str = "heavy_edge"
@@ -204,6 +213,7 @@ class Config:
     fm_min_improvement: float = 0.001
     graph_refine_rounds: int = 32
     vcycles: int = 2
+    host_levels_below: int = 0
 
     def validate(self) -> Config:
         """Raises InputError, naming the field and the value, on values the algorithms cannot
@@ -258,6 +268,7 @@ class Config:
             "jet_iterations",
             "jet_fm_max_pins",
             "jet_min_pins",
+            "host_levels_below",
         ):
             integer(name, 0)
         for name in ("communities", "weight_penalty", "fm"):
@@ -468,15 +479,52 @@ def graph_from_arrays(be: Backend, ga: GraphArrays) -> Graph:
     )
 
 
+@dataclass
+class _HostLevels:
+    """``Config.host_levels_below``: levels of fewer than ``below`` vertices live on ``be`` (the
+    C++ backend), which coarsens (``coarsener(seed)`` gives its ``coarsen_one``, ``contract_one``)
+    and refines (``refine``) them; ``level_to_host(from_be, level)`` copies a level there."""
+
+    below: int
+    be: Backend
+    coarsener: Callable[[int], Callable]
+    contract_one: Callable
+    refine: Callable
+    level_to_host: Callable
+    bounds: Any = None
+
+
+def _move(parts, src: Backend, dst: Backend):
+    """``parts`` (int32 per vertex) of backend ``src`` as an array of ``dst``."""
+    return parts if src is dst else dst.asarray(src.to_host(parts), "int32")
+
+
 def _coarsen(levels_fine, n_of, coarsen_one, contract_one, limit: int, min_shrink: float,
-             max_levels: int, timer: _Timer, labels=None, xp=np, min_n: int = 1) -> list:
-    """Generic coarsening loop: returns [[level, cmap-to-next or None, labels], ...] fine to
-    coarse. ``labels`` (communities or blocks, int32 per vertex) restrict the clustering when
-    given and are carried to every level (all members of a cluster share their label). A level
-    with fewer than ``min_n`` (k) vertices is never used."""
-    hierarchy = [[levels_fine, None, labels]]
+             max_levels: int, timer: _Timer, labels=None, xp=np, min_n: int = 1,
+             be: Backend | None = None, host: _HostLevels | None = None,
+             host_coarsen_one=None) -> list:
+    """Generic coarsening loop: returns [[level, cmap-to-next or None, labels, backend], ...]
+    fine to coarse. ``labels`` (communities or blocks, int32 per vertex) restrict the clustering
+    when given and are carried to every level (all members of a cluster share their label). A
+    level with fewer than ``min_n`` (k) vertices is never used. ``host`` (with ``be``, the
+    backend of ``levels_fine``): the first level of fewer than ``host.below`` vertices (not the
+    finest) is replaced by its copy on ``host.be`` (labels copied too), and the coarser levels
+    are made there with ``host_coarsen_one`` and ``host.contract_one``."""
+    hierarchy = [[levels_fine, None, labels, be]]
     cur = levels_fine
     while n_of(cur) >= limit and len(hierarchy) < max_levels:
+        if (host is not None and hierarchy[-1][3] is not host.be and len(hierarchy) > 1
+                and n_of(cur) < host.below):
+            t0 = time.perf_counter()
+            src = hierarchy[-1][3]
+            cur = host.level_to_host(src, cur)
+            if labels is not None:
+                labels = _move(labels, src, host.be)
+            hierarchy[-1] = [cur, None, labels, host.be]
+            coarsen_one, contract_one, xp = host_coarsen_one, host.contract_one, host.be.xp
+            timer.add("to_host", t0)
+            log.debug("level %d (%d vertices) and coarser on the host", len(hierarchy) - 1,
+                      n_of(cur))
         t0 = time.perf_counter()
         cmap, nc = (coarsen_one(cur) if labels is None
                     else coarsen_one(cur, communities=labels))
@@ -490,7 +538,7 @@ def _coarsen(levels_fine, n_of, coarsen_one, contract_one, limit: int, min_shrin
             labels = coarse
         timer.add("contract", t0)
         hierarchy[-1][1] = cmap
-        hierarchy.append([nxt, None, labels])
+        hierarchy.append([nxt, None, labels, hierarchy[-1][3]])
         log.debug("level %d: %d -> %d vertices", len(hierarchy) - 1, n_of(cur), nc)
         cur = nxt
     return hierarchy
@@ -573,6 +621,8 @@ def _multilevel_hypergraph(h: Hypergraph, k: int, epsilon: float, objective: str
     """igpart's multilevel pipeline on a hypergraph. ``block_bounds`` (int64 per block, default
     ``max_block_weight`` for every block) lets blocks have different bounds (the bisections of
     :mod:`igpart.recursive`); METIS then aims at weights in the same proportions."""
+    if be.name != "cpu" and h.n < cfg.host_levels_below:
+        be = get_backend("cpu")  # every level would be a host level (Config.host_levels_below)
     t0 = time.perf_counter()
     top = be.hypergraph_arrays(h)
     timer.add("upload", t0)
@@ -583,10 +633,26 @@ def _multilevel_hypergraph(h: Hypergraph, k: int, epsilon: float, objective: str
         block_bounds = np.asarray(block_bounds, dtype=np.int64)
         bound = int(block_bounds.min())
         bounds = be.asarray(block_bounds, "int64")
+
+    def bounds_on(b: Backend):
+        return (_bounds(b, h.total_weight, k, epsilon) if block_bounds is None
+                else b.asarray(block_bounds, "int64"))
+
     mcw = _max_cluster_weight(h.total_weight, k, cfg.contraction_limit, cfg.cluster_weight_factor,
                               bound)
     refine = _refiner_hypergraph(be, k, bounds, objective, cfg, seed, timer, finest_n=top.n)
     coarsen_one = _hypergraph_coarsener(be, k, mcw, cfg, seed)
+    host = None
+    if be.name != "cpu" and cfg.host_levels_below:
+        hbe = get_backend("cpu")
+        hbounds = bounds_on(hbe)
+        host = _HostLevels(
+            cfg.host_levels_below, hbe, lambda s: _hypergraph_coarsener(hbe, k, mcw, cfg, s),
+            hbe.contract_hypergraph,
+            _refiner_hypergraph(hbe, k, hbounds, objective, cfg, seed, timer, finest_n=top.n),
+            lambda src, level: hbe.hypergraph_arrays(hypergraph_from_arrays(src, level)),
+            hbounds,
+        )
     communities = None
     if cfg.communities and top.n >= cfg.contraction_limit * k:
         t0 = time.perf_counter()
@@ -599,21 +665,21 @@ def _multilevel_hypergraph(h: Hypergraph, k: int, epsilon: float, objective: str
         timer.add("communities", t0)
     hierarchy = _coarsen(top, lambda a: a.n, coarsen_one, be.contract_hypergraph,
                          cfg.contraction_limit * k, cfg.min_shrink, cfg.max_levels, timer,
-                         labels=communities, xp=be.xp, min_n=k)
-    coarsest = hierarchy[-1][0]
+                         labels=communities, xp=be.xp, min_n=k, be=be, host=host,
+                         host_coarsen_one=host.coarsener(seed) if host else None)
+    coarsest, cbe = hierarchy[-1][0], hierarchy[-1][3]
     t0 = time.perf_counter()
-    coarse_host = hypergraph_from_arrays(be, coarsest)
+    coarse_host = hypergraph_from_arrays(cbe, coarsest)
     large = h.n >= cfg.initial_runs_min_n
     rb_runs, rb_seeds = _rb_effort(cfg, k, large)
-    ibe, ilevel, ibounds = be, coarsest, bounds
-    if be.name != "cpu":
+    ibe, ilevel, ibounds = cbe, coarsest, (bounds if cbe is be else host.bounds)
+    if cbe.name != "cpu":
         # The coarsest level is small and on the host already: its initial candidates are
         # refined by the C++ backend (the same algorithms), concurrently and without a device
         # round trip per stage and candidate.
         ibe = get_backend("cpu")
         ilevel = ibe.hypergraph_arrays(coarse_host)
-        ibounds = (_bounds(ibe, h.total_weight, k, epsilon) if block_bounds is None
-                   else ibe.asarray(block_bounds, "int64"))
+        ibounds = bounds_on(ibe)
     irefine = _refiner_hypergraph(ibe, k, ibounds, objective, cfg, seed, timer, initial=True)
     parts_host = initial_partition(
         coarse_host, k, epsilon, objective, seed=seed, method=cfg.initial,
@@ -625,45 +691,59 @@ def _multilevel_hypergraph(h: Hypergraph, k: int, epsilon: float, objective: str
         block_bounds=block_bounds, large=large,
     )
     timer.add("initial", t0)
-    parts = be.asarray(parts_host, "int32")
-    parts = _uncoarsen(be, hierarchy, parts, refine, timer)
+    parts = cbe.asarray(parts_host, "int32")
+    parts = _uncoarsen(be, hierarchy, parts, refine, timer, host)
     parts = _vcycles(be, top, parts, k, objective, lambda s: _hypergraph_coarsener(
-        be, k, mcw, cfg, s), refine, cfg, timer, cfg.vcycles, seed)
+        be, k, mcw, cfg, s), refine, cfg, timer, cfg.vcycles, seed, host)
     return be.to_host(parts).astype(np.int32, copy=False)
 
 
-def _uncoarsen(be: Backend, hierarchy: list, parts, refine, timer: _Timer):
-    """Projects ``parts`` from the coarsest level up, refining on every finer level."""
-    for level, cmap, _ in reversed(hierarchy[:-1]):
+def _uncoarsen(be: Backend, hierarchy: list, parts, refine, timer: _Timer,
+               host: _HostLevels | None = None):
+    """Projects ``parts`` (on the coarsest level's backend) from the coarsest level up, refining
+    on every finer level (levels on ``host.be`` with ``host.refine``); the partition moves to a
+    level's backend before the projection onto it."""
+    for i in range(len(hierarchy) - 2, -1, -1):
+        level, cmap, _, lbe = hierarchy[i]
+        on_host = host is not None and lbe is host.be
         t0 = time.perf_counter()
-        parts = be.project(cmap, parts)
+        if host is not None:
+            parts = _move(parts, hierarchy[i + 1][3], lbe)
+        parts = (host.be if on_host else be).project(cmap, parts)
         timer.add("project", t0)
-        parts = refine(level, parts)
+        parts = (host.refine if on_host else refine)(level, parts)
     return parts
 
 
-def _vcycle_hypergraph(be, top, parts, k, objective, coarsen_one, refine, cfg, timer):
+def _vcycle_hypergraph(be, top, parts, k, objective, coarsen_one, refine, cfg, timer,
+                       host: _HostLevels | None = None, host_coarsen_one=None):
     """One V-cycle: coarsen inside blocks (labels = current blocks, so the partition stays
     representable on every level), refine on the way up. Returns ``(parts, gain)``: the new
-    partition when it is not worse (else the old one) and the objective improvement."""
+    partition when it is not worse (else the old one) and the objective improvement. ``host``,
+    ``host_coarsen_one``: the small levels on the host (see :func:`_coarsen`)."""
     before = be.hypergraph_objective(top, parts, k, objective)
     hierarchy = _coarsen(top, lambda a: a.n, coarsen_one, be.contract_hypergraph,
                          cfg.contraction_limit * k, cfg.min_shrink, cfg.max_levels, timer,
-                         labels=be.asarray(parts, "int32"), xp=be.xp, min_n=k)
-    new = refine(hierarchy[-1][0], hierarchy[-1][2])
-    new = _uncoarsen(be, hierarchy, new, refine, timer)
+                         labels=be.asarray(parts, "int32"), xp=be.xp, min_n=k, be=be,
+                         host=host, host_coarsen_one=host_coarsen_one)
+    coarsest, _, labels, cbe = hierarchy[-1]
+    new = (host.refine if host is not None and cbe is host.be else refine)(coarsest, labels)
+    new = _uncoarsen(be, hierarchy, new, refine, timer, host)
     after = be.hypergraph_objective(top, new, k, objective)
     return (new, before - after) if after <= before else (parts, 0)
 
 
-def _vcycles(be, top, parts, k, objective, coarsener, refine, cfg, timer, count: int, seed: int):
+def _vcycles(be, top, parts, k, objective, coarsener, refine, cfg, timer, count: int, seed: int,
+             host: _HostLevels | None = None):
     """Up to ``count`` V-cycles, the i-th clustering with seed ``seed + i`` (``coarsener(seed)``
     gives ``coarsen_one``) so that each cycle sees other clusters; stops after a cycle that does
-    not improve the objective."""
+    not improve the objective. ``host``: the small levels on the host (see :func:`_coarsen`)."""
     for i in range(int(count)):
         t0 = time.perf_counter()
-        parts, gain = _vcycle_hypergraph(be, top, parts, k, objective, coarsener(seed + i),
-                                         refine, cfg, timer)
+        parts, gain = _vcycle_hypergraph(
+            be, top, parts, k, objective, coarsener(seed + i), refine, cfg, timer, host,
+            host.coarsener(seed + i) if host is not None else None,
+        )
         timer.add("vcycles", t0)
         if gain <= 0:
             break
@@ -673,6 +753,8 @@ def _vcycles(be, top, parts, k, objective, coarsener, refine, cfg, timer, count:
 # ---------------------------------------------------------------------------------- graphs
 def _multilevel_graph(g: Graph, k: int, epsilon: float, be: Backend, seed: int, cfg: Config,
                       timer: _Timer) -> np.ndarray:
+    if be.name != "cpu" and g.n < cfg.host_levels_below:
+        be = get_backend("cpu")  # every level would be a host level (Config.host_levels_below)
     t0 = time.perf_counter()
     top = be.graph_arrays(g)
     timer.add("upload", t0)
@@ -696,17 +778,27 @@ def _multilevel_graph(g: Graph, k: int, epsilon: float, be: Backend, seed: int, 
 
     refine = refiner(be, bounds)
 
-    def coarsen_one(ga):
-        return be.coarsen_graph(ga, mcw, group_size=cfg.graph_group_size, seed=seed)
+    def coarsener(b: Backend, s: int):
+        return lambda ga: b.coarsen_graph(ga, mcw, group_size=cfg.graph_group_size, seed=s)
 
-    hierarchy = _coarsen(top, lambda a: a.n, coarsen_one, be.contract_graph,
+    host = None
+    if be.name != "cpu" and cfg.host_levels_below:
+        hbe = get_backend("cpu")
+        hbounds = _bounds(hbe, g.total_weight, k, epsilon)
+        host = _HostLevels(
+            cfg.host_levels_below, hbe, lambda s: coarsener(hbe, s), hbe.contract_graph,
+            refiner(hbe, hbounds),
+            lambda src, level: hbe.graph_arrays(graph_from_arrays(src, level)), hbounds,
+        )
+    hierarchy = _coarsen(top, lambda a: a.n, coarsener(be, seed), be.contract_graph,
                          cfg.graph_contraction_limit * k, cfg.graph_min_shrink, cfg.max_levels,
-                         timer, min_n=k)
-    coarsest = hierarchy[-1][0]
+                         timer, min_n=k, be=be, host=host,
+                         host_coarsen_one=host.coarsener(seed) if host else None)
+    coarsest, cbe = hierarchy[-1][0], hierarchy[-1][3]
     t0 = time.perf_counter()
-    coarse_host = graph_from_arrays(be, coarsest)
-    ibe, ilevel, irefine = be, coarsest, refine
-    if be.name != "cpu":  # as for hypergraphs: the C++ backend refines the host candidates
+    coarse_host = graph_from_arrays(cbe, coarsest)
+    ibe, ilevel, irefine = cbe, coarsest, (refine if cbe is be else host.refine)
+    if cbe.name != "cpu":  # as for hypergraphs: the C++ backend refines the host candidates
         ibe = get_backend("cpu")
         ilevel = ibe.graph_arrays(coarse_host)
         irefine = refiner(ibe, _bounds(ibe, g.total_weight, k, epsilon))
@@ -718,7 +810,7 @@ def _multilevel_graph(g: Graph, k: int, epsilon: float, be: Backend, seed: int, 
         threads=_threads(cfg),
     )
     timer.add("initial", t0)
-    parts = _uncoarsen(be, hierarchy, be.asarray(parts_host, "int32"), refine, timer)
+    parts = _uncoarsen(be, hierarchy, cbe.asarray(parts_host, "int32"), refine, timer, host)
     return be.to_host(parts).astype(np.int32, copy=False)
 
 

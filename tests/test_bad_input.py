@@ -323,6 +323,8 @@ BAD_CONFIGS = [
     ({"jet_afterburner_max_net_size": 0}, "a positive integer", "0"),
     ({"jet_fm_max_pins": -5}, "a non-negative integer", "-5"),
     ({"jet_min_pins": "10"}, "a non-negative integer", "'10'"),
+    ({"host_levels_below": -1}, "a non-negative integer", "-1"),
+    ({"host_levels_below": 2.5}, "a non-negative integer", "2.5"),
     ({"initial": "bogus"}, "one of auto, metis, mtkahypar, all, rb, rb+metis", "'bogus'"),
     ({"initial": 2}, "one of auto, metis", "2"),
     ({"initial_rb_runs": 0}, "a positive integer", "0"),

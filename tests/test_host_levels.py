@@ -1,0 +1,144 @@
+"""``Config.host_levels_below``: the small levels of a non-CPU backend's hierarchy run on the
+C++ backend. Tested with a fake "device" backend (the C++ backend under another name), which the
+driver treats as a GPU: since both sides run the same algorithms, the hybrid run must give
+exactly the plain run's partition, and the call counts show where each level ran."""
+
+from __future__ import annotations
+
+import collections
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import igpart
+import igpart.generators
+import igpart.multilevel as ml
+from igpart import Config
+from igpart.errors import InputError
+from igpart.kernels.cpu import CpuBackend
+
+from .test_multilevel import PROPS, check_partition, instances
+
+COUNTED = (
+    "cluster_hypergraph", "coarsen_hypergraph", "contract_hypergraph", "communities", "project",
+    "refine_hypergraph", "fm_refine_hypergraph", "rebalance_hypergraph", "coarsen_graph",
+    "contract_graph", "refine_graph", "hypergraph_arrays", "graph_arrays",
+)  # fmt: skip
+
+
+class Counting(CpuBackend):
+    """The C++ backend, counting the calls of its stage operations."""
+
+    def __init__(self):
+        super().__init__()
+        self.calls = collections.Counter()
+        for name in COUNTED:
+            method = getattr(self, name)
+
+            def counted(*args, _name=name, _method=method, **kwargs):
+                self.calls[_name] += 1
+                return _method(*args, **kwargs)
+
+            setattr(self, name, counted)
+
+
+class FakeGpu(Counting):
+    """A "device" backend for the tests: not named "cpu", so the driver moves small levels."""
+
+    name = "fakegpu"
+
+
+@pytest.fixture
+def host(monkeypatch):
+    """The C++ backend the driver gets for its host levels, counting calls."""
+    be = Counting()
+    real = ml.get_backend
+    monkeypatch.setattr(ml, "get_backend", lambda name="auto": be if name == "cpu" else real(name))
+    return be
+
+
+def run(h, k, below, **kw):
+    cfg = Config(host_levels_below=below, **kw.pop("config", {}))
+    be = FakeGpu()
+    return igpart.partition(h, k, backend=be, config=cfg, **kw), be
+
+
+@pytest.mark.parametrize("k", [2, 3, 8])
+@pytest.mark.parametrize("objective", ["cut", "km1"])
+@pytest.mark.parametrize("vcycles", [0, 2])
+def test_hybrid_hierarchy_switches_and_equals_the_plain_run(host, k, objective, vcycles):
+    h = igpart.generators.random_circuit(3000, seed=k)
+    plain, pbe = run(h, k, 0, objective=objective, config={"vcycles": vcycles})
+    assert not host.calls["contract_hypergraph"] and not host.calls["project"]
+    assert pbe.calls["contract_hypergraph"] > 1
+    host.calls.clear()
+    hybrid, dbe = run(h, k, 1000, objective=objective, config={"vcycles": vcycles})
+    check_partition(h, hybrid, k, 0.03)
+    assert hybrid.balanced and hybrid.backend == "fakegpu"
+    # the same algorithms on both sides: the very same partition
+    assert np.array_equal(hybrid.parts, plain.parts)
+    # coarse levels on the host, fine ones on the "device", and the partition crossed back
+    for be in (dbe, host):
+        for name in ("cluster_hypergraph", "contract_hypergraph", "project", "refine_hypergraph"):
+            assert be.calls[name] > 0, (be.name, name)
+    assert dbe.calls["contract_hypergraph"] < pbe.calls["contract_hypergraph"]
+    assert dbe.calls["communities"] == 1 and not host.calls["communities"]
+    assert host.calls["hypergraph_arrays"] >= 1 + (1 if vcycles else 0)
+
+
+def test_threshold_above_n_runs_on_the_host_and_equals_the_cpu_backend(host):
+    h = igpart.generators.random_circuit(2000, seed=5)
+    for k in (2, 8):
+        cpu = igpart.partition(h, k, backend="cpu")
+        host.calls.clear()
+        hybrid, dbe = run(h, k, h.n + 1)
+        assert np.array_equal(hybrid.parts, cpu.parts) and hybrid.cut == cpu.cut
+        assert not dbe.calls, dbe.calls  # nothing on the "device"
+        assert host.calls["contract_hypergraph"] > 0
+
+
+def test_graphs(host):
+    g = igpart.generators.random_circuit(3000, seed=2).to_graph()
+    for k in (2, 3, 8):
+        plain, _ = run(g, k, 0)
+        host.calls.clear()
+        hybrid, dbe = run(g, k, 600)
+        check_partition(g, hybrid, k, 0.03)
+        assert hybrid.balanced and np.array_equal(hybrid.parts, plain.parts)
+        assert hybrid.cut == igpart.edge_cut(g, hybrid.parts)
+        for be in (dbe, host):
+            for name in ("coarsen_graph", "contract_graph", "project", "refine_graph"):
+                assert be.calls[name] > 0, (be.name, name)
+        host.calls.clear()
+        whole, dbe = run(g, k, g.n + 1)
+        assert not dbe.calls and np.array_equal(whole.parts, igpart.partition(g, k).parts)
+
+
+SMALL = [
+    {"contraction_limit": 2},
+    {"contraction_limit": 2, "coarsening": "hyperg"},
+    {"contraction_limit": 2, "communities": False, "vcycles": 1},
+    {"contraction_limit": 2, "refinement": "jet+fm"},
+]
+
+
+@PROPS
+@given(instances(), st.sampled_from([2, 3, 8]), st.sampled_from(["cut", "km1"]),
+       st.integers(1, 130), st.sampled_from(SMALL))  # fmt: skip
+def test_hybrid_partition_properties(h, k, obj, below, cfg):
+    k = min(k, max(h.n, 1))
+    plain, _ = run(h, k, 0, objective=obj, seed=1, config=cfg)
+    hybrid, _ = run(h, k, below, objective=obj, seed=1, config=cfg)
+    check_partition(h, hybrid, k, 0.03)
+    assert np.array_equal(hybrid.parts, plain.parts)
+
+
+@pytest.mark.parametrize("bad", [-1, 1.5, "10", None, True])
+def test_bad_values_are_input_errors(bad):
+    h = igpart.Hypergraph.from_nets([[0, 1], [1, 2]])
+    with pytest.raises(InputError, match="host_levels_below"):
+        Config(host_levels_below=bad).validate()
+    with pytest.raises(InputError, match="host_levels_below"):
+        igpart.partition(h, 2, config={"host_levels_below": bad})
