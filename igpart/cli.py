@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import sys
 import time
 
@@ -442,7 +443,11 @@ def main(argv: list[str] | None = None) -> int:
     except IgpartError as exc:
         print(f"igpart: error: {exc}", file=sys.stderr)
         return 1
-    except OSError as exc:  # writing an output file, a closed pipe
+    except BrokenPipeError:  # `igpart ... | head`: the reader left; stop quietly, as cat does
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # no second error when Python flushes stdout
+        return 141  # 128 + SIGPIPE
+    except OSError as exc:  # writing an output file
         name = f" {exc.filename}:" if exc.filename else ""
         print(f"igpart: error:{name} {exc.strerror or exc}", file=sys.stderr)
         return 1

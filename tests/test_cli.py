@@ -87,3 +87,14 @@ def test_errors_are_one_line_without_traceback(tmp_path):
     r = run("partition", good, "-k", 5)
     assert r.returncode != 0 and "exceeds the number of vertices" in r.stderr
     assert "Traceback" not in r.stderr
+
+
+def test_closed_pipe_is_quiet():
+    """`igpart ... | head`: no error message when the reader closes the pipe early."""
+    import subprocess
+    import sys
+
+    # `true` exits at once, long before the demo writes its result: the write always fails
+    cmd = f"{sys.executable} -m igpart demo --json | true"
+    out = subprocess.run(["bash", "-c", cmd], capture_output=True, text=True, timeout=120)
+    assert "error" not in out.stderr.lower() and "Traceback" not in out.stderr
