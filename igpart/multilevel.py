@@ -491,7 +491,6 @@ class _HostLevels:
     contract_one: Callable
     refine: Callable
     level_to_host: Callable
-    bounds: Any = None
 
 
 def _move(parts, src: Backend, dst: Backend):
@@ -645,13 +644,12 @@ def _multilevel_hypergraph(h: Hypergraph, k: int, epsilon: float, objective: str
     host = None
     if be.name != "cpu" and cfg.host_levels_below:
         hbe = get_backend("cpu")
-        hbounds = bounds_on(hbe)
         host = _HostLevels(
             cfg.host_levels_below, hbe, lambda s: _hypergraph_coarsener(hbe, k, mcw, cfg, s),
             hbe.contract_hypergraph,
-            _refiner_hypergraph(hbe, k, hbounds, objective, cfg, seed, timer, finest_n=top.n),
+            _refiner_hypergraph(hbe, k, bounds_on(hbe), objective, cfg, seed, timer,
+                                finest_n=top.n),  # fmt: skip
             lambda src, level: hbe.hypergraph_arrays(hypergraph_from_arrays(src, level)),
-            hbounds,
         )
     communities = None
     if cfg.communities and top.n >= cfg.contraction_limit * k:
@@ -672,14 +670,12 @@ def _multilevel_hypergraph(h: Hypergraph, k: int, epsilon: float, objective: str
     coarse_host = hypergraph_from_arrays(cbe, coarsest)
     large = h.n >= cfg.initial_runs_min_n
     rb_runs, rb_seeds = _rb_effort(cfg, k, large)
-    ibe, ilevel, ibounds = cbe, coarsest, (bounds if cbe is be else host.bounds)
-    if cbe.name != "cpu":
-        # The coarsest level is small and on the host already: its initial candidates are
-        # refined by the C++ backend (the same algorithms), concurrently and without a device
-        # round trip per stage and candidate.
-        ibe = get_backend("cpu")
-        ilevel = ibe.hypergraph_arrays(coarse_host)
-        ibounds = bounds_on(ibe)
+    # The coarsest level is small and on the host already: the initial candidates are refined
+    # by the C++ backend (the same algorithms), concurrently and without a device round trip per
+    # stage and candidate.
+    ibe = cbe if cbe.name == "cpu" else get_backend("cpu")
+    ilevel = coarsest if ibe is cbe else ibe.hypergraph_arrays(coarse_host)
+    ibounds = bounds if ibe is be else bounds_on(ibe)
     irefine = _refiner_hypergraph(ibe, k, ibounds, objective, cfg, seed, timer, initial=True)
     parts_host = initial_partition(
         coarse_host, k, epsilon, objective, seed=seed, method=cfg.initial,
@@ -784,11 +780,10 @@ def _multilevel_graph(g: Graph, k: int, epsilon: float, be: Backend, seed: int, 
     host = None
     if be.name != "cpu" and cfg.host_levels_below:
         hbe = get_backend("cpu")
-        hbounds = _bounds(hbe, g.total_weight, k, epsilon)
         host = _HostLevels(
             cfg.host_levels_below, hbe, lambda s: coarsener(hbe, s), hbe.contract_graph,
-            refiner(hbe, hbounds),
-            lambda src, level: hbe.graph_arrays(graph_from_arrays(src, level)), hbounds,
+            refiner(hbe, _bounds(hbe, g.total_weight, k, epsilon)),
+            lambda src, level: hbe.graph_arrays(graph_from_arrays(src, level)),
         )
     hierarchy = _coarsen(top, lambda a: a.n, coarsener(be, seed), be.contract_graph,
                          cfg.graph_contraction_limit * k, cfg.graph_min_shrink, cfg.max_levels,
@@ -797,11 +792,10 @@ def _multilevel_graph(g: Graph, k: int, epsilon: float, be: Backend, seed: int, 
     coarsest, cbe = hierarchy[-1][0], hierarchy[-1][3]
     t0 = time.perf_counter()
     coarse_host = graph_from_arrays(cbe, coarsest)
-    ibe, ilevel, irefine = cbe, coarsest, (refine if cbe is be else host.refine)
-    if cbe.name != "cpu":  # as for hypergraphs: the C++ backend refines the host candidates
-        ibe = get_backend("cpu")
-        ilevel = ibe.graph_arrays(coarse_host)
-        irefine = refiner(ibe, _bounds(ibe, g.total_weight, k, epsilon))
+    # as for hypergraphs: the C++ backend refines the initial candidates
+    ibe = cbe if cbe.name == "cpu" else get_backend("cpu")
+    ilevel = coarsest if ibe is cbe else ibe.graph_arrays(coarse_host)
+    irefine = refine if ibe is be else refiner(ibe, _bounds(ibe, g.total_weight, k, epsilon))
     parts_host = initial_partition(
         coarse_host, k, epsilon, "cut", seed=seed, method=cfg.initial,
         runs=_initial_runs(cfg, k), max_net_size=cfg.initial_max_net_size,
