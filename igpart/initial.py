@@ -206,6 +206,8 @@ def initial_partition(
     config: Any = None,
     block_bounds: np.ndarray | None = None,
     large: bool = False,
+    polish: Callable[[np.ndarray], np.ndarray] | None = None,
+    polish_top: int = 0,
 ) -> np.ndarray:
     """The best balanced partition of ``h`` (the coarsest level) among several candidates.
 
@@ -225,6 +227,13 @@ def initial_partition(
     none is balanced, the least overloaded one is returned and the caller reports it. With
     ``threads > 1`` candidates run concurrently in a thread pool (METIS and the C++ refinement
     release the GIL).
+
+    ``polish(parts) -> parts`` (optional, deterministic, must keep a balanced partition balanced
+    and never worsen it; FM in the multilevel driver): with ``polish_top > 0`` it runs after
+    ``refine`` on the ``polish_top`` best refined candidates only (order: overload, objective,
+    candidate order; distinct partitions only), which are scored again; with ``polish_top == 0``
+    it runs on every candidate right after ``refine``. The winner is then chosen as above among
+    all candidates, polished or not.
     """
     if method not in INITIAL_METHODS:
         raise PartitionError(f"unknown initial partitioning method '{method}'")
@@ -298,6 +307,8 @@ def initial_partition(
         try:
             if refine is not None:
                 parts = np.asarray(refine(parts), dtype=np.int32)
+            if polish is not None and polish_top <= 0:
+                parts = np.asarray(polish(parts), dtype=np.int32)
             overload = int(np.maximum(block_weights(h, parts, k) - bounds, 0).sum())
             value = int(evaluate(parts)) if evaluate is not None else 0
         except BaseException as exc:
@@ -307,12 +318,38 @@ def initial_partition(
         mine.set_result(((overload, value), parts))
         return (overload, value), parts
 
+    def polished(parts: np.ndarray) -> tuple[tuple[int, int], Any]:
+        parts = np.asarray(polish(parts), dtype=np.int32)
+        overload = int(np.maximum(block_weights(h, parts, k) - bounds, 0).sum())
+        value = int(evaluate(parts)) if evaluate is not None else 0
+        return (overload, value), parts
+
     workers = max(1, min(int(threads), len(candidates)))
+    serial = workers == 1 or "mtkahypar" in {name for name, _ in candidates}
     with c_stdout_to_stderr():  # entered here, so worker threads never swap descriptors
-        if workers == 1 or "mtkahypar" in {name for name, _ in candidates}:
+        if serial:
             results = [attempt(c) for c in candidates]
         else:
             with ThreadPoolExecutor(max_workers=workers) as pool:
                 results = list(pool.map(attempt, candidates))
+        if polish is not None and polish_top > 0:
+            # the best distinct refined candidates (a total order: independent of the threads)
+            chosen: list[int] = []
+            seen: set[bytes] = set()
+            for i in sorted(range(len(results)), key=lambda i: (results[i][0], i)):
+                key = results[i][1].tobytes()
+                if key not in seen:
+                    seen.add(key)
+                    chosen.append(i)
+                    if len(chosen) == polish_top:
+                        break
+            inputs = [results[i][1] for i in chosen]
+            if serial or len(chosen) == 1:
+                outs = [polished(p) for p in inputs]
+            else:
+                with ThreadPoolExecutor(max_workers=min(workers, len(chosen))) as pool:
+                    outs = list(pool.map(polished, inputs))
+            for i, out in zip(chosen, outs):
+                results[i] = out
     best = min(range(len(results)), key=lambda i: (results[i][0], i))
     return results[best][1]

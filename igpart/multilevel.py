@@ -119,6 +119,15 @@ class Config:
       ``initial_max_net_size``: nets above this size are left out of the clique expansion.
       ``initial_rb_runs`` (default 4), ``initial_rb_seeds`` (default 16): the effort of
       ``"rb"`` (above); both at least 1.
+      ``initial_fm_top`` (default 1; 0: every candidate): every initial candidate (on the
+      coarsest level and inside every bisection of ``"rb"``) is rebalanced and refined with the
+      sequence refinement, and only the ``initial_fm_top`` best distinct ones then get the FM
+      pass (the rest keep their score). FM on the tiny, dense coarsest levels (~100 vertices of
+      degree ~70 at k = 2) was 85% of the initial partitioning's time at k = 2 and 45% at
+      k = 64. Measured 2026-11-23 (C++ backend, 1 thread, ibm01x20 / ibm09x10 at k = 2 / 16 /
+      64, ibm01/03/05 at k = 2 / 8 / 64, seeds 1 and 2, against 0): the same cuts at k = 2,
+      geomean cut ratio 0.999 at k >= 8 (0.962–1.059), ``initial`` time 0.32x at k = 2 and
+      0.79x beyond (BENCHMARKS.md "FM on the best initial candidate only").
       ``threads``: candidates run concurrently on this many threads (0: as many as the C++
       backend's OpenMP threads), and the threads they leave over run independent bisections
       of each ``"rb"`` candidate concurrently; the result does not depend on it.
@@ -197,6 +206,7 @@ class Config:
     initial_max_net_size: int = 100
     initial_rb_runs: int = 4
     initial_rb_seeds: int = 16
+    initial_fm_top: int = 1
     threads: int = 0
     refine_rounds: int = 16
     fm: bool = True
@@ -260,6 +270,7 @@ class Config:
             integer(name, 1)
         for name in (
             "refine_rounds",
+            "initial_fm_top",
             "fm_rounds",
             "fm_max_fruitless_moves",
             "vcycles",
@@ -559,6 +570,7 @@ def _refiner_hypergraph(be: Backend, k: int, bounds, objective: str, cfg: Config
     partitioning candidates on the coarsest level, which always uses sequence refinement + FM
     (Jet on every one of up to 64 candidates cost more than the rest of the run; see Config)."""
     mode = "fm" if initial else refinement_mode(be, cfg)
+    fm_pass = _fm_polisher(be, k, bounds, objective, cfg, seed, timer)
 
     def refine(ha: HypergraphArrays, parts):
         t0 = time.perf_counter()
@@ -583,15 +595,29 @@ def _refiner_hypergraph(be: Backend, k: int, bounds, objective: str, cfg: Config
                 t0 = timer.add("jet", t0)
             fm = fm and mode == "jet+fm" and ha.num_pins <= cfg.jet_fm_max_pins
         if fm:
-            parts, _ = be.fm_refine_hypergraph(
-                ha, parts, k, bounds, objective, max_rounds=cfg.fm_rounds,
-                max_fruitless_moves=cfg.fm_max_fruitless_moves,
-                min_improvement=cfg.fm_min_improvement, seed=seed,
-            )
-            timer.add("fm", t0)
+            parts = fm_pass(ha, parts)
         return parts
 
     return refine
+
+
+def _fm_polisher(be: Backend, k: int, bounds, objective: str, cfg: Config, seed: int,
+                 timer: _Timer) -> Callable[[HypergraphArrays, Any], Any]:
+    """The boundary FM pass of one level (the last step of the refiner; alone, what the best
+    ``Config.initial_fm_top`` initial candidates get after rebalancing and sequence
+    refinement)."""
+
+    def polish(ha: HypergraphArrays, parts):
+        t0 = time.perf_counter()
+        parts, _ = be.fm_refine_hypergraph(
+            ha, parts, k, bounds, objective, max_rounds=cfg.fm_rounds,
+            max_fruitless_moves=cfg.fm_max_fruitless_moves,
+            min_improvement=cfg.fm_min_improvement, seed=seed,
+        )
+        timer.add("fm", t0)
+        return parts
+
+    return polish
 
 
 def _hypergraph_coarsener(be: Backend, k: int, mcw: int, cfg: Config, seed: int):
@@ -676,7 +702,13 @@ def _multilevel_hypergraph(h: Hypergraph, k: int, epsilon: float, objective: str
     ibe = cbe if cbe.name == "cpu" else get_backend("cpu")
     ilevel = coarsest if ibe is cbe else ibe.hypergraph_arrays(coarse_host)
     ibounds = bounds if ibe is be else bounds_on(ibe)
-    irefine = _refiner_hypergraph(ibe, k, ibounds, objective, cfg, seed, timer, initial=True)
+    top_fm = cfg.initial_fm_top
+    irefine = _refiner_hypergraph(ibe, k, ibounds, objective,
+                                  dataclasses.replace(cfg, fm=cfg.fm and not top_fm), seed, timer,
+                                  initial=True)  # fmt: skip
+    ipolish = None
+    if top_fm and cfg.fm and cfg.fm_rounds > 0:
+        ipolish = _fm_polisher(ibe, k, ibounds, objective, cfg, seed, timer)
     parts_host = initial_partition(
         coarse_host, k, epsilon, objective, seed=seed, method=cfg.initial,
         runs=_initial_runs(cfg, k, hypergraph=True, n=h.n),
@@ -685,6 +717,9 @@ def _multilevel_hypergraph(h: Hypergraph, k: int, epsilon: float, objective: str
         evaluate=lambda p: ibe.hypergraph_objective(ilevel, ibe.asarray(p, "int32"), k, objective),
         threads=_threads(cfg), rb_runs=rb_runs, rb_seeds=rb_seeds, config=cfg,
         block_bounds=block_bounds, large=large,
+        polish=None if ipolish is None else (
+            lambda p: ibe.to_host(ipolish(ilevel, ibe.asarray(p, "int32")))),
+        polish_top=top_fm,
     )
     timer.add("initial", t0)
     parts = cbe.asarray(parts_host, "int32")

@@ -6,9 +6,10 @@ split again on its own sub-hypergraph, down to single blocks. Each bisection is 
 run of igpart's own k = 2 multilevel pipeline on the CPU backend (``_multilevel_hypergraph``
 with per-block bounds): Louvain communities, heavy-edge clustering within them down to
 ``2 * contraction_limit`` vertices, METIS bisections of the clique expansion with target weights
-``k0 : k1`` (``runs`` seeds) each rebalanced and refined with the sequence refinement and FM,
-the best kept, then projected up and refined on every level (no V-cycles: they changed nothing
-measurable inside bisections). The communities matter most: on the coarsest level of ibm01x80
+``k0 : k1`` (``runs`` seeds) each rebalanced and refined with the sequence refinement, FM on
+the best ``Config.initial_fm_top`` of them (default 1; 0: on all), the best kept, then
+projected up and refined on every level (no V-cycles: they changed nothing measurable inside
+bisections). The communities matter most: on the coarsest level of ibm01x80
 (k = 16, 787 vertices) one bisection cuts 1020–1049 with them, 1332–1462 without, Mt-KaHyPar
 1051. Sub-hypergraphs drop the nets the bisection cut
 (objective ``cut``: such a net is cut whatever happens inside the sides) or keep their pins on

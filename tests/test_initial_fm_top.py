@@ -1,0 +1,94 @@
+"""``Config.initial_fm_top``: FM on the best few initial candidates only (:mod:`igpart.initial`):
+valid, balanced, deterministic whatever the threads, equal to FM on every candidate when the
+few are all of them, errors on bad values."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import igpart
+import igpart.generators
+from igpart import Config
+from igpart.errors import InputError
+from igpart.initial import initial_partition, metis_partition
+from igpart.metrics import block_weights, cut, max_block_weight
+
+from .test_multilevel import check_partition, instances
+from .util import random_hypergraph
+
+PROPS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@PROPS
+@given(
+    instances(),
+    st.sampled_from([2, 3, 5, 8]),
+    st.sampled_from(["cut", "km1"]),
+    st.sampled_from([0.0, 0.03]),
+    st.sampled_from(["auto", "rb", "metis", "rb+metis"]),
+    st.sampled_from([1, 2]),
+)
+def test_partition_with_fm_top_is_valid_and_balanced(h, k, objective, eps, method, top):
+    k = min(k, max(h.n, 1))
+    cfg = Config(initial=method, contraction_limit=2, initial_rb_runs=2, initial_rb_seeds=3,
+                 initial_fm_top=top)  # fmt: skip
+    p = igpart.partition(h, k, epsilon=eps, objective=objective, backend="cpu", seed=1, config=cfg)
+    check_partition(h, p, k, eps)
+
+
+@pytest.mark.parametrize("k", [2, 3, 8])
+def test_fm_top_covering_every_candidate_equals_fm_on_every_candidate(k):
+    h = igpart.generators.random_circuit(2500, seed=k)
+    base = dict(initial="rb+metis", initial_rb_runs=2, initial_rb_seeds=4, initial_runs=4)
+    a = igpart.partition(h, k, backend="cpu", seed=3, config=Config(**base, initial_fm_top=0))
+    b = igpart.partition(h, k, backend="cpu", seed=3, config=Config(**base, initial_fm_top=1000))
+    assert np.array_equal(a.parts, b.parts)
+
+
+def test_fm_top_is_deterministic_and_independent_of_threads():
+    h = random_hypergraph(np.random.default_rng(11), 3000, 3500, max_size=6, weighted=True)
+    for k in (2, 8):
+        p = [
+            igpart.partition(
+                h, k, backend="cpu", seed=4, config=Config(initial_fm_top=2, threads=t)
+            )  # fmt: skip
+            for t in (1, 1, 3, 8)
+        ]
+        assert all(np.array_equal(p[0].parts, q.parts) for q in p[1:])
+
+
+def test_polish_runs_on_the_best_refined_candidates_only():
+    h = igpart.generators.random_circuit(400, seed=5)
+    k, calls = 4, []
+
+    def polish(parts):
+        calls.append(parts.copy())
+        return parts
+
+    initial_partition(
+        h, k, 0.03, "cut", seed=1, method="metis", runs=6,
+        evaluate=lambda p: cut(h, p, k), polish=polish, polish_top=2,
+    )  # fmt: skip
+    # the reference: the two best distinct METIS candidates by (overload, cut, order)
+    bound = max_block_weight(h.total_weight, k, 0.03)
+    keyed = []
+    for i, s in enumerate(range(1, 7)):
+        c = metis_partition(h, k, 0.03, s)
+        over = int(np.maximum(block_weights(h, c, k) - bound, 0).sum())
+        keyed.append(((over, cut(h, c, k), i), c))
+    keyed.sort(key=lambda x: x[0])
+    want = []
+    for _, c in keyed:
+        if not any(np.array_equal(c, w) for w in want):
+            want.append(c)
+    assert len(calls) == min(2, len(want))
+    assert all(np.array_equal(a, b) for a, b in zip(calls, want))
+
+
+@pytest.mark.parametrize("bad", [-1, 1.5, "2", None, True])
+def test_bad_fm_top_names_the_field(bad):
+    with pytest.raises(InputError, match="initial_fm_top"):
+        Config(initial_fm_top=bad).validate()
