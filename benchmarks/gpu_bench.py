@@ -178,7 +178,9 @@ def mode_mtk(args) -> dict:
             print(f"  k={k:<3} mtk-{args.threads} {m['seconds']:7.3f} s cut {m['cut']:>8} "
                   f"{'ok' if m['balanced'] else 'UNBALANCED'}", flush=True)
             for variant, cfg in args.variants.items():
-                g = run_igpart(h, k, be, args.seed, cfg)
+                cfg = dict(cfg)  # "backend": GpuBackend keyword arguments, the rest Config's
+                vbe = GpuBackend(**cfg.pop("backend")) if "backend" in cfg else be
+                g = run_igpart(h, k, vbe, args.seed, cfg)
                 row = {"input": path.name, "n": h.n, "pins": h.num_pins, "k": k,
                        "variant": variant, "gpu": g, "mtk": m,
                        "speedup": m["seconds"] / g["seconds"],
@@ -192,7 +194,7 @@ def mode_mtk(args) -> dict:
                 print(f"          levels {g['levels']}, launches per level "
                       f"{g['launches_per_level']}", flush=True)
                 if args.profile:
-                    row["profile"] = profile_igpart(h, k, be, args.seed, cfg)
+                    row["profile"] = profile_igpart(h, k, vbe, args.seed, cfg)
         path.unlink()
     print("\n| input | vertices | pins | k | variant | igpart-gpu s | Mt-KaHyPar s | speedup | "
           "igpart cut | MtK cut | cut ratio | valid |")
@@ -254,7 +256,9 @@ def main() -> None:
     ap.add_argument("--config", type=json.loads, default=None,
                     help="igpart Config overrides as JSON (mode cpu)")
     ap.add_argument("--variants", type=json.loads, default={"default": {}},
-                    help='mode mtk: igpart variants as JSON {"name": {Config overrides}}')
+                    help='mode mtk: igpart variants as JSON {"name": {Config overrides}}; the '
+                    'key "backend" holds GpuBackend keyword arguments, e.g. '
+                    '{"gpujet": {"backend": {"jet_host_max_pins": 0}}}')
     ap.add_argument("--workdir", default="/tmp/igpart_gpu_bench")
     ap.add_argument("--profile", action="store_true",
                     help="mode mtk: after each timed igpart run, one profiled run (device time "
