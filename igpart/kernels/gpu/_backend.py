@@ -58,8 +58,16 @@ class GpuBackend(Backend):
     #: Default size limit (vertices) of the level on which Louvain runs (on the host).
     COMMUNITY_HOST_MAX = 30_000
 
+    #: Default size (pins) up to which ``jet_refine_hypergraph`` runs the C++ Jet on a host copy
+    #: of the level instead of the kernels: both return the same partition (tests/test_jet.py),
+    #: and on small levels the kernels' fixed cost per iteration (launches, host reads) exceeds
+    #: the whole C++ iteration. The coarse levels of large inputs are many and tiny (ibm09x100,
+    #: k = 2: 17 of 25 levels below 10k vertices).
+    JET_HOST_MAX_PINS = 100_000
+
     def __init__(self, fm_host_max_pins: int | None = None,
-                 community_host_max: int | None = None) -> None:
+                 community_host_max: int | None = None,
+                 jet_host_max_pins: int | None = None) -> None:
         from ..cpu import CpuBackend
 
         self.cpu = CpuBackend()
@@ -68,6 +76,9 @@ class GpuBackend(Backend):
         self.fm_host_max_pins = cap
         self.community_host_max = (self.COMMUNITY_HOST_MAX if community_host_max is None
                                    else int(community_host_max))
+        #: Jet runs on the host (C++, same result) on levels of at most this many pins
+        self.jet_host_max_pins = (self.JET_HOST_MAX_PINS if jet_host_max_pins is None
+                                  else int(jet_host_max_pins))
         self._host: dict[int, object] = {}
         #: launches issued between two contractions (one entry per level built)
         self.level_launches: list[int] = []
@@ -289,6 +300,16 @@ class GpuBackend(Backend):
             raise ValueError("jet_refine_hypergraph: min_improvement must lie in [0, 1)")
         if balance_rounds < 0:
             raise ValueError("jet_refine_hypergraph: balance_rounds must be >= 0")
+        if hg.num_pins <= self.jet_host_max_pins:
+            out, gain = self.cpu.jet_refine_hypergraph(
+                self._host_copy(hg), self.to_host(parts), int(k), self.to_host(bounds), objective,
+                max_iterations=int(max_iterations), patience=int(patience),
+                negative_gain_factor=float(negative_gain_factor),
+                min_improvement=float(min_improvement),
+                afterburner_max_net_size=int(afterburner_max_net_size),
+                balance_rounds=int(balance_rounds), seed=int(seed),
+            )
+            return self.asarray(out, "int32"), gain
         return _jet.refine(
             hg, parts, int(k), bounds, code, max_iterations=int(max_iterations),
             patience=int(patience), negative_gain_factor=float(negative_gain_factor),

@@ -4,6 +4,8 @@ flags and gains come back to the host."""
 
 from __future__ import annotations
 
+import logging
+
 import cupy as cp
 
 from ..backend import HypergraphArrays
@@ -21,6 +23,8 @@ from ._common import (
     scatter_add,
     segmented_sort,
 )
+
+log = logging.getLogger("igpart")
 
 INT_MAX = 2**31 - 1
 #: Group-step rounds launched between two reads of the convergence flag.
@@ -125,6 +129,11 @@ def cluster(hg: HypergraphArrays, mcw: int, max_net_size: int, communities, max_
                                               csize, joined))
         j = int(joined[0])
         nc -= j
+        if log.isEnabledFor(logging.DEBUG):  # diagnostics: one more reduction per round
+            log.debug("cluster n=%d round %d: %d joins, %d clusters (target %d), %d lone "
+                      "vertices with no choice, %d lone ones waiting on a lone choice", n, r, j,
+                      nc, target, int(((best < 0) & single).sum()),
+                      int(((best >= 0) & single & single[cp.maximum(best, 0)]).sum()))
         if j == 0:
             break
     root = rep == ids
