@@ -218,7 +218,8 @@ def test_auto_rule_and_effort():
     assert resolve_initial_method("metis", 8, True) == "metis"
     cfg = Config()
     assert _rb_effort(cfg, 16) == _rb_effort(cfg, 32) == (4, 16)
-    assert _rb_effort(cfg, 64) == _rb_effort(cfg, 64, large=False) == (2, 8)
+    assert _rb_effort(cfg, 64) == _rb_effort(cfg, 64, large=False) == (1, 16)
+    assert _rb_effort(cfg, 128) == _rb_effort(cfg, 128, large=False) == (1, 4)
     assert _rb_effort(cfg, 2, large=False) == (2, 8)
     for large in (True, False):
         efforts = [_rb_effort(cfg, k, large) for k in (2, 16, 32, 64, 128, 1024)]
