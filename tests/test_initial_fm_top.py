@@ -92,3 +92,18 @@ def test_polish_runs_on_the_best_refined_candidates_only():
 def test_bad_fm_top_names_the_field(bad):
     with pytest.raises(InputError, match="initial_fm_top"):
         Config(initial_fm_top=bad).validate()
+
+
+def test_one_rb_candidate_at_k64_is_valid_and_independent_of_threads():
+    """From k = 64 on, "rb" runs as one candidate with all the seeds (``_rb_effort``), its
+    bisections concurrently: the same partition whatever the threads, valid and balanced."""
+    from igpart.multilevel import _rb_effort
+
+    assert _rb_effort(Config(), 64)[0] == 1
+    h = igpart.generators.random_circuit(4000, seed=9)
+    p = [
+        igpart.partition(h, 64, backend="cpu", seed=2, config=Config(threads=t, vcycles=0))
+        for t in (1, 4)
+    ]
+    check_partition(h, p[0], 64, 0.03)
+    assert np.array_equal(p[0].parts, p[1].parts)
