@@ -92,8 +92,9 @@ def coarsen(hg: HypergraphArrays, mcw: int, group_size: int, max_net_size: int, 
 #: 10-17 more levels (ibm01x200 / ibm09x100, k = 2): on coarse levels the hubs' clusters fill up
 #: at 8 and their other neighbours are left without a choice (4,181 of 10,446 vertices after
 #: 11 rounds); with 64 members the same hierarchies shrink 2.5x per level to the end
-#: (BENCHMARKS.md, "Depth of the GPU hierarchy").
-CLUSTER_MAX_SIZE = 8
+#: (ibm01x200 k = 2: 15 levels instead of 18; ibm09x100 k = 2 1.31x faster, ibm01x200 1.28x,
+#: cuts within the run-to-run noise; BENCHMARKS.md, "Depth of the GPU hierarchy"), hence 64.
+CLUSTER_MAX_SIZE = 64
 CLUSTER_ROUNDS = 12
 
 
