@@ -154,14 +154,15 @@ def mode_mtk(args) -> dict:
     work.mkdir(parents=True, exist_ok=True)
     be = GpuBackend()
     # warm-up: compiles (or loads from CuPy's cache) every module and every CuPy operation the
-    # runs use, outside the timings: every k of the run, on ibm01 inflated 4x (51k vertices,
+    # runs use, outside the timings: every k of the run, on ibm01 inflated 10x (127k vertices:
     # more than GpuBackend.COMMUNITY_HOST_MAX, so the device-side pre-coarsening of the
-    # communities runs too; one first large k = 2 run took 6.7 s instead of 1.9 s without it)
+    # communities runs, and more than Config.initial_runs_min_n, so the initial partitioning
+    # of large inputs does; first large k = 2 runs were 1.1-13x slower than the next ones)
     t0 = time.perf_counter()
-    warm = inflate(igpart.read_hgr(ISPD98 / "ibm01.hgr"), 4, seed=args.seed)
+    warm = inflate(igpart.read_hgr(ISPD98 / "ibm01.hgr"), 10, seed=args.seed)
     for k in sorted(set(args.ks)):
         run_igpart(warm, k, be, args.seed)
-    print(f"warm-up (module compilation / cache load + ibm01x4 at every k): "
+    print(f"warm-up (module compilation / cache load + ibm01x10 at every k): "
           f"{time.perf_counter() - t0:.2f} s", flush=True)
     rows = []
     for spec in args.inputs.split(","):

@@ -67,7 +67,8 @@ class GpuBackend(Backend):
 
     def __init__(self, fm_host_max_pins: int | None = None,
                  community_host_max: int | None = None,
-                 jet_host_max_pins: int | None = None) -> None:
+                 jet_host_max_pins: int | None = None,
+                 cluster_max_size: int | None = None) -> None:
         from ..cpu import CpuBackend
 
         self.cpu = CpuBackend()
@@ -76,6 +77,11 @@ class GpuBackend(Backend):
         self.fm_host_max_pins = cap
         self.community_host_max = (self.COMMUNITY_HOST_MAX if community_host_max is None
                                    else int(community_host_max))
+        #: at most this many members per cluster of ``cluster_hypergraph`` (one level)
+        self.cluster_max_size = (_hypergraph.CLUSTER_MAX_SIZE if cluster_max_size is None
+                                 else int(cluster_max_size))
+        if self.cluster_max_size < 2:
+            raise ValueError("GpuBackend: cluster_max_size must be at least 2")
         #: Jet runs on the host (C++, same result) on levels of at most this many pins
         self.jet_host_max_pins = (self.JET_HOST_MAX_PINS if jet_host_max_pins is None
                                   else int(jet_host_max_pins))
@@ -226,7 +232,8 @@ class GpuBackend(Backend):
         if not max_shrink > 1.0:  # n / max_shrink clusters already remain: nothing to join
             return cp.arange(hg.n, dtype=cp.int32), hg.n
         return _hypergraph.cluster(hg, int(max_cluster_weight), int(max_net_size), comm,
-                                   float(max_shrink), bool(weight_penalty), int(seed))
+                                   float(max_shrink), bool(weight_penalty), int(seed),
+                                   self.cluster_max_size)
 
     def communities(self, hg: HypergraphArrays, *, max_net_size: int = 50, max_levels: int = 8,
                     max_passes: int = 8, min_move_fraction: float = 0.01, seed: int = 0,
@@ -237,7 +244,7 @@ class GpuBackend(Backend):
         cur = hg
         while cur.n > self.community_host_max:
             cmap, nc = _hypergraph.cluster(cur, cur.total_weight, max_net_size, None, 4.0, False,
-                                           seed)
+                                           seed, self.cluster_max_size)
             if nc > 0.9 * cur.n:
                 break
             maps.append(cmap)
