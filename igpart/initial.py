@@ -38,6 +38,10 @@ CLIQUE_MAX_NET_SIZE = 100
 #: Values of ``Config.initial``.
 INITIAL_METHODS = ("auto", "metis", "mtkahypar", "all", "rb", "rb+metis")
 
+#: Values of ``Config.initial_bisector``: the seeded candidates of a k = 2 coarsest level
+#: (METIS, greedy hypergraph growing, or both pools).
+INITIAL_BISECTORS = ("metis", "ghg", "both")
+
 
 
 def resolve_initial_method(method: str, k: int, hypergraph: bool, large: bool = False) -> str:
@@ -135,6 +139,30 @@ def metis_partition(
     return np.asarray(res.vertex_part, dtype=np.int32)
 
 
+def ghg_bisections(h: Hypergraph, bounds, seed: int = 0, runs: int = 1) -> np.ndarray:
+    """Greedy hypergraph growing bisections of ``h`` (C++, without the GIL): an int32 array of
+    shape (``runs``, n), row r the block ids 0/1 of seed ``seed + r``. Run s grows block
+    ``s mod 2`` from a seeded start vertex, always taking the adjacent vertex of highest cut
+    gain (ties: a seeded hash), until that block reaches its share ``bounds[b] / sum(bounds)``
+    of the total weight, never exceeding ``bounds[b]`` (``bounds``: the two blocks' weight
+    bounds). As KaHyPar / Mt-KaHyPar's initial-partitioning pool; callers rebalance and refine.
+    Deterministic for a seed, whatever the number of threads."""
+    from .kernels import _cpu
+
+    if not isinstance(h, Hypergraph):
+        raise PartitionError(f"ghg_bisections needs a Hypergraph, got {type(h).__name__}")
+    bounds = np.ascontiguousarray(bounds, dtype=np.int64)
+    if bounds.shape != (2,):
+        raise PartitionError(f"ghg_bisections needs two block bounds, got {bounds.shape}")
+    flat = _cpu.greedy_bisect_hypergraph(
+        np.ascontiguousarray(h.eptr, dtype=np.int64), np.ascontiguousarray(h.eind, dtype=np.int32),
+        np.ascontiguousarray(h.ewgt, dtype=np.int64), np.ascontiguousarray(h.vptr, dtype=np.int64),
+        np.ascontiguousarray(h.vind, dtype=np.int32), np.ascontiguousarray(h.vwgt, dtype=np.int64),
+        bounds, int(seed), int(runs),
+    )
+    return np.asarray(flat, dtype=np.int32).reshape(int(runs), h.n)
+
+
 def mtkahypar_available() -> bool:
     """Whether the ``mtkahypar`` Python package imports."""
     try:
@@ -208,6 +236,7 @@ def initial_partition(
     large: bool = False,
     polish: Callable[[np.ndarray], np.ndarray] | None = None,
     polish_top: int = 0,
+    bisector: str = "metis",
 ) -> np.ndarray:
     """The best balanced partition of ``h`` (the coarsest level) among several candidates.
 
@@ -216,6 +245,10 @@ def initial_partition(
     seeds per bisection (``rb`` or ``rb+metis``, hypergraphs only, :mod:`igpart.recursive`,
     using ``config``'s coarsening and refinement knobs) and METIS with seeds
     ``seed .. seed+runs-1`` (``metis``, ``all``, ``rb+metis``, and graphs whatever the method);
+    ``bisector`` (``Config.initial_bisector``) applies to hypergraphs at k = 2: the METIS seeds
+    there (and inside every bisection of ``rb``) are replaced by greedy hypergraph growing with
+    the same seeds (``"ghg"``, :func:`ghg_bisections`) or joined by them (``"both"``: METIS
+    first); ``"metis"``: METIS only.
     ``auto`` is resolved by :func:`resolve_initial_method` (``large``: the input the coarsest
     level stands for is large, ``Config.initial_runs_min_n``). ``block_bounds`` (int64 per block,
     default the k-way bound ``max_block_weight``) sets a bound per block; METIS then aims at
@@ -237,6 +270,8 @@ def initial_partition(
     """
     if method not in INITIAL_METHODS:
         raise PartitionError(f"unknown initial partitioning method '{method}'")
+    if bisector not in INITIAL_BISECTORS:
+        raise PartitionError(f"unknown initial bisector '{bisector}'")
     method = resolve_initial_method(method, k, isinstance(h, Hypergraph), large)
     if k == 1:
         return np.zeros(h.n, dtype=np.int32)
@@ -279,7 +314,8 @@ def initial_partition(
     # METIS rejects zero target weights
     positive = np.maximum(bounds, 1)
     tpwgts = None if block_bounds is None else list(positive / positive.sum())
-    if use_metis:
+    use_ghg = use_metis and k == 2 and isinstance(h, Hypergraph) and bisector != "metis"
+    if use_metis and not (use_ghg and bisector == "ghg"):
         # one clique expansion for every seed
         g = h if isinstance(h, Graph) else h.to_graph("clique", max_net_size=max_net_size)
         for r in range(max(1, runs)):
@@ -287,6 +323,11 @@ def initial_partition(
                 (f"metis/{seed + r}", lambda s=seed + r: metis_partition(g, k, epsilon, s,
                                                                          tpwgts=tpwgts))
             )
+    if use_ghg:
+        # every seed in one C++ call (no GIL, no process-global RNG)
+        grown = ghg_bisections(h, bounds, seed, max(1, runs))
+        for r in range(max(1, runs)):
+            candidates.append((f"ghg/{seed + r}", lambda row=grown[r]: row))
 
     # METIS often returns the same blocks for several seeds (a quarter to a third of the
     # candidates inside recursive bisection): those are refined and scored once

@@ -27,7 +27,7 @@ import numpy as np
 
 from .errors import InputError, PartitionError
 from .hypergraph import Graph, Hypergraph
-from .initial import INITIAL_METHODS, check_k, initial_partition, metis_partition
+from .initial import INITIAL_BISECTORS, INITIAL_METHODS, check_k, initial_partition, metis_partition
 from .kernels import get_backend
 from .kernels.backend import Backend, GraphArrays, HypergraphArrays
 from .metrics import OBJECTIVES, max_block_weight
@@ -130,6 +130,16 @@ class Config:
       64, ibm01/03/05 at k = 2 / 8 / 64, seeds 1 and 2, against 0): the same cuts at k = 2,
       geomean cut ratio 0.999 at k >= 8 (0.962–1.059), ``initial`` time 0.32x at k = 2 and
       0.79x beyond (BENCHMARKS.md "FM on the best initial candidate only").
+      ``initial_bisector`` (default ``"metis"``): the seeded candidates of a k = 2 coarsest
+      level of a hypergraph, i.e. inside every bisection of ``"rb"`` and in k = 2 runs whose
+      coarsest level gets METIS seeds (``"metis"`` / ``"rb+metis"``): ``"metis"`` (pymetis on
+      the clique expansion, bisection weights in the bounds' proportions), ``"ghg"`` (greedy
+      hypergraph growing with the same seeds, as in KaHyPar / Mt-KaHyPar's initial pool:
+      from a seeded start vertex one block takes the adjacent vertex of highest cut gain until
+      it reaches its share; all seeds in one C++ call without the GIL, so the bisections of
+      ``"rb"`` run concurrently on ``threads``; :func:`igpart.initial.ghg_bisections`) or
+      ``"both"`` (both pools). Every candidate is rebalanced and refined the same way.
+      Measurements: BENCHMARKS.md "GIL-free initial bisector".
       ``threads``: candidates run concurrently on this many threads (0: as many as the C++
       backend's OpenMP threads), and the threads they leave over run independent bisections
       of each ``"rb"`` candidate concurrently; the result does not depend on it.
@@ -209,6 +219,7 @@ class Config:
     initial_rb_runs: int = 4
     initial_rb_seeds: int = 16
     initial_fm_top: int = 1
+    initial_bisector: str = "metis"
     threads: int = 0
     refine_rounds: int = 16
     fm: bool = True
@@ -317,6 +328,7 @@ class Config:
             ("refinement", REFINEMENTS),
             ("coarsening", COARSENINGS),
             ("initial", INITIAL_METHODS),
+            ("initial_bisector", INITIAL_BISECTORS),
         ):
             v = getattr(self, name)
             if not isinstance(v, str) or v not in allowed:
@@ -733,7 +745,7 @@ def _multilevel_hypergraph(h: Hypergraph, k: int, epsilon: float, objective: str
         block_bounds=block_bounds, large=large,
         polish=None if ipolish is None else (
             lambda p: ibe.to_host(ipolish(ilevel, ibe.asarray(p, "int32")))),
-        polish_top=top_fm,
+        polish_top=top_fm, bisector=cfg.initial_bisector,
     )
     timer.add("initial", t0)
     parts = cbe.asarray(parts_host, "int32")

@@ -243,6 +243,26 @@ void igp::bind_partition(py::module_ &m) {
         py::arg("nc"), "(eptr, eind, ewgt, vptr, vind, vwgt) of the coarse hypergraph.");
 
     m.def(
+        "greedy_bisect_hypergraph",
+        [](Arr<int64_t> eptr, Arr<int32_t> eind, Arr<int64_t> ewgt, Arr<int64_t> vptr,
+           Arr<int32_t> vind, Arr<int64_t> vwgt, Arr<int64_t> bounds, int64_t seed,
+           int64_t count) {
+            const HgView h = hg_view(eptr, eind, ewgt, vptr, vind, vwgt, "greedy_bisect_hypergraph");
+            check_bounds(bounds, 2, "greedy_bisect_hypergraph");
+            if (count < 0) fail("greedy_bisect_hypergraph", "count must be >= 0");
+            std::vector<int32_t> out;
+            {
+                py::gil_scoped_release release;
+                out = greedy_bisections(h, bounds.data(), seed, count);
+            }
+            return to_numpy(std::move(out));
+        },
+        py::arg("eptr"), py::arg("eind"), py::arg("ewgt"), py::arg("vptr"), py::arg("vind"),
+        py::arg("vwgt"), py::arg("max_block_weights"), py::arg("seed"), py::arg("count"),
+        "Greedy hypergraph growing bisections, seeds seed .. seed+count-1: int32 of count * n "
+        "(row r: block ids 0/1 of seed + r).");
+
+    m.def(
         "refine_hypergraph",
         [](Arr<int64_t> eptr, Arr<int32_t> eind, Arr<int64_t> ewgt, Arr<int64_t> vptr,
            Arr<int32_t> vind, Arr<int64_t> vwgt, Arr<int32_t> parts, int32_t k,
