@@ -42,6 +42,9 @@ INITIAL_METHODS = ("auto", "metis", "mtkahypar", "all", "rb", "rb+metis")
 #: (METIS, greedy hypergraph growing, or both pools).
 INITIAL_BISECTORS = ("metis", "ghg", "both")
 
+#: Greedy-growing runs per METIS seed they stand for (``Config.initial_bisector``).
+GHG_RUNS_FACTOR = 1
+
 
 
 def resolve_initial_method(method: str, k: int, hypergraph: bool, large: bool = False) -> str:
@@ -155,10 +158,15 @@ def ghg_bisections(h: Hypergraph, bounds, seed: int = 0, runs: int = 1) -> np.nd
     if bounds.shape != (2,):
         raise PartitionError(f"ghg_bisections needs two block bounds, got {bounds.shape}")
     flat = _cpu.greedy_bisect_hypergraph(
-        np.ascontiguousarray(h.eptr, dtype=np.int64), np.ascontiguousarray(h.eind, dtype=np.int32),
-        np.ascontiguousarray(h.ewgt, dtype=np.int64), np.ascontiguousarray(h.vptr, dtype=np.int64),
-        np.ascontiguousarray(h.vind, dtype=np.int32), np.ascontiguousarray(h.vwgt, dtype=np.int64),
-        bounds, int(seed), int(runs),
+        np.ascontiguousarray(h.eptr, dtype=np.int64),
+        np.ascontiguousarray(h.eind, dtype=np.int32),
+        np.ascontiguousarray(h.ewgt, dtype=np.int64),
+        np.ascontiguousarray(h.vptr, dtype=np.int64),
+        np.ascontiguousarray(h.vind, dtype=np.int32),
+        np.ascontiguousarray(h.vwgt, dtype=np.int64),
+        bounds,
+        int(seed),
+        int(runs),
     )
     return np.asarray(flat, dtype=np.int32).reshape(int(runs), h.n)
 
@@ -325,8 +333,9 @@ def initial_partition(
             )
     if use_ghg:
         # every seed in one C++ call (no GIL, no process-global RNG)
-        grown = ghg_bisections(h, bounds, seed, max(1, runs))
-        for r in range(max(1, runs)):
+        count = max(1, runs) * GHG_RUNS_FACTOR
+        grown = ghg_bisections(h, bounds, seed, count)
+        for r in range(count):
             candidates.append((f"ghg/{seed + r}", lambda row=grown[r]: row))
 
     # METIS often returns the same blocks for several seeds (a quarter to a third of the
