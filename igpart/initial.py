@@ -145,8 +145,11 @@ def metis_partition(
 def ghg_bisections(h: Hypergraph, bounds, seed: int = 0, runs: int = 1) -> np.ndarray:
     """Greedy hypergraph growing bisections of ``h`` (C++, without the GIL): an int32 array of
     shape (``runs``, n), row r the block ids 0/1 of seed ``seed + r``. Run s grows block
-    ``s mod 2`` from a seeded start vertex, always taking the adjacent vertex of highest cut
-    gain (ties: a seeded hash), until that block reaches its share ``bounds[b] / sum(bounds)``
+    ``s mod 2`` from a seeded start vertex, always taking the adjacent vertex with the highest
+    share (seeds with ``s // 2`` even) or weight (odd) of its clique-expansion weight towards
+    that block (ties: the cut gain, then a seeded hash; the cut gain first made every seed grow
+    the same scattered block on dense coarsest levels, see ``kernels/cpu/initial.cpp``), until
+    that block reaches its share ``bounds[b] / sum(bounds)``
     of the total weight, never exceeding ``bounds[b]`` (``bounds``: the two blocks' weight
     bounds). As KaHyPar / Mt-KaHyPar's initial-partitioning pool; callers rebalance and refine.
     Deterministic for a seed, whatever the number of threads."""

@@ -135,8 +135,8 @@ class Config:
       coarsest level gets METIS seeds (``"metis"`` / ``"rb+metis"``): ``"metis"`` (pymetis on
       the clique expansion, bisection weights in the bounds' proportions), ``"ghg"`` (greedy
       hypergraph growing with the same seeds, as in KaHyPar / Mt-KaHyPar's initial pool:
-      from a seeded start vertex one block takes the adjacent vertex of highest cut gain until
-      it reaches its share; all seeds in one C++ call without the GIL, so the bisections of
+      from a seeded start vertex one block takes the adjacent vertex most connected to it
+      until it reaches its share; all seeds in one C++ call without the GIL, so the bisections of
       ``"rb"`` run concurrently on ``threads``; :func:`igpart.initial.ghg_bisections`) or
       ``"both"`` (both pools). Every candidate is rebalanced and refined the same way.
       Measurements: BENCHMARKS.md "GIL-free initial bisector".

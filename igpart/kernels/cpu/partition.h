@@ -120,11 +120,13 @@ int64_t refine_jet(const HgView &h, int32_t *parts, int32_t k, const int64_t *bo
 // Greedy hypergraph growing (KaHyPar / Mt-KaHyPar's GHG initial bisector), `count` runs with
 // seeds seed .. seed+count-1, row r (n entries, block ids 0/1) of the result for seed + r. Run
 // with seed s grows block g = s mod 2 from a seeded start vertex: it repeatedly takes the vertex
-// adjacent to g of highest cut gain (ties: a seeded hash, then the id) until g reaches its
+// adjacent to g with the highest share (or, every other seed pair, weight) of its clique-
+// expansion weight towards g (ties: the cut gain, which for two blocks is the km1 gain, then a
+// seeded hash, then the id; initial.cpp says why not the cut gain first) until g reaches its
 // share bounds[g] / (bounds[0] + bounds[1]) of the total weight (at least total - bounds[1-g]),
 // skipping vertices that would push it over bounds[g]; a new start vertex (seeded order) when
-// none is adjacent. For two blocks the cut gain is the km1 gain. Runs are independent (OpenMP
-// over runs on large inputs); the result does not depend on the number of threads.
+// none is adjacent. Runs are independent (OpenMP over runs on large inputs); the result does
+// not depend on the number of threads.
 std::vector<int32_t> greedy_bisections(const HgView &h, const int64_t *bounds, int64_t seed,
                                        int64_t count);
 
