@@ -33,7 +33,9 @@ def main() -> None:
     ap.add_argument("--bisectors", default="metis,ghg,both")
     args = ap.parse_args()
     bisectors = args.bisectors.split(",")
-    print("| input | k | seed | " + " | ".join(f"cut {b} | initial s {b}" for b in bisectors) + " |")
+    print(
+        "| input | k | seed | " + " | ".join(f"cut {b} | initial s {b}" for b in bisectors) + " |"
+    )
     print("|---|---:|---:|" + "---:|---:|" * len(bisectors))
     ratios = defaultdict(lambda: defaultdict(list))
     for case in args.cases.split(","):
