@@ -9,14 +9,17 @@ partitioning as the driver runs it (``initial_rb_runs`` recursive bisections on 
 each refined k-way), best of ``--reps``, and prints an md5 of the partitions, so that runs of
 two versions of igpart (``PYTHONPATH=<other checkout>``) show identical results and their
 times in one table. Versions without the ``threads`` argument of ``recursive_bisection`` run
-it on one thread.
+it on one thread. ``--bisectors`` (default ``metis``) repeats the timings for each
+``Config.initial_bisector`` (versions without it: ``metis`` only).
 
     python benchmarks/rb_bench.py --inputs ibm01:20,ibm09:10 --ks 16,64 --threads 1,2
+    python benchmarks/rb_bench.py --ks 2,64 --threads 1,2 --bisectors metis,ghg,both
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import functools
 import hashlib
 import inspect
@@ -74,19 +77,29 @@ def main() -> None:
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--bisectors", default="metis", help="Config.initial_bisector values")
     args = ap.parse_args()
     has_threads = "threads" in inspect.signature(recursive_bisection).parameters
     print(f"igpart from {Path(igpart.__file__).parent}; recursive_bisection threads: {has_threads}")
-    print("| input | k | coarsest n | rb runs x seeds | threads | one rb s | initial s | md5 |")
-    print("|---|---:|---:|---|---:|---:|---:|---|")
+    print(
+        "| input | k | coarsest n | rb runs x seeds | bisector | threads | one rb s | initial s "
+        "| md5 |"
+    )
+    print("|---|---:|---:|---|---|---:|---:|---:|---|")
     for item in args.inputs.split(","):
         name, scale = item.split(":")
         h = igpart.read_hgr(ISPD98 / f"{name}.hgr")
         if int(scale) > 1:
             h = inflate(h, int(scale), seed=0)
         for k in map(int, args.ks.split(",")):
-            coarse, cargs, ckw = coarsest_level(h, k, args.seed)
-            for threads in map(int, args.threads.split(",")):
+            coarse, cargs, base = coarsest_level(h, k, args.seed)
+            for bisector, threads in (
+                (b, t) for b in args.bisectors.split(",") for t in map(int, args.threads.split(","))
+            ):
+                ckw = dict(base)
+                if bisector != "metis":
+                    ckw["config"] = dataclasses.replace(ckw["config"], initial_bisector=bisector)
+                    ckw["bisector"] = bisector
                 extra = {"threads": threads} if has_threads else {}
 
                 def one_rb(coarse=coarse, k=k, ckw=ckw, extra=extra):
@@ -102,7 +115,7 @@ def main() -> None:
                 digest = hashlib.md5(p_rb.tobytes() + p_init.tobytes()).hexdigest()[:10]
                 print(
                     f"| {name}x{scale} | {k} | {coarse.n} | {ckw['rb_runs']} x {ckw['rb_seeds']} "
-                    f"| {threads} | {t_rb:.3f} | {t_init:.3f} | {digest} |",
+                    f"| {bisector} | {threads} | {t_rb:.3f} | {t_init:.3f} | {digest} |",
                     flush=True,
                 )
 
