@@ -202,6 +202,33 @@ def test_gpu_jet_equals_the_cpu(seed, k, obj):
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("pack_bits, gain_bits", [(0, 32), (0, -1)])
+def test_gpu_jet_priority_key_tiers_equal_the_cpu(monkeypatch, pack_bits, gain_bits):
+    """The launcher's other priority-key layouts (tier 2: gain and hash, one stable argsort;
+    tier 3: two stable argsorts), forced by lowering the bit budgets, give the C++ partition."""
+    from igpart.kernels.gpu import _jet
+
+    monkeypatch.setattr(_jet, "PACK_BITS", pack_bits)
+    monkeypatch.setattr(_jet, "GAIN_BITS", gain_bits)
+    gpu = get_backend("gpu")
+    rng = np.random.default_rng(pack_bits + gain_bits + 7)
+    for k, obj, rounds in ((2, "cut", 3), (3, "km1", 0), (16, "cut", 1), (64, "km1", 3)):
+        n = int(rng.integers(300, 1500))
+        h = random_hypergraph(rng, n, 2 * n, max_size=12, weighted=True)
+        parts = rng.integers(0, k, n).astype(np.int32)
+        bounds = bounds_for(h.total_weight, k, 0.1)
+        options = {"seed": int(rng.integers(0, 9)), "balance_rounds": rounds}
+        ref, ref_gain = CPU.jet_refine_hypergraph(
+            CPU.hypergraph_arrays(h), parts, k, bounds, obj, **options
+        )
+        out, gain = gpu.jet_refine_hypergraph(
+            gpu.hypergraph_arrays(h), parts, k, bounds, obj, **options
+        )
+        np.testing.assert_array_equal(host(gpu, out), ref)
+        assert gain == ref_gain
+
+
+@pytest.mark.gpu
 @pytest.mark.parametrize("k", [2, 16])
 @pytest.mark.parametrize("obj", ["cut", "km1"])
 def test_gpu_jet_equals_the_cpu_on_ibm01_levels(ispd98, k, obj):
@@ -221,8 +248,9 @@ def test_gpu_jet_equals_the_cpu_on_ibm01_levels(ispd98, k, obj):
         parts[pick] = rng.integers(0, k, int(pick.sum()))
         parts = CPU.rebalance_hypergraph(level, parts, k, bounds, obj)
         ref, ref_gain = CPU.jet_refine_hypergraph(level, parts, k, bounds, obj)
-        g = gpu.hypergraph_arrays(igpart.Hypergraph(level.eptr, level.eind, level.n, level.vwgt,
-                                                    level.ewgt))
+        g = gpu.hypergraph_arrays(
+            igpart.Hypergraph(level.eptr, level.eind, level.n, level.vwgt, level.ewgt)
+        )
         out, gain = gpu.jet_refine_hypergraph(g, parts, k, bounds, obj)
         np.testing.assert_array_equal(host(gpu, out), ref)
         assert gain == ref_gain > 0
