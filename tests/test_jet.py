@@ -202,14 +202,17 @@ def test_gpu_jet_equals_the_cpu(seed, k, obj):
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("pack_bits, gain_bits", [(0, 32), (0, -1)])
-def test_gpu_jet_priority_key_tiers_equal_the_cpu(monkeypatch, pack_bits, gain_bits):
-    """The launcher's other priority-key layouts (tier 2: gain and hash, one stable argsort;
-    tier 3: two stable argsorts), forced by lowering the bit budgets, give the C++ partition."""
+@pytest.mark.parametrize("pack_bits, gain_bits, small", [(64, 32, 0), (0, 32, 16384), (0, -1, 0)])
+def test_gpu_jet_launcher_paths_equal_the_cpu(monkeypatch, pack_bits, gain_bits, small):
+    """The launcher's paths that small inputs do not take by default give the C++ partition:
+    the other priority-key layouts (tier 2: gain and hash, one stable argsort; tier 3: two
+    stable argsorts), forced by lowering the bit budgets, and the balance step on the whole
+    grid (small = 0) instead of one block."""
     from igpart.kernels.gpu import _jet
 
     monkeypatch.setattr(_jet, "PACK_BITS", pack_bits)
     monkeypatch.setattr(_jet, "GAIN_BITS", gain_bits)
+    monkeypatch.setattr(_jet, "SMALL_BALANCE", small)
     gpu = get_backend("gpu")
     rng = np.random.default_rng(pack_bits + gain_bits + 7)
     for k, obj, rounds in ((2, "cut", 3), (3, "km1", 0), (16, "cut", 1), (64, "km1", 3)):

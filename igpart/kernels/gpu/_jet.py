@@ -4,7 +4,8 @@ so both return the same partition). The whole loop runs on the device. Per itera
 device-to-host copy of the ``stats`` scalars (slots below) comes back: the next iteration's
 candidate search is launched before it, so the copy brings this iteration's moved count and
 objective together with the next one's candidate count and key layout. Buffers are allocated
-once per call; an iteration issues about 13 + 2 * balance_rounds launches."""
+once per call; an iteration issues 13 + 2 * balance_rounds launches, 9 when it has at most
+SMALL_BALANCE candidates (step 3 and the application in one block)."""
 
 from __future__ import annotations
 
@@ -24,6 +25,11 @@ L_, GMIN, GMAX, MOVED, OBJ, CHANGED, TIER, LBITS = range(8)
 #: stable argsort), else tier 3 (two stable argsorts). Tests lower them to cover every tier.
 PACK_BITS = 64
 GAIN_BITS = 32
+#: Candidate counts up to this run step 3 and the application in one block
+#: (``jet_balance_small``) instead of 2 * balance_rounds + 5 launches. Tests set it to 0 to cover
+#: the grid path.
+SMALL_BALANCE = 16384
+SMALL_THREADS = 1024
 
 
 def _tables(n: int, k: int):
@@ -84,7 +90,7 @@ class _Jet:
         )
         STATS.add(24)
         self.use_global, self.scratch, self.shared = _tables(n, k)
-        self.hist_shared = k * 8 + 64 <= SHARED_LIMIT  # + jet_apply static bytes
+        self.hist_shared = k * 8 + 512 <= SHARED_LIMIT  # + the kernels' static bytes
         self.kbits = (k - 1).bit_length()
 
     def _hist_args(self):
@@ -229,6 +235,43 @@ class _Jet:
         (self.dkey.view(cp.uint32) if dkey32 else self.dkey)[:L].sort()
         STATS.add()
         use_shared, shared = self._hist_args()
+        if L <= SMALL_BALANCE:
+            launch(
+                "jet",
+                "jet_balance_small",
+                L,
+                (
+                    i64(L),
+                    self.dkey,
+                    i32(dkey32),
+                    i32(lbits),
+                    self.cand_s,
+                    self.keep,
+                    hg.vwgt,
+                    self.bounds,
+                    i32(k),
+                    i32(self.rounds),
+                    use_shared,
+                    self.cur,
+                    self.locked,
+                    self.rank,
+                    self.bw,
+                    self.u_s,
+                    self.to_s,
+                    self.from_s,
+                    self.w_s,
+                    self.act,
+                    self.safe,
+                    self.cs,
+                    self.first,
+                    self.outs,
+                    self.stats,
+                ),
+                shared=shared,
+                single_block=SMALL_THREADS,
+            )
+            self.rebuild()
+            return
         outs = [self.outs[r * k : (r + 1) * k] for r in range(self.rounds + 1)]
         launch(
             "jet",
@@ -382,7 +425,7 @@ def refine(
             else:
                 since += 1
             best = o
-            best_parts = cur.copy()
+            cp.copyto(best_parts, cur)
             STATS.add()
         else:
             since += 1

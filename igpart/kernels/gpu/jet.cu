@@ -218,6 +218,50 @@ __device__ __forceinline__ long long jet_inflow(const long long *cs, const long 
     return cs[q] - (f > 0 ? cs[f - 1] : 0);
 }
 
+
+// Setup of sorted slot q (jet_balance_setup): its move from the sorted destination key; f and
+// xv: its source block and active weight (the outflow it adds).
+__device__ __forceinline__ void jet_setup_slot(long long q, const igp_u64 *dkey, int dkey32, int lbits,
+                                               const int *cand_s, const signed char *keep,
+                                               const int *parts, const long long *vwgt, int *u_s,
+                                               int *to_s, int *from_s, long long *w_s,
+                                               signed char *act, long long *first, int &f,
+                                               long long &xv) {
+    const igp_u64 mask = (1ULL << lbits) - 1;
+    const igp_u64 key = dkey32 ? ((const unsigned int *)dkey)[q] : dkey[q];
+    const long long i = (long long)(key & mask);
+    const int b = (int)(key >> lbits), u = cand_s[i];
+    const long long w = vwgt[u];
+    f = parts[u];
+    xv = keep[i] ? w : 0;
+    u_s[q] = u;
+    to_s[q] = b;
+    from_s[q] = f;
+    w_s[q] = w;
+    act[q] = keep[i];
+    const igp_u64 prev = q == 0 ? 0 : dkey32 ? ((const unsigned int *)dkey)[q - 1] : dkey[q - 1];
+    if (q == 0 || (int)(prev >> lbits) != b) first[b] = q;
+}
+
+// Application of sorted slot q (jet_apply): resets the candidate's rank; when its move is
+// accepted (safe when `changed`, else act) moves and locks it and returns true with its source
+// f, destination t and weight w.
+__device__ __forceinline__ bool jet_apply_slot(long long q, bool changed, const int *u_s,
+                                               const int *to_s, const int *from_s,
+                                               const long long *w_s, const signed char *act,
+                                               const signed char *safe, int *parts,
+                                               signed char *locked, long long *rank, int &f, int &t,
+                                               long long &w) {
+    const int u = u_s[q];
+    rank[u] = kI64Max;
+    if (!(changed ? safe[q] : act[q])) return false;
+    t = to_s[q];
+    f = from_s[q];
+    w = w_s[q];
+    parts[u] = t;
+    locked[u] = 1;
+    return true;
+}
 }  // namespace
 
 // Compaction of the candidates (flag[u] = 1, pos = inclusive prefix of flag: cand[pos[u] - 1] = u,
@@ -294,27 +338,15 @@ extern "C" __global__ void jet_balance_setup(long long L, const igp_u64 *dkey, i
                                              long long *x, long long *first, long long *out0) {
     extern __shared__ long long sh[];
     long long *hist = jet_hist_begin(sh, use_shared, out0, k);
-    const igp_u64 mask = (1ULL << lbits) - 1;
     for (long long q0 = igp_tid() - igp_lane(); q0 < L; q0 += igp_nthreads()) {  // warp-uniform
         const long long q = q0 + igp_lane();
         const bool valid = q < L;
         int f = 0;
         long long xv = 0;
         if (valid) {
-            const igp_u64 key = dkey32 ? ((const unsigned int *)dkey)[q] : dkey[q];
-            const long long i = (long long)(key & mask);
-            const int b = (int)(key >> lbits), u = cand_s[i];
-            const long long w = vwgt[u];
-            f = parts[u];
-            xv = keep[i] ? w : 0;
-            u_s[q] = u;
-            to_s[q] = b;
-            from_s[q] = f;
-            w_s[q] = w;
-            act[q] = keep[i];
+            jet_setup_slot(q, dkey, dkey32, lbits, cand_s, keep, parts, vwgt, u_s, to_s, from_s, w_s,
+                           act, first, f, xv);
             x[q] = xv;
-            const igp_u64 prev = q == 0 ? 0 : dkey32 ? ((const unsigned int *)dkey)[q - 1] : dkey[q - 1];
-            if (q == 0 || (int)(prev >> lbits) != b) first[b] = q;
         }
         jet_hist_add(hist, k, f, xv);
     }
@@ -383,21 +415,10 @@ extern "C" __global__ void jet_apply(long long L, const int *u_s, const int *to_
     for (long long q0 = igp_tid() - igp_lane(); q0 < L; q0 += igp_nthreads()) {  // warp-uniform
         const long long q = q0 + igp_lane();
         const bool valid = q < L;
-        bool a = false;
         int f = 0, t = 0;
         long long w = 0;
-        if (valid) {
-            const int u = u_s[q];
-            rank[u] = kI64Max;
-            a = (changed ? safe[q] : act[q]) != 0;
-            if (a) {
-                t = to_s[q];
-                f = from_s[q];
-                w = w_s[q];
-                parts[u] = t;
-                locked[u] = 1;
-            }
-        }
+        const bool a = valid && jet_apply_slot(q, changed, u_s, to_s, from_s, w_s, act, safe, parts,
+                                              locked, rank, f, t, w);
         jet_hist_add(hist, k, t, w);
         jet_hist_add(hist, k, f, -w);
         const long long cnt = igp_warp_sum(a ? 1 : 0);
@@ -425,4 +446,144 @@ extern "C" __global__ void jet_rebuild(long long m, const long long *eptr, const
     }
     acc = igp_warp_sum(acc);
     if (igp_lane() == 0 && acc) igp_atomic_add(stats + JS_OBJ, acc);
+}
+
+namespace {
+
+// Exclusive prefix over the block of every thread's v (blockDim.x a multiple of 32, at most
+// 1024; every thread calls it); `tot` is 32 words of shared scratch.
+__device__ __forceinline__ long long jet_block_exclusive_scan(long long v, long long *tot) {
+    const int lane = igp_lane(), warp = threadIdx.x >> 5, nw = blockDim.x >> 5;
+    long long inc = v;
+    for (int o = 1; o < 32; o <<= 1) {
+        const long long y = __shfl_up_sync(IGP_FULL_MASK, inc, o);
+        if (lane >= o) inc += y;
+    }
+    if (lane == 31) tot[warp] = inc;
+    __syncthreads();
+    if (warp == 0) {
+        long long t = lane < nw ? tot[lane] : 0;
+        for (int o = 1; o < 32; o <<= 1) {
+            const long long y = __shfl_up_sync(IGP_FULL_MASK, t, o);
+            if (lane >= o) t += y;
+        }
+        if (lane < nw) tot[lane] = t;  // inclusive over warps
+    }
+    __syncthreads();
+    const long long before = warp ? tot[warp - 1] : 0;
+    __syncthreads();  // tot is reused by the next call
+    return before + inc - v;
+}
+
+// Moves the block's shared histogram sh (k entries) into global row dst (stored when `store`,
+// else added) and zeroes it; every thread calls it.
+__device__ __forceinline__ void jet_hist_flush(long long *sh, int use_shared, long long *dst, int k,
+                                               bool store) {
+    if (!use_shared) {
+        __syncthreads();
+        return;
+    }
+    __syncthreads();
+    for (int b = threadIdx.x; b < k; b += blockDim.x) {
+        if (store)
+            dst[b] = sh[b];
+        else if (sh[b])
+            igp_atomic_add(dst + b, sh[b]);
+        sh[b] = 0;
+    }
+    __syncthreads();
+}
+
+}  // namespace
+
+// Step 3 and the application in one block, for a small candidate set: jet_balance_setup, the
+// balance_rounds passes of jet_accept_pass, jet_check_pass and jet_apply, in the same order with
+// block scans instead of the prefix sums between launches. Thread t owns the contiguous sorted
+// slots [t * per, (t + 1) * per). `outs` ((rounds + 1) * k) was zeroed by jet_rank.
+extern "C" __global__ void jet_balance_small(long long L, const igp_u64 *dkey, int dkey32, int lbits,
+                                             const int *cand_s, const signed char *keep,
+                                             const long long *vwgt, const long long *bounds, int k,
+                                             int rounds, int use_shared, int *parts,
+                                             signed char *locked, long long *rank, long long *bw,
+                                             int *u_s, int *to_s, int *from_s, long long *w_s,
+                                             signed char *act, signed char *safe, long long *cs,
+                                             long long *first, long long *outs, long long *stats) {
+    extern __shared__ long long sh[];
+    __shared__ long long tot[32];
+    __shared__ int changed;
+    __shared__ long long moved;
+    if (threadIdx.x == 0) {
+        changed = 0;
+        moved = 0;
+    }
+    if (use_shared)
+        for (int b = threadIdx.x; b < k; b += blockDim.x) sh[b] = 0;
+    __syncthreads();
+    const long long per = (L + blockDim.x - 1) / blockDim.x, lo = threadIdx.x * per;
+    long long *hist = use_shared ? sh : outs;
+    for (long long j = 0; j < per; ++j) {  // setup (block-uniform trip count)
+        const long long q = lo + j;
+        int f = 0;
+        long long xv = 0;
+        if (q < L)
+            jet_setup_slot(q, dkey, dkey32, lbits, cand_s, keep, parts, vwgt, u_s, to_s, from_s, w_s,
+                           act, first, f, xv);
+        jet_hist_add(hist, k, f, xv);
+    }
+    jet_hist_flush(sh, use_shared, outs, k, true);
+    for (int r = 0; r <= rounds; ++r) {  // r == rounds: the final check
+        long long s = 0;
+        for (long long q = lo; q < lo + per && q < L; ++q) s += act[q] ? w_s[q] : 0;
+        long long run = jet_block_exclusive_scan(s, tot);
+        for (long long q = lo; q < lo + per && q < L; ++q) {
+            run += act[q] ? w_s[q] : 0;
+            cs[q] = run;
+        }
+        __syncthreads();
+        const long long *out = outs + (long long)r * k;
+        long long *next = use_shared ? sh : outs + (long long)(r + 1) * k;
+        for (long long j = 0; j < per; ++j) {
+            const long long q = lo + j;
+            int f = 0;
+            long long xv = 0;
+            if (q < L) {
+                const int b = to_s[q];
+                const long long inflow = jet_inflow(cs, first, b, q);
+                const bool a = act[q] != 0;
+                if (r < rounds) {
+                    const bool ok = a && igp::jet_accept(bw[b], out[b], inflow, bounds[b]);
+                    act[q] = ok;
+                    f = from_s[q];
+                    xv = ok ? w_s[q] : 0;
+                } else {
+                    safe[q] = a && igp::jet_accept(bw[b], 0, inflow, bounds[b]);
+                    if (a && !igp::jet_accept(bw[b], out[b], inflow, bounds[b])) changed = 1;
+                }
+            }
+            if (r < rounds) jet_hist_add(next, k, f, xv);
+        }
+        if (r < rounds)
+            jet_hist_flush(sh, use_shared, outs + (long long)(r + 1) * k, k, true);
+        else
+            __syncthreads();
+    }
+    hist = use_shared ? sh : bw;
+    for (long long j = 0; j < per; ++j) {  // apply
+        const long long q = lo + j;
+        int f = 0, t = 0;
+        long long w = 0;
+        const bool a = q < L && jet_apply_slot(q, changed, u_s, to_s, from_s, w_s, act, safe, parts,
+                                              locked, rank, f, t, w);
+        jet_hist_add(hist, k, t, w);
+        jet_hist_add(hist, k, f, -w);
+        const long long cnt = igp_warp_sum(a ? 1 : 0);
+        if (igp_lane() == 0 && cnt) atomicAdd((unsigned long long *)&moved, (unsigned long long)cnt);
+    }
+    jet_hist_flush(sh, use_shared, bw, k, false);
+    if (threadIdx.x == 0) {
+        stats[JS_MOVED] = moved;
+        stats[JS_OBJ] = 0;
+        stats[JS_GMIN] = kI64Max;
+        stats[JS_GMAX] = -kI64Max - 1;
+    }
 }
