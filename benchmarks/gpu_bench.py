@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
+import logging
 import math
 import os
 import platform
@@ -77,25 +78,53 @@ def run_igpart(h, k: int, backend, seed: int, config=None) -> dict:
     return out
 
 
+class _LevelLog(logging.Handler):
+    """Collects the driver's "level i: n -> nc vertices" debug lines (one list per hierarchy)."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.hierarchies: list[list[int]] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.msg.startswith("level %d: %d -> %d"):
+            i, n, nc = record.args
+            if i == 1 or not self.hierarchies:
+                self.hierarchies.append([n])
+            self.hierarchies[-1].append(nc)
+
+
 def profile_igpart(h, k: int, backend, seed: int, config=None, top: int = 12) -> dict:
     """One more run with a CUDA-event pair around every RawKernel launch (a separate run, so the
-    timed one carries no profiling overhead); prints the kernels taking the most device time."""
+    timed one carries no profiling overhead); prints the kernels taking the most device time and
+    the vertices of every level of every hierarchy (main pass, V-cycles, bisections of the
+    initial partitioning on the host included)."""
     from igpart.kernels.gpu import _common
 
+    logger = logging.getLogger("igpart")
+    levels, old = _LevelLog(), logger.level
+    logger.addHandler(levels)
+    logger.setLevel(logging.DEBUG)
     _common.profile_start()
     t0 = time.perf_counter()
     try:
         g = run_igpart(h, k, backend, seed, config)
     finally:
         prof = _common.profile_stop()
+        logger.removeHandler(levels)
+        logger.setLevel(old)
     wall = time.perf_counter() - t0
+    big = [x for x in levels.hierarchies if x[0] >= 0.5 * h.n]  # the GPU hierarchies
+    for x in big:
+        print(f"          hierarchy of {len(x) - 1} levels: "
+              + " ".join(f"{v}({x[i - 1] / max(v, 1):.2f}x)" if i else str(v)
+                         for i, v in enumerate(x)), flush=True)
     total = sum(ms for _, ms in prof.values())
     print(f"          profile: {wall:.3f} s wall, {total / 1e3:.3f} s in RawKernels "
           f"({sum(c for c, _ in prof.values())} launches); raw timers: "
           + ", ".join(f"{a} {b:.3f}" for a, b in sorted(g["timings"].items())), flush=True)
     for name, (count, ms) in sorted(prof.items(), key=lambda x: -x[1][1])[:top]:
         print(f"            {name:40s} {count:6d} launches {ms:9.2f} ms", flush=True)
-    return {"wall": wall, "kernels": prof}
+    return {"wall": wall, "kernels": prof, "hierarchies": big}
 
 
 def run_mtk(path: Path, h, k: int, threads: int, seed: int) -> dict:
@@ -124,10 +153,16 @@ def mode_mtk(args) -> dict:
     work = Path(args.workdir)
     work.mkdir(parents=True, exist_ok=True)
     be = GpuBackend()
-    # warm-up: compiles (or loads from CuPy's cache) every module once, outside the timings
+    # warm-up: compiles (or loads from CuPy's cache) every module and every CuPy operation the
+    # runs use, outside the timings: every k of the run, on ibm01 inflated 10x (127k vertices:
+    # more than GpuBackend.COMMUNITY_HOST_MAX, so the device-side pre-coarsening of the
+    # communities runs, and more than Config.initial_runs_min_n, so the initial partitioning
+    # of large inputs does; first large k = 2 runs were 1.1-13x slower than the next ones)
     t0 = time.perf_counter()
-    run_igpart(igpart.read_hgr(ISPD98 / "ibm01.hgr"), 4, be, args.seed)
-    print(f"warm-up (module compilation / cache load + one ibm01 run): "
+    warm = inflate(igpart.read_hgr(ISPD98 / "ibm01.hgr"), 10, seed=args.seed)
+    for k in sorted(set(args.ks)):
+        run_igpart(warm, k, be, args.seed)
+    print(f"warm-up (module compilation / cache load + ibm01x10 at every k): "
           f"{time.perf_counter() - t0:.2f} s", flush=True)
     rows = []
     for spec in args.inputs.split(","):
@@ -144,7 +179,9 @@ def mode_mtk(args) -> dict:
             print(f"  k={k:<3} mtk-{args.threads} {m['seconds']:7.3f} s cut {m['cut']:>8} "
                   f"{'ok' if m['balanced'] else 'UNBALANCED'}", flush=True)
             for variant, cfg in args.variants.items():
-                g = run_igpart(h, k, be, args.seed, cfg)
+                cfg = dict(cfg)  # "backend": GpuBackend keyword arguments, the rest Config's
+                vbe = GpuBackend(**cfg.pop("backend")) if "backend" in cfg else be
+                g = run_igpart(h, k, vbe, args.seed, cfg)
                 row = {"input": path.name, "n": h.n, "pins": h.num_pins, "k": k,
                        "variant": variant, "gpu": g, "mtk": m,
                        "speedup": m["seconds"] / g["seconds"],
@@ -158,7 +195,7 @@ def mode_mtk(args) -> dict:
                 print(f"          levels {g['levels']}, launches per level "
                       f"{g['launches_per_level']}", flush=True)
                 if args.profile:
-                    row["profile"] = profile_igpart(h, k, be, args.seed, cfg)
+                    row["profile"] = profile_igpart(h, k, vbe, args.seed, cfg)
         path.unlink()
     print("\n| input | vertices | pins | k | variant | igpart-gpu s | Mt-KaHyPar s | speedup | "
           "igpart cut | MtK cut | cut ratio | valid |")
@@ -220,7 +257,9 @@ def main() -> None:
     ap.add_argument("--config", type=json.loads, default=None,
                     help="igpart Config overrides as JSON (mode cpu)")
     ap.add_argument("--variants", type=json.loads, default={"default": {}},
-                    help='mode mtk: igpart variants as JSON {"name": {Config overrides}}')
+                    help='mode mtk: igpart variants as JSON {"name": {Config overrides}}; the '
+                    'key "backend" holds GpuBackend keyword arguments, e.g. '
+                    '{"gpujet": {"backend": {"jet_host_max_pins": 0}}}')
     ap.add_argument("--workdir", default="/tmp/igpart_gpu_bench")
     ap.add_argument("--profile", action="store_true",
                     help="mode mtk: after each timed igpart run, one profiled run (device time "

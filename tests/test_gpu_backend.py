@@ -178,6 +178,21 @@ def test_gpu_clustering_postconditions(gpu, h, mcw, shrink, penalty, use_comm, s
             assert ({int(u) for e in h.nets_of(v) for u in h.net(e)} - {v}) & members
 
 
+@pytest.mark.parametrize("max_size", [2, 3, 64])
+def test_gpu_clusters_have_at_most_cluster_max_size_members(max_size):
+    from igpart.kernels.gpu import GpuBackend
+
+    be = GpuBackend(cluster_max_size=max_size)
+    # a star with heavy spokes: every leaf wants the hub's cluster
+    h = igpart.Hypergraph.from_nets([[0, i] for i in range(1, 200)] + [[i, i + 1] for i in
+                                                                          range(1, 199, 2)])
+    cmap, nc = be.cluster_hypergraph(be.hypergraph_arrays(h), h.total_weight, max_shrink=100.0)
+    sizes = np.bincount(host(cmap), minlength=nc)
+    assert sizes.sum() == h.n and sizes.max() <= max_size and nc < h.n
+    with pytest.raises(ValueError, match="cluster_max_size"):
+        GpuBackend(cluster_max_size=1)
+
+
 def test_gpu_communities_cover_every_vertex(gpu):
     from igpart.kernels.gpu import GpuBackend
 

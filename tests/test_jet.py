@@ -176,11 +176,19 @@ def test_multilevel_with_jet_is_valid(be, refinement, obj):
 
 
 # ------------------------------------------------------------------------------ GPU == C++
+def _kernels_only():
+    """A GPU backend that runs Jet's kernels on every level (the default one hands levels of
+    at most ``JET_HOST_MAX_PINS`` pins to the C++ Jet, which these tests compare against)."""
+    from igpart.kernels.gpu import GpuBackend
+
+    return GpuBackend(jet_host_max_pins=0)
+
+
 @pytest.mark.gpu
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(0, 2**31 - 1), st.sampled_from([2, 3, 8, 64]), st.sampled_from(["cut", "km1"]))
 def test_gpu_jet_equals_the_cpu(seed, k, obj):
-    gpu = get_backend("gpu")
+    gpu = _kernels_only()
     rng = np.random.default_rng(seed)
     n = int(rng.integers(200, 2000))
     h = random_hypergraph(rng, n, int(1.5 * n), max_size=int(rng.integers(3, 40)), weighted=True)
@@ -237,7 +245,7 @@ def test_gpu_jet_launcher_paths_equal_the_cpu(monkeypatch, pack_bits, gain_bits,
 def test_gpu_jet_equals_the_cpu_on_ibm01_levels(ispd98, k, obj):
     """On ibm01 and one coarse level of it, from a good partition with 5% of the vertices moved
     at random (so that there is work to do), the GPU returns the C++ partition."""
-    gpu = get_backend("gpu")
+    gpu = _kernels_only()
     h = igpart.read_hgr(ispd98 / "ibm01.hgr")
     rng = np.random.default_rng(k)
     base = igpart.partition(h, k, 0.03, obj, backend="cpu", seed=1, config={"vcycles": 0}).parts
@@ -257,6 +265,29 @@ def test_gpu_jet_equals_the_cpu_on_ibm01_levels(ispd98, k, obj):
         out, gain = gpu.jet_refine_hypergraph(g, parts, k, bounds, obj)
         np.testing.assert_array_equal(host(gpu, out), ref)
         assert gain == ref_gain > 0
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("cap", [0, 5_000, 10**9])
+def test_gpu_jet_hands_small_levels_to_the_host_with_the_same_result(cap):
+    """``jet_host_max_pins``: levels of at most that many pins are refined by the C++ Jet on a
+    host copy; the partition, the gain and the array's device are those of the kernels."""
+    import cupy as cp
+
+    from igpart.kernels.gpu import GpuBackend
+
+    gpu = GpuBackend(jet_host_max_pins=cap)
+    rng = np.random.default_rng(cap % 97)
+    h = random_hypergraph(rng, 1500, 2200, max_size=8, weighted=True)
+    parts = rng.integers(0, 4, h.n).astype(np.int32)
+    bounds = bounds_for(h.total_weight, 4, 0.1)
+    ref, ref_gain = _kernels_only().jet_refine_hypergraph(
+        _kernels_only().hypergraph_arrays(h), parts, 4, bounds, "km1")
+    out, gain = gpu.jet_refine_hypergraph(gpu.hypergraph_arrays(h), parts, 4, bounds, "km1")
+    assert isinstance(out, cp.ndarray) and out.dtype == cp.int32
+    np.testing.assert_array_equal(host(gpu, out), host(gpu, ref))
+    assert gain == ref_gain > 0
+    assert 5_000 < h.num_pins < 10**9  # caps 0 and 5,000: the kernels; 10**9: the host
 
 
 @pytest.mark.gpu

@@ -58,8 +58,17 @@ class GpuBackend(Backend):
     #: Default size limit (vertices) of the level on which Louvain runs (on the host).
     COMMUNITY_HOST_MAX = 30_000
 
+    #: Default size (pins) up to which ``jet_refine_hypergraph`` runs the C++ Jet on a host copy
+    #: of the level instead of the kernels: both return the same partition (tests/test_jet.py),
+    #: and on small levels the kernels' fixed cost per iteration (launches, host reads) exceeds
+    #: the whole C++ iteration. The coarse levels of large inputs are many and tiny (ibm09x100,
+    #: k = 2: 17 of 25 levels below 10k vertices).
+    JET_HOST_MAX_PINS = 100_000
+
     def __init__(self, fm_host_max_pins: int | None = None,
-                 community_host_max: int | None = None) -> None:
+                 community_host_max: int | None = None,
+                 jet_host_max_pins: int | None = None,
+                 cluster_max_size: int | None = None) -> None:
         from ..cpu import CpuBackend
 
         self.cpu = CpuBackend()
@@ -68,6 +77,14 @@ class GpuBackend(Backend):
         self.fm_host_max_pins = cap
         self.community_host_max = (self.COMMUNITY_HOST_MAX if community_host_max is None
                                    else int(community_host_max))
+        #: at most this many members per cluster of ``cluster_hypergraph`` (one level)
+        self.cluster_max_size = (_hypergraph.CLUSTER_MAX_SIZE if cluster_max_size is None
+                                 else int(cluster_max_size))
+        if self.cluster_max_size < 2:
+            raise ValueError("GpuBackend: cluster_max_size must be at least 2")
+        #: Jet runs on the host (C++, same result) on levels of at most this many pins
+        self.jet_host_max_pins = (self.JET_HOST_MAX_PINS if jet_host_max_pins is None
+                                  else int(jet_host_max_pins))
         self._host: dict[int, object] = {}
         #: launches issued between two contractions (one entry per level built)
         self.level_launches: list[int] = []
@@ -215,7 +232,8 @@ class GpuBackend(Backend):
         if not max_shrink > 1.0:  # n / max_shrink clusters already remain: nothing to join
             return cp.arange(hg.n, dtype=cp.int32), hg.n
         return _hypergraph.cluster(hg, int(max_cluster_weight), int(max_net_size), comm,
-                                   float(max_shrink), bool(weight_penalty), int(seed))
+                                   float(max_shrink), bool(weight_penalty), int(seed),
+                                   self.cluster_max_size)
 
     def communities(self, hg: HypergraphArrays, *, max_net_size: int = 50, max_levels: int = 8,
                     max_passes: int = 8, min_move_fraction: float = 0.01, seed: int = 0,
@@ -226,7 +244,7 @@ class GpuBackend(Backend):
         cur = hg
         while cur.n > self.community_host_max:
             cmap, nc = _hypergraph.cluster(cur, cur.total_weight, max_net_size, None, 4.0, False,
-                                           seed)
+                                           seed, self.cluster_max_size)
             if nc > 0.9 * cur.n:
                 break
             maps.append(cmap)
@@ -289,6 +307,16 @@ class GpuBackend(Backend):
             raise ValueError("jet_refine_hypergraph: min_improvement must lie in [0, 1)")
         if balance_rounds < 0:
             raise ValueError("jet_refine_hypergraph: balance_rounds must be >= 0")
+        if hg.num_pins <= self.jet_host_max_pins:
+            out, gain = self.cpu.jet_refine_hypergraph(
+                self._host_copy(hg), self.to_host(parts), int(k), self.to_host(bounds), objective,
+                max_iterations=int(max_iterations), patience=int(patience),
+                negative_gain_factor=float(negative_gain_factor),
+                min_improvement=float(min_improvement),
+                afterburner_max_net_size=int(afterburner_max_net_size),
+                balance_rounds=int(balance_rounds), seed=int(seed),
+            )
+            return self.asarray(out, "int32"), gain
         return _jet.refine(
             hg, parts, int(k), bounds, code, max_iterations=int(max_iterations),
             patience=int(patience), negative_gain_factor=float(negative_gain_factor),

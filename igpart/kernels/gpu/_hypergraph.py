@@ -4,6 +4,8 @@ flags and gains come back to the host."""
 
 from __future__ import annotations
 
+import logging
+
 import cupy as cp
 
 from ..backend import HypergraphArrays
@@ -21,6 +23,8 @@ from ._common import (
     scatter_add,
     segmented_sort,
 )
+
+log = logging.getLogger("igpart")
 
 INT_MAX = 2**31 - 1
 #: Group-step rounds launched between two reads of the convergence flag.
@@ -78,20 +82,26 @@ def coarsen(hg: HypergraphArrays, mcw: int, group_size: int, max_net_size: int, 
     return group_vertices(best, n, hg.vwgt, mcw, group_size, mirror=False)
 
 
-#: Cluster-aware clustering: at most this many members per cluster and rounds per level. The
-#: first round can only pair mutual choices (every cluster is a single vertex then), later ones
-#: let lone vertices join clusters; with 4 rounds a level shrank ~1.6x instead of the 2.5x asked
-#: (ibm01x200 at k = 2: 23 levels per hierarchy where the C++ backend, which clusters
-#: sequentially, needs ~10), and every extra level costs a contraction and a refinement pass.
-#: Rounds stop early once the level's target size is reached or a round joins nothing.
-CLUSTER_MAX_SIZE = 8
+#: Cluster-aware clustering: at most this many members per cluster (default of
+#: ``GpuBackend(cluster_max_size=...)``) and rounds per level. The first round can only pair
+#: mutual choices (every cluster is a single vertex then), later ones let lone vertices join
+#: clusters; rounds stop early once the level's target size is reached or a round joins nothing.
+#: With 4 rounds a level shrank ~1.6x instead of the 2.5x asked (ibm01x200 at k = 2: 23 levels
+#: per hierarchy where the C++ backend, which clusters sequentially, needs ~10). With 12 rounds
+#: and at most 8 members, levels shrank 2.5x down to ~10k vertices, then 1.1-1.5x per level for
+#: 10-17 more levels (ibm01x200 / ibm09x100, k = 2): on coarse levels the hubs' clusters fill up
+#: at 8 and their other neighbours are left without a choice (4,181 of 10,446 vertices after
+#: 11 rounds); with 64 members the same hierarchies shrink 2.5x per level to the end
+#: (ibm01x200 k = 2: 15 levels instead of 18; ibm09x100 k = 2 1.31x faster, ibm01x200 1.28x,
+#: cuts within the run-to-run noise; BENCHMARKS.md, "Depth of the GPU hierarchy"), hence 64.
+CLUSTER_MAX_SIZE = 64
 CLUSTER_ROUNDS = 12
 
 
 def cluster(hg: HypergraphArrays, mcw: int, max_net_size: int, communities, max_shrink: float,
-            weight_penalty: bool, seed: int):
+            weight_penalty: bool, seed: int, max_size: int = CLUSTER_MAX_SIZE):
     """Parallel cluster-aware heavy-edge clustering: rounds in which every vertex still alone
-    rates its neighbours' clusters (room for it: weight, CLUSTER_MAX_SIZE members; same
+    rates its neighbours' clusters (room for it: weight, ``max_size`` members; same
     community), mutual choices of lone vertices pair up and lone vertices join the existing
     cluster of their choice (atomics, at most as many joins as keep ``int(n / max_shrink)``
     clusters, like the C++ backend); stops once that many clusters remain or a round changes
@@ -116,15 +126,20 @@ def cluster(hg: HypergraphArrays, mcw: int, max_net_size: int, communities, max_
         STATS.add(3)
         launch("coarsen", "cluster_rate", n, (
             i64(n), hg.eptr, hg.eind, hg.ewgt, hg.vptr, hg.vind, hg.vwgt, rep, cw, csize, single,
-            i64(mcw), i32(CLUSTER_MAX_SIZE), i64(max_net_size), comm, i64(seed + r),
+            i64(mcw), i32(max_size), i64(max_net_size), comm, i64(seed + r),
             i32(int(weight_penalty)), best), warps=True)
         joined.fill(0)
         STATS.add()
         launch("coarsen", "cluster_join", n, (i64(n), best, single, hg.vwgt, i64(mcw),
-                                              i32(CLUSTER_MAX_SIZE), i64(nc - target), rep, cw,
+                                              i32(max_size), i64(nc - target), rep, cw,
                                               csize, joined))
         j = int(joined[0])
         nc -= j
+        if log.isEnabledFor(logging.DEBUG):  # diagnostics: one more reduction per round
+            log.debug("cluster n=%d round %d: %d joins, %d clusters (target %d), %d lone "
+                      "vertices with no choice, %d lone ones waiting on a lone choice", n, r, j,
+                      nc, target, int(((best < 0) & single).sum()),
+                      int(((best >= 0) & single & single[cp.maximum(best, 0)]).sum()))
         if j == 0:
             break
     root = rep == ids
