@@ -221,7 +221,7 @@ def test_gpu_jet_launcher_paths_equal_the_cpu(monkeypatch, pack_bits, gain_bits,
     monkeypatch.setattr(_jet, "PACK_BITS", pack_bits)
     monkeypatch.setattr(_jet, "GAIN_BITS", gain_bits)
     monkeypatch.setattr(_jet, "SMALL_BALANCE", small)
-    gpu = get_backend("gpu")
+    gpu = _kernels_only()
     rng = np.random.default_rng(pack_bits + gain_bits + 7)
     for k, obj, rounds in ((2, "cut", 3), (3, "km1", 0), (16, "cut", 1), (64, "km1", 3)):
         n = int(rng.integers(300, 1500))
@@ -282,7 +282,8 @@ def test_gpu_jet_hands_small_levels_to_the_host_with_the_same_result(cap):
     parts = rng.integers(0, 4, h.n).astype(np.int32)
     bounds = bounds_for(h.total_weight, 4, 0.1)
     ref, ref_gain = _kernels_only().jet_refine_hypergraph(
-        _kernels_only().hypergraph_arrays(h), parts, 4, bounds, "km1")
+        _kernels_only().hypergraph_arrays(h), parts, 4, bounds, "km1"
+    )
     out, gain = gpu.jet_refine_hypergraph(gpu.hypergraph_arrays(h), parts, 4, bounds, "km1")
     assert isinstance(out, cp.ndarray) and out.dtype == cp.int32
     np.testing.assert_array_equal(host(gpu, out), host(gpu, ref))
