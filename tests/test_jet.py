@@ -292,11 +292,15 @@ def test_gpu_jet_hands_small_levels_to_the_host_with_the_same_result(cap):
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("kernels", [False, True])
 @pytest.mark.parametrize("k", [2, 16])
-def test_gpu_multilevel_with_jet_is_close_to_the_cpu(ispd98, k):
+def test_gpu_multilevel_with_jet_is_close_to_the_cpu(ispd98, k, kernels):
+    """``kernels``: Jet's kernels on every level (ibm01 has ~50k pins, so the default backend
+    refines all of its levels with the C++ Jet, see ``GpuBackend.JET_HOST_MAX_PINS``)."""
     h = igpart.read_hgr(ispd98 / "ibm01.hgr")
     cfg = {"refinement": "jet"}
-    g = igpart.partition(h, k, 0.03, "cut", backend="gpu", seed=1, config=cfg)
+    be = _kernels_only() if kernels else "gpu"
+    g = igpart.partition(h, k, 0.03, "cut", backend=be, seed=1, config=cfg)
     c = igpart.partition(h, k, 0.03, "cut", backend="cpu", seed=1, config=cfg)
     check_partition(h, g, k, 0.03)
     assert g.cut <= 1.1 * c.cut + 10
