@@ -210,6 +210,36 @@ def test_gpu_jet_equals_the_cpu(seed, k, obj):
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("pack_bits, gain_bits, small", [(64, 32, 0), (0, 32, 16384), (0, -1, 0)])
+def test_gpu_jet_launcher_paths_equal_the_cpu(monkeypatch, pack_bits, gain_bits, small):
+    """The launcher's paths that small inputs do not take by default give the C++ partition:
+    the other priority-key layouts (tier 2: gain and hash, one stable argsort; tier 3: two
+    stable argsorts), forced by lowering the bit budgets, and the balance step on the whole
+    grid (small = 0) instead of one block."""
+    from igpart.kernels.gpu import _jet
+
+    monkeypatch.setattr(_jet, "PACK_BITS", pack_bits)
+    monkeypatch.setattr(_jet, "GAIN_BITS", gain_bits)
+    monkeypatch.setattr(_jet, "SMALL_BALANCE", small)
+    gpu = _kernels_only()
+    rng = np.random.default_rng(pack_bits + gain_bits + 7)
+    for k, obj, rounds in ((2, "cut", 3), (3, "km1", 0), (16, "cut", 1), (64, "km1", 3)):
+        n = int(rng.integers(300, 1500))
+        h = random_hypergraph(rng, n, 2 * n, max_size=12, weighted=True)
+        parts = rng.integers(0, k, n).astype(np.int32)
+        bounds = bounds_for(h.total_weight, k, 0.1)
+        options = {"seed": int(rng.integers(0, 9)), "balance_rounds": rounds}
+        ref, ref_gain = CPU.jet_refine_hypergraph(
+            CPU.hypergraph_arrays(h), parts, k, bounds, obj, **options
+        )
+        out, gain = gpu.jet_refine_hypergraph(
+            gpu.hypergraph_arrays(h), parts, k, bounds, obj, **options
+        )
+        np.testing.assert_array_equal(host(gpu, out), ref)
+        assert gain == ref_gain
+
+
+@pytest.mark.gpu
 @pytest.mark.parametrize("k", [2, 16])
 @pytest.mark.parametrize("obj", ["cut", "km1"])
 def test_gpu_jet_equals_the_cpu_on_ibm01_levels(ispd98, k, obj):
@@ -229,8 +259,9 @@ def test_gpu_jet_equals_the_cpu_on_ibm01_levels(ispd98, k, obj):
         parts[pick] = rng.integers(0, k, int(pick.sum()))
         parts = CPU.rebalance_hypergraph(level, parts, k, bounds, obj)
         ref, ref_gain = CPU.jet_refine_hypergraph(level, parts, k, bounds, obj)
-        g = gpu.hypergraph_arrays(igpart.Hypergraph(level.eptr, level.eind, level.n, level.vwgt,
-                                                    level.ewgt))
+        g = gpu.hypergraph_arrays(
+            igpart.Hypergraph(level.eptr, level.eind, level.n, level.vwgt, level.ewgt)
+        )
         out, gain = gpu.jet_refine_hypergraph(g, parts, k, bounds, obj)
         np.testing.assert_array_equal(host(gpu, out), ref)
         assert gain == ref_gain > 0
@@ -251,7 +282,8 @@ def test_gpu_jet_hands_small_levels_to_the_host_with_the_same_result(cap):
     parts = rng.integers(0, 4, h.n).astype(np.int32)
     bounds = bounds_for(h.total_weight, 4, 0.1)
     ref, ref_gain = _kernels_only().jet_refine_hypergraph(
-        _kernels_only().hypergraph_arrays(h), parts, 4, bounds, "km1")
+        _kernels_only().hypergraph_arrays(h), parts, 4, bounds, "km1"
+    )
     out, gain = gpu.jet_refine_hypergraph(gpu.hypergraph_arrays(h), parts, 4, bounds, "km1")
     assert isinstance(out, cp.ndarray) and out.dtype == cp.int32
     np.testing.assert_array_equal(host(gpu, out), host(gpu, ref))
@@ -260,11 +292,15 @@ def test_gpu_jet_hands_small_levels_to_the_host_with_the_same_result(cap):
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("kernels", [False, True])
 @pytest.mark.parametrize("k", [2, 16])
-def test_gpu_multilevel_with_jet_is_close_to_the_cpu(ispd98, k):
+def test_gpu_multilevel_with_jet_is_close_to_the_cpu(ispd98, k, kernels):
+    """``kernels``: Jet's kernels on every level (ibm01 has ~50k pins, so the default backend
+    refines all of its levels with the C++ Jet, see ``GpuBackend.JET_HOST_MAX_PINS``)."""
     h = igpart.read_hgr(ispd98 / "ibm01.hgr")
     cfg = {"refinement": "jet"}
-    g = igpart.partition(h, k, 0.03, "cut", backend="gpu", seed=1, config=cfg)
+    be = _kernels_only() if kernels else "gpu"
+    g = igpart.partition(h, k, 0.03, "cut", backend=be, seed=1, config=cfg)
     c = igpart.partition(h, k, 0.03, "cut", backend="cpu", seed=1, config=cfg)
     check_partition(h, g, k, 0.03)
     assert g.cut <= 1.1 * c.cut + 10

@@ -48,6 +48,7 @@ def profile_stop() -> dict[str, tuple[int, float]]:
     return {name: (len(ev), float(sum(cp.cuda.get_elapsed_time(a, b) for a, b in ev)))
             for name, ev in rec.items()}  # fmt: skip
 
+
 #: A NULL pointer argument (8 zero bytes) for optional array parameters of the kernels.
 NULL = np.uint64(0)
 
@@ -56,20 +57,30 @@ def blocks_for(work: int, per_block: int = THREADS) -> int:
     return int(max(1, min(MAX_BLOCKS, -(-int(work) // per_block))))
 
 
-def launch(source: str, name: str, work: int, args: tuple, *, warps: bool = False,
-           shared: int = 0) -> None:
+def launch(
+    source: str,
+    name: str,
+    work: int,
+    args: tuple,
+    *,
+    warps: bool = False,
+    shared: int = 0,
+    single_block: int = 0,
+) -> None:
     """Launches ``name`` from ``<source>.cu`` on a grid-stride grid for ``work`` items (threads,
-    or warps when ``warps``)."""
+    or warps when ``warps``), or on one block of ``single_block`` threads when given."""
     if work <= 0:
         return
     per_block = THREADS // 32 if warps else THREADS
     fn = kernel(source, name)
+    grid = (1,) if single_block else (blocks_for(work, per_block),)
+    block = (single_block or THREADS,)
     if PROFILE is None:
-        fn((blocks_for(work, per_block),), (THREADS,), args, shared_mem=shared)
+        fn(grid, block, args, shared_mem=shared)
     else:
         start, end = cp.cuda.Event(), cp.cuda.Event()
         start.record()
-        fn((blocks_for(work, per_block),), (THREADS,), args, shared_mem=shared)
+        fn(grid, block, args, shared_mem=shared)
         end.record()
         PROFILE.setdefault(f"{source}.{name}", []).append((start, end))
     STATS.add()
@@ -97,8 +108,12 @@ def scatter_add(idx, val, size: int):
     out = cp.zeros(size, dtype=cp.int64)
     STATS.add()
     if idx.shape[0]:
-        launch("util", "scatter_add_i64", idx.shape[0], (
-            i64(idx.shape[0]), idx, val if val is not None else NULL, out))
+        launch(
+            "util",
+            "scatter_add_i64",
+            idx.shape[0],
+            (i64(idx.shape[0]), idx, val if val is not None else NULL, out),
+        )
     return out
 
 

@@ -1,7 +1,11 @@
 """Launcher of Jet refinement on the device (kernels in ``jet.cu``; the algorithm is documented
 at ``Backend.jet_refine_hypergraph`` and mirrors the C++ reference ``cpu/jet.cpp`` step by step,
-so both return the same partition). The whole loop runs on the device; per iteration three
-scalars come back (candidate count, moves applied, objective)."""
+so both return the same partition). The whole loop runs on the device. Per iteration one
+device-to-host copy of the ``stats`` scalars (slots below) comes back: the next iteration's
+candidate search is launched before it, so the copy brings this iteration's moved count and
+objective together with the next one's candidate count and key layout. Buffers are allocated
+once per call; an iteration issues 13 + 2 * balance_rounds launches, 9 when it has at most
+SMALL_BALANCE candidates (step 3 and the application in one block)."""
 
 from __future__ import annotations
 
@@ -9,10 +13,23 @@ import cupy as cp
 import numpy as np
 
 from ..backend import HypergraphArrays
-from ._common import NULL, STATS, THREADS, block_weights, blocks_for, i32, i64, launch, run_starts
+from ._common import NULL, STATS, THREADS, block_weights, blocks_for, i32, i64, launch
 from ._hypergraph import SHARED_LIMIT, PinCounts
 
 INT64_MAX = 2**63 - 1
+#: Slots of ``stats`` (jet.cu JS_*): candidate count, candidates' gain range, moves applied,
+#: objective, whether the balance check fell back, priority-key tier, bits of a position.
+L_, GMIN, GMAX, MOVED, OBJ, CHANGED, TIER, LBITS = range(8)
+#: Priority keys (jet.cu jet_compact): tier 1 packs (gain, hash, position) when their bits fit
+#: PACK_BITS (a plain sort), tier 2 (gain, hash) when the gain range fits GAIN_BITS (<= 32; a
+#: stable argsort), else tier 3 (two stable argsorts). Tests lower them to cover every tier.
+PACK_BITS = 64
+GAIN_BITS = 32
+#: Candidate counts up to this run step 3 and the application in one block
+#: (``jet_balance_small``) instead of 2 * balance_rounds + 5 launches. Tests set it to 0 to cover
+#: the grid path.
+SMALL_BALANCE = 16384
+SMALL_THREADS = 1024
 
 
 def _tables(n: int, k: int):
@@ -26,122 +43,389 @@ def _tables(n: int, k: int):
     return 1, cp.zeros(nwarps * words, dtype=cp.int64), 0
 
 
-def _objective(hg: HypergraphArrays, lam, code: int) -> int:
-    out = cp.zeros(1, dtype=cp.int64)
-    STATS.add()
-    launch("metrics", "hg_objective", hg.m, (i64(hg.m), hg.ewgt, lam, i32(code), out))
-    return int(out[0])
+class _Jet:
+    """State and buffers of one ``refine`` call (arrays of n entries, used up to L)."""
+
+    def __init__(
+        self,
+        hg: HypergraphArrays,
+        cur,
+        k: int,
+        bounds,
+        code: int,
+        balance_rounds: int,
+        negative_gain_factor: float,
+        afterburner_max_net_size: int,
+        seed: int,
+    ):
+        n = hg.n
+        self.hg, self.cur, self.k, self.bounds, self.code = hg, cur, k, bounds, code
+        self.rounds, self.c = balance_rounds, np.float64(negative_gain_factor)
+        self.max_net, self.seed = afterburner_max_net_size, seed
+        self.bw = block_weights(hg.vwgt, cur, k)
+        self.phi = PinCounts(hg)
+        self.locked = cp.zeros(n, dtype=cp.int8)
+        self.target = cp.empty(n, dtype=cp.int32)
+        self.gain = cp.empty(n, dtype=cp.int64)
+        self.rank = cp.full(n, INT64_MAX, dtype=cp.int64)
+        self.flag = cp.empty(n, dtype=cp.int32)
+        self.pos = cp.empty(n, dtype=cp.int32)
+        self.cand = cp.empty(n, dtype=cp.int32)
+        self.cand_s = cp.empty(n, dtype=cp.int32)
+        self.key = cp.empty(n, dtype=cp.uint64)
+        self.dkey = cp.empty(n, dtype=cp.uint64)
+        self.keep = cp.empty(n, dtype=cp.int8)
+        self.u_s = cp.empty(n, dtype=cp.int32)
+        self.to_s = cp.empty(n, dtype=cp.int32)
+        self.from_s = cp.empty(n, dtype=cp.int32)
+        self.w_s = cp.empty(n, dtype=cp.int64)
+        self.act = cp.empty(n, dtype=cp.int8)
+        self.safe = cp.empty(n, dtype=cp.int8)
+        self.x = cp.empty(n, dtype=cp.int64)
+        self.cs = cp.empty(n, dtype=cp.int64)
+        self.first = cp.empty(k, dtype=cp.int64)
+        self.outs = cp.empty((balance_rounds + 1) * k, dtype=cp.int64)
+        self.stats = cp.asarray(
+            np.array([0, INT64_MAX, -INT64_MAX - 1, 0, 0, 0, 0, 0], dtype=np.int64)
+        )
+        STATS.add(24)
+        self.use_global, self.scratch, self.shared = _tables(n, k)
+        self.hist_shared = k * 8 + 512 <= SHARED_LIMIT  # + the kernels' static bytes
+        self.kbits = (k - 1).bit_length()
+
+    def _hist_args(self):
+        """(use_shared flag, dynamic shared bytes) of the kernels with a block histogram."""
+        return i32(self.hist_shared), self.k * 8 if self.hist_shared else 0
+
+    def rebuild(self) -> None:
+        """Pin counts of ``cur``; their objective added into stats OBJ (zeroed by jet_apply)."""
+        hg, phi = self.hg, self.phi
+        launch(
+            "jet",
+            "jet_rebuild",
+            hg.m,
+            (
+                i64(hg.m),
+                hg.eptr,
+                hg.eind,
+                hg.ewgt,
+                self.cur,
+                i32(self.code),
+                phi.lam,
+                phi.blk,
+                phi.cnt,
+                self.stats,
+            ),
+        )
+
+    def candidates(self, it: int) -> None:
+        """Step 1 and the candidates' compaction and priority keys (stats L, TIER, LBITS)."""
+        hg, phi, n = self.hg, self.phi, self.hg.n
+        launch(
+            "jet",
+            "jet_candidates",
+            n,
+            (
+                i64(n),
+                hg.eptr,
+                hg.ewgt,
+                hg.vptr,
+                hg.vind,
+                self.cur,
+                phi.lam,
+                phi.blk,
+                phi.cnt,
+                self.locked,
+                i32(self.k),
+                i32(self.code),
+                self.c,
+                i32(self.use_global),
+                self.scratch,
+                self.target,
+                self.gain,
+                self.flag,
+                self.stats,
+            ),
+            warps=True,
+            shared=self.shared,
+        )
+        cp.cumsum(self.flag, dtype=cp.int32, out=self.pos)
+        STATS.add()
+        launch(
+            "jet",
+            "jet_compact",
+            n,
+            (
+                i64(n),
+                self.flag,
+                self.pos,
+                self.gain,
+                i64(self.seed),
+                i64(it),
+                i32(PACK_BITS),
+                i32(GAIN_BITS),
+                self.stats,
+                self.cand,
+                self.key,
+            ),
+        )
+
+    def iteration(self, L: int, tier: int, lbits: int) -> None:
+        """Steps 2 and 3 of an iteration with L candidates, the moves applied, pin counts and
+        objective rebuilt (stats MOVED, OBJ)."""
+        hg, phi, k = self.hg, self.phi, self.k
+        key = self.key[:L]
+        order = NULL
+        if tier == 1:
+            key.sort()  # unique keys
+        elif tier == 2:
+            order = cp.argsort(key)  # stable: ties (gain and hash) by position = vertex id
+        else:
+            o1 = cp.argsort(key)  # the hashes, stable: ties by vertex id
+            order = o1[cp.argsort(-self.gain[self.cand[:L][o1]])]  # stable: gain descending
+            STATS.add(4)
+        STATS.add()
+        dkey32 = self.kbits + lbits <= 32
+        nouts = self.outs.shape[0]
+        launch(
+            "jet",
+            "jet_rank",
+            max(L, nouts),
+            (
+                i64(L),
+                self.cand,
+                key,
+                order,
+                i32(lbits),
+                self.target,
+                i32(dkey32),
+                self.dkey,
+                self.rank,
+                self.cand_s,
+                i64(nouts),
+                self.outs,
+                self.stats,
+            ),
+        )
+        launch(
+            "jet",
+            "jet_afterburner",
+            L,
+            (
+                i64(L),
+                self.cand_s,
+                self.rank,
+                self.target,
+                self.cur,
+                hg.eptr,
+                hg.eind,
+                hg.ewgt,
+                hg.vptr,
+                hg.vind,
+                phi.lam,
+                phi.blk,
+                phi.cnt,
+                i32(self.code),
+                i64(self.max_net),
+                self.keep,
+            ),
+            warps=True,
+        )
+        # step 3: the moves sorted by (destination, priority) through their unique keys
+        (self.dkey.view(cp.uint32) if dkey32 else self.dkey)[:L].sort()
+        STATS.add()
+        use_shared, shared = self._hist_args()
+        if L <= SMALL_BALANCE:
+            launch(
+                "jet",
+                "jet_balance_small",
+                L,
+                (
+                    i64(L),
+                    self.dkey,
+                    i32(dkey32),
+                    i32(lbits),
+                    self.cand_s,
+                    self.keep,
+                    hg.vwgt,
+                    self.bounds,
+                    i32(k),
+                    i32(self.rounds),
+                    use_shared,
+                    self.cur,
+                    self.locked,
+                    self.rank,
+                    self.bw,
+                    self.u_s,
+                    self.to_s,
+                    self.from_s,
+                    self.w_s,
+                    self.act,
+                    self.safe,
+                    self.cs,
+                    self.first,
+                    self.outs,
+                    self.stats,
+                ),
+                shared=shared,
+                single_block=SMALL_THREADS,
+            )
+            self.rebuild()
+            return
+        outs = [self.outs[r * k : (r + 1) * k] for r in range(self.rounds + 1)]
+        launch(
+            "jet",
+            "jet_balance_setup",
+            L,
+            (
+                i64(L),
+                self.dkey,
+                i32(dkey32),
+                i32(lbits),
+                self.cand_s,
+                self.keep,
+                self.cur,
+                hg.vwgt,
+                i32(k),
+                use_shared,
+                self.u_s,
+                self.to_s,
+                self.from_s,
+                self.w_s,
+                self.act,
+                self.x,
+                self.first,
+                outs[0],
+            ),
+            shared=shared,
+        )
+        x, cs = self.x[:L], self.cs[:L]
+        for r in range(self.rounds):
+            cp.cumsum(x, out=cs)
+            STATS.add()
+            launch(
+                "jet",
+                "jet_accept_pass",
+                L,
+                (
+                    i64(L),
+                    self.to_s,
+                    self.from_s,
+                    self.w_s,
+                    self.cs,
+                    self.first,
+                    self.bw,
+                    outs[r],
+                    self.bounds,
+                    i32(k),
+                    use_shared,
+                    self.act,
+                    self.x,
+                    outs[r + 1],
+                ),
+                shared=shared,
+            )
+        cp.cumsum(x, out=cs)
+        STATS.add()
+        launch(
+            "jet",
+            "jet_check_pass",
+            L,
+            (
+                i64(L),
+                self.to_s,
+                self.cs,
+                self.first,
+                self.bw,
+                outs[self.rounds],
+                self.bounds,
+                self.act,
+                self.safe,
+                self.stats,
+            ),
+        )
+        launch(
+            "jet",
+            "jet_apply",
+            L,
+            (
+                i64(L),
+                self.u_s,
+                self.to_s,
+                self.from_s,
+                self.w_s,
+                self.act,
+                self.safe,
+                i32(k),
+                use_shared,
+                self.cur,
+                self.locked,
+                self.rank,
+                self.bw,
+                self.stats,
+            ),
+            shared=shared,
+        )
+        self.rebuild()
 
 
-def _accept(to_s, w_s, first, active_s, bw, out, bounds):
-    """One balance pass on moves sorted by (destination, priority): the active moves that pass
-    ``jet_accept`` (int8 mask in the sorted order)."""
-    L = to_s.shape[0]
-    x = w_s * active_s
-    cs = cp.cumsum(x)
-    inflow = cs - (cs - x)[first]
-    acc = cp.empty(L, dtype=cp.int8)
-    STATS.add(5)
-    launch("jet", "jet_accept_pass", L, (i64(L), to_s, inflow, bw, NULL if out is None else out,
-                                         bounds, active_s, acc))
-    return acc
-
-
-def _outflow(from_s, w_s, active_s, k: int):
-    out = cp.zeros(k, dtype=cp.int64)
-    STATS.add(2)
-    launch("util", "scatter_add_i64", from_s.shape[0], (i64(from_s.shape[0]), from_s,
-                                                          w_s * active_s, out))
-    return out
-
-
-def balance(cand_to, cand_from, w, keep, bw, bounds, k: int, rounds: int):
-    """Step 3: the kept moves (priority order) that the acceptance rule lets through (int8)."""
-    order = cp.argsort(cand_to)  # stable: priority order inside each destination
-    to_s, from_s, w_s = cand_to[order], cand_from[order], w[order]
-    first, _ = run_starts(to_s)
-    active = keep[order]
-    STATS.add(5)
-    for _ in range(rounds):
-        active = _accept(to_s, w_s, first, active, bw, _outflow(from_s, w_s, active, k), bounds)
-    checked = _accept(to_s, w_s, first, active, bw, _outflow(from_s, w_s, active, k), bounds)
-    changed = cp.any(checked != active)
-    safe = _accept(to_s, w_s, first, active, bw, None, bounds)
-    active = cp.where(changed, safe, active)
-    out = cp.empty_like(active)
-    out[order] = active
-    STATS.add(4)
-    return out
-
-
-def refine(hg: HypergraphArrays, parts, k: int, bounds, code: int, *, max_iterations: int,
-           patience: int, negative_gain_factor: float, min_improvement: float,
-           afterburner_max_net_size: int, balance_rounds: int, seed: int):
+def refine(
+    hg: HypergraphArrays,
+    parts,
+    k: int,
+    bounds,
+    code: int,
+    *,
+    max_iterations: int,
+    patience: int,
+    negative_gain_factor: float,
+    min_improvement: float,
+    afterburner_max_net_size: int,
+    balance_rounds: int,
+    seed: int,
+):
     n = hg.n
     cur = parts.copy()
     if n == 0 or hg.m == 0 or max_iterations <= 0:
         return cur, 0
     best_parts = cur.copy()
-    bw = block_weights(hg.vwgt, cur, k)
-    locked = cp.zeros(n, dtype=cp.int8)
-    target = cp.empty(n, dtype=cp.int32)
-    gain = cp.empty(n, dtype=cp.int64)
-    rank = cp.full(n, INT64_MAX, dtype=cp.int64)
-    STATS.add(6)
-    phi = PinCounts(hg).build(cur)
-    initial = _objective(hg, phi.lam, code)
-    best = ref = initial
+    STATS.add(2)
+    jet = _Jet(
+        hg,
+        cur,
+        k,
+        bounds,
+        code,
+        balance_rounds,
+        negative_gain_factor,
+        afterburner_max_net_size,
+        seed,
+    )
+    jet.rebuild()
+    jet.candidates(0)
+    s = jet.stats.get()
+    initial = best = ref = last = int(s[OBJ])
     since = prev_moved = 0
-    use_global, scratch, shared = _tables(n, k)
     for it in range(max_iterations):
-        launch("jet", "jet_candidates", n, (
-            i64(n), hg.eptr, hg.ewgt, hg.vptr, hg.vind, cur, phi.lam, phi.blk, phi.cnt, locked,
-            i32(k), i32(code), np.float64(negative_gain_factor), i32(use_global), scratch, target,
-            gain), warps=True, shared=shared)
-        cand = cp.flatnonzero(target >= 0).astype(cp.int32)
-        STATS.add(3)
-        L = int(cand.shape[0])
-        moved = 0
+        L = int(s[L_])
         if L:
-            hsh = cp.empty(L, dtype=cp.uint32)
-            launch("jet", "jet_hashes", L, (i64(L), cand, i64(seed), i64(it), hsh))
-            cand = cand[cp.argsort(hsh)]  # stable: ties by vertex id
-            cand = cand[cp.argsort(-gain[cand])]  # stable: gain desc, then hash, then id
-            rank[cand] = cp.arange(L, dtype=cp.int64)
-            keep = cp.empty(L, dtype=cp.int8)
-            STATS.add(10)
-            launch("jet", "jet_afterburner", L, (
-                i64(L), cand, rank, target, cur, hg.eptr, hg.eind, hg.ewgt, hg.vptr, hg.vind,
-                phi.lam, phi.blk, phi.cnt, i32(code), i64(afterburner_max_net_size), keep),
-                warps=True)
-            rank[cand] = INT64_MAX
-            to, frm, w = target[cand], cur[cand], hg.vwgt[cand]
-            active = balance(to, frm, w, keep, bw, bounds, k, balance_rounds)
-            act = active.astype(cp.bool_)
-            cur[cand] = cp.where(act, to, frm)
-            wa = w * active
-            for blocks, sign in ((frm, -1), (to, 1)):
-                launch("util", "scatter_add_i64", L, (i64(L), blocks, sign * wa, bw))
-            locked.fill(0)
-            locked[cand] = active
-            moved = int(cp.count_nonzero(act))
-            STATS.add(14)
-        else:
-            locked.fill(0)
-            STATS.add()
+            jet.iteration(L, int(s[TIER]), int(s[LBITS]))
+        if it + 1 < max_iterations:
+            jet.candidates(it + 1)  # before the read: one copy brings both iterations' scalars
+        s = jet.stats.get()
+        moved = int(s[MOVED]) if L else 0  # no candidates: nothing moved, locks cleared
         if moved == 0 and prev_moved == 0:
             break
         prev_moved = moved
-        if moved:
-            phi.build(cur)
-        o = _objective(hg, phi.lam, code)
+        o = int(s[OBJ]) if L else last  # pin counts unchanged without candidates
+        last = o
         if o < best:
             if float(ref - o) > min_improvement * float(ref):
                 since, ref = 0, o
             else:
                 since += 1
             best = o
-            best_parts = cur.copy()
+            cp.copyto(best_parts, cur)
             STATS.add()
         else:
             since += 1

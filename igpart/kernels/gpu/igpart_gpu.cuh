@@ -41,6 +41,31 @@ __device__ __forceinline__ void igp_warp_best_move(long long &gain, int &block) 
     }
 }
 
+// Sparse pin counts of the net whose pins are eind[s, t): its distinct blocks in pblk[s, s + L)
+// (first-seen order) and their pin counts in pcnt[s, s + L); returns L (the connectivity).
+__device__ __forceinline__ int igp_build_phi_net(long long s, long long t, const int *eind,
+                                                 const int *parts, int *pblk, int *pcnt) {
+    int L = 0;
+    for (long long j = s; j < t; ++j) {
+        const int b = parts[eind[j]];
+        int i = 0;
+        while (i < L && pblk[s + i] != b) ++i;
+        if (i == L) {
+            pblk[s + L] = b;
+            pcnt[s + L] = 1;
+            ++L;
+        } else {
+            ++pcnt[s + i];
+        }
+    }
+    return L;
+}
+
+// Contribution of a net of weight w and connectivity L to the objective (cut or km1).
+__device__ __forceinline__ long long igp_net_objective(int objective, long long w, long long L) {
+    return objective == igp::OBJ_CUT ? w * (L > 1) : w * (L > 1 ? L - 1 : 0);
+}
+
 // Insertion sort of a short range (segment sorts of small nets and vertex net lists).
 __device__ __forceinline__ void igp_insertion_sort(int *a, long long len) {
     for (long long i = 1; i < len; ++i) {

@@ -6,8 +6,7 @@ extern "C" __global__ void hg_objective(long long m, const long long *ewgt, cons
                                         long long *out) {
     long long acc = 0;
     for (long long e = igp_tid(); e < m; e += igp_nthreads()) {
-        const long long L = lam[e];
-        acc += objective == igp::OBJ_CUT ? ewgt[e] * (L > 1) : ewgt[e] * (L > 1 ? L - 1 : 0);
+        acc += igp_net_objective(objective, ewgt[e], lam[e]);
     }
     acc = igp_warp_sum(acc);
     if (igp_lane() == 0 && acc) igp_atomic_add(out, acc);

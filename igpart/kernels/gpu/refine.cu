@@ -43,21 +43,7 @@ __device__ __forceinline__ void take_best(long long *extra, int k, F gain_of, lo
 extern "C" __global__ void build_phi(long long m, const long long *eptr, const int *eind, const int *parts,
                                      int *lam, int *pblk, int *pcnt) {
     for (long long e = igp_tid(); e < m; e += igp_nthreads()) {
-        const long long s = eptr[e], t = eptr[e + 1];
-        int L = 0;
-        for (long long j = s; j < t; ++j) {
-            const int b = parts[eind[j]];
-            int i = 0;
-            while (i < L && pblk[s + i] != b) ++i;
-            if (i == L) {
-                pblk[s + L] = b;
-                pcnt[s + L] = 1;
-                ++L;
-            } else {
-                ++pcnt[s + i];
-            }
-        }
-        lam[e] = L;
+        lam[e] = igp_build_phi_net(eptr[e], eptr[e + 1], eind, parts, pblk, pcnt);
     }
 }
 
