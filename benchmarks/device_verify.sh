@@ -40,7 +40,7 @@ if [[ ,$STAGES, == *,inc,* ]]; then
 fi
 if [[ ,$STAGES, == *,bench,* ]]; then
     # shellcheck disable=SC2086
-    timeout 400 python3 benchmarks/gpu_bench.py ${BENCH_ARGS:---inputs ibm01:200,ibm06:100,ibm09:100 --ks 2,16,64} \
+    timeout 400 python3 benchmarks/gpu_bench.py ${BENCH_ARGS:---inputs ibm01:200,ibm09:100 --ks 2,16,64 --repeat 2} \
         --json "$OUT/gpu_bench.json" 2>&1 | tee "$OUT/gpu_bench.log" | tail -40
 fi
 if [[ ,$STAGES, == *,cpu,* ]]; then  # GPU vs the C++ backend on ibm01-09
