@@ -193,6 +193,27 @@ def test_gpu_clusters_have_at_most_cluster_max_size_members(max_size):
         GpuBackend(cluster_max_size=1)
 
 
+def test_deterministic_gpu_clustering_repeats_and_keeps_its_bounds():
+    """GpuBackend(deterministic=True): the joins follow kernels.cluster_join (seeded sorts), so
+    the clusters, the hierarchy and the partition repeat for a seed."""
+    from igpart.kernels.gpu import GpuBackend
+
+    be = GpuBackend(deterministic=True)
+    h = random_hypergraph(np.random.default_rng(11), 4000, 5000, max_size=6, weighted=True)
+    ha = be.hypergraph_arrays(h)
+    a, na = be.cluster_hypergraph(ha, 40, max_shrink=3.0, seed=5)
+    b, nb = be.cluster_hypergraph(ha, 40, max_shrink=3.0, seed=5)
+    np.testing.assert_array_equal(host(a), host(b))
+    sizes = np.bincount(host(a), minlength=na)
+    weights = np.bincount(host(a), weights=h.vwgt, minlength=na)
+    assert na == nb and na >= int(h.n / 3.0) and na < h.n
+    assert np.all((weights <= 40) | (sizes == 1)) and sizes.max() <= be.cluster_max_size
+    p = igpart.partition(h, 8, backend=be, seed=2)
+    q = igpart.partition(h, 8, backend=be, seed=2)
+    check_partition(h, p, 8, 0.03)
+    np.testing.assert_array_equal(p.parts, q.parts)
+
+
 def test_gpu_communities_cover_every_vertex(gpu):
     from igpart.kernels.gpu import GpuBackend
 

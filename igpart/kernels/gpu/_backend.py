@@ -68,7 +68,7 @@ class GpuBackend(Backend):
     def __init__(self, fm_host_max_pins: int | None = None,
                  community_host_max: int | None = None,
                  jet_host_max_pins: int | None = None,
-                 cluster_max_size: int | None = None) -> None:
+                 cluster_max_size: int | None = None, deterministic: bool = False) -> None:
         from ..cpu import CpuBackend
 
         self.cpu = CpuBackend()
@@ -82,6 +82,9 @@ class GpuBackend(Backend):
                                  else int(cluster_max_size))
         if self.cluster_max_size < 2:
             raise ValueError("GpuBackend: cluster_max_size must be at least 2")
+        #: clustering joins decided by seeded sorts instead of atomics (kernels.cluster_join):
+        #: the same seed gives the same hierarchy and partition (off by default: not yet timed)
+        self.deterministic = bool(deterministic)
         #: Jet runs on the host (C++, same result) on levels of at most this many pins
         self.jet_host_max_pins = (self.JET_HOST_MAX_PINS if jet_host_max_pins is None
                                   else int(jet_host_max_pins))
@@ -233,7 +236,7 @@ class GpuBackend(Backend):
             return cp.arange(hg.n, dtype=cp.int32), hg.n
         return _hypergraph.cluster(hg, int(max_cluster_weight), int(max_net_size), comm,
                                    float(max_shrink), bool(weight_penalty), int(seed),
-                                   self.cluster_max_size)
+                                   self.cluster_max_size, self.deterministic)
 
     def communities(self, hg: HypergraphArrays, *, max_net_size: int = 50, max_levels: int = 8,
                     max_passes: int = 8, min_move_fraction: float = 0.01, seed: int = 0,
@@ -244,7 +247,7 @@ class GpuBackend(Backend):
         cur = hg
         while cur.n > self.community_host_max:
             cmap, nc = _hypergraph.cluster(cur, cur.total_weight, max_net_size, None, 4.0, False,
-                                           seed, self.cluster_max_size)
+                                           seed, self.cluster_max_size, self.deterministic)
             if nc > 0.9 * cur.n:
                 break
             maps.append(cmap)

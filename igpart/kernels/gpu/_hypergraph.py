@@ -9,6 +9,7 @@ import logging
 import cupy as cp
 
 from ..backend import HypergraphArrays
+from ..cluster_join import join_round
 from ._common import (
     NULL,
     STATS,
@@ -98,14 +99,27 @@ CLUSTER_MAX_SIZE = 64
 CLUSTER_ROUNDS = 12
 
 
+def _scatter_add(out, idx, values) -> None:
+    """``out[idx[i]] += values[i]`` (int64 or int32 ``out``) by the util kernels."""
+    length = int(idx.shape[0])
+    name = "scatter_add_i64" if out.dtype == cp.int64 else "scatter_add_i32"
+    launch("util", name, length, (i64(length), idx.astype(cp.int32), values.astype(out.dtype),
+                                  out))
+
+
 def cluster(hg: HypergraphArrays, mcw: int, max_net_size: int, communities, max_shrink: float,
-            weight_penalty: bool, seed: int, max_size: int = CLUSTER_MAX_SIZE):
+            weight_penalty: bool, seed: int, max_size: int = CLUSTER_MAX_SIZE,
+            deterministic: bool = False):
     """Parallel cluster-aware heavy-edge clustering: rounds in which every vertex still alone
     rates its neighbours' clusters (room for it: weight, ``max_size`` members; same
     community), mutual choices of lone vertices pair up and lone vertices join the existing
     cluster of their choice (atomics, at most as many joins as keep ``int(n / max_shrink)``
     clusters, like the C++ backend); stops once that many clusters remain or a round changes
-    nothing. Clusters are numbered by ascending representative. Returns (cmap, nc)."""
+    nothing. Clusters are numbered by ascending representative. Returns (cmap, nc).
+    ``deterministic``: the joins are decided by :func:`igpart.kernels.cluster_join.join_round`
+    (sorts and prefix sums in a seeded order) instead of the atomics of ``cluster_join``, whose
+    outcome depends on the order the threads run in; the same seed then gives the same
+    clusters."""
     n = hg.n
     if n == 0:
         return cp.zeros(0, dtype=cp.int32), 0
@@ -128,12 +142,17 @@ def cluster(hg: HypergraphArrays, mcw: int, max_net_size: int, communities, max_
             i64(n), hg.eptr, hg.eind, hg.ewgt, hg.vptr, hg.vind, hg.vwgt, rep, cw, csize, single,
             i64(mcw), i32(max_size), i64(max_net_size), comm, i64(seed + r),
             i32(int(weight_penalty)), best), warps=True)
-        joined.fill(0)
-        STATS.add()
-        launch("coarsen", "cluster_join", n, (i64(n), best, single, hg.vwgt, i64(mcw),
-                                              i32(max_size), i64(nc - target), rep, cw,
-                                              csize, joined))
-        j = int(joined[0])
+        if deterministic:
+            j = join_round(cp, best, single, hg.vwgt, rep, cw, csize, int(mcw), int(max_size),
+                           nc - target, seed + r, _scatter_add)
+            STATS.add(40)
+        else:
+            joined.fill(0)
+            STATS.add()
+            launch("coarsen", "cluster_join", n, (i64(n), best, single, hg.vwgt, i64(mcw),
+                                                  i32(max_size), i64(nc - target), rep, cw,
+                                                  csize, joined))
+            j = int(joined[0])
         nc -= j
         if log.isEnabledFor(logging.DEBUG):  # diagnostics: one more reduction per round
             log.debug("cluster n=%d round %d: %d joins, %d clusters (target %d), %d lone "
