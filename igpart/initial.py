@@ -114,32 +114,46 @@ def metis_partition(
     seed: int = 0,
     max_net_size: int = CLIQUE_MAX_NET_SIZE,
     tpwgts: list[float] | None = None,
+    processes: int = 0,
 ) -> np.ndarray:
     """Block ids (int32) from METIS k-way on ``h`` (a hypergraph goes through its clique
     expansion). METIS's own balance tolerance is set from ``epsilon``; METIS does not guarantee
     it, so callers check balance. ``tpwgts``: target fractions of the total weight per block
-    (default: equal)."""
-    import pymetis
-
+    (default: equal). ``processes > 0``: the call runs in one of that many worker processes
+    (:mod:`igpart.metis_pool`, ``Config.initial_metis_processes``), so that concurrent calls
+    from several threads run at once; same blocks as in-process, which is where it runs when
+    no worker can serve it."""
     check_k(h.n, k)
     if k == 1:
         return np.zeros(h.n, dtype=np.int32)
     g = h if isinstance(h, Graph) else h.to_graph("clique", max_net_size=max_net_size)
-    opts = pymetis.Options(seed=int(seed), ufactor=max(1, int(round(epsilon * 1000))))
     vw = g.vwgt.astype(np.int64)
     # METIS rejects all-zero vertex weights; with a zero total any assignment is balanced
     if not vw.any():
         vw = np.ones_like(vw)
+    request = dict(
+        nparts=int(k),
+        xadj=g.xadj.astype(np.int64),
+        adjncy=g.adjncy.astype(np.int64),
+        vweights=vw,
+        eweights=g.adjwgt.astype(np.int64) if g.adjncy.size else None,
+        tpwgts=tpwgts,
+        seed=int(seed),
+        ufactor=max(1, int(round(epsilon * 1000))),
+    )
+    if processes > 0:
+        from .metis_pool import WorkerGone, get_pool
+
+        pool = get_pool(processes)
+        if pool.usable:
+            try:
+                return pool.part_graph(**request)
+            except WorkerGone:
+                pass  # logged by the pool; run it here
+    from ._metis_worker import part_graph  # (imports pymetis)
+
     with c_stdout_to_stderr():
-        res = pymetis.part_graph(
-            int(k),
-            pymetis.CSRAdjacency(g.xadj.astype(np.int64), g.adjncy.astype(np.int64)),
-            vweights=vw,
-            eweights=g.adjwgt.astype(np.int64) if g.adjncy.size else None,
-            tpwgts=tpwgts,
-            options=opts,
-        )
-    return np.asarray(res.vertex_part, dtype=np.int32)
+        return part_graph(**request)
 
 
 def ghg_bisections(h: Hypergraph, bounds, seed: int = 0, runs: int = 1) -> np.ndarray:
@@ -248,6 +262,7 @@ def initial_partition(
     polish: Callable[[np.ndarray], np.ndarray] | None = None,
     polish_top: int = 0,
     bisector: str = "metis",
+    metis_processes: int = 0,
 ) -> np.ndarray:
     """The best balanced partition of ``h`` (the coarsest level) among several candidates.
 
@@ -278,6 +293,10 @@ def initial_partition(
     candidate order; distinct partitions only), which are scored again; with ``polish_top == 0``
     it runs on every candidate right after ``refine``. The winner is then chosen as above among
     all candidates, polished or not.
+
+    ``metis_processes`` (``Config.initial_metis_processes``): the METIS candidates run in that
+    many worker processes (:mod:`igpart.metis_pool`) instead of in-process (0), so that they
+    run concurrently on ``threads``; the blocks are the same.
     """
     if method not in INITIAL_METHODS:
         raise PartitionError(f"unknown initial partitioning method '{method}'")
@@ -331,8 +350,12 @@ def initial_partition(
         g = h if isinstance(h, Graph) else h.to_graph("clique", max_net_size=max_net_size)
         for r in range(max(1, runs)):
             candidates.append(
-                (f"metis/{seed + r}", lambda s=seed + r: metis_partition(g, k, epsilon, s,
-                                                                         tpwgts=tpwgts))
+                (
+                    f"metis/{seed + r}",
+                    lambda s=seed + r: metis_partition(
+                        g, k, epsilon, s, tpwgts=tpwgts, processes=metis_processes
+                    ),
+                )
             )
     if use_ghg:
         # every seed in one C++ call (no GIL, no process-global RNG)

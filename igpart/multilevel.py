@@ -140,6 +140,14 @@ class Config:
       ``"rb"`` run concurrently on ``threads``; :func:`igpart.initial.ghg_bisections`) or
       ``"both"`` (both pools). Every candidate is rebalanced and refined the same way.
       Measurements: BENCHMARKS.md "GIL-free initial bisector".
+      ``initial_metis_processes`` (default 0: in-process): METIS calls of the initial
+      partitioning (the seeds on the coarsest level and inside every bisection of ``"rb"``) run
+      in this many persistent worker processes (:mod:`igpart.metis_pool`, started when
+      ``partition`` starts, so that they import while the levels are coarsened, and reused for
+      the process lifetime). pymetis holds the GIL, so in-process the calls run one at a time
+      whatever ``threads``; in workers up to this many run at once. Same blocks either way (each
+      call is seeded); a worker that dies is replaced and its call runs in-process (a logged
+      warning). Measurements: BENCHMARKS.md "METIS in worker processes".
       ``threads``: candidates run concurrently on this many threads (0: as many as the C++
       backend's OpenMP threads), and the threads they leave over run independent bisections
       of each ``"rb"`` candidate concurrently; the result does not depend on it.
@@ -223,6 +231,7 @@ class Config:
     initial_rb_seeds: int = 16
     initial_fm_top: int = 1
     initial_bisector: str = "metis"
+    initial_metis_processes: int = 0
     threads: int = 0
     refine_rounds: int = 16
     fm: bool = True
@@ -296,6 +305,7 @@ class Config:
             "jet_fm_max_pins",
             "jet_min_pins",
             "host_levels_below",
+            "initial_metis_processes",
         ):
             integer(name, 0)
         for name in ("communities", "weight_penalty", "fm"):
@@ -421,6 +431,10 @@ def partition(
             h, parts, k, epsilon, objective, seconds=seconds, timings={"metis": seconds},
             backend="cpu", algorithm="metis", seed=seed, config={},
         )
+    if cfg.initial_metis_processes and k > 1:
+        from .metis_pool import get_pool
+
+        get_pool(cfg.initial_metis_processes)  # the workers import while the levels coarsen
     be = get_backend(backend)
     timer = _Timer()
     if k == 1 or h.n == 0:
@@ -749,6 +763,7 @@ def _multilevel_hypergraph(h: Hypergraph, k: int, epsilon: float, objective: str
         polish=None if ipolish is None else (
             lambda p: ibe.to_host(ipolish(ilevel, ibe.asarray(p, "int32")))),
         polish_top=top_fm, bisector=cfg.initial_bisector,
+        metis_processes=cfg.initial_metis_processes,
     )
     timer.add("initial", t0)
     parts = cbe.asarray(parts_host, "int32")
@@ -865,7 +880,7 @@ def _multilevel_graph(g: Graph, k: int, epsilon: float, be: Backend, seed: int, 
         runs=_initial_runs(cfg, k), max_net_size=cfg.initial_max_net_size,
         refine=lambda p: ibe.to_host(irefine(ilevel, ibe.asarray(p, "int32"))),
         evaluate=lambda p: ibe.graph_edge_cut(ilevel, ibe.asarray(p, "int32")),
-        threads=_threads(cfg),
+        threads=_threads(cfg), metis_processes=cfg.initial_metis_processes,
     )
     timer.add("initial", t0)
     parts = _uncoarsen(be, hierarchy, cbe.asarray(parts_host, "int32"), refine, timer, host)

@@ -1,0 +1,186 @@
+"""METIS calls in worker processes, several at once (``Config.initial_metis_processes``).
+
+pymetis holds the GIL during a call and GKlib's RNG is process-global, so in one process the
+METIS calls of the initial partitioning (one per seed on the coarsest level and per seed inside
+every bisection of ``"rb"``) run one at a time, whatever the threads. The pool keeps persistent
+worker processes (``python -m igpart._metis_worker``, started with ``subprocess.Popen``: no
+``multiprocessing``, whose spawn re-imports the caller's ``__main__`` and whose fork after
+OpenMP / CUDA is unsafe). A thread that needs METIS checks out a free worker, sends the call's
+arguments and blocks on the pipe (without the GIL), so up to N calls run at once. Each call is
+seeded, so the blocks are those of in-process METIS.
+
+The pool is process-wide: :func:`get_pool` starts it (non-blocking; the workers import while the
+caller goes on) and grows it to the largest size asked for; :func:`shutdown` (registered with
+``atexit``) closes the workers' input and reaps them. A worker that dies or fails to start is
+dropped with a logged warning, the call runs in-process, and the next call starts a replacement;
+after repeated start failures the pool stops starting workers and every call runs in-process.
+"""
+
+from __future__ import annotations
+
+import atexit
+import logging
+import queue
+import subprocess
+import sys
+import threading
+from typing import Any
+
+import numpy as np
+
+from . import _metis_worker as proto
+
+log = logging.getLogger("igpart")
+
+#: Start failures (a worker that dies before "ready") after which the pool gives up.
+MAX_START_FAILURES = 3
+
+
+class WorkerGone(Exception):
+    """The worker died or its pipe broke; the call should run in-process."""
+
+
+class _Worker:
+    def __init__(self) -> None:
+        # the worker's stdout carries the protocol, its stderr is ours (METIS's warnings)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "igpart._metis_worker"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            close_fds=True,
+        )
+        self.ready = False
+
+    def call(self, request: dict[str, Any]) -> tuple[str, Any]:
+        try:
+            if not self.ready:
+                tag, _ = proto.receive(self.proc.stdout)
+                if tag != "ready":
+                    raise WorkerGone(f"unexpected first message {tag!r}")
+                self.ready = True
+            proto.send(self.proc.stdin, request)
+            return proto.receive(self.proc.stdout)
+        except (EOFError, OSError, ValueError) as exc:
+            raise WorkerGone(str(exc) or type(exc).__name__) from exc
+
+    def close(self, timeout: float = 2.0) -> None:
+        """Ends the worker (end of input, then kill after ``timeout``) and reaps it."""
+        try:
+            self.proc.stdin.close()
+        except OSError:
+            pass
+        try:
+            self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        try:
+            self.proc.stdout.close()
+        except OSError:
+            pass
+
+
+class MetisPool:
+    """Up to ``size`` worker processes; :meth:`part_graph` is thread-safe."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._free: queue.SimpleQueue[_Worker | None] = queue.SimpleQueue()
+        self._workers: set[_Worker] = set()
+        self.size = 0
+        self.start_failures = 0
+        self.closed = False
+
+    @property
+    def usable(self) -> bool:
+        return not self.closed and self.start_failures < MAX_START_FAILURES
+
+    def grow(self, size: int) -> None:
+        """Starts workers (without waiting for them) until there are ``size`` slots."""
+        with self._lock:
+            if not self.usable:
+                return
+            while self.size < size:
+                self.size += 1
+                self._free.put(self._start())
+
+    def _start(self) -> _Worker | None:
+        """A new worker, or None (a slot that starts one when checked out) when Popen fails."""
+        try:
+            worker = _Worker()
+        except OSError as exc:
+            log.warning("could not start a METIS worker process: %s", exc)
+            self.start_failures += 1
+            return None
+        self._workers.add(worker)
+        return worker
+
+    def part_graph(self, **request: Any) -> np.ndarray:
+        """METIS in a worker (see :func:`igpart._metis_worker.part_graph` for the arguments);
+        raises WorkerGone when no worker could serve the call (the caller runs it in-process)."""
+        worker = self._free.get()  # blocks while every slot is busy
+        try:
+            if worker is None:
+                with self._lock:
+                    if not self.usable:
+                        raise WorkerGone("the METIS worker pool is shut down or cannot start")
+                    worker = self._start()
+                if worker is None:
+                    raise WorkerGone("could not start a METIS worker process")
+            try:
+                tag, value = worker.call(request)
+            except WorkerGone as exc:
+                with self._lock:
+                    if not worker.ready:
+                        self.start_failures += 1
+                    self._workers.discard(worker)
+                worker.close(timeout=0.5)
+                log.warning(
+                    "METIS worker process %d failed (%s); running this METIS call in-process",
+                    worker.proc.pid,
+                    exc,
+                )
+                worker = None  # the slot starts a replacement on its next use
+                raise
+        finally:
+            self._free.put(worker)
+        if tag == "error":
+            raise value
+        return value
+
+    def shutdown(self) -> None:
+        """Ends every worker and reaps it; later calls run in-process."""
+        with self._lock:
+            self.closed = True
+            workers, self._workers = list(self._workers), set()
+        for worker in workers:
+            worker.close()
+
+    def pids(self) -> list[int]:
+        """Process ids of the live workers (for tests)."""
+        with self._lock:
+            return [w.proc.pid for w in self._workers]
+
+
+_POOL: MetisPool | None = None
+_POOL_LOCK = threading.Lock()
+
+
+def get_pool(size: int) -> MetisPool:
+    """The process-wide pool, started (and grown) to at least ``size`` workers."""
+    global _POOL
+    with _POOL_LOCK:
+        if _POOL is None or _POOL.closed:
+            _POOL = MetisPool()
+            atexit.register(_POOL.shutdown)
+        pool = _POOL
+    pool.grow(int(size))
+    return pool
+
+
+def shutdown() -> None:
+    """Ends the process-wide pool's workers (a later :func:`get_pool` starts a new pool)."""
+    with _POOL_LOCK:
+        pool = _POOL
+    if pool is not None:
+        pool.shutdown()

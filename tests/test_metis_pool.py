@@ -1,0 +1,212 @@
+"""METIS in worker processes (``Config.initial_metis_processes``, :mod:`igpart.metis_pool`):
+the same blocks as in-process METIS (single calls, the initial partitioning of an ISPD98
+coarsest level and of random hypergraphs, end-to-end partitions at k = 2 and 16), config errors,
+errors raised in a worker, METIS's stdout warnings kept off the caller's stdout, a worker killed
+mid-run (fallback, no hang, the same result, reaped), and shutdown reaping every worker."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import igpart
+from igpart import Config, Graph
+from igpart import metis_pool as mp
+from igpart.errors import InputError
+from igpart.initial import initial_partition, metis_partition
+from igpart.metrics import block_weights, max_block_weight
+
+from .test_multilevel import check_partition
+from .util import random_hypergraph
+
+ISPD98 = Path(__file__).resolve().parents[1].parent / "shared" / "benchmarks" / "ispd98"
+
+
+@pytest.fixture
+def fresh_pool():
+    """A process-wide pool started for the test and shut down after it."""
+    mp.shutdown()
+    yield
+    mp.shutdown()
+
+
+def _reaped(pid: int) -> bool:
+    try:
+        os.waitpid(pid, os.WNOHANG)
+    except ChildProcessError:
+        return True  # not our child any more: waited for already
+    return False
+
+
+def _chain(n: int, heavy: int) -> Graph:
+    """A path of ``n`` vertices whose first vertex weighs ``heavy`` (METIS prints warnings)."""
+    u = np.arange(n - 1)
+    vw = np.ones(n, dtype=np.int64)
+    vw[0] = heavy
+    return Graph.from_edges(u, u + 1, None, n=n, vwgt=vw)
+
+
+def test_single_calls_equal_in_process(fresh_pool):
+    rng = np.random.default_rng(5)
+    for trial in range(4):
+        h = random_hypergraph(rng, 300, 500, weighted=bool(trial % 2))
+        for k, seed in ((2, trial), (5, 7 * trial)):
+            tp = None if trial < 2 else list(np.arange(1, k + 1) / (k * (k + 1) / 2))
+            a = metis_partition(h, k, 0.03, seed, tpwgts=tp)
+            b = metis_partition(h, k, 0.03, seed, tpwgts=tp, processes=2)
+            assert b.dtype == np.int32 and np.array_equal(a, b)
+    assert len(mp.get_pool(2).pids()) == 2
+
+
+@pytest.mark.parametrize("method,k", [("metis", 8), ("rb+metis", 16), ("rb", 4)])
+def test_initial_partition_equal_in_process(fresh_pool, method, k):
+    rng = np.random.default_rng(k)
+    h = random_hypergraph(rng, 400, 700, weighted=True)
+    kw = dict(seed=3, method=method, runs=3, rb_runs=2, rb_seeds=3, threads=2)
+    a = initial_partition(h, k, 0.05, "cut", **kw)
+    b = initial_partition(h, k, 0.05, "cut", metis_processes=2, **kw)
+    assert np.array_equal(a, b)
+
+
+@pytest.mark.skipif(not (ISPD98 / "ibm01.hgr").exists(), reason="ISPD98 benchmarks not present")
+def test_ispd98_coarsest_level_equal_in_process(fresh_pool, monkeypatch):
+    """The driver's own initial_partition call on ibm01's coarsest level at k = 16 (rb with
+    METIS seeds in every bisection, refinement callbacks): the same blocks, balanced."""
+    import igpart.multilevel as ml
+
+    h = igpart.read_hgr(ISPD98 / "ibm01.hgr")
+    seen = {}
+    real = ml.initial_partition
+
+    def spy(*args, **kwargs):
+        seen.setdefault("args", args)  # the first call: the k-way one (bisections come later)
+        seen.setdefault("kwargs", kwargs)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(ml, "initial_partition", spy)
+    cfg = {"initial": "rb+metis", "initial_rb_runs": 2, "initial_rb_seeds": 4, "threads": 2}
+    igpart.partition(h, 16, backend="cpu", seed=1, config=cfg)
+    args, kwargs = seen["args"], seen["kwargs"]
+    a = real(*args, **{**kwargs, "metis_processes": 0})
+    b = real(*args, **{**kwargs, "metis_processes": 2})
+    assert np.array_equal(a, b)
+    coarse = args[0]
+    bound = max_block_weight(coarse.total_weight, 16, 0.03)
+    assert b.min() >= 0 and b.max() < 16
+    assert block_weights(coarse, b, 16).max() <= bound
+
+
+@pytest.mark.parametrize("k", [2, 16])
+def test_partition_equal_in_process(fresh_pool, k):
+    rng = np.random.default_rng(11)
+    h = random_hypergraph(rng, 3000, 5000, weighted=True)
+    cfg = {"initial": "rb+metis", "initial_rb_runs": 2, "initial_rb_seeds": 3, "threads": 2}
+    a = igpart.partition(h, k, backend="cpu", seed=2, config=cfg)
+    b = igpart.partition(h, k, backend="cpu", seed=2, config={**cfg, "initial_metis_processes": 2})
+    assert np.array_equal(a.parts, b.parts)
+    check_partition(h, b, k, 0.03)
+    assert b.config["initial_metis_processes"] == 2
+
+
+@pytest.mark.parametrize("value", [-1, 1.5, "2", None, True])
+def test_bad_config_names_the_field(value):
+    with pytest.raises(InputError, match="initial_metis_processes"):
+        Config(initial_metis_processes=value).validate()
+    with pytest.raises(InputError, match="initial_metis_processes"):
+        igpart.partition(
+            random_hypergraph(np.random.default_rng(0), 20, 30), 2,
+            config={"initial_metis_processes": value},
+        )  # fmt: skip
+
+
+def test_worker_error_is_raised_like_in_process(fresh_pool):
+    """An argument pymetis rejects raises the same exception type from a worker, and the
+    worker stays usable."""
+    g = _chain(30, 1)
+    bad = [0.5, 0.5, 0.5]  # three target weights for two blocks
+    with pytest.raises(Exception) as here:
+        metis_partition(g, 2, tpwgts=bad)
+    with pytest.raises(type(here.value)):
+        metis_partition(g, 2, tpwgts=bad, processes=1)
+    pids = mp.get_pool(1).pids()
+    assert np.array_equal(metis_partition(g, 2, processes=1), metis_partition(g, 2))
+    assert mp.get_pool(1).pids() == pids
+
+
+def test_metis_warnings_stay_off_stdout(tmp_path):
+    """METIS prints "Cannot bisect a graph with 0 vertices" on fd 1; with workers it must reach
+    stderr, not the caller's stdout (``--json`` output)."""
+    script = tmp_path / "run.py"
+    script.write_text(
+        "import json, sys\n"
+        "import numpy as np\n"
+        "sys.path.insert(0, sys.argv[1])\n"
+        "from tests.test_metis_pool import _chain\n"
+        "from igpart.initial import metis_partition\n"
+        "p = metis_partition(_chain(20, 1000), 8, processes=int(sys.argv[2]))\n"
+        "print(json.dumps({'blocks': int(p.max()) + 1}))\n"
+    )
+    root = str(Path(__file__).resolve().parents[1])
+    for processes in (0, 1):
+        out = subprocess.run(
+            [sys.executable, str(script), root, str(processes)],
+            capture_output=True, text=True, timeout=120, cwd=root,
+        )  # fmt: skip
+        assert out.returncode == 0, out.stderr
+        assert json.loads(out.stdout) == {"blocks": 1}  # stdout: the JSON line only
+        assert "Cannot bisect" in out.stderr
+
+
+def test_worker_killed_mid_run_falls_back(fresh_pool, monkeypatch, caplog):
+    """Workers killed while a partition runs (before the 2nd and the 5th METIS call): the
+    calls run in-process with a warning, replacements serve later calls, the result equals the
+    in-process one, and the killed workers are reaped."""
+    rng = np.random.default_rng(3)
+    h = random_hypergraph(rng, 2000, 3500, weighted=True)
+    cfg = {"initial": "rb+metis", "initial_rb_runs": 2, "initial_rb_seeds": 3, "threads": 2}
+    a = igpart.partition(h, 16, backend="cpu", seed=4, config=cfg)
+
+    real = mp._Worker.call
+    calls = {"n": 0}
+    killed = []
+
+    def call(self, request):
+        calls["n"] += 1
+        if calls["n"] in (2, 5):
+            self.proc.kill()
+            self.proc.wait()
+            killed.append(self.proc.pid)
+        return real(self, request)
+
+    monkeypatch.setattr(mp._Worker, "call", call)
+    with caplog.at_level(logging.WARNING, logger="igpart"):
+        b = igpart.partition(
+            h, 16, backend="cpu", seed=4, config={**cfg, "initial_metis_processes": 2}
+        )
+    assert np.array_equal(a.parts, b.parts)
+    check_partition(h, b, 16, 0.03)
+    assert len(killed) == 2 and calls["n"] > 5
+    assert sum("running this METIS call in-process" in r.message for r in caplog.records) == 2
+    assert all(_reaped(pid) for pid in killed)
+    live = mp.get_pool(2).pids()
+    assert len(live) <= 2 and not set(live) & set(killed)
+
+
+def test_shutdown_reaps_workers(fresh_pool):
+    g = _chain(40, 1)
+    metis_partition(g, 2, processes=3)
+    pool = mp.get_pool(3)
+    pids = pool.pids()
+    assert len(pids) == 3
+    mp.shutdown()
+    assert pool.pids() == [] and all(_reaped(pid) for pid in pids)
+    # a shut-down pool runs calls in-process; a new pool starts on the next request
+    assert np.array_equal(pool_result := metis_partition(g, 2, processes=2), metis_partition(g, 2))
+    assert pool_result.dtype == np.int32 and len(mp.get_pool(2).pids()) == 2
