@@ -10,10 +10,16 @@ each refined k-way), best of ``--reps``, and prints an md5 of the partitions, so
 two versions of igpart (``PYTHONPATH=<other checkout>``) show identical results and their
 times in one table. Versions without the ``threads`` argument of ``recursive_bisection`` run
 it on one thread. ``--bisectors`` (default ``metis``) repeats the timings for each
-``Config.initial_bisector`` (versions without it: ``metis`` only).
+``Config.initial_bisector`` (versions without it: ``metis`` only). ``--metis-processes``
+(default ``0``) repeats them for each ``Config.initial_metis_processes`` (METIS in that many worker
+processes; the pool is started and warmed up before the timings, its start-up time is printed
+first); ``--e2e`` adds the ``initial`` timer of a whole ``igpart.partition`` run (C++ backend,
+best of ``--reps``).
 
     python benchmarks/rb_bench.py --inputs ibm01:20,ibm09:10 --ks 16,64 --threads 1,2
     python benchmarks/rb_bench.py --ks 2,64 --threads 1,2 --bisectors metis,ghg,both
+    python benchmarks/rb_bench.py --inputs ibm01:20,ibm09:10 --ks 16,64 --threads 2 \
+        --metis-processes 0,2 --e2e
 """
 
 from __future__ import annotations
@@ -24,8 +30,11 @@ import functools
 import hashlib
 import inspect
 import os
+import threading
 import time
 from pathlib import Path
+
+import numpy as np
 
 import igpart
 import igpart.multilevel as ml
@@ -70,6 +79,26 @@ def best_of(reps: int, fn):
     return best, out
 
 
+def pool_start_up(size: int) -> float:
+    """Seconds from starting a fresh pool of ``size`` METIS workers to the end of ``size``
+    concurrent METIS calls on a tiny graph (process start, imports, first call)."""
+    from igpart import metis_pool
+    from igpart.initial import metis_partition
+
+    u = np.arange(63)
+    g = igpart.Graph.from_edges(u, u + 1, None, n=64)
+    metis_pool.shutdown()
+    t = time.perf_counter()
+    metis_pool.get_pool(size)
+    calls = [threading.Thread(target=metis_partition, args=(g, 2), kwargs={"processes": size})
+             for _ in range(size)]  # fmt: skip
+    for c in calls:
+        c.start()
+    for c in calls:
+        c.join()
+    return time.perf_counter() - t
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--inputs", default="ibm01:20", help="name:scale,... (ISPD98 circuits)")
@@ -78,14 +107,20 @@ def main() -> None:
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--bisectors", default="metis", help="Config.initial_bisector values")
+    ap.add_argument("--metis-processes", default="0", help="Config.initial_metis_processes values")
+    ap.add_argument("--e2e", action="store_true", help="also time igpart.partition's initial")
     args = ap.parse_args()
+    procs = [int(p) for p in args.metis_processes.split(",")]
+    for p in sorted({p for p in procs if p > 0}):
+        print(f"METIS worker pool start-up ({p} workers, to {p} first calls done): "
+              f"{pool_start_up(p):.3f} s")  # fmt: skip
     has_threads = "threads" in inspect.signature(recursive_bisection).parameters
     print(f"igpart from {Path(igpart.__file__).parent}; recursive_bisection threads: {has_threads}")
     print(
-        "| input | k | coarsest n | rb runs x seeds | bisector | threads | one rb s | initial s "
-        "| md5 |"
+        "| input | k | coarsest n | rb runs x seeds | bisector | threads | METIS processes "
+        "| one rb s | initial s | e2e initial s | md5 |"
     )
-    print("|---|---:|---:|---|---|---:|---:|---:|---|")
+    print("|---|---:|---:|---|---|---:|---:|---:|---:|---:|---|")
     for item in args.inputs.split(","):
         name, scale = item.split(":")
         h = igpart.read_hgr(ISPD98 / f"{name}.hgr")
@@ -93,13 +128,23 @@ def main() -> None:
             h = inflate(h, int(scale), seed=0)
         for k in map(int, args.ks.split(",")):
             coarse, cargs, base = coarsest_level(h, k, args.seed)
-            for bisector, threads in (
-                (b, t) for b in args.bisectors.split(",") for t in map(int, args.threads.split(","))
+            for bisector, threads, nproc in (
+                (b, t, p)
+                for b in args.bisectors.split(",")
+                for t in map(int, args.threads.split(","))
+                for p in procs
             ):
                 ckw = dict(base)
                 if bisector != "metis":
                     ckw["config"] = dataclasses.replace(ckw["config"], initial_bisector=bisector)
                     ckw["bisector"] = bisector
+                overrides = {"threads": threads, "initial_bisector": bisector}
+                if nproc:
+                    ckw["config"] = dataclasses.replace(
+                        ckw["config"], initial_metis_processes=nproc
+                    )
+                    ckw["metis_processes"] = nproc
+                    overrides["initial_metis_processes"] = nproc
                 extra = {"threads": threads} if has_threads else {}
 
                 def one_rb(coarse=coarse, k=k, ckw=ckw, extra=extra):
@@ -112,10 +157,19 @@ def main() -> None:
                 kw = {**ckw, "threads": threads}
                 driver = functools.partial(ml.initial_partition, *cargs, **kw)
                 t_init, p_init = best_of(args.reps, driver)
-                digest = hashlib.md5(p_rb.tobytes() + p_init.tobytes()).hexdigest()[:10]
+                digest = hashlib.md5(p_rb.tobytes() + p_init.tobytes())
+                t_e2e = float("nan")
+                if args.e2e:
+                    t_e2e = float("inf")
+                    for _ in range(args.reps):
+                        res = igpart.partition(h, k, backend="cpu", seed=args.seed,
+                                               config=overrides)  # fmt: skip
+                        t_e2e = min(t_e2e, res.timings["initial"])
+                    digest.update(res.parts.tobytes())
                 print(
                     f"| {name}x{scale} | {k} | {coarse.n} | {ckw['rb_runs']} x {ckw['rb_seeds']} "
-                    f"| {bisector} | {threads} | {t_rb:.3f} | {t_init:.3f} | {digest} |",
+                    f"| {bisector} | {threads} | {nproc} | {t_rb:.3f} | {t_init:.3f} "
+                    f"| {t_e2e:.3f} | {digest.hexdigest()[:10]} |",
                     flush=True,
                 )
 
