@@ -7,8 +7,9 @@ blocks for the same seed (METIS seeds its process-global RNG from the options on
 
 Worker: ``python -m igpart._metis_worker``. Protocol on stdin / stdout: messages are an 8-byte
 little-endian length, then that many bytes of pickle. On start the worker sends ``("ready",
-pid)``; then each request is a dict of :func:`part_graph`'s keyword arguments and each reply
-``("ok", parts)`` or ``("error", exception)``. End of input ends the worker. What METIS prints
+pid)``; then each request is a dict of :func:`part_graph`'s keyword arguments with ``seeds``
+(a list) in place of ``seed``, and each reply ``("ok", [parts per seed])`` or ``("error",
+exception)``. End of input ends the worker. What METIS prints
 on file descriptor 1 goes to stderr (the protocol keeps its own copy of the pipe). The worker
 imports numpy and pymetis only (plus the igpart package, whose import is light).
 """
@@ -100,7 +101,8 @@ def main() -> None:
         except EOFError:
             return
         try:
-            reply = ("ok", part_graph(**request))
+            seeds = request.pop("seeds")
+            reply = ("ok", [part_graph(seed=s, **request) for s in seeds])
         except Exception as exc:
             reply = ("error", _error(exc))
         sys.stderr.flush()

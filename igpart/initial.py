@@ -126,34 +126,81 @@ def metis_partition(
     check_k(h.n, k)
     if k == 1:
         return np.zeros(h.n, dtype=np.int32)
+    request = _metis_request(h, k, epsilon, max_net_size, tpwgts)
+    if processes > 0:
+        from .metis_pool import get_pool
+
+        return _metis_chunk(get_pool(processes), request, [int(seed)])[0]
+    return _metis_here(request, [int(seed)])[0]
+
+
+def metis_partitions(
+    h: Hypergraph | Graph,
+    k: int,
+    epsilon: float,
+    seeds: list[int],
+    max_net_size: int = CLIQUE_MAX_NET_SIZE,
+    tpwgts: list[float] | None = None,
+    processes: int = 0,
+) -> list[Callable[[], np.ndarray]]:
+    """One function per seed that returns :func:`metis_partition`'s blocks for that seed.
+    In-process (``processes == 0``) each runs METIS when called. With worker processes every
+    seed is sent now, in ``min(processes, len(seeds))`` requests of consecutive seeds (one
+    graph per request: fewer round trips), and the functions wait for their blocks, so that
+    METIS runs in the workers while the caller goes on (refining earlier candidates)."""
+    check_k(h.n, k)
+    seeds = [int(s) for s in seeds]
+    if k == 1:
+        return [lambda: np.zeros(h.n, dtype=np.int32) for _ in seeds]
+    request = _metis_request(h, k, epsilon, max_net_size, tpwgts)
+    if processes <= 0 or not seeds:
+        return [lambda s=s: _metis_here(request, [s])[0] for s in seeds]
+    from .metis_pool import get_pool
+
+    pool = get_pool(processes)
+    chunks = np.array_split(np.asarray(seeds), min(int(processes), len(seeds)))
+    getters = []
+    for chunk in chunks:
+        future = pool.submit(_metis_chunk, pool, request, [int(s) for s in chunk])
+        getters += [lambda f=future, j=j: f.result()[j] for j in range(chunk.size)]
+    return getters
+
+
+def _metis_request(h, k, epsilon, max_net_size, tpwgts) -> dict[str, Any]:
+    """The keyword arguments of :func:`igpart._metis_worker.part_graph` but the seed."""
     g = h if isinstance(h, Graph) else h.to_graph("clique", max_net_size=max_net_size)
     vw = g.vwgt.astype(np.int64)
     # METIS rejects all-zero vertex weights; with a zero total any assignment is balanced
     if not vw.any():
         vw = np.ones_like(vw)
-    request = dict(
+    return dict(
         nparts=int(k),
         xadj=g.xadj.astype(np.int64),
         adjncy=g.adjncy.astype(np.int64),
         vweights=vw,
         eweights=g.adjwgt.astype(np.int64) if g.adjncy.size else None,
         tpwgts=tpwgts,
-        seed=int(seed),
         ufactor=max(1, int(round(epsilon * 1000))),
     )
-    if processes > 0:
-        from .metis_pool import WorkerGone, get_pool
 
-        pool = get_pool(processes)
-        if pool.usable:
-            try:
-                return pool.part_graph(**request)
-            except WorkerGone:
-                pass  # logged by the pool; run it here
+
+def _metis_here(request: dict[str, Any], seeds: list[int]) -> list[np.ndarray]:
     from ._metis_worker import part_graph  # (imports pymetis)
 
     with c_stdout_to_stderr():
-        return part_graph(**request)
+        return [part_graph(seed=s, **request) for s in seeds]
+
+
+def _metis_chunk(pool, request: dict[str, Any], seeds: list[int]) -> list[np.ndarray]:
+    """METIS for ``seeds`` in a worker of ``pool``, in-process when none can serve them."""
+    from .metis_pool import WorkerGone
+
+    if pool.usable:
+        try:
+            return pool.part_graphs(request, seeds)
+        except WorkerGone:
+            pass  # logged by the pool; run them here
+    return _metis_here(request, seeds)
 
 
 def ghg_bisections(h: Hypergraph, bounds, seed: int = 0, runs: int = 1) -> np.ndarray:
@@ -348,15 +395,9 @@ def initial_partition(
     if use_metis and not (use_ghg and bisector == "ghg"):
         # one clique expansion for every seed
         g = h if isinstance(h, Graph) else h.to_graph("clique", max_net_size=max_net_size)
-        for r in range(max(1, runs)):
-            candidates.append(
-                (
-                    f"metis/{seed + r}",
-                    lambda s=seed + r: metis_partition(
-                        g, k, epsilon, s, tpwgts=tpwgts, processes=metis_processes
-                    ),
-                )
-            )
+        seeds = [seed + r for r in range(max(1, runs))]
+        getters = metis_partitions(g, k, epsilon, seeds, tpwgts=tpwgts, processes=metis_processes)
+        candidates += [(f"metis/{s}", get) for s, get in zip(seeds, getters)]
     if use_ghg:
         # every seed in one C++ call (no GIL, no process-global RNG)
         count = max(1, runs) * GHG_RUNS_FACTOR

@@ -24,6 +24,7 @@ import queue
 import subprocess
 import sys
 import threading
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -90,6 +91,7 @@ class MetisPool:
         self.size = 0
         self.start_failures = 0
         self.closed = False
+        self._executor: ThreadPoolExecutor | None = None
 
     @property
     def usable(self) -> bool:
@@ -115,9 +117,10 @@ class MetisPool:
         self._workers.add(worker)
         return worker
 
-    def part_graph(self, **request: Any) -> np.ndarray:
-        """METIS in a worker (see :func:`igpart._metis_worker.part_graph` for the arguments);
-        raises WorkerGone when no worker could serve the call (the caller runs it in-process)."""
+    def part_graphs(self, request: dict[str, Any], seeds: list[int]) -> list[np.ndarray]:
+        """METIS in a worker, once per seed (``request``: the other keyword arguments of
+        :func:`igpart._metis_worker.part_graph`); raises WorkerGone when no worker could serve
+        the call (the caller runs it in-process) and what METIS raised otherwise."""
         worker = self._free.get()  # blocks while every slot is busy
         try:
             if worker is None:
@@ -128,7 +131,7 @@ class MetisPool:
                 if worker is None:
                     raise WorkerGone("could not start a METIS worker process")
             try:
-                tag, value = worker.call(request)
+                tag, value = worker.call({**request, "seeds": list(seeds)})
             except WorkerGone as exc:
                 with self._lock:
                     if not worker.ready:
@@ -148,13 +151,29 @@ class MetisPool:
             raise value
         return value
 
+    def submit(self, fn, /, *args: Any, **kwargs: Any) -> Future:
+        """``fn(*args, **kwargs)`` (a function that calls :meth:`part_graph`, e.g.
+        :func:`igpart.initial.metis_partition`) on one of ``size`` threads of the pool, which
+        wait on the workers' pipes without the GIL: a caller submits all its METIS calls at
+        once and goes on (refining earlier results) while they run."""
+        with self._lock:
+            if self._executor is None:
+                self._executor = ThreadPoolExecutor(
+                    max(1, self.size), thread_name_prefix="igpart-metis"
+                )
+            executor = self._executor
+        return executor.submit(fn, *args, **kwargs)
+
     def shutdown(self) -> None:
         """Ends every worker and reaps it; later calls run in-process."""
         with self._lock:
             self.closed = True
             workers, self._workers = list(self._workers), set()
+            executor, self._executor = self._executor, None
         for worker in workers:
             worker.close()
+        if executor is not None:
+            executor.shutdown(wait=True)
 
     def pids(self) -> list[int]:
         """Process ids of the live workers (for tests)."""
