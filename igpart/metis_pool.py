@@ -6,8 +6,12 @@ every bisection of ``"rb"``) run one at a time, whatever the threads. The pool k
 worker processes (``python -m igpart._metis_worker``, started with ``subprocess.Popen``: no
 ``multiprocessing``, whose spawn re-imports the caller's ``__main__`` and whose fork after
 OpenMP / CUDA is unsafe). A thread that needs METIS checks out a free worker, sends the call's
-arguments and blocks on the pipe (without the GIL), so up to N calls run at once. Each call is
-seeded, so the blocks are those of in-process METIS.
+arguments and blocks on the pipe (without the GIL), so up to N calls run at once. A request
+carries one graph and several seeds (one round trip for them: a round trip costs about as much
+as one METIS call on the ~100-vertex coarsest levels of the bisections), and
+:meth:`MetisPool.submit` lets a caller send all its seeds at once and refine earlier results
+while METIS runs (:func:`igpart.initial.metis_partitions`). Each call is seeded, so the blocks
+are those of in-process METIS.
 
 The pool is process-wide: :func:`get_pool` starts it (non-blocking; the workers import while the
 caller goes on) and grows it to the largest size asked for; :func:`shutdown` (registered with
@@ -102,9 +106,14 @@ class MetisPool:
         with self._lock:
             if not self.usable:
                 return
+            if self.size >= size:
+                return
             while self.size < size:
                 self.size += 1
                 self._free.put(self._start())
+            if self._executor is not None:  # one thread per worker: a new, larger executor
+                self._executor.shutdown(wait=False)  # (its queued calls still run)
+                self._executor = None
 
     def _start(self) -> _Worker | None:
         """A new worker, or None (a slot that starts one when checked out) when Popen fails."""

@@ -210,3 +210,18 @@ def test_shutdown_reaps_workers(fresh_pool):
     # a shut-down pool runs calls in-process; a new pool starts on the next request
     assert np.array_equal(pool_result := metis_partition(g, 2, processes=2), metis_partition(g, 2))
     assert pool_result.dtype == np.int32 and len(mp.get_pool(2).pids()) == 2
+
+
+def test_seed_chunks_and_pool_growth(fresh_pool):
+    """More seeds than workers (requests of several seeds), then a larger pool: the blocks of
+    each seed are those of in-process METIS, in seed order."""
+    from igpart.initial import metis_partitions
+
+    h = random_hypergraph(np.random.default_rng(9), 250, 400, weighted=True)
+    seeds = [3, 4, 5, 6, 7]
+    here = [get() for get in metis_partitions(h, 4, 0.03, seeds)]
+    for processes in (1, 2, 3):
+        got = [get() for get in metis_partitions(h, 4, 0.03, seeds, processes=processes)]
+        assert all(np.array_equal(a, b) for a, b in zip(here, got))
+        assert len(mp.get_pool(processes).pids()) == processes
+    assert len({a.tobytes() for a in here}) > 1  # the seeds matter
