@@ -1,7 +1,8 @@
 """METIS in worker processes (``Config.initial_metis_processes``, :mod:`igpart.metis_pool`):
 the same blocks as in-process METIS (single calls, the initial partitioning of an ISPD98
 coarsest level and of random hypergraphs, end-to-end partitions at k = 2 and 16), config errors,
-errors raised in a worker, METIS's stdout warnings kept off the caller's stdout, a worker killed
+errors raised in a worker, METIS's stdout warnings kept off the caller's stdout (and the CLI's
+``--json`` output), a worker killed
 mid-run (fallback, no hang, the same result, reaped), and shutdown reaping every worker."""
 
 from __future__ import annotations
@@ -225,3 +226,21 @@ def test_seed_chunks_and_pool_growth(fresh_pool):
         assert all(np.array_equal(a, b) for a, b in zip(here, got))
         assert len(mp.get_pool(processes).pids()) == processes
     assert len({a.tobytes() for a in here}) > 1  # the seeds matter
+
+
+def test_cli_json_with_workers(ispd98, tmp_path):
+    """``igpart partition --json`` with METIS workers: stdout is the JSON object only, and the
+    partition file is the one of in-process METIS."""
+    results = {}
+    for processes in (0, 2):
+        cfg = tmp_path / f"cfg{processes}.json"
+        cfg.write_text(json.dumps({"initial_metis_processes": processes, "threads": 2}))
+        out = tmp_path / f"ibm01.part.{processes}"
+        r = subprocess.run(
+            [sys.executable, "-m", "igpart", "partition", str(ispd98 / "ibm01.hgr"), "-k", "8",
+             "--json", "--config", str(cfg), "-o", str(out)],
+            capture_output=True, text=True, timeout=300,
+        )  # fmt: skip
+        assert r.returncode == 0, r.stderr
+        results[processes] = (json.loads(r.stdout)["cut"], out.read_bytes())
+    assert results[0] == results[2]
