@@ -2,8 +2,8 @@
 the same blocks as in-process METIS (single calls, the initial partitioning of an ISPD98
 coarsest level and of random hypergraphs, end-to-end partitions at k = 2 and 16), config errors,
 errors raised in a worker, METIS's stdout warnings kept off the caller's stdout (and the CLI's
-``--json`` output), a worker killed
-mid-run (fallback, no hang, the same result, reaped), and shutdown reaping every worker."""
+``--json`` output), a worker killed mid-run (fallback, no hang, the same result, reaped), and
+shutdown reaping every worker."""
 
 from __future__ import annotations
 
