@@ -86,7 +86,7 @@ class _LevelLog(logging.Handler):
         self.hierarchies: list[list[int]] = []
 
     def emit(self, record: logging.LogRecord) -> None:
-        if record.msg.startswith("level %d: %d -> %d"):
+        if isinstance(record.msg, str) and record.msg.startswith("level %d: %d -> %d"):
             i, n, nc = record.args
             if i == 1 or not self.hierarchies:
                 self.hierarchies.append([n])

@@ -189,9 +189,9 @@ class Config:
       when it improves, and the first one that does not ends them). Two by default (ISPD98,
       against no V-cycle: about 1.5% lower cut for about 1.6x the time).
     ``host_levels_below`` (default 0: off; experimental; measured on the H100 with 50,000 at
-      commit 354e603, ibm01x200 / ibm09x100 at k = 2 and 64: not faster than the default
-      (0.94–1.59x Mt-KaHyPar's speed vs 1.23–1.88x; the small levels' fixed costs are now cut
-      by ``GpuBackend(cluster_max_size, jet_host_max_pins)`` instead) and 1–5% more cut): on a
+      commit 354e603, ibm01x200 / ibm09x100 at k = 2 and 64: from 6% faster to 31% slower
+      than the default and 0.8–4.6% more cut; the small levels' fixed costs are now cut by
+      ``GpuBackend(cluster_max_size, jet_host_max_pins)`` instead): on a
       backend other than the C++ one, a level of fewer than this many vertices is copied to
       the host once, and the rest of that hierarchy (coarsening, initial partitioning, the
       refinement of those levels, the ``refinement`` mode resolved for the C++ backend) runs on

@@ -92,9 +92,10 @@ def coarsen(hg: HypergraphArrays, mcw: int, group_size: int, max_net_size: int, 
 #: and at most 8 members, levels shrank 2.5x down to ~10k vertices, then 1.1-1.5x per level for
 #: 10-17 more levels (ibm01x200 / ibm09x100, k = 2): on coarse levels the hubs' clusters fill up
 #: at 8 and their other neighbours are left without a choice (4,181 of 10,446 vertices after
-#: 11 rounds); with 64 members the same hierarchies shrink 2.5x per level to the end
-#: (ibm01x200 k = 2: 15 levels instead of 18; ibm09x100 k = 2 1.31x faster, ibm01x200 1.28x,
-#: cuts within the run-to-run noise; BENCHMARKS.md, "Depth of the GPU hierarchy"), hence 64.
+#: 11 rounds); with 64 members the ibm01x200 hierarchy shrinks 2.5x per level to the end
+#: (k = 2: 11 coarsening steps instead of 17), k = 2 runs are 1.31x (ibm09x100) and 1.28x
+#: (ibm01x200) faster and the cuts stay within the run-to-run noise (BENCHMARKS.md, "Where the
+#: time goes, and the depth of the GPU hierarchy"), hence 64.
 CLUSTER_MAX_SIZE = 64
 CLUSTER_ROUNDS = 12
 
