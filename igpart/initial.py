@@ -441,14 +441,22 @@ def initial_partition(
         value = int(evaluate(parts)) if evaluate is not None else 0
         return (overload, value), parts
 
+    from .kernels import omp_threads
+
     workers = max(1, min(int(threads), len(candidates)))
     serial = workers == 1 or "mtkahypar" in {name for name, _ in candidates}
     with c_stdout_to_stderr():  # entered here, so worker threads never swap descriptors
         if serial:
             results = [attempt(c) for c in candidates]
         else:
+            share = max(1, int(threads) // workers)  # OpenMP threads of each worker's C++ calls
+
+            def attempt_shared(candidate):
+                with omp_threads(share):
+                    return attempt(candidate)
+
             with ThreadPoolExecutor(max_workers=workers) as pool:
-                results = list(pool.map(attempt, candidates))
+                results = list(pool.map(attempt_shared, candidates))
         if polish is not None and polish_top > 0:
             # the best distinct refined candidates (a total order: independent of the threads)
             chosen: list[int] = []
@@ -464,8 +472,14 @@ def initial_partition(
             if serial or len(chosen) == 1:
                 outs = [polished(p) for p in inputs]
             else:
-                with ThreadPoolExecutor(max_workers=min(workers, len(chosen))) as pool:
-                    outs = list(pool.map(polished, inputs))
+                pworkers = min(workers, len(chosen))
+
+                def polished_shared(parts):
+                    with omp_threads(max(1, int(threads) // pworkers)):
+                        return polished(parts)
+
+                with ThreadPoolExecutor(max_workers=pworkers) as pool:
+                    outs = list(pool.map(polished_shared, inputs))
             for i, out in zip(chosen, outs):
                 results[i] = out
     best = min(range(len(results)), key=lambda i: (results[i][0], i))

@@ -103,7 +103,7 @@ def recursive_bisection(
     Raises PartitionError for k < 1 or k > n, InputError for other bad arguments."""
     from .errors import InputError
     from .initial import c_stdout_to_stderr
-    from .kernels import get_backend
+    from .kernels import get_backend, omp_threads
     from .multilevel import Config, _validate
 
     if not isinstance(h, Hypergraph):
@@ -142,7 +142,11 @@ def recursive_bisection(
         # never more than the sides' share of the final k-way bound
         bounds = np.minimum(bounds, np.array([final * k0, final * k1], dtype=np.int64))
         bcfg = cfg if inner == 1 else dataclasses.replace(cfg, threads=inner)
-        side = _bisect(be, sub, bounds, eps, objective, seed + 7919 * first + ks, bcfg)
+        if threads == 1:
+            side = _bisect(be, sub, bounds, eps, objective, seed + 7919 * first + ks, bcfg)
+        else:  # on a worker thread: the C++ calls get this bisection's share of the threads
+            with omp_threads(inner):
+                side = _bisect(be, sub, bounds, eps, objective, seed + 7919 * first + ks, bcfg)
         out = []
         for s, (off, kk) in enumerate(((first, k0), (first + k0, k1))):
             local = np.flatnonzero(side == s)

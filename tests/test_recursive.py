@@ -263,3 +263,60 @@ def test_equal_candidates_are_refined_once_with_the_same_winner(threads):
         scored.append(((overload, evaluate(q)), q))
     best = min(range(runs), key=lambda i: (scored[i][0], i))
     np.testing.assert_array_equal(got, scored[best][1])
+
+
+def test_omp_threads_caps_the_calling_thread_only_and_restores():
+    """``omp_threads`` (the share of the C++ OpenMP threads that the worker threads of the
+    initial partitioning and the bisections take): set inside the block for the calling thread
+    only, restored after it, also after an exception; bad counts are raised to 1."""
+    import threading
+
+    from igpart.kernels import _cpu, omp_threads
+
+    before = _cpu.get_num_threads()
+    seen = {}
+
+    def worker():
+        with omp_threads(3):
+            seen["inside"] = _cpu.get_num_threads()
+            seen["main"] = main_value[0]
+        seen["after"] = _cpu.get_num_threads()
+
+    main_value = [_cpu.get_num_threads()]
+    t = threading.Thread(target=worker)
+    t.start()
+    t.join()
+    assert seen["inside"] == 3 and seen["after"] == before and _cpu.get_num_threads() == before
+    with pytest.raises(RuntimeError):
+        with omp_threads(2):
+            assert _cpu.get_num_threads() == 2
+            raise RuntimeError("inside")
+    assert _cpu.get_num_threads() == before
+    with omp_threads(0):
+        assert _cpu.get_num_threads() == 1
+    assert _cpu.get_num_threads() == before
+
+
+def test_worker_threads_get_a_share_of_the_openmp_threads(monkeypatch):
+    """With ``threads`` > 1 every bisection runs with its share (threads * k_sub / k) of the
+    OpenMP threads, and the partition is the one of a single thread."""
+    import igpart.recursive as rc
+    from igpart.kernels import _cpu
+
+    h = random_hypergraph(np.random.default_rng(5), 600, 900)
+    seen = []
+    real = rc._bisect
+
+    def spy(be, sub, *args):
+        seen.append((sub.n, _cpu.get_num_threads()))
+        return real(be, sub, *args)
+
+    monkeypatch.setattr(rc, "_bisect", spy)
+    one = recursive_bisection(h, 8, 0.03, "cut", seed=1, runs=2, threads=1)
+    assert {t for _, t in seen} == {_cpu.get_num_threads()}
+    seen.clear()
+    many = recursive_bisection(h, 8, 0.03, "cut", seed=1, runs=2, threads=4)
+    np.testing.assert_array_equal(one, many)
+    top = max(seen)  # the first bisection, on every vertex: all 4 threads; the 4 last: 1 each
+    assert top == (h.n, 4)
+    assert sorted(t for _, t in seen) == [1, 1, 1, 1, 2, 2, 4]

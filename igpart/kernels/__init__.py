@@ -7,6 +7,7 @@ This package imports nothing from the rest of igpart but the leaf module ``igpar
 
 from __future__ import annotations
 
+import contextlib
 import functools
 
 from .backend import Backend, BackendUnavailable
@@ -60,3 +61,20 @@ def _gpu_backend_class():
     except ImportError:
         return None
     return GpuBackend
+
+
+@contextlib.contextmanager
+def omp_threads(threads: int):
+    """Caps, inside the block, the OpenMP threads of the C++ stage operations called from the
+    current thread (OpenMP's thread count is a per-thread setting), then restores it. Python
+    worker threads that run C++ calls side by side enter it with their share of the threads: each
+    would otherwise start a team of every core's size (a 16-core machine ran 16 bisections x 16
+    OpenMP threads, and the initial partitioning got no faster from 1 to 16 threads)."""
+    from . import _cpu
+
+    before = int(_cpu.get_num_threads())
+    _cpu.set_num_threads(max(1, int(threads)))
+    try:
+        yield
+    finally:
+        _cpu.set_num_threads(before)
