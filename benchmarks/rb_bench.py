@@ -115,6 +115,7 @@ def main() -> None:
         print(f"METIS worker pool start-up ({p} workers, to {p} first calls done): "
               f"{pool_start_up(p):.3f} s")  # fmt: skip
     has_threads = "threads" in inspect.signature(recursive_bisection).parameters
+    has_procs = any(f.name == "initial_metis_processes" for f in dataclasses.fields(ml.Config))
     print(f"igpart from {Path(igpart.__file__).parent}; recursive_bisection threads: {has_threads}")
     print(
         "| input | k | coarsest n | rb runs x seeds | bisector | threads | METIS processes "
@@ -139,7 +140,7 @@ def main() -> None:
                     ckw["config"] = dataclasses.replace(ckw["config"], initial_bisector=bisector)
                     ckw["bisector"] = bisector
                 overrides = {"threads": threads, "initial_bisector": bisector}
-                if nproc:
+                if nproc or has_procs:  # 0 explicitly too: the default (-1) may choose workers
                     ckw["config"] = dataclasses.replace(
                         ckw["config"], initial_metis_processes=nproc
                     )

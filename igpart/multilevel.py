@@ -18,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import math
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -140,14 +141,24 @@ class Config:
       ``"rb"`` run concurrently on ``threads``; :func:`igpart.initial.ghg_bisections`) or
       ``"both"`` (both pools). Every candidate is rebalanced and refined the same way.
       Measurements: BENCHMARKS.md "GIL-free initial bisector".
-      ``initial_metis_processes`` (default 0: in-process): METIS calls of the initial
+      ``initial_metis_processes`` (default -1: automatic): METIS calls of the initial
       partitioning (the seeds on the coarsest level and inside every bisection of ``"rb"``) run
       in this many persistent worker processes (:mod:`igpart.metis_pool`, started when
       ``partition`` starts, so that they import while the levels are coarsened, and reused for
-      the process lifetime). pymetis holds the GIL, so in-process the calls run one at a time
-      whatever ``threads``; in workers up to this many run at once. Same blocks either way (each
-      call is seeded); a worker that dies is replaced and its call runs in-process (a logged
-      warning). Measurements: BENCHMARKS.md "METIS in worker processes".
+      the process lifetime); 0 runs them in-process. pymetis holds the GIL, so in-process the
+      calls run one at a time whatever ``threads``; in workers up to this many run at once. Same
+      blocks either way (each call is seeded); a worker that dies is replaced and its call runs
+      in-process (a logged warning). -1 chooses per run (:func:`metis_processes`):
+      ``min(8, cpus // 2)`` workers on machines of at least 8 usable CPUs when the run has more
+      than one thread, k > 1 and the input has at least ``initial_runs_min_n`` vertices, else
+      in-process (so on the 2-core dev VM and CI it stays in-process); the result's ``config``
+      reports -1, the resolved value is logged (debug). Measured 2026-11-23 on the H100
+      machine (16 CPU cores, commit 07f492c, GPU backend, ``benchmarks/gpu_bench.py --inputs
+      ibm01:200,ibm09:100 --ks 2,16,64 --repeat 2``), 8 workers vs in-process: end to end
+      1.12–1.27x faster (ibm01x200 k = 2 / 16 / 64: 1.10 -> 0.99, 1.76 -> 1.43, 2.06 -> 1.62 s;
+      ibm09x100: 2.06 -> 1.76, 3.46 -> 2.95, 3.53 -> 3.05 s), ``initial`` 0.17 -> 0.09, 0.89 ->
+      0.49, 1.11 -> 0.67 s and 0.20 -> 0.11, 1.33 -> 0.84, 1.62 -> 1.02 s. More: BENCHMARKS.md
+      "METIS in worker processes".
       ``threads``: candidates run concurrently on this many threads (0: as many as the C++
       backend's OpenMP threads), and the threads they leave over run independent bisections
       of each ``"rb"`` candidate concurrently; the result does not depend on it.
@@ -231,7 +242,7 @@ class Config:
     initial_rb_seeds: int = 16
     initial_fm_top: int = 1
     initial_bisector: str = "metis"
-    initial_metis_processes: int = 0
+    initial_metis_processes: int = -1
     threads: int = 0
     refine_rounds: int = 16
     fm: bool = True
@@ -305,9 +316,14 @@ class Config:
             "jet_fm_max_pins",
             "jet_min_pins",
             "host_levels_below",
-            "initial_metis_processes",
         ):
             integer(name, 0)
+        v = self.initial_metis_processes
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or v < -1:
+            raise InputError(
+                "config.initial_metis_processes must be -1 (automatic), 0 (in-process) or a "
+                f"positive integer, got {v!r}"
+            )
         for name in ("communities", "weight_penalty", "fm"):
             v = getattr(self, name)
             if not isinstance(v, (bool, np.bool_)):
@@ -431,18 +447,24 @@ def partition(
             h, parts, k, epsilon, objective, seconds=seconds, timings={"metis": seconds},
             backend="cpu", algorithm="metis", seed=seed, config={},
         )
-    if cfg.initial_metis_processes and k > 1:
+    processes = metis_processes(cfg, h.n, k)
+    if processes:
         from .metis_pool import get_pool
 
-        get_pool(cfg.initial_metis_processes)  # the workers import while the levels coarsen
+        get_pool(processes)  # the workers import while the levels coarsen
+    if cfg.initial_metis_processes < 0:
+        log.debug("initial_metis_processes=-1 (automatic): %d worker processes", processes)
+    # the drivers (and the recursive bisections inside the initial partitioning) get the
+    # resolved value; the result reports the configured one
+    run_cfg = dataclasses.replace(cfg, initial_metis_processes=processes)
     be = get_backend(backend)
     timer = _Timer()
     if k == 1 or h.n == 0:
         parts = np.zeros(h.n, dtype=np.int32)
     elif isinstance(h, Hypergraph):
-        parts = _multilevel_hypergraph(h, k, epsilon, objective, be, seed, cfg, timer)
+        parts = _multilevel_hypergraph(h, k, epsilon, objective, be, seed, run_cfg, timer)
     else:
-        parts = _multilevel_graph(h, k, epsilon, be, seed, cfg, timer)
+        parts = _multilevel_graph(h, k, epsilon, be, seed, run_cfg, timer)
     seconds = time.perf_counter() - t_start
     return Partition.from_parts(
         h, parts, k, epsilon, objective, seconds=seconds, timings=timer.timings,
@@ -497,6 +519,42 @@ def _threads(cfg: Config) -> int:
     from .kernels import _cpu
 
     return int(_cpu.get_num_threads())
+
+
+#: ``Config.initial_metis_processes = -1`` (automatic): worker processes only on machines of at
+#: least this many usable CPUs, and at most this many of them.
+AUTO_METIS_MIN_CPUS = 8
+AUTO_METIS_MAX_PROCESSES = 8
+
+
+def usable_cpus() -> int:
+    """CPUs this process may run on: ``len(os.sched_getaffinity(0))`` where the platform has
+    it, else ``os.cpu_count()`` (1 if unknown)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+def metis_processes(cfg: Config, n: int, k: int, threads: int | None = None) -> int:
+    """The METIS worker processes of a run on an input of ``n`` vertices into ``k`` blocks
+    (``Config.initial_metis_processes``). An explicit value (0: in-process, N > 0: N workers)
+    is kept. -1 (automatic, the default) gives ``min(8, cpus // 2)`` workers (``cpus``:
+    :func:`usable_cpus`) when the machine has at least 8 usable CPUs, the run has more than
+    one thread (``threads``, default the run's, ``Config.threads``), ``k > 1`` and the input
+    is large (``n >= cfg.initial_runs_min_n``), and 0 otherwise: only then are there enough
+    concurrent METIS calls, and cores left beside the run's threads, to pay for the workers.
+    """
+    configured = int(cfg.initial_metis_processes)
+    if configured >= 0:
+        return configured
+    if k <= 1 or n < cfg.initial_runs_min_n:
+        return 0
+    cpus = usable_cpus()
+    if cpus < AUTO_METIS_MIN_CPUS:
+        return 0
+    if (_threads(cfg) if threads is None else int(threads)) <= 1:
+        return 0
+    return min(AUTO_METIS_MAX_PROCESSES, cpus // 2)
 
 
 def community_resolution(cfg: Config, pins: int) -> float:

@@ -104,7 +104,7 @@ def recursive_bisection(
     from .errors import InputError
     from .initial import c_stdout_to_stderr
     from .kernels import get_backend, omp_threads
-    from .multilevel import Config, _validate
+    from .multilevel import Config, _validate, metis_processes
 
     if not isinstance(h, Hypergraph):
         raise InputError(f"recursive_bisection needs a Hypergraph, got {type(h).__name__}")
@@ -114,8 +114,11 @@ def recursive_bisection(
     if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or threads < 1:
         raise InputError(f"threads must be a positive integer, got {threads!r}")
     k, epsilon, threads = int(k), float(epsilon), int(threads)
+    config = config if config is not None else Config()
     cfg = dataclasses.replace(
-        config if config is not None else Config(),
+        config,
+        # -1 (automatic) resolved for this call's input; the driver passes a resolved value
+        initial_metis_processes=metis_processes(config, h.n, k, threads),
         initial="metis",
         initial_runs=int(runs),
         initial_max_net_size=int(max_net_size),

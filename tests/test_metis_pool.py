@@ -3,7 +3,9 @@ the same blocks as in-process METIS (single calls, the initial partitioning of a
 coarsest level and of random hypergraphs, end-to-end partitions at k = 2 and 16), config errors,
 errors raised in a worker, METIS's stdout warnings kept off the caller's stdout (and the CLI's
 ``--json`` output), a worker killed mid-run (fallback, no hang, the same result, reaped), and
-shutdown reaping every worker."""
+shutdown reaping every worker; the automatic default (-1, ``igpart.multilevel.metis_processes``)
+for CPU counts, input sizes, threads and k (CPU count monkeypatched), no pool on small inputs,
+the resolved value reaching the METIS calls, and the configured -1 in the result."""
 
 from __future__ import annotations
 
@@ -116,7 +118,7 @@ def test_partition_equal_in_process(fresh_pool, k):
     assert b.config["initial_metis_processes"] == 2
 
 
-@pytest.mark.parametrize("value", [-1, 1.5, "2", None, True])
+@pytest.mark.parametrize("value", [-2, -10, 1.5, "2", None, True])
 def test_bad_config_names_the_field(value):
     with pytest.raises(InputError, match="initial_metis_processes"):
         Config(initial_metis_processes=value).validate()
@@ -244,3 +246,125 @@ def test_cli_json_with_workers(ispd98, tmp_path):
         assert r.returncode == 0, r.stderr
         results[processes] = (json.loads(r.stdout)["cut"], out.read_bytes())
     assert results[0] == results[2]
+
+
+@pytest.mark.parametrize("value", [-1, 0, 1, 8])
+def test_config_values_accepted(value):
+    assert Config(initial_metis_processes=value).validate().initial_metis_processes == value
+    assert Config.from_dict({"initial_metis_processes": value}).initial_metis_processes == value
+
+
+def test_default_is_automatic():
+    assert Config().initial_metis_processes == -1
+
+
+@pytest.mark.parametrize(
+    "cpus,n,k,threads,expected",
+    [
+        (2, 10**6, 16, 2, 0),  # the CI / dev VM: too few CPUs
+        (7, 10**6, 16, 4, 0),
+        (8, 10**6, 16, 2, 4),  # min(8, cpus // 2)
+        (16, 10**6, 16, 16, 8),
+        (64, 10**6, 2, 16, 8),
+        (16, 100_000, 64, 2, 8),  # n == initial_runs_min_n counts as large
+        (16, 99_999, 64, 16, 0),  # small input
+        (16, 10**6, 16, 1, 0),  # one thread
+        (16, 10**6, 1, 16, 0),  # k = 1
+    ],
+)
+def test_metis_processes_automatic(monkeypatch, cpus, n, k, threads, expected):
+    import igpart.multilevel as ml
+
+    monkeypatch.setattr(ml, "usable_cpus", lambda: cpus)
+    cfg = Config(threads=threads)
+    assert ml.metis_processes(cfg, n, k) == expected
+    # an explicit thread count overrides the config's
+    assert ml.metis_processes(Config(threads=1), n, k, threads=threads) == expected
+
+
+def test_metis_processes_automatic_uses_the_run_threads(monkeypatch):
+    """``threads = 0`` (the default): the C++ backend's OpenMP threads decide."""
+    import igpart.multilevel as ml
+    from igpart.kernels import _cpu
+
+    monkeypatch.setattr(ml, "usable_cpus", lambda: 16)
+    before = _cpu.get_num_threads()
+    try:
+        _cpu.set_num_threads(1)
+        assert ml.metis_processes(Config(), 10**6, 8) == 0
+        _cpu.set_num_threads(2)
+        assert ml.metis_processes(Config(), 10**6, 8) == 8
+    finally:
+        _cpu.set_num_threads(before)
+
+
+@pytest.mark.parametrize("value", [0, 3, 12])
+def test_metis_processes_explicit_kept(monkeypatch, value):
+    import igpart.multilevel as ml
+
+    for cpus in (1, 2, 64):
+        monkeypatch.setattr(ml, "usable_cpus", lambda cpus=cpus: cpus)
+        for n, k, threads in ((10, 2, 1), (10**6, 64, 16), (10**6, 1, 16)):
+            cfg = Config(initial_metis_processes=value, threads=threads)
+            assert ml.metis_processes(cfg, n, k) == value
+
+
+def test_usable_cpus(monkeypatch):
+    import igpart.multilevel as ml
+
+    assert ml.usable_cpus() >= 1
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 3, 5}, raising=False)
+    assert ml.usable_cpus() == 3
+    monkeypatch.delattr(os, "sched_getaffinity")
+    monkeypatch.setattr(os, "cpu_count", lambda: 12)
+    assert ml.usable_cpus() == 12
+    monkeypatch.setattr(os, "cpu_count", lambda: None)
+    assert ml.usable_cpus() == 1
+
+
+def test_default_config_small_input_starts_no_pool(fresh_pool, monkeypatch):
+    """The default (-1) on a small input, even on a machine of many CPUs with threads: no
+    worker pool is started, METIS runs in-process, and the result reports the configured -1."""
+    import igpart.multilevel as ml
+
+    monkeypatch.setattr(ml, "usable_cpus", lambda: 64)
+    requested = []
+    real = mp.get_pool
+    monkeypatch.setattr(mp, "get_pool", lambda size: requested.append(size) or real(size))
+    h = random_hypergraph(np.random.default_rng(2), 2000, 3500, weighted=True)
+    p = igpart.partition(h, 8, backend="cpu", seed=1, config={"threads": 2})
+    check_partition(h, p, 8, 0.03)
+    assert requested == [] and (mp._POOL is None or mp._POOL.pids() == [])
+    assert p.config["initial_metis_processes"] == -1
+
+
+def test_default_config_large_input_resolves_to_workers(fresh_pool, monkeypatch):
+    """The default (-1) where the input counts as large (``initial_runs_min_n`` lowered) on a
+    machine of 8 CPUs: the pool is started with 4 workers, the drivers and the METIS calls get
+    4, the blocks equal those of in-process METIS, and the result reports -1."""
+    import igpart.initial as ini
+    import igpart.multilevel as ml
+
+    monkeypatch.setattr(ml, "usable_cpus", lambda: 8)
+    requested = []
+    real_pool = mp.get_pool
+    monkeypatch.setattr(mp, "get_pool", lambda size: requested.append(size) or real_pool(size))
+    seen = []
+    real_partitions = ini.metis_partitions
+
+    def spy(*args, processes=0, **kwargs):
+        seen.append(processes)
+        return real_partitions(*args, processes=processes, **kwargs)
+
+    monkeypatch.setattr(ini, "metis_partitions", spy)
+    h = random_hypergraph(np.random.default_rng(4), 2000, 3500, weighted=True)
+    cfg = {"initial": "rb+metis", "initial_rb_runs": 2, "initial_rb_seeds": 3, "threads": 2,
+           "initial_runs_min_n": 1000}  # fmt: skip
+    a = igpart.partition(h, 8, backend="cpu", seed=3, config={**cfg, "initial_metis_processes": 0})
+    assert requested == [] and set(seen) == {0}
+    seen.clear()
+    b = igpart.partition(h, 8, backend="cpu", seed=3, config=cfg)
+    assert requested and set(requested) == {4} and seen and set(seen) == {4}
+    assert np.array_equal(a.parts, b.parts)
+    check_partition(h, b, 8, 0.03)
+    assert b.config["initial_metis_processes"] == -1
