@@ -83,7 +83,8 @@ class GpuBackend(Backend):
         if self.cluster_max_size < 2:
             raise ValueError("GpuBackend: cluster_max_size must be at least 2")
         #: clustering joins decided by seeded sorts instead of atomics (kernels.cluster_join):
-        #: the same seed gives the same hierarchy and partition (off by default: not yet timed)
+        #: the same seed gives the same hierarchy and partition (off by default: 1.4-1.5x the
+        #: time at k = 2 on the H100, BENCHMARKS.md "Deterministic clustering and one V-cycle")
         self.deterministic = bool(deterministic)
         #: Jet runs on the host (C++, same result) on levels of at most this many pins
         self.jet_host_max_pins = (self.JET_HOST_MAX_PINS if jet_host_max_pins is None
