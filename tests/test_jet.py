@@ -176,12 +176,13 @@ def test_multilevel_with_jet_is_valid(be, refinement, obj):
 
 
 # ------------------------------------------------------------------------------ GPU == C++
-def _kernels_only():
+def _kernels_only(boundary: bool = False):
     """A GPU backend that runs Jet's kernels on every level (the default one hands levels of
-    at most ``JET_HOST_MAX_PINS`` pins to the C++ Jet, which these tests compare against)."""
+    at most ``JET_HOST_MAX_PINS`` pins to the C++ Jet, which these tests compare against);
+    ``boundary``: step 1 on the listed boundary vertices only (``GpuBackend(jet_boundary=)``)."""
     from igpart.kernels.gpu import GpuBackend
 
-    return GpuBackend(jet_host_max_pins=0)
+    return GpuBackend(jet_host_max_pins=0, jet_boundary=boundary)
 
 
 def _assert_gpu_equals_cpu(gpu, level, parts, k, bounds, obj, **options):
@@ -200,9 +201,10 @@ def _assert_gpu_equals_cpu(gpu, level, parts, k, bounds, obj, **options):
 
 @pytest.mark.gpu
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.integers(0, 2**31 - 1), st.sampled_from([2, 3, 8, 64]), st.sampled_from(["cut", "km1"]))
-def test_gpu_jet_equals_the_cpu(seed, k, obj):
-    gpu = _kernels_only()
+@given(st.integers(0, 2**31 - 1), st.sampled_from([2, 3, 8, 64]), st.sampled_from(["cut", "km1"]),
+       st.booleans())
+def test_gpu_jet_equals_the_cpu(seed, k, obj, boundary):
+    gpu = _kernels_only(boundary)
     rng = np.random.default_rng(seed)
     n = int(rng.integers(200, 2000))
     h = random_hypergraph(rng, n, int(1.5 * n), max_size=int(rng.integers(3, 40)), weighted=True)
@@ -217,8 +219,9 @@ def test_gpu_jet_equals_the_cpu(seed, k, obj):
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("boundary", [False, True])
 @pytest.mark.parametrize("pack_bits, gain_bits, small", [(64, 32, 0), (0, 32, 16384), (0, -1, 0)])
-def test_gpu_jet_launcher_paths_equal_the_cpu(monkeypatch, pack_bits, gain_bits, small):
+def test_gpu_jet_launcher_paths_equal_the_cpu(monkeypatch, pack_bits, gain_bits, small, boundary):
     """The launcher's paths that small inputs do not take by default give the C++ partition:
     the other priority-key layouts (tier 2: gain and hash, one stable argsort; tier 3: two
     stable argsorts), forced by lowering the bit budgets, and the balance step on the whole
@@ -228,7 +231,7 @@ def test_gpu_jet_launcher_paths_equal_the_cpu(monkeypatch, pack_bits, gain_bits,
     monkeypatch.setattr(_jet, "PACK_BITS", pack_bits)
     monkeypatch.setattr(_jet, "GAIN_BITS", gain_bits)
     monkeypatch.setattr(_jet, "SMALL_BALANCE", small)
-    gpu = _kernels_only()
+    gpu = _kernels_only(boundary)
     rng = np.random.default_rng(pack_bits + gain_bits + 7)
     for k, obj, rounds in ((2, "cut", 3), (3, "km1", 0), (16, "cut", 1), (64, "km1", 3)):
         n = int(rng.integers(300, 1500))
@@ -240,12 +243,14 @@ def test_gpu_jet_launcher_paths_equal_the_cpu(monkeypatch, pack_bits, gain_bits,
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("boundary", [False, True])
 @pytest.mark.parametrize("k", [2, 16])
 @pytest.mark.parametrize("obj", ["cut", "km1"])
-def test_gpu_jet_equals_the_cpu_on_ibm01_levels(ispd98, k, obj):
+def test_gpu_jet_equals_the_cpu_on_ibm01_levels(ispd98, k, obj, boundary):
     """On ibm01 and one coarse level of it, from a good partition with 5% of the vertices moved
-    at random (so that there is work to do), the GPU returns the C++ partition."""
-    gpu = _kernels_only()
+    at random (so that there is work to do), the GPU returns the C++ partition (``boundary``:
+    most vertices are interior, so the boundary list is far shorter than the level)."""
+    gpu = _kernels_only(boundary)
     h = igpart.read_hgr(ispd98 / "ibm01.hgr")
     rng = np.random.default_rng(k)
     base = igpart.partition(h, k, 0.03, obj, backend="cpu", seed=1, config={"vcycles": 0}).parts

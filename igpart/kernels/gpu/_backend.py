@@ -68,7 +68,8 @@ class GpuBackend(Backend):
     def __init__(self, fm_host_max_pins: int | None = None,
                  community_host_max: int | None = None,
                  jet_host_max_pins: int | None = None,
-                 cluster_max_size: int | None = None, deterministic: bool = False) -> None:
+                 cluster_max_size: int | None = None, deterministic: bool = False,
+                 jet_boundary: bool = False) -> None:
         from ..cpu import CpuBackend
 
         self.cpu = CpuBackend()
@@ -86,6 +87,9 @@ class GpuBackend(Backend):
         #: the same seed gives the same hierarchy and partition (off by default: 1.4-1.5x the
         #: time at k = 2 on the H100, BENCHMARKS.md "Deterministic clustering and one V-cycle")
         self.deterministic = bool(deterministic)
+        #: Jet's step 1 visits only the boundary vertices, listed every iteration, instead of a
+        #: warp per vertex of the level (the same partition; off by default: not yet run on a GPU)
+        self.jet_boundary = bool(jet_boundary)
         #: Jet runs on the host (C++, same result) on levels of at most this many pins
         self.jet_host_max_pins = (self.JET_HOST_MAX_PINS if jet_host_max_pins is None
                                   else int(jet_host_max_pins))
@@ -326,7 +330,7 @@ class GpuBackend(Backend):
             patience=int(patience), negative_gain_factor=float(negative_gain_factor),
             min_improvement=float(min_improvement),
             afterburner_max_net_size=int(afterburner_max_net_size),
-            balance_rounds=int(balance_rounds), seed=int(seed),
+            balance_rounds=int(balance_rounds), seed=int(seed), boundary=self.jet_boundary,
         )
 
     def rebalance_hypergraph(self, hg, parts, k, max_block_weights, objective):

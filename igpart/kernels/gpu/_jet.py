@@ -57,6 +57,7 @@ class _Jet:
         negative_gain_factor: float,
         afterburner_max_net_size: int,
         seed: int,
+        boundary: bool = False,
     ):
         n = hg.n
         self.hg, self.cur, self.k, self.bounds, self.code = hg, cur, k, bounds, code
@@ -92,6 +93,13 @@ class _Jet:
         self.use_global, self.scratch, self.shared = _tables(n, k)
         self.hist_shared = k * 8 + 512 <= SHARED_LIMIT  # + the kernels' static bytes
         self.kbits = (k - 1).bit_length()
+        #: step 1 visits only the boundary vertices (listed every iteration) instead of all
+        self.boundary = bool(boundary)
+        if self.boundary:
+            self.mark = cp.empty(n, dtype=cp.int8)
+            self.bpos = cp.empty(n, dtype=cp.int32)
+            self.blist = cp.empty(n, dtype=cp.int32)
+            STATS.add(3)
 
     def _hist_args(self):
         """(use_shared flag, dynamic shared bytes) of the kernels with a block histogram."""
@@ -121,6 +129,16 @@ class _Jet:
     def candidates(self, it: int) -> None:
         """Step 1 and the candidates' compaction and priority keys (stats L, TIER, LBITS)."""
         hg, phi, n = self.hg, self.phi, self.hg.n
+        blist = count = NULL
+        if self.boundary:  # the vertices on nets of two or more blocks, ascending
+            self.mark.fill(0)
+            launch("jet", "jet_boundary_mark", hg.m, (i64(hg.m), hg.eptr, hg.eind, phi.lam,
+                                                      self.mark))
+            cp.cumsum(self.mark, dtype=cp.int32, out=self.bpos)
+            launch("jet", "jet_boundary_list", n, (i64(n), self.mark, self.bpos, self.blist))
+            self.flag.fill(0)  # the vertices not listed are no candidates
+            blist, count = self.blist, self.bpos[n - 1 :]
+            STATS.add(3)
         launch(
             "jet",
             "jet_candidates",
@@ -145,10 +163,15 @@ class _Jet:
                 self.gain,
                 self.flag,
                 self.stats,
+                blist,
+                count,
             ),
             warps=True,
             shared=self.shared,
         )
+        if self.boundary:
+            self.locked.fill(0)  # a lock lasts one iteration, listed vertex or not
+            STATS.add()
         cp.cumsum(self.flag, dtype=cp.int32, out=self.pos)
         STATS.add()
         launch(
@@ -383,6 +406,7 @@ def refine(
     afterburner_max_net_size: int,
     balance_rounds: int,
     seed: int,
+    boundary: bool = False,
 ):
     n = hg.n
     cur = parts.copy()
@@ -400,6 +424,7 @@ def refine(
         negative_gain_factor,
         afterburner_max_net_size,
         seed,
+        boundary,
     )
     jet.rebuild()
     jet.candidates(0)

@@ -24,13 +24,17 @@ __device__ __forceinline__ long long jet_table_words(int k) { return 2LL * k + (
 // touch (jet_target_better) when u is unlocked and jet_is_candidate holds, else -1; gain[u] its
 // gain. Warp per vertex: lanes walk the vertex's nets and add target parts and connections into
 // the warp's tables (shared memory, or the global scratch when use_global), then scan and clear
-// them. Integer atomics only, so the result does not depend on the order.
+// them. Integer atomics only, so the result does not depend on the order. With `list` (the
+// boundary vertices of jet_boundary_list, *count of them) only those are visited: the others
+// have no block but their own on any net, so they get no target (the launcher zeroes their flag
+// and clears every lock after this kernel, as visiting them would).
 extern "C" __global__ void jet_candidates(long long n, const long long *eptr, const long long *ewgt,
                                           const long long *vptr, const int *vind, const int *parts,
                                           const int *lam, const int *pblk, const int *pcnt,
                                           signed char *locked, int k, int objective, double c,
                                           int use_global, long long *gscratch, int *target,
-                                          long long *gain, int *flag, long long *stats) {
+                                          long long *gain, int *flag, long long *stats,
+                                          const int *list, const int *count) {
     extern __shared__ long long sh[];
     const int lane = igp_lane();
     const long long words = jet_table_words(k);
@@ -46,7 +50,9 @@ extern "C" __global__ void jet_candidates(long long n, const long long *eptr, co
     unsigned long long *mask = (unsigned long long *)(table + 2LL * k);
     long long gmin = 0, gmax = 0;  // gain range of this warp's candidates (lane 0)
     bool any = false;
-    for (long long u = igp_warp(); u < n; u += igp_nwarps()) {
+    const long long items = list ? (long long)*count : n;
+    for (long long i = igp_warp(); i < items; i += igp_nwarps()) {
+        const long long u = list ? (long long)list[i] : i;
         int lk = 0;
         if (lane == 0) {
             lk = locked[u];
@@ -132,6 +138,24 @@ extern "C" __global__ void jet_candidates(long long n, const long long *eptr, co
         atomicMin(stats + JS_GMIN, gmin);
         atomicMax(stats + JS_GMAX, gmax);
     }
+}
+
+// Boundary vertices: mark[v] = 1 for every pin v of a net with pins in two or more blocks
+// (lam > 1; mark zeroed by the launcher). Thread per net.
+extern "C" __global__ void jet_boundary_mark(long long m, const long long *eptr, const int *eind,
+                                             const int *lam, signed char *mark) {
+    for (long long e = igp_tid(); e < m; e += igp_nthreads()) {
+        if (lam[e] <= 1) continue;
+        for (long long j = eptr[e]; j < eptr[e + 1]; ++j) mark[eind[j]] = 1;
+    }
+}
+
+// list[pos[v] - 1] = v for every marked vertex (pos: inclusive prefix sums of mark), so the list
+// ascends; pos[n - 1] is its length.
+extern "C" __global__ void jet_boundary_list(long long n, const signed char *mark, const int *pos,
+                                             int *list) {
+    for (long long v = igp_tid(); v < n; v += igp_nthreads())
+        if (mark[v]) list[pos[v] - 1] = (int)v;
 }
 
 // Step 2 (afterburner): keep[i] = whether the gain of candidate cand[i] (priority position i),
