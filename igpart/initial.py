@@ -443,20 +443,24 @@ def initial_partition(
 
     from .kernels import omp_threads
 
+    def sharing(fn: Callable, pool_size: int) -> Callable:
+        """``fn`` run on one of ``pool_size`` worker threads: its C++ calls get that share of
+        the OpenMP threads."""
+
+        def run(arg):
+            with omp_threads(max(1, int(threads) // pool_size)):
+                return fn(arg)
+
+        return run
+
     workers = max(1, min(int(threads), len(candidates)))
     serial = workers == 1 or "mtkahypar" in {name for name, _ in candidates}
     with c_stdout_to_stderr():  # entered here, so worker threads never swap descriptors
         if serial:
             results = [attempt(c) for c in candidates]
         else:
-            share = max(1, int(threads) // workers)  # OpenMP threads of each worker's C++ calls
-
-            def attempt_shared(candidate):
-                with omp_threads(share):
-                    return attempt(candidate)
-
             with ThreadPoolExecutor(max_workers=workers) as pool:
-                results = list(pool.map(attempt_shared, candidates))
+                results = list(pool.map(sharing(attempt, workers), candidates))
         if polish is not None and polish_top > 0:
             # the best distinct refined candidates (a total order: independent of the threads)
             chosen: list[int] = []
@@ -473,13 +477,8 @@ def initial_partition(
                 outs = [polished(p) for p in inputs]
             else:
                 pworkers = min(workers, len(chosen))
-
-                def polished_shared(parts):
-                    with omp_threads(max(1, int(threads) // pworkers)):
-                        return polished(parts)
-
                 with ThreadPoolExecutor(max_workers=pworkers) as pool:
-                    outs = list(pool.map(polished_shared, inputs))
+                    outs = list(pool.map(sharing(polished, pworkers), inputs))
             for i, out in zip(chosen, outs):
                 results[i] = out
     best = min(range(len(results)), key=lambda i: (results[i][0], i))

@@ -26,6 +26,7 @@ All loops over vertices, nets and pins run in numpy or in the C++ kernels; Pytho
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import math
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
@@ -145,11 +146,9 @@ def recursive_bisection(
         # never more than the sides' share of the final k-way bound
         bounds = np.minimum(bounds, np.array([final * k0, final * k1], dtype=np.int64))
         bcfg = cfg if inner == 1 else dataclasses.replace(cfg, threads=inner)
-        if threads == 1:
+        # on a worker thread (threads > 1) the C++ calls get this bisection's share of them
+        with omp_threads(inner) if threads > 1 else contextlib.nullcontext():
             side = _bisect(be, sub, bounds, eps, objective, seed + 7919 * first + ks, bcfg)
-        else:  # on a worker thread: the C++ calls get this bisection's share of the threads
-            with omp_threads(inner):
-                side = _bisect(be, sub, bounds, eps, objective, seed + 7919 * first + ks, bcfg)
         out = []
         for s, (off, kk) in enumerate(((first, k0), (first + k0, k1))):
             local = np.flatnonzero(side == s)

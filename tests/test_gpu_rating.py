@@ -10,21 +10,9 @@ import pytest
 from igpart import Hypergraph
 from igpart.kernels import get_backend
 
+from .jet_oracle import tie_hash
+
 pytestmark = pytest.mark.gpu
-M64 = (1 << 64) - 1
-
-
-def tie_hash(seed: int, a: int, b: int) -> int:
-    """partition_common.h tie_hash, in Python integers."""
-    x = (seed * 0x9E3779B97F4A7C15) & M64
-    x ^= (a + 0x632BE59BD9B4E019 + ((x << 6) & M64) + (x >> 2)) & M64
-    x ^= (b + 0x85EBCA77C2B2AE63 + ((x << 6) & M64) + (x >> 2)) & M64
-    x ^= x >> 33
-    x = (x * 0xFF51AFD7ED558CCD) & M64
-    x ^= x >> 33
-    x = (x * 0xC4CEB9FE1A85EC53) & M64
-    x ^= x >> 33
-    return x & 0xFFFFFFFF
 
 
 def oracle_best(h, max_net_size, seed, ok):

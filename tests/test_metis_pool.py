@@ -285,17 +285,13 @@ def test_metis_processes_automatic(monkeypatch, cpus, n, k, threads, expected):
 def test_metis_processes_automatic_uses_the_run_threads(monkeypatch):
     """``threads = 0`` (the default): the C++ backend's OpenMP threads decide."""
     import igpart.multilevel as ml
-    from igpart.kernels import _cpu
+    from igpart.kernels import omp_threads
 
     monkeypatch.setattr(ml, "usable_cpus", lambda: 16)
-    before = _cpu.get_num_threads()
-    try:
-        _cpu.set_num_threads(1)
+    with omp_threads(1):
         assert ml.metis_processes(Config(), 10**6, 8) == 0
-        _cpu.set_num_threads(2)
+    with omp_threads(2):
         assert ml.metis_processes(Config(), 10**6, 8) == 8
-    finally:
-        _cpu.set_num_threads(before)
 
 
 @pytest.mark.parametrize("value", [0, 3, 12])
