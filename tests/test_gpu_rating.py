@@ -1,6 +1,8 @@
 """The GPU rating kernels (``hg_rate``, ``cluster_rate``) against a plain-Python oracle of the
 HyperG heavy-edge rating: every vertex's chosen neighbour, exactly, including vertices with more
-than 32 nets and nets larger than a warp. Marker ``gpu``."""
+than 32 nets, nets larger than a warp, vertices with more neighbours than the kernels' hash table
+holds (their merge path) and net weights large enough to lower the fixed-point scale. Marker
+``gpu``."""
 
 from __future__ import annotations
 
@@ -15,10 +17,11 @@ from .jet_oracle import tie_hash
 pytestmark = pytest.mark.gpu
 
 
-def oracle_best(h, max_net_size, seed, ok):
-    """Best neighbour of every vertex: highest summed w/(|e|-1) over shared nets of 2..max pins
-    (summed in ascending net order, as the kernel does), then the lighter (``ok`` returns the
-    weight, or None to reject), then the smaller hash, then the smaller id; -1 when none."""
+def oracle_best(h, max_net_size, seed, ok, shift):
+    """Best neighbour of every vertex: highest summed (w << shift) // (|e|-1) over shared nets
+    of 2..max pins (the kernels' fixed point, compared as doubles), then the lighter (``ok``
+    returns the weight, or None to reject), then the smaller hash, then the smaller id; -1 when
+    none."""
     nets = [sorted(set(int(v) for v in h.net(e))) for e in range(h.m)]
     incident = [[] for _ in range(h.n)]
     for e, pins in enumerate(nets):
@@ -27,72 +30,82 @@ def oracle_best(h, max_net_size, seed, ok):
     best = np.full(h.n, -1, dtype=np.int64)
     for u in range(h.n):
         score: dict[int, float] = {}
-        for e in incident[u]:  # ascending net ids
+        for e in incident[u]:
             size = len(nets[e])
             if size < 2 or size > max_net_size:
                 continue
             for v in nets[e]:
                 if v != u:
-                    score[v] = score.get(v, 0.0) + float(h.ewgt[e]) / float(size - 1)
+                    score[v] = score.get(v, 0) + (int(h.ewgt[e]) << shift) // (size - 1)
         cands = []
         for v, sc in score.items():
             w = ok(u, v)
             if w is not None and sc > 0:
-                cands.append((-sc, w, tie_hash(seed, u, v), v))
+                cands.append((-float(sc), w, tie_hash(seed, u, v), v))
         if cands:
             best[u] = min(cands)[3]
     return best
 
 
-def hub_hypergraph(seed: int) -> Hypergraph:
-    """Random nets of 2..6 pins, a few nets of 40-90 pins and hub vertices on 40-80 nets."""
+def hub_hypergraph(seed: int, heavy: bool = False) -> Hypergraph:
+    """Random nets of 2..6 pins, a few nets of 40-90 pins, one of 300 (its pins have more
+    neighbours than the kernels' table of 256) and hub vertices on 40-80 nets; ``heavy``: net
+    weights up to 2^40 (the rating's fixed-point scale drops below 32 bits)."""
     rng = np.random.default_rng(seed)
-    n = 300
-    nets = [rng.choice(n, size=int(rng.integers(2, 7)), replace=False) for _ in range(500)]
+    n = 400
+    nets = [rng.choice(n, size=int(rng.integers(2, 7)), replace=False) for _ in range(700)]
     nets += [rng.choice(n, size=int(rng.integers(40, 90)), replace=False) for _ in range(4)]
+    nets.append(rng.choice(n, size=300, replace=False))
     for hub in rng.choice(n, size=5, replace=False):
         for _ in range(int(rng.integers(40, 80))):
             nets.append(np.append(rng.choice(n, size=int(rng.integers(1, 4))), hub))
     vw = rng.integers(1, 6, size=n)
-    ew = rng.integers(1, 9, size=len(nets))
+    ew = rng.integers(1, 2**40 if heavy else 9, size=len(nets))
     return Hypergraph.from_nets(nets, n=n, vwgt=vw, ewgt=ew)
 
 
-@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("seed,heavy", [(0, False), (1, False), (2, True)])
 @pytest.mark.parametrize("max_net_size", [1000, 50])
-def test_hg_rate_equals_the_oracle(seed, max_net_size):
+def test_hg_rate_equals_the_oracle(seed, heavy, max_net_size):
     import cupy as cp
 
-    from igpart.kernels.gpu._common import NULL, i64, launch
+    from igpart.kernels.gpu._common import NULL, i32, i64, launch
+    from igpart.kernels.gpu._hypergraph import rating_shift
 
     gpu = get_backend("gpu")
-    h = hub_hypergraph(seed)
+    h = hub_hypergraph(seed, heavy)
     ha = gpu.hypergraph_arrays(h)
+    shift = rating_shift(ha)
+    total = int(np.asarray(h.ewgt).sum())
+    assert (total << shift) < 2**62 and (shift == 32 or (total << (shift + 1)) >= 2**62)
+    assert (shift < 32) == heavy
     mcw = 7
     best = cp.empty(h.n, dtype=cp.int32)
     launch("coarsen", "hg_rate", h.n, (i64(h.n), ha.eptr, ha.eind, ha.ewgt, ha.vptr, ha.vind,
-                                       ha.vwgt, i64(mcw), i64(max_net_size), NULL, i64(seed),
-                                       best), warps=True)  # fmt: skip
+                                       ha.vwgt, i64(mcw), i64(max_net_size), i32(shift), NULL,
+                                       i64(seed), best), warps=True)  # fmt: skip
     vw = np.asarray(h.vwgt)
 
     def ok(u, v):
         return int(vw[v]) if vw[u] + vw[v] <= mcw else None
 
-    want = oracle_best(h, max_net_size, seed, ok)
+    want = oracle_best(h, max_net_size, seed, ok, shift)
     want[vw > mcw] = -1
     assert (np.asarray(h.vptr[1:] - h.vptr[:-1]) > 32).any()  # the chunked path is exercised
     np.testing.assert_array_equal(best.get(), want)
 
 
-@pytest.mark.parametrize("seed", [3, 4])
-def test_cluster_rate_equals_the_oracle_on_singletons(seed):
+@pytest.mark.parametrize("seed,heavy", [(3, False), (4, True)])
+def test_cluster_rate_equals_the_oracle_on_singletons(seed, heavy):
     import cupy as cp
 
     from igpart.kernels.gpu._common import NULL, i32, i64, launch
+    from igpart.kernels.gpu._hypergraph import rating_shift
 
     gpu = get_backend("gpu")
-    h = hub_hypergraph(seed)
+    h = hub_hypergraph(seed, heavy)
     ha = gpu.hypergraph_arrays(h)
+    shift = rating_shift(ha)
     n, mcw = h.n, 8
     rep = cp.arange(n, dtype=cp.int32)
     csize = cp.ones(n, dtype=cp.int32)
@@ -117,6 +130,7 @@ def test_cluster_rate_equals_the_oracle_on_singletons(seed):
             i64(mcw),
             i32(8),
             i64(1000),
+            i32(shift),
             NULL,
             i64(seed),
             i32(0),
@@ -129,6 +143,6 @@ def test_cluster_rate_equals_the_oracle_on_singletons(seed):
     def ok(u, v):
         return int(vw[v]) if vw[u] + vw[v] <= mcw else None
 
-    want = oracle_best(h, 1000, seed, ok)
+    want = oracle_best(h, 1000, seed, ok, shift)
     want[vw > mcw] = -1
     np.testing.assert_array_equal(best.get(), want)

@@ -70,6 +70,15 @@ def group_vertices(best, n: int, vwgt, mcw: int, group_size: int, mirror: bool):
     return cmap, int(ids[-1]) + 1
 
 
+def rating_shift(hg: HypergraphArrays) -> int:
+    """Fixed-point scale of the rating kernels (``rating_fixed`` in coarsen.cu): a net adds
+    ``(w << shift) // (|e| - 1)`` to a pair's rating, with the largest shift <= 32 that keeps
+    the level's total net weight << shift below 2^62 (no rating can overflow)."""
+    total = int(hg.ewgt.sum()) if hg.m else 0
+    STATS.add()
+    return max(0, min(32, 62 - max(total, 1).bit_length()))
+
+
 def coarsen(hg: HypergraphArrays, mcw: int, group_size: int, max_net_size: int, communities,
             seed: int):
     n = hg.n
@@ -78,7 +87,8 @@ def coarsen(hg: HypergraphArrays, mcw: int, group_size: int, max_net_size: int, 
     best = cp.empty(n, dtype=cp.int32)
     comm = NULL if communities is None else communities
     launch("coarsen", "hg_rate", n, (i64(n), hg.eptr, hg.eind, hg.ewgt, hg.vptr, hg.vind, hg.vwgt,
-                                     i64(mcw), i64(max_net_size), comm, i64(seed), best),
+                                     i64(mcw), i64(max_net_size), i32(rating_shift(hg)), comm,
+                                     i64(seed), best),
            warps=True)
     return group_vertices(best, n, hg.vwgt, mcw, group_size, mirror=False)
 
@@ -134,6 +144,7 @@ def cluster(hg: HypergraphArrays, mcw: int, max_net_size: int, communities, max_
     STATS.add(6)
     nc = n
     target = int(n / max_shrink)  # as the C++ backend: stop once nc <= target, never below
+    shift = rating_shift(hg)
     for r in range(CLUSTER_ROUNDS):
         if nc <= target:
             break
@@ -141,7 +152,7 @@ def cluster(hg: HypergraphArrays, mcw: int, max_net_size: int, communities, max_
         STATS.add(3)
         launch("coarsen", "cluster_rate", n, (
             i64(n), hg.eptr, hg.eind, hg.ewgt, hg.vptr, hg.vind, hg.vwgt, rep, cw, csize, single,
-            i64(mcw), i32(max_size), i64(max_net_size), comm, i64(seed + r),
+            i64(mcw), i32(max_size), i64(max_net_size), i32(shift), comm, i64(seed + r),
             i32(int(weight_penalty)), best), warps=True)
         if deterministic:
             j = join_round(cp, best, single, hg.vwgt, rep, cw, csize, int(mcw), int(max_size),

@@ -41,50 +41,154 @@ __device__ __forceinline__ Rated warp_best(Rated r) {
 
 namespace {
 
+// Rating accumulators are fixed point: a net of weight w and s pins adds (w << shift) / (s - 1)
+// (integer division; shift from the host so that the level's total net weight << shift stays
+// below 2^62), so a pair's rating does not depend on the order its nets are summed in. The
+// C++ backend sums the same terms as doubles (igp::rating_term).
+__device__ __forceinline__ igp_u64 rating_fixed(long long w, long long size, int shift) {
+    return ((igp_u64)w << shift) / (igp_u64)(size - 1);
+}
+
+// Slots of a warp's hash table of neighbour ratings (shared memory), and the probes an insert
+// may take before the vertex falls back to the merge path.
+#define IGP_RATE_SLOTS 256
+#define IGP_RATE_PROBES 32
+
+// The per-warp scratch of the rating kernels: net offsets and terms of a chunk of 32 nets, and
+// a table of IGP_RATE_SLOTS (neighbour, rating) entries, kept cleared between vertices.
+struct RateScratch {
+    long long offs[IGP_BLOCK_THREADS];
+    igp_u64 terms[IGP_BLOCK_THREADS];
+    int key[(IGP_BLOCK_THREADS / 32) * IGP_RATE_SLOTS];
+    igp_u64 val[(IGP_BLOCK_THREADS / 32) * IGP_RATE_SLOTS];
+};
+
+__device__ __forceinline__ void rate_scratch_clear(RateScratch &sc) {
+    const int w = threadIdx.x >> 5;
+    for (int i = igp_lane(); i < IGP_RATE_SLOTS; i += 32) {
+        sc.key[w * IGP_RATE_SLOTS + i] = -1;
+        sc.val[w * IGP_RATE_SLOTS + i] = 0;
+    }
+    __syncwarp();
+}
+
+// Loads the sizes (0 outside 2..max_net_size) of nets vind[j0 + lane] into the warp's end
+// offsets (warp scan) and, with terms, their rating terms; returns the chunk's pin total.
+__device__ __forceinline__ long long load_chunk(long long j0, long long ue, const long long *eptr,
+                                                const long long *ewgt, const int *vind,
+                                                long long max_net_size, int shift, long long *off,
+                                                igp_u64 *term) {
+    const int lane = igp_lane();
+    long long sz = 0;
+    igp_u64 tm = 0;
+    if (j0 + lane < ue) {
+        const int e = vind[j0 + lane];
+        sz = eptr[e + 1] - eptr[e];
+        if (sz < 2 || sz > max_net_size) sz = 0;
+        else if (term) tm = rating_fixed(ewgt[e], sz, shift);
+    }
+    long long inc = sz;
+    for (int o = 1; o < 32; o <<= 1) {
+        const long long t = __shfl_up_sync(IGP_FULL_MASK, inc, o);
+        if (lane >= o) inc += t;
+    }
+    off[lane] = inc;
+    if (term) term[lane] = tm;
+    __syncwarp();
+    return __shfl_sync(IGP_FULL_MASK, inc, 31);
+}
+
+// Position t of a chunk's concatenated pin lists: its net's index in the chunk (binary search
+// over the end offsets).
+__device__ __forceinline__ int chunk_net(const long long *off, long long t) {
+    int lo = 0, hi = 31;
+    while (lo < hi) {
+        const int mid = (lo + hi) >> 1;
+        if (off[mid] > t) hi = mid; else lo = mid + 1;
+    }
+    return lo;
+}
+
 // The best-rated neighbour of u (HyperG §3.1 rating, summed over the nets u and v share that
 // have 2..max_net_size pins) among neighbours accepted by ok(v), which also returns the weight
 // used for tie-breaking (the lighter first) through *wv. Called by the whole warp; every lane
-// gets the winner. A pair is rated by the lane that meets it in their first shared net.
-// offs: the block's shared scratch of 32 entries per warp (THREADS_PER_BLOCK in all).
+// gets the winner.
+// The warp walks the concatenated pin lists of u's nets, 32 nets at a time: lane i first takes
+// net ub + i's size, a warp scan turns the sizes into end offsets, and every lane then takes
+// pin positions t, t + 32, ... of the concatenation (its net by binary search over the
+// offsets); most nets have a few pins, so a lane per pin of one net at a time would leave most
+// of the warp idle. Each pin adds its net's term to its vertex's entry of the warp's hash table;
+// the table is then scanned for the best accepted neighbour. A vertex with more neighbours than
+// the table holds (an insert that finds no slot in IGP_RATE_PROBES probes) is rated instead by
+// merging u's net list with each neighbour's (the pair rated by the lane that meets it in their
+// first shared net), which gives the same ratings.
 template <class Ok>
 __device__ __forceinline__ int best_neighbour(long long u, const long long *eptr, const int *eind,
                                               const long long *ewgt, const long long *vptr,
-                                              const int *vind, long long max_net_size, long long seed,
-                                              bool weight_penalty, long long *offs, Ok ok) {
+                                              const int *vind, long long max_net_size, int shift,
+                                              long long seed, bool weight_penalty,
+                                              RateScratch &scratch, Ok ok) {
     const int lane = igp_lane();
+    const int wid = threadIdx.x >> 5;
+    long long *off = scratch.offs + (threadIdx.x & ~31);
+    igp_u64 *term = scratch.terms + (threadIdx.x & ~31);
+    int *key = scratch.key + wid * IGP_RATE_SLOTS;
+    igp_u64 *val = scratch.val + wid * IGP_RATE_SLOTS;
     Rated r;
     r.score = 0.0;
     r.w = 0;
     r.h = 0;
     r.v = -1;
     const long long ub = vptr[u], ue = vptr[u + 1];
-    // The warp walks the concatenated pin lists of u's nets, 32 nets at a time: lane i first
-    // takes net ub + i's size, a warp scan turns the sizes into end offsets (shared memory), and
-    // every lane then takes pin positions t, t + 32, ... of the concatenation (its net by binary
-    // search over the offsets). Most nets have a few pins, so a lane per pin of one net at a time
-    // would leave most of the warp idle.
-    long long *off = offs + (threadIdx.x & ~31);
+    bool over = false;
     for (long long j0 = ub; j0 < ue; j0 += 32) {
-        long long sz = 0;
-        if (j0 + lane < ue) {
-            const int e = vind[j0 + lane];
-            sz = eptr[e + 1] - eptr[e];
-            if (sz < 2 || sz > max_net_size) sz = 0;
-        }
-        long long inc = sz;
-        for (int o = 1; o < 32; o <<= 1) {
-            const long long t = __shfl_up_sync(IGP_FULL_MASK, inc, o);
-            if (lane >= o) inc += t;
-        }
-        const long long total = __shfl_sync(IGP_FULL_MASK, inc, 31);
-        off[lane] = inc;
-        __syncwarp();
-        for (long long t = lane; t < total; t += 32) {
-            int lo = 0, hi = 31;
-            while (lo < hi) {
-                const int mid = (lo + hi) >> 1;
-                if (off[mid] > t) hi = mid; else lo = mid + 1;
+        const long long total = load_chunk(j0, ue, eptr, ewgt, vind, max_net_size, shift, off, term);
+        for (long long t = lane; t < total && !over; t += 32) {
+            const int lo = chunk_net(off, t);
+            const int e = vind[j0 + lo];
+            const int v = eind[eptr[e] + (t - (lo ? off[lo - 1] : 0))];
+            if (v == u) continue;
+            unsigned int h = ((unsigned int)v * 2654435761u) >> 24;  // IGP_RATE_SLOTS = 256
+            int p = 0;
+            for (; p < IGP_RATE_PROBES; ++p) {
+                const int k = atomicCAS(key + h, -1, v);
+                if (k == -1 || k == v) {
+                    atomicAdd(val + h, term[lo]);
+                    break;
+                }
+                h = (h + 1) & (IGP_RATE_SLOTS - 1);
             }
+            over = p == IGP_RATE_PROBES;
+        }
+        __syncwarp();
+        if (__any_sync(IGP_FULL_MASK, over)) {
+            over = true;
+            break;
+        }
+    }
+    // scan (or, after an overflow, only clear) the table
+    for (int i = lane; i < IGP_RATE_SLOTS; i += 32) {
+        const int v = key[i];
+        if (v < 0) continue;
+        const igp_u64 acc = val[i];
+        key[i] = -1;
+        val[i] = 0;
+        long long wv = 0;
+        if (over || acc == 0 || !ok(v, &wv)) continue;
+        Rated c;
+        c.score = (double)acc;
+        if (weight_penalty) c.score /= (double)(wv > 0 ? wv : 1);
+        c.w = wv;
+        c.h = igp::tie_hash(seed, u, v);
+        c.v = v;
+        if (rated_better(c, r)) r = c;
+    }
+    __syncwarp();
+    if (!over) return warp_best(r).v;
+    for (long long j0 = ub; j0 < ue; j0 += 32) {
+        const long long total = load_chunk(j0, ue, eptr, ewgt, vind, max_net_size, shift, off, nullptr);
+        for (long long t = lane; t < total; t += 32) {
+            const int lo = chunk_net(off, t);
             const int e = vind[j0 + lo];
             const int v = eind[eptr[e] + (t - (lo ? off[lo - 1] : 0))];
             if (v == u) continue;
@@ -92,7 +196,7 @@ __device__ __forceinline__ int best_neighbour(long long u, const long long *eptr
             if (!ok(v, &wv)) continue;
             long long a = ub, b = vptr[v];
             const long long be = vptr[v + 1];
-            double sc = 0.0;
+            igp_u64 acc = 0;
             bool first = true, dup = false;
             while (a < ue && b < be) {
                 const int fa = vind[a], fb = vind[b];
@@ -108,16 +212,16 @@ __device__ __forceinline__ int best_neighbour(long long u, const long long *eptr
                             break;
                         }
                         first = false;
-                        sc += igp::rating_term(ewgt[fa], fs);
+                        acc += rating_fixed(ewgt[fa], fs, shift);
                     }
                     ++a;
                     ++b;
                 }
             }
-            if (dup || sc <= 0.0) continue;
-            if (weight_penalty) sc /= (double)(wv > 0 ? wv : 1);
+            if (dup || acc == 0) continue;
             Rated c;
-            c.score = sc;
+            c.score = (double)acc;
+            if (weight_penalty) c.score /= (double)(wv > 0 ? wv : 1);
             c.w = wv;
             c.h = igp::tie_hash(seed, u, v);
             c.v = v;
@@ -132,18 +236,20 @@ __device__ __forceinline__ int best_neighbour(long long u, const long long *eptr
 
 // best[u]: the neighbour of highest rating among neighbours with vwgt[u] + vwgt[v] <= mcw and,
 // when comm != NULL, the same community (HyperG neighbour selection). One warp per vertex.
+// shift: the fixed-point scale of the ratings (rating_fixed).
 extern "C" __global__ void hg_rate(long long n, const long long *eptr, const int *eind,
                                    const long long *ewgt, const long long *vptr, const int *vind,
                                    const long long *vwgt, long long mcw, long long max_net_size,
-                                   const int *comm, long long seed, int *best) {
-    __shared__ long long offs[IGP_BLOCK_THREADS];
+                                   int shift, const int *comm, long long seed, int *best) {
+    __shared__ RateScratch scratch;
+    rate_scratch_clear(scratch);
     for (long long u = igp_warp(); u < n; u += igp_nwarps()) {
         const long long wu = vwgt[u];
         int b = -1;
         if (wu <= mcw) {
             const int cu = comm ? comm[u] : 0;
-            b = best_neighbour(u, eptr, eind, ewgt, vptr, vind, max_net_size, seed, false, offs,
-                               [&](int v, long long *wv) {
+            b = best_neighbour(u, eptr, eind, ewgt, vptr, vind, max_net_size, shift, seed, false,
+                               scratch, [&](int v, long long *wv) {
                                    *wv = vwgt[v];
                                    return (!comm || comm[v] == cu) && wu + vwgt[v] <= mcw;
                                });
@@ -160,15 +266,17 @@ extern "C" __global__ void cluster_rate(long long n, const long long *eptr, cons
                                         const long long *ewgt, const long long *vptr, const int *vind,
                                         const long long *vwgt, const int *rep, const long long *cw,
                                         const int *csize, const char *single, long long mcw, int smax,
-                                        long long max_net_size, const int *comm, long long seed,
-                                        int weight_penalty, int *best) {
-    __shared__ long long offs[IGP_BLOCK_THREADS];
+                                        long long max_net_size, int shift, const int *comm,
+                                        long long seed, int weight_penalty, int *best) {
+    __shared__ RateScratch scratch;
+    rate_scratch_clear(scratch);
     for (long long u = igp_warp(); u < n; u += igp_nwarps()) {
         int b = -1;
         const long long wu = vwgt[u];
         if (single[u] && wu <= mcw) {
             const int cu = comm ? comm[u] : 0;
-            b = best_neighbour(u, eptr, eind, ewgt, vptr, vind, max_net_size, seed, weight_penalty != 0, offs,
+            b = best_neighbour(u, eptr, eind, ewgt, vptr, vind, max_net_size, shift, seed,
+                               weight_penalty != 0, scratch,
                                [&](int v, long long *wv) {
                                    const int r = rep[v];
                                    *wv = cw[r];
