@@ -49,10 +49,9 @@ __device__ __forceinline__ igp_u64 rating_fixed(long long w, long long size, int
     return ((igp_u64)w << shift) / (igp_u64)(size - 1);
 }
 
-// Slots of a warp's hash table of neighbour ratings (shared memory), and the probes an insert
-// may take before the vertex falls back to the merge path.
-#define IGP_RATE_SLOTS 256
-#define IGP_RATE_PROBES 32
+// Slots of a warp's hash table of neighbour ratings (shared memory, a power of two).
+#define IGP_RATE_BITS 8
+#define IGP_RATE_SLOTS (1 << IGP_RATE_BITS)
 
 // The per-warp scratch of the rating kernels: net offsets and terms of a chunk of 32 nets, and
 // a table of IGP_RATE_SLOTS (neighbour, rating) entries, kept cleared between vertices.
@@ -79,6 +78,7 @@ __device__ __forceinline__ long long load_chunk(long long j0, long long ue, cons
                                                 long long max_net_size, int shift, long long *off,
                                                 igp_u64 *term) {
     const int lane = igp_lane();
+    __syncwarp();  // the previous chunk's offsets are no longer read
     long long sz = 0;
     igp_u64 tm = 0;
     if (j0 + lane < ue) {
@@ -92,7 +92,7 @@ __device__ __forceinline__ long long load_chunk(long long j0, long long ue, cons
         const long long t = __shfl_up_sync(IGP_FULL_MASK, inc, o);
         if (lane >= o) inc += t;
     }
-    off[lane] = inc;
+    if (off) off[lane] = inc;
     if (term) term[lane] = tm;
     __syncwarp();
     return __shfl_sync(IGP_FULL_MASK, inc, 31);
@@ -117,11 +117,12 @@ __device__ __forceinline__ int chunk_net(const long long *off, long long t) {
 // net ub + i's size, a warp scan turns the sizes into end offsets, and every lane then takes
 // pin positions t, t + 32, ... of the concatenation (its net by binary search over the
 // offsets); most nets have a few pins, so a lane per pin of one net at a time would leave most
-// of the warp idle. Each pin adds its net's term to its vertex's entry of the warp's hash table;
-// the table is then scanned for the best accepted neighbour. A vertex with more neighbours than
-// the table holds (an insert that finds no slot in IGP_RATE_PROBES probes) is rated instead by
-// merging u's net list with each neighbour's (the pair rated by the lane that meets it in their
-// first shared net), which gives the same ratings.
+// of the warp idle. Each pin adds its net's term to its vertex's entry of the warp's hash table
+// (the smallest power of two of 32..256 slots with at least twice as many slots as u has pins
+// on its nets, so that the scan stays short), which is then scanned for the best accepted
+// neighbour. A vertex with more neighbours than the table holds (an insert that finds no free
+// slot) is rated in P = 4, 16, ... passes instead, pass c taking the neighbours of hash class
+// c; the fixed-point sums make every pass's ratings exact.
 template <class Ok>
 __device__ __forceinline__ int best_neighbour(long long u, const long long *eptr, const int *eind,
                                               const long long *ewgt, const long long *vptr,
@@ -134,100 +135,76 @@ __device__ __forceinline__ int best_neighbour(long long u, const long long *eptr
     igp_u64 *term = scratch.terms + (threadIdx.x & ~31);
     int *key = scratch.key + wid * IGP_RATE_SLOTS;
     igp_u64 *val = scratch.val + wid * IGP_RATE_SLOTS;
+    const long long ub = vptr[u], ue = vptr[u + 1];
+    const bool one_chunk = ue - ub <= 32;
+    // pins on u's nets: an upper bound of u's neighbours (one chunk: its offsets stay loaded)
+    long long walk = 0;
+    if (one_chunk) {
+        walk = load_chunk(ub, ue, eptr, ewgt, vind, max_net_size, shift, off, term);
+    } else {
+        for (long long j0 = ub; j0 < ue && walk < IGP_RATE_SLOTS; j0 += 32)
+            walk += load_chunk(j0, ue, eptr, ewgt, vind, max_net_size, shift, nullptr, nullptr);
+    }
+    int bits = 5;
+    while (bits < IGP_RATE_BITS && (1LL << bits) < 2 * walk) ++bits;
     Rated r;
     r.score = 0.0;
     r.w = 0;
     r.h = 0;
     r.v = -1;
-    const long long ub = vptr[u], ue = vptr[u + 1];
-    bool over = false;
-    for (long long j0 = ub; j0 < ue; j0 += 32) {
-        const long long total = load_chunk(j0, ue, eptr, ewgt, vind, max_net_size, shift, off, term);
-        for (long long t = lane; t < total && !over; t += 32) {
-            const int lo = chunk_net(off, t);
-            const int e = vind[j0 + lo];
-            const int v = eind[eptr[e] + (t - (lo ? off[lo - 1] : 0))];
-            if (v == u) continue;
-            unsigned int h = ((unsigned int)v * 2654435761u) >> 24;  // IGP_RATE_SLOTS = 256
-            int p = 0;
-            for (; p < IGP_RATE_PROBES; ++p) {
-                const int k = atomicCAS(key + h, -1, v);
-                if (k == -1 || k == v) {
-                    atomicAdd(val + h, term[lo]);
-                    break;
-                }
-                h = (h + 1) & (IGP_RATE_SLOTS - 1);
-            }
-            over = p == IGP_RATE_PROBES;
-        }
-        __syncwarp();
-        if (__any_sync(IGP_FULL_MASK, over)) {
-            over = true;
-            break;
-        }
-    }
-    // scan (or, after an overflow, only clear) the table
-    for (int i = lane; i < IGP_RATE_SLOTS; i += 32) {
-        const int v = key[i];
-        if (v < 0) continue;
-        const igp_u64 acc = val[i];
-        key[i] = -1;
-        val[i] = 0;
-        long long wv = 0;
-        if (over || acc == 0 || !ok(v, &wv)) continue;
-        Rated c;
-        c.score = (double)acc;
-        if (weight_penalty) c.score /= (double)(wv > 0 ? wv : 1);
-        c.w = wv;
-        c.h = igp::tie_hash(seed, u, v);
-        c.v = v;
-        if (rated_better(c, r)) r = c;
-    }
-    __syncwarp();
-    if (!over) return warp_best(r).v;
-    for (long long j0 = ub; j0 < ue; j0 += 32) {
-        const long long total = load_chunk(j0, ue, eptr, ewgt, vind, max_net_size, shift, off, nullptr);
-        for (long long t = lane; t < total; t += 32) {
-            const int lo = chunk_net(off, t);
-            const int e = vind[j0 + lo];
-            const int v = eind[eptr[e] + (t - (lo ? off[lo - 1] : 0))];
-            if (v == u) continue;
-            long long wv = 0;
-            if (!ok(v, &wv)) continue;
-            long long a = ub, b = vptr[v];
-            const long long be = vptr[v + 1];
-            igp_u64 acc = 0;
-            bool first = true, dup = false;
-            while (a < ue && b < be) {
-                const int fa = vind[a], fb = vind[b];
-                if (fa < fb) {
-                    ++a;
-                } else if (fb < fa) {
-                    ++b;
-                } else {
-                    const long long fs = eptr[fa + 1] - eptr[fa];
-                    if (fs >= 2 && fs <= max_net_size) {
-                        if (first && fa != e) {
-                            dup = true;
+    unsigned int passes = 1;
+    while (true) {
+        const unsigned int slots = 1u << bits;
+        bool over = false;
+        for (unsigned int c = 0; c < passes && !over; ++c) {
+            for (long long j0 = ub; j0 < ue; j0 += 32) {
+                long long total = walk;
+                if (!one_chunk)
+                    total = load_chunk(j0, ue, eptr, ewgt, vind, max_net_size, shift, off, term);
+                for (long long t = lane; t < total && !over; t += 32) {
+                    const int lo = chunk_net(off, t);
+                    const int e = vind[j0 + lo];
+                    const int v = eind[eptr[e] + (t - (lo ? off[lo - 1] : 0))];
+                    if (v == u) continue;
+                    if (passes > 1 && (((unsigned int)v * 0x85ebca6bu) >> 16) % passes != c) continue;
+                    unsigned int h = ((unsigned int)v * 2654435761u) >> (32 - bits);
+                    unsigned int p = 0;
+                    for (; p < slots; ++p) {
+                        const int k = atomicCAS(key + h, -1, v);
+                        if (k == -1 || k == v) {
+                            atomicAdd(val + h, term[lo]);
                             break;
                         }
-                        first = false;
-                        acc += rating_fixed(ewgt[fa], fs, shift);
+                        h = (h + 1) & (slots - 1);
                     }
-                    ++a;
-                    ++b;
+                    over = p == slots;
                 }
+                over = __any_sync(IGP_FULL_MASK, over);
+                if (over) break;
             }
-            if (dup || acc == 0) continue;
-            Rated c;
-            c.score = (double)acc;
-            if (weight_penalty) c.score /= (double)(wv > 0 ? wv : 1);
-            c.w = wv;
-            c.h = igp::tie_hash(seed, u, v);
-            c.v = v;
-            if (rated_better(c, r)) r = c;
+            // scan (or, after an overflow, only clear) the table
+            for (unsigned int i = lane; i < slots; i += 32) {
+                const int v = key[i];
+                if (v < 0) continue;
+                const igp_u64 acc = val[i];
+                key[i] = -1;
+                val[i] = 0;
+                long long wv = 0;
+                if (over || acc == 0 || !ok(v, &wv)) continue;
+                Rated cand;
+                cand.score = (double)acc;
+                if (weight_penalty) cand.score /= (double)(wv > 0 ? wv : 1);
+                cand.w = wv;
+                cand.h = igp::tie_hash(seed, u, v);
+                cand.v = v;
+                if (rated_better(cand, r)) r = cand;
+            }
+            __syncwarp();
         }
-        __syncwarp();
+        if (!over) break;
+        r.v = -1;
+        passes *= 4;
+        bits = IGP_RATE_BITS;
     }
     return warp_best(r).v;
 }
