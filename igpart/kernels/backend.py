@@ -191,7 +191,11 @@ class Backend:
 
         1. Rating: for every vertex ``u`` and neighbour ``v`` (sharing a net of 2..max_net_size
            pins), ``score(u, v) = sum over shared nets of w_e / (|e| - 1)``
-           (``igp::rating_term``). Pairs with ``vwgt[u] + vwgt[v] > max_cluster_weight``, and,
+           (``igp::rating_term``; the GPU backend sums the terms in fixed point,
+           ``(w_e << shift) // (|e| - 1)`` with the largest ``shift <= 32`` that keeps the
+           level's total net weight below 2^62 after the shift, so that a sum does not depend on
+           the order of its terms: its ratings differ from the C++ doubles by rounding only).
+           Pairs with ``vwgt[u] + vwgt[v] > max_cluster_weight``, and,
            when ``communities`` (int32, n) is given, pairs in different communities, are not
            rated. Each vertex picks its best-rated neighbour; ties go to the lighter neighbour,
            then to the smaller ``igp::tie_hash(seed, u, v)``. A vertex with no rated neighbour
