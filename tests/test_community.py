@@ -50,6 +50,27 @@ def test_communities_dense_deterministic_and_not_worse_than_singletons(h, seed):
     assert modularity(h, comm) >= modularity(h, singletons) - 1e-9
 
 
+def test_communities_do_not_depend_on_the_threads():
+    """The clique expansion is built by slices of vertices in parallel (from 4096 vertices on):
+    the same communities on 1, 2 and 3 OpenMP threads."""
+    from igpart.kernels import omp_threads
+
+    rng = np.random.default_rng(5)
+    n = 6000
+    nets = [rng.choice(n, size=int(rng.integers(2, 7)), replace=False) for _ in range(9000)]
+    # local structure: nets among nearby ids, so that there are communities to find
+    base = rng.integers(0, n - 20, size=6000)
+    nets += [base[i] + rng.choice(20, size=3, replace=False) for i in range(6000)]
+    h = igpart.Hypergraph.from_nets(nets, n=n)
+    got = []
+    for threads in (1, 2, 3):
+        with omp_threads(threads):
+            got.append(detect_communities(h, seed=2))
+    assert np.array_equal(got[0], got[1]) and np.array_equal(got[0], got[2])
+    assert 1 < int(got[0].max()) + 1 < n
+    assert modularity(h, got[0]) > modularity(h, np.arange(n, dtype=np.int32))
+
+
 @FAST
 @given(hypergraphs(), st.integers(1, 60), st.sampled_from([1.5, 2.5, 100.0]), st.booleans(),
        st.booleans(), st.integers(0, 3))

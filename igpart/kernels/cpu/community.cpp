@@ -2,10 +2,14 @@
 // maximisation on the weighted clique expansion of a hypergraph (edge weight w_e / (|e| - 1),
 // summed over shared nets; nets above a size threshold left out, as in the rating).
 //
-// Sequential and deterministic: vertices are visited in a seeded pseudo-random order
-// (igp::tie_hash), ties keep the current community, then go to the smaller community id.
+// Deterministic: vertices are visited in a seeded pseudo-random order (igp::tie_hash), ties keep
+// the current community, then go to the smaller community id. The clique expansion is built in
+// parallel (OpenMP, the same graph whatever the threads); local moving is sequential.
 #include <algorithm>
 #include <numeric>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "community.h"
 #include "partition_common.h"
@@ -25,27 +29,54 @@ struct WGraph {
     std::vector<int64_t> vw;  // vertex weight (sum over the members of an aggregated vertex)
 };
 
+// Rows in vertex order, each row's neighbours in the order the nets meet them (the same graph
+// whatever the number of threads: thread t builds the rows of the t-th contiguous slice).
 WGraph clique_expansion(const HgView &h, int64_t max_net_size) {
     WGraph g;
-    g.n = h.n;
-    g.ptr.assign(static_cast<size_t>(h.n + 1), 0);
-    g.loop.assign(static_cast<size_t>(h.n), 0.0);
-    g.vw.assign(h.vwgt, h.vwgt + h.n);
-    std::vector<double> acc(static_cast<size_t>(h.n), 0.0);
-    std::vector<int32_t> touched;
-    for (int64_t u = 0; u < h.n; ++u) {
-        touched.clear();
-        for_each_rated_neighbour(h, static_cast<int32_t>(u), max_net_size, [&](int32_t v, double r) {
-            if (r <= 0.0) return;
-            if (acc[v] == 0.0) touched.push_back(v);
-            acc[v] += r;
-        });
-        for (int32_t v : touched) {
-            g.adj.push_back(v);
-            g.w.push_back(acc[v]);
-            acc[v] = 0.0;
+    const int64_t n = h.n;
+    g.n = n;
+    g.ptr.assign(static_cast<size_t>(n + 1), 0);
+    g.loop.assign(static_cast<size_t>(n), 0.0);
+    g.vw.assign(h.vwgt, h.vwgt + n);
+    int threads = 1;
+#ifdef _OPENMP
+    if (n >= kParallelMinItems) threads = std::max(1, omp_get_max_threads());
+#endif
+    std::vector<std::vector<int32_t>> adj(static_cast<size_t>(threads));
+    std::vector<std::vector<double>> w(static_cast<size_t>(threads));
+#pragma omp parallel num_threads(threads) if (threads > 1)
+    {
+        int t = 0;
+#ifdef _OPENMP
+        t = omp_get_thread_num();
+#endif
+        const int64_t lo = n * t / threads, hi = n * (t + 1) / threads;
+        std::vector<double> acc(static_cast<size_t>(n), 0.0);
+        std::vector<int32_t> touched;
+        std::vector<int32_t> &a = adj[static_cast<size_t>(t)];
+        std::vector<double> &aw = w[static_cast<size_t>(t)];
+        for (int64_t u = lo; u < hi; ++u) {
+            touched.clear();
+            for_each_rated_neighbour(h, static_cast<int32_t>(u), max_net_size,
+                                     [&](int32_t v, double r) {
+                                         if (r <= 0.0) return;
+                                         if (acc[v] == 0.0) touched.push_back(v);
+                                         acc[v] += r;
+                                     });
+            for (int32_t v : touched) {
+                a.push_back(v);
+                aw.push_back(acc[v]);
+                acc[v] = 0.0;
+            }
+            g.ptr[u + 1] = static_cast<int64_t>(touched.size());
         }
-        g.ptr[u + 1] = static_cast<int64_t>(g.adj.size());
+    }
+    for (int64_t u = 0; u < n; ++u) g.ptr[u + 1] += g.ptr[u];
+    g.adj.reserve(static_cast<size_t>(g.ptr[n]));
+    g.w.reserve(static_cast<size_t>(g.ptr[n]));
+    for (int t = 0; t < threads; ++t) {
+        g.adj.insert(g.adj.end(), adj[t].begin(), adj[t].end());
+        g.w.insert(g.w.end(), w[t].begin(), w[t].end());
     }
     return g;
 }
