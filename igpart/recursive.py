@@ -36,6 +36,12 @@ import numpy as np
 from .hypergraph import Hypergraph
 from .initial import CLIQUE_MAX_NET_SIZE
 
+#: FM inside the bisections stops a pass after this many moves without improvement (or the
+#: config's ``fm_max_fruitless_moves`` when lower). The sub-hypergraphs are small: on the
+#: coarsest levels of four inflated inputs at k = 64 (3-5k vertices), 100 or 50 instead of 250
+#: gave the same partitions for 12 of 12 runs in 0.85x the time (BENCHMARKS.md, "Sixth session").
+RB_FM_MAX_FRUITLESS_MOVES = 100
+
 
 def sub_hypergraph(h: Hypergraph, vertices: np.ndarray, objective: str) -> Hypergraph:
     """The hypergraph induced by ``vertices`` (sorted, distinct ids of ``h``), renumbered
@@ -126,6 +132,7 @@ def recursive_bisection(
         threads=1,
         vcycles=0,
         refinement="fm",  # as for every initial candidate (Config.refinement)
+        fm_max_fruitless_moves=min(int(config.fm_max_fruitless_moves), RB_FM_MAX_FRUITLESS_MOVES),
     )
     be = get_backend("cpu")
     parts = np.zeros(h.n, dtype=np.int32)
