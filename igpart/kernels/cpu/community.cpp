@@ -74,9 +74,11 @@ WGraph clique_expansion(const HgView &h, int64_t max_net_size) {
     for (int64_t u = 0; u < n; ++u) g.ptr[u + 1] += g.ptr[u];
     g.adj.reserve(static_cast<size_t>(g.ptr[n]));
     g.w.reserve(static_cast<size_t>(g.ptr[n]));
-    for (int t = 0; t < threads; ++t) {
+    for (int t = 0; t < threads; ++t) {  // each slice freed once copied
         g.adj.insert(g.adj.end(), adj[t].begin(), adj[t].end());
         g.w.insert(g.w.end(), w[t].begin(), w[t].end());
+        std::vector<int32_t>().swap(adj[t]);
+        std::vector<double>().swap(w[t]);
     }
     return g;
 }
