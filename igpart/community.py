@@ -28,21 +28,26 @@ def detect_communities(
     seed: int = 0,
     resolution: float = 1.0,
     max_weight: int = 0,
+    sub_rounds: int = 0,
     backend: str = "cpu",
 ) -> np.ndarray:
     """Community id (int32, dense from 0) of every vertex of ``h`` (see the module docstring;
     the parameters are those of :meth:`igpart.kernels.Backend.communities`; ``resolution`` > 1
     gives smaller communities; ``max_weight`` > 0 caps a community's vertex weight, except for a
-    single vertex heavier than it)."""
+    single vertex heavier than it; ``sub_rounds`` > 0: parallel local moving in synchronous
+    sub-rounds, ``Config.community_sub_rounds``)."""
     if not isinstance(h, Hypergraph):
         raise InputError(f"expected a Hypergraph, got {type(h).__name__}")
     if not (np.isfinite(resolution) and resolution > 0):
         raise InputError(f"resolution must be a positive number, got {resolution!r}")
+    if (isinstance(sub_rounds, bool) or not isinstance(sub_rounds, (int, np.integer))
+            or sub_rounds < 0):
+        raise InputError(f"sub_rounds must be a non-negative integer, got {sub_rounds!r}")
     be = get_backend(backend)
     comm = be.communities(
         be.hypergraph_arrays(h), max_net_size=max_net_size, max_levels=max_levels,
         max_passes=max_passes, min_move_fraction=min_move_fraction, seed=seed,
-        resolution=resolution, max_weight=max_weight,
+        resolution=resolution, max_weight=max_weight, sub_rounds=sub_rounds,
     )
     return np.asarray(be.to_host(comm), dtype=np.int32)
 

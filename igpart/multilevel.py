@@ -66,6 +66,17 @@ class Config:
       blocks of 4k vertices at k = 64) and no longer guide the clustering where the cut goes.
       The cap keeps them within a block whatever the size (inflated inputs, k = 64: 1.2–5.8%
       lower cut; unchanged at k <= 16, where the communities are smaller than a block anyway).
+      ``community_sub_rounds`` (default 0: sequential local moving): Louvain's local moving
+      in this many synchronous sub-rounds per pass on graphs of at least 4096 vertices: the
+      vertices of a sub-round (a slice of the seeded order) choose their community in parallel
+      (OpenMP) against the state before it, then move in order (a move that would overfill its
+      community is dropped); the result does not depend on the threads. Measured 2026-11-23 on
+      the dev VM (2 cores, 16 sub-rounds; BENCHMARKS.md "Sixth session"): Louvain alone 1.76x /
+      1.71x faster on ibm09x10 / ibm01x20 (1.07–1.2x slower on 1 thread), modularity within
+      0.001; end to end on the C++ backend (ibm01 / ibm05 k = 8, ibm03 k = 64, ibm01x20 k = 16,
+      ibm09x10 k = 64, seeds 1, 2) 0.81x the time (``communities`` 12.6 -> 7.2 s of 28 s) for a
+      cut geomean 0.997x; but on ibm01–09 at k = 2 the cut geomean is 1.027x, ibm08 seed 2 1.48x
+      (the small inputs' communities decide the k = 2 cut), hence off by default.
       ``community_resolution``: Louvain's resolution (> 1: smaller communities everywhere);
       1 by default; 0 chooses it from the size, ``max(1, pins / community_resolution_pins)``
       (measured on inflated inputs: better at k = 64, worse as often as better at k <= 16, so
@@ -221,6 +232,7 @@ class Config:
     community_max_weight: float = 1.0
     community_resolution: float = 1.0
     community_resolution_pins: int = 250_000
+    community_sub_rounds: int = 0
     max_shrink: float = 2.5
     weight_penalty: bool = False
     contraction_limit: int = 40
@@ -316,6 +328,7 @@ class Config:
             "jet_fm_max_pins",
             "jet_min_pins",
             "host_levels_below",
+            "community_sub_rounds",
         ):
             integer(name, 0)
         v = self.initial_metis_processes
@@ -786,6 +799,7 @@ def _multilevel_hypergraph(h: Hypergraph, k: int, epsilon: float, objective: str
             max_passes=cfg.community_passes, seed=seed,
             resolution=community_resolution(cfg, h.num_pins),
             max_weight=community_max_weight(cfg, h.total_weight, k),
+            sub_rounds=cfg.community_sub_rounds,
         )
         timer.add("communities", t0)
     hierarchy = _coarsen(top, lambda a: a.n, coarsen_one, be.contract_hypergraph,

@@ -51,8 +51,9 @@ def test_communities_dense_deterministic_and_not_worse_than_singletons(h, seed):
 
 
 def test_communities_do_not_depend_on_the_threads():
-    """The clique expansion is built by slices of vertices in parallel (from 4096 vertices on):
-    the same communities on 1, 2 and 3 OpenMP threads."""
+    """The clique expansion is built by slices of vertices in parallel, and with sub_rounds the
+    local moving runs in parallel too (from 4096 vertices on): the same communities on 1, 2 and
+    3 OpenMP threads."""
     from igpart.kernels import omp_threads
 
     rng = np.random.default_rng(5)
@@ -62,13 +63,35 @@ def test_communities_do_not_depend_on_the_threads():
     base = rng.integers(0, n - 20, size=6000)
     nets += [base[i] + rng.choice(20, size=3, replace=False) for i in range(6000)]
     h = igpart.Hypergraph.from_nets(nets, n=n)
-    got = []
-    for threads in (1, 2, 3):
-        with omp_threads(threads):
-            got.append(detect_communities(h, seed=2))
-    assert np.array_equal(got[0], got[1]) and np.array_equal(got[0], got[2])
-    assert 1 < int(got[0].max()) + 1 < n
-    assert modularity(h, got[0]) > modularity(h, np.arange(n, dtype=np.int32))
+    for sub_rounds in (0, 1, 7, 16):  # 0: sequential local moving, else synchronous sub-rounds
+        got = []
+        for threads in (1, 2, 3):
+            with omp_threads(threads):
+                got.append(detect_communities(h, seed=2, sub_rounds=sub_rounds))
+        assert np.array_equal(got[0], got[1]) and np.array_equal(got[0], got[2])
+        assert set(np.unique(got[0])) == set(range(int(got[0].max()) + 1))
+        assert 1 < int(got[0].max()) + 1 < n
+        assert modularity(h, got[0]) > modularity(h, np.arange(n, dtype=np.int32))
+
+
+@pytest.mark.parametrize("bad", [-1, 1.5, True, "4"])
+def test_bad_sub_rounds_are_rejected(bad):
+    with pytest.raises(igpart.InputError, match="sub_rounds"):
+        detect_communities(two_cliques(), sub_rounds=bad)
+    with pytest.raises(igpart.InputError, match="community_sub_rounds"):
+        igpart.partition(two_cliques(), 2, config={"community_sub_rounds": bad})
+
+
+def test_sub_round_communities_keep_the_weight_cap():
+    """The parallel local moving never lets a community outgrow ``max_weight``."""
+    rng = np.random.default_rng(3)
+    n = 5000
+    nets = [rng.choice(n, size=int(rng.integers(2, 6)), replace=False) for _ in range(12000)]
+    h = igpart.Hypergraph.from_nets(nets, n=n, vwgt=rng.integers(1, 4, size=n))
+    cap = int(h.total_weight) // 40
+    comm = detect_communities(h, seed=1, max_weight=cap, sub_rounds=8)
+    weights = np.bincount(comm, weights=np.asarray(h.vwgt))
+    assert weights.max() <= cap
 
 
 @FAST

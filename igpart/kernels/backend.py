@@ -226,6 +226,7 @@ class Backend:
         seed: int = 0,
         resolution: float = 1.0,
         max_weight: int = 0,
+        sub_rounds: int = 0,
     ):
         """Community id (int32, n, dense from 0) of every vertex, used to restrict coarsening.
 
@@ -238,6 +239,9 @@ class Backend:
         community) until a pass moves at most ``min_move_fraction`` of the vertices or
         ``max_passes``; then communities are aggregated and the next level runs, at most
         ``max_levels`` levels. Run once on the finest level. Ids are numbered by first vertex.
+        ``sub_rounds`` > 0: local moving in that many synchronous sub-rounds per pass on graphs
+        of at least 4096 vertices (``Config.community_sub_rounds``; parallel, and the same
+        result whatever the threads).
 
         Default: the C++ backend's implementation on host copies (a backend may override it;
         any community assignment is correct, only the coarsening quality depends on it).
@@ -248,7 +252,7 @@ class Backend:
         comm = cpu.communities(
             cpu.hypergraph_arrays(_host_level(self, hg)), max_net_size=max_net_size,
             max_levels=max_levels, max_passes=max_passes, min_move_fraction=min_move_fraction,
-            seed=seed, resolution=resolution, max_weight=max_weight,
+            seed=seed, resolution=resolution, max_weight=max_weight, sub_rounds=sub_rounds,
         )
         return self.asarray(comm, "int32")
 

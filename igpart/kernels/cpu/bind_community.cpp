@@ -19,7 +19,7 @@ void igp::bind_community(py::module_ &m) {
         [](Arr<int64_t> eptr, Arr<int32_t> eind, Arr<int64_t> ewgt, Arr<int64_t> vptr,
            Arr<int32_t> vind, Arr<int64_t> vwgt, int64_t max_net_size, int64_t max_levels,
            int64_t max_passes, double min_move_fraction, int64_t seed, double resolution,
-           int64_t max_weight) {
+           int64_t max_weight, int64_t sub_rounds) {
             const HgView h = hg_view(eptr, eind, ewgt, vptr, vind, vwgt, "louvain_communities");
             if (max_levels < 0 || max_passes < 0)
                 throw std::invalid_argument(
@@ -29,17 +29,20 @@ void igp::bind_community(py::module_ &m) {
                     "louvain_communities: resolution must be a positive finite number");
             if (max_weight < 0)
                 throw std::invalid_argument("louvain_communities: max_weight must be >= 0");
+            if (sub_rounds < 0)
+                throw std::invalid_argument("louvain_communities: sub_rounds must be >= 0");
             std::vector<int32_t> comm;
             {
                 py::gil_scoped_release release;
                 comm = louvain_communities(h, max_net_size, max_levels, max_passes,
-                                           min_move_fraction, seed, resolution, max_weight);
+                                           min_move_fraction, seed, resolution, max_weight,
+                                           sub_rounds);
             }
             return to_numpy(std::move(comm));
         },
         py::arg("eptr"), py::arg("eind"), py::arg("ewgt"), py::arg("vptr"), py::arg("vind"),
         py::arg("vwgt"), py::arg("max_net_size"), py::arg("max_levels"), py::arg("max_passes"),
         py::arg("min_move_fraction"), py::arg("seed"), py::arg("resolution") = 1.0,
-        py::arg("max_weight") = 0,
+        py::arg("max_weight") = 0, py::arg("sub_rounds") = 0,
         "Dense community id of every vertex (multilevel Louvain on the clique expansion).");
 }

@@ -83,13 +83,16 @@ WGraph clique_expansion(const HgView &h, int64_t max_net_size) {
     return g;
 }
 
+inline double wc_gain(double w_to_c, double tot_c, double du) { return w_to_c - tot_c * du; }
+
 // One Louvain local-moving phase on g (comm starts as the identity): vertices in a seeded order
 // move to the neighbouring community of largest modularity gain until a pass moves at most
 // min_move_fraction * n vertices or max_passes. The null-model term is scaled by `resolution`
 // (gain w(u, C) - resolution * deg(u) * tot(C) / 2W); with max_weight > 0 a vertex never joins
 // a community whose vertex weight would exceed it. Returns whether any vertex moved.
 bool local_moving(const WGraph &g, std::vector<int32_t> &comm, int64_t max_passes, int64_t seed,
-                  double min_move_fraction, double resolution, int64_t max_weight) {
+                  double min_move_fraction, double resolution, int64_t max_weight,
+                  int64_t sub_rounds) {
     const int64_t n = g.n;
     std::vector<double> deg(static_cast<size_t>(n), 0.0), tot(static_cast<size_t>(n), 0.0);
     std::vector<int64_t> cw(static_cast<size_t>(n), 0);
@@ -114,6 +117,82 @@ bool local_moving(const WGraph &g, std::vector<int32_t> &comm, int64_t max_passe
     std::vector<char> seen(static_cast<size_t>(n), 0);
     std::vector<int32_t> touched;
     bool any = false;
+    if (sub_rounds > 0 && n >= kParallelMinItems) {
+        // Synchronous sub-rounds: the order is cut into sub_rounds slices; the vertices of a
+        // slice choose their community in parallel against the state before the slice, then the
+        // moves are applied in order (a move that would overfill its community is dropped). The
+        // result does not depend on the threads.
+        const int64_t slice = (n + sub_rounds - 1) / sub_rounds;
+        std::vector<int32_t> target(static_cast<size_t>(n));
+        int threads = 1;
+#ifdef _OPENMP
+        threads = std::max(1, omp_get_max_threads());
+#endif
+        std::vector<std::vector<double>> all_wc(static_cast<size_t>(threads));
+        std::vector<std::vector<char>> all_seen(static_cast<size_t>(threads));
+        for (int64_t pass = 0; pass < max_passes; ++pass) {
+            int64_t moved = 0;
+            for (int64_t s0 = 0; s0 < n; s0 += slice) {
+                const int64_t s1 = std::min(n, s0 + slice);
+#pragma omp parallel num_threads(threads)
+                {
+                    int t = 0;
+#ifdef _OPENMP
+                    t = omp_get_thread_num();
+#endif
+                    std::vector<double> &twc = all_wc[static_cast<size_t>(t)];
+                    std::vector<char> &tseen = all_seen[static_cast<size_t>(t)];
+                    if (twc.empty()) {
+                        twc.assign(static_cast<size_t>(n), 0.0);
+                        tseen.assign(static_cast<size_t>(n), 0);
+                    }
+                    std::vector<int32_t> ttouched;
+#pragma omp for schedule(dynamic, 256)
+                    for (int64_t i = s0; i < s1; ++i) {
+                        const int32_t u = order[i];
+                        const int32_t cu = comm[u];
+                        ttouched.clear();
+                        for (int64_t j = g.ptr[u]; j < g.ptr[u + 1]; ++j) {
+                            const int32_t c = comm[g.adj[j]];
+                            if (!tseen[c]) {
+                                tseen[c] = 1;
+                                twc[c] = 0.0;
+                                ttouched.push_back(c);
+                            }
+                            twc[c] += g.w[j];
+                        }
+                        const double du = resolution * deg[u] / m2;
+                        int32_t best = cu;
+                        double best_gain = (tseen[cu] ? twc[cu] : 0.0) - (tot[cu] - deg[u]) * du;
+                        for (int32_t c : ttouched) {
+                            if (max_weight > 0 && c != cu && cw[c] + g.vw[u] > max_weight) continue;
+                            const double gain = wc_gain(twc[c], tot[c], du);
+                            if (c != cu && gain > best_gain + 1e-12) {
+                                best = c;
+                                best_gain = gain;
+                            }
+                        }
+                        for (int32_t c : ttouched) tseen[c] = 0;
+                        target[i] = best;
+                    }
+                }
+                for (int64_t i = s0; i < s1; ++i) {
+                    const int32_t u = order[i], cu = comm[u], best = target[i];
+                    if (best == cu) continue;
+                    if (max_weight > 0 && cw[best] + g.vw[u] > max_weight) continue;
+                    tot[cu] -= deg[u];
+                    tot[best] += deg[u];
+                    cw[cu] -= g.vw[u];
+                    cw[best] += g.vw[u];
+                    comm[u] = best;
+                    ++moved;
+                }
+            }
+            any = any || moved > 0;
+            if (moved <= static_cast<int64_t>(min_move_fraction * static_cast<double>(n))) break;
+        }
+        return any;
+    }
     for (int64_t pass = 0; pass < max_passes; ++pass) {
         int64_t moved = 0;
         for (int32_t u : order) {
@@ -219,7 +298,8 @@ WGraph aggregate(const WGraph &g, const std::vector<int32_t> &comm, int64_t nc) 
 std::vector<int32_t> louvain_communities(const HgView &h, int64_t max_net_size,
                                          int64_t max_levels, int64_t max_passes,
                                          double min_move_fraction, int64_t seed,
-                                         double resolution, int64_t max_weight) {
+                                         double resolution, int64_t max_weight,
+                                         int64_t sub_rounds) {
     std::vector<int32_t> result(static_cast<size_t>(h.n));
     std::iota(result.begin(), result.end(), 0);
     if (h.n == 0) return result;
@@ -228,7 +308,7 @@ std::vector<int32_t> louvain_communities(const HgView &h, int64_t max_net_size,
         std::vector<int32_t> comm(static_cast<size_t>(g.n));
         std::iota(comm.begin(), comm.end(), 0);
         if (!local_moving(g, comm, max_passes, seed + level, min_move_fraction, resolution,
-                          max_weight))
+                          max_weight, sub_rounds))
             break;
         const int64_t nc = renumber(comm);
         for (auto &c : result) c = comm[c];

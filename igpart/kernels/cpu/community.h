@@ -16,6 +16,7 @@ namespace igp {
 std::vector<int32_t> louvain_communities(const HgView &h, int64_t max_net_size,
                                          int64_t max_levels, int64_t max_passes,
                                          double min_move_fraction, int64_t seed,
-                                         double resolution = 1.0, int64_t max_weight = 0);
+                                         double resolution = 1.0, int64_t max_weight = 0,
+                                         int64_t sub_rounds = 0);
 
 }  // namespace igp
