@@ -83,13 +83,56 @@ WGraph clique_expansion(const HgView &h, int64_t max_net_size) {
     return g;
 }
 
-inline double wc_gain(double w_to_c, double tot_c, double du) { return w_to_c - tot_c * du; }
+// Scratch of one thread's community choices: the weight from the vertex to each community
+// (cache-line aligned: the threads' scratches sit side by side in one vector).
+struct alignas(64) MoveScratch {
+    std::vector<double> wc;
+    std::vector<char> seen;
+    std::vector<int32_t> touched;
+    explicit MoveScratch(int64_t n) : wc(static_cast<size_t>(n), 0.0), seen(static_cast<size_t>(n), 0) {}
+};
+
+// The community u moves to: the neighbouring community of largest gain
+// w(u, C) - tot(C) * du over the current comm / tot / cw (tot_cu: u's community's total without
+// u), staying unless another gains more than 1e-12, then the first met; with max_weight > 0
+// never into a community whose vertex weight would exceed it.
+int32_t best_community(const WGraph &g, const std::vector<int32_t> &comm,
+                       const std::vector<double> &tot, const std::vector<int64_t> &cw, int32_t u,
+                       double tot_cu, double du, int64_t max_weight, MoveScratch &sc) {
+    const int32_t cu = comm[u];
+    sc.touched.clear();
+    for (int64_t j = g.ptr[u]; j < g.ptr[u + 1]; ++j) {
+        const int32_t c = comm[g.adj[j]];
+        if (!sc.seen[c]) {
+            sc.seen[c] = 1;
+            sc.wc[c] = 0.0;
+            sc.touched.push_back(c);
+        }
+        sc.wc[c] += g.w[j];
+    }
+    int32_t best = cu;
+    double best_gain = (sc.seen[cu] ? sc.wc[cu] : 0.0) - tot_cu * du;
+    for (int32_t c : sc.touched) {
+        if (c == cu || (max_weight > 0 && cw[c] + g.vw[u] > max_weight)) continue;
+        const double gain = sc.wc[c] - tot[c] * du;
+        if (gain > best_gain + 1e-12) {
+            best = c;
+            best_gain = gain;
+        }
+    }
+    for (int32_t c : sc.touched) sc.seen[c] = 0;
+    return best;
+}
 
 // One Louvain local-moving phase on g (comm starts as the identity): vertices in a seeded order
 // move to the neighbouring community of largest modularity gain until a pass moves at most
 // min_move_fraction * n vertices or max_passes. The null-model term is scaled by `resolution`
 // (gain w(u, C) - resolution * deg(u) * tot(C) / 2W); with max_weight > 0 a vertex never joins
 // a community whose vertex weight would exceed it. Returns whether any vertex moved.
+// sub_rounds > 0 (graphs of at least kParallelMinItems vertices): synchronous sub-rounds, the
+// order cut into sub_rounds slices; the vertices of a slice choose their community in parallel
+// against the state before the slice, then move in order (a move that would now overfill its
+// community is dropped). The result does not depend on the threads.
 bool local_moving(const WGraph &g, std::vector<int32_t> &comm, int64_t max_passes, int64_t seed,
                   double min_move_fraction, double resolution, int64_t max_weight,
                   int64_t sub_rounds) {
@@ -113,25 +156,36 @@ bool local_moving(const WGraph &g, std::vector<int32_t> &comm, int64_t max_passe
     std::sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
         return key[a] != key[b] ? key[a] < key[b] : a < b;
     });
-    std::vector<double> wc(static_cast<size_t>(n), 0.0);
-    std::vector<char> seen(static_cast<size_t>(n), 0);
-    std::vector<int32_t> touched;
-    bool any = false;
-    if (sub_rounds > 0 && n >= kParallelMinItems) {
-        // Synchronous sub-rounds: the order is cut into sub_rounds slices; the vertices of a
-        // slice choose their community in parallel against the state before the slice, then the
-        // moves are applied in order (a move that would overfill its community is dropped). The
-        // result does not depend on the threads.
-        const int64_t slice = (n + sub_rounds - 1) / sub_rounds;
-        std::vector<int32_t> target(static_cast<size_t>(n));
-        int threads = 1;
+    const bool parallel = sub_rounds > 0 && n >= kParallelMinItems;
+    const int64_t slice = parallel ? (n + sub_rounds - 1) / sub_rounds : 1;
+    int threads = 1;
 #ifdef _OPENMP
-        threads = std::max(1, omp_get_max_threads());
+    if (parallel) threads = std::max(1, omp_get_max_threads());
 #endif
-        std::vector<std::vector<double>> all_wc(static_cast<size_t>(threads));
-        std::vector<std::vector<char>> all_seen(static_cast<size_t>(threads));
-        for (int64_t pass = 0; pass < max_passes; ++pass) {
-            int64_t moved = 0;
+    std::vector<MoveScratch> scratch;
+    scratch.reserve(static_cast<size_t>(threads));
+    for (int t = 0; t < threads; ++t) scratch.emplace_back(n);
+    std::vector<int32_t> target(parallel ? static_cast<size_t>(n) : 0);
+    bool any = false;
+    for (int64_t pass = 0; pass < max_passes; ++pass) {
+        int64_t moved = 0;
+        auto move = [&](int32_t u, int32_t best) {
+            const int32_t cu = comm[u];
+            tot[cu] -= deg[u];
+            tot[best] += deg[u];
+            if (best == cu) return;
+            cw[cu] -= g.vw[u];
+            cw[best] += g.vw[u];
+            comm[u] = best;
+            ++moved;
+        };
+        if (!parallel) {
+            for (int32_t u : order) {
+                const double du = resolution * deg[u] / m2;
+                move(u, best_community(g, comm, tot, cw, u, tot[comm[u]] - deg[u], du, max_weight,
+                                       scratch[0]));
+            }
+        } else {
             for (int64_t s0 = 0; s0 < n; s0 += slice) {
                 const int64_t s1 = std::min(n, s0 + slice);
 #pragma omp parallel num_threads(threads)
@@ -140,92 +194,20 @@ bool local_moving(const WGraph &g, std::vector<int32_t> &comm, int64_t max_passe
 #ifdef _OPENMP
                     t = omp_get_thread_num();
 #endif
-                    std::vector<double> &twc = all_wc[static_cast<size_t>(t)];
-                    std::vector<char> &tseen = all_seen[static_cast<size_t>(t)];
-                    if (twc.empty()) {
-                        twc.assign(static_cast<size_t>(n), 0.0);
-                        tseen.assign(static_cast<size_t>(n), 0);
-                    }
-                    std::vector<int32_t> ttouched;
 #pragma omp for schedule(dynamic, 256)
                     for (int64_t i = s0; i < s1; ++i) {
                         const int32_t u = order[i];
-                        const int32_t cu = comm[u];
-                        ttouched.clear();
-                        for (int64_t j = g.ptr[u]; j < g.ptr[u + 1]; ++j) {
-                            const int32_t c = comm[g.adj[j]];
-                            if (!tseen[c]) {
-                                tseen[c] = 1;
-                                twc[c] = 0.0;
-                                ttouched.push_back(c);
-                            }
-                            twc[c] += g.w[j];
-                        }
                         const double du = resolution * deg[u] / m2;
-                        int32_t best = cu;
-                        double best_gain = (tseen[cu] ? twc[cu] : 0.0) - (tot[cu] - deg[u]) * du;
-                        for (int32_t c : ttouched) {
-                            if (max_weight > 0 && c != cu && cw[c] + g.vw[u] > max_weight) continue;
-                            const double gain = wc_gain(twc[c], tot[c], du);
-                            if (c != cu && gain > best_gain + 1e-12) {
-                                best = c;
-                                best_gain = gain;
-                            }
-                        }
-                        for (int32_t c : ttouched) tseen[c] = 0;
-                        target[i] = best;
+                        target[i] = best_community(g, comm, tot, cw, u, tot[comm[u]] - deg[u], du,
+                                                   max_weight, scratch[static_cast<size_t>(t)]);
                     }
                 }
                 for (int64_t i = s0; i < s1; ++i) {
-                    const int32_t u = order[i], cu = comm[u], best = target[i];
-                    if (best == cu) continue;
-                    if (max_weight > 0 && cw[best] + g.vw[u] > max_weight) continue;
-                    tot[cu] -= deg[u];
-                    tot[best] += deg[u];
-                    cw[cu] -= g.vw[u];
-                    cw[best] += g.vw[u];
-                    comm[u] = best;
-                    ++moved;
+                    const int32_t u = order[i], best = target[i];
+                    if (best != comm[u] && max_weight > 0 && cw[best] + g.vw[u] > max_weight)
+                        continue;
+                    move(u, best);
                 }
-            }
-            any = any || moved > 0;
-            if (moved <= static_cast<int64_t>(min_move_fraction * static_cast<double>(n))) break;
-        }
-        return any;
-    }
-    for (int64_t pass = 0; pass < max_passes; ++pass) {
-        int64_t moved = 0;
-        for (int32_t u : order) {
-            const int32_t cu = comm[u];
-            touched.clear();
-            for (int64_t j = g.ptr[u]; j < g.ptr[u + 1]; ++j) {
-                const int32_t c = comm[g.adj[j]];
-                if (!seen[c]) {
-                    seen[c] = 1;
-                    wc[c] = 0.0;
-                    touched.push_back(c);
-                }
-                wc[c] += g.w[j];
-            }
-            tot[cu] -= deg[u];
-            const double du = resolution * deg[u] / m2;
-            int32_t best = cu;
-            double best_gain = (seen[cu] ? wc[cu] : 0.0) - tot[cu] * du;
-            for (int32_t c : touched) {
-                if (max_weight > 0 && c != cu && cw[c] + g.vw[u] > max_weight) continue;
-                const double gain = wc[c] - tot[c] * du;
-                if (gain > best_gain + 1e-12) {
-                    best = c;
-                    best_gain = gain;
-                }
-            }
-            for (int32_t c : touched) seen[c] = 0;
-            tot[best] += deg[u];
-            if (best != cu) {
-                cw[cu] -= g.vw[u];
-                cw[best] += g.vw[u];
-                comm[u] = best;
-                ++moved;
             }
         }
         any = any || moved > 0;
