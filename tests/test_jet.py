@@ -220,17 +220,22 @@ def test_gpu_jet_equals_the_cpu(seed, k, obj, boundary):
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("boundary", [False, True])
-@pytest.mark.parametrize("pack_bits, gain_bits, small", [(64, 32, 0), (0, 32, 16384), (0, -1, 0)])
-def test_gpu_jet_launcher_paths_equal_the_cpu(monkeypatch, pack_bits, gain_bits, small, boundary):
+@pytest.mark.parametrize("pack_bits, gain_bits, small, block_sort",
+                         [(64, 32, 0, 0), (64, 32, 16384, 0), (0, 32, 16384, 2**17),
+                          (0, -1, 0, 2**17)])
+def test_gpu_jet_launcher_paths_equal_the_cpu(monkeypatch, pack_bits, gain_bits, small,
+                                              block_sort, boundary):
     """The launcher's paths that small inputs do not take by default give the C++ partition:
     the other priority-key layouts (tier 2: gain and hash, one stable argsort; tier 3: two
-    stable argsorts), forced by lowering the bit budgets, and the balance step on the whole
-    grid (small = 0) instead of one block."""
-    from igpart.kernels.gpu import _jet
+    stable argsorts), forced by lowering the bit budgets, the balance step on the whole
+    grid (small = 0) instead of one block, and CuPy's sorts instead of the one-block sorts
+    (block_sort = 0)."""
+    from igpart.kernels.gpu import _common, _jet
 
     monkeypatch.setattr(_jet, "PACK_BITS", pack_bits)
     monkeypatch.setattr(_jet, "GAIN_BITS", gain_bits)
     monkeypatch.setattr(_jet, "SMALL_BALANCE", small)
+    monkeypatch.setattr(_common, "BLOCK_SORT_BYTES", block_sort)
     gpu = _kernels_only(boundary)
     rng = np.random.default_rng(pack_bits + gain_bits + 7)
     for k, obj, rounds in ((2, "cut", 3), (3, "km1", 0), (16, "cut", 1), (64, "km1", 3)):
@@ -240,6 +245,30 @@ def test_gpu_jet_launcher_paths_equal_the_cpu(monkeypatch, pack_bits, gain_bits,
         bounds = bounds_for(h.total_weight, k, 0.1)
         options = {"seed": int(rng.integers(0, 9)), "balance_rounds": rounds}
         _assert_gpu_equals_cpu(gpu, h, parts, k, bounds, obj, **options)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", ["uint64", "uint32"])
+def test_gpu_sort_keys_equals_numpy(dtype):
+    """``_common.sort_keys``: the one-block bitonic sort (arrays whose padding fits the shared
+    memory) and CuPy's sort beyond give numpy's order, for lengths around the powers of two,
+    duplicates and the largest key (the padding value) included."""
+    import cupy as cp
+
+    from igpart.kernels.gpu import _common
+
+    rng = np.random.default_rng(5)
+    top = np.iinfo(dtype).max
+    limit = _common.BLOCK_SORT_BYTES // np.dtype(dtype).itemsize
+    for n in (0, 1, 2, 3, 31, 1000, 1024, 1025, limit - 1, limit, limit + 1, 3 * limit):
+        for high in (top, 50):
+            a = rng.integers(0, high, n, dtype=dtype, endpoint=True)
+            if n > 2:
+                a[: n // 3] = top
+                rng.shuffle(a)
+            d = cp.asarray(a)
+            _common.sort_keys(d)
+            np.testing.assert_array_equal(d.get(), np.sort(a))
 
 
 @pytest.mark.gpu

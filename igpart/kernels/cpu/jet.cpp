@@ -88,25 +88,40 @@ int64_t refine_jet(const HgView &h, int32_t *parts, int32_t k, const int64_t *bo
     std::vector<unsigned int> hsh;
     std::vector<char> keep, active, ok;
     std::vector<int64_t> out(static_cast<size_t>(k)), inflow;
+    std::vector<char> bmark(static_cast<size_t>(n), 0);
+    std::vector<int32_t> boundary, moved_u, moved_from;
     for (int64_t it = 0; it < opt.max_iterations; ++it) {
-        // 1. candidates (read-only on the state: parallel)
-#pragma omp parallel if (n >= kParallelMinItems)
+        // 1. candidates (read-only on the state: parallel), among the boundary vertices only
+        //    (pins of nets in two or more blocks, ascending): any other vertex has no block but
+        //    its own on its nets, so no target (the GPU's jet_boundary path does the same)
+        for (int64_t e = 0; e < h.m; ++e)
+            if (phi.lambda(static_cast<int32_t>(e)) > 1)
+                for (int64_t j = h.eptr[e]; j < h.eptr[e + 1]; ++j) bmark[h.eind[j]] = 1;
+        boundary.clear();
+        for (int64_t u = 0; u < n; ++u)
+            if (bmark[u]) {
+                bmark[u] = 0;
+                boundary.push_back(static_cast<int32_t>(u));
+            }
+        const int64_t nb = static_cast<int64_t>(boundary.size());
+#pragma omp parallel if (nb >= kParallelMinItems)
         {
             JetScratch sc(k);
 #pragma omp for schedule(dynamic, 1024)
-            for (int64_t u = 0; u < n; ++u) {
+            for (int64_t i = 0; i < nb; ++i) {
+                const int32_t u = boundary[i];
                 if (locked[u]) {
                     target[u] = -1;
                     gain[u] = 0;
                     continue;
                 }
-                jet_candidate(h, phi, cur.data(), objective, opt.negative_gain_factor,
-                              static_cast<int32_t>(u), sc, target[u], gain[u]);
+                jet_candidate(h, phi, cur.data(), objective, opt.negative_gain_factor, u, sc,
+                              target[u], gain[u]);
             }
         }
         cand.clear();
-        for (int64_t u = 0; u < n; ++u)
-            if (target[u] >= 0) cand.push_back(static_cast<int32_t>(u));
+        for (int32_t u : boundary)
+            if (target[u] >= 0) cand.push_back(u);
         const int64_t L = static_cast<int64_t>(cand.size());
         hsh.resize(static_cast<size_t>(n));
         for (int32_t u : cand) hsh[u] = jet_hash(opt.seed, it, u);
@@ -179,8 +194,10 @@ int64_t refine_jet(const HgView &h, int32_t *parts, int32_t k, const int64_t *bo
             pass(false);
         }
         // apply; the moved vertices are locked in the next iteration
-        int64_t moved = 0;
-        std::fill(locked.begin(), locked.end(), 0);
+        int64_t moved = 0, moved_pins = 0;
+        for (int32_t u : moved_u) locked[u] = 0;  // the previous iteration's locks
+        moved_u.clear();
+        moved_from.clear();
         for (int64_t i = 0; i < L; ++i) {
             if (!active[i]) continue;
             const int32_t u = cand[i], from = cur[u], to = target[u];
@@ -188,11 +205,26 @@ int64_t refine_jet(const HgView &h, int32_t *parts, int32_t k, const int64_t *bo
             bw[from] -= h.vwgt[u];
             bw[to] += h.vwgt[u];
             locked[u] = 1;
+            moved_u.push_back(u);
+            moved_from.push_back(from);
+            moved_pins += h.vptr[u + 1] - h.vptr[u];
             ++moved;
         }
         if (moved == 0 && prev_moved == 0) break;  // nothing moved twice: a fixed point
         prev_moved = moved;
-        if (moved) phi.rebuild(cur.data());
+        // the pin counts of the moved vertices' nets (a net's (block, count) pairs may end up in
+        // another order than a recount gives; nothing depends on that order), or a recount
+        if (moved && 4 * moved_pins < h.eptr[h.m]) {
+            for (int64_t i = 0; i < moved; ++i) {
+                const int32_t u = moved_u[i];
+                for (int64_t j = h.vptr[u]; j < h.vptr[u + 1]; ++j) {
+                    phi.dec(h.vind[j], moved_from[i]);
+                    phi.inc(h.vind[j], cur[u]);
+                }
+            }
+        } else if (moved) {
+            phi.rebuild(cur.data());
+        }
         // 4. the best partition seen; patience
         const int64_t o = objective_of(h, phi, objective);
         if (o < best) {

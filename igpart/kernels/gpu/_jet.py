@@ -5,7 +5,9 @@ device-to-host copy of the ``stats`` scalars (slots below) comes back: the next 
 candidate search is launched before it, so the copy brings this iteration's moved count and
 objective together with the next one's candidate count and key layout. Buffers are allocated
 once per call; an iteration issues 13 + 2 * balance_rounds launches, 9 when it has at most
-SMALL_BALANCE candidates (step 3 and the application in one block)."""
+SMALL_BALANCE candidates (step 3 and the application in one block), plus 3 when step 1 visits
+the boundary vertices only; its two key sorts are one launch each while the keys fit one
+block's shared memory (``_common.sort_keys``), else CuPy sorts, which synchronise."""
 
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ import cupy as cp
 import numpy as np
 
 from ..backend import HypergraphArrays
-from ._common import NULL, STATS, THREADS, block_weights, blocks_for, i32, i64, launch
+from ._common import NULL, STATS, THREADS, block_weights, blocks_for, i32, i64, launch, sort_keys
 from ._hypergraph import SHARED_LIMIT, PinCounts
 
 INT64_MAX = 2**63 - 1
@@ -96,7 +98,7 @@ class _Jet:
         #: step 1 visits only the boundary vertices (listed every iteration) instead of all
         self.boundary = bool(boundary)
         if self.boundary:
-            self.mark = cp.empty(n, dtype=cp.int8)
+            self.mark = cp.zeros(n, dtype=cp.int8)  # jet_boundary_list clears it again
             self.bpos = cp.empty(n, dtype=cp.int32)
             self.blist = cp.empty(n, dtype=cp.int32)
             STATS.add(3)
@@ -131,14 +133,14 @@ class _Jet:
         hg, phi, n = self.hg, self.phi, self.hg.n
         blist = count = NULL
         if self.boundary:  # the vertices on nets of two or more blocks, ascending
-            self.mark.fill(0)
             launch("jet", "jet_boundary_mark", hg.m, (i64(hg.m), hg.eptr, hg.eind, phi.lam,
                                                       self.mark))
             cp.cumsum(self.mark, dtype=cp.int32, out=self.bpos)
-            launch("jet", "jet_boundary_list", n, (i64(n), self.mark, self.bpos, self.blist))
-            self.flag.fill(0)  # the vertices not listed are no candidates
+            # also clears the marks and the flags of the vertices not listed (no candidates)
+            launch("jet", "jet_boundary_list", n, (i64(n), self.mark, self.bpos, self.blist,
+                                                   self.flag))
             blist, count = self.blist, self.bpos[n - 1 :]
-            STATS.add(3)
+            STATS.add()
         launch(
             "jet",
             "jet_candidates",
@@ -169,9 +171,6 @@ class _Jet:
             warps=True,
             shared=self.shared,
         )
-        if self.boundary:
-            self.locked.fill(0)  # a lock lasts one iteration, listed vertex or not
-            STATS.add()
         cp.cumsum(self.flag, dtype=cp.int32, out=self.pos)
         STATS.add()
         launch(
@@ -190,6 +189,8 @@ class _Jet:
                 self.stats,
                 self.cand,
                 self.key,
+                # a lock lasts one iteration, listed vertex or not
+                self.locked if self.boundary else NULL,
             ),
         )
 
@@ -200,14 +201,14 @@ class _Jet:
         key = self.key[:L]
         order = NULL
         if tier == 1:
-            key.sort()  # unique keys
+            sort_keys(key)  # unique keys
         elif tier == 2:
             order = cp.argsort(key)  # stable: ties (gain and hash) by position = vertex id
+            STATS.add()
         else:
             o1 = cp.argsort(key)  # the hashes, stable: ties by vertex id
             order = o1[cp.argsort(-self.gain[self.cand[:L][o1]])]  # stable: gain descending
-            STATS.add(4)
-        STATS.add()
+            STATS.add(5)
         dkey32 = self.kbits + lbits <= 32
         nouts = self.outs.shape[0]
         launch(
@@ -255,8 +256,7 @@ class _Jet:
             warps=True,
         )
         # step 3: the moves sorted by (destination, priority) through their unique keys
-        (self.dkey.view(cp.uint32) if dkey32 else self.dkey)[:L].sort()
-        STATS.add()
+        sort_keys((self.dkey.view(cp.uint32) if dkey32 else self.dkey)[:L])
         use_shared, shared = self._hist_args()
         if L <= SMALL_BALANCE:
             launch(

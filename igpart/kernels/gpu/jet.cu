@@ -141,7 +141,8 @@ extern "C" __global__ void jet_candidates(long long n, const long long *eptr, co
 }
 
 // Boundary vertices: mark[v] = 1 for every pin v of a net with pins in two or more blocks
-// (lam > 1; mark zeroed by the launcher). Thread per net.
+// (lam > 1; mark is all zero before: allocated zeroed, cleared again by jet_boundary_list).
+// Thread per net.
 extern "C" __global__ void jet_boundary_mark(long long m, const long long *eptr, const int *eind,
                                              const int *lam, signed char *mark) {
     for (long long e = igp_tid(); e < m; e += igp_nthreads()) {
@@ -151,11 +152,18 @@ extern "C" __global__ void jet_boundary_mark(long long m, const long long *eptr,
 }
 
 // list[pos[v] - 1] = v for every marked vertex (pos: inclusive prefix sums of mark), so the list
-// ascends; pos[n - 1] is its length.
-extern "C" __global__ void jet_boundary_list(long long n, const signed char *mark, const int *pos,
-                                             int *list) {
-    for (long long v = igp_tid(); v < n; v += igp_nthreads())
-        if (mark[v]) list[pos[v] - 1] = (int)v;
+// ascends; pos[n - 1] is its length. Clears the marks for the next iteration and zeroes the
+// candidate flag of every vertex not listed (jet_candidates writes the listed ones' flags).
+extern "C" __global__ void jet_boundary_list(long long n, signed char *mark, const int *pos,
+                                             int *list, int *flag) {
+    for (long long v = igp_tid(); v < n; v += igp_nthreads()) {
+        if (mark[v]) {
+            list[pos[v] - 1] = (int)v;
+            mark[v] = 0;
+        } else {
+            flag[v] = 0;
+        }
+    }
 }
 
 // Step 2 (afterburner): keep[i] = whether the gain of candidate cand[i] (priority position i),
@@ -296,16 +304,18 @@ __device__ __forceinline__ bool jet_apply_slot(long long q, bool changed, const 
 //          bits, unique, for a plain sort;
 //   tier 2 (gain bits <= gain_bits): (gmax - gain, hash), for a stable argsort (ties: position);
 //   tier 3: the hash alone (the launcher sorts by hash, then stably by gain).
-// Writes stats L, TIER and LBITS (bits of a position: L <= 2^LBITS).
+// Writes stats L, TIER and LBITS (bits of a position: L <= 2^LBITS). `unlock` (non-NULL when
+// step 1 visited the boundary vertices only): every vertex's lock is cleared.
 extern "C" __global__ void jet_compact(long long n, const int *flag, const int *pos, const long long *gain,
                                        long long seed, long long iteration, int pack_bits, int gain_bits,
-                                       long long *stats, int *cand, igp_u64 *key) {
+                                       long long *stats, int *cand, igp_u64 *key, signed char *unlock) {
     const long long L = pos[n - 1];
     const long long gmax = stats[JS_GMAX];
     const igp_u64 range = L ? (igp_u64)gmax - (igp_u64)stats[JS_GMIN] : 0;
     const int gbits = jet_bits(range), lbits = L > 1 ? jet_bits((igp_u64)(L - 1)) : 0;
     const int tier = gbits + 32 + lbits <= pack_bits ? 1 : gbits <= gain_bits && gbits <= 32 ? 2 : 3;
     for (long long u = igp_tid(); u < n; u += igp_nthreads()) {
+        if (unlock) unlock[u] = 0;  // boundary step 1: locks of vertices it did not visit end too
         if (!flag[u]) continue;
         const long long p = pos[u] - 1;
         cand[p] = (int)u;

@@ -73,3 +73,39 @@ extern "C" __global__ void large_segment_store(long long nlarge, const int *segs
         for (long long j = lane; j < len; j += 32) vals[b + j] = (int)(keys[o + j] & 0xFFFFFFFFLL);
     }
 }
+
+// Ascending sort of keys[0 .. len) in place by one block: a bitonic sort in dynamic shared
+// memory of P = the next power of two >= len entries (the launcher passes P * sizeof(T) bytes),
+// padded with the largest key. Replaces a device-wide sort (several launches and a host
+// synchronisation) for the short arrays of Jet's iterations.
+template <class T>
+__device__ __forceinline__ void block_bitonic_sort(long long len, T *keys) {
+    extern __shared__ unsigned char smem[];
+    T *s = reinterpret_cast<T *>(smem);
+    int P = 1;
+    while (P < len) P <<= 1;
+    for (int i = threadIdx.x; i < P; i += blockDim.x) s[i] = i < len ? keys[i] : (T)~(T)0;
+    __syncthreads();
+    for (int size = 2; size <= P; size <<= 1) {
+        for (int stride = size >> 1; stride > 0; stride >>= 1) {
+            for (int t = threadIdx.x; t < (P >> 1); t += blockDim.x) {
+                const int i = 2 * t - (t & (stride - 1)), j = i + stride;  // bit `stride` of i clear
+                const T a = s[i], b = s[j];
+                if ((a > b) == ((i & size) == 0)) {
+                    s[i] = b;
+                    s[j] = a;
+                }
+            }
+            __syncthreads();
+        }
+    }
+    for (int i = threadIdx.x; i < len; i += blockDim.x) keys[i] = s[i];
+}
+
+extern "C" __global__ void block_sort_u64(long long len, igp_u64 *keys) {
+    block_bitonic_sort<igp_u64>(len, keys);
+}
+
+extern "C" __global__ void block_sort_u32(long long len, unsigned int *keys) {
+    block_bitonic_sort<unsigned int>(len, keys);
+}
