@@ -134,6 +134,7 @@ def test_cluster_rate_equals_the_oracle_on_singletons(seed, heavy):
             NULL,
             i64(seed),
             i32(0),
+            NULL,
             best,
         ),
         warps=True,
@@ -145,4 +146,28 @@ def test_cluster_rate_equals_the_oracle_on_singletons(seed, heavy):
 
     want = oracle_best(h, 1000, seed, ok, shift)
     want[vw > mcw] = -1
+    np.testing.assert_array_equal(best.get(), want)
+
+    # a later round (prev = the previous choices, in place): a lone vertex keeps a choice that
+    # still has room, has none when it had none, and is rated again when its choice filled up
+    rng = np.random.default_rng(seed)
+    prev = rng.integers(-1, n, n).astype(np.int32)
+    full = rng.random(n) < 0.3
+    csize_h = np.where(full, 8, 1).astype(np.int32)
+    cw_h = np.where(rng.random(n) < 0.2, mcw, vw).astype(np.int64)
+    alone = rng.random(n) < 0.8
+    best = cp.asarray(prev)
+    launch("coarsen", "cluster_rate", n, (
+        i64(n), ha.eptr, ha.eind, ha.ewgt, ha.vptr, ha.vind, ha.vwgt, rep, cp.asarray(cw_h),
+        cp.asarray(csize_h), cp.asarray(alone), i64(mcw), i32(8), i64(1000), i32(shift), NULL,
+        i64(seed), i32(0), best, best), warps=True)  # fmt: skip
+
+    def room(u, v):
+        return int(cw_h[v]) if cw_h[v] + vw[u] <= mcw and csize_h[v] < 8 else None
+
+    rated = oracle_best(h, 1000, seed, room, shift)
+    keep = np.array([p >= 0 and room(u, p) is not None for u, p in enumerate(prev)])
+    want = np.where(prev < 0, -1, np.where(keep, prev, rated))
+    want[~alone | (vw > mcw)] = -1
+    assert (alone & (prev >= 0) & keep).any() and (alone & (prev >= 0) & ~keep).any()
     np.testing.assert_array_equal(best.get(), want)

@@ -239,12 +239,17 @@ extern "C" __global__ void hg_rate(long long n, const long long *eptr, const int
 // (single[u]) picks the neighbour whose cluster (rep[v]) has room for it (weight cw <= mcw,
 // fewer than smax members) and rates best; the cluster's weight breaks ties (or divides the
 // rating with weight_penalty).
+// prev (non-NULL: the previous round's choices, without weight_penalty; may alias best): a
+// vertex's ratings of its neighbours do not change between rounds and the neighbours it may
+// join only become fewer (clusters only grow), so a lone vertex keeps its previous choice while
+// that one still has room for it (ties on the rating are not broken again by the clusters' new
+// weights), has none when it had none, and is rated again only when its choice filled up.
 extern "C" __global__ void cluster_rate(long long n, const long long *eptr, const int *eind,
                                         const long long *ewgt, const long long *vptr, const int *vind,
                                         const long long *vwgt, const int *rep, const long long *cw,
                                         const int *csize, const char *single, long long mcw, int smax,
                                         long long max_net_size, int shift, const int *comm,
-                                        long long seed, int weight_penalty, int *best) {
+                                        long long seed, int weight_penalty, const int *prev, int *best) {
     __shared__ RateScratch scratch;
     rate_scratch_clear(scratch);
     for (long long u = igp_warp(); u < n; u += igp_nwarps()) {
@@ -252,14 +257,20 @@ extern "C" __global__ void cluster_rate(long long n, const long long *eptr, cons
         const long long wu = vwgt[u];
         if (single[u] && wu <= mcw) {
             const int cu = comm ? comm[u] : 0;
-            b = best_neighbour(u, eptr, eind, ewgt, vptr, vind, max_net_size, shift, seed,
-                               weight_penalty != 0, scratch,
-                               [&](int v, long long *wv) {
-                                   const int r = rep[v];
-                                   *wv = cw[r];
-                                   return (!comm || comm[v] == cu) && cw[r] + wu <= mcw && csize[r] < smax;
-                               });
+            auto ok = [&](int v, long long *wv) {
+                const int r = rep[v];
+                *wv = cw[r];
+                return (!comm || comm[v] == cu) && cw[r] + wu <= mcw && csize[r] < smax;
+            };
+            long long unused;
+            const int p = prev ? prev[u] : -1;
+            if (!prev || (p >= 0 && !ok(p, &unused)))
+                b = best_neighbour(u, eptr, eind, ewgt, vptr, vind, max_net_size, shift, seed,
+                                   weight_penalty != 0, scratch, ok);
+            else
+                b = p;
         }
+        __syncwarp();  // every lane has read prev[u] before lane 0 overwrites it (aliasing)
         if (igp_lane() == 0) best[u] = b;
     }
 }

@@ -77,27 +77,54 @@ extern "C" __global__ void large_segment_store(long long nlarge, const int *segs
 // Ascending sort of keys[0 .. len) in place by one block: a bitonic sort in dynamic shared
 // memory of P = the next power of two >= len entries (the launcher passes P * sizeof(T) bytes),
 // padded with the largest key. Replaces a device-wide sort (several launches and a host
-// synchronisation) for the short arrays of Jet's iterations.
+// synchronisation) for the short arrays of Jet's iterations. Compare-exchange t of a stage of
+// stride s pairs i = 2t - (t & (s - 1)) with i + s; for s <= 32 the 32 exchanges of a warp stay
+// inside a window of 64 entries, so those stages (and every stage of the sizes up to 64) need
+// only warp synchronisation.
+template <class T>
+__device__ __forceinline__ void bitonic_exchange(T *s, int t, int size, int stride) {
+    const int i = 2 * t - (t & (stride - 1)), j = i + stride;
+    const T a = s[i], b = s[j];
+    if ((a > b) == ((i & size) == 0)) {
+        s[i] = b;
+        s[j] = a;
+    }
+}
+
+// The stages of strides min(size / 2, 32) .. 1 of `size` (from size `from` to `to` when
+// several), on this warp's windows.
+template <class T>
+__device__ __forceinline__ void bitonic_warp_stages(T *s, int half, int from, int to) {
+    const int lane = threadIdx.x & 31;
+    for (int w = (int)(threadIdx.x >> 5) * 32; w < half; w += (int)blockDim.x) {
+        const int t = w + lane;
+        for (int size = from; size <= to; size <<= 1) {
+            for (int stride = min(size >> 1, 32); stride > 0; stride >>= 1) {
+                if (t < half) bitonic_exchange(s, t, size, stride);
+                __syncwarp();
+            }
+        }
+    }
+}
+
 template <class T>
 __device__ __forceinline__ void block_bitonic_sort(long long len, T *keys) {
     extern __shared__ unsigned char smem[];
     T *s = reinterpret_cast<T *>(smem);
-    int P = 1;
+    int P = 2;
     while (P < len) P <<= 1;
+    const int half = P >> 1;
     for (int i = threadIdx.x; i < P; i += blockDim.x) s[i] = i < len ? keys[i] : (T)~(T)0;
     __syncthreads();
-    for (int size = 2; size <= P; size <<= 1) {
-        for (int stride = size >> 1; stride > 0; stride >>= 1) {
-            for (int t = threadIdx.x; t < (P >> 1); t += blockDim.x) {
-                const int i = 2 * t - (t & (stride - 1)), j = i + stride;  // bit `stride` of i clear
-                const T a = s[i], b = s[j];
-                if ((a > b) == ((i & size) == 0)) {
-                    s[i] = b;
-                    s[j] = a;
-                }
-            }
+    bitonic_warp_stages(s, half, 2, min(P, 64));
+    __syncthreads();
+    for (int size = 128; size <= P; size <<= 1) {
+        for (int stride = size >> 1; stride > 32; stride >>= 1) {
+            for (int t = threadIdx.x; t < half; t += blockDim.x) bitonic_exchange(s, t, size, stride);
             __syncthreads();
         }
+        bitonic_warp_stages(s, half, size, size);
+        __syncthreads();
     }
     for (int i = threadIdx.x; i < len; i += blockDim.x) keys[i] = s[i];
 }
