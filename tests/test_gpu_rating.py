@@ -135,6 +135,7 @@ def test_cluster_rate_equals_the_oracle_on_singletons(seed, heavy):
             i64(seed),
             i32(0),
             NULL,
+            NULL,
             best,
         ),
         warps=True,
@@ -148,26 +149,33 @@ def test_cluster_rate_equals_the_oracle_on_singletons(seed, heavy):
     want[vw > mcw] = -1
     np.testing.assert_array_equal(best.get(), want)
 
-    # a later round (prev = the previous choices, in place): a lone vertex keeps a choice that
-    # still has room, has none when it had none, and is rated again when its choice filled up
+    # a later round after some clusters formed: with prev (the first round's choices, in place)
+    # and uniq, the same choices as rating every lone vertex again
+    def rate(cw, csize, single, prev, uniq, out):
+        launch("coarsen", "cluster_rate", n, (
+            i64(n), ha.eptr, ha.eind, ha.ewgt, ha.vptr, ha.vind, ha.vwgt, rep_c, cw, csize,
+            single, i64(mcw), i32(8), i64(1000), i32(shift), NULL, i64(seed), i32(0), prev,
+            uniq, out), warps=True)  # fmt: skip
+
     rng = np.random.default_rng(seed)
-    prev = rng.integers(-1, n, n).astype(np.int32)
-    full = rng.random(n) < 0.3
-    csize_h = np.where(full, 8, 1).astype(np.int32)
-    cw_h = np.where(rng.random(n) < 0.2, mcw, vw).astype(np.int64)
-    alone = rng.random(n) < 0.8
-    best = cp.asarray(prev)
-    launch("coarsen", "cluster_rate", n, (
-        i64(n), ha.eptr, ha.eind, ha.ewgt, ha.vptr, ha.vind, ha.vwgt, rep, cp.asarray(cw_h),
-        cp.asarray(csize_h), cp.asarray(alone), i64(mcw), i32(8), i64(1000), i32(shift), NULL,
-        i64(seed), i32(0), best, best), warps=True)  # fmt: skip
-
-    def room(u, v):
-        return int(cw_h[v]) if cw_h[v] + vw[u] <= mcw and csize_h[v] < 8 else None
-
-    rated = oracle_best(h, 1000, seed, room, shift)
-    keep = np.array([p >= 0 and room(u, p) is not None for u, p in enumerate(prev)])
-    want = np.where(prev < 0, -1, np.where(keep, prev, rated))
-    want[~alone | (vw > mcw)] = -1
-    assert (alone & (prev >= 0) & keep).any() and (alone & (prev >= 0) & ~keep).any()
-    np.testing.assert_array_equal(best.get(), want)
+    rep_c = cp.arange(n, dtype=cp.int32)
+    uniq = cp.zeros(n, dtype=cp.int8)
+    first = cp.empty(n, dtype=cp.int32)
+    rate(ha.vwgt.copy(), csize, single, NULL, uniq, first)
+    np.testing.assert_array_equal(first.get(), want)  # uniq does not change the choices
+    ids = np.arange(n)
+    grown = rng.permutation(n)[: n // 3]  # these vertices join clusters of 2..5 members
+    r_h = ids.copy()
+    r_h[grown] = grown[rng.integers(0, max(1, n // 12), grown.size)]
+    r_h[r_h[grown]] = r_h[grown]
+    cw_h = np.bincount(r_h, weights=np.asarray(h.vwgt), minlength=n).astype(np.int64)
+    size_h = np.bincount(r_h, minlength=n).astype(np.int32)
+    rep_c = cp.asarray(r_h.astype(np.int32))
+    args = (cp.asarray(cw_h), cp.asarray(size_h), cp.asarray((r_h == ids) & (size_h == 1)))
+    again = cp.empty(n, dtype=cp.int32)
+    rate(*args, NULL, NULL, again)
+    kept = first.copy()
+    rate(*args, kept, uniq, kept)
+    np.testing.assert_array_equal(kept.get(), again.get())
+    u = uniq.get().astype(bool)
+    assert u.any() and (~u & (want >= 0)).any()

@@ -108,9 +108,10 @@ def coarsen(hg: HypergraphArrays, mcw: int, group_size: int, max_net_size: int, 
 #: time goes, and the depth of the GPU hierarchy"), hence 64.
 CLUSTER_MAX_SIZE = 64
 CLUSTER_ROUNDS = 12
-#: Rounds after the first re-rate only the lone vertices whose choice has filled up
-#: (``cluster_rate``'s ``prev``): a vertex's ratings do not change between rounds and the
-#: clusters it may join only become fewer. Tests switch it off to compare.
+#: Rounds after the first rate again only the lone vertices whose choice was not the unique
+#: best or has filled up (``cluster_rate``'s ``prev``): the same choices as rating every lone
+#: vertex again, since a vertex's ratings do not change between rounds and the clusters it may
+#: join only become fewer (not with ``weight_penalty``). Tests switch it off to compare.
 REUSE_CHOICES = True
 
 
@@ -146,6 +147,10 @@ def cluster(hg: HypergraphArrays, mcw: int, max_net_size: int, communities, max_
     joined = cp.zeros(1, dtype=cp.int32)
     comm = NULL if communities is None else communities
     STATS.add(6)
+    uniq = NULL
+    if REUSE_CHOICES and not weight_penalty:
+        uniq = cp.empty(n, dtype=cp.int8)
+        STATS.add()
     nc = n
     target = int(n / max_shrink)  # as the C++ backend: stop once nc <= target, never below
     shift = rating_shift(hg)
@@ -154,12 +159,12 @@ def cluster(hg: HypergraphArrays, mcw: int, max_net_size: int, communities, max_
             break
         single = (rep == ids) & (csize == 1)
         STATS.add(3)
-        # from the second round on, a lone vertex keeps its choice while it still has room
-        prev = best if r > 0 and not weight_penalty and REUSE_CHOICES else NULL
+        # from the second round on, a lone vertex keeps a unique best choice while it has room
+        prev = best if r > 0 and uniq is not NULL else NULL
         launch("coarsen", "cluster_rate", n, (
             i64(n), hg.eptr, hg.eind, hg.ewgt, hg.vptr, hg.vind, hg.vwgt, rep, cw, csize, single,
             i64(mcw), i32(max_size), i64(max_net_size), i32(shift), comm, i64(seed + r),
-            i32(int(weight_penalty)), prev, best), warps=True)
+            i32(int(weight_penalty)), prev, uniq, best), warps=True)
         if deterministic:
             j = join_round(cp, best, single, hg.vwgt, rep, cw, csize, int(mcw), int(max_size),
                            nc - target, seed + r, _scatter_add)

@@ -123,12 +123,13 @@ __device__ __forceinline__ int chunk_net(const long long *off, long long t) {
 // neighbour. A vertex with more neighbours than the table holds (an insert that finds no free
 // slot) is rated in P = 4, 16, ... passes instead, pass c taking the neighbours of hash class
 // c; the fixed-point sums make every pass's ratings exact.
+// *unique (when non-NULL): whether no other accepted neighbour has the winner's score.
 template <class Ok>
 __device__ __forceinline__ int best_neighbour(long long u, const long long *eptr, const int *eind,
                                               const long long *ewgt, const long long *vptr,
                                               const int *vind, long long max_net_size, int shift,
                                               long long seed, bool weight_penalty,
-                                              RateScratch &scratch, Ok ok) {
+                                              RateScratch &scratch, Ok ok, bool *unique = nullptr) {
     const int lane = igp_lane();
     const int wid = threadIdx.x >> 5;
     long long *off = scratch.offs + (threadIdx.x & ~31);
@@ -152,6 +153,8 @@ __device__ __forceinline__ int best_neighbour(long long u, const long long *eptr
     r.w = 0;
     r.h = 0;
     r.v = -1;
+    double top = -1.0;  // this lane's highest accepted score and how many reached it
+    int at_top = 0;
     unsigned int passes = 1;
     while (true) {
         const unsigned int slots = 1u << bits;
@@ -198,15 +201,29 @@ __device__ __forceinline__ int best_neighbour(long long u, const long long *eptr
                 cand.h = igp::tie_hash(seed, u, v);
                 cand.v = v;
                 if (rated_better(cand, r)) r = cand;
+                if (cand.score > top) {
+                    top = cand.score;
+                    at_top = 1;
+                } else if (cand.score == top) {
+                    ++at_top;
+                }
             }
             __syncwarp();
         }
         if (!over) break;
         r.v = -1;
+        top = -1.0;
+        at_top = 0;
         passes *= 4;
         bits = IGP_RATE_BITS;
     }
-    return warp_best(r).v;
+    const Rated w = warp_best(r);
+    if (unique) {
+        int mine = w.v >= 0 && top == w.score ? at_top : 0;
+        for (int o = 16; o > 0; o >>= 1) mine += __shfl_xor_sync(IGP_FULL_MASK, mine, o);
+        *unique = mine == 1;
+    }
+    return w.v;
 }
 
 }  // namespace
@@ -239,17 +256,19 @@ extern "C" __global__ void hg_rate(long long n, const long long *eptr, const int
 // (single[u]) picks the neighbour whose cluster (rep[v]) has room for it (weight cw <= mcw,
 // fewer than smax members) and rates best; the cluster's weight breaks ties (or divides the
 // rating with weight_penalty).
-// prev (non-NULL: the previous round's choices, without weight_penalty; may alias best): a
-// vertex's ratings of its neighbours do not change between rounds and the neighbours it may
-// join only become fewer (clusters only grow), so a lone vertex keeps its previous choice while
-// that one still has room for it (ties on the rating are not broken again by the clusters' new
-// weights), has none when it had none, and is rated again only when its choice filled up.
+// uniq (non-NULL): per rated vertex, whether its choice's score was unique among the
+// neighbours it could join. prev (non-NULL: the previous round's choices and uniq, without
+// weight_penalty; may alias best): a vertex's ratings of its neighbours do not change between
+// rounds and the neighbours it may join only become fewer (clusters only grow), so a lone vertex
+// whose choice was the unique best keeps it while it still has room, one that had no choice has
+// none, and only the others are rated again: the same choices as rating every lone vertex again.
 extern "C" __global__ void cluster_rate(long long n, const long long *eptr, const int *eind,
                                         const long long *ewgt, const long long *vptr, const int *vind,
                                         const long long *vwgt, const int *rep, const long long *cw,
                                         const int *csize, const char *single, long long mcw, int smax,
                                         long long max_net_size, int shift, const int *comm,
-                                        long long seed, int weight_penalty, const int *prev, int *best) {
+                                        long long seed, int weight_penalty, const int *prev,
+                                        signed char *uniq, int *best) {
     __shared__ RateScratch scratch;
     rate_scratch_clear(scratch);
     for (long long u = igp_warp(); u < n; u += igp_nwarps()) {
@@ -264,11 +283,15 @@ extern "C" __global__ void cluster_rate(long long n, const long long *eptr, cons
             };
             long long unused;
             const int p = prev ? prev[u] : -1;
-            if (!prev || (p >= 0 && !ok(p, &unused)))
-                b = best_neighbour(u, eptr, eind, ewgt, vptr, vind, max_net_size, shift, seed,
-                                   weight_penalty != 0, scratch, ok);
-            else
+            if (prev && (p < 0 || (uniq[u] && ok(p, &unused)))) {
                 b = p;
+            } else {
+                bool un = false;
+                b = best_neighbour(u, eptr, eind, ewgt, vptr, vind, max_net_size, shift, seed,
+                                   weight_penalty != 0, scratch, ok, &un);
+                __syncwarp();  // every lane has read uniq[u]
+                if (uniq && igp_lane() == 0) uniq[u] = un;
+            }
         }
         __syncwarp();  // every lane has read prev[u] before lane 0 overwrites it (aliasing)
         if (igp_lane() == 0) best[u] = b;
