@@ -9,9 +9,11 @@ Worker: ``python -m igpart._metis_worker``. Protocol on stdin / stdout: messages
 little-endian length, then that many bytes of pickle. On start the worker sends ``("ready",
 pid)``; then each request is a dict of :func:`part_graph`'s keyword arguments with ``seeds``
 (a list) in place of ``seed``, and each reply ``("ok", [parts per seed])`` or ``("error",
-exception)``. End of input ends the worker. What METIS prints
-on file descriptor 1 goes to stderr (the protocol keeps its own copy of the pipe). The worker
-imports numpy and pymetis only (plus the igpart package, whose import is light).
+exception)``; a request with ``"op": "bisect"`` is one bisection of recursive bisection
+(:func:`igpart.recursive.bisect_request`'s keyword arguments, on one OpenMP thread), replied to
+with ``("ok", sides)``. End of input ends the worker. What METIS prints on file descriptor 1 goes
+to stderr (the protocol keeps its own copy of the pipe). The worker imports numpy, pymetis and
+the C++ backend before it reports ready.
 """
 
 from __future__ import annotations
@@ -94,6 +96,11 @@ def main() -> None:
     sys.stdout = sys.stderr
     import pymetis  # noqa: F401  (imported before "ready": the start-up cost is paid here)
 
+    from . import recursive
+    from .kernels import _cpu
+
+    _cpu.set_num_threads(1)  # the pool's workers run side by side
+
     send(replies, ("ready", os.getpid()))
     while True:
         try:
@@ -101,8 +108,11 @@ def main() -> None:
         except EOFError:
             return
         try:
-            seeds = request.pop("seeds")
-            reply = ("ok", [part_graph(seed=s, **request) for s in seeds])
+            if request.pop("op", "metis") == "bisect":
+                reply = ("ok", recursive.bisect_request(**request))
+            else:
+                seeds = request.pop("seeds")
+                reply = ("ok", [part_graph(seed=s, **request) for s in seeds])
         except Exception as exc:
             reply = ("error", _error(exc))
         sys.stderr.flush()

@@ -130,6 +130,16 @@ class MetisPool:
         """METIS in a worker, once per seed (``request``: the other keyword arguments of
         :func:`igpart._metis_worker.part_graph`); raises WorkerGone when no worker could serve
         the call (the caller runs it in-process) and what METIS raised otherwise."""
+        return self.call({**request, "seeds": list(seeds)})
+
+    def bisect(self, request: dict[str, Any]) -> np.ndarray:
+        """One bisection of :mod:`igpart.recursive` in a worker (``request``: the keyword
+        arguments of :func:`igpart.recursive.bisect_request`); raises like
+        :meth:`part_graphs`."""
+        return self.call({**request, "op": "bisect"})
+
+    def call(self, request: dict[str, Any]) -> Any:
+        """One request (see :mod:`igpart._metis_worker`) served by a free worker."""
         worker = self._free.get()  # blocks while every slot is busy
         try:
             if worker is None:
@@ -140,7 +150,7 @@ class MetisPool:
                 if worker is None:
                     raise WorkerGone("could not start a METIS worker process")
             try:
-                tag, value = worker.call({**request, "seeds": list(seeds)})
+                tag, value = worker.call(request)
             except WorkerGone as exc:
                 with self._lock:
                     if not worker.ready:
@@ -148,7 +158,7 @@ class MetisPool:
                     self._workers.discard(worker)
                 worker.close(timeout=0.5)
                 log.warning(
-                    "METIS worker process %d failed (%s); running this METIS call in-process",
+                    "METIS worker process %d failed (%s); running this call in-process",
                     worker.proc.pid,
                     exc,
                 )

@@ -196,7 +196,7 @@ def test_worker_killed_mid_run_falls_back(fresh_pool, monkeypatch, caplog):
     assert np.array_equal(a.parts, b.parts)
     check_partition(h, b, 16, 0.03)
     assert len(killed) == 2 and calls["n"] > 5
-    assert sum("running this METIS call in-process" in r.message for r in caplog.records) == 2
+    assert sum("running this call in-process" in r.message for r in caplog.records) == 2
     assert all(_reaped(pid) for pid in killed)
     live = mp.get_pool(2).pids()
     assert len(live) <= 2 and not set(live) & set(killed)
@@ -364,3 +364,37 @@ def test_default_config_large_input_resolves_to_workers(fresh_pool, monkeypatch)
     assert np.array_equal(a.parts, b.parts)
     check_partition(h, b, 8, 0.03)
     assert b.config["initial_metis_processes"] == -1
+
+
+@pytest.mark.parametrize("objective,k", [("cut", 8), ("km1", 5)])
+def test_bisections_in_workers_equal_in_process(fresh_pool, monkeypatch, objective, k):
+    """``recursive.BISECT_IN_WORKERS``: with worker processes and threads, every bisection of
+    recursive bisection runs in a worker (counted), and the blocks equal one thread's in-process
+    bisections; a worker that cannot serve one leaves it to the caller, same blocks."""
+    from igpart import recursive
+
+    rng = np.random.default_rng(k)
+    h = random_hypergraph(rng, 1500, 2500, weighted=True)
+    cfg = Config(initial_metis_processes=2)
+    here = recursive.recursive_bisection(h, k, 0.03, objective, seed=4, runs=3,
+                                         config=Config(initial_metis_processes=0))
+    served = []
+    real = mp.MetisPool.bisect
+
+    def spy(self, request):
+        served.append(request["n"])
+        return real(self, request)
+
+    monkeypatch.setattr(mp.MetisPool, "bisect", spy)
+    there = recursive.recursive_bisection(h, k, 0.03, objective, seed=4, runs=3, config=cfg,
+                                          threads=3)
+    assert len(served) == k - 1 and served[0] == h.n
+    assert np.array_equal(here, there)
+
+    def gone(self, request):
+        raise mp.WorkerGone("test")
+
+    monkeypatch.setattr(mp.MetisPool, "bisect", gone)
+    fallback = recursive.recursive_bisection(h, k, 0.03, objective, seed=4, runs=3, config=cfg,
+                                             threads=3)
+    assert np.array_equal(here, fallback)

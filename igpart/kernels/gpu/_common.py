@@ -155,8 +155,12 @@ def segmented_sort(ptr, vals) -> None:
 #: Key arrays whose power-of-two padding takes at most this many bytes are sorted by one block
 #: in shared memory (``util.block_sort_*``, one launch, no host synchronisation) instead of by
 #: CuPy's device-wide sort (H100: ~90 us of host time and a synchronisation for 5,000 keys, ~30
-#: us for 100); capped by the device's opt-in shared memory per block. Tests lower it to 0.
-BLOCK_SORT_BYTES = 128 * 1024
+#: us for 100); capped by the device's opt-in shared memory per block. Up to 2,048 64-bit keys:
+#: the bitonic sort's device time grows as n log^2 n (16k keys: ~60 us in Jet's iterations on
+#: the H100, more than CuPy's radix sort), and with 128 KB the Jet phase was no faster end to
+#: end within the run-to-run noise (A/B on ibm01x200 / ibm09x100, k = 2 and 64). Tests lower
+#: it to 0 and raise it.
+BLOCK_SORT_BYTES = 16 * 1024
 BLOCK_SORT_THREADS = 1024
 
 
@@ -164,7 +168,7 @@ BLOCK_SORT_THREADS = 1024
 def _block_sort_limit(dev: int) -> int:
     """Shared bytes the block sorts may use on device ``dev`` (their opt-in set once)."""
     props = cp.cuda.runtime.getDeviceProperties(dev)
-    limit = min(BLOCK_SORT_BYTES, int(props.get("sharedMemPerBlockOptin", 0)) or 48 * 1024)
+    limit = int(props.get("sharedMemPerBlockOptin", 0)) or 48 * 1024
     for name in ("block_sort_u64", "block_sort_u32"):
         kernel("util", name).max_dynamic_shared_size_bytes = limit
     return limit
