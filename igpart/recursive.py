@@ -91,11 +91,13 @@ def _bisect(
 
 
 #: With worker processes (``Config.initial_metis_processes`` > 0) and more than one thread, each
-#: bisection runs whole in a worker of :mod:`igpart.metis_pool` (:func:`bisect_request`) instead
-#: of on a thread of this process: on threads the bisections' Python code, and pymetis, which
-#: holds the GIL, took turns (H100 machine, 16 cores: recursive bisection of a 3,876-vertex
-#: coarsest level into 64 blocks 1.19 s on one thread, 1.04 s on 16). The same partition either
-#: way; a bisection no worker can take runs here. Tests switch it off to compare.
+#: bisection but the first (which runs alone, here, its METIS seeds in the workers) runs whole in
+#: a worker of :mod:`igpart.metis_pool` (:func:`bisect_request`) instead of on a thread of this
+#: process: on threads the bisections' Python code, and pymetis, which holds the GIL, took turns
+#: (H100 machine, 16 cores: recursive bisection of a 3,876-vertex coarsest level into 64 blocks
+#: 1.19 s on one thread, 1.04 s on 16; in workers, ibm01x200 end to end 1.80 -> 1.20 s at
+#: k = 64 and 1.34 -> 0.93 s at k = 16). The same partition either way; a bisection no worker
+#: can take runs here. Tests switch it off to compare.
 BISECT_IN_WORKERS = True
 
 
@@ -201,8 +203,10 @@ def recursive_bisection(
         bcfg = cfg if inner == 1 else dataclasses.replace(cfg, threads=inner)
         # on a worker thread (threads > 1) the C++ calls get this bisection's share of them
         with omp_threads(inner) if threads > 1 else contextlib.nullcontext():
+            # the first bisection runs alone: here, with every thread and the METIS workers
+            # for its seeds; the others side by side, each in a worker
             side = _bisect_anywhere(be, sub, bounds, eps, objective, seed + 7919 * first + ks,
-                                    bcfg, workers)
+                                    bcfg, workers and ks < k)
         out = []
         for s, (off, kk) in enumerate(((first, k0), (first + k0, k1))):
             local = np.flatnonzero(side == s)
