@@ -263,10 +263,10 @@ def test_default_is_automatic():
     [
         (2, 10**6, 16, 2, 0),  # the CI / dev VM: too few CPUs
         (7, 10**6, 16, 4, 0),
-        (8, 10**6, 16, 2, 4),  # min(8, cpus // 2)
-        (16, 10**6, 16, 16, 8),
-        (64, 10**6, 2, 16, 8),
-        (16, 100_000, 64, 2, 8),  # n == initial_runs_min_n counts as large
+        (8, 10**6, 16, 2, 7),  # min(15, cpus - 1)
+        (16, 10**6, 16, 16, 15),
+        (64, 10**6, 2, 16, 15),
+        (16, 100_000, 64, 2, 15),  # n == initial_runs_min_n counts as large
         (16, 99_999, 64, 16, 0),  # small input
         (16, 10**6, 16, 1, 0),  # one thread
         (16, 10**6, 1, 16, 0),  # k = 1
@@ -291,7 +291,7 @@ def test_metis_processes_automatic_uses_the_run_threads(monkeypatch):
     with omp_threads(1):
         assert ml.metis_processes(Config(), 10**6, 8) == 0
     with omp_threads(2):
-        assert ml.metis_processes(Config(), 10**6, 8) == 8
+        assert ml.metis_processes(Config(), 10**6, 8) == 15
 
 
 @pytest.mark.parametrize("value", [0, 3, 12])
@@ -336,8 +336,8 @@ def test_default_config_small_input_starts_no_pool(fresh_pool, monkeypatch):
 
 def test_default_config_large_input_resolves_to_workers(fresh_pool, monkeypatch):
     """The default (-1) where the input counts as large (``initial_runs_min_n`` lowered) on a
-    machine of 8 CPUs: the pool is started with 4 workers, the drivers and the METIS calls get
-    4, the blocks equal those of in-process METIS, and the result reports -1."""
+    machine of 8 CPUs: the pool is started with 7 workers, the drivers and the METIS calls get
+    7, the blocks equal those of in-process METIS, and the result reports -1."""
     import igpart.initial as ini
     import igpart.multilevel as ml
 
@@ -360,7 +360,7 @@ def test_default_config_large_input_resolves_to_workers(fresh_pool, monkeypatch)
     assert requested == [] and set(seen) == {0}
     seen.clear()
     b = igpart.partition(h, 8, backend="cpu", seed=3, config=cfg)
-    assert requested and set(requested) == {4} and seen and set(seen) == {4}
+    assert requested and set(requested) == {7} and seen and set(seen) == {7}
     assert np.array_equal(a.parts, b.parts)
     check_partition(h, b, 8, 0.03)
     assert b.config["initial_metis_processes"] == -1
