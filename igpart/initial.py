@@ -385,6 +385,7 @@ def initial_partition(
                         max_net_size=max_net_size,
                         config=config,
                         threads=rb_threads,
+                        concurrent=count > 1 and int(threads) > 1,
                     ),
                 )
             )

@@ -93,11 +93,13 @@ def _bisect(
 #: With worker processes (``Config.initial_metis_processes`` > 0) and more than one thread, each
 #: bisection but the first (which runs alone, here, its METIS seeds in the workers) runs whole in
 #: a worker of :mod:`igpart.metis_pool` (:func:`bisect_request`) instead of on a thread of this
-#: process: on threads the bisections' Python code, and pymetis, which holds the GIL, took turns
-#: (H100 machine, 16 cores: recursive bisection of a 3,876-vertex coarsest level into 64 blocks
-#: 1.19 s on one thread, 1.04 s on 16; in workers, ibm01x200 end to end 1.80 -> 1.20 s at
-#: k = 64 and 1.34 -> 0.93 s at k = 16). The same partition either way; a bisection no worker
-#: can take runs here. Tests switch it off to compare.
+#: process (every bisection, whatever the threads, when the call runs beside other initial
+#: candidates: ``recursive_bisection(concurrent=True)``): on threads the bisections' Python
+#: code, and pymetis, which holds the GIL, took turns (H100 machine, 16 cores: recursive
+#: bisection of a 3,876-vertex coarsest level into 64 blocks 1.19 s on one thread, 1.04 s on
+#: 16; in workers, ibm01x200 end to end 1.80 -> 1.20 s at k = 64 and 1.34 -> 0.93 s at k = 16).
+#: The same partition either way; a bisection no worker can take runs here. Tests switch it off
+#: to compare.
 BISECT_IN_WORKERS = True
 
 
@@ -145,6 +147,7 @@ def recursive_bisection(
     max_net_size: int = CLIQUE_MAX_NET_SIZE,
     config=None,
     threads: int = 1,
+    concurrent: bool = False,
 ) -> np.ndarray:
     """Block ids (int32) of ``h`` in ``k`` blocks by recursive multilevel bisection (see the
     module docstring). ``runs``: METIS seeds per bisection. ``config``: the
@@ -154,6 +157,9 @@ def recursive_bisection(
     its parent is done, and a bisection of ``k_sub`` blocks runs its METIS candidates on
     ``threads * k_sub / k`` threads; a bisection's seed depends only on its place in the
     recursion (first block, number of blocks), so the result does not depend on ``threads``.
+    ``concurrent``: other work runs beside this call (the other initial candidates), so with
+    worker processes every bisection, the first one too and on one thread too, runs in a worker
+    (``BISECT_IN_WORKERS``).
     Raises PartitionError for k < 1 or k > n, InputError for other bad arguments."""
     from .errors import InputError
     from .initial import c_stdout_to_stderr
@@ -182,7 +188,8 @@ def recursive_bisection(
         fm_max_fruitless_moves=min(int(config.fm_max_fruitless_moves), RB_FM_MAX_FRUITLESS_MOVES),
     )
     be = get_backend("cpu")
-    workers = BISECT_IN_WORKERS and threads > 1 and cfg.initial_metis_processes > 0
+    workers = (BISECT_IN_WORKERS and (threads > 1 or bool(concurrent))
+               and cfg.initial_metis_processes > 0)
     parts = np.zeros(h.n, dtype=np.int32)
     total = int(h.total_weight)
     perfect = -(-total // int(k))
@@ -206,7 +213,7 @@ def recursive_bisection(
             # the first bisection runs alone: here, with every thread and the METIS workers
             # for its seeds; the others side by side, each in a worker
             side = _bisect_anywhere(be, sub, bounds, eps, objective, seed + 7919 * first + ks,
-                                    bcfg, workers and ks < k)
+                                    bcfg, workers and (concurrent or ks < k))
         out = []
         for s, (off, kk) in enumerate(((first, k0), (first + k0, k1))):
             local = np.flatnonzero(side == s)

@@ -391,6 +391,11 @@ def test_bisections_in_workers_equal_in_process(fresh_pool, monkeypatch, objecti
                                           threads=3)
     assert len(served) == k - 2 and h.n not in served
     assert np.array_equal(here, there)
+    served.clear()  # beside other candidates: every bisection in a worker, even on one thread
+    beside = recursive.recursive_bisection(h, k, 0.03, objective, seed=4, runs=3, config=cfg,
+                                           threads=1, concurrent=True)
+    assert len(served) == k - 1 and served[0] == h.n
+    assert np.array_equal(here, beside)
 
     def gone(self, request):
         raise mp.WorkerGone("test")
