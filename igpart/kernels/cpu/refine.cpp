@@ -53,6 +53,14 @@ int64_t collect_gains(const HgView &h, const PinCounts &phi, int objective, int3
     return base;
 }
 
+// Whether u has a pin on a net of two or more blocks: for any other vertex collect_gains touches
+// no block, so it has no move (the full passes skip it at the cost of reading the lambdas).
+bool on_boundary(const HgView &h, const PinCounts &phi, int32_t u) {
+    for (int64_t j = h.vptr[u]; j < h.vptr[u + 1]; ++j)
+        if (phi.lambda(h.vind[j]) > 1) return true;
+    return false;
+}
+
 void clear_marks(GainScratch &sc) {
     for (int32_t b : sc.touched) sc.mark[b] = 0;
 }
@@ -124,6 +132,7 @@ int64_t refine_sequence(const HgView &h, int32_t *parts, int32_t k, const int64_
             std::vector<Cand> local;
 #pragma omp for schedule(dynamic, 1024) nowait
             for (int64_t u = 0; u < h.n; ++u) {
+                if (!on_boundary(h, phi, static_cast<int32_t>(u))) continue;
                 const Move mv = best_adjacent_move(h, phi, objective, parts, static_cast<int32_t>(u),
                                                    sc, [](int32_t) { return true; });
                 if (mv.ok() && mv.gain > 0) local.push_back({static_cast<int32_t>(u), mv.to, mv.gain});
@@ -210,6 +219,7 @@ int64_t refine_fm(const HgView &h, int32_t *parts, int32_t k, const int64_t *bou
 #pragma omp for schedule(dynamic, 2048) nowait
             for (int64_t u = 0; u < h.n; ++u) {
                 const int32_t v = static_cast<int32_t>(u);
+                if (!on_boundary(h, phi, v)) continue;
                 const Move mv = best_adjacent_move(h, phi, objective, parts, v, tsc, feasible(v));
                 if (mv.ok()) mine.push_back({mv.gain, tie_hash(rseed, v, mv.to), v, mv.to, version[v] + 1});
             }
