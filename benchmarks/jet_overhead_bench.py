@@ -9,6 +9,7 @@ older version's ``_jet.py`` and ``jet.cu`` saved as ``_jet_old.py`` and ``jet_ol
 ``git show 354e603:igpart/kernels/gpu/jet.cu > old/jet_old.cu`` (its jet.cu is compiled as the
 extra source ``jet_old``; it must build against the current headers)."""
 
+import atexit
 import shutil
 import sys
 import time
@@ -24,7 +25,9 @@ from igpart.kernels import get_backend
 from igpart.kernels.gpu import _jet, _loader
 
 here = Path(sys.argv[3]).resolve()
-shutil.copy(here / "jet_old.cu", Path(_loader.__file__).parent / "jet_old.cu")
+copied = Path(_loader.__file__).parent / "jet_old.cu"
+shutil.copy(here / "jet_old.cu", copied)
+atexit.register(copied.unlink, missing_ok=True)  # the package directory keeps no extra source
 _loader.SOURCES = (*_loader.SOURCES, "jet_old")
 src = (here / "_jet_old.py").read_text().replace('launch("jet", ', 'launch("jet_old", ')
 src = src.replace("from ..backend", "from igpart.kernels.backend").replace(

@@ -156,10 +156,10 @@ def segmented_sort(ptr, vals) -> None:
 #: in shared memory (``util.block_sort_*``, one launch, no host synchronisation) instead of by
 #: CuPy's device-wide sort (H100: ~90 us of host time and a synchronisation for 5,000 keys, ~30
 #: us for 100); capped by the device's opt-in shared memory per block. Up to 2,048 64-bit keys:
-#: the bitonic sort's device time grows as n log^2 n (16k keys: ~60 us in Jet's iterations on
-#: the H100, more than CuPy's radix sort), and with 128 KB the Jet phase was no faster end to
-#: end within the run-to-run noise (A/B on ibm01x200 / ibm09x100, k = 2 and 64). Tests lower
-#: it to 0 and raise it.
+#: the bitonic sort's device time grows as n log^2 n (with up to 16k keys, ~60 us per sort on
+#: average in Jet's iterations at k = 64 on the H100), and with 128 KB the Jet phase was no
+#: faster end to end within the run-to-run noise (A/B on ibm01x200 / ibm09x100, k = 2 and 64).
+#: Tests lower it to 0 and raise it.
 BLOCK_SORT_BYTES = 16 * 1024
 BLOCK_SORT_THREADS = 1024
 

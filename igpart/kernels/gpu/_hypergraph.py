@@ -147,10 +147,9 @@ def cluster(hg: HypergraphArrays, mcw: int, max_net_size: int, communities, max_
     joined = cp.zeros(1, dtype=cp.int32)
     comm = NULL if communities is None else communities
     STATS.add(6)
-    uniq = NULL
-    if REUSE_CHOICES and not weight_penalty:
-        uniq = cp.empty(n, dtype=cp.int8)
-        STATS.add()
+    reuse = REUSE_CHOICES and not weight_penalty
+    uniq = cp.empty(n, dtype=cp.int8) if reuse else NULL
+    STATS.add(int(reuse))
     nc = n
     target = int(n / max_shrink)  # as the C++ backend: stop once nc <= target, never below
     shift = rating_shift(hg)
@@ -160,7 +159,7 @@ def cluster(hg: HypergraphArrays, mcw: int, max_net_size: int, communities, max_
         single = (rep == ids) & (csize == 1)
         STATS.add(3)
         # from the second round on, a lone vertex keeps a unique best choice while it has room
-        prev = best if r > 0 and uniq is not NULL else NULL
+        prev = best if r > 0 and reuse else NULL
         launch("coarsen", "cluster_rate", n, (
             i64(n), hg.eptr, hg.eind, hg.ewgt, hg.vptr, hg.vind, hg.vwgt, rep, cw, csize, single,
             i64(mcw), i32(max_size), i64(max_net_size), i32(shift), comm, i64(seed + r),

@@ -1,0 +1,108 @@
+"""A/B of igpart's module switches inside one process: the variants' runs alternate (variant 1,
+variant 2, ..., then again) on the same inputs, so that the lent GPU machines' call-to-call
+differences (Mt-KaHyPar alone varied 1.85-2.70 s on one case over one session's calls) do not
+enter the comparison; prints, per input, k and variant, the median of ``--reps`` runs of
+``Partition.seconds``, every run's seconds and cut, and the medians of the coarsening (+
+communities) and Jet timers. The BENCHMARKS.md "Seventh session" A/B figures came from this
+script (then a scratch copy).
+
+A variant is a JSON object of switches (missing ones take the defaults below):
+``reuse`` (``kernels.gpu._hypergraph.REUSE_CHOICES``, default true), ``sort``
+(``kernels.gpu._common.BLOCK_SORT_BYTES``, default 16384), ``workers``
+(``recursive.BISECT_IN_WORKERS``, default true), ``mp`` (``Config.initial_metis_processes``;
+when given, the METIS/bisection worker pool is shut down and restarted with that many workers
+before every run of the variant, and left 4 s to start, so that no variant inherits another's
+pool; default: the automatic value and the pool as it is).
+
+    python benchmarks/gpu_ab.py --reps 3 --cases ibm01:200:64,ibm09:100:64 \\
+        --variants '{"mp8": {"mp": 8}, "mp15": {"mp": 15}}'
+    python benchmarks/gpu_ab.py --backend cpu --cases ibm01:2:8 --reps 1 \\
+        --variants '{"workers": {"workers": true}, "threads": {"workers": false}}'
+
+``--backend cpu`` runs on the C++ backend (only ``workers`` and ``mp`` apply there).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import time
+from pathlib import Path
+
+import igpart
+import igpart.recursive as rec
+from igpart import metis_pool
+from igpart.generators import inflate
+
+REPO = Path(__file__).resolve().parents[1]
+ISPD98 = Path(os.environ.get("IGPART_BENCHMARKS", REPO.parent / "shared" / "benchmarks")) / "ispd98"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--variants", type=json.loads, required=True,
+                    help='JSON: {"name": {"reuse": bool, "sort": bytes, "workers": bool, "mp": N}}')
+    ap.add_argument("--cases", default="ibm01:200:2,ibm01:200:64,ibm09:100:2,ibm09:100:64",
+                    help="comma-separated circuit:scale:k")
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--backend", choices=("gpu", "cpu"), default="gpu")
+    ap.add_argument("--seed", type=int, default=1)
+    args = ap.parse_args()
+
+    if args.backend == "gpu":
+        from igpart.kernels.gpu import GpuBackend, _common, _hypergraph
+
+        be = GpuBackend()
+    else:
+        be, _common, _hypergraph = "cpu", None, None
+
+    def switch(v: dict) -> dict:
+        """Sets the variant's switches; returns its Config overrides."""
+        if _hypergraph is not None:
+            _hypergraph.REUSE_CHOICES = bool(v.get("reuse", True))
+            _common.BLOCK_SORT_BYTES = int(v.get("sort", 16384))
+        rec.BISECT_IN_WORKERS = bool(v.get("workers", True))
+        if "mp" not in v:
+            return {}
+        metis_pool.shutdown()
+        metis_pool.get_pool(int(v["mp"]))
+        time.sleep(4)  # the workers import before they serve
+        return {"initial_metis_processes": int(v["mp"])}
+
+    def run(h, k: int, cfg: dict):
+        p = igpart.partition(h, k, epsilon=0.03, objective="cut", backend=be, seed=args.seed,
+                             config=cfg)
+        if not p.balanced:
+            raise SystemExit(f"unbalanced partition (k = {k})")
+        t = p.timings
+        coarse = t.get("coarsen", 0.0) + t.get("communities", 0.0)
+        return p.seconds, p.cut, coarse, t.get("jet", 0.0)
+
+    warm = inflate(igpart.read_hgr(ISPD98 / "ibm01.hgr"), 10, seed=args.seed)
+    for v in args.variants.values():  # module compilation / cache loads outside the timings
+        cfg = switch(v)
+        for k in (2, 64):
+            run(warm, k, cfg)
+    built: dict = {}
+    for spec in args.cases.split(","):
+        name, scale, k = spec.split(":")
+        if (name, scale) not in built:
+            built.clear()
+            built[(name, scale)] = inflate(igpart.read_hgr(ISPD98 / f"{name}.hgr"), int(scale),
+                                           seed=args.seed)
+        h = built[(name, scale)]
+        res: dict[str, list] = {n: [] for n in args.variants}
+        for _ in range(args.reps):
+            for n, v in args.variants.items():
+                res[n].append(run(h, int(k), switch(v)))
+        for n, rs in res.items():
+            med = [statistics.median(x[i] for x in rs) for i in (0, 2, 3)]
+            print(f"{name}x{scale} k={k:<3} {n:8s} median {med[0]:.3f} s  "
+                  f"runs {[round(x[0], 3) for x in rs]} cuts {[x[1] for x in rs]} "
+                  f"coarsen+comm {med[1]:.3f} jet {med[2]:.3f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
