@@ -12,7 +12,9 @@ A variant is a JSON object of switches (missing ones take the defaults below):
 (``recursive.BISECT_IN_WORKERS``, default true), ``mp`` (``Config.initial_metis_processes``;
 when given, the METIS/bisection worker pool is shut down and restarted with that many workers
 before every run of the variant, and left 4 s to start, so that no variant inherits another's
-pool; default: the automatic value and the pool as it is).
+pool; default: the automatic value and the pool as it is), ``config`` (an object of
+``igpart.Config`` fields, e.g. ``{"vcycles": 1}``), ``backend`` (an object of ``GpuBackend``
+arguments, e.g. ``{"jet_host_max_pins": 250000}``; the variant gets its own backend).
 
     python benchmarks/gpu_ab.py --reps 3 --cases ibm01:200:64,ibm09:100:64 \\
         --variants '{"mp8": {"mp": 8}, "mp15": {"mp": 15}}'
@@ -57,34 +59,38 @@ def main() -> None:
         be = GpuBackend()
     else:
         be, _common, _hypergraph = "cpu", None, None
+    backends = {n: GpuBackend(**v["backend"]) if args.backend == "gpu" and "backend" in v else be
+                for n, v in args.variants.items()}
 
     def switch(v: dict) -> dict:
         """Sets the variant's switches; returns its Config overrides."""
+        cfg = dict(v.get("config", {}))
         if _hypergraph is not None:
             _hypergraph.REUSE_CHOICES = bool(v.get("reuse", True))
             _common.BLOCK_SORT_BYTES = int(v.get("sort", 16384))
         rec.BISECT_IN_WORKERS = bool(v.get("workers", True))
         if "mp" not in v:
-            return {}
+            return cfg
         metis_pool.shutdown()
         metis_pool.get_pool(int(v["mp"]))
         time.sleep(4)  # the workers import before they serve
-        return {"initial_metis_processes": int(v["mp"])}
+        return {**cfg, "initial_metis_processes": int(v["mp"])}
 
-    def run(h, k: int, cfg: dict):
-        p = igpart.partition(h, k, epsilon=0.03, objective="cut", backend=be, seed=args.seed,
-                             config=cfg)
+    def run(h, k: int, cfg: dict, name: str):
+        p = igpart.partition(h, k, epsilon=0.03, objective="cut", backend=backends[name],
+                             seed=args.seed, config=cfg)
         if not p.balanced:
             raise SystemExit(f"unbalanced partition (k = {k})")
         t = p.timings
         coarse = t.get("coarsen", 0.0) + t.get("communities", 0.0)
-        return p.seconds, p.cut, coarse, t.get("jet", 0.0)
+        return (p.seconds, p.cut, coarse, t.get("jet", 0.0), t.get("vcycles", 0.0),
+                t.get("initial", 0.0))
 
     warm = inflate(igpart.read_hgr(ISPD98 / "ibm01.hgr"), 10, seed=args.seed)
-    for v in args.variants.values():  # module compilation / cache loads outside the timings
+    for n, v in args.variants.items():  # module compilation / cache loads outside the timings
         cfg = switch(v)
         for k in (2, 64):
-            run(warm, k, cfg)
+            run(warm, k, cfg, n)
     built: dict = {}
     for spec in args.cases.split(","):
         name, scale, k = spec.split(":")
@@ -96,12 +102,13 @@ def main() -> None:
         res: dict[str, list] = {n: [] for n in args.variants}
         for _ in range(args.reps):
             for n, v in args.variants.items():
-                res[n].append(run(h, int(k), switch(v)))
+                res[n].append(run(h, int(k), switch(v), n))
         for n, rs in res.items():
-            med = [statistics.median(x[i] for x in rs) for i in (0, 2, 3)]
+            med = [statistics.median(x[i] for x in rs) for i in (0, 2, 3, 4, 5)]
             print(f"{name}x{scale} k={k:<3} {n:8s} median {med[0]:.3f} s  "
                   f"runs {[round(x[0], 3) for x in rs]} cuts {[x[1] for x in rs]} "
-                  f"coarsen+comm {med[1]:.3f} jet {med[2]:.3f}", flush=True)
+                  f"coarsen+comm {med[1]:.3f} jet {med[2]:.3f} vcycles {med[3]:.3f} "
+                  f"initial {med[4]:.3f}", flush=True)
 
 
 if __name__ == "__main__":

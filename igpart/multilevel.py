@@ -213,16 +213,21 @@ class Config:
       blocks with a new clustering seed each time, refining on the way up; a cycle is kept only
       when it improves, and the first one that does not ends them). Two by default (ISPD98,
       against no V-cycle: about 1.5% lower cut for about 1.6x the time).
+      ``vcycle_min_vertices`` (default 0): a V-cycle's coarsening also stops at the first
+      level of fewer than this many vertices (it needs no initial partition, so it may stop
+      well above the first pass's ``contraction_limit * k``); on the GPU every level costs a
+      fixed time of launches and host round trips.
     ``host_levels_below`` (default 0: off; experimental; measured on the H100 with 50,000 at
       commit 354e603, ibm01x200 / ibm09x100 at k = 2 and 64: from 6% faster to 31% slower
       than the default and 0.8–4.6% more cut; the small levels' fixed costs are now cut by
       ``GpuBackend(cluster_max_size, jet_host_max_pins)`` instead): on a
       backend other than the C++ one, a level of fewer than this many vertices is copied to
       the host once, and the rest of that hierarchy (coarsening, initial partitioning, the
-      refinement of those levels, the ``refinement`` mode resolved for the C++ backend) runs on
-      the C++ backend; on the way up the partition of the first host level is uploaded and
-      projected with the device's cluster map. Applies to every hierarchy (V-cycles included;
-      communities and V-cycle blocks are carried across) of hypergraphs and graphs. An input
+      refinement of those levels, in the ``refinement`` mode resolved for the device: Jet by
+      default, whose C++ version returns the kernels' partition) runs on the C++ backend; on
+      the way up the partition of the first host level is uploaded and projected with the
+      device's cluster map. Applies to every hierarchy (V-cycles included; communities and
+      V-cycle blocks are carried across) of hypergraphs and graphs. An input
       of fewer vertices runs on the C++ backend entirely. Meant to cut the fixed per-level
       costs (kernel launches, host syncs) of the small levels of a deep GPU hierarchy.
     """
@@ -274,6 +279,7 @@ class Config:
     fm_min_improvement: float = 0.001
     graph_refine_rounds: int = 32
     vcycles: int = 2
+    vcycle_min_vertices: int = 0
     host_levels_below: int = 0
 
     def validate(self) -> Config:
@@ -325,6 +331,7 @@ class Config:
             "fm_rounds",
             "fm_max_fruitless_moves",
             "vcycles",
+            "vcycle_min_vertices",
             "graph_refine_rounds",
             "threads",
             "jet_iterations",
@@ -790,8 +797,11 @@ def _multilevel_hypergraph(h: Hypergraph, k: int, epsilon: float, objective: str
         host = _HostLevels(
             cfg.host_levels_below, hbe, lambda s: _hypergraph_coarsener(hbe, k, mcw, cfg, s),
             hbe.contract_hypergraph,
-            _refiner_hypergraph(hbe, k, bounds_on(hbe), objective, cfg, seed, timer,
-                                finest_n=top.n),  # fmt: skip
+            # the device's refinement on the host levels too (Jet: the C++ one returns the
+            # same partition as the kernels)
+            _refiner_hypergraph(hbe, k, bounds_on(hbe), objective,
+                                dataclasses.replace(cfg, refinement=refinement_mode(be, cfg)),
+                                seed, timer, finest_n=top.n),  # fmt: skip
             lambda src, level: hbe.hypergraph_arrays(hypergraph_from_arrays(src, level)),
         )
     communities = None
@@ -872,8 +882,9 @@ def _vcycle_hypergraph(be, top, parts, k, objective, coarsen_one, refine, cfg, t
     partition when it is not worse (else the old one) and the objective improvement. ``host``,
     ``host_coarsen_one``: the small levels on the host (see :func:`_coarsen`)."""
     before = be.hypergraph_objective(top, parts, k, objective)
+    limit = max(cfg.contraction_limit * k, cfg.vcycle_min_vertices)
     hierarchy = _coarsen(top, lambda a: a.n, coarsen_one, be.contract_hypergraph,
-                         cfg.contraction_limit * k, cfg.min_shrink, cfg.max_levels, timer,
+                         limit, cfg.min_shrink, cfg.max_levels, timer,
                          labels=be.asarray(parts, "int32"), xp=be.xp, min_n=k, be=be,
                          host=host, host_coarsen_one=host_coarsen_one)
     coarsest, _, labels, cbe = hierarchy[-1]
