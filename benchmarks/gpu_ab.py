@@ -14,7 +14,8 @@ when given, the METIS/bisection worker pool is shut down and restarted with that
 before every run of the variant, and left 4 s to start, so that no variant inherits another's
 pool; default: the automatic value and the pool as it is), ``config`` (an object of
 ``igpart.Config`` fields, e.g. ``{"vcycles": 1}``), ``backend`` (an object of ``GpuBackend``
-arguments, e.g. ``{"jet_host_max_pins": 250000}``; the variant gets its own backend).
+arguments, e.g. ``{"jet_host_max_pins": 250000}``; the variant gets its own backend),
+``switchinterval`` (``sys.setswitchinterval``, default 0.005 s, Python's).
 
     python benchmarks/gpu_ab.py --reps 3 --cases ibm01:200:64,ibm09:100:64 \\
         --variants '{"mp8": {"mp": 8}, "mp15": {"mp": 15}}'
@@ -30,6 +31,7 @@ import argparse
 import json
 import os
 import statistics
+import sys
 import time
 from pathlib import Path
 
@@ -65,6 +67,7 @@ def main() -> None:
     def switch(v: dict) -> dict:
         """Sets the variant's switches; returns its Config overrides."""
         cfg = dict(v.get("config", {}))
+        sys.setswitchinterval(float(v.get("switchinterval", 0.005)))
         if _hypergraph is not None:
             _hypergraph.REUSE_CHOICES = bool(v.get("reuse", True))
             _common.BLOCK_SORT_BYTES = int(v.get("sort", 16384))

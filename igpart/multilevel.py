@@ -213,10 +213,13 @@ class Config:
       blocks with a new clustering seed each time, refining on the way up; a cycle is kept only
       when it improves, and the first one that does not ends them). Two by default (ISPD98,
       against no V-cycle: about 1.5% lower cut for about 1.6x the time).
-      ``vcycle_min_vertices`` (default 0): a V-cycle's coarsening also stops at the first
-      level of fewer than this many vertices (it needs no initial partition, so it may stop
-      well above the first pass's ``contraction_limit * k``); on the GPU every level costs a
-      fixed time of launches and host round trips.
+      ``vcycle_min_vertices`` (default -1: the backend's ``default_vcycle_min_vertices``,
+      25,000 on the GPU, 0 on the C++ backend): a V-cycle's coarsening also stops at the
+      first level of fewer than this many vertices (it needs no initial partition, so it may
+      stop well above the first pass's ``contraction_limit * k``). On the GPU every level
+      costs a fixed time of launches and host round trips; on the H100, 25,000 instead of 0
+      took 0.86x the time (geomean of ibm01x200 / ibm09x100 at k = 2 and 64, 4 runs each)
+      for a geomean cut ratio of 0.998 (BENCHMARKS.md, "Eighth session").
     ``host_levels_below`` (default 0: off; experimental; measured on the H100 with 50,000 at
       commit 354e603, ibm01x200 / ibm09x100 at k = 2 and 64: from 6% faster to 31% slower
       than the default and 0.8–4.6% more cut; the small levels' fixed costs are now cut by
@@ -279,7 +282,7 @@ class Config:
     fm_min_improvement: float = 0.001
     graph_refine_rounds: int = 32
     vcycles: int = 2
-    vcycle_min_vertices: int = 0
+    vcycle_min_vertices: int = -1
     host_levels_below: int = 0
 
     def validate(self) -> Config:
@@ -331,7 +334,6 @@ class Config:
             "fm_rounds",
             "fm_max_fruitless_moves",
             "vcycles",
-            "vcycle_min_vertices",
             "graph_refine_rounds",
             "threads",
             "jet_iterations",
@@ -341,6 +343,10 @@ class Config:
             "community_sub_rounds",
         ):
             integer(name, 0)
+        v = self.vcycle_min_vertices
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or v < -1:
+            raise InputError("config.vcycle_min_vertices must be -1 (the backend's default) or a "
+                             f"non-negative integer, got {v!r}")
         v = self.initial_metis_processes
         if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or v < -1:
             raise InputError(
@@ -687,6 +693,14 @@ def refinement_mode(be: Backend, cfg: Config) -> str:
     return getattr(be, "default_refinement", "fm")
 
 
+def vcycle_min_vertices(be: Backend, cfg: Config) -> int:
+    """``cfg.vcycle_min_vertices`` resolved on ``be`` (-1: the backend's
+    ``default_vcycle_min_vertices``, 0 where it has none)."""
+    if cfg.vcycle_min_vertices >= 0:
+        return int(cfg.vcycle_min_vertices)
+    return int(getattr(be, "default_vcycle_min_vertices", 0))
+
+
 def _refiner_hypergraph(be: Backend, k: int, bounds, objective: str, cfg: Config, seed: int,
                         timer: _Timer, finest_n: int = -1, initial: bool = False
                         ) -> Callable[[HypergraphArrays, Any], Any]:
@@ -882,7 +896,7 @@ def _vcycle_hypergraph(be, top, parts, k, objective, coarsen_one, refine, cfg, t
     partition when it is not worse (else the old one) and the objective improvement. ``host``,
     ``host_coarsen_one``: the small levels on the host (see :func:`_coarsen`)."""
     before = be.hypergraph_objective(top, parts, k, objective)
-    limit = max(cfg.contraction_limit * k, cfg.vcycle_min_vertices)
+    limit = max(cfg.contraction_limit * k, vcycle_min_vertices(be, cfg))
     hierarchy = _coarsen(top, lambda a: a.n, coarsen_one, be.contract_hypergraph,
                          limit, cfg.min_shrink, cfg.max_levels, timer,
                          labels=be.asarray(parts, "int32"), xp=be.xp, min_n=k, be=be,

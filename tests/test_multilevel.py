@@ -177,6 +177,52 @@ def test_vcycles_never_worsen_the_first_pass():
         assert more.balanced and more.objective_value <= base.objective_value
 
 
+def test_vcycle_coarsening_stops_at_vcycle_min_vertices(monkeypatch):
+    """A V-cycle's coarsening stops below ``vcycle_min_vertices`` (resolved per backend: -1 is
+    the backend's default, 0 on the C++ backend), and the result stays balanced and no worse
+    than the first pass."""
+    import igpart.multilevel as ml
+    from igpart.kernels import get_backend
+
+    cpu = get_backend("cpu")
+    assert ml.vcycle_min_vertices(cpu, Config()) == 0
+    assert ml.vcycle_min_vertices(cpu, Config(vcycle_min_vertices=700)) == 700
+
+    class Device:
+        default_vcycle_min_vertices = 25_000
+
+    assert ml.vcycle_min_vertices(Device(), Config()) == 25_000
+    assert ml.vcycle_min_vertices(Device(), Config(vcycle_min_vertices=0)) == 0
+
+    h = igpart.generators.random_circuit(3000, seed=8)
+    levels = []
+    real = ml._coarsen
+
+    def spy(*args, **kwargs):
+        out = real(*args, **kwargs)
+        levels.append((args[4], [lv[0].n for lv in out]))
+        return out
+
+    monkeypatch.setattr(ml, "_coarsen", spy)
+    for limit in (0, 1000):
+        levels.clear()
+        cfg = Config(vcycles=1, vcycle_min_vertices=limit, communities=False)
+        p = igpart.partition(h, 4, seed=2, backend="cpu", config=cfg)
+        first, cycle = levels[0], levels[-1]
+        assert cycle[0] == max(Config().contraction_limit * 4, limit)
+        # every V-cycle level but the coarsest has at least the limit's vertices
+        assert all(n >= cycle[0] for n in cycle[1][:-1])
+        if limit:
+            assert len(cycle[1]) < len(first[1]) and cycle[1][-1] < limit <= cycle[1][-2]
+        assert p.balanced
+    nocomm = igpart.partition(h, 4, seed=2, backend="cpu",
+                              config=Config(vcycles=0, communities=False))
+    assert p.objective_value <= nocomm.objective_value
+    for bad in (-2, True, 1.5, "25000"):
+        with pytest.raises(InputError, match="vcycle_min_vertices"):
+            Config(vcycle_min_vertices=bad).validate()
+
+
 def test_initial_seed_count_follows_k():
     """Large hypergraphs: more METIS seeds on the (smaller) coarsest level of a small k, capped
     at ``initial_runs_max``; ``initial_runs`` at k = 64, fewer beyond; small inputs and graphs

@@ -52,6 +52,12 @@ class GpuBackend(Backend):
     #: BENCHMARKS.md, "Jet refinement on the GPU").
     default_refinement = "jet"
 
+    #: ``Config(vcycle_min_vertices=-1)``: a V-cycle's coarsening stops below this many vertices
+    #: (every level costs launches and host round trips; H100, ibm01x200 / ibm09x100 at k = 2
+    #: and 64: 0.86x the time for a geomean cut ratio of 0.998 against 0, BENCHMARKS.md
+    #: "Eighth session").
+    default_vcycle_min_vertices = 25_000
+
     #: Default size limit (pins) of the levels on which FM runs (on the host); None: every level.
     FM_HOST_MAX_PINS: int | None = None
 
