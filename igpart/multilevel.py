@@ -222,9 +222,10 @@ class Config:
       for a geomean cut ratio of 0.998 (BENCHMARKS.md, "Eighth session").
     ``host_levels_below`` (default 0: off; experimental; measured on the H100 with 50,000 at
       commit 354e603, ibm01x200 / ibm09x100 at k = 2 and 64: from 6% faster to 31% slower
-      than the default and 0.8–4.6% more cut; the small levels' fixed costs are now cut by
-      ``GpuBackend(cluster_max_size, jet_host_max_pins)`` instead): on a
-      backend other than the C++ one, a level of fewer than this many vertices is copied to
+      than the default and 0.8–4.6% more cut; with Jet on the host levels, commit 85efa87,
+      20,000 and 50,000: 1.0–2.0x the default's time; the small levels' fixed costs are now
+      cut by ``GpuBackend(cluster_max_size, jet_host_max_pins)`` instead): on a backend
+      other than the C++ one, a level of fewer than this many vertices is copied to
       the host once, and the rest of that hierarchy (coarsening, initial partitioning, the
       refinement of those levels, in the ``refinement`` mode resolved for the device: Jet by
       default, whose C++ version returns the kernels' partition) runs on the C++ backend; on
@@ -343,16 +344,13 @@ class Config:
             "community_sub_rounds",
         ):
             integer(name, 0)
-        v = self.vcycle_min_vertices
-        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or v < -1:
-            raise InputError("config.vcycle_min_vertices must be -1 (the backend's default) or a "
-                             f"non-negative integer, got {v!r}")
-        v = self.initial_metis_processes
-        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or v < -1:
-            raise InputError(
-                "config.initial_metis_processes must be -1 (automatic), 0 (in-process) or a "
-                f"positive integer, got {v!r}"
-            )
+        for name, what in (
+            ("vcycle_min_vertices", "-1 (the backend's default) or a non-negative integer"),
+            ("initial_metis_processes", "-1 (automatic), 0 (in-process) or a positive integer"),
+        ):
+            v = getattr(self, name)
+            if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or v < -1:
+                raise InputError(f"config.{name} must be {what}, got {v!r}")
         for name in ("communities", "weight_penalty", "fm"):
             v = getattr(self, name)
             if not isinstance(v, (bool, np.bool_)):

