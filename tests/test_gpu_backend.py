@@ -74,6 +74,38 @@ def test_contraction_equals_the_reference_and_keeps_cut(gpu, h, nc, seed):
 
 
 @SOME
+@given(hypergraphs(max_n=60))
+def test_upload_builds_the_hosts_vertex_incidence(gpu, h):
+    """hypergraph_arrays transposes on the device: the same arrays as the host's."""
+    ha = gpu.hypergraph_arrays(h)
+    assert (ha.n, ha.m, ha.total_weight) == (h.n, h.m, h.total_weight)
+    for f in ("eptr", "eind", "vptr", "vind", "vwgt", "ewgt"):
+        np.testing.assert_array_equal(host(getattr(ha, f)), getattr(h, f), err_msg=f)
+
+
+@pytest.mark.parametrize("nc", [1, 7, 300, 2999])
+def test_contraction_of_long_and_repeated_nets_equals_the_reference(gpu, nc):
+    """Nets longer than one thread sorts (up to 400 pins), hubs of many nets, and repeated
+    nets that merge: the same coarse hypergraph as the C++ reference (upload included)."""
+    rng = np.random.default_rng(nc)
+    n = 3000
+    nets = [rng.integers(0, n, size=s) for s in rng.integers(1, 400, size=300)]
+    nets += [rng.integers(0, 40, size=s) for s in rng.integers(1, 6, size=3000)]
+    nets += [nets[int(i)].copy() for i in rng.integers(0, len(nets), size=500)]
+    h = igpart.Hypergraph.from_nets(nets, n=n, vwgt=rng.integers(1, 9, size=n),
+                                    ewgt=rng.integers(1, 9, size=len(nets)))
+    ha = gpu.hypergraph_arrays(h)
+    for f in ("vptr", "vind"):
+        np.testing.assert_array_equal(host(getattr(ha, f)), getattr(h, f), err_msg=f)
+    cmap = rng.permutation(np.arange(n) % nc).astype(np.int32)
+    g = gpu.contract_hypergraph(ha, gpu.asarray(cmap, "int32"), nc)
+    r = CPU.contract_hypergraph(CPU.hypergraph_arrays(h), cmap, nc)
+    assert (g.n, g.m) == (r.n, r.m)
+    for f in ("eptr", "eind", "vptr", "vind", "vwgt", "ewgt"):
+        np.testing.assert_array_equal(host(getattr(g, f)), getattr(r, f), err_msg=f)
+
+
+@SOME
 @given(hypergraphs(max_n=60), st.integers(1, 8), st.integers(0, 2**31 - 1))
 def test_metrics_equal_the_reference(gpu, h, k, seed):
     parts = np.random.default_rng(seed).integers(0, k, size=h.n).astype(np.int32)

@@ -228,14 +228,15 @@ def test_gpu_jet_launcher_paths_equal_the_cpu(monkeypatch, pack_bits, gain_bits,
     """The launcher's paths that small inputs do not take by default give the C++ partition:
     the other priority-key layouts (tier 2: gain and hash, one stable argsort; tier 3: two
     stable argsorts), forced by lowering the bit budgets, the balance step on the whole
-    grid (small = 0) instead of one block, and CuPy's sorts instead of the one-block sorts
-    (block_sort = 0)."""
+    grid (small = 0) instead of one block, and CuPy's sorts and scans instead of the
+    one-block ones (block_sort = 0)."""
     from igpart.kernels.gpu import _common, _jet
 
     monkeypatch.setattr(_jet, "PACK_BITS", pack_bits)
     monkeypatch.setattr(_jet, "GAIN_BITS", gain_bits)
     monkeypatch.setattr(_jet, "SMALL_BALANCE", small)
     monkeypatch.setattr(_common, "BLOCK_SORT_BYTES", block_sort)
+    monkeypatch.setattr(_common, "SCAN_ONE_BLOCK_MAX", 1 << 17 if block_sort else 0)
     gpu = _kernels_only(boundary)
     rng = np.random.default_rng(pack_bits + gain_bits + 7)
     for k, obj, rounds in ((2, "cut", 3), (3, "km1", 0), (16, "cut", 1), (64, "km1", 3)):
@@ -269,6 +270,40 @@ def test_gpu_sort_keys_equals_numpy(dtype):
             d = cp.asarray(a)
             _common.sort_keys(d)
             np.testing.assert_array_equal(d.get(), np.sort(a))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("src, dst", [("int8", "int32"), ("int8", "int64"), ("uint8", "int32"),
+                                      ("bool", "int32"), ("bool", "int64"), ("int32", "int32"),
+                                      ("int32", "int64"), ("int64", "int64"), ("int32", None),
+                                      ("int16", "int32")])
+def test_gpu_cumsum_equals_cupy(src, dst):
+    """``_common.cumsum``: the one-block scan (around its tile size, 1024 threads x 8 values,
+    and its size limit) and CuPy's scan beyond it or for other types give ``cp.cumsum``'s
+    values and type, into a new array, into ``out`` and in place."""
+    import cupy as cp
+
+    from igpart.kernels.gpu import _common
+
+    rng = np.random.default_rng(3)
+    limit = _common.SCAN_ONE_BLOCK_MAX
+    for n in (0, 1, 7, 8, 9, 8191, 8192, 8193, 3 * 8192 + 5, limit - 1, limit, limit + 1):
+        if src == "bool":
+            a = rng.random(n) < 0.3
+        else:
+            info = np.iinfo(src)
+            a = rng.integers(max(info.min, -100), min(info.max, 100), n).astype(src)
+        d = cp.asarray(a)
+        want = cp.cumsum(d, dtype=dst)
+        got = _common.cumsum(d, dtype=dst)
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got.get(), want.get())
+        out = cp.full(n, 77, dtype=want.dtype)
+        assert _common.cumsum(d, out=out) is out
+        np.testing.assert_array_equal(out.get(), want.get())
+        if d.dtype == want.dtype and n <= limit:  # in place: the one-block scan only
+            assert _common.cumsum(d, out=d) is d
+            np.testing.assert_array_equal(d.get(), want.get())
 
 
 @pytest.mark.gpu

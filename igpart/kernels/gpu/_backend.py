@@ -185,6 +185,23 @@ class GpuBackend(Backend):
             return a if dtype is None or a.dtype == dtype else a.astype(dtype)
         return self._timed(cp.asarray, a, dtype)
 
+    def hypergraph_arrays(self, h) -> HypergraphArrays:
+        """Uploads the net -> pin CSR and the weights; the vertex -> net incidence is built on
+        the device (``_hypergraph.transpose``: the same arrays as the host's ``h.vptr`` /
+        ``h.vind``, nets ascending per vertex) instead of copied: a third fewer bytes over the
+        bus, and no host transpose on a hypergraph's first upload."""
+        n, m = int(h.n), int(h.m)
+        eptr = self.asarray(np.asarray(h.eptr), "int64")
+        eind = self.asarray(np.asarray(h.eind), "int32")
+        t0 = time.perf_counter()
+        vptr, vind = _hypergraph.transpose(eptr, eind, m, n)
+        cp.cuda.get_current_stream().synchronize()
+        self.transfer_seconds += time.perf_counter() - t0
+        return HypergraphArrays(n=n, m=m, eptr=eptr, eind=eind, vptr=vptr, vind=vind,
+                                vwgt=self.asarray(np.asarray(h.vwgt), "int64"),
+                                ewgt=self.asarray(np.asarray(h.ewgt), "int64"),
+                                total_weight=int(h.total_weight))
+
     def to_host(self, a):
         return self._timed(cp.asnumpy, a) if isinstance(a, cp.ndarray) else np.asarray(a)
 

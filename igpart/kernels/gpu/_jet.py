@@ -15,7 +15,18 @@ import cupy as cp
 import numpy as np
 
 from ..backend import HypergraphArrays
-from ._common import NULL, STATS, THREADS, block_weights, blocks_for, i32, i64, launch, sort_keys
+from ._common import (
+    NULL,
+    STATS,
+    THREADS,
+    block_weights,
+    blocks_for,
+    cumsum,
+    i32,
+    i64,
+    launch,
+    sort_keys,
+)
 from ._hypergraph import SHARED_LIMIT, PinCounts
 
 INT64_MAX = 2**63 - 1
@@ -135,12 +146,11 @@ class _Jet:
         if self.boundary:  # the vertices on nets of two or more blocks, ascending
             launch("jet", "jet_boundary_mark", hg.m, (i64(hg.m), hg.eptr, hg.eind, phi.lam,
                                                       self.mark))
-            cp.cumsum(self.mark, dtype=cp.int32, out=self.bpos)
+            cumsum(self.mark, out=self.bpos)
             # also clears the marks and the flags of the vertices not listed (no candidates)
             launch("jet", "jet_boundary_list", n, (i64(n), self.mark, self.bpos, self.blist,
                                                    self.flag))
             blist, count = self.blist, self.bpos[n - 1 :]
-            STATS.add()
         launch(
             "jet",
             "jet_candidates",
@@ -171,8 +181,7 @@ class _Jet:
             warps=True,
             shared=self.shared,
         )
-        cp.cumsum(self.flag, dtype=cp.int32, out=self.pos)
-        STATS.add()
+        cumsum(self.flag, out=self.pos)
         launch(
             "jet",
             "jet_compact",
@@ -324,8 +333,7 @@ class _Jet:
         )
         x, cs = self.x[:L], self.cs[:L]
         for r in range(self.rounds):
-            cp.cumsum(x, out=cs)
-            STATS.add()
+            cumsum(x, out=cs)
             launch(
                 "jet",
                 "jet_accept_pass",
@@ -348,8 +356,7 @@ class _Jet:
                 ),
                 shared=shared,
             )
-        cp.cumsum(x, out=cs)
-        STATS.add()
+        cumsum(x, out=cs)
         launch(
             "jet",
             "jet_check_pass",

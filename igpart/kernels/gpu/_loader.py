@@ -15,7 +15,7 @@ import cupy
 
 HERE = Path(__file__).resolve().parent
 COMMON = HERE.parent / "common"
-SOURCES = ("coarsen", "contract", "refine", "metrics", "util", "dynamic", "jet")
+SOURCES = ("coarsen", "contract", "refine", "metrics", "util", "dynamic", "jet", "scan")
 
 
 @functools.cache
