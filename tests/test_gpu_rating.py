@@ -109,7 +109,8 @@ def test_cluster_rate_equals_the_oracle_on_singletons(seed, heavy):
     n, mcw = h.n, 8
     rep = cp.arange(n, dtype=cp.int32)
     csize = cp.ones(n, dtype=cp.int32)
-    single = cp.ones(n, dtype=cp.bool_)
+    single = cp.zeros(n, dtype=cp.bool_)  # the kernel writes who is alone
+    joined = cp.full(1, 5, dtype=cp.int32)  # and zeroes cluster_join's counter
     best = cp.empty(n, dtype=cp.int32)
     launch(
         "coarsen",
@@ -137,6 +138,7 @@ def test_cluster_rate_equals_the_oracle_on_singletons(seed, heavy):
             NULL,
             NULL,
             best,
+            joined,
         ),
         warps=True,
     )
@@ -148,6 +150,7 @@ def test_cluster_rate_equals_the_oracle_on_singletons(seed, heavy):
     want = oracle_best(h, 1000, seed, ok, shift)
     want[vw > mcw] = -1
     np.testing.assert_array_equal(best.get(), want)
+    assert single.get().all() and int(joined[0]) == 0
 
     # a later round after some clusters formed: with prev (the first round's choices, in place)
     # and uniq, the same choices as rating every lone vertex again
@@ -155,7 +158,7 @@ def test_cluster_rate_equals_the_oracle_on_singletons(seed, heavy):
         launch("coarsen", "cluster_rate", n, (
             i64(n), ha.eptr, ha.eind, ha.ewgt, ha.vptr, ha.vind, ha.vwgt, rep_c, cw, csize,
             single, i64(mcw), i32(8), i64(1000), i32(shift), NULL, i64(seed), i32(0), prev,
-            uniq, out), warps=True)  # fmt: skip
+            uniq, out, joined), warps=True)  # fmt: skip
 
     rng = np.random.default_rng(seed)
     rep_c = cp.arange(n, dtype=cp.int32)
@@ -171,9 +174,10 @@ def test_cluster_rate_equals_the_oracle_on_singletons(seed, heavy):
     cw_h = np.bincount(r_h, weights=np.asarray(h.vwgt), minlength=n).astype(np.int64)
     size_h = np.bincount(r_h, minlength=n).astype(np.int32)
     rep_c = cp.asarray(r_h.astype(np.int32))
-    args = (cp.asarray(cw_h), cp.asarray(size_h), cp.asarray((r_h == ids) & (size_h == 1)))
+    args = (cp.asarray(cw_h), cp.asarray(size_h), cp.zeros(n, dtype=cp.bool_))
     again = cp.empty(n, dtype=cp.int32)
     rate(*args, NULL, NULL, again)
+    np.testing.assert_array_equal(args[2].get(), (r_h == ids) & (size_h == 1))
     kept = first.copy()
     rate(*args, kept, uniq, kept)
     np.testing.assert_array_equal(kept.get(), again.get())

@@ -13,7 +13,8 @@ from ._loader import kernel
 THREADS = 256  # IGP_BLOCK_THREADS in igpart_gpu.cuh: kernels size shared scratch with it
 #: Grid-stride kernels never launch more blocks than this (16 blocks per H100 SM).
 MAX_BLOCKS = 132 * 16
-#: Segments of at most this many values are sorted by one thread; longer ones by a key sort.
+#: Segments (nets, vertex lists) of at most this many values are sorted by one thread each;
+#: longer ones by a block each (contract.cu sort_listed_segments).
 SMALL_SEGMENT = 64
 
 
@@ -160,30 +161,6 @@ def segment_ids(ptr, total: int):
     nseg = ptr.shape[0] - 1
     launch("util", "fill_segment_ids", nseg, (i64(nseg), ptr, seg), warps=True)
     return seg
-
-
-def segmented_sort(ptr, vals) -> None:
-    """Sorts every segment of ``vals`` (int32, CSR ``ptr``) ascending, in place."""
-    nseg = ptr.shape[0] - 1
-    if nseg <= 0 or vals.shape[0] == 0:
-        return
-    large = cp.empty(nseg, dtype=cp.int32)
-    STATS.add()
-    launch("util", "sort_small_segments", nseg, (i64(nseg), ptr, vals, i64(SMALL_SEGMENT), large))
-    segs = cp.flatnonzero(large).astype(cp.int32)
-    STATS.add(2)
-    if segs.shape[0] == 0:
-        return
-    lens = ptr[segs.astype(cp.int64) + 1] - ptr[segs]
-    koff = exclusive_cumsum(lens)
-    total = int(koff[-1])
-    keys = cp.empty(total, dtype=cp.int64)
-    STATS.add(4)
-    nl = segs.shape[0]
-    launch("util", "large_segment_keys", nl, (i64(nl), segs, ptr, vals, koff, keys), warps=True)
-    keys = cp.sort(keys)
-    STATS.add()
-    launch("util", "large_segment_store", nl, (i64(nl), segs, ptr, koff, keys, vals), warps=True)
 
 
 #: Key arrays whose power-of-two padding takes at most this many bytes are sorted by one block

@@ -7,22 +7,24 @@ from __future__ import annotations
 import logging
 
 import cupy as cp
+import numpy as np
 
 from ..backend import HypergraphArrays
 from ..cluster_join import join_round
 from ._common import (
     NULL,
+    SMALL_SEGMENT,
     STATS,
     THREADS,
     block_weights,
     blocks_for,
-    exclusive_cumsum,
+    cumsum,
     i32,
     i64,
     launch,
     run_starts,
     scatter_add,
-    segmented_sort,
+    segment_ids,
 )
 
 log = logging.getLogger("igpart")
@@ -139,14 +141,14 @@ def cluster(hg: HypergraphArrays, mcw: int, max_net_size: int, communities, max_
     n = hg.n
     if n == 0:
         return cp.zeros(0, dtype=cp.int32), 0
-    ids = cp.arange(n, dtype=cp.int32)
-    rep = ids.copy()
+    rep = cp.arange(n, dtype=cp.int32)
     cw = hg.vwgt.copy()
     csize = cp.ones(n, dtype=cp.int32)
     best = cp.empty(n, dtype=cp.int32)
-    joined = cp.zeros(1, dtype=cp.int32)
+    single = cp.empty(n, dtype=cp.bool_)  # written by every round's cluster_rate
+    joined = cp.empty(1, dtype=cp.int32)  # zeroed by cluster_rate
     comm = NULL if communities is None else communities
-    STATS.add(6)
+    STATS.add(3)
     reuse = REUSE_CHOICES and not weight_penalty
     uniq = cp.empty(n, dtype=cp.int8) if reuse else NULL
     STATS.add(int(reuse))
@@ -156,21 +158,17 @@ def cluster(hg: HypergraphArrays, mcw: int, max_net_size: int, communities, max_
     for r in range(CLUSTER_ROUNDS):
         if nc <= target:
             break
-        single = (rep == ids) & (csize == 1)
-        STATS.add(3)
         # from the second round on, a lone vertex keeps a unique best choice while it has room
         prev = best if r > 0 and reuse else NULL
         launch("coarsen", "cluster_rate", n, (
             i64(n), hg.eptr, hg.eind, hg.ewgt, hg.vptr, hg.vind, hg.vwgt, rep, cw, csize, single,
             i64(mcw), i32(max_size), i64(max_net_size), i32(shift), comm, i64(seed + r),
-            i32(int(weight_penalty)), prev, uniq, best), warps=True)
+            i32(int(weight_penalty)), prev, uniq, best, joined), warps=True)
         if deterministic:
             j = join_round(cp, best, single, hg.vwgt, rep, cw, csize, int(mcw), int(max_size),
                            nc - target, seed + r, _scatter_add)
             STATS.add(40)
         else:
-            joined.fill(0)
-            STATS.add()
             launch("coarsen", "cluster_join", n, (i64(n), best, single, hg.vwgt, i64(mcw),
                                                   i32(max_size), i64(nc - target), rep, cw,
                                                   csize, joined))
@@ -183,70 +181,131 @@ def cluster(hg: HypergraphArrays, mcw: int, max_net_size: int, communities, max_
                       int(((best >= 0) & single & single[cp.maximum(best, 0)]).sum()))
         if j == 0:
             break
-    root = rep == ids
-    dense = cp.cumsum(root, dtype=cp.int32) - 1
+    root = rep == cp.arange(n, dtype=cp.int32)
+    dense = cumsum(root, dtype=cp.int32) - 1
     cmap = dense[rep]
     STATS.add(4)
     return cmap, int(dense[-1]) + 1
 
 
 # ------------------------------------------------------------------------------ contraction
-def transpose(ptr, ind, nrows: int, ncols: int):
-    """CSR transpose (rows -> columns) with ascending row ids in every column list."""
-    p = ind.shape[0]
-    deg = cp.zeros(ncols, dtype=cp.int64)
-    STATS.add()
-    launch("contract", "count_pins", p, (i64(p), ind, deg))
-    tptr = exclusive_cumsum(deg)
-    cursor = tptr[:-1].copy()
+#: Segments longer than SMALL_SEGMENT are sorted by one block each (``sort_listed_segments``),
+#: in shared memory up to this many values (a power of two; 4 bytes each), by windows beyond.
+LIST_SORT_WINDOW = 8192
+#: Prefix sums of at most this many values run in one block of SCAN_BLOCK_THREADS threads
+#: (``chunk_scan``, SCAN_ITEMS values per thread and tile), longer ones in chunks.
+SCAN_ONE_BLOCK = 1 << 16
+SCAN_BLOCK_THREADS = 1024
+SCAN_ITEMS = 8  # as in contract.cu
+
+
+def _sort_listed(bound: int, count, segs, ptr, src, vmap, vals, lens=NULL, hashes=NULL) -> None:
+    """Sorts the segments ``segs[:count[0]]`` of ``vals`` (CSR ``ptr``; values ``vmap[src]``
+    when ``vmap`` is given), one block each; ``count`` stays on the device and ``bound`` (an
+    upper bound of it) sizes the grid. With ``lens`` / ``hashes`` the segments are nets,
+    deduplicated and hashed too."""
+    if bound > 0:
+        launch("contract", "sort_listed_segments", bound * THREADS,
+               (count, segs, ptr, src, vmap, vals, i32(LIST_SORT_WINDOW), lens, hashes),
+               shared=LIST_SORT_WINDOW * 4)
+
+
+def _exclusive_scan(vals):
+    """[0, v0, v0+v1, ...] of an int64 array without host synchronisation: one block up to
+    SCAN_ONE_BLOCK values, else chunk sums, their scan and the chunks' scans (3 launches)."""
+    n = int(vals.shape[0])
+    out = cp.empty(n + 1, dtype=cp.int64)
+    if n <= SCAN_ONE_BLOCK:
+        launch("contract", "chunk_scan", 1, (i64(n), i64(n), vals, NULL, out),
+               single_block=SCAN_BLOCK_THREADS)
+        return out
+    nb = blocks_for(n, THREADS * SCAN_ITEMS)
+    chunk = -(-n // nb)
+    bsum = cp.empty(2 * nb + 2, dtype=cp.int64)
+    launch("contract", "chunk_sums", nb * THREADS, (i64(n), i64(chunk), vals, bsum))
+    launch("contract", "scan_block_sums", 1, (i64(nb), bsum), single_block=THREADS)
+    launch("contract", "chunk_scan", nb * THREADS, (i64(n), i64(chunk), vals, bsum, out))
+    return out
+
+
+def _transpose(ind, seg, ncols: int, buf):
+    """Transpose of the pins ``ind`` of rows ``seg`` given ``buf`` = [0, column degrees
+    (ncols), 0] (int64; consumed)."""
+    p = int(ind.shape[0])
+    deg, count = buf[1 : ncols + 1], buf[ncols + 1 :]
+    tptr = _exclusive_scan(deg)
     tind = cp.empty(p, dtype=cp.int32)
-    STATS.add(2)
-    launch("contract", "transpose_scatter", nrows, (i64(nrows), ptr, ind, cursor, tind), warps=True)
-    segmented_sort(tptr, tind)
+    large = cp.empty(ncols, dtype=cp.int32)
+    launch("contract", "transpose_scatter", p, (i64(p), ind, seg, tptr, deg, tind))
+    launch("contract", "sort_small_lists", ncols, (i64(ncols), tptr, tind, i64(SMALL_SEGMENT),
+                                                  large, count))
+    _sort_listed(min(ncols, p // (SMALL_SEGMENT + 1)), count, large, tptr, NULL, NULL, tind)
     return tptr, tind
 
 
-def contract(hg: HypergraphArrays, cmap, nc: int) -> HypergraphArrays:
-    m = hg.m
-    vwgt = scatter_add(cmap, hg.vwgt, nc)
-    pins = cmap[hg.eind]
+def transpose(ptr, ind, nrows: int, ncols: int):
+    """CSR transpose (rows -> columns) with ascending row ids in every column list."""
+    p = int(ind.shape[0])
+    buf = cp.zeros(ncols + 2, dtype=cp.int64)
     STATS.add()
-    segmented_sort(hg.eptr, pins)
-    length = cp.empty(m, dtype=cp.int64)
+    launch("contract", "count_pins", p, (i64(p), ind, buf[1:]))
+    return _transpose(ind, segment_ids(ptr, p), ncols, buf)
+
+
+def _empty_contraction(nc: int, vwgt, total_weight: int) -> HypergraphArrays:
+    empty = cp.zeros(0, dtype=cp.int32)
+    STATS.add(4)
+    return HypergraphArrays(n=nc, m=0, eptr=cp.zeros(1, dtype=cp.int64), eind=empty,
+                            vptr=cp.zeros(nc + 1, dtype=cp.int64), vind=empty, vwgt=vwgt,
+                            ewgt=cp.zeros(0, dtype=cp.int64), total_weight=total_weight)
+
+
+def contract(hg: HypergraphArrays, cmap, nc: int) -> HypergraphArrays:
+    """Coarse hypergraph of ``cmap``: pins mapped, sorted and deduplicated per net, nets of fewer
+    than 2 pins dropped, a net merged into the smallest net id of its hash when their pins are
+    equal (weights added), kept nets in ascending id. One host synchronisation (the sizes)."""
+    m, n, p = hg.m, hg.n, hg.num_pins
+    if m == 0:
+        return _empty_contraction(nc, scatter_add(cmap, hg.vwgt, nc), hg.total_weight)
+    nb = blocks_for(m)  # net_reps / copy_kept_nets: one block per chunk of nets
+    chunk = -(-m // nb)
+    tsize = 1 << (2 * m - 1).bit_length()  # hash table: a power of two >= 2 m
+    # one zeroed workspace: [large-net count, 0, vertex degrees (nc), large-vertex count,
+    # merged weights (m), chunk sums (2 nb + 2), hash table (tsize int32)]
+    ws = cp.zeros(nc + m + 2 * nb + 5 + tsize // 2, dtype=cp.int64)
+    nlarge, tbuf = ws[:1], ws[1 : nc + 3]
+    wsum = ws[nc + 3 : nc + 3 + m]
+    bsum = ws[nc + 3 + m : nc + 5 + m + 2 * nb]
+    table = ws[nc + 5 + m + 2 * nb :].view(cp.int32)
+    pins = cp.empty(p, dtype=cp.int32)
+    length = cp.empty(m, dtype=cp.int32)
     hsh = cp.empty(m, dtype=cp.int64)
-    STATS.add(2)
-    launch("contract", "net_dedup_hash", m, (i64(m), hg.eptr, pins, length, hsh))
-    valid = cp.flatnonzero(length >= 2).astype(cp.int32)
-    STATS.add(3)
-    cnt = int(valid.shape[0])
-    if cnt == 0:
-        eptr = cp.zeros(1, dtype=cp.int64)
-        empty = cp.zeros(0, dtype=cp.int32)
-        return HypergraphArrays(n=nc, m=0, eptr=eptr, eind=empty, vptr=cp.zeros(nc + 1, cp.int64),
-                                vind=empty, vwgt=vwgt, ewgt=cp.zeros(0, cp.int64),
-                                total_weight=hg.total_weight)
-    o = cp.argsort(hsh[valid])  # stable: ascending net ids inside equal hashes
-    ids = valid[o]
-    first, _ = run_starts(hsh[ids])
-    rep = cp.full(m, -1, dtype=cp.int32)
-    STATS.add(5)
-    launch("contract", "identical_reps", cnt, (i64(cnt), ids, first, hg.eptr, pins, length, rep))
-    rv = rep[valid]
-    wsum = scatter_add(rv, hg.ewgt[valid], m)
-    keep = cp.zeros(m, dtype=cp.bool_)
-    keep[valid] = rv == valid
-    newid = cp.cumsum(keep, dtype=cp.int32) - 1
-    newid = cp.where(keep, newid, -1).astype(cp.int32)
-    kept = cp.flatnonzero(keep)
-    STATS.add(10)
-    cm = int(kept.shape[0])
-    neptr = exclusive_cumsum(length[kept])
-    npins = int(neptr[-1])
+    large = cp.empty(m, dtype=cp.int32)
+    vwgt = cp.empty(nc, dtype=cp.int64)  # zeroed by map_sort_nets
+    STATS.add()  # the workspace's memset (plain allocations launch nothing)
+    launch("contract", "map_sort_nets", max(m, nc), (
+        i64(m), hg.eptr, hg.eind, cmap, i64(SMALL_SEGMENT), pins, length, hsh, large, nlarge,
+        i64(nc), vwgt))
+    _sort_listed(min(m, p // (SMALL_SEGMENT + 1)), nlarge, large, hg.eptr, hg.eind, cmap, pins,
+                 length, hsh)
+    mask = np.uint64(tsize - 1)
+    launch("contract", "net_table_insert", max(m, n), (
+        i64(m), length, hsh, mask, table, i64(n), cmap, hg.vwgt, vwgt))
+    launch("contract", "net_reps", m, (i64(m), i64(chunk), hg.eptr, pins, length, hsh, mask,
+                                       table, hg.ewgt, wsum, bsum))
+    launch("contract", "scan_block_sums", 1, (i64(nb), bsum), single_block=THREADS)
+    cm, npins = (int(x) for x in bsum[2 * nb :].get())  # the one host synchronisation
+    STATS.add()
+    if cm == 0:
+        return _empty_contraction(nc, vwgt, hg.total_weight)
+    neptr = cp.empty(cm + 1, dtype=cp.int64)
     eind = cp.empty(npins, dtype=cp.int32)
-    STATS.add(2)
-    launch("contract", "copy_kept_pins", m, (i64(m), hg.eptr, pins, newid, neptr, eind), warps=True)
-    ewgt = wsum[kept]
-    vptr, vind = transpose(neptr, eind, cm, nc)
+    seg = cp.empty(npins, dtype=cp.int32)
+    ewgt = cp.empty(cm, dtype=cp.int64)
+    launch("contract", "copy_kept_nets", m, (
+        i64(m), i64(chunk), hg.eptr, pins, length, wsum, bsum, i64(cm), i64(npins), neptr, eind,
+        seg, ewgt, tbuf[1 : nc + 1]))
+    vptr, vind = _transpose(eind, seg, nc, tbuf)
     return HypergraphArrays(n=nc, m=cm, eptr=neptr, eind=eind, vptr=vptr, vind=vind, vwgt=vwgt,
                             ewgt=ewgt, total_weight=hg.total_weight)
 

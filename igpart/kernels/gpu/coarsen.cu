@@ -253,7 +253,8 @@ extern "C" __global__ void hg_rate(long long n, const long long *eptr, const int
 }
 
 // Parallel cluster-aware heavy-edge clustering, rating step: every vertex still alone
-// (single[u]) picks the neighbour whose cluster (rep[v]) has room for it (weight cw <= mcw,
+// (its own representative, one member; written to single[u] for cluster_join, whose counter
+// *joined this kernel zeroes) picks the neighbour whose cluster (rep[v]) has room for it (weight cw <= mcw,
 // fewer than smax members) and rates best; the cluster's weight breaks ties (or divides the
 // rating with weight_penalty).
 // uniq (non-NULL): per rated vertex, whether its choice's score was unique among the
@@ -265,16 +266,19 @@ extern "C" __global__ void hg_rate(long long n, const long long *eptr, const int
 extern "C" __global__ void cluster_rate(long long n, const long long *eptr, const int *eind,
                                         const long long *ewgt, const long long *vptr, const int *vind,
                                         const long long *vwgt, const int *rep, const long long *cw,
-                                        const int *csize, const char *single, long long mcw, int smax,
+                                        const int *csize, char *single, long long mcw, int smax,
                                         long long max_net_size, int shift, const int *comm,
                                         long long seed, int weight_penalty, const int *prev,
-                                        signed char *uniq, int *best) {
+                                        signed char *uniq, int *best, int *joined) {
     __shared__ RateScratch scratch;
     rate_scratch_clear(scratch);
+    if (igp_tid() == 0) *joined = 0;  // cluster_join's counter, launched after this kernel
     for (long long u = igp_warp(); u < n; u += igp_nwarps()) {
         int b = -1;
         const long long wu = vwgt[u];
-        if (single[u] && wu <= mcw) {
+        const bool alone = rep[u] == u && csize[u] == 1;
+        if (igp_lane() == 0) single[u] = alone;  // the round's snapshot for cluster_join
+        if (alone && wu <= mcw) {
             const int cu = comm ? comm[u] : 0;
             auto ok = [&](int v, long long *wv) {
                 const int r = rep[v];

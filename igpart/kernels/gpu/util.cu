@@ -1,4 +1,4 @@
-// Generic helpers: segment ids, scatter-adds of int64 values, small-segment sorts.
+// Generic helpers: segment ids, scatter-adds, block weights, one-block key sorts.
 #include "igpart_gpu.cuh"
 
 // seg[j] = s for every slot j of segment s (ptr: nseg+1 offsets). Warp per segment.
@@ -31,47 +31,6 @@ extern "C" __global__ void block_weights_shared(long long n, const long long *vw
     __syncthreads();
     for (int b = threadIdx.x; b < k; b += blockDim.x)
         if (hist[b]) igp_atomic_add(out + b, hist[b]);
-}
-
-// Sorts every segment of at most `small` values in place (one thread per segment); longer
-// segments are flagged in `large` (1) for the global key sort.
-extern "C" __global__ void sort_small_segments(long long nseg, const long long *ptr, int *vals,
-                                               long long small, int *large) {
-    for (long long s = igp_tid(); s < nseg; s += igp_nthreads()) {
-        const long long b = ptr[s], len = ptr[s + 1] - b;
-        if (len > small) {
-            large[s] = 1;
-            continue;
-        }
-        large[s] = 0;
-        igp_insertion_sort(vals + b, len);
-    }
-}
-
-// Keys (local segment index << 32 | value) of the listed (large) segments; koff: their offsets
-// in the key array (exclusive prefix sums of their lengths).
-extern "C" __global__ void large_segment_keys(long long nlarge, const int *segs, const long long *ptr,
-                                              const int *vals, const long long *koff,
-                                              long long *keys) {
-    const int lane = igp_lane();
-    for (long long i = igp_warp(); i < nlarge; i += igp_nwarps()) {
-        const int s = segs[i];
-        const long long b = ptr[s], len = ptr[s + 1] - b, o = koff[i];
-        for (long long j = lane; j < len; j += 32)
-            keys[o + j] = (long long)(((igp_u64)i << 32) | (igp_u64)(unsigned int)vals[b + j]);
-    }
-}
-
-// Writes sorted keys back into their segments (the i-th key of segment s goes to ptr[s] + i).
-extern "C" __global__ void large_segment_store(long long nlarge, const int *segs, const long long *ptr,
-                                               const long long *koff, const long long *keys,
-                                               int *vals) {
-    const int lane = igp_lane();
-    for (long long i = igp_warp(); i < nlarge; i += igp_nwarps()) {
-        const int s = segs[i];
-        const long long b = ptr[s], len = ptr[s + 1] - b, o = koff[i];
-        for (long long j = lane; j < len; j += 32) vals[b + j] = (int)(keys[o + j] & 0xFFFFFFFFLL);
-    }
 }
 
 // Ascending sort of keys[0 .. len) in place by one block: a bitonic sort in dynamic shared
