@@ -178,7 +178,8 @@ def test_multilevel_with_jet_is_valid(be, refinement, obj):
 # ------------------------------------------------------------------------------ GPU == C++
 def _kernels_only(boundary: bool = False):
     """A GPU backend that runs Jet's kernels on every level (the default one hands levels of
-    at most ``JET_HOST_MAX_PINS`` pins to the C++ Jet, which these tests compare against);
+    at most ``JET_HOST_MAX_PINS`` pins to the C++ Jet at k >= ``JET_HOST_MIN_K``, which these
+    tests compare against);
     ``boundary``: step 1 on the listed boundary vertices only (``GpuBackend(jet_boundary=)``)."""
     from igpart.kernels.gpu import GpuBackend
 
@@ -335,8 +336,8 @@ def test_gpu_jet_equals_the_cpu_on_ibm01_levels(ispd98, k, obj, boundary):
 @pytest.mark.parametrize("cap", [0, 10**9])
 def test_gpu_jet_hands_small_levels_to_the_host_with_the_same_result(cap):
     """``jet_host_max_pins``: levels of at most that many pins are refined by the C++ Jet on a
-    host copy (cap 10**9), others by the kernels (cap 0); both return the C++ partition and
-    gain, as a device int32 array."""
+    host copy (cap 10**9) when k >= ``jet_host_min_k``, others by the kernels (cap 0, or k
+    below the minimum); all return the C++ partition and gain, as a device int32 array."""
     import cupy as cp
 
     from igpart.kernels.gpu import GpuBackend
@@ -345,20 +346,31 @@ def test_gpu_jet_hands_small_levels_to_the_host_with_the_same_result(cap):
     h = random_hypergraph(rng, 1500, 2200, max_size=8, weighted=True)
     parts = rng.integers(0, 4, h.n).astype(np.int32)
     bounds = bounds_for(h.total_weight, 4, 0.1)
-    out, gain = _assert_gpu_equals_cpu(GpuBackend(jet_host_max_pins=cap), h, parts, 4, bounds,
-                                       "km1")
-    assert isinstance(out, cp.ndarray) and out.dtype == cp.int32 and gain > 0
+    for min_k in (4, 5):
+        gpu = GpuBackend(jet_host_max_pins=cap, jet_host_min_k=min_k)
+        calls = []
+
+        def counted(*a, _jet=gpu.cpu.jet_refine_hypergraph, _calls=calls, **kw):
+            _calls.append(1)
+            return _jet(*a, **kw)
+
+        gpu.cpu.jet_refine_hypergraph = counted
+        out, gain = _assert_gpu_equals_cpu(gpu, h, parts, 4, bounds, "km1")
+        assert isinstance(out, cp.ndarray) and out.dtype == cp.int32 and gain > 0
+        assert len(calls) == (1 if cap and min_k <= 4 else 0)
 
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("kernels", [False, True])
 @pytest.mark.parametrize("k", [2, 16])
 def test_gpu_multilevel_with_jet_is_close_to_the_cpu(ispd98, k, kernels):
-    """``kernels``: Jet's kernels on every level (ibm01 has ~50k pins, so the default backend
-    refines all of its levels with the C++ Jet, see ``GpuBackend.JET_HOST_MAX_PINS``)."""
+    """``kernels``: Jet's kernels on every level, else the C++ Jet on every level (ibm01 has
+    ~50k pins, below ``GpuBackend.JET_HOST_MAX_PINS``; ``jet_host_min_k=1`` lifts the k limit)."""
+    from igpart.kernels.gpu import GpuBackend
+
     h = igpart.read_hgr(ispd98 / "ibm01.hgr")
     cfg = {"refinement": "jet"}
-    be = _kernels_only() if kernels else "gpu"
+    be = _kernels_only() if kernels else GpuBackend(jet_host_min_k=1)
     g = igpart.partition(h, k, 0.03, "cut", backend=be, seed=1, config=cfg)
     c = igpart.partition(h, k, 0.03, "cut", backend="cpu", seed=1, config=cfg)
     check_partition(h, g, k, 0.03)

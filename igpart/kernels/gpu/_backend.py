@@ -71,11 +71,19 @@ class GpuBackend(Backend):
     #: k = 2: 17 of 25 levels below 10k vertices).
     JET_HOST_MAX_PINS = 100_000
 
+    #: ... but only at k of at least this many blocks: below it the kernels are faster on those
+    #: levels too. A/B on an H200 (ibm01x200 / ibm09x100, 5 runs each, Jet timer medians): at
+    #: k = 2 the kernels everywhere took 0.118 / 0.122 s against 0.147 / 0.169 s with the host
+    #: levels (the C++ Jet spent 6-23 ms per level below 100k pins in the first pass, the
+    #: kernels ~3.5), at k = 16 0.162 / 0.253 against 0.187 / 0.272; at k = 64 the host levels
+    #: were faster (0.187 / 0.398 against 0.216 / 0.416 s). k = 32 was not measured.
+    JET_HOST_MIN_K = 32
+
     def __init__(self, fm_host_max_pins: int | None = None,
                  community_host_max: int | None = None,
                  jet_host_max_pins: int | None = None,
                  cluster_max_size: int | None = None, deterministic: bool = False,
-                 jet_boundary: bool = True) -> None:
+                 jet_boundary: bool = True, jet_host_min_k: int | None = None) -> None:
         from ..cpu import CpuBackend
 
         self.cpu = CpuBackend()
@@ -100,6 +108,9 @@ class GpuBackend(Backend):
         #: Jet runs on the host (C++, same result) on levels of at most this many pins
         self.jet_host_max_pins = (self.JET_HOST_MAX_PINS if jet_host_max_pins is None
                                   else int(jet_host_max_pins))
+        #: ... at k >= jet_host_min_k only
+        self.jet_host_min_k = (self.JET_HOST_MIN_K if jet_host_min_k is None
+                               else int(jet_host_min_k))
         self._host: dict[int, object] = {}
         #: launches issued between two contractions (one entry per level built)
         self.level_launches: list[int] = []
@@ -339,7 +350,7 @@ class GpuBackend(Backend):
             raise ValueError("jet_refine_hypergraph: min_improvement must lie in [0, 1)")
         if balance_rounds < 0:
             raise ValueError("jet_refine_hypergraph: balance_rounds must be >= 0")
-        if hg.num_pins <= self.jet_host_max_pins:
+        if hg.num_pins <= self.jet_host_max_pins and k >= self.jet_host_min_k:
             out, gain = self.cpu.jet_refine_hypergraph(
                 self._host_copy(hg), self.to_host(parts), int(k), self.to_host(bounds), objective,
                 max_iterations=int(max_iterations), patience=int(patience),
