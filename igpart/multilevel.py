@@ -194,8 +194,13 @@ class Config:
       ``"fm"`` in all 9 cases (geomean 0.968) but took 1.7x the time (geomean) and ``"jet"``
       alone was better in 6 of 9, so the CPU default stays ``"fm"``.
       ``jet_iterations`` (default 64): Jet's iteration cap per level (0: no Jet; the Jet levels
-      are only rebalanced, and refined by FM with ``"jet+fm"``). ``jet_patience`` (default 12,
-      as in Jet): stop after that many iterations without a 0.1% improvement of the best.
+      are only rebalanced, and refined by FM with ``"jet+fm"``). ``jet_patience`` (default 8;
+      12 in the Jet paper and ``Backend.jet_refine_hypergraph``): stop after that many
+      iterations without a 0.1% improvement of the best. Measured on an H200 (2026-11-26,
+      ``gpu_ab.py``, ibm01x200 / ibm09x100 at k = 2, 16, 64, 4 runs each, 8 against 12): the Jet
+      timer 0.69–0.78x, end to end 0.87–0.99x (medians), cut geomean ratio 1.000 over the six
+      cases (0.983–1.026 per case, within the runs' spread); a second call at k = 2 (5 runs):
+      0.85x / 1.01x the time, cuts as spread as with 12.
       ``jet_negative_gain_fine`` / ``jet_negative_gain_coarse`` (defaults 0.25 / 0.75, the
       paper's): Jet's negative-gain threshold c on the finest level / the others, finite and
       >= 0 (a vertex whose move loses less than c times its internal connection is a
@@ -272,7 +277,7 @@ class Config:
     fm: bool = True
     refinement: str = "auto"
     jet_iterations: int = 64
-    jet_patience: int = 12
+    jet_patience: int = 8
     jet_negative_gain_fine: float = 0.25
     jet_negative_gain_coarse: float = 0.75
     jet_afterburner_max_net_size: int = 256
