@@ -205,7 +205,7 @@ class GpuBackend(Backend):
         eptr = self.asarray(np.asarray(h.eptr), "int64")
         eind = self.asarray(np.asarray(h.eind), "int32")
         t0 = time.perf_counter()
-        vptr, vind = _hypergraph.transpose(eptr, eind, m, n)
+        vptr, vind = _hypergraph.transpose(eptr, eind, n)
         cp.cuda.get_current_stream().synchronize()
         self.transfer_seconds += time.perf_counter() - t0
         return HypergraphArrays(n=n, m=m, eptr=eptr, eind=eind, vptr=vptr, vind=vind,

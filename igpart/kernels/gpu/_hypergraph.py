@@ -19,6 +19,7 @@ from ._common import (
     block_weights,
     blocks_for,
     cumsum,
+    exclusive_cumsum,
     i32,
     i64,
     launch,
@@ -192,11 +193,6 @@ def cluster(hg: HypergraphArrays, mcw: int, max_net_size: int, communities, max_
 #: Segments longer than SMALL_SEGMENT are sorted by one block each (``sort_listed_segments``),
 #: in shared memory up to this many values (a power of two; 4 bytes each), by windows beyond.
 LIST_SORT_WINDOW = 8192
-#: Prefix sums of at most this many values run in one block of SCAN_BLOCK_THREADS threads
-#: (``chunk_scan``, SCAN_ITEMS values per thread and tile), longer ones in chunks.
-SCAN_ONE_BLOCK = 1 << 16
-SCAN_BLOCK_THREADS = 1024
-SCAN_ITEMS = 8  # as in contract.cu
 
 
 def _sort_listed(bound: int, count, segs, ptr, src, vmap, vals, lens=NULL, hashes=NULL) -> None:
@@ -210,30 +206,12 @@ def _sort_listed(bound: int, count, segs, ptr, src, vmap, vals, lens=NULL, hashe
                shared=LIST_SORT_WINDOW * 4)
 
 
-def _exclusive_scan(vals):
-    """[0, v0, v0+v1, ...] of an int64 array without host synchronisation: one block up to
-    SCAN_ONE_BLOCK values, else chunk sums, their scan and the chunks' scans (3 launches)."""
-    n = int(vals.shape[0])
-    out = cp.empty(n + 1, dtype=cp.int64)
-    if n <= SCAN_ONE_BLOCK:
-        launch("contract", "chunk_scan", 1, (i64(n), i64(n), vals, NULL, out),
-               single_block=SCAN_BLOCK_THREADS)
-        return out
-    nb = blocks_for(n, THREADS * SCAN_ITEMS)
-    chunk = -(-n // nb)
-    bsum = cp.empty(2 * nb + 2, dtype=cp.int64)
-    launch("contract", "chunk_sums", nb * THREADS, (i64(n), i64(chunk), vals, bsum))
-    launch("contract", "scan_block_sums", 1, (i64(nb), bsum), single_block=THREADS)
-    launch("contract", "chunk_scan", nb * THREADS, (i64(n), i64(chunk), vals, bsum, out))
-    return out
-
-
 def _transpose(ind, seg, ncols: int, buf):
     """Transpose of the pins ``ind`` of rows ``seg`` given ``buf`` = [0, column degrees
     (ncols), 0] (int64; consumed)."""
     p = int(ind.shape[0])
     deg, count = buf[1 : ncols + 1], buf[ncols + 1 :]
-    tptr = _exclusive_scan(deg)
+    tptr = exclusive_cumsum(deg)
     tind = cp.empty(p, dtype=cp.int32)
     large = cp.empty(ncols, dtype=cp.int32)
     launch("contract", "transpose_scatter", p, (i64(p), ind, seg, tptr, deg, tind))
@@ -243,7 +221,7 @@ def _transpose(ind, seg, ncols: int, buf):
     return tptr, tind
 
 
-def transpose(ptr, ind, nrows: int, ncols: int):
+def transpose(ptr, ind, ncols: int):
     """CSR transpose (rows -> columns) with ascending row ids in every column list."""
     p = int(ind.shape[0])
     buf = cp.zeros(ncols + 2, dtype=cp.int64)

@@ -6,8 +6,6 @@
 // counting, scattering and sorting each vertex's list.
 #include "igpart_gpu.cuh"
 
-#define SCAN_ITEMS 8  // values per thread and tile of chunk_scan (_hypergraph.SCAN_ITEMS)
-
 namespace {
 
 __device__ __forceinline__ igp_u64 hash_mix(igp_u64 x, int p) {
@@ -336,44 +334,6 @@ extern "C" __global__ void copy_kept_nets(long long m, long long chunk, const lo
         id0 += tc;
         dst0 += td;
         __syncthreads();
-    }
-}
-
-// Exclusive prefix sums of in[0, n) into out[0, n] (out[n] = total), block b covering
-// [b * chunk, (b + 1) * chunk) from the offset boff[2b] (scan_block_sums; NULL: one block, 0), in
-// tiles of SCAN_ITEMS consecutive values per thread.
-extern "C" __global__ void chunk_scan(long long n, long long chunk, const long long *in,
-                                      const long long *boff, long long *out) {
-    const long long lo = blockIdx.x * chunk, hi = min(n, lo + chunk);
-    long long carry = boff ? boff[2 * blockIdx.x] : 0;
-    if (blockIdx.x == 0 && threadIdx.x == 0) out[0] = 0;
-    for (long long t0 = lo; t0 < hi; t0 += (long long)blockDim.x * SCAN_ITEMS) {
-        const long long i0 = t0 + (long long)threadIdx.x * SCAN_ITEMS;
-        long long v[SCAN_ITEMS], s = 0;
-#pragma unroll
-        for (int j = 0; j < SCAN_ITEMS; ++j) {
-            s += i0 + j < hi ? in[i0 + j] : 0;
-            v[j] = s;
-        }
-        long long x = s, zero = 0, total, unused;
-        block_scan2(x, zero, total, unused);
-        const long long before = carry + x - s;
-#pragma unroll
-        for (int j = 0; j < SCAN_ITEMS; ++j)
-            if (i0 + j < hi) out[i0 + j + 1] = before + v[j];
-        carry += total;
-    }
-}
-
-// bsum[2b] = sum of in over block b's chunk (as chunk_scan), for scan_block_sums.
-extern "C" __global__ void chunk_sums(long long n, long long chunk, const long long *in, long long *bsum) {
-    const long long lo = blockIdx.x * chunk, hi = min(n, lo + chunk);
-    long long x = 0, zero = 0, total, unused;
-    for (long long i = lo + threadIdx.x; i < hi; i += blockDim.x) x += in[i];
-    block_scan2(x, zero, total, unused);
-    if (threadIdx.x == 0) {
-        bsum[2 * blockIdx.x] = total;
-        bsum[2 * blockIdx.x + 1] = 0;
     }
 }
 
