@@ -99,8 +99,11 @@ def inflate(
     eptr = np.zeros(sizes_all.size + 1, dtype=np.int64)
     np.cumsum(sizes_all, out=eptr[1:])
     added = sizes_all.size - m * scale
-    ewgt = np.concatenate([np.tile(h.ewgt, scale), np.ones(added, dtype=np.int64)])
-    return Hypergraph(eptr, np.concatenate(pins), n * scale, np.tile(h.vwgt, scale), ewgt)
+    # unit weights stay the default (the GPU upload then makes them on the device)
+    ewgt = (None if h.unit_net_weights
+            else np.concatenate([np.tile(h.ewgt, scale), np.ones(added, dtype=np.int64)]))
+    vwgt = None if h.unit_vertex_weights else np.tile(h.vwgt, scale)
+    return Hypergraph(eptr, np.concatenate(pins), n * scale, vwgt, ewgt)
 
 
 def timing_batch(d: DynamicHypergraph, rng: np.random.Generator, size: int = 100) -> Batch:

@@ -101,8 +101,13 @@ class Hypergraph:
             deduped = _cpu.dedup_rows(eptr, eind, n)
             if deduped is not None:
                 eptr, eind = deduped
+            unit = (vwgt is None, ewgt is None)  # the defaults: known without a pass
             vwgt = _as_int_array(vwgt, "vertex weights", n, 1)
             ewgt = _as_int_array(ewgt, "net weights", m, 1)
+            if unit[0]:
+                self.__dict__["unit_vertex_weights"] = True
+            if unit[1]:
+                self.__dict__["unit_net_weights"] = True
         self.n = int(n)
         self.eptr = _frozen(eptr, np.int64)
         self.eind = _frozen(eind, np.int32)
@@ -182,9 +187,21 @@ class Hypergraph:
         """Net id of each pin in ``eind`` order (int32)."""
         return _frozen(np.repeat(np.arange(self.m, dtype=np.int32), self.net_sizes), np.int32)
 
-    @property
+    @cached_property
     def total_weight(self) -> int:
         return int(self.vwgt.sum())
+
+    @cached_property
+    def unit_vertex_weights(self) -> bool:
+        """Whether every vertex weighs 1 (known without a pass when the weights were left to
+        their default)."""
+        return bool((self.vwgt == 1).all())
+
+    @cached_property
+    def unit_net_weights(self) -> bool:
+        """Whether every net weighs 1 (known without a pass when the weights were left to
+        their default)."""
+        return bool((self.ewgt == 1).all())
 
     def net(self, e: int) -> np.ndarray:
         return self.eind[self.eptr[e] : self.eptr[e + 1]]
@@ -357,7 +374,7 @@ class Graph:
     def degrees(self) -> np.ndarray:
         return _frozen(np.diff(self.xadj), np.int64)
 
-    @property
+    @cached_property
     def total_weight(self) -> int:
         return int(self.vwgt.sum())
 

@@ -49,16 +49,14 @@ GHG_RUNS_FACTOR = 1
 
 def resolve_initial_method(method: str, k: int, hypergraph: bool, large: bool = False) -> str:
     """The method that ``method`` stands for at ``k`` blocks: ``"auto"`` is ``"rb"`` on
-    hypergraphs with k >= 3, ``"rb+metis"`` at k = 2 on ``large`` hypergraphs and ``"metis"``
-    otherwise (graphs, small hypergraphs at k = 2); see :class:`igpart.multilevel.Config`.
-    Other values stand for themselves."""
+    hypergraphs with k >= 3 and ``"metis"`` otherwise (graphs, hypergraphs at k = 2, whatever
+    their size: ``large`` no longer changes it); see :class:`igpart.multilevel.Config`. Other
+    values stand for themselves."""
     if method != "auto":
         return method
     if not hypergraph:
         return "metis"
-    if k >= 3:
-        return "rb"
-    return "rb+metis" if large else "metis"
+    return "rb" if k >= 3 else "metis"
 
 
 _REDIRECT = {"lock": threading.Lock(), "depth": 0, "saved": -1}

@@ -116,19 +116,23 @@ class Config:
       Mt-KaHyPar of 1.29 instead of 0.96), and from k = 64 on one candidate with all the
       seeds (1 x 16 at k = 64: the same cuts as 2 x 8 in 0.67x the time, see ``_rb_effort``);
       graphs fall back to METIS. ``"rb+metis"``: both pools
-      of candidates. ``"auto"`` (default): ``"rb"`` on hypergraphs at k >= 3, ``"rb+metis"`` at
-      k = 2 on hypergraphs of at least ``initial_runs_min_n`` vertices, ``"metis"`` otherwise
-      (graphs, small inputs at k = 2). Why: the coarsest level of a large input has few vertices
-      standing for thousands of cells, where METIS on the clique expansion is weak (coarsest
-      level of ibm01x80, k = 16, 787 vertices: best of 8 METIS seeds 3223, Mt-KaHyPar 2456,
-      recursive bisection 2456–2664 per seed; k = 2 on the same level: METIS 1491, Mt-KaHyPar
-      1051, one igpart bisection 1020–1049, whose communities are what makes the difference). End
-      to end see BENCHMARKS.md "Recursive-bisection initial partitioning": ibm01x80 k = 16 cut
-      2596 -> 1997 (Mt-KaHyPar 2003); ibm01x20 / ibm09x10 / ibm06x20 at k = 2 / 16 / 64 geomean
-      cut -3.2% against ``"metis"`` (k = 16: -2.7% to -6.2%, k = 64: -2.7% to -5.7%, none worse);
-      ISPD98 subset (ibm01/03/05/07/09, k = 2 / 8 / 32 / 64) -1.3% with the time ratio vs
-      Mt-KaHyPar 1.00 -> 0.96. At k = 2 recursive bisection alone is not better than 64 METIS
-      seeds on large inputs (ibm01x20: 334 vs 299), hence both pools there.
+      of candidates. ``"auto"`` (default): ``"rb"`` on hypergraphs at k >= 3, ``"metis"``
+      otherwise (graphs, hypergraphs at k = 2). Why: the coarsest level of a large input has few
+      vertices standing for thousands of cells, where METIS on the clique expansion is weak
+      (coarsest level of ibm01x80, k = 16, 787 vertices: best of 8 METIS seeds 3223, Mt-KaHyPar
+      2456, recursive bisection 2456–2664 per seed; k = 2 on the same level: METIS 1491,
+      Mt-KaHyPar 1051, one igpart bisection 1020–1049, whose communities are what makes the
+      difference). End to end see BENCHMARKS.md "Recursive-bisection initial partitioning":
+      ibm01x80 k = 16 cut 2596 -> 1997 (Mt-KaHyPar 2003); ibm01x20 / ibm09x10 / ibm06x20 at k = 2
+      / 16 / 64 geomean cut -3.2% against ``"metis"`` (k = 16: -2.7% to -6.2%, k = 64: -2.7% to
+      -5.7%, none worse); ISPD98 subset (ibm01/03/05/07/09, k = 2 / 8 / 32 / 64) -1.3% with the
+      time ratio vs Mt-KaHyPar 1.00 -> 0.96. At k = 2 recursive bisection alone is not better than
+      64 METIS seeds on large inputs (ibm01x20: 334 vs 299), and adding it to them
+      (``"rb+metis"``, the k = 2 default on inputs of at least ``initial_runs_min_n`` vertices
+      until 2026-11-26) gave the same cuts end to end: GPU backend on an H200, ibm01x200 /
+      ibm09x100, seeds 1-8, twice (two V-cycles, and none): cut geomeans 2150 / 4773 against 2154
+      / 4774 with METIS alone, and 2216 / 4778 against 2224 / 4776, for 25-35 ms more (``initial``
+      0.063 against 0.033-0.041 s: the bisections and their FM are a critical path of their own).
       Every candidate is rebalanced and refined, the best balanced one is kept.
       ``initial_max_net_size``: nets above this size are left out of the clique expansion.
       ``initial_rb_runs`` (default 4), ``initial_rb_seeds`` (default 16): the effort of
@@ -216,8 +220,15 @@ class Config:
       ``graph_refine_rounds``: maximum rounds of independent-set refinement per level.
       ``vcycles``: at most this many V-cycles after the first pass (re-coarsening inside the
       blocks with a new clustering seed each time, refining on the way up; a cycle is kept only
-      when it improves, and the first one that does not ends them). Two by default (ISPD98,
-      against no V-cycle: about 1.5% lower cut for about 1.6x the time).
+      when it improves, and the first one that does not ends them). -1 (default): the
+      backend's ``default_vcycles(k)``: two on the C++ backend (ISPD98, against no V-cycle:
+      about 1.5% lower cut for about 1.6x the time); on the GPU two, but one at k = 2. Measured
+      on an H200 (2026-11-26, ibm01x200 / ibm09x100, seeds 1-8, with METIS-only initial
+      partitioning): at k = 2 one V-cycle took 0.83x / 0.89x the time of two (medians 0.228 /
+      0.411 s) for cut geomeans 2133 / 4780 against 2154 / 4774, and none saved another ~50 ms
+      but lost 3% of cut on ibm01x200 (2216 against 2147); at k = 16 and 64 each V-cycle buys
+      2-10% of cut (ibm01x200 / ibm09x100, 3 runs each: one instead of two gave 1.4-3.9% more
+      cut, none 2.2-9.6% more).
       ``vcycle_min_vertices`` (default -1: the backend's ``default_vcycle_min_vertices``,
       25,000 on the GPU, 0 on the C++ backend): a V-cycle's coarsening also stops at the
       first level of fewer than this many vertices (it needs no initial partition, so it may
@@ -287,7 +298,7 @@ class Config:
     fm_max_fruitless_moves: int = 250
     fm_min_improvement: float = 0.001
     graph_refine_rounds: int = 32
-    vcycles: int = 2
+    vcycles: int = -1
     vcycle_min_vertices: int = -1
     host_levels_below: int = 0
 
@@ -339,7 +350,6 @@ class Config:
             "initial_fm_top",
             "fm_rounds",
             "fm_max_fruitless_moves",
-            "vcycles",
             "graph_refine_rounds",
             "threads",
             "jet_iterations",
@@ -350,6 +360,7 @@ class Config:
         ):
             integer(name, 0)
         for name, what in (
+            ("vcycles", "-1 (the backend's default) or a non-negative integer"),
             ("vcycle_min_vertices", "-1 (the backend's default) or a non-negative integer"),
             ("initial_metis_processes", "-1 (automatic), 0 (in-process) or a positive integer"),
         ):
@@ -696,6 +707,15 @@ def refinement_mode(be: Backend, cfg: Config) -> str:
     return getattr(be, "default_refinement", "fm")
 
 
+def vcycles(be: Backend, cfg: Config, k: int) -> int:
+    """``cfg.vcycles`` resolved on ``be`` at ``k`` blocks (-1: the backend's
+    ``default_vcycles(k)``, 2 where it has none)."""
+    if cfg.vcycles >= 0:
+        return int(cfg.vcycles)
+    default = getattr(be, "default_vcycles", None)
+    return 2 if default is None else int(default(k))
+
+
 def vcycle_min_vertices(be: Backend, cfg: Config) -> int:
     """``cfg.vcycle_min_vertices`` resolved on ``be`` (-1: the backend's
     ``default_vcycle_min_vertices``, 0 where it has none)."""
@@ -829,7 +849,7 @@ def _multilevel_hypergraph(h: Hypergraph, k: int, epsilon: float, objective: str
             max_passes=cfg.community_passes, seed=seed,
             resolution=community_resolution(cfg, h.num_pins),
             max_weight=community_max_weight(cfg, h.total_weight, k),
-            sub_rounds=cfg.community_sub_rounds,
+            sub_rounds=cfg.community_sub_rounds, k=k,
         )
         timer.add("communities", t0)
     hierarchy = _coarsen(top, lambda a: a.n, coarsen_one, be.contract_hypergraph,
@@ -871,7 +891,7 @@ def _multilevel_hypergraph(h: Hypergraph, k: int, epsilon: float, objective: str
     parts = cbe.asarray(parts_host, "int32")
     parts = _uncoarsen(be, hierarchy, parts, refine, timer, host)
     parts = _vcycles(be, top, parts, k, objective, lambda s: _hypergraph_coarsener(
-        be, k, mcw, cfg, s), refine, cfg, timer, cfg.vcycles, seed, host)
+        be, k, mcw, cfg, s), refine, cfg, timer, vcycles(be, cfg, k), seed, host)
     return be.to_host(parts).astype(np.int32, copy=False)
 
 

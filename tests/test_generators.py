@@ -39,6 +39,18 @@ def test_inflate_sizes_copies_and_added_nets():
     assert np.all(big.net_sizes[7 * h.m:] >= 2)
 
 
+def test_inflate_of_unit_weights_keeps_them_known():
+    """Unit weights stay the default through inflate (known without a pass) and equal the
+    tiled arrays; weighted inputs keep theirs."""
+    h = random_hypergraph(np.random.default_rng(4), 50, 60, max_size=5)
+    assert h.__dict__.get("unit_vertex_weights") and h.__dict__.get("unit_net_weights")
+    big = inflate(h, 4, seed=1)
+    assert big.__dict__.get("unit_vertex_weights") and big.__dict__.get("unit_net_weights")
+    assert np.all(big.vwgt == 1) and np.all(big.ewgt == 1) and big.total_weight == 4 * h.n
+    w = inflate(small(), 3, seed=1)
+    assert not w.unit_vertex_weights and not w.unit_net_weights
+
+
 def test_inflate_is_seeded_and_valid():
     h = small()
     a, b = inflate(h, 5, seed=11), inflate(h, 5, seed=11)

@@ -33,6 +33,9 @@ def host(a):
 def test_auto_picks_the_gpu(gpu):
     assert get_backend("auto").name == "gpu" and gpu.name == "gpu"
     assert gpu.xp.__name__ == "cupy"
+    from igpart.multilevel import Config, vcycles
+
+    assert [vcycles(gpu, Config(), k) for k in (2, 3, 64)] == [1, 2, 2]
 
 
 @SOME
@@ -81,6 +84,30 @@ def test_upload_builds_the_hosts_vertex_incidence(gpu, h):
     assert (ha.n, ha.m, ha.total_weight) == (h.n, h.m, h.total_weight)
     for f in ("eptr", "eind", "vptr", "vind", "vwgt", "ewgt"):
         np.testing.assert_array_equal(host(getattr(ha, f)), getattr(h, f), err_msg=f)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_registered_copies_equal_the_plain_ones(gpu, monkeypatch, weighted):
+    """Large arrays are uploaded through registered pages, unit weights are made on the
+    device; already pinned host memory, which CUDA refuses to register, is copied the usual
+    way. Every route gives the host's arrays."""
+    import cupy as cp
+
+    from igpart.kernels.gpu import _backend
+
+    monkeypatch.setattr(_backend, "PINNED_COPY_MIN_BYTES", 64)
+    h = random_hypergraph(np.random.default_rng(5), 3000, 2500, weighted=weighted)
+    assert h.unit_vertex_weights is not weighted and h.unit_net_weights is not weighted
+    ha = gpu.hypergraph_arrays(h)
+    for f in ("eptr", "eind", "vptr", "vind", "vwgt", "ewgt"):
+        np.testing.assert_array_equal(host(getattr(ha, f)), getattr(h, f), err_msg=f)
+        np.testing.assert_array_equal(gpu.to_host(getattr(ha, f)), getattr(h, f), err_msg=f)
+    pinned = cp.cuda.alloc_pinned_memory(h.eind.nbytes)
+    buf = np.frombuffer(pinned, dtype=np.int32, count=h.eind.size)
+    buf[:] = h.eind
+    np.testing.assert_array_equal(host(gpu.asarray(buf, "int32")), h.eind)
+    np.testing.assert_array_equal(host(gpu.asarray(buf, "int64")), h.eind)  # converted first
+    np.testing.assert_array_equal(host(gpu.asarray(buf[::2])), h.eind[::2])  # strided
 
 
 @pytest.mark.parametrize("nc", [1, 7, 300, 2999])
@@ -255,6 +282,34 @@ def test_gpu_communities_cover_every_vertex(gpu):
     assert comm.shape == (h.n,) and set(np.unique(comm)) == set(range(int(comm.max()) + 1))
     direct = host(gpu.communities(gpu.hypergraph_arrays(h)))
     np.testing.assert_array_equal(direct, CPU.communities(CPU.hypergraph_arrays(h)))
+
+
+def test_gpu_communities_level_at_k2(monkeypatch):
+    """With community_host_max left to its default, k = 2 runs Louvain on a level of at most
+    COMMUNITY_HOST_MAX_K2 vertices (GPU levels first) and other k on COMMUNITY_HOST_MAX; an
+    explicit community_host_max holds at every k."""
+    from igpart.kernels.gpu import GpuBackend
+
+    h = random_hypergraph(np.random.default_rng(2), 3000, 3300, max_size=5)
+    monkeypatch.setattr(GpuBackend, "COMMUNITY_HOST_MAX_K2", 500)
+    sizes = []
+    real = GpuBackend._host_copy
+
+    def spy(self, level):
+        sizes.append(level.n)
+        return real(self, level)
+
+    monkeypatch.setattr(GpuBackend, "_host_copy", spy)
+    be = GpuBackend()
+    top = be.hypergraph_arrays(h)
+    for k in (2, 3, 0):
+        comm = host(be.communities(top, k=k))
+        assert comm.shape == (h.n,) and set(np.unique(comm)) == set(range(int(comm.max()) + 1))
+    assert sizes[0] <= 500 and sizes[1:] == [h.n, h.n]
+    sizes.clear()
+    fixed = GpuBackend(community_host_max=5000)
+    assert np.array_equal(host(fixed.communities(top, k=2)), host(be.communities(top, k=3)))
+    assert sizes[0] == h.n
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])

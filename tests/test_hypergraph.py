@@ -25,6 +25,19 @@ def test_from_nets_and_incidence_views():
     assert h.drop_small_nets().m == 2
 
 
+def test_unit_weights_and_total_weight():
+    """The unit-weight flags: known at construction for default weights, computed (once) for
+    given ones; total_weight is the sum either way."""
+    h = Hypergraph.from_nets([[0, 1, 2], [2, 3]])
+    assert h.__dict__["unit_vertex_weights"] and h.__dict__["unit_net_weights"]
+    assert h.total_weight == 4
+    ones = Hypergraph.from_nets([[0, 1, 2], [2, 3]], vwgt=[1, 1, 1, 1], ewgt=[1, 1])
+    assert "unit_vertex_weights" not in ones.__dict__
+    assert ones.unit_vertex_weights and ones.unit_net_weights
+    w = Hypergraph.from_nets([[0, 1, 2], [2, 3]], vwgt=[1, 2, 1, 1], ewgt=[1, 0])
+    assert not w.unit_vertex_weights and not w.unit_net_weights and w.total_weight == 5
+
+
 def test_immutable():
     h = Hypergraph.from_nets([[0, 1]])
     with pytest.raises(ValueError):

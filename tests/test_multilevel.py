@@ -177,6 +177,36 @@ def test_vcycles_never_worsen_the_first_pass():
         assert more.balanced and more.objective_value <= base.objective_value
 
 
+def test_vcycle_count_resolves_per_backend_and_k(monkeypatch):
+    """``vcycles=-1`` is the backend's ``default_vcycles(k)`` (2 where it has none); the count
+    resolved is the number of V-cycles run at most; bad values are refused."""
+    import igpart.multilevel as ml
+    from igpart.kernels import get_backend
+
+    cpu = get_backend("cpu")
+    assert Config().vcycles == -1
+    assert [ml.vcycles(cpu, Config(), k) for k in (2, 8)] == [2, 2]
+    assert ml.vcycles(cpu, Config(vcycles=0), 2) == 0
+
+    class Device:
+        @staticmethod
+        def default_vcycles(k):
+            return 1 if k == 2 else 2
+
+    assert [ml.vcycles(Device(), Config(), k) for k in (2, 3, 64)] == [1, 2, 2]
+    assert ml.vcycles(Device(), Config(vcycles=3), 2) == 3
+    counts = []
+    real = ml._vcycles
+    monkeypatch.setattr(ml, "_vcycles", lambda *a, **kw: counts.append(a[9]) or real(*a, **kw))
+    h = igpart.generators.random_circuit(2000, seed=3)
+    for cfg in (Config(), Config(vcycles=1)):
+        assert igpart.partition(h, 2, seed=1, backend="cpu", config=cfg).balanced
+    assert counts == [2, 1]
+    for bad in (-2, True, 1.5, "2"):
+        with pytest.raises(InputError, match="vcycles"):
+            Config(vcycles=bad).validate()
+
+
 def test_vcycle_coarsening_stops_at_vcycle_min_vertices(monkeypatch):
     """A V-cycle's coarsening stops below ``vcycle_min_vertices`` (resolved per backend: -1 is
     the backend's default, 0 on the C++ backend), and the result stays balanced and no worse

@@ -212,7 +212,7 @@ def test_auto_rule_and_effort():
     assert Config().initial == "auto"
     assert resolve_initial_method("auto", 3, True) == "rb"
     assert resolve_initial_method("auto", 64, True, large=True) == "rb"
-    assert resolve_initial_method("auto", 2, True, large=True) == "rb+metis"
+    assert resolve_initial_method("auto", 2, True, large=True) == "metis"
     assert resolve_initial_method("auto", 2, True) == "metis"
     assert resolve_initial_method("auto", 8, False) == "metis"  # graphs
     assert resolve_initial_method("metis", 8, True) == "metis"

@@ -227,6 +227,7 @@ class Backend:
         resolution: float = 1.0,
         max_weight: int = 0,
         sub_rounds: int = 0,
+        k: int = 0,
     ):
         """Community id (int32, n, dense from 0) of every vertex, used to restrict coarsening.
 
@@ -241,7 +242,9 @@ class Backend:
         ``max_levels`` levels. Run once on the finest level. Ids are numbered by first vertex.
         ``sub_rounds`` > 0: local moving in that many synchronous sub-rounds per pass on graphs
         of at least 4096 vertices (``Config.community_sub_rounds``; parallel, and the same
-        result whatever the threads).
+        result whatever the threads). ``k``: the number of blocks the partition that the
+        communities guide will have (0: not said); a backend may pick its approximation by it
+        (the GPU's level of Louvain), the result is correct either way.
 
         Default: the C++ backend's implementation on host copies (a backend may override it;
         any community assignment is correct, only the coarsening quality depends on it).

@@ -78,7 +78,8 @@ class CpuBackend(Backend):
 
     def communities(self, hg: HypergraphArrays, *, max_net_size: int = 50, max_levels: int = 8,
                     max_passes: int = 8, min_move_fraction: float = 0.01, seed: int = 0,
-                    resolution: float = 1.0, max_weight: int = 0, sub_rounds: int = 0):
+                    resolution: float = 1.0, max_weight: int = 0, sub_rounds: int = 0,
+                    k: int = 0):
         return _cpu.louvain_communities(
             hg.eptr, hg.eind, hg.ewgt, hg.vptr, hg.vind, hg.vwgt, int(max_net_size),
             int(max_levels), int(max_passes), float(min_move_fraction), int(seed),

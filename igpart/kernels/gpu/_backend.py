@@ -34,6 +34,47 @@ from ._common import STATS, block_weights
 __all__ = ["GpuBackend"]
 
 
+#: Host arrays of at least this many bytes are uploaded through page-locked memory: the array's
+#: own pages are registered with CUDA for the copy (``cudaHostRegister``), which moves them at
+#: the bus's speed instead of through the driver's pageable staging. On the H200 machine
+#: (2026-11-26) register + copy + unregister took 1.4 / 3.4 / 6.7 ms for 20 / 40 / 90 MB
+#: against 2.7 / 6.7 / 15 ms for a pageable ``cupy.asarray``; with the unit weights made on
+#: the device, the upload of ibm01x200 / ibm09x100 took 5.1 / 10.3 ms instead of 18.7 / 44 ms.
+PINNED_COPY_MIN_BYTES = 4 << 20
+
+
+def _registered_copy(host: np.ndarray, copy) -> bool:
+    """Runs ``copy(pointer, size)`` with ``host``'s pages registered as page-locked and the
+    stream synchronised; False (nothing copied) when CUDA refuses the registration (memory
+    already registered or pinned, a read-only mapping...), so that the caller copies the usual
+    way."""
+    ptr, size = host.ctypes.data, host.nbytes
+    try:
+        cp.cuda.runtime.hostRegister(ptr, size, 0)
+    except cp.cuda.runtime.CUDARuntimeError:
+        return False
+    try:
+        copy(ptr, size)
+        cp.cuda.get_current_stream().synchronize()
+    finally:
+        cp.cuda.runtime.hostUnregister(ptr)
+    return True
+
+
+def _upload(a, dtype=None) -> cp.ndarray:
+    """``cupy.asarray(a, dtype)``, through registered pages for large arrays."""
+    a = np.asarray(a)
+    if dtype is not None and a.dtype != np.dtype(dtype):
+        a = a.astype(dtype)
+    if a.nbytes < PINNED_COPY_MIN_BYTES or a.dtype == object:
+        return cp.asarray(a)
+    a = np.ascontiguousarray(a)
+    out = cp.empty(a.shape, dtype=a.dtype)
+    if _registered_copy(a, lambda ptr, size: out.data.copy_from_host_async(ptr, size)):
+        return out
+    return cp.asarray(a)
+
+
 def _objective_code(objective: str) -> int:
     if objective not in OBJECTIVES:
         raise ValueError(f"unknown objective '{objective}'")
@@ -58,11 +99,26 @@ class GpuBackend(Backend):
     #: "Eighth session").
     default_vcycle_min_vertices = 25_000
 
+    @staticmethod
+    def default_vcycles(k: int) -> int:
+        """``Config(vcycles=-1)``: one V-cycle at k = 2, two beyond (H200, ibm01x200 / ibm09x100,
+        seeds 1-8: at k = 2 the second cost ~50 / ~50 ms for no measurable cut; at k = 16 and
+        64 it bought 1.4-3.9%; ``igpart.multilevel.Config``)."""
+        return 1 if k == 2 else 2
+
     #: Default size limit (pins) of the levels on which FM runs (on the host); None: every level.
     FM_HOST_MAX_PINS: int | None = None
 
     #: Default size limit (vertices) of the level on which Louvain runs (on the host).
     COMMUNITY_HOST_MAX = 30_000
+
+    #: ... at k = 2 (``communities(k=2)``; one GPU level more, a Louvain ~5x cheaper). H200,
+    #: 2026-11-26, ibm01x200 / ibm09x100, seeds 1-8 (Louvain on 3.8k / 6.4k vertices instead
+    #: of 15k / 26k): k = 2 end to end 0.195 / 0.367 s against 0.227 / 0.424 s (medians), cut
+    #: geomeans 2166 / 4766 against 2141 / 4766 (+1.1% / +0.0%, the seeds' spread is ±3%). Not
+    #: at k = 16 and 64 (4 seeds each: -4% to -11% of the time, but ibm01x200 k = 16 +3.4% cut,
+    #: the other three cases -2.4% to +0.8%).
+    COMMUNITY_HOST_MAX_K2 = 8_000
 
     #: Default size (pins) up to which ``jet_refine_hypergraph`` runs the C++ Jet on a host copy
     #: of the level instead of the kernels: both return the same partition (tests/test_jet.py),
@@ -92,6 +148,7 @@ class GpuBackend(Backend):
         self.fm_host_max_pins = cap
         self.community_host_max = (self.COMMUNITY_HOST_MAX if community_host_max is None
                                    else int(community_host_max))
+        self._community_host_max_default = community_host_max is None
         #: at most this many members per cluster of ``cluster_hypergraph`` (one level)
         self.cluster_max_size = (_hypergraph.CLUSTER_MAX_SIZE if cluster_max_size is None
                                  else int(cluster_max_size))
@@ -194,7 +251,7 @@ class GpuBackend(Backend):
     def asarray(self, a, dtype=None):
         if isinstance(a, cp.ndarray):
             return a if dtype is None or a.dtype == dtype else a.astype(dtype)
-        return self._timed(cp.asarray, a, dtype)
+        return self._timed(_upload, a, dtype)
 
     def hypergraph_arrays(self, h) -> HypergraphArrays:
         """Uploads the net -> pin CSR and the weights; the vertex -> net incidence is built on
@@ -206,11 +263,17 @@ class GpuBackend(Backend):
         eind = self.asarray(np.asarray(h.eind), "int32")
         t0 = time.perf_counter()
         vptr, vind = _hypergraph.transpose(eptr, eind, n)
+        # unit weights (no weights in the file, Hypergraph's defaults) are made on the device
+        vwgt = (cp.ones(n, dtype=cp.int64) if getattr(h, "unit_vertex_weights", False)
+                else None)
+        ewgt = cp.ones(m, dtype=cp.int64) if getattr(h, "unit_net_weights", False) else None
         cp.cuda.get_current_stream().synchronize()
         self.transfer_seconds += time.perf_counter() - t0
         return HypergraphArrays(n=n, m=m, eptr=eptr, eind=eind, vptr=vptr, vind=vind,
-                                vwgt=self.asarray(np.asarray(h.vwgt), "int64"),
-                                ewgt=self.asarray(np.asarray(h.ewgt), "int64"),
+                                vwgt=self.asarray(np.asarray(h.vwgt), "int64") if vwgt is None
+                                else vwgt,
+                                ewgt=self.asarray(np.asarray(h.ewgt), "int64") if ewgt is None
+                                else ewgt,
                                 total_weight=int(h.total_weight))
 
     def to_host(self, a):
@@ -280,12 +343,17 @@ class GpuBackend(Backend):
 
     def communities(self, hg: HypergraphArrays, *, max_net_size: int = 50, max_levels: int = 8,
                     max_passes: int = 8, min_move_fraction: float = 0.01, seed: int = 0,
-                    resolution: float = 1.0, max_weight: int = 0, sub_rounds: int = 0):
+                    resolution: float = 1.0, max_weight: int = 0, sub_rounds: int = 0,
+                    k: int = 0):
         """Louvain communities (the C++ implementation) computed on a level the GPU first
-        coarsens to at most ``community_host_max`` vertices, projected back to ``hg``."""
+        coarsens to at most ``community_host_max`` vertices (when left to its default: at most
+        ``COMMUNITY_HOST_MAX_K2`` at ``k`` = 2), projected back to ``hg``."""
         maps = []
         cur = hg
-        while cur.n > self.community_host_max:
+        host_max = self.community_host_max
+        if self._community_host_max_default and k == 2:
+            host_max = self.COMMUNITY_HOST_MAX_K2
+        while cur.n > host_max:
             cmap, nc = _hypergraph.cluster(cur, cur.total_weight, max_net_size, None, 4.0, False,
                                            seed, self.cluster_max_size, self.deterministic)
             if nc > 0.9 * cur.n:

@@ -263,13 +263,18 @@ extern "C" __global__ void hg_rate(long long n, const long long *eptr, const int
 // rounds and the neighbours it may join only become fewer (clusters only grow), so a lone vertex
 // whose choice was the unique best keeps it while it still has room, one that had no choice has
 // none, and only the others are rated again: the same choices as rating every lone vertex again.
-extern "C" __global__ void cluster_rate(long long n, const long long *eptr, const int *eind,
-                                        const long long *ewgt, const long long *vptr, const int *vind,
-                                        const long long *vwgt, const int *rep, const long long *cw,
-                                        const int *csize, char *single, long long mcw, int smax,
-                                        long long max_net_size, int shift, const int *comm,
-                                        long long seed, int weight_penalty, const int *prev,
-                                        signed char *uniq, int *best, int *joined) {
+// Resident blocks per SM that cluster_rate is compiled for (__launch_bounds__: 40 registers
+// instead of 64, a few bytes spilled). The kernel is latency bound (a chain of dependent loads
+// per vertex), so more resident warps pay: one clustering of ibm01x200 / ibm09x100's finest
+// level took 9.8 / 24.5 ms with 6 against 9.9 / 26.5 ms with 4 (the unbounded kernel's
+// occupancy) and 11.6 / 32.4 ms with 8 (H200, 2026-11-26, medians of 4; the same clusters).
+#define IGP_RATE_MIN_BLOCKS 6
+extern "C" __global__ void __launch_bounds__(IGP_BLOCK_THREADS, IGP_RATE_MIN_BLOCKS)
+cluster_rate(long long n, const long long *eptr, const int *eind, const long long *ewgt,
+             const long long *vptr, const int *vind, const long long *vwgt, const int *rep,
+             const long long *cw, const int *csize, char *single, long long mcw, int smax,
+             long long max_net_size, int shift, const int *comm, long long seed,
+             int weight_penalty, const int *prev, signed char *uniq, int *best, int *joined) {
     __shared__ RateScratch scratch;
     rate_scratch_clear(scratch);
     if (igp_tid() == 0) *joined = 0;  // cluster_join's counter, launched after this kernel
