@@ -286,11 +286,12 @@ def test_gpu_communities_cover_every_vertex(gpu):
 
 def test_gpu_communities_level_at_k2(monkeypatch):
     """With community_host_max left to its default, k = 2 runs Louvain on a level of at most
-    COMMUNITY_HOST_MAX_K2 vertices (GPU levels first) and other k on COMMUNITY_HOST_MAX; an
-    explicit community_host_max holds at every k."""
+    COMMUNITY_HOST_MAX_K2 vertices (GPU levels first) on inputs above COMMUNITY_HOST_MAX, and
+    other k on COMMUNITY_HOST_MAX; an explicit community_host_max holds at every k."""
     from igpart.kernels.gpu import GpuBackend
 
     h = random_hypergraph(np.random.default_rng(2), 3000, 3300, max_size=5)
+    monkeypatch.setattr(GpuBackend, "COMMUNITY_HOST_MAX", 2000)
     monkeypatch.setattr(GpuBackend, "COMMUNITY_HOST_MAX_K2", 500)
     sizes = []
     real = GpuBackend._host_copy
@@ -305,11 +306,15 @@ def test_gpu_communities_level_at_k2(monkeypatch):
     for k in (2, 3, 0):
         comm = host(be.communities(top, k=k))
         assert comm.shape == (h.n,) and set(np.unique(comm)) == set(range(int(comm.max()) + 1))
-    assert sizes[0] <= 500 and sizes[1:] == [h.n, h.n]
+    assert sizes[0] <= 500 and 500 < sizes[1] <= 2000 and sizes[1] == sizes[2]
     sizes.clear()
     fixed = GpuBackend(community_host_max=5000)
-    assert np.array_equal(host(fixed.communities(top, k=2)), host(be.communities(top, k=3)))
-    assert sizes[0] == h.n
+    direct = host(fixed.communities(top, k=2))
+    assert sizes == [h.n]
+    np.testing.assert_array_equal(direct, CPU.communities(CPU.hypergraph_arrays(h)))
+    sizes.clear()
+    monkeypatch.setattr(GpuBackend, "COMMUNITY_HOST_MAX", 5000)  # small inputs: on the input
+    assert np.array_equal(host(GpuBackend().communities(top, k=2)), direct) and sizes == [h.n]
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])

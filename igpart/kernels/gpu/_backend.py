@@ -112,7 +112,8 @@ class GpuBackend(Backend):
     #: Default size limit (vertices) of the level on which Louvain runs (on the host).
     COMMUNITY_HOST_MAX = 30_000
 
-    #: ... at k = 2 (``communities(k=2)``; one GPU level more, a Louvain ~5x cheaper). H200,
+    #: ... at k = 2 (``communities(k=2)``) on inputs larger than ``COMMUNITY_HOST_MAX`` (one GPU
+    #: level more, a Louvain ~5x cheaper; smaller inputs keep Louvain on the input). H200,
     #: 2026-11-26, ibm01x200 / ibm09x100, seeds 1-8 (Louvain on 3.8k / 6.4k vertices instead
     #: of 15k / 26k): k = 2 end to end 0.195 / 0.367 s against 0.227 / 0.424 s (medians), cut
     #: geomeans 2166 / 4766 against 2141 / 4766 (+1.1% / +0.0%, the seeds' spread is ±3%). Not
@@ -346,12 +347,13 @@ class GpuBackend(Backend):
                     resolution: float = 1.0, max_weight: int = 0, sub_rounds: int = 0,
                     k: int = 0):
         """Louvain communities (the C++ implementation) computed on a level the GPU first
-        coarsens to at most ``community_host_max`` vertices (when left to its default: at most
-        ``COMMUNITY_HOST_MAX_K2`` at ``k`` = 2), projected back to ``hg``."""
+        coarsens to at most ``community_host_max`` vertices (when left to its default and ``hg``
+        is larger than that: at most ``COMMUNITY_HOST_MAX_K2`` at ``k`` = 2), projected back to
+        ``hg``."""
         maps = []
         cur = hg
         host_max = self.community_host_max
-        if self._community_host_max_default and k == 2:
+        if self._community_host_max_default and k == 2 and hg.n > host_max:
             host_max = self.COMMUNITY_HOST_MAX_K2
         while cur.n > host_max:
             cmap, nc = _hypergraph.cluster(cur, cur.total_weight, max_net_size, None, 4.0, False,
