@@ -49,6 +49,14 @@ __device__ __forceinline__ igp_u64 rating_fixed(long long w, long long size, int
     return ((igp_u64)w << shift) / (igp_u64)(size - 1);
 }
 
+// best_neighbour's path for vertices of at most 32 rated pins (1; 0: the general path only,
+// for comparisons). H200, 2026-11-26, one clustering of the finest level of ibm01x200 /
+// ibm09x100 (medians of 4, the same clusters): 8.99 / 20.9 ms against 9.47 / 22.8 ms, the
+// communities' clustering 13.0 / 28.2 against 13.7 / 30.9 ms.
+#ifndef IGP_RATE_SMALL
+#define IGP_RATE_SMALL 1
+#endif
+
 // Slots of a warp's hash table of neighbour ratings (shared memory, a power of two).
 #define IGP_RATE_BITS 8
 #define IGP_RATE_SLOTS (1 << IGP_RATE_BITS)
@@ -138,16 +146,6 @@ __device__ __forceinline__ int best_neighbour(long long u, const long long *eptr
     igp_u64 *val = scratch.val + wid * IGP_RATE_SLOTS;
     const long long ub = vptr[u], ue = vptr[u + 1];
     const bool one_chunk = ue - ub <= 32;
-    // pins on u's nets: an upper bound of u's neighbours (one chunk: its offsets stay loaded)
-    long long walk = 0;
-    if (one_chunk) {
-        walk = load_chunk(ub, ue, eptr, ewgt, vind, max_net_size, shift, off, term);
-    } else {
-        for (long long j0 = ub; j0 < ue && walk < IGP_RATE_SLOTS; j0 += 32)
-            walk += load_chunk(j0, ue, eptr, ewgt, vind, max_net_size, shift, nullptr, nullptr);
-    }
-    int bits = 5;
-    while (bits < IGP_RATE_BITS && (1LL << bits) < 2 * walk) ++bits;
     Rated r;
     r.score = 0.0;
     r.w = 0;
@@ -155,67 +153,154 @@ __device__ __forceinline__ int best_neighbour(long long u, const long long *eptr
     r.v = -1;
     double top = -1.0;  // this lane's highest accepted score and how many reached it
     int at_top = 0;
-    unsigned int passes = 1;
-    while (true) {
-        const unsigned int slots = 1u << bits;
-        bool over = false;
-        for (unsigned int c = 0; c < passes && !over; ++c) {
-            for (long long j0 = ub; j0 < ue; j0 += 32) {
-                long long total = walk;
-                if (!one_chunk)
-                    total = load_chunk(j0, ue, eptr, ewgt, vind, max_net_size, shift, off, term);
-                for (long long t = lane; t < total && !over; t += 32) {
-                    const int lo = chunk_net(off, t);
-                    const int e = vind[j0 + lo];
-                    const int v = eind[eptr[e] + (t - (lo ? off[lo - 1] : 0))];
-                    if (v == u) continue;
-                    if (passes > 1 && (((unsigned int)v * 0x85ebca6bu) >> 16) % passes != c) continue;
+    // a neighbour and its summed rating, read from the table: this lane's best and top count
+    auto consider = [&](int v, igp_u64 acc) {
+        long long wv = 0;
+        if (acc == 0 || !ok(v, &wv)) return;
+        Rated cand;
+        cand.score = (double)acc;
+        if (weight_penalty) cand.score /= (double)(wv > 0 ? wv : 1);
+        cand.w = wv;
+        cand.h = igp::tie_hash(seed, u, v);
+        cand.v = v;
+        if (rated_better(cand, r)) r = cand;
+        if (cand.score > top) {
+            top = cand.score;
+            at_top = 1;
+        } else if (cand.score == top) {
+            ++at_top;
+        }
+    };
+    bool small = false;
+#if IGP_RATE_SMALL
+    if (one_chunk) {
+        // Small vertices (most): at most 32 pins on u's rated nets, one per lane. Lane j holds
+        // net ub + j's first pin, size (0: not rated) and term in registers; lane t finds the
+        // net of pin position t as the last net start at or before t (a warp OR of the starts'
+        // bits) and that net's lane through `head` (the warp's offsets reused), then reads
+        // the net's first pin and term by shuffles: no binary search in shared memory. The
+        // table (>= twice as many slots as pins) cannot overflow, and every lane scans only
+        // the slot it created instead of the whole table.
+        long long first = 0, sz = 0;
+        igp_u64 tm = 0;
+        if (ub + lane < ue) {
+            const int e = vind[ub + lane];
+            first = eptr[e];
+            sz = eptr[e + 1] - first;
+            if (sz < 2 || sz > max_net_size) sz = 0;
+            else tm = rating_fixed(ewgt[e], sz, shift);
+        }
+        long long inc = sz;
+        for (int o = 1; o < 32; o <<= 1) {
+            const long long t = __shfl_up_sync(IGP_FULL_MASK, inc, o);
+            if (lane >= o) inc += t;
+        }
+        const long long walk = __shfl_sync(IGP_FULL_MASK, inc, 31);
+        small = walk <= 32;
+        if (small) {
+            int *head = reinterpret_cast<int *>(off);
+            const int start = (int)(inc - sz);  // < 32 when sz > 0
+            __syncwarp();  // the previous vertex's heads are no longer read
+            if (sz > 0) head[start] = lane;
+            const unsigned int starts = __reduce_or_sync(IGP_FULL_MASK, sz > 0 ? 1u << start : 0u);
+            __syncwarp();
+            int j = 0, at = 0;
+            if (lane < walk) {
+                const unsigned int upto = starts & (lane == 31 ? IGP_FULL_MASK : (2u << lane) - 1u);
+                at = 31 - __clz(upto);
+                j = head[at];
+            }
+            const long long fj = __shfl_sync(IGP_FULL_MASK, first, j);
+            const igp_u64 tj = __shfl_sync(IGP_FULL_MASK, tm, j);
+            int bits = 5;
+            while ((1LL << bits) < 2 * walk) ++bits;
+            const unsigned int slots = 1u << bits;
+            int v = -1, mine = -1;
+            if (lane < walk) {
+                v = eind[fj + (lane - at)];
+                if (v != (int)u) {
                     unsigned int h = ((unsigned int)v * 2654435761u) >> (32 - bits);
-                    unsigned int p = 0;
-                    for (; p < slots; ++p) {
+                    while (true) {
                         const int k = atomicCAS(key + h, -1, v);
                         if (k == -1 || k == v) {
-                            atomicAdd(val + h, term[lo]);
+                            if (k == -1) mine = (int)h;
+                            atomicAdd(val + h, tj);
                             break;
                         }
                         h = (h + 1) & (slots - 1);
                     }
-                    over = p == slots;
                 }
-                over = __any_sync(IGP_FULL_MASK, over);
-                if (over) break;
             }
-            // scan (or, after an overflow, only clear) the table
-            for (unsigned int i = lane; i < slots; i += 32) {
-                const int v = key[i];
-                if (v < 0) continue;
-                const igp_u64 acc = val[i];
-                key[i] = -1;
-                val[i] = 0;
-                long long wv = 0;
-                if (over || acc == 0 || !ok(v, &wv)) continue;
-                Rated cand;
-                cand.score = (double)acc;
-                if (weight_penalty) cand.score /= (double)(wv > 0 ? wv : 1);
-                cand.w = wv;
-                cand.h = igp::tie_hash(seed, u, v);
-                cand.v = v;
-                if (rated_better(cand, r)) r = cand;
-                if (cand.score > top) {
-                    top = cand.score;
-                    at_top = 1;
-                } else if (cand.score == top) {
-                    ++at_top;
-                }
+            __syncwarp();  // every pin's term is in the table
+            if (mine >= 0) {
+                const igp_u64 acc = val[mine];
+                key[mine] = -1;
+                val[mine] = 0;
+                consider(v, acc);
             }
             __syncwarp();
         }
-        if (!over) break;
-        r.v = -1;
-        top = -1.0;
-        at_top = 0;
-        passes *= 4;
-        bits = IGP_RATE_BITS;
+    }
+#endif
+    if (!small) {
+        // pins on u's nets: an upper bound of u's neighbours (one chunk: its offsets stay loaded)
+        long long walk = 0;
+        if (one_chunk) {
+            walk = load_chunk(ub, ue, eptr, ewgt, vind, max_net_size, shift, off, term);
+        } else {
+            for (long long j0 = ub; j0 < ue && walk < IGP_RATE_SLOTS; j0 += 32)
+                walk += load_chunk(j0, ue, eptr, ewgt, vind, max_net_size, shift, nullptr, nullptr);
+        }
+        int bits = 5;
+        while (bits < IGP_RATE_BITS && (1LL << bits) < 2 * walk) ++bits;
+        unsigned int passes = 1;
+        while (true) {
+            const unsigned int slots = 1u << bits;
+            bool over = false;
+            for (unsigned int c = 0; c < passes && !over; ++c) {
+                for (long long j0 = ub; j0 < ue; j0 += 32) {
+                    long long total = walk;
+                    if (!one_chunk)
+                        total = load_chunk(j0, ue, eptr, ewgt, vind, max_net_size, shift, off, term);
+                    for (long long t = lane; t < total && !over; t += 32) {
+                        const int lo = chunk_net(off, t);
+                        const int e = vind[j0 + lo];
+                        const int v = eind[eptr[e] + (t - (lo ? off[lo - 1] : 0))];
+                        if (v == u) continue;
+                        if (passes > 1 && (((unsigned int)v * 0x85ebca6bu) >> 16) % passes != c) continue;
+                        unsigned int h = ((unsigned int)v * 2654435761u) >> (32 - bits);
+                        unsigned int p = 0;
+                        for (; p < slots; ++p) {
+                            const int k = atomicCAS(key + h, -1, v);
+                            if (k == -1 || k == v) {
+                                atomicAdd(val + h, term[lo]);
+                                break;
+                            }
+                            h = (h + 1) & (slots - 1);
+                        }
+                        over = p == slots;
+                    }
+                    over = __any_sync(IGP_FULL_MASK, over);
+                    if (over) break;
+                }
+                // scan (or, after an overflow, only clear) the table
+                for (unsigned int i = lane; i < slots; i += 32) {
+                    const int v = key[i];
+                    if (v < 0) continue;
+                    const igp_u64 acc = val[i];
+                    key[i] = -1;
+                    val[i] = 0;
+                    if (!over) consider(v, acc);
+                }
+                __syncwarp();
+            }
+            if (!over) break;
+            r.v = -1;
+            top = -1.0;
+            at_top = 0;
+            passes *= 4;
+            bits = IGP_RATE_BITS;
+        }
     }
     const Rated w = warp_best(r);
     if (unique) {
