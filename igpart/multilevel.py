@@ -221,8 +221,9 @@ class Config:
       ``vcycles``: at most this many V-cycles after the first pass (re-coarsening inside the
       blocks with a new clustering seed each time, refining on the way up; a cycle is kept only
       when it improves, and the first one that does not ends them). -1 (default): the
-      backend's ``default_vcycles(k)``: two on the C++ backend (ISPD98, against no V-cycle:
-      about 1.5% lower cut for about 1.6x the time); on the GPU two, but one at k = 2. Measured
+      backend's ``default_vcycles(k, n)``: two on the C++ backend (ISPD98, against no V-cycle:
+      about 1.5% lower cut for about 1.6x the time); on the GPU two, but one at k = 2 on inputs
+      of at least 100,000 vertices (``GpuBackend.VCYCLES_K2_MIN_N``). Measured
       on an H200 (2026-11-26, ibm01x200 / ibm09x100, seeds 1-8, with METIS-only initial
       partitioning): at k = 2 one V-cycle took 0.83x / 0.89x the time of two (medians 0.228 /
       0.411 s) for cut geomeans 2133 / 4780 against 2154 / 4774, and none saved another ~50 ms
@@ -707,13 +708,13 @@ def refinement_mode(be: Backend, cfg: Config) -> str:
     return getattr(be, "default_refinement", "fm")
 
 
-def vcycles(be: Backend, cfg: Config, k: int) -> int:
-    """``cfg.vcycles`` resolved on ``be`` at ``k`` blocks (-1: the backend's
-    ``default_vcycles(k)``, 2 where it has none)."""
+def vcycles(be: Backend, cfg: Config, k: int, n: int) -> int:
+    """``cfg.vcycles`` resolved on ``be`` at ``k`` blocks for an input of ``n`` vertices (-1:
+    the backend's ``default_vcycles(k, n)``, 2 where it has none)."""
     if cfg.vcycles >= 0:
         return int(cfg.vcycles)
     default = getattr(be, "default_vcycles", None)
-    return 2 if default is None else int(default(k))
+    return 2 if default is None else int(default(k, n))
 
 
 def vcycle_min_vertices(be: Backend, cfg: Config) -> int:
@@ -891,7 +892,7 @@ def _multilevel_hypergraph(h: Hypergraph, k: int, epsilon: float, objective: str
     parts = cbe.asarray(parts_host, "int32")
     parts = _uncoarsen(be, hierarchy, parts, refine, timer, host)
     parts = _vcycles(be, top, parts, k, objective, lambda s: _hypergraph_coarsener(
-        be, k, mcw, cfg, s), refine, cfg, timer, vcycles(be, cfg, k), seed, host)
+        be, k, mcw, cfg, s), refine, cfg, timer, vcycles(be, cfg, k, h.n), seed, host)
     return be.to_host(parts).astype(np.int32, copy=False)
 
 

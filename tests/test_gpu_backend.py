@@ -35,7 +35,9 @@ def test_auto_picks_the_gpu(gpu):
     assert gpu.xp.__name__ == "cupy"
     from igpart.multilevel import Config, vcycles
 
-    assert [vcycles(gpu, Config(), k) for k in (2, 3, 64)] == [1, 2, 2]
+    big = gpu.VCYCLES_K2_MIN_N
+    assert [vcycles(gpu, Config(), k, big) for k in (2, 3, 64)] == [1, 2, 2]
+    assert vcycles(gpu, Config(), 2, big - 1) == 2
 
 
 @SOME

@@ -185,16 +185,17 @@ def test_vcycle_count_resolves_per_backend_and_k(monkeypatch):
 
     cpu = get_backend("cpu")
     assert Config().vcycles == -1
-    assert [ml.vcycles(cpu, Config(), k) for k in (2, 8)] == [2, 2]
-    assert ml.vcycles(cpu, Config(vcycles=0), 2) == 0
+    assert [ml.vcycles(cpu, Config(), k, 10**6) for k in (2, 8)] == [2, 2]
+    assert ml.vcycles(cpu, Config(vcycles=0), 2, 10) == 0
 
     class Device:
         @staticmethod
-        def default_vcycles(k):
-            return 1 if k == 2 else 2
+        def default_vcycles(k, n):
+            return 1 if k == 2 and n > 100 else 2
 
-    assert [ml.vcycles(Device(), Config(), k) for k in (2, 3, 64)] == [1, 2, 2]
-    assert ml.vcycles(Device(), Config(vcycles=3), 2) == 3
+    assert [ml.vcycles(Device(), Config(), k, 1000) for k in (2, 3, 64)] == [1, 2, 2]
+    assert ml.vcycles(Device(), Config(), 2, 100) == 2
+    assert ml.vcycles(Device(), Config(vcycles=3), 2, 1000) == 3
     counts = []
     real = ml._vcycles
     monkeypatch.setattr(ml, "_vcycles", lambda *a, **kw: counts.append(a[9]) or real(*a, **kw))

@@ -99,12 +99,17 @@ class GpuBackend(Backend):
     #: "Eighth session").
     default_vcycle_min_vertices = 25_000
 
-    @staticmethod
-    def default_vcycles(k: int) -> int:
-        """``Config(vcycles=-1)``: one V-cycle at k = 2, two beyond (H200, ibm01x200 / ibm09x100,
-        seeds 1-8: at k = 2 the second cost ~50 / ~50 ms for no measurable cut; at k = 16 and
-        64 it bought 1.4-3.9%; ``igpart.multilevel.Config``)."""
-        return 1 if k == 2 else 2
+    #: ``default_vcycles``: inputs of at least this many vertices get one V-cycle at k = 2.
+    VCYCLES_K2_MIN_N = 100_000
+
+    def default_vcycles(self, k: int, n: int = 0) -> int:
+        """``Config(vcycles=-1)``: one V-cycle at k = 2 on inputs of at least
+        ``VCYCLES_K2_MIN_N`` vertices, two otherwise (H200, ibm01x200 / ibm09x100, seeds 1-8: at
+        k = 2 the second cost ~50 ms for no measurable cut; at k = 16 and 64 it bought
+        1.4-3.9%; ``igpart.multilevel.Config``). Smaller inputs keep two: there they cost
+        little, and with one the GPU's cut at k = 2 on ibm01-09 was 1.033x the C++ backend's
+        (geomean; ibm07 1.18x) against 1.006x with two (H100 and H200, one run each)."""
+        return 1 if k == 2 and n >= self.VCYCLES_K2_MIN_N else 2
 
     #: Default size limit (pins) of the levels on which FM runs (on the host); None: every level.
     FM_HOST_MAX_PINS: int | None = None
