@@ -198,13 +198,16 @@ class Config:
       ``"fm"`` in all 9 cases (geomean 0.968) but took 1.7x the time (geomean) and ``"jet"``
       alone was better in 6 of 9, so the CPU default stays ``"fm"``.
       ``jet_iterations`` (default 64): Jet's iteration cap per level (0: no Jet; the Jet levels
-      are only rebalanced, and refined by FM with ``"jet+fm"``). ``jet_patience`` (default 8;
+      are only rebalanced, and refined by FM with ``"jet+fm"``). ``jet_patience`` (default 6;
       12 in the Jet paper and ``Backend.jet_refine_hypergraph``): stop after that many
       iterations without a 0.1% improvement of the best. Measured on an H200 (2026-11-26,
       ``gpu_ab.py``, ibm01x200 / ibm09x100 at k = 2, 16, 64, 4 runs each, 8 against 12): the Jet
       timer 0.69–0.78x, end to end 0.87–0.99x (medians), cut geomean ratio 1.000 over the six
       cases (0.983–1.026 per case, within the runs' spread); a second call at k = 2 (5 runs):
-      0.85x / 1.01x the time, cuts as spread as with 12.
+      0.85x / 1.01x the time, cuts as spread as with 12. 6 against 8 on an H100 (same day, same
+      inputs, seeds 1-8 at k = 2, 1-4 at k = 16 and 64, medians): 0.93x / 0.96x the time at
+      k = 2, 0.89x / 0.94x at k = 16, 0.94x / 0.97x at k = 64; cut geomean 1.000 / 1.000,
+      0.979 / 1.001, 0.980 / 0.992.
       ``jet_negative_gain_fine`` / ``jet_negative_gain_coarse`` (defaults 0.25 / 0.75, the
       paper's): Jet's negative-gain threshold c on the finest level / the others, finite and
       >= 0 (a vertex whose move loses less than c times its internal connection is a
@@ -231,7 +234,9 @@ class Config:
       2-10% of cut (ibm01x200 / ibm09x100, 3 runs each: one instead of two gave 1.4-3.9% more
       cut, none 2.2-9.6% more).
       ``vcycle_min_vertices`` (default -1: the backend's ``default_vcycle_min_vertices``,
-      25,000 on the GPU, 0 on the C++ backend): a V-cycle's coarsening also stops at the
+      25,000 on the GPU (100,000 at k = 2, ``default_vcycle_min_vertices_k2``: H100, ibm01x200
+      / ibm09x100, seeds 1-8: 0.93x / 0.96x the time, cut geomean 0.992 / 1.000; at k = 16 it
+      was slower, 1.09x / 1.03x), 0 on the C++ backend): a V-cycle's coarsening also stops at the
       first level of fewer than this many vertices (it needs no initial partition, so it may
       stop well above the first pass's ``contraction_limit * k``). On the GPU every level
       costs a fixed time of launches and host round trips; on the H100, 25,000 instead of 0
@@ -289,7 +294,7 @@ class Config:
     fm: bool = True
     refinement: str = "auto"
     jet_iterations: int = 64
-    jet_patience: int = 8
+    jet_patience: int = 6
     jet_negative_gain_fine: float = 0.25
     jet_negative_gain_coarse: float = 0.75
     jet_afterburner_max_net_size: int = 256
@@ -717,12 +722,16 @@ def vcycles(be: Backend, cfg: Config, k: int, n: int) -> int:
     return 2 if default is None else int(default(k, n))
 
 
-def vcycle_min_vertices(be: Backend, cfg: Config) -> int:
-    """``cfg.vcycle_min_vertices`` resolved on ``be`` (-1: the backend's
-    ``default_vcycle_min_vertices``, 0 where it has none)."""
+def vcycle_min_vertices(be: Backend, cfg: Config, k: int = 0) -> int:
+    """``cfg.vcycle_min_vertices`` resolved on ``be`` at ``k`` blocks (-1: the backend's
+    ``default_vcycle_min_vertices``, at k = 2 its ``default_vcycle_min_vertices_k2`` where it
+    has one; 0 where it has none)."""
     if cfg.vcycle_min_vertices >= 0:
         return int(cfg.vcycle_min_vertices)
-    return int(getattr(be, "default_vcycle_min_vertices", 0))
+    default = int(getattr(be, "default_vcycle_min_vertices", 0))
+    if k == 2:
+        return int(getattr(be, "default_vcycle_min_vertices_k2", default))
+    return default
 
 
 def _refiner_hypergraph(be: Backend, k: int, bounds, objective: str, cfg: Config, seed: int,
@@ -920,7 +929,7 @@ def _vcycle_hypergraph(be, top, parts, k, objective, coarsen_one, refine, cfg, t
     partition when it is not worse (else the old one) and the objective improvement. ``host``,
     ``host_coarsen_one``: the small levels on the host (see :func:`_coarsen`)."""
     before = be.hypergraph_objective(top, parts, k, objective)
-    limit = max(cfg.contraction_limit * k, vcycle_min_vertices(be, cfg))
+    limit = max(cfg.contraction_limit * k, vcycle_min_vertices(be, cfg, k))
     hierarchy = _coarsen(top, lambda a: a.n, coarsen_one, be.contract_hypergraph,
                          limit, cfg.min_shrink, cfg.max_levels, timer,
                          labels=be.asarray(parts, "int32"), xp=be.xp, min_n=k, be=be,

@@ -224,6 +224,13 @@ def test_vcycle_coarsening_stops_at_vcycle_min_vertices(monkeypatch):
 
     assert ml.vcycle_min_vertices(Device(), Config()) == 25_000
     assert ml.vcycle_min_vertices(Device(), Config(vcycle_min_vertices=0)) == 0
+    assert ml.vcycle_min_vertices(Device(), Config(), 2) == 25_000  # no k = 2 default
+
+    class DeviceK2(Device):
+        default_vcycle_min_vertices_k2 = 100_000
+
+    assert [ml.vcycle_min_vertices(DeviceK2(), Config(), k) for k in (2, 3)] == [100_000, 25_000]
+    assert ml.vcycle_min_vertices(DeviceK2(), Config(vcycle_min_vertices=7), 2) == 7
 
     h = igpart.generators.random_circuit(3000, seed=8)
     levels = []

@@ -98,6 +98,8 @@ class GpuBackend(Backend):
     #: and 64: 0.86x the time for a geomean cut ratio of 0.998 against 0, BENCHMARKS.md
     #: "Eighth session").
     default_vcycle_min_vertices = 25_000
+    #: ... at k = 2 (``igpart.multilevel.Config.vcycle_min_vertices``)
+    default_vcycle_min_vertices_k2 = 100_000
 
     #: ``default_vcycles``: inputs of at least this many vertices get one V-cycle at k = 2.
     VCYCLES_K2_MIN_N = 100_000
