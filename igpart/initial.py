@@ -233,6 +233,24 @@ def ghg_bisections(h: Hypergraph, bounds, seed: int = 0, runs: int = 1) -> np.nd
     return np.asarray(flat, dtype=np.int32).reshape(int(runs), h.n)
 
 
+def _batch_results(h, k: int, bounds, candidates, refine_batch) -> list:
+    """``initial_partition``'s candidate results ((overload, objective), parts) through one
+    ``refine_batch`` call on the distinct candidates (in order of first appearance)."""
+    made = [np.asarray(make(), dtype=np.int32) for _, make in candidates]
+    first: dict[bytes, int] = {}
+    index = [first.setdefault(p.tobytes(), len(first)) for p in made]
+    unique = [None] * len(first)
+    for p, i in zip(made, index):
+        unique[i] = p
+    refined, values = refine_batch(unique)
+    out = []
+    for parts, value in zip(refined, values):
+        parts = np.asarray(parts, dtype=np.int32)
+        overload = int(np.maximum(block_weights(h, parts, k) - bounds, 0).sum())
+        out.append(((overload, int(value)), parts))
+    return [out[i] for i in index]
+
+
 def mtkahypar_available() -> bool:
     """Whether the ``mtkahypar`` Python package imports."""
     try:
@@ -308,6 +326,7 @@ def initial_partition(
     polish_top: int = 0,
     bisector: str = "metis",
     metis_processes: int = 0,
+    refine_batch: Callable[[list[np.ndarray]], tuple[list[np.ndarray], list[int]]] | None = None,
 ) -> np.ndarray:
     """The best balanced partition of ``h`` (the coarsest level) among several candidates.
 
@@ -342,6 +361,13 @@ def initial_partition(
     ``metis_processes`` (``Config.initial_metis_processes``): the METIS candidates run in that
     many worker processes (:mod:`igpart.metis_pool`) instead of in-process (0), so that they
     run concurrently on ``threads``; the blocks are the same.
+
+    ``refine_batch(list of parts) -> (refined parts, objective values)`` (optional): does what
+    ``refine`` then ``evaluate`` do, for many candidates in one call (the C++ backend's
+    ``refine_candidates``, on ``threads`` OpenMP threads: no thread pool, no GIL between
+    candidates). Used instead of them when every candidate is a METIS or greedy-growing one
+    (no recursive bisection, no Mt-KaHyPar): the candidates are collected, the distinct ones
+    refined in one call; the same result.
     """
     if method not in INITIAL_METHODS:
         raise PartitionError(f"unknown initial partitioning method '{method}'")
@@ -454,8 +480,12 @@ def initial_partition(
 
     workers = max(1, min(int(threads), len(candidates)))
     serial = workers == 1 or "mtkahypar" in {name for name, _ in candidates}
+    batch = refine_batch is not None and not use_rb and not use_mtk
     with c_stdout_to_stderr():  # entered here, so worker threads never swap descriptors
-        if serial:
+        if batch:
+            with omp_threads(max(1, int(threads))):
+                results = _batch_results(h, k, bounds, candidates, refine_batch)
+        elif serial:
             results = [attempt(c) for c in candidates]
         else:
             with ThreadPoolExecutor(max_workers=workers) as pool:

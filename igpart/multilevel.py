@@ -884,6 +884,17 @@ def _multilevel_hypergraph(h: Hypergraph, k: int, epsilon: float, objective: str
     ipolish = None
     if top_fm and cfg.fm and cfg.fm_rounds > 0:
         ipolish = _fm_polisher(ibe, k, ibounds, objective, cfg, seed, timer)
+    refine_batch = None
+    if hasattr(ibe, "refine_candidates") and not (cfg.fm and not top_fm):
+        # irefine without FM: rebalance + sequence refinement, which the C++ backend does for
+        # all candidates in one call (a few ms instead of ~12 on 16 Python threads, H100)
+        def refine_batch(cands):
+            t0 = time.perf_counter()
+            out, values = ibe.refine_candidates(ilevel, np.stack(cands), k, ibe.to_host(ibounds),
+                                                objective, max_rounds=cfg.refine_rounds)
+            timer.add("refine", t0)
+            return list(out), [int(v) for v in values]
+
     parts_host = initial_partition(
         coarse_host, k, epsilon, objective, seed=seed, method=cfg.initial,
         runs=_initial_runs(cfg, k, hypergraph=True, n=h.n),
@@ -895,7 +906,7 @@ def _multilevel_hypergraph(h: Hypergraph, k: int, epsilon: float, objective: str
         polish=None if ipolish is None else (
             lambda p: ibe.to_host(ipolish(ilevel, ibe.asarray(p, "int32")))),
         polish_top=top_fm, bisector=cfg.initial_bisector,
-        metis_processes=cfg.initial_metis_processes,
+        metis_processes=cfg.initial_metis_processes, refine_batch=refine_batch,
     )
     timer.add("initial", t0)
     parts = cbe.asarray(parts_host, "int32")

@@ -107,3 +107,86 @@ def test_one_rb_candidate_at_k64_is_valid_and_independent_of_threads():
     ]
     check_partition(h, p[0], 64, 0.03)
     assert np.array_equal(p[0].parts, p[1].parts)
+
+
+@pytest.mark.parametrize("k", [2, 5])
+def test_batched_candidate_refinement_equals_the_per_candidate_one(k):
+    """initial_partition's refine_batch (the C++ refine_candidates: every candidate rebalanced
+    and sequence-refined in one call) gives the same candidates, scores and winner as refine +
+    evaluate on each; duplicates are refined once."""
+    from igpart.kernels import get_backend
+
+    be = get_backend("cpu")
+    h = random_hypergraph(np.random.default_rng(k), 300, 420, max_size=5, weighted=True)
+    ha = be.hypergraph_arrays(h)
+    bounds = np.full(k, max_block_weight(h.total_weight, k, 0.03), dtype=np.int64)
+
+    def refine(p):
+        p = be.rebalance_hypergraph(ha, p, k, bounds, "km1")
+        return be.refine_hypergraph(ha, p, k, bounds, "km1", max_rounds=16)[0]
+
+    def evaluate(p):
+        return be.hypergraph_objective(ha, p, k, "km1")
+
+    batches = []
+
+    def refine_batch(cands):
+        batches.append(len(cands))
+        out, values = be.refine_candidates(ha, np.stack(cands), k, bounds, "km1", max_rounds=16)
+        return list(out), [int(v) for v in values]
+
+    polished = {}
+    for batch in (None, refine_batch):
+        calls = []
+
+        def polish(p, calls=calls):
+            calls.append(p.copy())
+            return p
+
+        best = initial_partition(
+            h, k, 0.03, "km1", seed=2, method="metis", runs=12, refine=refine,
+            evaluate=evaluate, polish=polish, polish_top=3, refine_batch=batch,
+        )  # fmt: skip
+        polished[batch is None] = (best, calls)
+    assert len(batches) == 1 and 1 <= batches[0] <= 12
+    (a, ca), (b, cb) = polished[True], polished[False]
+    assert np.array_equal(a, b) and len(ca) == len(cb)
+    assert all(np.array_equal(x, y) for x, y in zip(ca, cb))
+
+
+def test_refine_candidates_matches_the_stages_and_rejects_bad_rows():
+    from igpart.kernels import get_backend
+
+    be = get_backend("cpu")
+    rng = np.random.default_rng(7)
+    h = random_hypergraph(rng, 150, 200, max_size=6, weighted=True)
+    ha = be.hypergraph_arrays(h)
+    k = 3
+    bounds = np.full(k, max_block_weight(h.total_weight, k, 0.03), dtype=np.int64)
+    rows = rng.integers(0, k, size=(9, h.n)).astype(np.int32)
+    for rounds in (0, 4):
+        out, values = be.refine_candidates(ha, rows, k, bounds, "cut", max_rounds=rounds)
+        assert out.shape == rows.shape
+        for i in range(rows.shape[0]):
+            want = be.rebalance_hypergraph(ha, rows[i], k, bounds, "cut")
+            if rounds:
+                want = be.refine_hypergraph(ha, want, k, bounds, "cut", max_rounds=rounds)[0]
+            assert np.array_equal(out[i], want)
+            assert values[i] == be.hypergraph_objective(ha, want, k, "cut")
+    bad = rows.copy()
+    bad[4, 17] = k
+    with pytest.raises(ValueError, match="candidate 4, vertex 17"):
+        be.refine_candidates(ha, bad, k, bounds, "cut")
+    with pytest.raises(ValueError, match="2-D"):
+        be.refine_candidates(ha, rows[0], k, bounds, "cut")
+
+
+def test_partition_is_the_same_with_and_without_the_batched_refinement(monkeypatch):
+    from igpart.kernels.cpu import CpuBackend
+
+    h = random_hypergraph(np.random.default_rng(3), 2500, 3000, max_size=6, weighted=True)
+    cfg = Config(threads=2)
+    with_batch = [igpart.partition(h, 2, backend="cpu", seed=s, config=cfg).parts for s in (1, 2)]
+    monkeypatch.delattr(CpuBackend, "refine_candidates")
+    without = [igpart.partition(h, 2, backend="cpu", seed=s, config=cfg).parts for s in (1, 2)]
+    assert all(np.array_equal(a, b) for a, b in zip(with_batch, without))

@@ -158,6 +158,18 @@ class CpuBackend(Backend):
         )
         return out, int(gain)
 
+    def refine_candidates(self, hg, parts, k, max_block_weights, objective, *,
+                          max_rounds: int = 16):
+        """Every row of the 2-D ``parts`` rebalanced and sequence-refined (``max_rounds``; 0:
+        rebalanced only), rows in parallel: (refined rows, objective values). Each row gets what
+        ``rebalance_hypergraph`` then ``refine_hypergraph`` give it (C++ backend only)."""
+        out, values = _cpu.refine_candidates(
+            hg.eptr, hg.eind, hg.ewgt, hg.vptr, hg.vind, hg.vwgt,
+            np.ascontiguousarray(parts, dtype=np.int32), int(k), _i64(max_block_weights),
+            _objective_code(objective), int(max_rounds),
+        )
+        return out, values
+
     def rebalance_hypergraph(self, hg, parts, k, max_block_weights, objective):
         return _cpu.rebalance_hypergraph(
             hg.eptr, hg.eind, hg.ewgt, hg.vptr, hg.vind, hg.vwgt, _i32(parts), int(k),

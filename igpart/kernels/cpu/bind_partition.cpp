@@ -4,6 +4,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 #include <string>
@@ -368,6 +369,50 @@ void igp::bind_partition(py::module_ &m) {
         py::arg("eptr"), py::arg("eind"), py::arg("ewgt"), py::arg("vptr"), py::arg("vind"),
         py::arg("vwgt"), py::arg("parts"), py::arg("k"), py::arg("max_block_weights"),
         py::arg("objective"));
+
+    m.def(
+        "refine_candidates",
+        [](Arr<int64_t> eptr, Arr<int32_t> eind, Arr<int64_t> ewgt, Arr<int64_t> vptr,
+           Arr<int32_t> vind, Arr<int64_t> vwgt, Arr<int32_t> parts, int32_t k,
+           Arr<int64_t> bounds, int objective, int64_t max_rounds) {
+            const std::string what = "refine_candidates";
+            const HgView h = hg_view(eptr, eind, ewgt, vptr, vind, vwgt, what);
+            if (k < 1) fail(what, "k must be at least 1");
+            check_bounds(bounds, k, what);
+            check_objective(objective, what);
+            if (parts.ndim() != 2 || parts.shape(1) != h.n)
+                fail(what, "parts must be a 2-D array of one row of " + std::to_string(h.n) +
+                               " block ids per candidate");
+            const int64_t c = parts.shape(0), n = h.n;
+            const int32_t *in = parts.data();
+            for (int64_t i = 0; i < c * n; ++i)
+                if (in[i] < 0 || in[i] >= k)
+                    fail(what, "block id out of range at candidate " + std::to_string(i / n) +
+                                   ", vertex " + std::to_string(i % n));
+            py::array_t<int32_t> out({static_cast<py::ssize_t>(c), static_cast<py::ssize_t>(n)});
+            int32_t *p = out.mutable_data();
+            std::copy(in, in + c * n, p);
+            std::vector<int64_t> values(static_cast<size_t>(c));
+            {
+                py::gil_scoped_release release;
+                // candidates in parallel (each one's stages run on one thread: the levels this
+                // is for are small), the same result whatever the threads
+#pragma omp parallel for schedule(dynamic, 1)
+                for (int64_t i = 0; i < c; ++i) {
+                    int32_t *q = p + i * n;
+                    rebalance_hypergraph(h, q, k, bounds.data(), objective);
+                    if (max_rounds > 0) refine_sequence(h, q, k, bounds.data(), objective, max_rounds);
+                    values[static_cast<size_t>(i)] = hypergraph_objective(h, q, k, objective);
+                }
+            }
+            return py::make_tuple(out, to_numpy(std::move(values)));
+        },
+        py::arg("eptr"), py::arg("eind"), py::arg("ewgt"), py::arg("vptr"), py::arg("vind"),
+        py::arg("vwgt"), py::arg("parts"), py::arg("k"), py::arg("max_block_weights"),
+        py::arg("objective"), py::arg("max_rounds"),
+        "Every row of parts (one candidate partition each) rebalanced, then refined by the "
+        "sequence refinement (max_rounds rounds; 0: none), candidates in parallel: (refined "
+        "rows, their objective values).");
 
     m.def(
         "coarsen_graph",
