@@ -323,8 +323,10 @@ def test_tcl_partition_config(hgr, tmp_path):
     for opt, message in [
         ("{refinement magic}", "config.refinement must be one of auto, fm, jet, jet+fm, "
                                "got 'magic'"),
-        ("{vcycles -1}", "config.vcycles must be a non-negative integer, got -1"),
-        ("{vcycles many}", "config.vcycles must be a non-negative integer, got 'many'"),
+        ("{vcycles -2}", "config.vcycles must be -1 (the backend's default) or a "
+                         "non-negative integer, got -2"),
+        ("{vcycles many}", "config.vcycles must be -1 (the backend's default) or a "
+                           "non-negative integer, got 'many'"),
         ("{fm maybe}", "config.fm must be true or false, got 'maybe'"),
         ("{nope 1}", "unknown config option(s): nope"),
         ("{refinement}", "config must be a JSON object or a Tcl dict"),
