@@ -1,5 +1,6 @@
 // Hypergraph refinement: sequence-based refinement (HyperG §3.2), boundary k-way FM with
-// rollback, rebalancing; plus block weights and objective values.
+// rollback (at k = 2 with incrementally kept gains), rebalancing; plus block weights and
+// objective values.
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -92,7 +93,8 @@ int64_t exact_gain(const HgView &h, const PinCounts &phi, int objective, int32_t
     return g;
 }
 
-void apply_move(const HgView &h, PinCounts &phi, int32_t u, int32_t from, int32_t to) {
+template <class Phi>  // PinCounts or BisectionPinCounts
+void apply_move(const HgView &h, Phi &phi, int32_t u, int32_t from, int32_t to) {
     for (int64_t j = h.vptr[u]; j < h.vptr[u + 1]; ++j) {
         phi.dec(h.vind[j], from);
         phi.inc(h.vind[j], to);
@@ -182,9 +184,367 @@ int64_t refine_sequence(const HgView &h, int32_t *parts, int32_t k, const int64_
 }
 
 // ------------------------------------------------------------------------------ FM refinement
+namespace {
+
+constexpr int64_t kUpdateMaxNetSize = 1000;  // FM: larger nets' gains are refreshed lazily on pop
+
+// --- k = 2: refine_fm_bisection, the moves of refine_fm below with incrementally kept gains.
+
+// Pin counts of a bisection (blocks 0 and 1), dense: phi(e, b) at cnt[2e + b]. The part of
+// PinCounts' interface the FM uses, without the search of a net's (block, count) slots.
+class BisectionPinCounts {
+   public:
+    BisectionPinCounts(const HgView &h, const int32_t *parts)
+        : cnt_(2 * static_cast<size_t>(h.m), 0) {
+#pragma omp parallel for schedule(dynamic, 4096) if (h.m > 65536)
+        for (int64_t e = 0; e < h.m; ++e)
+            for (int64_t j = h.eptr[e]; j < h.eptr[e + 1]; ++j) ++cnt_[2 * e + parts[h.eind[j]]];
+    }
+    int32_t get(int32_t e, int32_t b) const { return cnt_[2 * static_cast<size_t>(e) + b]; }
+    int32_t lambda(int32_t e) const { return (get(e, 0) > 0) + (get(e, 1) > 0); }
+    void inc(int32_t e, int32_t b) { ++cnt_[2 * static_cast<size_t>(e) + b]; }
+    void dec(int32_t e, int32_t b) { --cnt_[2 * static_cast<size_t>(e) + b]; }
+    // Objective of the bisection: cut and km1 both count the nets on both blocks.
+    int64_t objective(const HgView &h) const {
+        int64_t total = 0;
+        for (int64_t e = 0; e < h.m; ++e)
+            total += h.ewgt[e] * (lambda(static_cast<int32_t>(e)) > 1);
+        return total;
+    }
+
+   private:
+    std::vector<int32_t> cnt_;
+};
+
+// A net of a moving vertex whose other pins' gains the move may change, with the net's pin counts
+// in the source and the target block before the move.
+struct TouchedNet {
+    int32_t e;
+    int32_t pf, pt;
+};
+
+// Every vertex's gain of moving to the other block, kept exact under moves with the
+// Fiduccia-Mattheyses delta rules: best_adjacent_move in O(1) instead of O(degree). With two
+// blocks the cut and km1 gains coincide: a pin of net e (weight w, |e| >= 2) whose block holds p
+// of the net's pins adds w * ([p == 1] - [p == |e|]) to its gain (move_gain with
+// phi_to = |e| - p). best_adjacent_move offers the other block only when some net of the vertex
+// marks it (collect_gains): cut: a net with p == 1; km1: a cut net (p < |e|); `movable_` counts
+// those nets. A move changes these terms on a net only where move_changes_gains holds (at k = 2,
+// for both objectives: pf <= 2 or pt <= 1), so the nets whose pins the FM re-queues after a move
+// (|e| <= kUpdateMaxNetSize) carry every update; a vertex on a larger net has its gain recomputed
+// from the pin counts whenever it is asked for (`exact_`), as refine_fm does.
+class BisectionGains {
+   public:
+    BisectionGains(const HgView &h, const BisectionPinCounts &phi, int objective,
+                   const int32_t *parts)
+        : h_(h), phi_(phi), objective_(objective), parts_(parts),
+          gain_(static_cast<size_t>(h.n)), movable_(static_cast<size_t>(h.n)),
+          exact_(static_cast<size_t>(h.n), 0) {
+        for (int64_t e = 0; e < h.m; ++e)
+            if (h.size(e) > kUpdateMaxNetSize)
+                for (int64_t q = h.eptr[e]; q < h.eptr[e + 1]; ++q) exact_[h.eind[q]] = 1;
+        recompute();
+    }
+    // Whether the delta rules hold: every net's pins are distinct (a pin listed twice would move
+    // a net's counts by two). Guaranteed by HypergraphArrays, whose vertices list their nets in
+    // ascending order (checked in one sequential pass; other orders: a pass over the nets).
+    static bool applies(const HgView &h) {
+        bool ascending = true;
+#pragma omp parallel for reduction(&& : ascending) schedule(static) if (h.n > 16384)
+        for (int64_t u = 0; u < h.n; ++u)
+            for (int64_t j = h.vptr[u] + 1; j < h.vptr[u + 1]; ++j)
+                ascending = ascending && h.vind[j - 1] < h.vind[j];
+        if (ascending) return true;
+        std::vector<int32_t> seen(static_cast<size_t>(h.n), -1);
+        for (int64_t e = 0; e < h.m; ++e)
+            for (int64_t q = h.eptr[e]; q < h.eptr[e + 1]; ++q) {
+                if (seen[h.eind[q]] == e) return false;
+                seen[h.eind[q]] = static_cast<int32_t>(e);
+            }
+        return true;
+    }
+    // Every vertex's gain and marks from the pin counts.
+    void recompute() {
+#pragma omp parallel for schedule(dynamic, 2048) if (h_.n > 16384)
+        for (int64_t u = 0; u < h_.n; ++u)
+            from_scratch(static_cast<int32_t>(u), gain_[u], movable_[u]);
+    }
+    // best_adjacent_move(h, phi, objective, parts, u, sc, accept) of refine_fm
+    template <class Accept>
+    Move best(int32_t u, Accept accept) const {
+        int64_t g = gain_[u];
+        int32_t c = movable_[u];
+        if (exact_[u]) from_scratch(u, g, c);
+        const int32_t to = 1 - parts_[u];
+        if (c == 0 || !accept(to)) return {};
+        return {to, g};
+    }
+    // u has moved from `from` (pin counts and parts updated); `touched` holds its nets of
+    // 2 .. kUpdateMaxNetSize pins for which move_changes_gains held, with their counts before.
+    // Delta rules: on each, the pins left in `from` go from pf to pf - 1 pins in their block,
+    // those in the target block from pt to pt + 1, and u from pf to pt + 1.
+    void moved(int32_t u, int32_t from, const std::vector<TouchedNet> &touched) {
+        for (const TouchedNet &t : touched) {
+            const int64_t w = h_.ewgt[t.e], size = h_.size(t.e);
+            const int64_t dg_from = pin_gain(w, size, t.pf - 1) - pin_gain(w, size, t.pf);
+            const int64_t dg_to = pin_gain(w, size, t.pt + 1) - pin_gain(w, size, t.pt);
+            const int32_t dc_from = marks(size, t.pf - 1) - marks(size, t.pf);
+            const int32_t dc_to = marks(size, t.pt + 1) - marks(size, t.pt);
+            gain_[u] += pin_gain(w, size, t.pt + 1) - pin_gain(w, size, t.pf);
+            movable_[u] += marks(size, t.pt + 1) - marks(size, t.pf);
+            if (dg_from == 0 && dg_to == 0 && dc_from == 0 && dc_to == 0) continue;
+            for (int64_t q = h_.eptr[t.e]; q < h_.eptr[t.e + 1]; ++q) {
+                const int32_t v = h_.eind[q];
+                if (v == u) continue;
+                const bool in_from = parts_[v] == from;
+                gain_[v] += in_from ? dg_from : dg_to;
+                movable_[v] += in_from ? dc_from : dc_to;
+            }
+        }
+    }
+
+   private:
+    // Gain contribution of a pin whose block holds p of the net's pins (|e| = size >= 2).
+    static int64_t pin_gain(int64_t w, int64_t size, int64_t p) {
+        return w * (static_cast<int64_t>(p == 1) - static_cast<int64_t>(p == size));
+    }
+    // Whether such a net marks the other block for the pin (see collect_gains).
+    int32_t marks(int64_t size, int64_t p) const {
+        return objective_ == OBJ_CUT ? p == 1 : p < size;
+    }
+    void from_scratch(int32_t u, int64_t &g, int32_t &c) const {
+        const int32_t s = parts_[u];
+        g = 0;
+        c = 0;
+        for (int64_t j = h_.vptr[u]; j < h_.vptr[u + 1]; ++j) {
+            const int32_t e = h_.vind[j];
+            const int64_t size = h_.size(e);
+            if (size < 2) continue;
+            const int64_t p = phi_.get(e, s);
+            g += pin_gain(h_.ewgt[e], size, p);
+            c += marks(size, p);
+        }
+    }
+    const HgView &h_;
+    const BisectionPinCounts &phi_;
+    int objective_;
+    const int32_t *parts_;
+    std::vector<int64_t> gain_;     // gain of moving the vertex to the other block
+    std::vector<int32_t> movable_;  // number of its nets that mark the other block
+    std::vector<char> exact_;       // on a net > kUpdateMaxNetSize: recomputed from scratch
+};
+
+// Queue of candidate moves of refine_fm_bisection, at most one entry per vertex, in refine_fm's
+// order (higher gain, then smaller tie hash, then smaller vertex id): an addressable binary heap,
+// where refine_fm's heap leaves replaced entries behind (versions tell them stale). Both pop the
+// same valid entries in the same order: the keys are distinct (each names its vertex), and a
+// lazy heap's top valid entry is always the highest of the valid ones.
+class BisectionQueue {
+   public:
+    struct Entry {
+        int64_t gain;
+        uint32_t tie;
+        int32_t u, to;
+        bool operator<(const Entry &o) const {  // as refine_fm's Entry: b pops first if a < b
+            return gain != o.gain ? gain < o.gain : (tie != o.tie ? tie > o.tie : u > o.u);
+        }
+    };
+    explicit BisectionQueue(int64_t n) : pos_(static_cast<size_t>(n), -1) {}
+    // Replaces the contents by `entries` (distinct vertices).
+    void assign(std::vector<Entry> entries) {
+        for (const Entry &x : heap_) pos_[x.u] = -1;
+        heap_ = std::move(entries);
+        for (size_t i = 0; i < heap_.size(); ++i) pos_[heap_[i].u] = static_cast<int32_t>(i);
+        for (size_t i = heap_.size() / 2; i-- > 0;) sift_down(i);
+    }
+    // Inserts x or replaces the entry of its vertex.
+    void set(const Entry &x) {
+        if (pos_[x.u] < 0) {
+            heap_.push_back(x);
+            pos_[x.u] = static_cast<int32_t>(heap_.size() - 1);
+        } else {
+            heap_[pos_[x.u]] = x;
+        }
+        sift_down(sift_up(static_cast<size_t>(pos_[x.u])));
+    }
+    // Removes the entry of u, if any.
+    void erase(int32_t u) {
+        const int32_t p = pos_[u];
+        if (p < 0) return;
+        pos_[u] = -1;
+        const Entry last = heap_.back();
+        heap_.pop_back();
+        if (static_cast<size_t>(p) == heap_.size()) return;
+        heap_[p] = last;
+        pos_[last.u] = p;
+        sift_down(sift_up(static_cast<size_t>(p)));
+    }
+    // Pops the highest entry into `top`; false when empty.
+    bool pop(Entry &top) {
+        if (heap_.empty()) return false;
+        top = heap_[0];
+        erase(top.u);
+        return true;
+    }
+
+   private:
+    void place(size_t i, const Entry &x) {
+        heap_[i] = x;
+        pos_[x.u] = static_cast<int32_t>(i);
+    }
+    size_t sift_up(size_t i) {
+        const Entry x = heap_[i];
+        while (i > 0 && heap_[(i - 1) / 2] < x) {
+            place(i, heap_[(i - 1) / 2]);
+            i = (i - 1) / 2;
+        }
+        place(i, x);
+        return i;
+    }
+    void sift_down(size_t i) {
+        const Entry x = heap_[i];
+        const size_t n = heap_.size();
+        for (size_t c; (c = 2 * i + 1) < n; i = c) {
+            if (c + 1 < n && heap_[c] < heap_[c + 1]) ++c;
+            if (!(x < heap_[c])) break;
+            place(i, heap_[c]);
+        }
+        place(i, x);
+    }
+    std::vector<Entry> heap_;
+    std::vector<int32_t> pos_;  // index of each vertex's entry in heap_, -1: none
+};
+
+// refine_fm for k = 2 (parts in {0, 1}, BisectionGains::applies): the same rounds, queue order,
+// lazy refresh on pop, re-queued vertices, balance checks, stopping rules and rollback, hence the
+// same moves and result, with the gains kept by BisectionGains instead of recomputed.
+int64_t refine_fm_bisection(const HgView &h, int32_t *parts, const int64_t *bounds,
+                            int objective, int64_t max_rounds, int64_t max_fruitless,
+                            double min_improvement, int64_t seed) {
+    BisectionPinCounts phi(h, parts);
+    BisectionGains gains(h, phi, objective, parts);
+    std::vector<int64_t> bw = weights_of(h.n, h.vwgt, parts, 2);
+    int64_t current = phi.objective(h);
+    int64_t total_gain = 0;
+    using Entry = BisectionQueue::Entry;
+    BisectionQueue pq(h.n);
+    std::vector<char> locked(static_cast<size_t>(h.n), 0);
+    std::vector<int64_t> stamp(static_cast<size_t>(h.n), -1);
+    std::vector<std::pair<int32_t, int32_t>> moves;  // (vertex, source block)
+    std::vector<TouchedNet> touched_nets;
+    // the nets of u whose pins' gains its move from `from` to `to` may change (before the move)
+    auto collect_touched = [&](int32_t u, int32_t from, int32_t to) {
+        touched_nets.clear();
+        for (int64_t j = h.vptr[u]; j < h.vptr[u + 1]; ++j) {
+            const int32_t e = h.vind[j];
+            const int64_t size = h.size(e);
+            if (size < 2 || size > kUpdateMaxNetSize) continue;
+            const int32_t pf = phi.get(e, from), pt = phi.get(e, to);
+            if (move_changes_gains(objective, size, pf, pt)) touched_nets.push_back({e, pf, pt});
+        }
+    };
+    for (int64_t round = 0; round < max_rounds; ++round) {
+        const int64_t rseed = seed * 1000003 + round;
+        auto feasible = [&](int32_t u) {
+            return [&, u](int32_t b) { return bw[b] + h.vwgt[u] <= bounds[b]; };
+        };
+        // every vertex's best move (a vertex with a mark is on the boundary), read-only: in
+        // parallel; the pop order depends only on the set of entries
+        std::vector<Entry> first;
+#pragma omp parallel if (h.n > 16384)
+        {
+            std::vector<Entry> mine;
+#pragma omp for schedule(dynamic, 2048) nowait
+            for (int64_t u = 0; u < h.n; ++u) {
+                const int32_t v = static_cast<int32_t>(u);
+                const Move mv = gains.best(v, feasible(v));
+                if (mv.ok()) mine.push_back({mv.gain, tie_hash(rseed, v, mv.to), v, mv.to});
+            }
+#pragma omp critical
+            first.insert(first.end(), mine.begin(), mine.end());
+        }
+        pq.assign(std::move(first));
+        // (re)queues the best feasible move of u, or drops u's entry when it has none
+        auto push = [&](int32_t u) {
+            const Move mv = gains.best(u, feasible(u));
+            if (mv.ok())
+                pq.set({mv.gain, tie_hash(rseed, u, mv.to), u, mv.to});
+            else
+                pq.erase(u);
+        };
+        std::fill(locked.begin(), locked.end(), 0);
+        moves.clear();
+        int64_t cum = 0, best = 0, fruitless = 0;
+        size_t best_len = 0;
+        Entry top;
+        // never a locked vertex's entry: a move pops its entry, locked vertices are not re-queued
+        while (pq.pop(top)) {
+            const int32_t u = top.u;
+            // refresh lazily: the entry may be stale (weights, big nets)
+            const Move mv = gains.best(u, feasible(u));
+            if (!mv.ok()) continue;
+            if (mv.gain != top.gain || mv.to != top.to) {
+                pq.set({mv.gain, tie_hash(rseed, u, mv.to), u, mv.to});
+                continue;
+            }
+            const int32_t from = parts[u], to = mv.to;
+            collect_touched(u, from, to);
+            apply_move(h, phi, u, from, to);
+            parts[u] = to;
+            gains.moved(u, from, touched_nets);
+            bw[from] -= h.vwgt[u];
+            bw[to] += h.vwgt[u];
+            locked[u] = 1;
+            moves.push_back({u, from});
+            cum += mv.gain;
+            if (cum > best) {
+                best = cum;
+                best_len = moves.size();
+                fruitless = 0;
+            } else if (++fruitless >= max_fruitless) {
+                break;
+            }
+            const int64_t mark = static_cast<int64_t>(moves.size()) + round * (h.n + 1);
+            for (const TouchedNet &t : touched_nets)
+                for (int64_t q = h.eptr[t.e]; q < h.eptr[t.e + 1]; ++q) {
+                    const int32_t v = h.eind[q];
+                    if (locked[v] || stamp[v] == mark) continue;
+                    stamp[v] = mark;
+                    push(v);
+                }
+        }
+        // roll back to the best prefix; the gains follow each undone move, or are recomputed
+        // once where the undone moves have more pins than that costs (dense levels)
+        int64_t undone_degree = 0;
+        for (size_t i = best_len; i < moves.size(); ++i)
+            undone_degree += h.vptr[moves[i].first + 1] - h.vptr[moves[i].first];
+        const bool track = undone_degree <= h.m;
+        for (size_t i = moves.size(); i-- > best_len;) {
+            const int32_t u = moves[i].first, back = moves[i].second, cur = parts[u];
+            if (track) collect_touched(u, cur, back);
+            apply_move(h, phi, u, cur, back);
+            parts[u] = back;
+            if (track) gains.moved(u, cur, touched_nets);
+            bw[cur] -= h.vwgt[u];
+            bw[back] += h.vwgt[u];
+        }
+        if (!track) gains.recompute();
+        total_gain += best;
+        const int64_t prev = current;
+        current -= best;
+        if (best <= 0 || static_cast<double>(best) <= min_improvement * static_cast<double>(prev)) break;
+    }
+    return total_gain;
+}
+
+}  // namespace
+
+// --- any k
 int64_t refine_fm(const HgView &h, int32_t *parts, int32_t k, const int64_t *bounds, int objective,
                   int64_t max_rounds, int64_t max_fruitless, double min_improvement, int64_t seed) {
-    constexpr int64_t kUpdateMaxNetSize = 1000;  // larger nets: gains refreshed lazily on pop
+    if (k == 2 && BisectionGains::applies(h))
+        return refine_fm_bisection(h, parts, bounds, objective, max_rounds, max_fruitless,
+                                   min_improvement, seed);
     PinCounts phi(h, parts);
     std::vector<int64_t> bw = weights_of(h.n, h.vwgt, parts, k);
     GainScratch sc(k);
