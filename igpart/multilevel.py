@@ -226,7 +226,7 @@ class Config:
       when it improves, and the first one that does not ends them). -1 (default): the
       backend's ``default_vcycles(k, n)``: two on the C++ backend (ISPD98, against no V-cycle:
       about 1.5% lower cut for about 1.6x the time); on the GPU two, but one at k = 2 on inputs
-      of at least 100,000 vertices (``GpuBackend.VCYCLES_K2_MIN_N``). Measured
+      of at least 100,000 vertices (``GpuBackend.K2_LARGE_MIN_N``). Measured
       on an H200 (2026-11-26, ibm01x200 / ibm09x100, seeds 1-8, with METIS-only initial
       partitioning): at k = 2 one V-cycle took 0.83x / 0.89x the time of two (medians 0.228 /
       0.411 s) for cut geomeans 2133 / 4780 against 2154 / 4774, and none saved another ~50 ms
@@ -234,7 +234,8 @@ class Config:
       2-10% of cut (ibm01x200 / ibm09x100, 3 runs each: one instead of two gave 1.4-3.9% more
       cut, none 2.2-9.6% more).
       ``vcycle_min_vertices`` (default -1: the backend's ``default_vcycle_min_vertices``,
-      25,000 on the GPU (100,000 at k = 2, ``default_vcycle_min_vertices_k2``: H100, ibm01x200
+      25,000 on the GPU (100,000 at k = 2 on inputs of at least 100,000 vertices,
+      ``default_vcycle_min_vertices_k2``: H100, ibm01x200
       / ibm09x100, seeds 1-8: 0.93x / 0.96x the time, cut geomean 0.992 / 1.000; at k = 16 it
       was slower, 1.09x / 1.03x), 0 on the C++ backend): a V-cycle's coarsening also stops at the
       first level of fewer than this many vertices (it needs no initial partition, so it may
@@ -722,15 +723,17 @@ def vcycles(be: Backend, cfg: Config, k: int, n: int) -> int:
     return 2 if default is None else int(default(k, n))
 
 
-def vcycle_min_vertices(be: Backend, cfg: Config, k: int = 0) -> int:
-    """``cfg.vcycle_min_vertices`` resolved on ``be`` at ``k`` blocks (-1: the backend's
-    ``default_vcycle_min_vertices``, at k = 2 its ``default_vcycle_min_vertices_k2`` where it
-    has one; 0 where it has none)."""
+def vcycle_min_vertices(be: Backend, cfg: Config, k: int = 0, n: int = 0) -> int:
+    """``cfg.vcycle_min_vertices`` resolved on ``be`` at ``k`` blocks for an input of ``n``
+    vertices (-1: the backend's ``default_vcycle_min_vertices``; at k = 2 on inputs of at least
+    its ``K2_LARGE_MIN_N`` vertices its ``default_vcycle_min_vertices_k2`` where it has one; 0
+    where it has none)."""
     if cfg.vcycle_min_vertices >= 0:
         return int(cfg.vcycle_min_vertices)
     default = int(getattr(be, "default_vcycle_min_vertices", 0))
-    if k == 2:
-        return int(getattr(be, "default_vcycle_min_vertices_k2", default))
+    k2 = getattr(be, "default_vcycle_min_vertices_k2", None)
+    if k == 2 and k2 is not None and n >= int(getattr(be, "K2_LARGE_MIN_N", 0)):
+        return int(k2)
     return default
 
 
@@ -940,7 +943,7 @@ def _vcycle_hypergraph(be, top, parts, k, objective, coarsen_one, refine, cfg, t
     partition when it is not worse (else the old one) and the objective improvement. ``host``,
     ``host_coarsen_one``: the small levels on the host (see :func:`_coarsen`)."""
     before = be.hypergraph_objective(top, parts, k, objective)
-    limit = max(cfg.contraction_limit * k, vcycle_min_vertices(be, cfg, k))
+    limit = max(cfg.contraction_limit * k, vcycle_min_vertices(be, cfg, k, top.n))
     hierarchy = _coarsen(top, lambda a: a.n, coarsen_one, be.contract_hypergraph,
                          limit, cfg.min_shrink, cfg.max_levels, timer,
                          labels=be.asarray(parts, "int32"), xp=be.xp, min_n=k, be=be,

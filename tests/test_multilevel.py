@@ -228,9 +228,12 @@ def test_vcycle_coarsening_stops_at_vcycle_min_vertices(monkeypatch):
 
     class DeviceK2(Device):
         default_vcycle_min_vertices_k2 = 100_000
+        K2_LARGE_MIN_N = 5000
 
-    assert [ml.vcycle_min_vertices(DeviceK2(), Config(), k) for k in (2, 3)] == [100_000, 25_000]
-    assert ml.vcycle_min_vertices(DeviceK2(), Config(vcycle_min_vertices=7), 2) == 7
+    big = [ml.vcycle_min_vertices(DeviceK2(), Config(), k, 5000) for k in (2, 3)]
+    assert big == [100_000, 25_000]
+    assert ml.vcycle_min_vertices(DeviceK2(), Config(), 2, 4999) == 25_000  # small inputs
+    assert ml.vcycle_min_vertices(DeviceK2(), Config(vcycle_min_vertices=7), 2, 10**6) == 7
 
     h = igpart.generators.random_circuit(3000, seed=8)
     levels = []
