@@ -187,16 +187,20 @@ class Config:
       every level), ``"jet"`` (Jet refinement, ``Backend.jet_refine_hypergraph``, on every level,
       no FM), ``"jet+fm"`` (Jet, then FM on levels of at most ``jet_fm_max_pins`` pins) or
       ``"auto"`` (the backend's ``default_refinement``: ``"fm"`` on the C++ backend, ``"jet"`` on
-      the GPU). The initial partitioning candidates on the coarsest level and the bisections of
-      ``"rb"`` are always refined the ``"fm"`` way (with Jet on each of up to 64 candidates,
-      initial partitioning took 3.6 s instead of 0.34 s on the GPU, ibm01x200 k = 2). Measured
-      2026-11-23 on the H100 (ibm09x100 / ibm01x200, k = 2 and 64, vs Mt-KaHyPar 16 threads):
-      ``"jet"`` had the lowest cut ratio geomean, 1.064 (``"fm"`` 1.110, ``"jet+fm"`` 1.073: host
-      FM costs transfers) and was faster than ``"fm"`` in 3 of 4 cases (speed-up over Mt-KaHyPar
-      on ibm09x100: k = 2 1.07x vs 0.63x, k = 64 2.00x vs 1.36x), hence the GPU default. On the
-      C++ backend (1 thread, ibm01/03/05, k = 2, 16, 64) ``"jet+fm"`` gave lower cuts than
-      ``"fm"`` in all 9 cases (geomean 0.968) but took 1.7x the time (geomean) and ``"jet"``
-      alone was better in 6 of 9, so the CPU default stays ``"fm"``.
+      the GPU, ``"jet+fm"`` there on inputs of fewer than 100,000 vertices,
+      ``GpuBackend.default_refinement_small``: on ibm01-09, seeds 1-4 at k = 2, 1-2 at k = 8, seed
+      1 at k = 64, H100, 2026-11-26, the GPU's cut geomean against the C++ backend's was 1.006 /
+      0.986 / 0.992 with it and 1.044 / 1.022 / 0.996 with ``"jet"``; their levels are small, so
+      the host FM costs little). The initial partitioning candidates on the coarsest level and the
+      bisections of ``"rb"`` are always refined the ``"fm"`` way (with Jet on each of up to 64
+      candidates, initial partitioning took 3.6 s instead of 0.34 s on the GPU, ibm01x200 k = 2).
+      Measured 2026-11-23 on the H100 (ibm09x100 / ibm01x200, k = 2 and 64, vs Mt-KaHyPar 16
+      threads): ``"jet"`` had the lowest cut ratio geomean, 1.064 (``"fm"`` 1.110, ``"jet+fm"``
+      1.073: host FM costs transfers) and was faster than ``"fm"`` in 3 of 4 cases (speed-up over
+      Mt-KaHyPar on ibm09x100: k = 2 1.07x vs 0.63x, k = 64 2.00x vs 1.36x), hence the GPU
+      default. On the C++ backend (1 thread, ibm01/03/05, k = 2, 16, 64) ``"jet+fm"`` gave lower
+      cuts than ``"fm"`` in all 9 cases (geomean 0.968) but took 1.7x the time (geomean) and
+      ``"jet"`` alone was better in 6 of 9, so the CPU default stays ``"fm"``.
       ``jet_iterations`` (default 64): Jet's iteration cap per level (0: no Jet; the Jet levels
       are only rebalanced, and refined by FM with ``"jet+fm"``). ``jet_patience`` (default 6;
       12 in the Jet paper and ``Backend.jet_refine_hypergraph``): stop after that many
@@ -226,7 +230,7 @@ class Config:
       when it improves, and the first one that does not ends them). -1 (default): the
       backend's ``default_vcycles(k, n)``: two on the C++ backend (ISPD98, against no V-cycle:
       about 1.5% lower cut for about 1.6x the time); on the GPU two, but one at k = 2 on inputs
-      of at least 100,000 vertices (``GpuBackend.K2_LARGE_MIN_N``). Measured
+      of at least 100,000 vertices (``GpuBackend.LARGE_MIN_N``). Measured
       on an H200 (2026-11-26, ibm01x200 / ibm09x100, seeds 1-8, with METIS-only initial
       partitioning): at k = 2 one V-cycle took 0.83x / 0.89x the time of two (medians 0.228 /
       0.411 s) for cut geomeans 2133 / 4780 against 2154 / 4774, and none saved another ~50 ms
@@ -706,11 +710,16 @@ def _coarsen(levels_fine, n_of, coarsen_one, contract_one, limit: int, min_shrin
 
 
 # ---------------------------------------------------------------------------------- hypergraphs
-def refinement_mode(be: Backend, cfg: Config) -> str:
-    """The refinement ``cfg.refinement`` resolves to on ``be`` (``"auto"``: the backend's
-    ``default_refinement``)."""
+def refinement_mode(be: Backend, cfg: Config, n: int = -1) -> str:
+    """The refinement ``cfg.refinement`` resolves to on ``be`` for an input of ``n`` vertices
+    (``"auto"``: the backend's ``default_refinement``, or its ``default_refinement_small`` for
+    inputs of fewer than its ``LARGE_MIN_N`` vertices where it has one; ``n`` < 0: unknown,
+    treated as large)."""
     if cfg.refinement != "auto":
         return cfg.refinement
+    small = getattr(be, "default_refinement_small", None)
+    if small is not None and 0 <= n < int(getattr(be, "LARGE_MIN_N", 0)):
+        return small
     return getattr(be, "default_refinement", "fm")
 
 
@@ -726,13 +735,13 @@ def vcycles(be: Backend, cfg: Config, k: int, n: int) -> int:
 def vcycle_min_vertices(be: Backend, cfg: Config, k: int = 0, n: int = 0) -> int:
     """``cfg.vcycle_min_vertices`` resolved on ``be`` at ``k`` blocks for an input of ``n``
     vertices (-1: the backend's ``default_vcycle_min_vertices``; at k = 2 on inputs of at least
-    its ``K2_LARGE_MIN_N`` vertices its ``default_vcycle_min_vertices_k2`` where it has one; 0
+    its ``LARGE_MIN_N`` vertices its ``default_vcycle_min_vertices_k2`` where it has one; 0
     where it has none)."""
     if cfg.vcycle_min_vertices >= 0:
         return int(cfg.vcycle_min_vertices)
     default = int(getattr(be, "default_vcycle_min_vertices", 0))
     k2 = getattr(be, "default_vcycle_min_vertices_k2", None)
-    if k == 2 and k2 is not None and n >= int(getattr(be, "K2_LARGE_MIN_N", 0)):
+    if k == 2 and k2 is not None and n >= int(getattr(be, "LARGE_MIN_N", 0)):
         return int(k2)
     return default
 
@@ -743,7 +752,7 @@ def _refiner_hypergraph(be: Backend, k: int, bounds, objective: str, cfg: Config
     """The refinement of one level (rebalance first). ``initial``: the refiner of the initial
     partitioning candidates on the coarsest level, which always uses sequence refinement + FM
     (Jet on every one of up to 64 candidates cost more than the rest of the run; see Config)."""
-    mode = "fm" if initial else refinement_mode(be, cfg)
+    mode = "fm" if initial else refinement_mode(be, cfg, finest_n)
     fm_pass = _fm_polisher(be, k, bounds, objective, cfg, seed, timer)
 
     def refine(ha: HypergraphArrays, parts):
@@ -850,7 +859,8 @@ def _multilevel_hypergraph(h: Hypergraph, k: int, epsilon: float, objective: str
             # the device's refinement on the host levels too (Jet: the C++ one returns the
             # same partition as the kernels)
             _refiner_hypergraph(hbe, k, bounds_on(hbe), objective,
-                                dataclasses.replace(cfg, refinement=refinement_mode(be, cfg)),
+                                dataclasses.replace(
+                                    cfg, refinement=refinement_mode(be, cfg, top.n)),
                                 seed, timer, finest_n=top.n),  # fmt: skip
             lambda src, level: hbe.hypergraph_arrays(hypergraph_from_arrays(src, level)),
         )

@@ -35,7 +35,7 @@ def test_auto_picks_the_gpu(gpu):
     assert gpu.xp.__name__ == "cupy"
     from igpart.multilevel import Config, vcycles
 
-    big = gpu.K2_LARGE_MIN_N
+    big = gpu.LARGE_MIN_N
     assert [vcycles(gpu, Config(), k, big) for k in (2, 3, 64)] == [1, 2, 2]
     assert vcycles(gpu, Config(), 2, big - 1) == 2
 
@@ -288,7 +288,7 @@ def test_gpu_communities_cover_every_vertex(gpu):
 
 def test_gpu_communities_level_at_k2(monkeypatch):
     """With community_host_max left to its default, k = 2 runs Louvain on a level of at most
-    COMMUNITY_HOST_MAX_K2 vertices (GPU levels first) on inputs of at least K2_LARGE_MIN_N
+    COMMUNITY_HOST_MAX_K2 vertices (GPU levels first) on inputs of at least LARGE_MIN_N
     vertices, and other k on COMMUNITY_HOST_MAX; an explicit community_host_max holds at every
     k."""
     from igpart.kernels.gpu import GpuBackend
@@ -296,7 +296,7 @@ def test_gpu_communities_level_at_k2(monkeypatch):
     h = random_hypergraph(np.random.default_rng(2), 3000, 3300, max_size=5)
     monkeypatch.setattr(GpuBackend, "COMMUNITY_HOST_MAX", 2000)
     monkeypatch.setattr(GpuBackend, "COMMUNITY_HOST_MAX_K2", 500)
-    monkeypatch.setattr(GpuBackend, "K2_LARGE_MIN_N", 3000)
+    monkeypatch.setattr(GpuBackend, "LARGE_MIN_N", 3000)
     sizes = []
     real = GpuBackend._host_copy
 
@@ -318,7 +318,7 @@ def test_gpu_communities_level_at_k2(monkeypatch):
     np.testing.assert_array_equal(direct, CPU.communities(CPU.hypergraph_arrays(h)))
     sizes.clear()
     monkeypatch.setattr(GpuBackend, "COMMUNITY_HOST_MAX", 5000)
-    monkeypatch.setattr(GpuBackend, "K2_LARGE_MIN_N", 3001)  # smaller inputs: the general limit
+    monkeypatch.setattr(GpuBackend, "LARGE_MIN_N", 3001)  # smaller inputs: the general limit
     assert np.array_equal(host(GpuBackend().communities(top, k=2)), direct) and sizes == [h.n]
 
 

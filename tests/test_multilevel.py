@@ -228,7 +228,7 @@ def test_vcycle_coarsening_stops_at_vcycle_min_vertices(monkeypatch):
 
     class DeviceK2(Device):
         default_vcycle_min_vertices_k2 = 100_000
-        K2_LARGE_MIN_N = 5000
+        LARGE_MIN_N = 5000
 
     big = [ml.vcycle_min_vertices(DeviceK2(), Config(), k, 5000) for k in (2, 3)]
     assert big == [100_000, 25_000]
@@ -289,3 +289,22 @@ def test_initial_seed_count_follows_k():
     a = igpart.partition(h, 2, config=cfg_many)
     b = igpart.partition(h, 2, config=cfg_many)
     assert a.balanced and np.array_equal(a.parts, b.parts)
+
+
+def test_refinement_mode_resolves_per_backend_and_size():
+    """``refinement="auto"``: the backend's default_refinement, its default_refinement_small on
+    inputs below its LARGE_MIN_N (unknown size: large); explicit modes stand for themselves."""
+    import igpart.multilevel as ml
+    from igpart.kernels import get_backend
+
+    cpu = get_backend("cpu")
+    assert ml.refinement_mode(cpu, Config(), 10) == "fm"
+
+    class Device:
+        default_refinement = "jet"
+        default_refinement_small = "jet+fm"
+        LARGE_MIN_N = 1000
+
+    assert [ml.refinement_mode(Device(), Config(), n) for n in (999, 1000, -1)] == [
+        "jet+fm", "jet", "jet"]
+    assert ml.refinement_mode(Device(), Config(refinement="jet"), 10) == "jet"

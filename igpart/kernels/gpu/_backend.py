@@ -92,30 +92,34 @@ class GpuBackend(Backend):
     #: ibm09x100 k = 64: 2.00x Mt-KaHyPar's speed at cut ratio 0.986, vs 1.36x / 1.119 with FM;
     #: BENCHMARKS.md, "Jet refinement on the GPU").
     default_refinement = "jet"
+    #: ... on inputs of fewer than ``LARGE_MIN_N`` vertices: Jet, then FM on the host on levels
+    #: of at most ``Config.jet_fm_max_pins`` pins (every level of such inputs). H100,
+    #: 2026-11-26, ibm01-09 against the C++ backend (seeds 1-4 at k = 2, 1-2 at k = 8, seed 1 at
+    #: k = 64): cut geomean 1.006 / 0.986 / 0.992 against 1.044 / 1.022 / 0.996 with ``"jet"``.
+    default_refinement_small = "jet+fm"
 
     #: ``Config(vcycle_min_vertices=-1)``: a V-cycle's coarsening stops below this many vertices
     #: (every level costs launches and host round trips; H100, ibm01x200 / ibm09x100 at k = 2
     #: and 64: 0.86x the time for a geomean cut ratio of 0.998 against 0, BENCHMARKS.md
     #: "Eighth session").
     default_vcycle_min_vertices = 25_000
-    #: ... at k = 2 on inputs of at least ``K2_LARGE_MIN_N`` vertices
+    #: ... at k = 2 on inputs of at least ``LARGE_MIN_N`` vertices
     #: (``igpart.multilevel.Config.vcycle_min_vertices``)
     default_vcycle_min_vertices_k2 = 100_000
 
-    #: Inputs of at least this many vertices get the cheaper k = 2 settings: one V-cycle
-    #: (``default_vcycles``), V-cycles stopping at ``default_vcycle_min_vertices_k2`` vertices,
-    #: Louvain on a level of at most ``COMMUNITY_HOST_MAX_K2`` vertices. Smaller inputs keep
-    #: the general ones: there they cost little, and on ibm01-09 (13k-53k vertices) at k = 2
-    #: the GPU's cut was 1.026-1.033x the C++ backend's (geomean; ibm06 / ibm07 1.10-1.23x, one
-    #: run each, H100) with them applied from 30k vertices on, against 1.006x before.
-    K2_LARGE_MIN_N = 100_000
+    #: Inputs of at least this many vertices are large: they get the cheaper k = 2 settings (one
+    #: V-cycle, ``default_vcycles``; V-cycles stopping at ``default_vcycle_min_vertices_k2``
+    #: vertices; Louvain on a level of at most ``COMMUNITY_HOST_MAX_K2`` vertices). Smaller
+    #: inputs keep the general ones, where they cost little, and are refined
+    #: ``default_refinement_small``.
+    LARGE_MIN_N = 100_000
 
     def default_vcycles(self, k: int, n: int = 0) -> int:
         """``Config(vcycles=-1)``: one V-cycle at k = 2 on inputs of at least
-        ``K2_LARGE_MIN_N`` vertices, two otherwise (H200, ibm01x200 / ibm09x100, seeds 1-8: at
+        ``LARGE_MIN_N`` vertices, two otherwise (H200, ibm01x200 / ibm09x100, seeds 1-8: at
         k = 2 the second cost ~50 ms for no measurable cut; at k = 16 and 64 it bought
         1.4-3.9%; ``igpart.multilevel.Config``)."""
-        return 1 if k == 2 and n >= self.K2_LARGE_MIN_N else 2
+        return 1 if k == 2 and n >= self.LARGE_MIN_N else 2
 
     #: Default size limit (pins) of the levels on which FM runs (on the host); None: every level.
     FM_HOST_MAX_PINS: int | None = None
@@ -123,7 +127,7 @@ class GpuBackend(Backend):
     #: Default size limit (vertices) of the level on which Louvain runs (on the host).
     COMMUNITY_HOST_MAX = 30_000
 
-    #: ... at k = 2 (``communities(k=2)``) on inputs of at least ``K2_LARGE_MIN_N`` vertices (one
+    #: ... at k = 2 (``communities(k=2)``) on inputs of at least ``LARGE_MIN_N`` vertices (one
     #: GPU level more, a Louvain ~5x cheaper). H200,
     #: 2026-11-26, ibm01x200 / ibm09x100, seeds 1-8 (Louvain on 3.8k / 6.4k vertices instead
     #: of 15k / 26k): k = 2 end to end 0.195 / 0.367 s against 0.227 / 0.424 s (medians), cut
@@ -359,12 +363,12 @@ class GpuBackend(Backend):
                     k: int = 0):
         """Louvain communities (the C++ implementation) computed on a level the GPU first
         coarsens to at most ``community_host_max`` vertices (when left to its default: at most
-        ``COMMUNITY_HOST_MAX_K2`` at ``k`` = 2 on inputs of at least ``K2_LARGE_MIN_N``
+        ``COMMUNITY_HOST_MAX_K2`` at ``k`` = 2 on inputs of at least ``LARGE_MIN_N``
         vertices), projected back to ``hg``."""
         maps = []
         cur = hg
         host_max = self.community_host_max
-        if self._community_host_max_default and k == 2 and hg.n >= self.K2_LARGE_MIN_N:
+        if self._community_host_max_default and k == 2 and hg.n >= self.LARGE_MIN_N:
             host_max = self.COMMUNITY_HOST_MAX_K2
         while cur.n > host_max:
             cmap, nc = _hypergraph.cluster(cur, cur.total_weight, max_net_size, None, 4.0, False,
