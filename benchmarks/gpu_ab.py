@@ -4,7 +4,9 @@ differences (Mt-KaHyPar alone varied 1.85-2.70 s on one case over one session's 
 enter the comparison; prints, per input, k and variant, the median of ``--reps`` runs of
 ``Partition.seconds``, every run's seconds and cut, and the medians of the coarsening (+
 communities) and Jet timers. The BENCHMARKS.md "Seventh session" A/B figures came from this
-script (then a scratch copy).
+script (then a scratch copy). ``--vary-seeds``: run r uses seed ``--seed + r``, for
+comparisons of the cut over seeds (the "seeds 1-8" A/Bs of BENCHMARKS.md "Tenth session" ran
+the same way, from a scratch script).
 
 A variant is a JSON object of switches (missing ones take the defaults below):
 ``reuse`` (``kernels.gpu._hypergraph.REUSE_CHOICES``, default true), ``sort``
@@ -29,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import statistics
 import sys
@@ -53,6 +56,9 @@ def main() -> None:
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--backend", choices=("gpu", "cpu"), default="gpu")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--vary-seeds", action="store_true",
+                    help="run r of every variant uses seed --seed + r (the cut geomean then "
+                         "compares the variants over seeds; without it every run uses --seed)")
     args = ap.parse_args()
 
     if args.backend == "gpu":
@@ -79,9 +85,9 @@ def main() -> None:
         time.sleep(4)  # the workers import before they serve
         return {**cfg, "initial_metis_processes": int(v["mp"])}
 
-    def run(h, k: int, cfg: dict, name: str):
+    def run(h, k: int, cfg: dict, name: str, seed: int = args.seed):
         p = igpart.partition(h, k, epsilon=0.03, objective="cut", backend=backends[name],
-                             seed=args.seed, config=cfg)
+                             seed=seed, config=cfg)
         if not p.balanced:
             raise SystemExit(f"unbalanced partition (k = {k})")
         t = p.timings
@@ -103,12 +109,14 @@ def main() -> None:
                                            seed=args.seed)
         h = built[(name, scale)]
         res: dict[str, list] = {n: [] for n in args.variants}
-        for _ in range(args.reps):
+        for r in range(args.reps):
             for n, v in args.variants.items():
-                res[n].append(run(h, int(k), switch(v), n))
+                seed = args.seed + r if args.vary_seeds else args.seed
+                res[n].append(run(h, int(k), switch(v), n, seed))
         for n, rs in res.items():
             med = [statistics.median(x[i] for x in rs) for i in (0, 2, 3, 4, 5)]
-            print(f"{name}x{scale} k={k:<3} {n:8s} median {med[0]:.3f} s  "
+            geo = math.exp(statistics.mean(math.log(max(x[1], 1)) for x in rs))
+            print(f"{name}x{scale} k={k:<3} {n:8s} median {med[0]:.3f} s  cut geomean {geo:.1f}  "
                   f"runs {[round(x[0], 3) for x in rs]} cuts {[x[1] for x in rs]} "
                   f"coarsen+comm {med[1]:.3f} jet {med[2]:.3f} vcycles {med[3]:.3f} "
                   f"initial {med[4]:.3f}", flush=True)
