@@ -51,7 +51,11 @@ class Config:
 
     Coarsening of hypergraphs:
       ``coarsening``: ``"heavy_edge"`` (default: cluster-aware heavy-edge clustering,
-      ``Backend.cluster_hypergraph``, at most ``max_shrink`` times fewer vertices per level,
+      ``Backend.cluster_hypergraph``, at most ``max_shrink`` times fewer vertices per level
+      (default -1: the backend's, 2.5, as Mt-KaHyPar; 3.0 on the GPU at k = 2 on inputs of at
+      least 100,000 vertices, ``GpuBackend.default_max_shrink_k2``: H100, ibm01x200 / ibm09x100,
+      seeds 1-8, three calls: 0.89-0.96x the time at k = 2 for cut geomeans -0.4% to +1.0%; not
+      at k = 64, where ibm01x200's cut was 4.3% higher with it),
       ``weight_penalty`` divides a cluster's rating by its weight) or ``"hyperg"`` (HyperG §3.1
       balanced group coarsening, ``Backend.coarsen_hypergraph``, subgroups of at most
       ``group_size`` vertices, HyperG's s).
@@ -272,7 +276,7 @@ class Config:
     community_resolution: float = 1.0
     community_resolution_pins: int = 250_000
     community_sub_rounds: int = 0
-    max_shrink: float = 2.5
+    max_shrink: float = -1.0
     weight_penalty: bool = False
     contraction_limit: int = 40
     min_shrink: float = 0.05
@@ -400,8 +404,10 @@ class Config:
             raise InputError(
                 f"config.community_max_weight must be {what}, got {self.community_max_weight!r}"
             )
-        if not number("max_shrink", "a number greater than 1") > 1.0:
-            raise InputError(f"config.max_shrink must be greater than 1, got {self.max_shrink!r}")
+        what = "-1 (the backend's default) or a number greater than 1"
+        shrink = number("max_shrink", what)
+        if not (shrink > 1.0 or shrink == -1.0):
+            raise InputError(f"config.max_shrink must be {what}, got {self.max_shrink!r}")
         for name in ("jet_negative_gain_fine", "jet_negative_gain_coarse"):
             if number(name, "a non-negative number") < 0:
                 raise InputError(
@@ -803,9 +809,26 @@ def _fm_polisher(be: Backend, k: int, bounds, objective: str, cfg: Config, seed:
     return polish
 
 
-def _hypergraph_coarsener(be: Backend, k: int, mcw: int, cfg: Config, seed: int):
+#: ``Config.max_shrink`` of backends without a default of their own.
+MAX_SHRINK = 2.5
+
+
+def max_shrink(be: Backend, cfg: Config, k: int, n: int) -> float:
+    """``cfg.max_shrink`` resolved on ``be`` at ``k`` blocks for an input of ``n`` vertices (-1:
+    ``MAX_SHRINK``, or at k = 2 on inputs of at least the backend's ``LARGE_MIN_N`` vertices
+    its ``default_max_shrink_k2`` where it has one)."""
+    if cfg.max_shrink != -1:
+        return float(cfg.max_shrink)
+    k2 = getattr(be, "default_max_shrink_k2", None)
+    if k == 2 and k2 is not None and n >= int(getattr(be, "LARGE_MIN_N", 0)):
+        return float(k2)
+    return MAX_SHRINK
+
+
+def _hypergraph_coarsener(be: Backend, k: int, mcw: int, cfg: Config, seed: int, n: int = 0):
     """One level's clustering, ``coarsen_one(level, communities=None) -> (cmap, nc)``, as the
-    config asks (HyperG grouping or the default clustering)."""
+    config asks (HyperG grouping or the default clustering); ``n``: the input's vertices."""
+    limit = max_shrink(be, cfg, k, n)
 
     def coarsen_one(ha, communities=None):
         if cfg.coarsening == "hyperg":
@@ -814,7 +837,7 @@ def _hypergraph_coarsener(be: Backend, k: int, mcw: int, cfg: Config, seed: int)
                 communities=communities, seed=seed,
             )
         # never (much) below the contraction limit in one step; at least 1.01 (1%) per level
-        shrink = max(min(cfg.max_shrink, ha.n / (cfg.contraction_limit * k)), 1.01)
+        shrink = max(min(limit, ha.n / (cfg.contraction_limit * k)), 1.01)
         return be.cluster_hypergraph(
             ha, mcw, max_net_size=cfg.rating_max_net_size, communities=communities,
             max_shrink=shrink, weight_penalty=cfg.weight_penalty, seed=seed,
@@ -849,12 +872,13 @@ def _multilevel_hypergraph(h: Hypergraph, k: int, epsilon: float, objective: str
     mcw = _max_cluster_weight(h.total_weight, k, cfg.contraction_limit, cfg.cluster_weight_factor,
                               bound)
     refine = _refiner_hypergraph(be, k, bounds, objective, cfg, seed, timer, finest_n=top.n)
-    coarsen_one = _hypergraph_coarsener(be, k, mcw, cfg, seed)
+    coarsen_one = _hypergraph_coarsener(be, k, mcw, cfg, seed, h.n)
     host = None
     if be.name != "cpu" and cfg.host_levels_below:
         hbe = get_backend("cpu")
         host = _HostLevels(
-            cfg.host_levels_below, hbe, lambda s: _hypergraph_coarsener(hbe, k, mcw, cfg, s),
+            cfg.host_levels_below, hbe,
+            lambda s: _hypergraph_coarsener(hbe, k, mcw, cfg, s, h.n),
             hbe.contract_hypergraph,
             # the device's refinement on the host levels too (Jet: the C++ one returns the
             # same partition as the kernels)
@@ -925,7 +949,7 @@ def _multilevel_hypergraph(h: Hypergraph, k: int, epsilon: float, objective: str
     parts = cbe.asarray(parts_host, "int32")
     parts = _uncoarsen(be, hierarchy, parts, refine, timer, host)
     parts = _vcycles(be, top, parts, k, objective, lambda s: _hypergraph_coarsener(
-        be, k, mcw, cfg, s), refine, cfg, timer, vcycles(be, cfg, k, h.n), seed, host)
+        be, k, mcw, cfg, s, h.n), refine, cfg, timer, vcycles(be, cfg, k, h.n), seed, host)
     return be.to_host(parts).astype(np.int32, copy=False)
 
 

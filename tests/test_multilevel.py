@@ -308,3 +308,25 @@ def test_refinement_mode_resolves_per_backend_and_size():
     assert [ml.refinement_mode(Device(), Config(), n) for n in (999, 1000, -1)] == [
         "jet+fm", "jet", "jet"]
     assert ml.refinement_mode(Device(), Config(refinement="jet"), 10) == "jet"
+
+
+def test_max_shrink_resolves_per_backend_k_and_size():
+    """``max_shrink=-1``: 2.5, or the backend's default_max_shrink_k2 at k = 2 on inputs of at
+    least its LARGE_MIN_N vertices; explicit values stand; bad ones are refused."""
+    import igpart.multilevel as ml
+    from igpart.kernels import get_backend
+
+    cpu = get_backend("cpu")
+    assert Config().max_shrink == -1
+    assert ml.max_shrink(cpu, Config(), 2, 10**7) == ml.MAX_SHRINK == 2.5
+
+    class Device:
+        default_max_shrink_k2 = 3.0
+        LARGE_MIN_N = 1000
+
+    got = [ml.max_shrink(Device(), Config(), k, n) for k, n in ((2, 1000), (2, 999), (4, 10**6))]
+    assert got == [3.0, 2.5, 2.5]
+    assert ml.max_shrink(Device(), Config(max_shrink=4.0), 2, 10**6) == 4.0
+    for bad in (1.0, 0, -2, "3", True):
+        with pytest.raises(InputError, match="max_shrink"):
+            Config(max_shrink=bad).validate()

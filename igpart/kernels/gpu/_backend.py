@@ -106,10 +106,15 @@ class GpuBackend(Backend):
     #: ... at k = 2 on inputs of at least ``LARGE_MIN_N`` vertices
     #: (``igpart.multilevel.Config.vcycle_min_vertices``)
     default_vcycle_min_vertices_k2 = 100_000
+    #: ``Config(max_shrink=-1)`` at k = 2 on inputs of at least ``LARGE_MIN_N`` vertices (2.5
+    #: otherwise): fewer levels, each a fixed cost of launches and host reads
+    #: (``igpart.multilevel.Config``).
+    default_max_shrink_k2 = 3.0
 
     #: Inputs of at least this many vertices are large: they get the cheaper k = 2 settings (one
     #: V-cycle, ``default_vcycles``; V-cycles stopping at ``default_vcycle_min_vertices_k2``
-    #: vertices; Louvain on a level of at most ``COMMUNITY_HOST_MAX_K2`` vertices). Smaller
+    #: vertices; Louvain on a level of at most ``COMMUNITY_HOST_MAX_K2`` vertices; levels
+    #: shrinking up to ``default_max_shrink_k2`` times). Smaller
     #: inputs keep the general ones, where they cost little, and are refined
     #: ``default_refinement_small``.
     LARGE_MIN_N = 100_000
