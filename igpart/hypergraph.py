@@ -101,13 +101,13 @@ class Hypergraph:
             deduped = _cpu.dedup_rows(eptr, eind, n)
             if deduped is not None:
                 eptr, eind = deduped
-            unit = (vwgt is None, ewgt is None)  # the defaults: known without a pass
+            # default weights: the unit_*_weights properties known without a pass
+            if vwgt is None:
+                self.__dict__["unit_vertex_weights"] = True
+            if ewgt is None:
+                self.__dict__["unit_net_weights"] = True
             vwgt = _as_int_array(vwgt, "vertex weights", n, 1)
             ewgt = _as_int_array(ewgt, "net weights", m, 1)
-            if unit[0]:
-                self.__dict__["unit_vertex_weights"] = True
-            if unit[1]:
-                self.__dict__["unit_net_weights"] = True
         self.n = int(n)
         self.eptr = _frozen(eptr, np.int64)
         self.eind = _frozen(eind, np.int32)

@@ -738,18 +738,22 @@ def vcycles(be: Backend, cfg: Config, k: int, n: int) -> int:
     return 2 if default is None else int(default(k, n))
 
 
+def _backend_default(be: Backend, name: str, k: int, n: int, fallback):
+    """The backend's ``default_<name>`` (``fallback`` where it has none), or its
+    ``default_<name>_k2`` at k = 2 on inputs of at least its ``LARGE_MIN_N`` vertices where it
+    has one: the value a ``-1`` of ``Config.<name>`` stands for."""
+    k2 = getattr(be, f"default_{name}_k2", None)
+    if k == 2 and k2 is not None and n >= int(getattr(be, "LARGE_MIN_N", 0)):
+        return k2
+    return getattr(be, f"default_{name}", fallback)
+
+
 def vcycle_min_vertices(be: Backend, cfg: Config, k: int = 0, n: int = 0) -> int:
     """``cfg.vcycle_min_vertices`` resolved on ``be`` at ``k`` blocks for an input of ``n``
-    vertices (-1: the backend's ``default_vcycle_min_vertices``; at k = 2 on inputs of at least
-    its ``LARGE_MIN_N`` vertices its ``default_vcycle_min_vertices_k2`` where it has one; 0
-    where it has none)."""
+    vertices (-1: :func:`_backend_default`, 0 where the backend has none)."""
     if cfg.vcycle_min_vertices >= 0:
         return int(cfg.vcycle_min_vertices)
-    default = int(getattr(be, "default_vcycle_min_vertices", 0))
-    k2 = getattr(be, "default_vcycle_min_vertices_k2", None)
-    if k == 2 and k2 is not None and n >= int(getattr(be, "LARGE_MIN_N", 0)):
-        return int(k2)
-    return default
+    return int(_backend_default(be, "vcycle_min_vertices", k, n, 0))
 
 
 def _refiner_hypergraph(be: Backend, k: int, bounds, objective: str, cfg: Config, seed: int,
@@ -815,14 +819,10 @@ MAX_SHRINK = 2.5
 
 def max_shrink(be: Backend, cfg: Config, k: int, n: int) -> float:
     """``cfg.max_shrink`` resolved on ``be`` at ``k`` blocks for an input of ``n`` vertices (-1:
-    ``MAX_SHRINK``, or at k = 2 on inputs of at least the backend's ``LARGE_MIN_N`` vertices
-    its ``default_max_shrink_k2`` where it has one)."""
+    :func:`_backend_default`, ``MAX_SHRINK`` where the backend has none)."""
     if cfg.max_shrink != -1:
         return float(cfg.max_shrink)
-    k2 = getattr(be, "default_max_shrink_k2", None)
-    if k == 2 and k2 is not None and n >= int(getattr(be, "LARGE_MIN_N", 0)):
-        return float(k2)
-    return MAX_SHRINK
+    return float(_backend_default(be, "max_shrink", k, n, MAX_SHRINK))
 
 
 def _hypergraph_coarsener(be: Backend, k: int, mcw: int, cfg: Config, seed: int, n: int = 0):

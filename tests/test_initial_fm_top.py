@@ -186,7 +186,16 @@ def test_partition_is_the_same_with_and_without_the_batched_refinement(monkeypat
 
     h = random_hypergraph(np.random.default_rng(3), 2500, 3000, max_size=6, weighted=True)
     cfg = Config(threads=2)
+    calls = []
+    real = CpuBackend.refine_candidates
+
+    def spy(self, *args, **kwargs):
+        calls.append(args[1].shape[0])
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(CpuBackend, "refine_candidates", spy)
     with_batch = [igpart.partition(h, 2, backend="cpu", seed=s, config=cfg).parts for s in (1, 2)]
+    assert len(calls) == 2 and all(c >= 1 for c in calls)  # one batch per run's coarsest level
     monkeypatch.delattr(CpuBackend, "refine_candidates")
     without = [igpart.partition(h, 2, backend="cpu", seed=s, config=cfg).parts for s in (1, 2)]
     assert all(np.array_equal(a, b) for a, b in zip(with_batch, without))
