@@ -235,7 +235,7 @@ def cmd_generate(args) -> int:
         raise IgpartError(f"{args.source}: generate --from needs a hypergraph (.hgr)")
     try:
         big = inflate(h, args.scale, seed=args.seed, cross_fraction=args.cross_fraction,
-                      extra_fraction=args.extra_fraction)
+                      extra_fraction=args.extra_fraction, random_fraction=args.random_fraction)
     except ValueError as exc:
         raise IgpartError(str(exc)) from None
     write_hgr(big, args.output)
@@ -419,15 +419,18 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser(
         "generate",
-        help="a large hypergraph from copies of a small one (HyperG-style inflation, seeded)",
+        help="a large hypergraph from copies of a small one, structure kept (seeded)",
     )
     p.add_argument("--from", dest="source", required=True, help="source .hgr file")
     p.add_argument("--scale", type=int, required=True, help="number of copies")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--cross-fraction", type=float, default=0.002,
-                   help="cross-copy nets per source net and copy")
+                   help="nets rewired between two neighbouring copies, per source net")
     p.add_argument("--extra-fraction", type=float, default=0.001,
-                   help="random extra nets per source net and copy")
+                   help="extra nets inside a copy (between nearby vertices), per source net and copy")
+    p.add_argument("--random-fraction", type=float, default=0.0,
+                   help="nets between random vertices anywhere, per source net and copy (off: "
+                        "they put a floor under every cut; report results with them apart)")
     p.add_argument("-o", "--output", required=True, help=".hgr file to write")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_generate)

@@ -45,6 +45,48 @@ def random_circuit(
     return Hypergraph(eptr, pins, n)
 
 
+def copy_grid_pairs(scale: int) -> np.ndarray:
+    """Neighbouring copies of an inflation: copy ``c`` sits at row ``c // w``, column ``c % w``
+    of a grid ``w = ceil(sqrt(scale))`` wide; each copy neighbours the one to its right and the
+    one below it. Returns the pairs ``(a, b)``, ``a < b``, as an int64 array of shape (p, 2)."""
+    w = max(1, int(np.ceil(np.sqrt(scale))))
+    c = np.arange(scale, dtype=np.int64)
+    right = c[(c % w < w - 1) & (c + 1 < scale)]
+    down = c[c + w < scale]
+    pairs = np.concatenate([np.stack([right, right + 1], 1), np.stack([down, down + w], 1)])
+    return pairs[np.lexsort((pairs[:, 1], pairs[:, 0]))]
+
+
+def _local_nets(h: Hypergraph, rng: np.random.Generator, count: int, max_size: int):
+    """``count`` nets of 2..``max_size`` pins, each a short random walk on ``h``'s incidence (a
+    random pin, then a random net of the last vertex and a random pin of it, and so on), so every
+    net joins vertices at most a few nets apart. Repeated vertices are merged; nets left with
+    fewer than two pins are dropped. Returns (sizes, pins) in local vertex ids."""
+    eptr, eind = h.eptr, h.eind.astype(np.int64)
+    vptr, vind = h.vptr, h.vind.astype(np.int64)
+    size = np.diff(eptr)
+    nets = np.flatnonzero(size >= 2)
+    if count == 0 or nets.size == 0:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    want = rng.integers(2, max_size + 1, size=count)
+    walk = np.empty((count, max_size), dtype=np.int64)
+    e = nets[rng.integers(0, nets.size, size=count)]
+    walk[:, 0] = eind[eptr[e] + (rng.random(count) * size[e]).astype(np.int64)]
+    for j in range(1, max_size):  # a step per pin position (max_size is small), vectorised
+        v = walk[:, j - 1]
+        deg = vptr[v + 1] - vptr[v]
+        e = vind[np.minimum(vptr[v] + (rng.random(count) * deg).astype(np.int64),
+                            vind.size - 1)]
+        nxt = eind[eptr[e] + (rng.random(count) * size[e]).astype(np.int64)]
+        walk[:, j] = np.where(deg > 0, nxt, v)
+    walk = np.sort(walk, axis=1)
+    keep = np.arange(max_size)[None, :] < want[:, None]
+    keep[:, 1:] &= walk[:, 1:] != walk[:, :-1]  # merge repeats (sorted rows)
+    sizes = keep.sum(axis=1)
+    ok = sizes >= 2
+    return sizes[ok], walk[ok][keep[ok]]
+
+
 def inflate(
     h: Hypergraph,
     scale: int,
@@ -52,19 +94,32 @@ def inflate(
     cross_fraction: float = 0.002,
     extra_fraction: float = 0.001,
     max_extra_size: int = 4,
+    random_fraction: float = 0.0,
 ) -> Hypergraph:
-    """A large circuit-like hypergraph from a small one, the HyperG §4 way: ``scale`` copies of
-    ``h`` (copy c holds vertices ``c*n .. c*n+n-1``, weights copied), joined by
-    ``round(cross_fraction * m * scale)`` random cross-copy nets (2 or 3 pins: a random vertex of
-    a random copy c, one of copy c +- d with d >= 1 geometrically distributed, so that copies
-    are mostly joined to nearby copies, and for 3-pin nets a second vertex of copy c), plus
-    ``round(extra_fraction * m * scale)`` random extra nets of 2..``max_extra_size`` pins
-    anywhere. Added nets weigh 1. Seeded: the same arguments give the same hypergraph.
+    """A large circuit-like hypergraph from a small one that keeps its structure (HyperG §4
+    enlarges ISPD98 circuits the same way): ``scale`` copies of ``h`` (copy c holds vertices
+    ``c*n .. c*n+n-1``, weights copied) laid out on a grid (``copy_grid_pairs``), as tiles of a
+    chip.
+
+    - Rewired nets join neighbouring copies: for each pair of neighbouring copies,
+      ``round(cross_fraction * m)`` distinct nets of one of them (chosen at random) have one pin
+      other than the first (the driver) moved to the same vertex of the other copy (a net that
+      two pairs pick in the same slot keeps the last move). Net sizes and
+      the number of nets stay those of the copies.
+    - ``round(extra_fraction * m * scale)`` extra nets of 2..``max_extra_size`` pins, each inside
+      one copy and joining vertices a few nets apart (a short random walk, ``_local_nets``).
+    - Only with ``random_fraction > 0``: ``round(random_fraction * m * scale)`` nets of
+      2..``max_extra_size`` pins joining random vertices anywhere. Such nets put a floor under
+      every cut (a bisection cuts about half of them) and hide a partitioner's losses: results
+      with them are to be reported apart.
+
+    Added nets weigh 1. Seeded: the same arguments give the same hypergraph. The first
+    ``scale * m`` nets are the copies' nets in order (copy c's net e is net ``c*m + e``).
     """
     if int(scale) != scale or scale < 1:
         raise InputError(f"scale must be a positive integer, got {scale!r}")
-    if not (0 <= cross_fraction and 0 <= extra_fraction):
-        raise InputError("cross_fraction and extra_fraction must be non-negative")
+    if not (0 <= cross_fraction and 0 <= extra_fraction and 0 <= random_fraction):
+        raise InputError("cross_fraction, extra_fraction and random_fraction must be non-negative")
     if max_extra_size < 2:
         raise InputError("max_extra_size must be at least 2")
     scale = int(scale)
@@ -73,28 +128,37 @@ def inflate(
         raise InputError("cannot inflate a hypergraph without vertices")
     rng = np.random.default_rng(seed)
     offsets = np.arange(scale, dtype=np.int64) * n
-    sizes = [np.tile(np.diff(h.eptr), scale)]
-    pins = [(h.eind.astype(np.int64)[None, :] + offsets[:, None]).ravel()]
-    # cross-copy nets
-    n_cross = int(round(cross_fraction * m * scale)) if scale > 1 else 0
-    if n_cross:
-        c = rng.integers(0, scale, size=n_cross)
-        step = np.minimum(rng.geometric(0.5, size=n_cross), scale - 1)
-        partner = (c + np.where(rng.random(n_cross) < 0.5, step, -step)) % scale
-        csize = rng.integers(2, 4, size=n_cross)
-        a = c * n + rng.integers(0, n, size=n_cross)
-        b = partner * n + rng.integers(0, n, size=n_cross)
-        third = c * n + rng.integers(0, n, size=n_cross)
-        block = np.stack([a, b, third], axis=1)
-        keep = np.arange(3)[None, :] < csize[:, None]
-        sizes.append(csize)
-        pins.append(block[keep])
-    # random extra nets
+    net_size = np.diff(h.eptr)
+    sizes = [np.tile(net_size, scale)]
+    copies = (h.eind.astype(np.int64)[None, :] + offsets[:, None]).ravel()
+    # rewiring between neighbouring copies: one non-driver pin of a net moves to the next copy
+    per_pair = int(round(cross_fraction * m))
+    movable = np.flatnonzero(net_size >= 2)
+    pairs = copy_grid_pairs(scale)
+    if per_pair and movable.size and pairs.size:
+        src_is_a = rng.random(len(pairs)) < 0.5
+        src = np.where(src_is_a, pairs[:, 0], pairs[:, 1])
+        dst = np.where(src_is_a, pairs[:, 1], pairs[:, 0])
+        take = min(per_pair, movable.size)
+        # distinct nets per pair (a net of a copy may still be rewired once per neighbour)
+        e = np.stack([rng.choice(movable, size=take, replace=False) for _ in range(len(pairs))])
+        slot = h.eptr[e] + 1 + (rng.random(e.shape) * (net_size[e] - 1)).astype(np.int64)
+        where = (src[:, None] * h.num_pins + slot).ravel()
+        copies[where] += np.repeat((dst - src) * n, take)
+    pins = [copies]
+    # extra nets inside a copy, between vertices a few nets apart
     n_extra = int(round(extra_fraction * m * scale))
     if n_extra:
-        esize = rng.integers(2, max_extra_size + 1, size=n_extra)
+        esize, epins = _local_nets(h, rng, n_extra, max_extra_size)
+        copy_of = rng.integers(0, scale, size=esize.size)
         sizes.append(esize)
-        pins.append(rng.integers(0, n * scale, size=int(esize.sum())))
+        pins.append(epins + np.repeat(offsets[copy_of], esize))
+    # optional nets between random vertices of the whole hypergraph
+    n_random = int(round(random_fraction * m * scale))
+    if n_random:
+        rsize = rng.integers(2, max_extra_size + 1, size=n_random)
+        sizes.append(rsize)
+        pins.append(rng.integers(0, n * scale, size=int(rsize.sum())))
     sizes_all = np.concatenate(sizes)
     eptr = np.zeros(sizes_all.size + 1, dtype=np.int64)
     np.cumsum(sizes_all, out=eptr[1:])

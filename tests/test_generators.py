@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import igpart
-from igpart.generators import inflate
+from igpart.generators import copy_grid_pairs, inflate
 
 from .util import random_hypergraph
 
@@ -19,24 +19,57 @@ def small():
     return random_hypergraph(np.random.default_rng(4), 50, 60, max_size=5, weighted=True)
 
 
-def test_inflate_sizes_copies_and_added_nets():
+def _copies_of(big, n):
+    """Per net of ``big``, the sorted set of copies its pins lie in."""
+    return [np.unique(big.net(e) // n) for e in range(big.m)]
+
+
+def test_copy_grid_pairs():
+    assert copy_grid_pairs(1).size == 0
+    assert copy_grid_pairs(2).tolist() == [[0, 1]]
+    assert copy_grid_pairs(5).tolist() == [[0, 1], [0, 3], [1, 2], [1, 4], [3, 4]]
+    p = copy_grid_pairs(24)  # 5 wide: 4 full rows and one of 4
+    assert len(p) == len({tuple(x) for x in p.tolist()}) and np.all(p[:, 0] < p[:, 1])
+    assert len(p) == (4 * 4 + 3) + 19  # right neighbours (4 full rows, 3 in the last) + below
+
+
+def test_inflate_keeps_structure():
+    """Copies of every net, a few of them rewired to a neighbouring copy at the same vertex,
+    extra nets inside one copy; no net joins copies that are not neighbours."""
     h = small()
-    big = inflate(h, 7, seed=3, cross_fraction=0.1, extra_fraction=0.05)
-    n_cross, n_extra = round(0.1 * h.m * 7), round(0.05 * h.m * 7)
-    assert big.n == 7 * h.n and big.m == 7 * h.m + n_cross + n_extra
-    assert big.total_weight == 7 * h.total_weight
-    np.testing.assert_array_equal(big.vwgt, np.tile(h.vwgt, 7))
-    # the first 7*m nets are the copies: copy c of net e is net e shifted by c*n
-    for c in (0, 3, 6):
-        for e in (0, h.m // 2, h.m - 1):
-            np.testing.assert_array_equal(np.sort(big.net(c * h.m + e)),
-                                          np.sort(h.net(e) + c * h.n))
-            assert big.ewgt[c * h.m + e] == h.ewgt[e]
-    # cross-copy nets join two different copies; added nets weigh 1 and have >= 2 pins
-    cross = [big.net(e) // h.n for e in range(7 * h.m, 7 * h.m + n_cross)]
-    assert all(len(set(copies.tolist())) == 2 for copies in cross)
-    assert np.all(big.ewgt[7 * h.m:] == 1)
-    assert np.all(big.net_sizes[7 * h.m:] >= 2)
+    scale = 7
+    big = inflate(h, scale, seed=3, cross_fraction=0.1, extra_fraction=0.05)
+    assert big.n == scale * h.n and big.total_weight == scale * h.total_weight
+    np.testing.assert_array_equal(big.vwgt, np.tile(h.vwgt, scale))
+    np.testing.assert_array_equal(big.ewgt[:scale * h.m], np.tile(h.ewgt, scale))
+    assert np.all(big.ewgt[scale * h.m:] == 1) and np.all(big.net_sizes[scale * h.m:] >= 2)
+    pairs = {tuple(p) for p in copy_grid_pairs(scale).tolist()}
+    copies = _copies_of(big, h.n)
+    rewired = 0
+    for c in range(scale):
+        for e in range(h.m):
+            local = np.sort(big.net(c * h.m + e) % h.n)
+            np.testing.assert_array_equal(local, np.sort(h.net(e)))  # same vertices, same size
+            cs = copies[c * h.m + e]
+            assert big.net(c * h.m + e)[0] // h.n == c  # the driver stays in its copy
+            if cs.size > 1:
+                rewired += 1
+                assert cs.size == 2 and tuple(cs.tolist()) in pairs and c in cs
+    per_pair = round(0.1 * h.m)
+    assert 0.8 * per_pair * len(pairs) <= rewired <= per_pair * len(pairs)
+    # extra nets: inside one copy
+    assert all(copies[e].size == 1 for e in range(scale * h.m, big.m))
+    assert big.m > scale * h.m
+
+
+def test_inflate_random_nets_only_on_request():
+    h = small()
+    plain = inflate(h, 6, seed=2, cross_fraction=0, extra_fraction=0)
+    assert plain.m == 6 * h.m
+    assert all(c.size == 1 for c in _copies_of(plain, h.n))
+    rnd = inflate(h, 6, seed=2, cross_fraction=0, extra_fraction=0, random_fraction=0.2)
+    assert rnd.m == 6 * h.m + round(0.2 * h.m * 6)
+    assert any(c.size > 1 for c in _copies_of(rnd, h.n)[6 * h.m:])
 
 
 def test_inflate_of_unit_weights_keeps_them_known():
@@ -66,7 +99,7 @@ def test_inflate_is_seeded_and_valid():
 def test_inflate_rejects_bad_arguments():
     h = small()
     for kwargs in ({"scale": 0}, {"scale": 2.5}, {"scale": 2, "cross_fraction": -1},
-                   {"scale": 2, "max_extra_size": 1}):
+                   {"scale": 2, "max_extra_size": 1}, {"scale": 2, "random_fraction": -0.1}):
         with pytest.raises(ValueError):
             inflate(h, **kwargs)
 
