@@ -43,6 +43,7 @@ from igpart.generators import inflate
 from igpart.kernels import _cpu
 from igpart.kernels.cpu import CpuBackend
 from igpart.metrics import evaluate
+from scale_bench import commit  # this folder is sys.path[0] when run as a script
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = REPO.parent / "shared" / "benchmarks"
@@ -168,15 +169,6 @@ def load(spec: str, data: Path) -> tuple[str, igpart.Hypergraph]:
         h = inflate(h, int(scale), seed=0)
         return f"{path.stem}x{scale}", h
     return path.stem, h
-
-
-def commit() -> str:
-    try:
-        out = subprocess.run(["git", "describe", "--always", "--dirty=+dirty"], cwd=REPO,
-                             capture_output=True, text=True, check=True)
-        return out.stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
 
 
 def _fmt(x: float) -> str:
