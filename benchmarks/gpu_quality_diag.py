@@ -35,7 +35,16 @@ from igpart.generators import inflate
 from igpart.kernels.cpu import CpuBackend
 
 REPO = Path(__file__).resolve().parents[1]
-ISPD98 = Path(os.environ.get("IGPART_BENCHMARKS", REPO.parent / "shared" / "benchmarks")) / "ispd98"
+DATA = Path(os.environ.get("IGPART_BENCHMARKS", REPO.parent / "shared" / "benchmarks"))
+ISPD98 = DATA / "ispd98"
+
+
+def source(name: str) -> Path:
+    """The .hgr file of an ISPD98 (ibmNN) or Titan23 circuit in the benchmark data."""
+    for sub in ("ispd98", "titan23"):
+        if (DATA / sub / f"{name}.hgr").exists():
+            return DATA / sub / f"{name}.hgr"
+    raise SystemExit(f"no {name}.hgr under {DATA}/ispd98 or {DATA}/titan23")
 FM_MAX_PINS = 400_000
 
 
@@ -92,7 +101,7 @@ class CpuGpuComm(CpuBackend):
     cap = float(os.environ.get("DIAG_CAP", 1.0))
 
     def communities(self, hg, *, max_net_size=50, max_levels=8, max_passes=8,
-                    min_move_fraction=0.01, seed=0, resolution=1.0, max_weight=0):
+                    min_move_fraction=0.01, seed=0, resolution=1.0, max_weight=0, **kw):
         maps, cur = [], hg
         while cur.n > self.host_max:
             mcw = max(1, int(self.cap * cur.total_weight))
@@ -104,7 +113,7 @@ class CpuGpuComm(CpuBackend):
             cur = CpuBackend.contract_hypergraph(self, cur, cmap, nc)
         comm = super().communities(cur, max_net_size=max_net_size, max_levels=max_levels,
                                    max_passes=max_passes, min_move_fraction=min_move_fraction,
-                                   seed=seed, resolution=resolution, max_weight=max_weight)
+                                   seed=seed, resolution=resolution, max_weight=max_weight, **kw)
         for cmap in reversed(maps):
             comm = comm[cmap]
         return comm
@@ -217,7 +226,9 @@ def main() -> None:
     summary = []
     for spec in args.inputs.split(","):
         name, scale = spec.split(":")
-        h = inflate(igpart.read_hgr(ISPD98 / f"{name}.hgr"), int(scale), seed=args.seed)
+        h = igpart.read_hgr(source(name))
+        if int(scale) > 1:
+            h = inflate(h, int(scale), seed=args.seed)
         print(f"{name}x{scale}: {h.n} vertices, {h.num_pins} pins", flush=True)
         for k in (int(x) for x in args.ks.split(",")):
             for v in wanted:
