@@ -15,6 +15,7 @@ with scoring, iG-kway's constrained grouping, independent-set refinement).
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import logging
 import math
@@ -519,12 +520,13 @@ def partition(
     run_cfg = dataclasses.replace(cfg, initial_metis_processes=processes)
     be = get_backend(backend)
     timer = _Timer()
-    if k == 1 or h.n == 0:
-        parts = np.zeros(h.n, dtype=np.int32)
-    elif isinstance(h, Hypergraph):
-        parts = _multilevel_hypergraph(h, k, epsilon, objective, be, seed, run_cfg, timer)
-    else:
-        parts = _multilevel_graph(h, k, epsilon, be, seed, run_cfg, timer)
+    with _stage_threads(cfg):
+        if k == 1 or h.n == 0:
+            parts = np.zeros(h.n, dtype=np.int32)
+        elif isinstance(h, Hypergraph):
+            parts = _multilevel_hypergraph(h, k, epsilon, objective, be, seed, run_cfg, timer)
+        else:
+            parts = _multilevel_graph(h, k, epsilon, be, seed, run_cfg, timer)
     seconds = time.perf_counter() - t_start
     return Partition.from_parts(
         h, parts, k, epsilon, objective, seconds=seconds, timings=timer.timings,
@@ -579,6 +581,16 @@ def _threads(cfg: Config) -> int:
     from .kernels import _cpu
 
     return int(_cpu.get_num_threads())
+
+
+def _stage_threads(cfg: Config):
+    """``Config.threads`` (when set) as the OpenMP threads of every C++ stage of the run (the
+    calling thread's setting, restored afterwards); 0 keeps the current setting."""
+    if not cfg.threads:
+        return contextlib.nullcontext()
+    from .kernels import omp_threads
+
+    return omp_threads(int(cfg.threads))
 
 
 #: ``Config.initial_metis_processes = -1`` (automatic): worker processes only on machines of at
@@ -1095,6 +1107,17 @@ def improve(
     t_start = time.perf_counter()
     be = get_backend(backend)
     timer = _Timer()
+    with _stage_threads(cfg):
+        p = _improve(hyper, p, k, epsilon, objective, be, seed, cfg, timer, vcycles)
+    seconds = time.perf_counter() - t_start
+    return Partition.from_parts(
+        h, p, k, epsilon, objective, seconds=seconds, timings=timer.timings, backend=be.name,
+        algorithm="multilevel-warm", seed=seed, config=dataclasses.asdict(cfg),
+    )
+
+
+def _improve(hyper, p, k, epsilon, objective, be, seed, cfg, timer, vcycles):
+    """The refinement and V-cycles of :func:`improve` (block ids on the host)."""
     if k > 1 and hyper.n:
         top = be.hypergraph_arrays(hyper)
         bound = max_block_weight(hyper.total_weight, k, epsilon)
@@ -1107,8 +1130,4 @@ def improve(
         cur = _vcycles(be, top, cur, k, objective, lambda s: _hypergraph_coarsener(
             be, k, mcw, cfg, s), refine, cfg, timer, vcycles, seed)
         p = be.to_host(cur).astype(np.int32, copy=False)
-    seconds = time.perf_counter() - t_start
-    return Partition.from_parts(
-        h, p, k, epsilon, objective, seconds=seconds, timings=timer.timings, backend=be.name,
-        algorithm="multilevel-warm", seed=seed, config=dataclasses.asdict(cfg),
-    )
+    return p
