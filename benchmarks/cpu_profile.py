@@ -255,6 +255,9 @@ def main() -> None:
     ap.add_argument("--epsilon", type=float, default=0.03)
     ap.add_argument("--objective", default="cut", choices=("cut", "km1"))
     ap.add_argument("--config", default="{}", help="JSON object of Config overrides")
+    ap.add_argument("--cpu-attr", action="append", default=[], metavar="NAME=VALUE",
+                    help="set a CpuBackend class attribute (an int or float), e.g. "
+                    "cluster_sub_rounds=16; repeatable")
     ap.add_argument("--repeat", type=int, default=1, help="runs per case (the fastest is shown)")
     ap.add_argument("--levels", action="store_true", help="also print the per-level table")
     ap.add_argument("--mtkahypar", action="store_true", help="also run Mt-KaHyPar DEFAULT")
@@ -268,11 +271,17 @@ def main() -> None:
     threads = [int(x) for x in args.threads.split(",")]
     overrides = json.loads(args.config)
     install()
+    for item in args.cpu_attr:
+        name, _, value = item.partition("=")
+        if not hasattr(CpuBackend, name):
+            raise SystemExit(f"cpu_profile: CpuBackend has no attribute '{name}'")
+        setattr(CpuBackend, name, type(getattr(CpuBackend, name))(float(value)))
     print(f"# cpu_profile: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC, "
           f"commit {commit()}, {platform.node()}, {os.cpu_count()} CPUs "
           f"({len(os.sched_getaffinity(0)) if hasattr(os, 'sched_getaffinity') else '?'} usable),"
           f" python {platform.python_version()}, seed {args.seed}, eps {args.epsilon}, "
-          f"config {json.dumps(overrides)}", flush=True)
+          f"config {json.dumps(overrides)}, CpuBackend {' '.join(args.cpu_attr) or 'defaults'}",
+          flush=True)
     rows = []
     for spec in args.inputs.split(","):
         t0 = time.perf_counter()

@@ -86,13 +86,23 @@ class CpuBackend(Backend):
             float(resolution), int(max_weight), int(sub_rounds),
         )
 
+    #: Default ``sub_rounds`` of :meth:`cluster_hypergraph`.
+    cluster_sub_rounds = 0
+
     def cluster_hypergraph(self, hg: HypergraphArrays, max_cluster_weight: int, *,
                            max_net_size: int = 1000, communities=None, max_shrink: float = 2.5,
-                           weight_penalty: bool = False, seed: int = 0):
+                           weight_penalty: bool = False, seed: int = 0,
+                           sub_rounds: int | None = None):
+        """``sub_rounds`` (default ``cluster_sub_rounds``): 0 visits the vertices one after the
+        other; N > 0 cuts the visiting order of levels of at least 4096 vertices into N slices
+        whose vertices rate their neighbours in parallel (OpenMP) against the clusters before
+        the slice, then join in order. Either way the result does not depend on the threads."""
         comm = None if communities is None else _i32(communities)
+        rounds = self.cluster_sub_rounds if sub_rounds is None else sub_rounds
         cmap, nc = _cpu.cluster_hypergraph(
             hg.eptr, hg.eind, hg.ewgt, hg.vptr, hg.vind, hg.vwgt, int(max_cluster_weight),
             int(max_net_size), comm, float(max_shrink), bool(weight_penalty), int(seed),
+            int(rounds),
         )
         return cmap, int(nc)
 

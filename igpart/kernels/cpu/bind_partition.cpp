@@ -198,8 +198,10 @@ void igp::bind_partition(py::module_ &m) {
         [](Arr<int64_t> eptr, Arr<int32_t> eind, Arr<int64_t> ewgt, Arr<int64_t> vptr,
            Arr<int32_t> vind, Arr<int64_t> vwgt, int64_t max_cluster_weight, int64_t max_net_size,
            std::optional<Arr<int32_t>> communities, double max_shrink, bool weight_penalty,
-           int64_t seed) {
+           int64_t seed, int64_t sub_rounds) {
             const HgView h = hg_view(eptr, eind, ewgt, vptr, vind, vwgt, "cluster_hypergraph");
+            if (sub_rounds < 0)
+                throw std::invalid_argument("cluster_hypergraph: sub_rounds must be >= 0");
             const int32_t *comm = nullptr;
             if (communities) {
                 check_len(*communities, h.n, "communities", "cluster_hypergraph");
@@ -210,14 +212,16 @@ void igp::bind_partition(py::module_ &m) {
             {
                 py::gil_scoped_release release;
                 nc = cluster_hypergraph(h, max_cluster_weight, max_net_size, comm, max_shrink,
-                                        weight_penalty, seed, cmap);
+                                        weight_penalty, seed, cmap, sub_rounds);
             }
             return py::make_tuple(to_numpy(std::move(cmap)), nc);
         },
         py::arg("eptr"), py::arg("eind"), py::arg("ewgt"), py::arg("vptr"), py::arg("vind"),
         py::arg("vwgt"), py::arg("max_cluster_weight"), py::arg("max_net_size"),
         py::arg("communities"), py::arg("max_shrink"), py::arg("weight_penalty"), py::arg("seed"),
-        "Cluster-aware heavy-edge clustering: (cmap, nc).");
+        py::arg("sub_rounds") = 0,
+        "Cluster-aware heavy-edge clustering: (cmap, nc); sub_rounds > 0: in parallel "
+        "synchronous sub-rounds (same result on any number of threads).");
 
     m.def(
         "contract_hypergraph",

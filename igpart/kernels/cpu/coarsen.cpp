@@ -4,6 +4,7 @@
 #include <numeric>
 #include <utility>
 
+#include "csr.h"
 #include "partition.h"
 #include "partition_common.h"
 
@@ -173,74 +174,136 @@ int64_t group_vertices(int64_t n, const int32_t *best, bool leader_max, const in
     return nc;
 }
 
+namespace {
+
+// The cluster u joins (-1: none) given cluster representatives `rep` and weights `cw`: the
+// highest rating, then an unclustered target, then the lighter cluster, then tie_hash.
+// `score` is all zeros on entry and on return; `touched` is scratch.
+int32_t best_cluster(const HgView &h, int32_t u, int64_t max_cluster_weight, int64_t max_net_size,
+                     const int32_t *communities, bool weight_penalty, int64_t seed,
+                     const int32_t *rep, const int64_t *cw, const char *matched, double *score,
+                     std::vector<int32_t> &touched) {
+    const int64_t wu = h.vwgt[u];
+    const int32_t cu = communities ? communities[u] : 0;
+    touched.clear();
+    for_each_rated_neighbour(h, u, max_net_size, [&](int32_t v, double r) {
+        if (communities && communities[v] != cu) return;
+        const int32_t c = rep[v];
+        if (score[c] == 0.0) touched.push_back(c);
+        score[c] += r;
+    });
+    int32_t best = -1;
+    double bs = 0.0;
+    int64_t bw = 0;
+    unsigned int bh = 0;
+    bool bfree = false;
+    for (int32_t c : touched) {
+        double s = score[c];
+        score[c] = 0.0;
+        const int64_t wc = cw[c];
+        if (s <= 0.0 || wu + wc > max_cluster_weight) continue;
+        if (weight_penalty) s /= static_cast<double>(std::max<int64_t>(wc, 1));
+        const bool free = !matched[c];
+        const unsigned int hc = tie_hash(seed, u, c);
+        bool better = best < 0 || s > bs;
+        if (!better && s == bs) {
+            if (free != bfree) better = free;
+            else better = rating_better(s, wc, hc, bs, bw, bh);
+        }
+        if (better) {
+            best = c;
+            bs = s;
+            bw = wc;
+            bh = hc;
+            bfree = free;
+        }
+    }
+    return best;
+}
+
+// Per-thread rating scratch (n zeros), kept across calls: clearing is the caller's job (every
+// entry it sets is reset), so reuse costs nothing.
+std::vector<double> &rating_scratch(int64_t n) {
+    static thread_local std::vector<double> score;
+    if (static_cast<int64_t>(score.size()) < n) score.assign(static_cast<size_t>(n), 0.0);
+    return score;
+}
+
+}  // namespace
+
 int64_t cluster_hypergraph(const HgView &h, int64_t max_cluster_weight, int64_t max_net_size,
                            const int32_t *communities, double max_shrink, bool weight_penalty,
-                           int64_t seed, std::vector<int32_t> &cmap) {
+                           int64_t seed, std::vector<int32_t> &cmap, int64_t sub_rounds) {
     const int64_t n = h.n;
     std::vector<int32_t> rep(static_cast<size_t>(n));
     std::iota(rep.begin(), rep.end(), 0);
     std::vector<int64_t> cw(h.vwgt, h.vwgt + n);
     std::vector<char> matched(static_cast<size_t>(n), 0);
-    // visiting order: seeded pseudo-random permutation
+    // visiting order: seeded pseudo-random permutation (a total order: the parallel sort gives
+    // the sequential one's result)
     std::vector<int32_t> order(static_cast<size_t>(n));
-    std::iota(order.begin(), order.end(), 0);
     {
-        std::vector<uint32_t> key(static_cast<size_t>(n));
-        for (int64_t u = 0; u < n; ++u) key[u] = tie_hash(seed, u, -1);
-        std::sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
-            return key[a] != key[b] ? key[a] < key[b] : a < b;
-        });
+        std::vector<std::pair<uint32_t, int32_t>> key(static_cast<size_t>(n));
+#pragma omp parallel for schedule(static) if (n >= kParallelMinItems)
+        for (int64_t u = 0; u < n; ++u)
+            key[u] = {tie_hash(seed, u, -1), static_cast<int32_t>(u)};
+        parallel_sort(key.begin(), key.end());
+#pragma omp parallel for schedule(static) if (n >= kParallelMinItems)
+        for (int64_t i = 0; i < n; ++i) order[i] = key[i].second;
     }
     const double shrink = max_shrink > 1.0 ? max_shrink : 1.0;
     const int64_t target = static_cast<int64_t>(static_cast<double>(n) / shrink);
     int64_t nc = n;
-    std::vector<double> score(static_cast<size_t>(n), 0.0);
-    std::vector<int32_t> touched;
-    for (int32_t u : order) {
-        if (nc <= target) break;
-        if (matched[u]) continue;
-        const int64_t wu = h.vwgt[u];
-        if (wu >= max_cluster_weight) continue;
-        const int32_t cu = communities ? communities[u] : 0;
-        touched.clear();
-        for_each_rated_neighbour(h, u, max_net_size, [&](int32_t v, double r) {
-            if (communities && communities[v] != cu) return;
-            const int32_t c = rep[v];
-            if (score[c] == 0.0) touched.push_back(c);
-            score[c] += r;
-        });
-        int32_t best = -1;
-        double bs = 0.0;
-        int64_t bw = 0;
-        unsigned int bh = 0;
-        bool bfree = false;
-        for (int32_t c : touched) {
-            double s = score[c];
-            score[c] = 0.0;
-            const int64_t wc = cw[c];
-            if (s <= 0.0 || wu + wc > max_cluster_weight) continue;
-            if (weight_penalty) s /= static_cast<double>(std::max<int64_t>(wc, 1));
-            const bool free = !matched[c];
-            const unsigned int hc = tie_hash(seed, u, c);
-            // higher rating, then an unmatched target, then the lighter cluster, then the hash
-            bool better = best < 0 || s > bs;
-            if (!better && s == bs) {
-                if (free != bfree) better = free;
-                else better = rating_better(s, wc, hc, bs, bw, bh);
+    auto join = [&](int32_t u, int32_t c) {
+        rep[u] = c;
+        cw[c] += h.vwgt[u];
+        matched[u] = matched[c] = 1;
+        --nc;
+    };
+    if (sub_rounds <= 0 || n < kParallelMinItems) {
+        double *score = rating_scratch(n).data();
+        std::vector<int32_t> touched;
+        for (int32_t u : order) {
+            if (nc <= target) break;
+            if (matched[u] || h.vwgt[u] >= max_cluster_weight) continue;
+            const int32_t best =
+                best_cluster(h, u, max_cluster_weight, max_net_size, communities, weight_penalty,
+                             seed, rep.data(), cw.data(), matched.data(), score, touched);
+            if (best >= 0) join(u, best);
+        }
+    } else {
+        // Synchronous sub-rounds: the vertices of a slice of the order choose their cluster in
+        // parallel against the state before the slice, then join in order; a join is redirected
+        // to the cluster its target joined meanwhile, and dropped when the vertex was chosen as a
+        // target meanwhile or the cluster got too heavy. Independent of the threads.
+        const int64_t slice = (n + sub_rounds - 1) / sub_rounds;
+        std::vector<int32_t> choice(static_cast<size_t>(slice), -1);
+        for (int64_t lo = 0; lo < n && nc > target; lo += slice) {
+            const int64_t hi = std::min(n, lo + slice);
+#pragma omp parallel
+            {
+                double *score = rating_scratch(n).data();
+                std::vector<int32_t> touched;
+#pragma omp for schedule(dynamic, 256)
+                for (int64_t i = lo; i < hi; ++i) {
+                    const int32_t u = order[i];
+                    choice[i - lo] =
+                        matched[u] || h.vwgt[u] >= max_cluster_weight
+                            ? -1
+                            : best_cluster(h, u, max_cluster_weight, max_net_size, communities,
+                                           weight_penalty, seed, rep.data(), cw.data(),
+                                           matched.data(), score, touched);
+                }
             }
-            if (better) {
-                best = c;
-                bs = s;
-                bw = wc;
-                bh = hc;
-                bfree = free;
+            for (int64_t i = lo; i < hi && nc > target; ++i) {
+                const int32_t u = order[i];
+                int32_t c = choice[i - lo];
+                if (c < 0 || matched[u]) continue;
+                c = rep[c];  // c joined a cluster in this slice: that cluster (chains of one)
+                if (cw[c] + h.vwgt[u] > max_cluster_weight) continue;
+                join(u, c);
             }
         }
-        if (best < 0) continue;
-        rep[u] = best;
-        cw[best] += wu;
-        matched[u] = matched[best] = 1;
-        --nc;
     }
     // dense ids in ascending order of representatives
     std::vector<int32_t> id(static_cast<size_t>(n), -1);
@@ -248,6 +311,7 @@ int64_t cluster_hypergraph(const HgView &h, int64_t max_cluster_weight, int64_t 
     for (int64_t u = 0; u < n; ++u)
         if (rep[u] == u) id[u] = next++;
     cmap.resize(static_cast<size_t>(n));
+#pragma omp parallel for schedule(static) if (n >= kParallelMinItems)
     for (int64_t u = 0; u < n; ++u) cmap[u] = id[rep[u]];
     return next;
 }
@@ -266,28 +330,25 @@ uint64_t hash_pins(const int32_t *p, int64_t len) {
     return x ^ (x >> 31);
 }
 
-void transpose(int64_t nrows, const std::vector<int64_t> &ptr, const std::vector<int32_t> &ind,
-               int64_t ncols, std::vector<int64_t> &tptr, std::vector<int32_t> &tind) {
-    tptr.assign(static_cast<size_t>(ncols + 1), 0);
-    tind.resize(ind.size());
-    for (int32_t c : ind) ++tptr[c + 1];
-    for (int64_t c = 0; c < ncols; ++c) tptr[c + 1] += tptr[c];
-    std::vector<int64_t> pos(tptr.begin(), tptr.end() - 1);
-    for (int64_t r = 0; r < nrows; ++r)
-        for (int64_t j = ptr[r]; j < ptr[r + 1]; ++j) tind[pos[ind[j]]++] = static_cast<int32_t>(r);
-}
-
 }  // namespace
 
 HgLevel contract_hypergraph(const HgView &h, const int32_t *cmap, int64_t nc) {
     HgLevel c;
+    const bool par = h.m >= kParallelMinItems;
     c.vwgt.assign(static_cast<size_t>(nc), 0);
-    for (int64_t u = 0; u < h.n; ++u) c.vwgt[cmap[u]] += h.vwgt[u];
+    {
+        int64_t *vw = c.vwgt.data();
+#pragma omp parallel for schedule(static) if (h.n >= 16 * kParallelMinItems)
+        for (int64_t u = 0; u < h.n; ++u) {
+#pragma omp atomic
+            vw[cmap[u]] += h.vwgt[u];
+        }
+    }
     // Map, sort and deduplicate the pins of every net; drop nets left with < 2 pins.
-    std::vector<int64_t> ptr(static_cast<size_t>(h.m + 1), 0);
     std::vector<int32_t> pins(static_cast<size_t>(h.eptr[h.m]));
     std::vector<int64_t> len(static_cast<size_t>(h.m), 0);
-#pragma omp parallel for schedule(dynamic, 1024) if (h.m >= kParallelMinItems)
+    std::vector<uint64_t> hash(static_cast<size_t>(h.m), 0);
+#pragma omp parallel for schedule(dynamic, 1024) if (par)
     for (int64_t e = 0; e < h.m; ++e) {
         int32_t *p = pins.data() + h.eptr[e];
         const int64_t s = h.size(e);
@@ -295,6 +356,7 @@ HgLevel contract_hypergraph(const HgView &h, const int32_t *cmap, int64_t nc) {
         std::sort(p, p + s);
         const int64_t u = std::unique(p, p + s) - p;
         len[e] = u >= 2 ? u : 0;
+        if (len[e]) hash[e] = hash_pins(p, len[e]);
     }
     // Identical nets: group by (hash, length), compare pins, merge into the first net.
     // (hash, net) pairs sorted as such, the keys next to the ids: 10% faster contractions than
@@ -302,14 +364,17 @@ HgLevel contract_hypergraph(const HgView &h, const int32_t *cmap, int64_t nc) {
     std::vector<std::pair<uint64_t, int32_t>> order;
     order.reserve(static_cast<size_t>(h.m));
     for (int64_t e = 0; e < h.m; ++e)
-        if (len[e])
-            order.emplace_back(hash_pins(pins.data() + h.eptr[e], len[e]),
-                               static_cast<int32_t>(e));
-    std::sort(order.begin(), order.end());
+        if (len[e]) order.emplace_back(hash[e], static_cast<int32_t>(e));
+    parallel_sort(order.begin(), order.end());
+    std::vector<int64_t> starts;  // runs of equal hashes
+    for (size_t i = 0; i < order.size(); ++i)
+        if (i == 0 || order[i].first != order[i - 1].first) starts.push_back(static_cast<int64_t>(i));
+    starts.push_back(static_cast<int64_t>(order.size()));
     std::vector<int32_t> rep(static_cast<size_t>(h.m), -1);
-    for (size_t i = 0; i < order.size();) {
-        size_t j = i;
-        while (j < order.size() && order[j].first == order[i].first) ++j;
+    const int64_t runs = static_cast<int64_t>(starts.size()) - 1;
+#pragma omp parallel for schedule(dynamic, 1024) if (par)
+    for (int64_t g = 0; g < runs; ++g) {
+        const size_t i = static_cast<size_t>(starts[g]), j = static_cast<size_t>(starts[g + 1]);
         for (size_t a = i; a < j; ++a) {
             const int32_t ea = order[a].second;
             if (rep[ea] >= 0) continue;
@@ -322,20 +387,29 @@ HgLevel contract_hypergraph(const HgView &h, const int32_t *cmap, int64_t nc) {
                     rep[eb] = ea;
             }
         }
-        i = j;
     }
     std::vector<int64_t> wsum(static_cast<size_t>(h.m), 0);
     for (int64_t e = 0; e < h.m; ++e)
         if (len[e]) wsum[rep[e]] += h.ewgt[e];
+    // kept nets in id order: their coarse ids and pin offsets, then the pins copied in parallel
+    std::vector<int64_t> kept;
+    kept.reserve(static_cast<size_t>(order.size()));
     c.eptr.push_back(0);
     for (int64_t e = 0; e < h.m; ++e) {
         if (!len[e] || rep[e] != e) continue;
-        c.eind.insert(c.eind.end(), pins.begin() + h.eptr[e], pins.begin() + h.eptr[e] + len[e]);
-        c.eptr.push_back(static_cast<int64_t>(c.eind.size()));
+        kept.push_back(e);
+        c.eptr.push_back(c.eptr.back() + len[e]);
         c.ewgt.push_back(wsum[e]);
     }
-    const int64_t cm = static_cast<int64_t>(c.ewgt.size());
-    transpose(cm, c.eptr, c.eind, nc, c.vptr, c.vind);
+    const int64_t cm = static_cast<int64_t>(kept.size());
+    c.eind.resize(static_cast<size_t>(c.eptr.back()));
+#pragma omp parallel for schedule(dynamic, 1024) if (par)
+    for (int64_t x = 0; x < cm; ++x)
+        std::copy(pins.begin() + h.eptr[kept[x]], pins.begin() + h.eptr[kept[x]] + len[kept[x]],
+                  c.eind.begin() + c.eptr[x]);
+    Csr t = csr_transpose(c.eptr.data(), cm, c.eind.data(), nc);
+    c.vptr = std::move(t.ptr);
+    c.vind = std::move(t.ind);
     return c;
 }
 

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "igpart_common.h"
+#include "partition.h"
 
 namespace igp {
 
@@ -13,11 +14,36 @@ Csr csr_transpose(const int64_t *ptr, int64_t nrows, const int32_t *ind, int64_t
     const int64_t nnz = ptr[nrows] - ptr[0];
     t.ptr.assign(static_cast<size_t>(ncols + 1), 0);
     t.ind.resize(static_cast<size_t>(nnz));
-    for (int64_t j = ptr[0]; j < ptr[nrows]; ++j) ++t.ptr[ind[j] + 1];
+    if (nnz < 16 * kParallelMinItems) {
+        for (int64_t j = ptr[0]; j < ptr[nrows]; ++j) ++t.ptr[ind[j] + 1];
+        for (int64_t c = 0; c < ncols; ++c) t.ptr[c + 1] += t.ptr[c];
+        std::vector<int64_t> pos(t.ptr.begin(), t.ptr.end() - 1);
+        for (int64_t r = 0; r < nrows; ++r)
+            for (int64_t j = ptr[r]; j < ptr[r + 1]; ++j)
+                t.ind[pos[ind[j]]++] = static_cast<int32_t>(r);
+        return t;
+    }
+    // in parallel: counts and slots taken with atomics, then each column's rows sorted (the
+    // stable transpose whatever the order the slots were taken in)
+    int64_t *cnt = t.ptr.data() + 1;
+#pragma omp parallel for schedule(static)
+    for (int64_t j = ptr[0]; j < ptr[nrows]; ++j) {
+#pragma omp atomic
+        ++cnt[ind[j]];
+    }
     for (int64_t c = 0; c < ncols; ++c) t.ptr[c + 1] += t.ptr[c];
     std::vector<int64_t> pos(t.ptr.begin(), t.ptr.end() - 1);
+#pragma omp parallel for schedule(dynamic, 1024)
     for (int64_t r = 0; r < nrows; ++r)
-        for (int64_t j = ptr[r]; j < ptr[r + 1]; ++j) t.ind[pos[ind[j]]++] = static_cast<int32_t>(r);
+        for (int64_t j = ptr[r]; j < ptr[r + 1]; ++j) {
+            int64_t slot;
+#pragma omp atomic capture
+            slot = pos[ind[j]]++;
+            t.ind[slot] = static_cast<int32_t>(r);
+        }
+#pragma omp parallel for schedule(dynamic, 1024)
+    for (int64_t c = 0; c < ncols; ++c)
+        std::sort(t.ind.begin() + t.ptr[c], t.ind.begin() + t.ptr[c + 1]);
     return t;
 }
 

@@ -2,8 +2,12 @@
 // refinement and rebalancing for hypergraphs and graphs. The per-element formulas come from
 // kernels/common/partition_common.h, shared with the GPU backend.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <vector>
+#ifdef _OPENMP
+#include <parallel/algorithm>
+#endif
 
 #include "partition_common.h"
 
@@ -15,6 +19,19 @@ namespace igp {
 // 2-core machine). Every parallel loop writes per-item results or sorts them by a total order
 // afterwards, so the result does not depend on whether it ran in parallel.
 constexpr int64_t kParallelMinItems = 4096;
+
+// Sorts [first, last) on the OpenMP threads (libstdc++'s parallel mode) when there are enough
+// items: meant for total orders only, where the result is the sequential sort's.
+template <class It>
+void parallel_sort(It first, It last) {
+#ifdef _OPENMP
+    if (last - first >= 16 * kParallelMinItems) {
+        __gnu_parallel::sort(first, last);
+        return;
+    }
+#endif
+    std::sort(first, last);
+}
 
 // Read-only views of a level (pointers into numpy arrays owned by the caller).
 struct HgView {
@@ -81,9 +98,12 @@ int64_t group_vertices(int64_t n, const int32_t *best, bool leader_max, const in
 // communities != nullptr) with weight(C) + w(u) <= max_cluster_weight; ties prefer unclustered
 // targets, then the lighter cluster, then tie_hash. A vertex chosen as target no longer moves.
 // Stops once n / max_shrink clusters remain. Fills cmap (dense ids by ascending representative).
+// sub_rounds > 0 (levels of at least kParallelMinItems vertices): the visiting order is cut into
+// that many slices; the vertices of a slice rate in parallel against the clusters before it, then
+// join in order (see coarsen.cpp); the result depends on sub_rounds, never on the threads.
 int64_t cluster_hypergraph(const HgView &h, int64_t max_cluster_weight, int64_t max_net_size,
                            const int32_t *communities, double max_shrink, bool weight_penalty,
-                           int64_t seed, std::vector<int32_t> &cmap);
+                           int64_t seed, std::vector<int32_t> &cmap, int64_t sub_rounds = 0);
 
 HgLevel contract_hypergraph(const HgView &h, const int32_t *cmap, int64_t nc);
 GraphLevel contract_graph(const GraphView &g, const int32_t *cmap, int64_t nc);

@@ -1,0 +1,112 @@
+"""Threads on the C++ backend: ``Config.threads`` reaches every stage, and the parallel stages give
+the same results on any number of threads."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import igpart
+from igpart.generators import random_circuit
+from igpart.kernels import _cpu, get_backend
+from igpart.kernels.cpu import CpuBackend
+
+from .test_stages import bounds_for
+
+
+@pytest.fixture(scope="module")
+def circuit():
+    """A level large enough for every parallel path (>= 4096 nets, >= 65,536 pins)."""
+    return random_circuit(40_000, seed=7)
+
+
+def _on_threads(threads: int, fn):
+    before = _cpu.get_num_threads()
+    try:
+        _cpu.set_num_threads(threads)
+        return fn()
+    finally:
+        _cpu.set_num_threads(before)
+
+
+def test_config_threads_reach_every_stage(monkeypatch):
+    """Every stage operation of a run sees ``Config.threads`` OpenMP threads, and the caller's
+    setting is back afterwards."""
+    seen: dict[str, set[int]] = {}
+    names = ("communities", "cluster_hypergraph", "contract_hypergraph", "rebalance_hypergraph",
+             "refine_hypergraph", "fm_refine_hypergraph")
+    for name in names:
+        fn = getattr(CpuBackend, name)
+
+        def wrapper(self, *a, _fn=fn, _name=name, **kw):
+            seen.setdefault(_name, set()).add(int(_cpu.get_num_threads()))
+            return _fn(self, *a, **kw)
+
+        monkeypatch.setattr(CpuBackend, name, wrapper)
+    h = random_circuit(3_000, seed=1)
+    before = _cpu.get_num_threads()
+    p = igpart.partition(h, 4, backend="cpu", config={"threads": 3, "initial": "metis"})
+    assert _cpu.get_num_threads() == before
+    assert p.balanced and set(seen) == set(names)
+    assert all(s == {3} for s in seen.values()), seen
+
+
+def test_parallel_clustering_does_not_depend_on_the_thread_count(circuit):
+    """Clustering in sub-rounds: the same clusters on 1, 2 and 3 threads; the clusters respect
+    the weight cap, the communities and the shrink limit, and differ from no sub-rounds only in
+    the order of the joins (both cluster about as much)."""
+    cpu = get_backend("cpu")
+    ha = cpu.hypergraph_arrays(circuit)
+    comm = (np.arange(circuit.n) * 7 // circuit.n).astype(np.int32)
+    runs = []
+    for threads in (1, 2, 3):
+        runs.append(_on_threads(threads, lambda: cpu.cluster_hypergraph(
+            ha, 6, communities=comm, max_shrink=2.5, seed=3, sub_rounds=16)))
+    for cmap, nc in runs[1:]:
+        assert nc == runs[0][1]
+        np.testing.assert_array_equal(cmap, runs[0][0])
+    cmap, nc = runs[0]
+    assert set(np.unique(cmap)) == set(range(nc))
+    assert nc >= int(circuit.n / 2.5)
+    weights = np.bincount(cmap, weights=circuit.vwgt, minlength=nc)
+    sizes = np.bincount(cmap, minlength=nc)
+    assert np.all((weights <= 6) | (sizes == 1))
+    first = np.full(nc, -1)
+    first[cmap[::-1]] = comm[::-1]
+    assert np.array_equal(first[cmap], comm)  # every cluster inside one community
+    seq_cmap, seq_nc = cpu.cluster_hypergraph(ha, 6, communities=comm, max_shrink=2.5, seed=3,
+                                              sub_rounds=0)
+    assert not np.array_equal(seq_cmap, cmap)
+    assert abs(seq_nc - nc) <= 0.02 * circuit.n
+    with pytest.raises(ValueError, match="sub_rounds"):
+        cpu.cluster_hypergraph(ha, 6, sub_rounds=-1)
+
+
+def test_parallel_contraction_does_not_depend_on_the_thread_count(circuit):
+    """Contraction (pins, identical nets, transpose) on 1 and 3 threads: the same level, whose
+    vertex -> net incidence is the stable transpose of its nets."""
+    cpu = get_backend("cpu")
+    ha = cpu.hypergraph_arrays(circuit)
+    cmap, nc = cpu.cluster_hypergraph(ha, 4, seed=1)
+    fields = ("eptr", "eind", "ewgt", "vptr", "vind", "vwgt")
+    one, three = (_on_threads(t, lambda: cpu.contract_hypergraph(ha, cmap, nc)) for t in (1, 3))
+    for f in fields:
+        np.testing.assert_array_equal(getattr(one, f), getattr(three, f))
+    ch = igpart.Hypergraph(one.eptr, one.eind, nc, one.vwgt, one.ewgt)
+    assert np.array_equal(ch.vptr, one.vptr) and np.array_equal(ch.vind, one.vind)
+    assert one.num_pins >= 65_536 and int(one.vwgt.sum()) == circuit.total_weight
+
+
+def test_partition_does_not_depend_on_the_thread_count(monkeypatch):
+    """A whole run with every parallel stage on (sub-rounds of clustering and Louvain) gives
+    the same blocks on 1 and 2 threads, valid and balanced."""
+    monkeypatch.setattr(CpuBackend, "cluster_sub_rounds", 16)
+    h = random_circuit(12_000, seed=2)
+    cfg = {"community_sub_rounds": 8, "initial": "metis"}
+    parts = []
+    for threads in (1, 2):
+        p = igpart.partition(h, 8, backend="cpu", seed=1, config=dict(cfg, threads=threads))
+        assert p.balanced and (p.block_weights <= p.max_block_weight).all()
+        parts.append(p.parts)
+    np.testing.assert_array_equal(parts[0], parts[1])
+
