@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import os
 import sys
 import time
 from collections.abc import Iterator
@@ -29,6 +30,7 @@ import numpy as np
 
 import igpart
 from igpart.errors import IgpartError
+from igpart.io import atomic_writer
 from igpart.plugin import Session, SessionResult
 
 FIELDS = ("iteration", "changes", "cut", "km1", "latency_ms", "moved", "balanced",
@@ -82,7 +84,7 @@ def run(session: Session, results: Iterator[SessionResult], *, compare_every: in
 
 
 def write_csv(rows: list[dict], path) -> None:
-    with open(path, "w", newline="") as f:
+    with atomic_writer(path, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=FIELDS)
         w.writeheader()
         w.writerows(rows)
@@ -112,7 +114,8 @@ def plot(rows: list[dict], path, title: str = "") -> None:
     if title:
         a.set_title(title)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    with atomic_writer(path) as f:
+        fig.savefig(f, format=os.path.splitext(os.fspath(path))[1][1:] or "png", dpi=120)
     plt.close(fig)
 
 
@@ -177,6 +180,9 @@ def main(argv: list[str] | None = None) -> int:
         write_csv(rows, args.csv)
         if args.plot:
             plot(rows, args.plot, f"{title}, k={args.k}")
+    except IgpartError as exc:  # OutputError: names the file
+        print(f"timing_opt: error: {exc}", file=sys.stderr)
+        return 1
     except OSError as exc:
         print(f"timing_opt: error: {exc.filename}: {exc.strerror or exc}", file=sys.stderr)
         return 1

@@ -14,7 +14,7 @@ import numpy as np
 from . import __version__
 from .errors import IgpartError
 from .hypergraph import Graph, Hypergraph
-from .io import detect_format, read, read_partition, write_partition
+from .io import atomic_write, detect_format, read, read_partition, write_partition
 from .kernels import BACKENDS
 from .metrics import OBJECTIVES, evaluate
 from .multilevel import ALGORITHMS, partition
@@ -181,8 +181,7 @@ def _partition_verilog(args) -> int:
     out = args.output or f"{args.file}.part.{args.k}"
     n = hv.num_instance_vertices
     names = hv.vertex_names[:n]
-    with open(out, "w") as f:
-        f.write("".join(map("{} {}\n".format, names, p.parts[:n].tolist())))
+    atomic_write(out, "".join(map("{} {}\n".format, names, p.parts[:n].tolist())))
     _report_partition(args, h, p, out)
     return 0 if p.balanced else 3
 
@@ -288,8 +287,7 @@ def cmd_bench(args) -> int:
     )
     text = bench.to_json(result) if args.json else bench.markdown(result)
     if args.output:
-        with open(args.output, "w") as f:
-            f.write(text)
+        atomic_write(args.output, text)
     print(text, end="" if text.endswith("\n") else "\n")
     if args.plot:
         bench.plot(result, args.plot)

@@ -48,3 +48,13 @@ class BatchError(InputError):
         text = text or " ".join([op, *(str(a) for a in record_args)])
         super().__init__(f"batch record {record} ({text}): {reason}")
         self.reason = reason
+
+
+class OutputError(IgpartError, OSError):
+    """An output file could not be written; the message names it (``out.part: No space left on
+    device``) and the previous contents of the file, if any, are left as they were."""
+
+    def __init__(self, message: str, file: str | None = None):
+        self.file = file
+        self.reason = message
+        super().__init__(f"{file}: {message}" if file is not None else message)

@@ -12,36 +12,132 @@ METIS (``.graph``): header ``n m [fmt [ncon]]`` with ``fmt`` three digits (verte
 weights, edge weights), then one line per vertex: ``[size] [weight] neighbour [edge weight] ...``
 (1-based). A blank line is a vertex without neighbours. Only ncon = 1 is supported; vertex sizes
 are read and ignored.
+
+Every reader takes gzip-compressed files transparently (recognised by their first bytes, whatever
+the name). Limits that keep a corrupt file from exhausting memory or overflowing: at most
+``2**31 - 1`` vertices, and no more than :func:`max_vertices` of the file's size (a header that
+announces a billion vertices in a 15-byte file is an error, not an allocation); vertex weights,
+and net weights times net sizes (edge weights for graphs), must sum to at most ``2**63 - 1``, so
+that block weights and every cut metric stay exact; block ids must fit 32 bits.
+
+Every writer goes through :func:`atomic_write`: the file is written next to its target, synced
+and renamed over it, so that a crash or a full disk leaves the old file or the new one, never a
+part of one; a failure raises :class:`~igpart.errors.OutputError` naming the file.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
+import stat
+import tempfile
+import zlib
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import numpy as np
 
-from .errors import IgpartError, InputError
+from .errors import IgpartError, InputError, OutputError
 from .hypergraph import Graph, Hypergraph, describe_asymmetry, find_asymmetry
 from .kernels import _cpu
 
 HGR_FORMATS = (0, 1, 10, 11)
+INT32_MAX = 2**31 - 1
+INT64_MAX = 2**63 - 1
+#: Vertices a file may announce beyond what it holds: a base allowance plus a number per byte.
+HEADER_BASE_VERTICES = 1 << 20
+HEADER_VERTICES_PER_BYTE = 8
+GZIP_MAGIC = b"\x1f\x8b"
+_GZIP_CHUNK = 1 << 16
+
+
+def max_vertices(size: int) -> int:
+    """The most vertices a file of ``size`` bytes (uncompressed) may announce in its header.
+
+    An hMETIS file may list vertices in no net, so its header alone sets the vertex count; this
+    bound (``2**20 + 8`` per byte, at most ``2**31 - 1``) lets a corrupt header fail at once
+    instead of allocating gigabytes."""
+    return min(INT32_MAX, HEADER_BASE_VERTICES + HEADER_VERTICES_PER_BYTE * int(size))
 
 
 # --------------------------------------------------------------------------- reading helpers
+def _gunzip(data: bytes, file: str) -> bytes:
+    """The decompressed contents of gzip ``data`` (several members allowed)."""
+    out: list[bytes] = []
+    lines = 0
+    while data:
+        d = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        try:
+            for start in range(0, len(data), _GZIP_CHUNK):
+                piece = d.decompress(data[start : start + _GZIP_CHUNK])
+                out.append(piece)
+                lines += piece.count(b"\n")
+                if d.eof:
+                    break
+            piece = d.flush()
+        except zlib.error as exc:
+            raise InputError(f"corrupt gzip data ({exc})", file=file, line=lines + 1) from None
+        out.append(piece)
+        if not d.eof:
+            raise InputError("truncated gzip data", file=file, line=lines + 1)
+        data = d.unused_data
+        if data and not data.startswith(GZIP_MAGIC):
+            # trailing zero padding (as tar and some tools write) ends the stream
+            if data.strip(b"\0"):
+                raise InputError("data after the gzip stream", file=file, line=lines + 1)
+            break
+    return b"".join(out)
+
+
+def read_input(path) -> bytes:
+    """The contents of the file at ``path``, decompressed when it is gzip data.
+
+    An unreadable file or corrupt compressed data raises :class:`InputError` naming the file."""
+    file = os.fspath(path)
+    try:
+        with open(file, "rb") as f:
+            data = f.read()
+    except OSError as exc:
+        raise InputError(f"cannot read file: {exc.strerror or exc}", file=file) from None
+    except MemoryError:
+        raise InputError("file too large to read into memory", file=file) from None
+    if data.startswith(GZIP_MAGIC):
+        data = _gunzip(data, file)
+    return data
+
+
+def _sum_exceeds_int64(w: np.ndarray, mult: np.ndarray | None = None) -> int | None:
+    """Index of the element at which the running sum of ``w * mult`` (non-negative integers)
+    first exceeds ``2**63 - 1``, or None when the whole sum fits."""
+    f = w.astype(np.float64)
+    if mult is not None:
+        f *= mult
+    est = float(f.sum())
+    if est < 0.999999 * 2.0**63:
+        return None
+    if est > 1.000001 * 2.0**63:
+        return int(min(np.searchsorted(np.cumsum(f), 2.0**63), w.size - 1))
+    # within rounding of the limit: exact, with Python integers (only for such inputs)
+    ws = w.tolist()
+    ms = mult.tolist() if mult is not None else [1] * len(ws)
+    total = 0
+    for i, (a, b) in enumerate(zip(ws, ms)):
+        total += a * b
+        if total > INT64_MAX:
+            return i
+    return None
+
+
 class _Lines:
     """Tokenized file: ``values`` with per-line pointers and 1-based file line numbers."""
 
     def __init__(self, path, data: bytes | None = None):
         self.file = os.fspath(path)
         if data is None:
-            try:
-                with open(path, "rb") as f:
-                    data = f.read()
-            except OSError as exc:
-                raise InputError(
-                    f"cannot read file: {exc.strerror or exc}", file=self.file
-                ) from None
+            data = read_input(path)
+        elif data.startswith(GZIP_MAGIC):
+            data = _gunzip(data, self.file)
+        self.size = len(data)
         try:
             self.values, self.ptr, self.line_no = _cpu.tokenize(data)
         except _cpu.ParseError as exc:
@@ -59,6 +155,29 @@ class _Lines:
         return int(np.searchsorted(self.ptr, value_index, side="right") - 1)
 
 
+def _check_vertex_count(L: _Lines, n: int, h: int) -> None:
+    """Rejects a header that announces more vertices than the file can describe (before any
+    array of that size is allocated)."""
+    if n > INT32_MAX:
+        raise L.error(f"{n} vertices: at most {INT32_MAX} are supported", h)
+    if n > max_vertices(L.size):
+        raise L.error(
+            f"header announces {n} vertices, implausibly many for a file of {L.size} bytes "
+            f"(at most {max_vertices(L.size)}: is the header corrupt?)",
+            h,
+        )
+
+
+def _check_weight_total(L: _Lines, w, what: str, line_of, mult=None) -> None:
+    """Rejects weights whose total (weighted by ``mult``) does not fit int64, at the line where
+    the running total passes it (``line_of(i)``: the line index of ``w[i]``)."""
+    if w is None or w.size == 0:
+        return
+    at = _sum_exceeds_int64(w, mult)
+    if at is not None:
+        raise L.error(f"{what} sum to more than 2**63 - 1 (totals would overflow)", line_of(at))
+
+
 def _header(lines: _Lines, nonblank: np.ndarray, what: str, min_tokens: int, max_tokens: int):
     if nonblank.size == 0:
         raise InputError(f"empty file: no {what} header", file=lines.file, line=1)
@@ -69,6 +188,99 @@ def _header(lines: _Lines, nonblank: np.ndarray, what: str, min_tokens: int, max
             f"{what} header must have {min_tokens} to {max_tokens} integers, got {c}", h
         )
     return h, [int(x) for x in lines.values[lines.ptr[h] : lines.ptr[h + 1]]]
+
+
+# --------------------------------------------------------------------------- writing helpers
+def _umask() -> int:
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _output_error(file: str, exc: OSError) -> OutputError:
+    return OutputError(exc.strerror or str(exc), file=file)
+
+
+@contextlib.contextmanager
+def atomic_writer(path, mode: str = "wb", **open_args) -> Iterator:
+    """A file object whose contents replace the file at ``path`` only once all is written.
+
+    It writes a temporary file in the target's directory; on leaving the block without an error
+    the file is flushed, synced to disk and renamed over the target (``os.replace``, atomic), so
+    that a reader or a crash sees the old file or the new one, never a part. On any error the
+    temporary file is removed and the target is left as it was; an ``OSError`` becomes an
+    :class:`OutputError` naming ``path`` (``out.part: No space left on device``). The new file
+    keeps the permissions of the one it replaces (else the umask's). A symbolic link is written
+    through; a target that exists but is not a regular file (``/dev/stdout``, a pipe) is written
+    directly. ``mode`` is ``"wb"`` or ``"w"``; ``open_args`` go to :func:`open`.
+    """
+    if mode not in ("w", "wb"):
+        raise ValueError(f"atomic_writer mode must be 'w' or 'wb', not {mode!r}")
+    file = os.fspath(path)
+    real = os.path.realpath(file)
+    try:
+        st = os.stat(real)
+    except FileNotFoundError:
+        st = None
+    except OSError as exc:
+        raise _output_error(file, exc) from None
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        try:
+            f = open(file, mode, **open_args)  # noqa: SIM115 - closed below
+        except OSError as exc:
+            raise _output_error(file, exc) from None
+        try:
+            with f:
+                yield f
+        except OSError as exc:
+            raise _output_error(file, exc) from None
+        return
+    folder = os.path.dirname(real) or "."
+    try:
+        fd, tmp = tempfile.mkstemp(
+            prefix=f".{os.path.basename(real)}.", suffix=".tmp", dir=folder
+        )
+    except OSError as exc:
+        raise _output_error(file, exc) from None
+    try:
+        with os.fdopen(fd, mode, **open_args) as f:
+            yield f
+            f.flush()
+            os.fchmod(fd, stat.S_IMODE(st.st_mode) if st is not None else 0o666 & ~_umask())
+            os.fsync(fd)
+        os.replace(tmp, real)
+    except BaseException as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        if isinstance(exc, OSError) and not isinstance(exc, OutputError):
+            raise _output_error(file, exc) from None
+        raise
+    with contextlib.suppress(OSError):  # make the rename itself durable
+        dfd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(dfd)
+        finally:
+            os.close(dfd)
+
+
+def atomic_write(path, data: bytes | str | Iterable[bytes]) -> None:
+    """Writes ``data`` (bytes, text as UTF-8, or an iterable of byte chunks) to ``path`` with
+    :func:`atomic_writer`: the old file stays until the new one is complete."""
+    with atomic_writer(path) as f:
+        if isinstance(data, str):
+            f.write(data.encode("utf-8"))
+        elif isinstance(data, (bytes, bytearray, memoryview)):
+            f.write(data)
+        else:
+            for chunk in data:
+                f.write(chunk)
 
 
 # --------------------------------------------------------------------------- hMETIS
@@ -83,6 +295,7 @@ def read_hgr(path, data: bytes | None = None) -> Hypergraph:
         raise L.error(f"negative size in header ({m} nets, {n} vertices)", h)
     if fmt not in HGR_FORMATS:
         raise L.error(f"unsupported hMETIS fmt {fmt} (expected one of 0, 1, 10, 11)", h)
+    _check_vertex_count(L, n, h)
     net_w, vtx_w = fmt in (1, 11), fmt in (10, 11)
     body = nonblank[1:]
     if body.size < m:
@@ -112,6 +325,9 @@ def read_hgr(path, data: bytes | None = None) -> Hypergraph:
         if ewgt is not None and ewgt.size and ewgt.min() < 0:
             net = int(np.flatnonzero(ewgt < 0)[0])
             raise L.error(f"negative net weight {int(ewgt[net])}", int(net_lines[net]))
+        _check_weight_total(
+            L, ewgt, "net weights times net sizes", net_lines.__getitem__, npins
+        )
     else:
         pins, ewgt = np.zeros(0, dtype=np.int64), (np.zeros(0, dtype=np.int64) if net_w else None)
     eptr = np.zeros(m + 1, dtype=np.int64)
@@ -129,6 +345,7 @@ def read_hgr(path, data: bytes | None = None) -> Hypergraph:
         if vwgt.size and vwgt.min() < 0:
             i = int(np.flatnonzero(vwgt < 0)[0])
             raise L.error(f"negative weight {int(vwgt[i])} of vertex {i + 1}", int(wl[i]))
+        _check_weight_total(L, vwgt, "vertex weights", wl.__getitem__)
         rest = rest[n:]
     if rest.size:
         raise L.error(
@@ -169,7 +386,7 @@ def hgr_bytes(h: Hypergraph, fmt: int | None = None) -> bytes:
 
 def write_hgr(h: Hypergraph, path, fmt: int | None = None) -> None:
     """Writes ``h`` in hMETIS format (see :func:`hgr_bytes`)."""
-    Path(path).write_bytes(hgr_bytes(h, fmt))
+    atomic_write(path, hgr_bytes(h, fmt))
 
 
 # --------------------------------------------------------------------------- METIS
@@ -189,6 +406,8 @@ def read_graph(path, data: bytes | None = None) -> Graph:
     has_size, has_vw, has_ew = (bool(d) for d in digits)
     if ncon != 1:
         raise L.error(f"multi-constraint graphs (ncon = {ncon}) are not supported", h)
+    if n > INT32_MAX:
+        raise L.error(f"{n} vertices: at most {INT32_MAX} are supported", h)
     vlines = np.arange(h + 1, min(h + 1 + n, L.counts.size))
     if vlines.size < n:
         raise L.error(f"file ends after {vlines.size} of {n} vertex lines")
@@ -211,6 +430,7 @@ def read_graph(path, data: bytes | None = None) -> Graph:
     if vwgt is not None and vwgt.size and vwgt.min() < 0:
         i = int(np.flatnonzero(vwgt < 0)[0])
         raise L.error(f"negative weight {int(vwgt[i])} of vertex {i + 1}", int(vlines[i]))
+    _check_weight_total(L, vwgt, "vertex weights", vlines.__getitem__)
     degrees = (counts - lead) // step
     xadj = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(degrees, out=xadj[1:])
@@ -235,6 +455,11 @@ def read_graph(path, data: bytes | None = None) -> Graph:
     if adjwgt is not None and adjwgt.size and adjwgt.min() < 0:
         b = int(np.flatnonzero(adjwgt < 0)[0])
         raise L.error(f"negative edge weight {int(adjwgt[b])}", int(vlines[vertex_of[b]]))
+    # both directions of every edge: the edge cut is summed that way before halving
+    _check_weight_total(
+        L, adjwgt, "edge weights (each edge counted from both ends)",
+        lambda b: vlines[vertex_of[b]],
+    )
     adj0 = (adj - 1).astype(np.int32)
     wts = adjwgt if adjwgt is not None else np.ones(adj.size, dtype=np.int64)
     defect = find_asymmetry(xadj, adj0, wts, n)
@@ -276,7 +501,7 @@ def graph_bytes(g: Graph, fmt: int | None = None) -> bytes:
 
 def write_graph(g: Graph, path, fmt: int | None = None) -> None:
     """Writes ``g`` in METIS format (see :func:`graph_bytes`)."""
-    Path(path).write_bytes(graph_bytes(g, fmt))
+    atomic_write(path, graph_bytes(g, fmt))
 
 
 # --------------------------------------------------------------------------- partitions
@@ -297,6 +522,12 @@ def read_partition(path, n: int | None = None, k: int | None = None) -> np.ndarr
     neg = np.flatnonzero(parts < 0)
     if neg.size:
         raise L.error(f"negative block id {int(parts[neg[0]])}", int(nonblank[neg[0]]))
+    big = np.flatnonzero(parts > INT32_MAX)
+    if big.size:
+        raise L.error(
+            f"block id {int(parts[big[0]])} does not fit 32 bits (at most {INT32_MAX})",
+            int(nonblank[big[0]]),
+        )
     if k is not None:
         big = np.flatnonzero(parts >= k)
         if big.size:
@@ -309,7 +540,7 @@ def read_partition(path, n: int | None = None, k: int | None = None) -> np.ndarr
 def write_partition(parts, path) -> None:
     """Writes one block id per line."""
     p = np.asarray(parts, dtype=np.int64)
-    Path(path).write_bytes(_cpu.format_lines(np.arange(p.size + 1, dtype=np.int64), p))
+    atomic_write(path, _cpu.format_lines(np.arange(p.size + 1, dtype=np.int64), p))
 
 
 # --------------------------------------------------------------------------- dispatch
@@ -318,12 +549,16 @@ HGR_SUFFIXES = (".hgr", ".hmetis")
 
 
 def detect_format(path, fmt: str | None = None) -> str:
-    """``hgr``, ``graph`` or ``verilog`` from an explicit name or the file suffix."""
+    """``hgr``, ``graph`` or ``verilog`` from an explicit name or the file suffix (a ``.gz``
+    suffix is looked through: ``ibm01.hgr.gz`` is ``hgr``)."""
     if fmt:
         if fmt not in ("hgr", "graph", "verilog"):
             raise InputError(f"unknown input format '{fmt}' (hgr, graph or verilog)")
         return fmt
-    suffix = Path(path).suffix.lower()
+    name = Path(path)
+    if name.suffix.lower() == ".gz":
+        name = name.with_suffix("")
+    suffix = name.suffix.lower()
     if suffix in HGR_SUFFIXES:
         return "hgr"
     if suffix in GRAPH_SUFFIXES:

@@ -9,6 +9,10 @@ pins (``.A()``), ``assign lhs = rhs;`` where both sides are nets (aliases, joine
 and implicit 1-bit nets. Behavioural code, parameters and instance arrays raise InputError with
 the line.
 
+Escaped identifiers lose their backslash (``\\INV_X1 `` names cell ``INV_X1``, as IEEE 1364-2005
+section 3.7.1 says), everywhere: modules, cells, instances, pins and nets. Flattening may create
+at most ``limit`` net bits and, counted apart, ``limit`` instances plus pins.
+
 Naming: bit ``i`` of a bus ``d`` is ``d[i]``; a pin of a leaf cell connected to a w-bit
 expression becomes pins ``P[w-1]`` .. ``P[0]``. Flattened names join the instance path with ``/``
 (``u1/u2/g5``, ``u1/n3``). Nets joined by ports of sub-modules or by ``assign`` take the name of
@@ -48,8 +52,9 @@ class _Signal:
 class Elaborator:
     """Walks pyverilog's AST of one file and builds a :class:`RawNetlist`."""
 
-    def __init__(self, modules: dict, lib: Library | None, file: str):
+    def __init__(self, modules: dict, lib: Library | None, file: str, limit: int = 1 << 62):
         self.modules = modules
+        self.limit = limit
         self.lib = lib
         self.file = file
         self.bit_names: list[str] = []
@@ -67,6 +72,26 @@ class Elaborator:
         self.port_dir: list[int] = []
         self.port_bits: list[int] = []
         self.stack: list[str] = []
+
+    def check_bits(self, more: int, node, what: str) -> None:
+        """Raises before ``more`` net bits would bring the netlist past its limit."""
+        total = len(self.bit_names) + more
+        if total > self.limit:
+            raise self.error(
+                f"{what} brings the netlist to {total} net bits, over the limit of "
+                f"{self.limit} for this input",
+                node,
+            )
+
+    def check_pins(self, more: int, node) -> None:
+        """Raises before ``more`` instances or pins would bring the flat netlist past its limit."""
+        total = len(self.inst_names) + len(self.pin_inst) + more
+        if total > self.limit:
+            raise self.error(
+                f"flattening creates more than {self.limit} instances and pins, over the limit "
+                "for this input",
+                node,
+            )
 
     def error(self, msg: str, node=None) -> InputError:
         line = getattr(node, "lineno", None) if node is not None else None
@@ -126,14 +151,18 @@ class Elaborator:
         m = _CONST_RE.match(v)
         if m is None:
             if v.isdigit():
+                if len(v) > 4000:
+                    raise self.error(f"unsupported constant '{v[:40]}...'", node)
                 return list(bin(int(v))[2:])
             return None
         width = int(m.group(1)) if m.group(1) else None
         base = m.group(3).lower()
         digits = m.group(4).lower().replace("?", "z")
+        if width is not None:
+            self.check_bits(width, node, f"constant '{node.value[:40]}'")
         if base == "d":
-            if not digits.isdigit():
-                raise self.error(f"unsupported constant '{node.value}'", node)
+            if not digits.isdigit() or len(digits) > 4000:
+                raise self.error(f"unsupported constant '{node.value[:40]}'", node)
             bits = list(bin(int(digits))[2:])
         else:
             per = {"b": 1, "o": 3, "h": 4}[base]
@@ -171,7 +200,9 @@ class Elaborator:
             return out
         if kind == "Repeat":
             times = self.int_value(node.times)
-            return self.bits_of(node.value, scope, depth, prefix) * times
+            bits = self.bits_of(node.value, scope, depth, prefix)
+            self.check_bits(max(times, 0) * len(bits), node, "a replication")
+            return bits * times
         if kind == "IntConst":
             bits = self.const_bits(node)
             if bits is None:
@@ -191,7 +222,7 @@ class Elaborator:
         return self.lookup(node, scope, depth, prefix, implicit=False)
 
     def lookup(self, node, scope, depth, prefix, implicit: bool = True) -> _Signal:
-        name = _ident(node.name)
+        name = ident(node.name)
         sig = scope.get(name)
         if sig is None:
             if not implicit:
@@ -216,10 +247,14 @@ class Elaborator:
             raise self.error(f"'{kind.lower()}' declarations are not supported", decl)
         if getattr(decl, "dimensions", None) is not None:
             raise self.error(f"arrays of nets are not supported ('{decl.name}')", decl)
-        name = _ident(decl.name)
+        name = ident(decl.name)
         width = getattr(decl, "width", None)
+        hi = lo = 0
         if width is not None:
             hi, lo = self.int_value(width.msb), self.int_value(width.lsb)
+        if name not in scope:
+            self.check_bits(abs(hi - lo) + 1, decl, f"'{name}' [{hi}:{lo}]")
+        if width is not None:
             step = -1 if hi >= lo else 1
             indices = list(range(hi, lo + step, step))
         else:
@@ -251,9 +286,9 @@ class Elaborator:
         for p in mod.portlist.ports:
             kind = type(p).__name__
             if kind == "Ioport":
-                names.append(_ident(p.first.name))
+                names.append(ident(p.first.name))
             elif kind == "Port":
-                names.append(_ident(p.name))
+                names.append(ident(p.name))
             else:
                 raise self.error(f"unsupported port list entry '{kind}'", p)
         return names
@@ -261,11 +296,12 @@ class Elaborator:
     def elaborate(self, mod, prefix: str, depth: int) -> tuple[dict, list[str]]:
         """Declares the nets and instances of ``mod`` under ``prefix``; returns its scope and
         header port names (to bind a parent's connections, or to make top-level ports)."""
-        if mod.name in self.stack:
-            raise self.error(f"module '{mod.name}' instantiates itself", mod)
-        self.stack.append(mod.name)
+        mod_name = ident(mod.name)
+        if mod_name in self.stack:
+            raise self.error(f"module '{mod_name}' instantiates itself", mod)
+        self.stack.append(mod_name)
         if mod.paramlist is not None and mod.paramlist.params:
-            raise self.error(f"module '{mod.name}' has parameters (not supported)", mod)
+            raise self.error(f"module '{mod_name}' has parameters (not supported)", mod)
         scope: dict[str, _Signal] = {}
         ports = self.header_ports(mod)
         if mod.portlist is not None:
@@ -274,7 +310,7 @@ class Elaborator:
                     d = _DIRS.get(type(p.first).__name__)
                     self.declare(p.first, scope, depth, prefix, d)
         if len(set(ports)) != len(ports):
-            raise self.error(f"module '{mod.name}' lists a port twice", mod)
+            raise self.error(f"module '{mod_name}' lists a port twice", mod)
         for item in mod.items:
             kind = type(item).__name__
             if kind == "Decl":
@@ -304,7 +340,7 @@ class Elaborator:
             sig = scope.get(name)
             if sig is None or sig.direction is None:
                 raise self.error(
-                    f"port '{name}' of module '{mod.name}' has no input/output/inout declaration",
+                    f"port '{name}' of module '{mod_name}' has no input/output/inout declaration",
                     mod,
                 )
         self.stack.pop()
@@ -328,15 +364,17 @@ class Elaborator:
 
     def instances(self, item, scope, depth, prefix) -> None:
         if item.parameterlist:
-            raise self.error(f"parameter overrides on '{item.module}' are not supported", item)
+            raise self.error(
+                f"parameter overrides on '{ident(item.module)}' are not supported", item
+            )
         for inst in item.instances:
             if inst.array is not None:
                 raise self.error(f"instance arrays are not supported ('{inst.name}')", inst)
-            name = prefix + _ident(inst.name)
+            name = prefix + ident(inst.name)
             if name in self.inst_seen:
                 raise self.error(f"duplicate instance name '{name}'", inst)
             self.inst_seen.add(name)
-            child = self.modules.get(inst.module)
+            child = self.modules.get(ident(inst.module))
             args = list(inst.portlist or ())
             named = [a.portname is not None for a in args]
             if any(named) and not all(named):
@@ -347,12 +385,13 @@ class Elaborator:
                 self.leaf(inst, name, args, all(named), scope, depth, prefix)
 
     def leaf(self, inst, name, args, named, scope, depth, prefix) -> None:
-        cell = inst.module
+        cell = ident(inst.module)
+        self.check_pins(1 + len(args), inst)
         i = len(self.inst_names)
         self.inst_names.append(name)
         self.inst_cells.append(cell)
         if named:
-            pins = [a.portname for a in args]
+            pins = [ident(a.portname) for a in args]
         else:
             if len(args) == 1 and args[0].argname is None:
                 args = []  # "CELL u ();"
@@ -379,6 +418,7 @@ class Elaborator:
                 self._pin(i, pin, None)
                 continue
             bits = self.bits_of(a.argname, scope, depth, prefix)
+            self.check_pins(len(bits), inst)
             if len(bits) == 1:
                 self._pin(i, pin, bits[0])
             else:
@@ -399,10 +439,10 @@ class Elaborator:
         ]
         cscope, cports = self.elaborate(child, name + "/", depth + 1)
         if named:
-            formals = [a.portname for a in args]
+            formals = [ident(a.portname) for a in args]
             for f in formals:
                 if f not in cports:
-                    raise self.error(f"module '{child.name}' has no port '{f}'", inst)
+                    raise self.error(f"module '{ident(child.name)}' has no port '{f}'", inst)
             if len(set(formals)) != len(formals):
                 raise self.error(f"'{name}' connects a port twice", inst)
         else:
@@ -410,7 +450,7 @@ class Elaborator:
                 actuals, args = [], []
             if len(args) > len(cports):
                 raise self.error(
-                    f"'{name}' connects {len(args)} ports but module '{child.name}' has "
+                    f"'{name}' connects {len(args)} ports but module '{ident(child.name)}' has "
                     f"{len(cports)}",
                     inst,
                 )
@@ -457,7 +497,7 @@ class Elaborator:
         cells, inst_cell = _intern(self.inst_cells)
         pins, pin_name = _intern(self.pin_names)
         return RawNetlist(
-            top=top.name,
+            top=ident(top.name),
             port_names=self.port_names,
             port_dir=np.array(self.port_dir, dtype=np.int8),
             port_net=net_of_bit[np.array(self.port_bits, dtype=np.int64)]
@@ -480,8 +520,9 @@ def _intern(values: list[str]) -> tuple[list[str], np.ndarray]:
     return list(index), ids
 
 
-def _ident(name: str) -> str:
-    """Escaped identifiers (``\\a[3] ``) lose their backslash."""
+def ident(name: str) -> str:
+    """The name an identifier stands for: an escaped identifier (``\\a[3] ``) without its
+    backslash (pyverilog keeps it; the terminating white space is already gone)."""
     return name[1:] if name.startswith("\\") else name
 
 

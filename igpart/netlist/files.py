@@ -1,20 +1,15 @@
-"""Reading input files with errors that name the file."""
+"""Reading input files with errors that name the file (gzip-compressed files transparently)."""
 
 from __future__ import annotations
 
 import os
 
-from ..errors import InputError
+from ..io import read_input
 
 
 def read_bytes(path) -> tuple[str, bytes]:
     """``(file name, contents)``; an unreadable file raises InputError naming it."""
-    file = os.fspath(path)
-    try:
-        with open(file, "rb") as f:
-            return file, f.read()
-    except OSError as exc:
-        raise InputError(f"cannot read file: {exc.strerror or exc}", file=file) from None
+    return os.fspath(path), read_input(path)
 
 
 def read_text(path) -> tuple[str, str]:

@@ -14,6 +14,13 @@ Two readers build the same circuit:
 ``parser="auto"`` tries the fast reader and falls back to pyverilog when the file uses
 something the fast reader does not handle (a second module, ``assign``, positional connections,
 a concatenation, ...). A real syntax error is reported as it is found (InputError with the line).
+
+Both readers agree on the details: line endings may be LF or CRLF; an escaped identifier
+(``\\INV_X1 ``) names ``INV_X1``, since IEEE 1364-2005 section 3.7.1 makes neither the backslash
+nor the terminating white space part of the name (``\\cpu3`` and ``cpu3`` are the same
+identifier), and it may hold printable ASCII only (a NUL or any other byte is an InputError with
+the line); bytes that are not UTF-8 are allowed in comments only; declarations may not create
+more net bits than :func:`~igpart.netlist.raw.max_netlist_elements` of the input size.
 """
 
 from __future__ import annotations
@@ -25,15 +32,21 @@ import tempfile
 
 from ..errors import InputError
 from .circuit import Circuit
+from .elaborate import Elaborator, ident
 from .files import read_bytes
 from .liberty import Library, as_library
 from .preprocess import preprocess
-from .raw import RawNetlist, build_circuit
+from .raw import RawNetlist, build_circuit, max_netlist_elements
 
 log = logging.getLogger("igpart")
 
 PARSERS = ("auto", "fast", "pyverilog")
 _pyverilog_parser = None
+# white space other than blanks, tabs and newlines, which pyverilog's lexer does not accept
+_OTHER_SPACE = str.maketrans("\r\v\f", "   ")
+_ESCAPED = re.compile(r"\\[^ \t\n]*")
+_NOT_PRINTABLE = re.compile(r"[^\x21-\x7e]")
+_SURROGATE = re.compile(r"[\udc80-\udcff]")
 
 
 def _table_dir() -> str:
@@ -60,9 +73,35 @@ def _parser():
 
 
 # --------------------------------------------------------------------------- pyverilog path
+def _check_text(text: str, file: str) -> None:
+    """Rejects, at its line, what the fast reader rejects too: bytes that are not UTF-8 (held as
+    surrogate escapes) and escaped identifiers with characters other than printable ASCII."""
+    for m in _ESCAPED.finditer(text):
+        bad = _NOT_PRINTABLE.search(m.group(0), 1)
+        if bad is not None:
+            ch = bad.group(0)
+            byte = ord(ch) - 0xDC00 if _SURROGATE.match(ch) else ch.encode("utf-8")[0]
+            raise InputError(
+                f"escaped identifier holds byte 0x{byte:02x} (only printable ASCII is allowed)",
+                file,
+                text.count("\n", 0, m.start() + bad.start()) + 1,
+            )
+    bad = _SURROGATE.search(text)
+    if bad is not None:
+        raise InputError(
+            f"not UTF-8 text (byte 0x{ord(bad.group(0)) - 0xDC00:02x})",
+            file,
+            text.count("\n", 0, bad.start()) + 1,
+        )
+
+
 def parse_modules(text: str, file: str) -> dict:
-    """Module definitions of Verilog ``text`` by name (pyverilog AST nodes)."""
-    text = preprocess(text, file)
+    """Module definitions of Verilog ``text`` by name (pyverilog AST nodes).
+
+    ``text`` may hold bytes that are not UTF-8 as surrogate escapes
+    (``bytes.decode("utf-8", "surrogateescape")``): they are allowed in comments only."""
+    text = preprocess(text.translate(_OTHER_SPACE), file)
+    _check_text(text, file)
     if not text.strip():
         raise InputError("no module found (empty file)", file)
     p = _parser()
@@ -84,9 +123,10 @@ def parse_modules(text: str, file: str) -> dict:
     for d in ast.description.definitions:
         if type(d).__name__ != "ModuleDef":
             raise InputError(f"'{type(d).__name__}' is not supported", file, d.lineno)
-        if d.name in modules:
-            raise InputError(f"module '{d.name}' is defined twice", file, d.lineno)
-        modules[d.name] = d
+        name = ident(d.name)
+        if name in modules:
+            raise InputError(f"module '{name}' is defined twice", file, d.lineno)
+        modules[name] = d
     if not modules:
         raise InputError("no module found", file)
     return modules
@@ -101,7 +141,7 @@ def _choose_top(modules: dict, top: str | None, file: str):
     for m in modules.values():
         for item in m.items:
             if type(item).__name__ == "InstanceList":
-                used.add(item.module)
+                used.add(ident(item.module))
     roots = [name for name in modules if name not in used]
     if len(roots) != 1:
         raise InputError(
@@ -113,11 +153,13 @@ def _choose_top(modules: dict, top: str | None, file: str):
     return modules[roots[0]]
 
 
-def raw_pyverilog(text: str, file: str, lib: Library | None, top: str | None) -> RawNetlist:
-    from .elaborate import Elaborator
-
+def raw_pyverilog(
+    text: str, file: str, lib: Library | None, top: str | None, size: int | None = None
+) -> RawNetlist:
+    """``size``: of the input in bytes (default: the length of ``text``), for the limits."""
     modules = parse_modules(text, file)
-    return Elaborator(modules, lib, file).run(_choose_top(modules, top, file))
+    limit = max_netlist_elements(len(text) if size is None else size)
+    return Elaborator(modules, lib, file, limit).run(_choose_top(modules, top, file))
 
 
 # --------------------------------------------------------------------------- fast path
@@ -131,18 +173,8 @@ class Unsupported(Exception):
 
 
 def _split(names: bytes) -> list[str]:
-    return names.decode("utf-8", errors="surrogateescape").split("\n") if names else []
-
-
-def _not_utf8(data: bytes, file: str) -> InputError:
-    """The error for a file that is not UTF-8 text, at the line of its first bad byte."""
-    try:
-        data.decode("utf-8")
-        at = len(data)
-    except UnicodeDecodeError as exc:
-        at = exc.start
-    line = data.count(b"\n", 0, at) + 1
-    return InputError(f"not UTF-8 text (byte 0x{data[at:at + 1].hex()})", file=file, line=line)
+    # the reader returns printable ASCII names only (escaped identifiers are checked)
+    return names.decode("ascii").split("\n") if names else []
 
 
 def raw_fast(data: bytes, file: str, top: str | None = None) -> RawNetlist:
@@ -150,12 +182,10 @@ def raw_fast(data: bytes, file: str, top: str | None = None) -> RawNetlist:
     from ..kernels import _cpu
 
     try:
-        r = _cpu.read_flat_verilog(data)
+        r = _cpu.read_flat_verilog(data, max_netlist_elements(len(data)))
     except _cpu.ParseError as exc:
         line, msg = exc.args
         raise InputError(msg, file=file, line=int(line)) from None
-    except UnicodeDecodeError:  # a name the reader returns is not UTF-8
-        raise _not_utf8(data, file) from None
     if r["unsupported"]:
         raise Unsupported(int(r["line"]), r["unsupported"])
     if top is not None and r["top"] != top:
@@ -207,7 +237,8 @@ def parse_verilog(
                 ) from None
             log.info("%s:%d: %s; reading with pyverilog", file, exc.line, exc.reason)
     if raw is None:
-        raw = raw_pyverilog(data.decode("utf-8", errors="replace"), file, library, top)
+        text = data.decode("utf-8", errors="surrogateescape")
+        raw = raw_pyverilog(text, file, library, top, size=len(data))
     return build_circuit(raw, library, file)
 
 

@@ -12,7 +12,7 @@ using namespace igp;
 void igp::bind_netlist(py::module_ &m) {
     m.def(
         "read_flat_verilog",
-        [](py::buffer b) {
+        [](py::buffer b, int64_t max_bits) {
             py::buffer_info info = b.request();
             if (info.itemsize != 1) throw std::invalid_argument("read_flat_verilog expects bytes");
             const char *data = static_cast<const char *>(info.ptr);
@@ -20,7 +20,7 @@ void igp::bind_netlist(py::module_ &m) {
             FlatNetlist r;
             {
                 py::gil_scoped_release release;
-                r = read_flat_verilog(data, len);
+                r = read_flat_verilog(data, len, max_bits);
             }
             py::dict d;
             d["unsupported"] = r.unsupported;
@@ -39,8 +39,9 @@ void igp::bind_netlist(py::module_ &m) {
             d["pin_net"] = to_numpy(std::move(r.pin_net));
             return d;
         },
-        py::arg("buffer"),
+        py::arg("buffer"), py::arg("max_bits"),
         "Flat gate-level Verilog -> dict of '\\n'-joined names and columnar pin arrays; "
         "'unsupported' is non-empty (with 'line') when the file needs the pyverilog reader. "
-        "Raises ParseError(line, message) on malformed input.");
+        "Raises ParseError(line, message) on malformed input, and when declarations would create more "
+        "than max_bits net bits.");
 }

@@ -12,6 +12,58 @@ namespace {
 inline bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
 }  // namespace
 
+size_t utf8_char_len(const unsigned char *s, size_t n) {
+    if (n == 0) return 0;
+    unsigned char c = s[0];
+    if (c < 0x80) return 1;
+    size_t len;
+    unsigned char lo = 0x80, hi = 0xBF;  // allowed range of the second byte
+    if (c >= 0xC2 && c <= 0xDF) {
+        len = 2;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+        len = 3;
+        if (c == 0xE0) lo = 0xA0;  // no overlong forms
+        if (c == 0xED) hi = 0x9F;  // no surrogates
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        len = 4;
+        if (c == 0xF0) lo = 0x90;
+        if (c == 0xF4) hi = 0x8F;  // nothing above U+10FFFF
+    } else {
+        return 0;
+    }
+    if (n < len || s[1] < lo || s[1] > hi) return 0;
+    for (size_t i = 2; i < len; ++i)
+        if (s[i] < 0x80 || s[i] > 0xBF) return 0;
+    return len;
+}
+
+std::string hex_byte(unsigned char b) {
+    static const char hex[] = "0123456789abcdef";
+    return std::string("0x") + hex[b >> 4] + hex[b & 15];
+}
+
+std::string printable(const char *s, size_t n, size_t max_bytes) {
+    const auto *u = reinterpret_cast<const unsigned char *>(s);
+    std::string out;
+    size_t i = 0;
+    while (i < n) {
+        size_t len = utf8_char_len(u + i, n - i);
+        bool plain = len > 1 || (len == 1 && u[i] >= 0x20 && u[i] != 0x7f);
+        size_t cost = plain ? len : 4;
+        if (out.size() + cost > max_bytes) break;
+        if (plain) {
+            out.append(s + i, len);
+            i += len;
+        } else {
+            out += "\\x";
+            out += hex_byte(u[i]).substr(2);
+            i += 1;
+        }
+    }
+    if (i < n) out += "...";
+    return out;
+}
+
 Tokens tokenize(const char *buf, int64_t len) {
     Tokens t;
     t.values.reserve(static_cast<size_t>(len / 3 + 16));
@@ -37,7 +89,7 @@ Tokens tokenize(const char *buf, int64_t len) {
             int64_t v = 0;
             auto res = std::from_chars(s, q, v);
             if (res.ec != std::errc() || res.ptr != q || s == q) {
-                std::string token(tok, static_cast<size_t>(std::min<ptrdiff_t>(q - tok, 40)));
+                std::string token = printable(tok, static_cast<size_t>(q - tok));
                 if (res.ec == std::errc::result_out_of_range)
                     throw ParseError(line, "integer out of range '" + token + "'");
                 throw ParseError(line, "non-integer token '" + token + "'");

@@ -17,6 +17,21 @@ struct Tokens {
 };
 
 Tokens tokenize(const char *buf, int64_t len);
+
+// Up to max_bytes of s[0, n) as printable UTF-8 for an error message: valid multi-byte UTF-8
+// characters are kept whole (never cut in half), other bytes >= 0x80 and control characters are
+// written as \xNN, and "..." marks a cut. The result always converts to a Python str.
+std::string printable(const char *s, size_t n, size_t max_bytes = 40);
+inline std::string printable(const std::string &s, size_t max_bytes = 40) {
+    return printable(s.data(), s.size(), max_bytes);
+}
+
+// "0xNN"
+std::string hex_byte(unsigned char b);
+
+// Length of the valid UTF-8 character starting at s[0] (at most n bytes available), or 0 when
+// the bytes there are not one.
+size_t utf8_char_len(const unsigned char *s, size_t n);
 std::string format_lines(const int64_t *ptr, int64_t nlines, const int64_t *values);
 
 }  // namespace igp

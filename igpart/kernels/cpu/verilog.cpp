@@ -16,6 +16,7 @@
 #include <sys/mman.h>
 #endif
 
+#include "io.h"
 #include "numpy_util.h"
 
 namespace igp {
@@ -193,8 +194,10 @@ struct Unsupported {
 
 class Reader {
    public:
-    Reader(const char *buf, int64_t len)
-        : p_(buf),
+    Reader(const char *buf, int64_t len, int64_t max_bits)
+        : max_bits_(max_bits),
+          buf_(buf),
+          p_(buf),
           end_(buf + len),
           // rough sizing from the file size (~1 instance and 1 net per 100 bytes); maps grow
           signals_map_(buf, static_cast<size_t>(len / 128 + 16)),
@@ -225,6 +228,8 @@ class Reader {
     }
 
    private:
+    int64_t max_bits_;  // most net bits the declarations may create
+    const char *buf_;   // the whole input
     // ------------------------------------------------------------------ lexer
     const char *p_, *end_;
     int64_t line_ = 1;
@@ -232,11 +237,12 @@ class Reader {
     sv text_;           // token text (identifier without a leading backslash)
     int64_t tok_line_ = 1;
 
-    [[noreturn]] void fail(const std::string &msg) { throw ParseError(tok_line_, msg); }
+    [[noreturn]] void fail(const std::string &msg) { throw ParseError(tok_line_, printable(msg, 400)); }
     [[noreturn]] void unsupported(const std::string &what) { throw Unsupported{tok_line_, what}; }
 
     static bool id_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
     static bool id_char(char c) { return id_start(c) || (c >= '0' && c <= '9') || c == '$'; }
+    static bool is_white(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
 
     void skip_space() {
         for (;;) {
@@ -304,9 +310,16 @@ class Reader {
             text_ = sv(s, p_ - s);
             return;
         }
-        if (c == '\\') {  // escaped identifier: up to white space, backslash dropped
+        if (c == '\\') {
+            // escaped identifier (IEEE 1364-2005 3.7.1): printable ASCII up to white space;
+            // neither the backslash nor the white space is part of the name
             ++p_;
-            while (p_ < end_ && !(*p_ == ' ' || *p_ == '\t' || *p_ == '\n' || *p_ == '\r')) ++p_;
+            while (p_ < end_ && !is_white(*p_)) {
+                auto b = static_cast<unsigned char>(*p_);
+                if (b < 0x21 || b > 0x7e)
+                    fail("escaped identifier holds byte " + hex_byte(b) + " (only printable ASCII is allowed)");
+                ++p_;
+            }
             if (p_ == s + 1) fail("empty escaped identifier");
             tok_ = T_ID;
             text_ = sv(s + 1, p_ - s - 1);
@@ -325,6 +338,9 @@ class Reader {
             return;
         }
         if (c == '\'') unsupported("unsized constant");
+        auto u = reinterpret_cast<const unsigned char *>(p_);
+        if (*u >= 0x80 && utf8_char_len(u, static_cast<size_t>(end_ - p_)) == 0)
+            fail("not UTF-8 text (byte " + hex_byte(*u) + ")");
         ++p_;
         tok_ = T_PUNCT;
         text_ = sv(s, 1);
@@ -334,7 +350,7 @@ class Reader {
     bool is_kw(const char *kw) const { return tok_ == T_ID && text_ == kw; }
     std::string shown() const {
         if (tok_ == T_EOF) return "end of file";
-        return "'" + std::string(text_.substr(0, 60)) + "'";
+        return "'" + printable(text_.data(), text_.size(), 60) + "'";
     }
     void expect(char c) {
         if (!is(c)) fail(std::string("expected '") + c + "', found " + shown());
@@ -380,6 +396,7 @@ class Reader {
     int64_t module_line_ = 1;
     std::vector<size_t> bit_off_;                // start of each bit's name in r_.net_names
     std::vector<int32_t> alias_a_, alias_b_;     // bits joined by assign
+    std::vector<int32_t> pin_last_inst_;         // per pin name: the last instance connecting it
     std::string tmp_;
 
     int32_t new_bit_named(sv name) {
@@ -394,6 +411,11 @@ class Reader {
         int32_t s = signals_map_.insert(name, fresh);
         if (s == fresh) {
             Signal sig{nbits_, msb, lsb, ranged, dir, tok_line_};
+            int64_t width = ranged ? std::abs(int64_t(msb) - int64_t(lsb)) + 1 : 1;
+            if (nbits_ + width > max_bits_)
+                fail("'" + std::string(name) + "' [" + std::to_string(msb) + ":" + std::to_string(lsb) +
+                     "] brings the netlist to " + std::to_string(nbits_ + width) +
+                     " net bits, over the limit of " + std::to_string(max_bits_) + " for this input");
             if (!ranged) {
                 new_bit_named(name);
             } else {
@@ -628,7 +650,6 @@ class Reader {
             r_.inst_names.push_back('\n');
             r_.inst_cell.push_back(cid);
             expect('(');
-            size_t first_pin = r_.pin_inst.size();
             if (!is(')')) {
                 for (;;) {
                     if (!is('.')) unsupported("positional connections");
@@ -638,10 +659,11 @@ class Reader {
                     int32_t bit = connection();
                     expect(')');
                     int32_t pid = intern_pin(pin);
-                    for (size_t k = first_pin; k < r_.pin_inst.size(); ++k)
-                        if (r_.pin_name[k] == pid)
-                            fail("pin '" + std::string(pin) + "' of '" + std::string(name) +
-                                 "' is connected twice");
+                    if (static_cast<size_t>(pid) >= pin_last_inst_.size()) pin_last_inst_.resize(pid + 1, -1);
+                    if (pin_last_inst_[pid] == inst)
+                        fail("pin '" + std::string(pin) + "' of '" + std::string(name) +
+                             "' is connected twice");
+                    pin_last_inst_[pid] = inst;
                     r_.pin_inst.push_back(inst);
                     r_.pin_name.push_back(pid);
                     r_.pin_net.push_back(bit);
@@ -695,9 +717,12 @@ class Reader {
             expect(')');
         }
         expect(';');
-        for (size_t i = 0; i < header_ports_.size(); ++i)
-            for (size_t j = 0; j < i; ++j)
-                if (header_ports_[i] == header_ports_[j]) fail("module '" + r_.top + "' lists a port twice");
+        {
+            NameMap seen(buf_, header_ports_.size());
+            for (size_t i = 0; i < header_ports_.size(); ++i)
+                if (seen.insert(header_ports_[i], static_cast<int32_t>(i)) != static_cast<int32_t>(i))
+                    fail("module '" + r_.top + "' lists a port twice");
+        }
         for (;;) {
             if (tok_ == T_EOF) fail("missing 'endmodule'");
             if (is('(')) unsupported("attributes");
@@ -817,14 +842,14 @@ class Reader {
 
 }  // namespace
 
-FlatNetlist read_flat_verilog(const char *buf, int64_t len) {
+FlatNetlist read_flat_verilog(const char *buf, int64_t len, int64_t max_bits) {
     if (len >= (int64_t(1) << 32)) {
         FlatNetlist out;
         out.unsupported = "files of 4 GB or more";
         out.line = 1;
         return out;
     }
-    return Reader(buf, len).run();
+    return Reader(buf, len, max_bits).run();
 }
 
 }  // namespace igp

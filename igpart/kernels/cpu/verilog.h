@@ -8,7 +8,8 @@ namespace igp {
 
 // Columnar result; names are joined with '\n' (identifiers never contain one). When the input
 // uses a construct this reader does not handle, `unsupported` says which (at `line`) and the
-// caller falls back to pyverilog; a malformed input throws ParseError(line, message).
+// caller falls back to pyverilog; a malformed input throws ParseError(line, message), whose
+// message is always valid UTF-8.
 struct FlatNetlist {
     std::string top;
     std::string unsupported;
@@ -20,6 +21,7 @@ struct FlatNetlist {
     std::vector<int32_t> pin_inst, pin_name, pin_net;  // pin_net -1: unconnected
 };
 
-FlatNetlist read_flat_verilog(const char *buf, int64_t len);
+// max_bits bounds the net bits that declarations create (a bus [2147483647:0] must fail fast).
+FlatNetlist read_flat_verilog(const char *buf, int64_t len, int64_t max_bits);
 
 }  // namespace igp
