@@ -29,6 +29,23 @@ struct WGraph {
     std::vector<int64_t> vw;  // vertex weight (sum over the members of an aggregated vertex)
 };
 
+// Threads for a loop over n items: all of OpenMP's from kParallelMinItems on, else one.
+int loop_threads(int64_t n) {
+#ifdef _OPENMP
+    if (n >= kParallelMinItems) return std::max(1, omp_get_max_threads());
+#endif
+    (void)n;
+    return 1;
+}
+
+int thread_id() {
+#ifdef _OPENMP
+    return omp_get_thread_num();
+#else
+    return 0;
+#endif
+}
+
 // Rows in vertex order, each row's neighbours in the order the nets meet them (the same graph
 // whatever the number of threads: thread t builds the rows of the t-th contiguous slice).
 WGraph clique_expansion(const HgView &h, int64_t max_net_size) {
@@ -38,18 +55,12 @@ WGraph clique_expansion(const HgView &h, int64_t max_net_size) {
     g.ptr.assign(static_cast<size_t>(n + 1), 0);
     g.loop.assign(static_cast<size_t>(n), 0.0);
     g.vw.assign(h.vwgt, h.vwgt + n);
-    int threads = 1;
-#ifdef _OPENMP
-    if (n >= kParallelMinItems) threads = std::max(1, omp_get_max_threads());
-#endif
+    const int threads = loop_threads(n);
     std::vector<std::vector<int32_t>> adj(static_cast<size_t>(threads));
     std::vector<std::vector<double>> w(static_cast<size_t>(threads));
 #pragma omp parallel num_threads(threads) if (threads > 1)
     {
-        int t = 0;
-#ifdef _OPENMP
-        t = omp_get_thread_num();
-#endif
+        const int t = threads > 1 ? thread_id() : 0;
         const int64_t lo = n * t / threads, hi = n * (t + 1) / threads;
         std::vector<double> acc(static_cast<size_t>(n), 0.0);
         std::vector<int32_t> touched;
@@ -152,23 +163,28 @@ bool local_moving(const WGraph &g, std::vector<int32_t> &comm, int64_t max_passe
     const int64_t n = g.n;
     std::vector<double> deg(static_cast<size_t>(n), 0.0), tot(static_cast<size_t>(n), 0.0);
     std::vector<int64_t> cw(static_cast<size_t>(n), 0);
-    double m2 = 0.0;
+#pragma omp parallel for schedule(dynamic, 1024) if (n >= kParallelMinItems)
     for (int64_t u = 0; u < n; ++u) {
-        cw[comm[u]] += g.vw[u];
         double d = g.loop[u];
         for (int64_t j = g.ptr[u]; j < g.ptr[u + 1]; ++j) d += g.w[j];
         deg[u] = d;
-        tot[comm[u]] += d;
-        m2 += d;
+    }
+    double m2 = 0.0;  // summed in vertex order
+    for (int64_t u = 0; u < n; ++u) {
+        cw[comm[u]] += g.vw[u];
+        tot[comm[u]] += deg[u];
+        m2 += deg[u];
     }
     if (m2 <= 0.0) return false;
     std::vector<int32_t> order(static_cast<size_t>(n));
-    std::iota(order.begin(), order.end(), 0);
-    std::vector<uint32_t> key(static_cast<size_t>(n));
-    for (int64_t u = 0; u < n; ++u) key[u] = tie_hash(seed, u, n);
-    std::sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
-        return key[a] != key[b] ? key[a] < key[b] : a < b;
-    });
+    {
+        std::vector<std::pair<uint32_t, int32_t>> key(static_cast<size_t>(n));
+#pragma omp parallel for schedule(static) if (n >= kParallelMinItems)
+        for (int64_t u = 0; u < n; ++u)
+            key[u] = {tie_hash(seed, u, n), static_cast<int32_t>(u)};
+        parallel_sort(key.begin(), key.end());
+        for (int64_t i = 0; i < n; ++i) order[i] = key[i].second;
+    }
     const bool parallel = sub_rounds > 0 && n >= kParallelMinItems;
     const int64_t slice = parallel ? (n + sub_rounds - 1) / sub_rounds : 1;
     int threads = 1;
@@ -240,6 +256,9 @@ int64_t renumber(std::vector<int32_t> &comm) {
     return next;
 }
 
+// The graph of the communities: rows in community order, neighbours ascending, self loops summed
+// in member order (thread t builds the rows of the t-th contiguous slice of communities: the same
+// graph whatever the threads).
 WGraph aggregate(const WGraph &g, const std::vector<int32_t> &comm, int64_t nc) {
     WGraph a;
     a.n = nc;
@@ -255,35 +274,59 @@ WGraph aggregate(const WGraph &g, const std::vector<int32_t> &comm, int64_t nc) 
         std::vector<int64_t> pos(mptr.begin(), mptr.end() - 1);
         for (size_t u = 0; u < comm.size(); ++u) members[pos[comm[u]]++] = static_cast<int32_t>(u);
     }
-    std::vector<double> acc(static_cast<size_t>(nc), 0.0);
-    std::vector<char> seen(static_cast<size_t>(nc), 0);
-    std::vector<int32_t> touched;
-    for (int64_t c = 0; c < nc; ++c) {
-        touched.clear();
-        for (int64_t i = mptr[c]; i < mptr[c + 1]; ++i) {
-            const int32_t u = members[i];
-            a.loop[c] += g.loop[u];
-            for (int64_t j = g.ptr[u]; j < g.ptr[u + 1]; ++j) {
-                const int32_t d = comm[g.adj[j]];
-                if (d == c) {
-                    a.loop[c] += g.w[j];
-                    continue;
+    const int threads = loop_threads(static_cast<int64_t>(comm.size()));
+    std::vector<std::vector<int32_t>> adj(static_cast<size_t>(threads));
+    std::vector<std::vector<double>> w(static_cast<size_t>(threads));
+#pragma omp parallel num_threads(threads) if (threads > 1)
+    {
+        const int t = threads > 1 ? thread_id() : 0;
+        // slices of about equal member counts
+        auto first = [&](int i) {
+            const int64_t target = static_cast<int64_t>(comm.size()) * i / threads;
+            return std::lower_bound(mptr.begin(), mptr.end() - 1, target) - mptr.begin();
+        };
+        const int64_t lo = first(t), hi = t + 1 == threads ? nc : first(t + 1);
+        std::vector<double> acc(static_cast<size_t>(nc), 0.0);
+        std::vector<char> seen(static_cast<size_t>(nc), 0);
+        std::vector<int32_t> touched;
+        std::vector<int32_t> &ra = adj[static_cast<size_t>(t)];
+        std::vector<double> &rw = w[static_cast<size_t>(t)];
+        for (int64_t c = lo; c < hi; ++c) {
+            touched.clear();
+            for (int64_t i = mptr[c]; i < mptr[c + 1]; ++i) {
+                const int32_t u = members[i];
+                a.loop[c] += g.loop[u];
+                for (int64_t j = g.ptr[u]; j < g.ptr[u + 1]; ++j) {
+                    const int32_t d = comm[g.adj[j]];
+                    if (d == c) {
+                        a.loop[c] += g.w[j];
+                        continue;
+                    }
+                    if (!seen[d]) {
+                        seen[d] = 1;
+                        touched.push_back(d);
+                    }
+                    acc[d] += g.w[j];
                 }
-                if (!seen[d]) {
-                    seen[d] = 1;
-                    touched.push_back(d);
-                }
-                acc[d] += g.w[j];
             }
+            std::sort(touched.begin(), touched.end());
+            for (int32_t d : touched) {
+                ra.push_back(d);
+                rw.push_back(acc[d]);
+                acc[d] = 0.0;
+                seen[d] = 0;
+            }
+            a.ptr[c + 1] = static_cast<int64_t>(touched.size());
         }
-        std::sort(touched.begin(), touched.end());
-        for (int32_t d : touched) {
-            a.adj.push_back(d);
-            a.w.push_back(acc[d]);
-            acc[d] = 0.0;
-            seen[d] = 0;
-        }
-        a.ptr[c + 1] = static_cast<int64_t>(a.adj.size());
+    }
+    for (int64_t c = 0; c < nc; ++c) a.ptr[c + 1] += a.ptr[c];
+    a.adj.reserve(static_cast<size_t>(a.ptr[nc]));
+    a.w.reserve(static_cast<size_t>(a.ptr[nc]));
+    for (int t = 0; t < threads; ++t) {
+        a.adj.insert(a.adj.end(), adj[t].begin(), adj[t].end());
+        a.w.insert(a.w.end(), w[t].begin(), w[t].end());
+        std::vector<int32_t>().swap(adj[t]);
+        std::vector<double>().swap(w[t]);
     }
     return a;
 }
@@ -306,7 +349,9 @@ std::vector<int32_t> louvain_communities(const HgView &h, int64_t max_net_size,
                           max_weight, sub_rounds))
             break;
         const int64_t nc = renumber(comm);
-        for (auto &c : result) c = comm[c];
+        const int64_t nr = static_cast<int64_t>(result.size());
+#pragma omp parallel for schedule(static) if (nr >= 16 * kParallelMinItems)
+        for (int64_t u = 0; u < nr; ++u) result[u] = comm[result[u]];
         if (nc == g.n) break;
         g = aggregate(g, comm, nc);
     }
