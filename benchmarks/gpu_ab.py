@@ -32,11 +32,12 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import statistics
 import sys
 import time
 from pathlib import Path
+
+from _data import ISPD98, load  # this folder is sys.path[0] when run as a script
 
 import igpart
 import igpart.recursive as rec
@@ -44,7 +45,6 @@ from igpart import metis_pool
 from igpart.generators import inflate
 
 REPO = Path(__file__).resolve().parents[1]
-ISPD98 = Path(os.environ.get("IGPART_BENCHMARKS", REPO.parent / "shared" / "benchmarks")) / "ispd98"
 
 
 def main() -> None:
@@ -105,8 +105,7 @@ def main() -> None:
         name, scale, k = spec.split(":")
         if (name, scale) not in built:
             built.clear()
-            built[(name, scale)] = inflate(igpart.read_hgr(ISPD98 / f"{name}.hgr"), int(scale),
-                                           seed=args.seed)
+            built[(name, scale)] = load(name, int(scale), seed=args.seed)
         h = built[(name, scale)]
         res: dict[str, list] = {n: [] for n in args.variants}
         for r in range(args.reps):

@@ -29,6 +29,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from _data import ISPD98, load  # this folder is sys.path[0] when run as a script
 
 import igpart
 from igpart.generators import inflate
@@ -36,7 +37,6 @@ from igpart.io import write_hgr
 from igpart.metrics import evaluate
 
 REPO = Path(__file__).resolve().parents[1]
-ISPD98 = Path(os.environ.get("IGPART_BENCHMARKS", REPO.parent / "shared" / "benchmarks")) / "ispd98"
 PHASES = {
     "coarsening": ("coarsen", "communities"),
     "contraction": ("contract",),
@@ -181,7 +181,7 @@ def mode_mtk(args) -> dict:
         name, scale = spec.split(":")
         path = work / f"{name}x{scale}.hgr"
         t0 = time.perf_counter()
-        h = inflate(igpart.read_hgr(ISPD98 / f"{name}.hgr"), int(scale), seed=args.seed)
+        h = load(name, int(scale), seed=args.seed)
         write_hgr(h, path)
         h = igpart.read_hgr(path)  # both partitioners read this file
         print(f"\n{path.name}: {h.n:,} vertices, {h.m:,} nets, {h.num_pins:,} pins "

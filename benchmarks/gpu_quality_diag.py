@@ -26,25 +26,13 @@ from __future__ import annotations
 import argparse
 import os
 import time
-from pathlib import Path
 
 import numpy as np
+from _data import ISPD98, load  # this folder is sys.path[0] when run as a script
 
 import igpart
-from igpart.generators import inflate
 from igpart.kernels.cpu import CpuBackend
 
-REPO = Path(__file__).resolve().parents[1]
-DATA = Path(os.environ.get("IGPART_BENCHMARKS", REPO.parent / "shared" / "benchmarks"))
-ISPD98 = DATA / "ispd98"
-
-
-def source(name: str) -> Path:
-    """The .hgr file of an ISPD98 (ibmNN) or Titan23 circuit in the benchmark data."""
-    for sub in ("ispd98", "titan23"):
-        if (DATA / sub / f"{name}.hgr").exists():
-            return DATA / sub / f"{name}.hgr"
-    raise SystemExit(f"no {name}.hgr under {DATA}/ispd98 or {DATA}/titan23")
 FM_MAX_PINS = 400_000
 
 
@@ -226,9 +214,7 @@ def main() -> None:
     summary = []
     for spec in args.inputs.split(","):
         name, scale = spec.split(":")
-        h = igpart.read_hgr(source(name))
-        if int(scale) > 1:
-            h = inflate(h, int(scale), seed=args.seed)
+        h = load(name, int(scale), seed=args.seed)
         print(f"{name}x{scale}: {h.n} vertices, {h.num_pins} pins", flush=True)
         for k in (int(x) for x in args.ks.split(",")):
             for v in wanted:

@@ -219,6 +219,55 @@ def test_gpu_jet_equals_the_cpu(seed, k, obj, boundary):
     _assert_gpu_equals_cpu(gpu, h, parts, k, bounds, obj, **options)
 
 
+def _with_long_nets(rng, n: int, sizes: list[int]):
+    """A random hypergraph of ``n`` vertices plus nets of the given (long) sizes."""
+    h = random_hypergraph(rng, n, 2 * n, max_size=10, weighted=True)
+    nets = [h.net(e) for e in range(h.m)] + [rng.choice(n, s, replace=False) for s in sizes]
+    ew = np.concatenate([h.ewgt, rng.integers(1, 5, len(sizes))])
+    return igpart.Hypergraph.from_nets(nets, n=n, vwgt=h.vwgt, ewgt=ew)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("long_pins", [1024, 5])
+@pytest.mark.parametrize("boundary", [False, True])
+def test_gpu_long_nets_equal_the_cpu(monkeypatch, long_pins, boundary):
+    """Nets of more than ``LONG_NET_PINS`` pins get a block each in the pin-count kernels: the
+    pin counts (blocks in first-seen order), the connectivity, the objective and Jet's result
+    equal the thread-per-net path's and the C++ backend's; with ``LONG_NET_PINS`` 5 most nets
+    take the block path. Above ``LONG_NET_MAX_K`` every net gets a thread."""
+    import cupy as cp
+
+    from igpart.kernels.gpu import _hypergraph
+
+    monkeypatch.setattr(_hypergraph, "LONG_NET_PINS", long_pins)
+    gpu = _kernels_only(boundary)
+    rng = np.random.default_rng(long_pins + boundary)
+    n = 4000
+    h = _with_long_nets(rng, n, [1025, 2000, 3999, 4000])
+    for k, obj in ((2, "cut"), (5, "km1"), (64, "cut"), (300, "km1")):
+        parts = rng.integers(0, k, n).astype(np.int32)
+        level = gpu.hypergraph_arrays(h)
+        phi = _hypergraph.PinCounts(level).build(cp.asarray(parts), k)
+        lam, blk, cnt = (host(gpu, a) for a in (phi.lam, phi.blk, phi.cnt))
+        for e in range(h.m):  # oracle: the distinct blocks in first-seen order, their counts
+            b = parts[h.net(e)]
+            order = b[np.sort(np.unique(b, return_index=True)[1])]
+            s = h.eptr[e]
+            assert lam[e] == order.size
+            np.testing.assert_array_equal(blk[s:s + lam[e]], order)
+            np.testing.assert_array_equal(cnt[s:s + lam[e]], [(b == x).sum() for x in order])
+        assert gpu.hypergraph_objective(level, cp.asarray(parts), k, obj) == igpart.evaluate(
+            h, parts, k)[obj]
+        np.testing.assert_array_equal(
+            host(gpu, gpu.net_connectivity(level.eptr, level.eind, cp.asarray(parts), k)), lam)
+        bounds = bounds_for(h.total_weight, k, 0.1)
+        _assert_gpu_equals_cpu(gpu, h, parts, k, bounds, obj, seed=3,
+                               afterburner_max_net_size=int(rng.choice([8, 256, 5000])))
+    monkeypatch.setattr(_hypergraph, "LONG_NET_MAX_K", 4)
+    parts = rng.integers(0, 5, n).astype(np.int32)
+    _assert_gpu_equals_cpu(gpu, h, parts, 5, bounds_for(h.total_weight, 5, 0.1), "km1", seed=1)
+
+
 @pytest.mark.gpu
 @pytest.mark.parametrize("boundary", [False, True])
 @pytest.mark.parametrize("pack_bits, gain_bits, small, block_sort",

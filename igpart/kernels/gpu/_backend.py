@@ -308,7 +308,7 @@ class GpuBackend(Backend):
         self._parts(parts, parts.shape[0], k, "net_connectivity")
         if n > parts.shape[0]:
             raise ValueError("net_connectivity: pin id out of range")
-        return _hypergraph.connectivity(eptr, eind, parts)
+        return _hypergraph.connectivity(eptr, eind, parts, k)
 
     def block_weights(self, vwgt, parts, k: int):
         vwgt = cp.asarray(vwgt, dtype=cp.int64)
@@ -321,7 +321,7 @@ class GpuBackend(Backend):
     def hypergraph_objective(self, hg: HypergraphArrays, parts, k: int, objective: str) -> int:
         code = _objective_code(objective)
         parts = self._parts(parts, hg.n, k, "hypergraph_objective")
-        return _hypergraph.objective(hg, parts, code)
+        return _hypergraph.objective(hg, parts, k, code)
 
     def graph_edge_cut(self, g: GraphArrays, parts) -> int:
         parts = cp.asarray(parts, dtype=cp.int32)

@@ -289,6 +289,51 @@ def contract(hg: HypergraphArrays, cmap, nc: int) -> HypergraphArrays:
 
 
 # ------------------------------------------------------------------------------ pin counts
+#: Nets of more than this many pins get a block each in the pin-count kernels (refine.cu
+#: build_phi_long, jet.cu jet_boundary_mark_long) instead of a thread: a thread walked a net of
+#: 79,213 pins (a Titan23 circuit) serially on every Jet iteration, 2-4 s of a 5 s k = 2 run.
+LONG_NET_PINS = 1024
+#: ... for k up to this (build_phi_long keeps 2k ints in shared memory); above it every net
+#: gets a thread.
+LONG_NET_MAX_K = 4096
+
+
+#: ``long_min`` of the thread-per-net kernels when no net is left to a block
+NO_LONG_NETS = 2**63 - 1
+
+
+def _long_net_ids(eptr):
+    ids = cp.flatnonzero(cp.diff(eptr) > LONG_NET_PINS).astype(cp.int32)
+    STATS.add(3)
+    return ids, int(ids.shape[0])
+
+
+def long_pin_counts(hg: HypergraphArrays, parts, k: int, lam, blk, cnt, stats=NULL,
+                    code: int = 0) -> int:
+    """Pin counts of the nets of more than ``LONG_NET_PINS`` pins into (lam, blk, cnt), a block
+    per net (their ids found once per level, one host read, and kept on the level object); with
+    ``stats`` (a device int64 slot) their objective under ``code`` is added into it. Returns
+    the ``long_min`` argument of the thread-per-net kernel that does the other nets."""
+    if k > LONG_NET_MAX_K:
+        return NO_LONG_NETS
+    found = hg.__dict__.get("_long_nets")
+    if found is None:
+        found = _long_net_ids(hg.eptr)
+        object.__setattr__(hg, "_long_nets", found)  # a cache on the frozen level
+    ids, count = found
+    if not count:
+        return NO_LONG_NETS
+    launch("refine", "build_phi_long", count * THREADS,
+           (i64(count), ids, hg.eptr, hg.eind, parts, i32(k), lam, blk, cnt, hg.ewgt, i32(code),
+            stats), shared=8 * k)
+    return LONG_NET_PINS
+
+
+def long_net_list(hg: HypergraphArrays):
+    """(ids, count) of ``hg``'s long nets as ``long_pin_counts`` found them (None, 0 before)."""
+    return hg.__dict__.get("_long_nets", (None, 0))
+
+
 class PinCounts:
     """Sparse Phi(e, b) of a level, rebuilt from ``parts`` by :meth:`build`."""
 
@@ -299,28 +344,37 @@ class PinCounts:
         self.cnt = cp.empty(hg.num_pins, dtype=cp.int32)
         STATS.add(3)
 
-    def build(self, parts) -> PinCounts:
+    def build(self, parts, k: int) -> PinCounts:
         hg = self.hg
+        long_min = long_pin_counts(hg, parts, k, self.lam, self.blk, self.cnt)
         launch("refine", "build_phi", hg.m, (i64(hg.m), hg.eptr, hg.eind, parts, self.lam,
-                                             self.blk, self.cnt))
+                                             self.blk, self.cnt, i64(long_min)))
         return self
 
 
-def objective(hg: HypergraphArrays, parts, objective_code: int) -> int:
-    lam = PinCounts(hg).build(parts).lam
+def objective(hg: HypergraphArrays, parts, k: int, objective_code: int) -> int:
+    lam = PinCounts(hg).build(parts, k).lam
     out = cp.zeros(1, dtype=cp.int64)
     STATS.add()
     launch("metrics", "hg_objective", hg.m, (i64(hg.m), hg.ewgt, lam, i32(objective_code), out))
     return int(out[0])
 
 
-def connectivity(eptr, eind, parts):
+def connectivity(eptr, eind, parts, k: int):
     m = eptr.shape[0] - 1
     lam = cp.empty(m, dtype=cp.int32)
     blk = cp.empty(eind.shape[0], dtype=cp.int32)
     cnt = cp.empty(eind.shape[0], dtype=cp.int32)
     STATS.add(3)
-    launch("refine", "build_phi", m, (i64(m), eptr, eind, parts, lam, blk, cnt))
+    long_min = NO_LONG_NETS
+    if k <= LONG_NET_MAX_K:
+        ids, count = _long_net_ids(eptr)
+        if count:
+            long_min = LONG_NET_PINS
+            launch("refine", "build_phi_long", count * THREADS,
+                   (i64(count), ids, eptr, eind, parts, i32(k), lam, blk, cnt, NULL, i32(0),
+                    NULL), shared=8 * k)
+    launch("refine", "build_phi", m, (i64(m), eptr, eind, parts, lam, blk, cnt, i64(long_min)))
     return lam
 
 
@@ -401,7 +455,7 @@ def refine(hg: HypergraphArrays, parts, k: int, bounds, objective_code: int, max
     use_global, scratch, shared = block_table(n, k)
     STATS.add(4)
     for _ in range(max_rounds):
-        phi.build(parts)
+        phi.build(parts, k)
         launch("refine", "hg_best_moves", n, (
             i64(n), hg.eptr, hg.ewgt, hg.vptr, hg.vind, parts, phi.lam, phi.blk, phi.cnt, i32(k),
             i32(objective_code), i32(use_global), scratch, target, gain), warps=True, shared=shared)

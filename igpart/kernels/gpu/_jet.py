@@ -27,7 +27,14 @@ from ._common import (
     launch,
     sort_keys,
 )
-from ._hypergraph import SHARED_LIMIT, PinCounts
+from ._hypergraph import (
+    LONG_NET_PINS,
+    NO_LONG_NETS,
+    SHARED_LIMIT,
+    PinCounts,
+    long_net_list,
+    long_pin_counts,
+)
 
 INT64_MAX = 2**63 - 1
 #: Slots of ``stats`` (jet.cu JS_*): candidate count, candidates' gain range, moves applied,
@@ -121,6 +128,8 @@ class _Jet:
     def rebuild(self) -> None:
         """Pin counts of ``cur``; their objective added into stats OBJ (zeroed by jet_apply)."""
         hg, phi = self.hg, self.phi
+        long_min = long_pin_counts(hg, self.cur, self.k, phi.lam, phi.blk, phi.cnt,
+                                   self.stats[OBJ:], self.code)
         launch(
             "jet",
             "jet_rebuild",
@@ -136,6 +145,7 @@ class _Jet:
                 phi.blk,
                 phi.cnt,
                 self.stats,
+                i64(long_min),
             ),
         )
 
@@ -144,8 +154,13 @@ class _Jet:
         hg, phi, n = self.hg, self.phi, self.hg.n
         blist = count = NULL
         if self.boundary:  # the vertices on nets of two or more blocks, ascending
+            ids, count = long_net_list(hg)
+            long_min = LONG_NET_PINS if count else NO_LONG_NETS
             launch("jet", "jet_boundary_mark", hg.m, (i64(hg.m), hg.eptr, hg.eind, phi.lam,
-                                                      self.mark))
+                                                      self.mark, i64(long_min)))
+            if count:
+                launch("jet", "jet_boundary_mark_long", count * THREADS,
+                       (i64(count), ids, hg.eptr, hg.eind, phi.lam, self.mark))
             cumsum(self.mark, out=self.bpos)
             # also clears the marks and the flags of the vertices not listed (no candidates)
             launch("jet", "jet_boundary_list", n, (i64(n), self.mark, self.bpos, self.blist,

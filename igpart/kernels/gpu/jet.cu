@@ -142,12 +142,23 @@ extern "C" __global__ void jet_candidates(long long n, const long long *eptr, co
 
 // Boundary vertices: mark[v] = 1 for every pin v of a net with pins in two or more blocks
 // (lam > 1; mark is all zero before: allocated zeroed, cleared again by jet_boundary_list).
-// Thread per net.
+// Thread per net; nets of more than long_min pins are left to jet_boundary_mark_long.
 extern "C" __global__ void jet_boundary_mark(long long m, const long long *eptr, const int *eind,
-                                             const int *lam, signed char *mark) {
+                                             const int *lam, signed char *mark, long long long_min) {
     for (long long e = igp_tid(); e < m; e += igp_nthreads()) {
-        if (lam[e] <= 1) continue;
+        if (lam[e] <= 1 || eptr[e + 1] - eptr[e] > long_min) continue;
         for (long long j = eptr[e]; j < eptr[e + 1]; ++j) mark[eind[j]] = 1;
+    }
+}
+
+// jet_boundary_mark for the long nets nets[0 .. count): block per net.
+extern "C" __global__ void jet_boundary_mark_long(long long count, const int *nets,
+                                                  const long long *eptr, const int *eind,
+                                                  const int *lam, signed char *mark) {
+    for (long long q = blockIdx.x; q < count; q += gridDim.x) {
+        const int e = nets[q];
+        if (lam[e] <= 1) continue;
+        for (long long j = eptr[e] + threadIdx.x; j < eptr[e + 1]; j += blockDim.x) mark[eind[j]] = 1;
     }
 }
 
@@ -468,12 +479,14 @@ extern "C" __global__ void jet_apply(long long L, const int *u_s, const int *to_
     }
 }
 
-// Pin counts of every net (refine.cu build_phi) and the objective, added into stats OBJ.
+// Pin counts of every net (refine.cu build_phi) and the objective, added into stats OBJ; nets of
+// more than long_min pins are left to refine.cu build_phi_long.
 extern "C" __global__ void jet_rebuild(long long m, const long long *eptr, const int *eind,
                                        const long long *ewgt, const int *parts, int objective, int *lam,
-                                       int *pblk, int *pcnt, long long *stats) {
+                                       int *pblk, int *pcnt, long long *stats, long long long_min) {
     long long acc = 0;
     for (long long e = igp_tid(); e < m; e += igp_nthreads()) {
+        if (eptr[e + 1] - eptr[e] > long_min) continue;
         const int L = igp_build_phi_net(eptr[e], eptr[e + 1], eind, parts, pblk, pcnt);
         lam[e] = L;
         acc += igp_net_objective(objective, ewgt[e], L);
