@@ -110,3 +110,23 @@ def test_partition_does_not_depend_on_the_thread_count(monkeypatch):
         parts.append(p.parts)
     np.testing.assert_array_equal(parts[0], parts[1])
 
+
+
+def test_jet_does_not_depend_on_the_thread_count():
+    """Jet with every parallel path taken (boundary, candidates, sorts of more than 65,536
+    candidates, afterburner): the same partition and gain on 1 and 3 threads, balanced, the gain
+    equal to the objective's change."""
+    cpu = get_backend("cpu")
+    h = random_circuit(90_000, seed=4)
+    ha = cpu.hypergraph_arrays(h)
+    k = 8
+    bounds = bounds_for(h.total_weight, k)
+    parts = (np.random.default_rng(1).permutation(h.n) % k).astype(np.int32)
+    runs = [_on_threads(t, lambda: cpu.jet_refine_hypergraph(
+        ha, parts, k, bounds, "km1", max_iterations=3, negative_gain_factor=0.75, seed=2))
+        for t in (1, 3)]
+    np.testing.assert_array_equal(runs[0][0], runs[1][0])
+    assert runs[0][1] == runs[1][1] > 0
+    before = cpu.hypergraph_objective(ha, parts, k, "km1")
+    assert before - runs[0][1] == cpu.hypergraph_objective(ha, runs[0][0], k, "km1")
+    assert (cpu.block_weights(h.vwgt, runs[0][0], k) <= bounds).all()

@@ -94,15 +94,16 @@ int64_t refine_jet(const HgView &h, int32_t *parts, int32_t k, const int64_t *bo
         // 1. candidates (read-only on the state: parallel), among the boundary vertices only
         //    (pins of nets in two or more blocks, ascending): any other vertex has no block but
         //    its own on its nets, so no target (the GPU's jet_boundary path does the same)
-        for (int64_t e = 0; e < h.m; ++e)
-            if (phi.lambda(static_cast<int32_t>(e)) > 1)
-                for (int64_t j = h.eptr[e]; j < h.eptr[e + 1]; ++j) bmark[h.eind[j]] = 1;
+#pragma omp parallel for schedule(dynamic, 2048) if (n >= kParallelMinItems)
+        for (int64_t u = 0; u < n; ++u) {
+            char b = 0;
+            for (int64_t j = h.vptr[u]; j < h.vptr[u + 1] && !b; ++j)
+                b = phi.lambda(h.vind[j]) > 1;
+            bmark[u] = b;
+        }
         boundary.clear();
         for (int64_t u = 0; u < n; ++u)
-            if (bmark[u]) {
-                bmark[u] = 0;
-                boundary.push_back(static_cast<int32_t>(u));
-            }
+            if (bmark[u]) boundary.push_back(static_cast<int32_t>(u));
         const int64_t nb = static_cast<int64_t>(boundary.size());
 #pragma omp parallel if (nb >= kParallelMinItems)
         {
@@ -124,10 +125,12 @@ int64_t refine_jet(const HgView &h, int32_t *parts, int32_t k, const int64_t *bo
             if (target[u] >= 0) cand.push_back(u);
         const int64_t L = static_cast<int64_t>(cand.size());
         hsh.resize(static_cast<size_t>(n));
-        for (int32_t u : cand) hsh[u] = jet_hash(opt.seed, it, u);
-        std::sort(cand.begin(), cand.end(), [&](int32_t a, int32_t b) {
+#pragma omp parallel for schedule(static) if (L >= kParallelMinItems)
+        for (int64_t i = 0; i < L; ++i) hsh[cand[i]] = jet_hash(opt.seed, it, cand[i]);
+        parallel_sort(cand.begin(), cand.end(), [&](int32_t a, int32_t b) {
             return jet_priority_before(gain[a], hsh[a], a, gain[b], hsh[b], b);
         });
+#pragma omp parallel for schedule(static) if (L >= kParallelMinItems)
         for (int64_t i = 0; i < L; ++i) rank[cand[i]] = i;
         // 2. afterburner: gains with every higher-priority candidate moved (parallel, read-only)
         keep.assign(static_cast<size_t>(L), 0);
@@ -161,8 +164,10 @@ int64_t refine_jet(const HgView &h, int32_t *parts, int32_t k, const int64_t *bo
         //    longer leaves its block); a final check falls back to no outflow credit.
         sorted_to.resize(static_cast<size_t>(L));
         std::iota(sorted_to.begin(), sorted_to.end(), 0);
-        std::stable_sort(sorted_to.begin(), sorted_to.end(),
-                         [&](int32_t a, int32_t b) { return target[cand[a]] < target[cand[b]]; });
+        parallel_sort(sorted_to.begin(), sorted_to.end(), [&](int32_t a, int32_t b) {
+            const int32_t ta = target[cand[a]], tb = target[cand[b]];
+            return ta != tb ? ta < tb : a < b;  // stable by target
+        });
         active = keep;
         inflow.assign(static_cast<size_t>(L), 0);
         auto pass = [&](bool credit_out) {  // active &= accept; returns whether it changed

@@ -33,6 +33,17 @@ void parallel_sort(It first, It last) {
     std::sort(first, last);
 }
 
+template <class It, class Less>
+void parallel_sort(It first, It last, Less less) {
+#ifdef _OPENMP
+    if (last - first >= 16 * kParallelMinItems) {
+        __gnu_parallel::sort(first, last, less);
+        return;
+    }
+#endif
+    std::sort(first, last, less);
+}
+
 // Read-only views of a level (pointers into numpy arrays owned by the caller).
 struct HgView {
     int64_t n = 0, m = 0;
