@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gzip
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -201,3 +203,144 @@ def test_writer_refuses_empty_nets(tmp_path):
         io.write_hgr(h, tmp_path / "e.hgr")
     io.write_hgr(h.drop_small_nets(1), tmp_path / "e.hgr")
     assert io.read_hgr(tmp_path / "e.hgr").m == 1
+
+
+# ----------------------------------------------------------------------------- hostile inputs
+def _input_error(path, reader=None, **kw) -> InputError:
+    with pytest.raises(InputError) as ei:
+        (reader or io.read)(path, **kw)
+    assert ei.value.file == str(path)
+    return ei.value
+
+
+@pytest.mark.parametrize(
+    "name,data,line",
+    [
+        ("b.hgr", b"1 3\n1 2 \xff\n", 2),
+        ("b.graph", b"2 1\n2\n\xc3\n", 3),
+        ("b.hgr", b"1 3\n1 2\n% caf\xe9 \xff\n3 \x00\n", 4),
+    ],
+)
+def test_undecodable_bytes_are_input_errors(tmp_path, name, data, line):
+    f = tmp_path / name
+    f.write_bytes(data)
+    e = _input_error(f)
+    assert e.line == line and "non-integer token" in str(e)
+    assert "\\x" in str(e)  # the byte is shown escaped
+    p = tmp_path / "b.part"
+    p.write_bytes(b"0\n1\xff\n")
+    assert _input_error(p, io.read_partition).line == 2
+
+
+def test_error_excerpt_never_cuts_a_character(tmp_path):
+    f = tmp_path / "u.hgr"
+    f.write_bytes(("1 3\n1 " + "é" * 50 + "\n").encode("utf-8"))
+    e = _input_error(f)
+    reason = e.reason
+    token = reason[reason.index("'") + 1 : reason.rindex("'")]
+    assert token == "é" * 20 + "..."  # 40 bytes of whole characters, then the mark of a cut
+    str(e).encode("utf-8")  # printable as it is
+
+
+def test_gzip_inputs_are_read_transparently(tmp_path):
+    h = random_hypergraph(np.random.default_rng(1), 50, 80, weighted=True)
+    g = h.to_graph()
+    parts = np.arange(h.n, dtype=np.int32) % 3
+    plain = {"a.hgr": io.hgr_bytes(h), "a.graph": io.graph_bytes(g)}
+    for name, data in plain.items():
+        (tmp_path / (name + ".gz")).write_bytes(gzip.compress(data))
+        # a gzip file is recognised by its contents, whatever its name
+        (tmp_path / ("z" + name)).write_bytes(gzip.compress(data))
+    io.write_partition(parts, tmp_path / "a.part")
+    (tmp_path / "a.part.gz").write_bytes(gzip.compress((tmp_path / "a.part").read_bytes()))
+    assert io.detect_format(tmp_path / "a.hgr.gz") == "hgr"
+    for name in ("a.hgr.gz", "za.hgr"):
+        r = io.read(tmp_path / name)
+        assert np.array_equal(r.eind, h.eind) and np.array_equal(r.ewgt, h.ewgt)
+    for name in ("a.graph.gz", "za.graph"):
+        r = io.read(tmp_path / name)
+        assert np.array_equal(r.adjncy, g.adjncy) and np.array_equal(r.adjwgt, g.adjwgt)
+    assert np.array_equal(io.read_partition(tmp_path / "a.part.gz", n=h.n, k=3), parts)
+    # two gzip members (as `cat a.gz b.gz` makes) are one file
+    two = gzip.compress(b"2 3\n1 2\n") + gzip.compress(b"2 3\n")
+    (tmp_path / "two.hgr.gz").write_bytes(two)
+    assert io.read(tmp_path / "two.hgr.gz").m == 2
+
+
+def test_corrupt_gzip_is_an_input_error(tmp_path):
+    data = gzip.compress(b"1 2\n1 2\n" * 1000)
+    f = tmp_path / "c.hgr.gz"
+    f.write_bytes(data[: len(data) // 2])
+    assert "truncated gzip data" in str(_input_error(f))
+    bad = bytearray(data)
+    bad[len(bad) // 2] ^= 0xFF
+    f.write_bytes(bytes(bad))
+    e = _input_error(f)
+    assert "gzip" in str(e) and e.line >= 1
+    f.write_bytes(data + b"trailing garbage")
+    assert "after the gzip stream" in str(_input_error(f))
+
+
+def test_weight_totals_that_overflow_are_rejected(tmp_path, capsys):
+    from igpart.cli import main
+
+    f = tmp_path / "w.hgr"
+    f.write_text("2 4 1\n4611686018427387904 1 2\n4611686018427387904 3 4\n")
+    (tmp_path / "w.part").write_text("0\n1\n0\n1\n")
+    e = _input_error(f)
+    assert e.line == 2 and "overflow" in str(e)
+    assert main(["evaluate", str(f), str(tmp_path / "w.part"), "-k", "2"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"igpart: error: {f}:2: ") and err.count("\n") == 1
+    # net weight times net size: 2**61 on a 4-pin net already passes 2**63 - 1 (km1 would wrap)
+    f.write_text("1 4 1\n2305843009213693952 1 2 3 4\n")
+    assert _input_error(f).line == 2
+    f.write_text("1 4 1\n2305843009213693951 1 2 3 4\n")  # 2**63 - 4: fits
+    assert io.read(f).ewgt[0] == 2**61 - 1
+    # vertex weights: 2**62 + (2**62 - 1) = 2**63 - 1 fits, one more does not
+    f.write_text("1 2 10\n1 2\n4611686018427387904\n4611686018427387903\n")
+    assert io.read(f).total_weight == 2**63 - 1
+    f.write_text("1 2 10\n1 2\n4611686018427387904\n4611686018427387904\n")
+    e = _input_error(f)
+    assert e.line == 4 and "vertex weights" in str(e)
+    g = tmp_path / "w.graph"
+    g.write_text("2 1 11\n4611686018427387904 2 1\n4611686018427387904 1 1\n")
+    assert "vertex weights" in str(_input_error(g))
+    # each edge counts from both ends: 2 * 2**62 does not fit
+    g.write_text("2 1 1\n2 4611686018427387904\n1 4611686018427387904\n")
+    assert "edge weights" in str(_input_error(g))
+    g.write_text("2 1 1\n2 4611686018427387903\n1 4611686018427387903\n")
+    assert io.read(g).adjwgt[0] == 2**62 - 1
+
+
+def test_block_ids_must_fit_32_bits(tmp_path):
+    f = tmp_path / "p"
+    for big in (2**32, 2**63 - 1, 2**31):
+        f.write_text(f"0\n{big}\n")
+        e = _input_error(f, io.read_partition)
+        assert e.line == 2 and str(big) in str(e)
+    f.write_text(f"0\n{2**31 - 1}\n")
+    assert io.read_partition(f).tolist() == [0, 2**31 - 1]
+
+
+@pytest.mark.parametrize("n", [1_000_000_000, 2_147_483_647, 100_000_000, 2**40])
+def test_lying_header_fails_before_allocating(tmp_path, n):
+    f = tmp_path / "lie.hgr"
+    f.write_text(f"1 {n}\n1\n")
+    e = _input_error(f)
+    assert e.line == 1 and str(n) in str(e)
+
+
+def test_isolated_vertices_within_the_header_limit(tmp_path):
+    f = tmp_path / "iso.hgr"
+    f.write_text("1 100000\n1 2\n")
+    assert io.read(f).n == 100000
+    n = io.max_vertices(25)  # files of 25 bytes: the header padded to 20 characters
+    assert n == io.HEADER_BASE_VERTICES + 8 * 25
+    f.write_text(f"1 {n}".ljust(20) + "\n1 2\n")
+    assert io.read(f).n == n
+    f.write_text(f"1 {n + 1}".ljust(20) + "\n1 2\n")
+    assert _input_error(f).line == 1
+    g = tmp_path / "lie.graph"
+    g.write_text("3000000000 0\n")
+    assert _input_error(g).line == 1
