@@ -75,7 +75,8 @@ def geomean(values: Sequence[float]) -> float | None:
     return math.exp(sum(math.log(v) for v in vals) / len(vals))
 
 
-def _ratio(a: float | None, b: float | None) -> float | None:
+def ratio(a: float | None, b: float | None) -> float | None:
+    """``a / b``; 1 when both are 0, None when either is missing or only ``b`` is 0."""
     if a is None or b is None:
         return None
     if b == 0:
@@ -83,7 +84,8 @@ def _ratio(a: float | None, b: float | None) -> float | None:
     return a / b
 
 
-def _machine() -> dict[str, Any]:
+def machine_info() -> dict[str, Any]:
+    """Date, host, CPU model, cores, Python version, commit and command line of this run."""
     def commit() -> str | None:
         try:
             r = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
@@ -179,7 +181,7 @@ def run_benchmark(
         notes.append("Mt-KaHyPar is not installed (pip install mtkahypar): left out")
     tools = [*variants, *peers]
     _cpu.set_num_threads(int(threads))
-    meta = {**_machine(), "epsilon": float(epsilon), "objective": objective,
+    meta = {**machine_info(), "epsilon": float(epsilon), "objective": objective,
             "threads": int(threads), "seed": int(seed), "notes": notes,
             "variants": {name: dict(o) for name, o in variants.items()}}
     runs: list[Run] = []
@@ -234,8 +236,8 @@ def ratio_rows(result: dict) -> list[dict[str, Any]]:
                 a, b = row["runs"].get(v), row["runs"].get(p)
                 ok = a is not None and b is not None and a.error is None and b.error is None
                 row["ratios"][(v, p)] = {
-                    "cut": _ratio(a.objective(obj), b.objective(obj)) if ok else None,
-                    "time": _ratio(a.seconds, b.seconds) if ok else None,
+                    "cut": ratio(a.objective(obj), b.objective(obj)) if ok else None,
+                    "time": ratio(a.seconds, b.seconds) if ok else None,
                 }
         rows.append(row)
     return rows

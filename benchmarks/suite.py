@@ -1,0 +1,918 @@
+"""The benchmark suite: igpart and Mt-KaHyPar side by side on named sets of inputs.
+
+Sets (``--suite``, a comma list):
+
+- ``small``: ISPD98 ibm01-ibm11 (unit weights) and the three Titan23 circuits, k 2 4 8 16 32 64;
+- ``large``: ibm01 ibm09 ibm10 ibm11 cholesky_mc neuron stereo_vision, each enlarged with
+  ``igpart.generators.inflate`` to at least ``--large-min-n`` (2,000,000) vertices
+  (scale ``ceil(2e6 / n)``), k 2 16 64; generated once into ``WORK/inputs`` and reused while
+  the base, scale, seed and generator source are unchanged;
+- ``netlist``: the TAU 2015 designs (Verilog with ``cells_early.lib``, ``to_hypergraph()``),
+  written as ``.hgr`` into ``WORK/inputs``, k 2 4 8 16 (k above half the vertices is skipped).
+
+Tools (``--tools``): ``igpart`` (every ``--backend`` of a comma list), ``mtkahypar`` (DEFAULT
+preset) and ``mtkahypar-quality`` (QUALITY), all with the same epsilon, objective, seeds
+(``--seeds N``: 0..N-1) and thread count; ``--threads 1,2,4,8,16`` runs every tool at every
+thread count. Each (tool, input, k, threads, seed) runs in a fresh child process (``suite.py
+_worker SPEC``) that reads the input, times the partitioning call alone (``perf_counter``),
+writes the partition file and reports its peak resident memory and, on the GPU, the CuPy pool's
+bytes and the device memory taken. ``--whole-process`` also times the command a user would run
+(``igpart partition FILE -k K --backend B -o OUT``, ``benchmarks/mtkahypar_cli.py``), start to
+exit. Every partition file is checked by ``benchmarks/verify_partition.py`` (its own reader and
+metrics, nothing of igpart's): ids in [0, k), block weights within
+``floor((1+eps)*ceil(total/k))``, cut and km1 recomputed and compared with the tool's own figure.
+A mismatch or an unbalanced or invalid partition is flagged and makes the exit status 1; a
+failed or timed-out run is recorded and the suite goes on.
+
+Report: markdown on stdout (and ``--md FILE``): per case the mean over seeds of each tool's
+objective (the checker's figure), in-process seconds, whole-process seconds and peak memory, the
+ratios igpart / peer; per k and overall the geomean of the cut ratio and of the speedup with the
+worst case; igpart's self-speedup between thread counts (``--compare 1,16``; by default from the
+fewest threads to every other count); igpart's per-phase times. ``--json FILE`` holds every run
+with all its numbers, the machine, date, commit and command (rewritten after every input, so an
+interrupted run keeps what it measured); ``suite.py report FILE.json`` prints the markdown again.
+
+    python benchmarks/suite.py --suite small --cases ibm01,ibm02 --ks 2,8 --threads 2 \\
+        --tools igpart,mtkahypar --seeds 2 --json out.json --md out.md
+    python benchmarks/suite.py --suite large --backend gpu --threads 16 --whole-process
+    python benchmarks/suite.py --suite small --tools igpart --threads 1,2,4,8,16
+
+Data: ``--data DIR``, else ``$IGPART_BENCHMARKS``, else ``../shared/benchmarks`` beside the
+repository (folders ``ispd98``, ``titan23``, ``tau2015``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import math
+import os
+import resource
+import subprocess
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+sys.path.insert(0, str(HERE))
+import verify_partition as checker  # noqa: E402  (benchmarks/ is no package)
+
+ISPD98 = tuple(f"ibm{i:02d}" for i in range(1, 12))
+TITAN23 = ("cholesky_mc", "neuron", "stereo_vision")
+LARGE_BASES = ("ibm01", "ibm09", "ibm10", "ibm11", *TITAN23)
+SET_KS = {"small": (2, 4, 8, 16, 32, 64), "large": (2, 16, 64), "netlist": (2, 4, 8, 16)}
+TOOLS = ("igpart", "mtkahypar", "mtkahypar-quality")
+BACKENDS = ("cpu", "gpu", "auto")
+MTK_PRESETS = {"mtkahypar": "default", "mtkahypar-quality": "quality"}
+
+
+class SuiteError(Exception):
+    """A bad argument or missing data: printed in one line, exit status 2."""
+
+
+# ------------------------------------------------------------------------------------ inputs
+@dataclass
+class Case:
+    """One input file of a set."""
+
+    name: str
+    set: str
+    path: str
+    base: str = ""
+    scale: int = 1
+    n: int = 0
+    m: int = 0
+    pins: int = 0
+
+
+def data_dir(arg: str | None) -> Path:
+    """``--data``, else ``$IGPART_BENCHMARKS``, else ``../shared/benchmarks`` beside the repo."""
+    d = Path(arg or os.environ.get("IGPART_BENCHMARKS") or REPO.parent / "shared" / "benchmarks")
+    if not d.is_dir():
+        raise SuiteError(f"benchmark data directory {d} not found (use --data DIR or "
+                         "IGPART_BENCHMARKS)")
+    return d
+
+
+def _hgr_header(path: Path) -> tuple[int, int]:
+    """(nets, vertices) from the first non-comment line of an hMETIS file."""
+    with open(path, "rb") as f:
+        for line in f:
+            tok = line.split()
+            if tok and not tok[0].startswith(b"%"):
+                return int(tok[0]), int(tok[1])
+    raise SuiteError(f"{path}: no hMETIS header")
+
+
+def _need(path: Path) -> Path:
+    if not path.is_file():
+        raise SuiteError(f"{path}: benchmark file not found")
+    return path
+
+
+def _cached(path: Path, key: dict[str, Any], build) -> None:
+    """Runs ``build(path)`` unless ``path`` exists with a ``.json`` sidecar holding ``key``."""
+    meta = path.with_suffix(".json")
+    if path.is_file() and meta.is_file():
+        try:
+            if json.loads(meta.read_text()) == key:
+                return
+        except (OSError, json.JSONDecodeError):
+            pass
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    build(tmp)
+    tmp.replace(path)
+    meta.write_text(json.dumps(key))
+
+
+def _source_hash(module_file: str) -> str:
+    return hashlib.sha256(Path(module_file).read_bytes()).hexdigest()[:16]
+
+
+def _base_path(data: Path, base: str) -> Path:
+    return _need(data / ("titan23" if base in TITAN23 else "ispd98") / f"{base}.hgr")
+
+
+def set_cases(which: str, data: Path, work: Path, keep, min_n: int = 2_000_000,
+              seed: int = 0) -> list[Case]:
+    """The inputs of one set whose name ``keep(name)`` accepts (large inputs: their base's name
+    or ``BASExSCALE``), not built yet (:func:`materialize` builds generated ones)."""
+    if which == "small":
+        return [Case(b, "small", str(_base_path(data, b))) for b in (*ISPD98, *TITAN23)
+                if keep(b)]
+    if which == "large":
+        cases = []
+        for base in LARGE_BASES:
+            if not keep(base):
+                continue
+            scale = max(1, math.ceil(min_n / _hgr_header(_base_path(data, base))[1]))
+            name = f"{base}x{scale}"
+            cases.append(Case(name, "large", str(work / "inputs" / f"{name}_s{seed}.hgr"), base,
+                              scale))
+        return cases
+    root = data / "tau2015"
+    if not root.is_dir():
+        raise SuiteError(f"{root}: TAU 2015 designs not found")
+    return [Case(d.name, "netlist", str(work / "inputs" / f"tau_{d.name}.hgr"),
+                 str(d / f"{d.name}.v"))
+            for d in sorted(root.iterdir()) if (d / f"{d.name}.v").is_file() and keep(d.name)]
+
+
+def materialize(case: Case, data: Path, seed: int) -> None:
+    """Builds a generated input (cached) and fills in n, m and pins."""
+    if case.set == "large":
+        import igpart
+        from igpart import generators
+        from igpart.io import write_hgr
+
+        key = {"base": case.base, "scale": case.scale, "seed": seed,
+               "generator": _source_hash(generators.__file__)}
+
+        def build(tmp: Path) -> None:
+            t0 = time.perf_counter()
+            h = generators.inflate(igpart.read_hgr(_base_path(data, case.base)), case.scale,
+                                   seed=seed)
+            write_hgr(h, tmp)
+            _log(f"built {case.name}: {h.n:,} vertices, {h.m:,} nets, {h.num_pins:,} pins "
+                 f"({time.perf_counter() - t0:.1f} s)")
+
+        _cached(Path(case.path), key, build)
+    elif case.set == "netlist":
+        from igpart.io import write_hgr
+        from igpart.netlist import read_verilog
+
+        src, lib = Path(case.base), data / "tau2015" / "cells_early.lib"
+        key = {"verilog": str(src), "size": src.stat().st_size, "lib": str(lib),
+               "lib_size": _need(lib).stat().st_size}
+
+        def build(tmp: Path) -> None:
+            import logging
+
+            logging.getLogger("igpart").setLevel(logging.ERROR)  # inferred pin directions
+            write_hgr(read_verilog(src, lib=lib).to_hypergraph().hypergraph, tmp)
+
+        _cached(Path(case.path), key, build)
+
+
+# ------------------------------------------------------------------------------------ runs
+@dataclass
+class Tool:
+    """A tool at one thread count; ``label`` names it in the report."""
+
+    tool: str
+    threads: int
+    backend: str = ""
+
+    @property
+    def family(self) -> str:
+        return f"igpart-{self.backend}" if self.tool == "igpart" else self.tool
+
+    @property
+    def label(self) -> str:
+        return f"{self.family}@{self.threads}"
+
+
+@dataclass
+class Run:
+    """One run of a tool (``mode`` "inproc": the timed call in a worker; "process": the whole
+    command) and the checker's verdict."""
+
+    case: str
+    k: int
+    seed: int
+    label: str
+    tool: str
+    threads: int
+    backend: str | None
+    mode: str
+    seconds: float | None = None
+    wall_seconds: float | None = None
+    timings: dict[str, float] = field(default_factory=dict)
+    tool_cut: int | None = None
+    tool_km1: int | None = None
+    cut: int | None = None
+    km1: int | None = None
+    imbalance: float | None = None
+    balanced: bool | None = None
+    valid: bool | None = None
+    problems: list[str] = field(default_factory=list)
+    rss_peak_kib: int | None = None
+    rss_after_read_kib: int | None = None
+    gpu_pool_bytes: int | None = None
+    gpu_used_bytes: int | None = None
+    used_backend: str | None = None
+    error: str | None = None
+    command: list[str] = field(default_factory=list)
+
+
+def _log(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
+class Spawner:
+    """The small process that starts every child (``benchmarks/spawn.py``: their peak memory
+    is then their own, not the suite's)."""
+
+    def __init__(self) -> None:
+        self.proc = subprocess.Popen([sys.executable, "-S", str(HERE / "spawn.py")],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+
+    def run(self, cmd: list[str], env: dict[str, str], timeout: float, log: Path) -> dict:
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.write(json.dumps({"cmd": cmd, "env": env, "timeout": timeout,
+                                          "log": str(log)}) + "\n")
+        self.proc.stdin.flush()
+        line = self.proc.stdout.readline()
+        if not line:
+            raise SuiteError("the process starting the runs (benchmarks/spawn.py) ended")
+        return json.loads(line)
+
+    def close(self) -> None:
+        if self.proc.stdin:
+            self.proc.stdin.close()
+        self.proc.wait()
+
+
+def _tail(path: Path, chars: int = 400) -> str:
+    try:
+        text = path.read_text(errors="replace").strip()
+    except OSError:
+        return ""
+    return " ".join(text[-chars:].split())
+
+
+class Runner:
+    """Runs the child processes of one suite invocation and checks what they write."""
+
+    def __init__(self, args: argparse.Namespace, work: Path):
+        self.args = args
+        self.work = work
+        self.parts_dir = work / "parts"
+        self.parts_dir.mkdir(parents=True, exist_ok=True)
+        self._cli_threads: str | None = None
+        self.spawner = Spawner()
+
+    def env(self, threads: int) -> dict[str, str]:
+        env = dict(os.environ, OMP_NUM_THREADS=str(threads), PYTHONUNBUFFERED="1")
+        if self.args.data:
+            env["IGPART_BENCHMARKS"] = str(self.args.data)
+        return env
+
+    def cli_threads_option(self) -> str:
+        """``--threads`` when ``igpart partition`` has it (else OMP_NUM_THREADS alone sets the
+        threads of the C++ backend)."""
+        if self._cli_threads is None:
+            r = subprocess.run([sys.executable, "-m", "igpart", "partition", "-h"],
+                               capture_output=True, text=True, timeout=120)
+            self._cli_threads = "--threads" if "--threads" in r.stdout else ""
+        return self._cli_threads
+
+    def worker_cmd(self, spec: dict) -> list[str]:
+        return [sys.executable, str(Path(__file__).resolve()), "_worker", json.dumps(spec)]
+
+    def process_cmd(self, t: Tool, case: Case, k: int, seed: int, out: Path) -> list[str]:
+        a = self.args
+        if t.tool == "igpart":
+            cmd = [sys.executable, "-m", "igpart", "partition", case.path, "-k", str(k),
+                   "-e", str(a.epsilon), "--objective", a.objective, "--backend", t.backend,
+                   "--seed", str(seed), "-o", str(out), "--json"]
+            if self.cli_threads_option():
+                cmd += [self.cli_threads_option(), str(t.threads)]
+            return cmd
+        return [sys.executable, str(HERE / "mtkahypar_cli.py"), case.path, "-k", str(k),
+                "-e", str(a.epsilon), "--objective", a.objective, "--seed", str(seed),
+                "--threads", str(t.threads), "--preset", MTK_PRESETS[t.tool], "-o", str(out)]
+
+    def run(self, t: Tool, case: Case, k: int, seed: int, mode: str, hgr: checker.Hgr) -> Run:
+        a = self.args
+        r = Run(case.name, k, seed, t.label, t.tool, t.threads, t.backend or None, mode)
+        stem = f"{case.name}.k{k}.s{seed}.{t.label}.{mode}"
+        out = self.parts_dir / f"{stem}.part"
+        result = self.parts_dir / f"{stem}.result.json"
+        log = self.parts_dir / f"{stem}.log"
+        for p in (out, result):
+            p.unlink(missing_ok=True)
+        if mode == "inproc":
+            spec = {"tool": t.tool, "file": case.path, "k": k, "epsilon": a.epsilon,
+                    "objective": a.objective, "seed": seed, "threads": t.threads,
+                    "backend": t.backend, "warmup": a.warmup, "output": str(out),
+                    "result": str(result)}
+            r.command = self.worker_cmd(spec)
+        else:
+            r.command = self.process_cmd(t, case, k, seed, out)
+        child = self.spawner.run(r.command, self.env(t.threads), a.timeout, log)
+        code = child["code"]
+        r.wall_seconds = child["wall"]
+        r.rss_peak_kib = child["maxrss_kib"]
+        ok = code == 0 or (mode == "process" and t.tool == "igpart" and code == 3)  # unbalanced
+        if child["timed_out"]:
+            r.error = f"timed out after {a.timeout:g} s"
+        elif child.get("error"):
+            r.error = child["error"]
+        elif not ok:
+            r.error = f"exit status {code}: {_tail(log)}"
+        else:
+            try:
+                self._collect(r, mode, result, log)
+            except (OSError, ValueError, KeyError) as exc:
+                r.error = f"no result from the run ({exc}): {_tail(log)}"
+        if r.error is None:
+            try:
+                c = checker.check_files(hgr, out, k, a.epsilon)
+            except checker.CheckError as exc:
+                c = {"valid": False, "problems": [str(exc)]}
+            r.cut, r.km1 = c.get("cut"), c.get("km1")
+            r.imbalance, r.balanced = c.get("imbalance"), c.get("balanced")
+            r.problems = list(c["problems"])
+            for name in ("cut", "km1"):
+                mine, theirs = getattr(r, name), getattr(r, f"tool_{name}")
+                if mine is not None and theirs is not None and mine != theirs:
+                    r.problems.append(f"{name} {mine} by the checker, {theirs} by the tool")
+            r.valid = not r.problems
+        if not a.keep_parts:
+            for p in (out, result, log):
+                p.unlink(missing_ok=True)
+        return r
+
+    @staticmethod
+    def _collect(r: Run, mode: str, result: Path, log: Path) -> None:
+        if mode == "inproc":
+            d = json.loads(result.read_text())
+            r.seconds = d["seconds"]
+            for key in ("timings", "rss_after_read_kib", "gpu_pool_bytes", "gpu_used_bytes",
+                        "used_backend"):
+                if d.get(key) is not None:
+                    setattr(r, key, d[key])
+        else:
+            lines = [ln for ln in log.read_text(errors="replace").splitlines()
+                     if ln.startswith("{")]
+            d = json.loads(lines[-1])
+            r.seconds = r.wall_seconds
+            if d.get("backend"):
+                r.used_backend = d["backend"]
+        r.tool_cut, r.tool_km1 = int(d["cut"]), int(d["km1"])
+
+
+# ------------------------------------------------------------------------------------ worker
+def peak_rss_kib() -> int:
+    """This process's peak resident memory (KiB): VmHWM on Linux (the high-water mark of its
+    own image, unlike ``ru_maxrss``, which starts from the size of the process it was forked
+    from), ``ru_maxrss`` elsewhere."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+
+
+def worker(spec: dict) -> int:
+    """Child process: read the input, time the partitioning call, write the partition file and
+    a JSON result (seconds, the tool's own cut and km1, per-phase times, peak memory)."""
+    threads = int(spec["threads"])
+    k, eps, seed = int(spec["k"]), float(spec["epsilon"]), int(spec["seed"])
+    res: dict[str, Any] = {}
+    if spec["tool"] == "igpart":
+        import igpart
+        from igpart.io import write_partition
+        from igpart.kernels import _cpu, get_backend, gpu_status
+
+        h = igpart.read_hgr(spec["file"])
+        res["rss_after_read_kib"] = peak_rss_kib()
+        _cpu.set_num_threads(threads)
+        backend = spec["backend"]
+        if backend == "gpu":
+            get_backend("gpu")  # BackendUnavailable with the reason
+        on_gpu = backend == "gpu" or (backend == "auto" and gpu_status()[0])
+        cp = None
+        if on_gpu:
+            import cupy as cp
+
+            free0 = cp.cuda.runtime.memGetInfo()[0]
+        warm = spec.get("warmup", "auto")
+        if warm == "on" or (warm == "auto" and on_gpu):  # module compilation / cache load
+            igpart.partition(h, k, eps, spec["objective"], backend=backend, seed=seed)
+        t0 = time.perf_counter()
+        p = igpart.partition(h, k, eps, spec["objective"], backend=backend, seed=seed)
+        res["seconds"] = time.perf_counter() - t0
+        if cp is not None:
+            cp.cuda.Device().synchronize()
+            res["gpu_pool_bytes"] = int(cp.get_default_memory_pool().total_bytes())
+            res["gpu_used_bytes"] = int(free0 - cp.cuda.runtime.memGetInfo()[0])
+        write_partition(p.parts, spec["output"])
+        res.update(cut=int(p.cut), km1=int(p.km1), timings=dict(p.timings),
+                   used_backend=p.backend)
+    else:
+        import mtkahypar
+
+        init = mtkahypar.initialize(threads)
+        mtkahypar.set_seed(seed)
+        preset = getattr(mtkahypar.PresetType, MTK_PRESETS[spec["tool"]].upper())
+        ctx = init.context_from_preset(preset)
+        obj = mtkahypar.Objective.CUT if spec["objective"] == "cut" else mtkahypar.Objective.KM1
+        ctx.set_partitioning_parameters(k, eps, obj)
+        ctx.logging = False
+        hg = init.hypergraph_from_file(spec["file"], ctx, mtkahypar.FileFormat.HMETIS)
+        res["rss_after_read_kib"] = peak_rss_kib()
+        t0 = time.perf_counter()
+        p = hg.partition(ctx)
+        res["seconds"] = time.perf_counter() - t0
+        p.write_partition_to_file(spec["output"])
+        res.update(cut=int(p.cut()), km1=int(p.km1()))
+    Path(spec["result"]).write_text(json.dumps(res))
+    return 0
+
+
+# ------------------------------------------------------------------------------------ report
+def _mean(xs: list[float]) -> float | None:
+    return sum(xs) / len(xs) if xs else None
+
+
+def case_means(runs: list[dict], objective: str) -> dict[tuple, dict[str, Any]]:
+    """Per (case, k, label): mean objective (checker's) and seconds over the seeds, mean
+    whole-process seconds, peak memory, seeds run and seeds with a result."""
+    groups: dict[tuple, dict[str, list]] = {}
+    for r in runs:
+        g = groups.setdefault((r["case"], r["k"], r["label"]),
+                              {"inproc": [], "process": [], "all": []})
+        g["all"].append(r)
+        if r["error"] is None and r.get(objective) is not None:
+            g[r["mode"]].append(r)
+    out = {}
+    for key, g in groups.items():
+        ins, procs = g["inproc"], g["process"]
+        out[key] = {
+            "obj": _mean([r[objective] for r in ins]),
+            "seconds": _mean([r["seconds"] for r in ins]),
+            "process_seconds": _mean([r["seconds"] for r in procs]),
+            "rss_mib": max((r["rss_peak_kib"] / 1024 for r in ins if r["rss_peak_kib"]),
+                           default=None),
+            "gpu_mib": max((r["gpu_used_bytes"] / 2**20 for r in ins
+                            if r.get("gpu_used_bytes") is not None), default=None),
+            "seeds": len([r for r in g["all"] if r["mode"] == "inproc"]),
+            "ok": len(ins),
+            "flagged": any(r["error"] is None and not r["valid"] for r in g["all"]),
+        }
+    return out
+
+
+def _worst(vals: list[tuple[float, str]], high_is_bad: bool) -> tuple[float, str] | None:
+    if not vals:
+        return None
+    return max(vals) if high_is_bad else min(vals)
+
+
+def pair_summary(means: dict, a: str, b: str, what: str = "peer") -> dict[str, Any]:
+    """``a`` against ``b`` (labels) per case: cut ratio a/b and speedup b/a (in-process and
+    whole-process time); per k and overall the geomeans and the worst cases."""
+    from igpart.bench import geomean, ratio
+
+    cases = sorted({(c, k) for c, k, _ in means})
+    rows = []
+    for c, k in cases:
+        x, y = means.get((c, k, a)), means.get((c, k, b))
+        if not x or not y or x["obj"] is None or y["obj"] is None:
+            continue
+        rows.append({"case": c, "k": k, "cut_ratio": ratio(x["obj"], y["obj"]),
+                     "speedup": ratio(y["seconds"], x["seconds"]),
+                     "process_speedup": ratio(y["process_seconds"], x["process_seconds"])})
+    by_k: dict[str, Any] = {}
+    for k in [*sorted({r["k"] for r in rows}), "all"]:
+        sel = [r for r in rows if k == "all" or r["k"] == k]
+        cr = [(r["cut_ratio"], f"{r['case']} k={r['k']}") for r in sel
+              if r["cut_ratio"] is not None]
+        sp = [(r["speedup"], f"{r['case']} k={r['k']}") for r in sel if r["speedup"]]
+        by_k[str(k)] = {
+            "cases": len(sel),
+            "cut_ratio_geomean": geomean([v for v, _ in cr]),
+            "cut_ratio_worst": _worst(cr, True),
+            "speedup_geomean": geomean([v for v, _ in sp]),
+            "speedup_worst": _worst(sp, False),
+            "process_speedup_geomean": geomean([r["process_speedup"] for r in sel]),
+        }
+    return {"a": a, "b": b, "what": what, "rows": rows, "by_k": by_k}
+
+
+def _thread_pairs(result: dict) -> list[tuple[int, int]]:
+    threads = sorted(set(result["meta"]["threads"]))
+    if result["meta"].get("compare"):
+        return [tuple(result["meta"]["compare"])]
+    return [(threads[0], t) for t in threads[1:]]
+
+
+def summarize(result: dict) -> dict[str, Any]:
+    """The figures of the markdown report, JSON-ready."""
+    meta = result["meta"]
+    means = case_means(result["runs"], meta["objective"])
+    labels = result["labels"]
+    by_label = {lab: Tool(**t) for lab, t in labels.items()}
+    pairs = []
+    for lab, t in by_label.items():
+        if t.tool != "igpart":
+            continue
+        for lab2, t2 in by_label.items():
+            if t2.threads != t.threads:
+                continue
+            if t2.tool != "igpart":
+                pairs.append(pair_summary(means, lab, lab2, "peer"))
+            elif t.backend == "gpu" and t2.backend == "cpu":
+                pairs.append(pair_summary(means, lab, lab2, "backend"))
+    scaling = []
+    for lo, hi in _thread_pairs(result):
+        for t in by_label.values():
+            if t.tool == "igpart" and t.threads == lo:
+                hi_label = Tool(t.tool, hi, t.backend).label
+                if hi_label in labels:
+                    scaling.append(pair_summary(means, hi_label, t.label, "threads"))
+    phases: dict[str, dict[str, float]] = {}
+    for r in result["runs"]:
+        if r["mode"] == "inproc" and r["error"] is None and r["timings"]:
+            ph = phases.setdefault(r["label"], {})
+            n_seeds = max(1, meta["seeds"])
+            for name, sec in r["timings"].items():
+                ph[name] = ph.get(name, 0.0) + sec / n_seeds
+    flagged = [r for r in result["runs"] if r["error"] is None and not r["valid"]]
+    failed = [r for r in result["runs"] if r["error"] is not None]
+    return {"means": {"|".join(map(str, key)): v for key, v in means.items()},
+            "pairs": pairs, "scaling": scaling, "phases": phases,
+            "flagged": len(flagged), "failed": len(failed)}
+
+
+def _f(x: float | None, fmt: str = ".3f") -> str:
+    return "–" if x is None else format(x, fmt)
+
+
+def _worst_cell(w: tuple[float, str] | list | None, fmt: str, suffix: str = "") -> str:
+    return "–" if not w else f"{format(w[0], fmt)}{suffix} ({w[1]})"
+
+
+def markdown(result: dict) -> str:
+    """The report (see the module docstring)."""
+    meta = result["meta"]
+    obj = meta["objective"]
+    s = summarize(result)
+    means = case_means(result["runs"], obj)
+    labels = list(result["labels"])
+    whole = meta["whole_process"]
+    gpu = any(v["gpu_mib"] is not None for v in means.values())
+    out = [f"# igpart benchmark suite: {', '.join(meta['suite'])}", ""]
+    out.append(f"- date {meta['date']}; {meta['cpu']}, {meta['cores']} cores ({meta['host']}); "
+               f"Python {meta['python']}; commit {meta['commit']}")
+    if meta.get("gpu"):
+        out.append(f"- GPU: {meta['gpu']}")
+    out.append(f"- epsilon {meta['epsilon']}, objective {obj}, seeds 0..{meta['seeds'] - 1}, "
+               f"threads {','.join(map(str, meta['threads']))}, timeout {meta['timeout']:g} s; "
+               f"versions: " + ", ".join(f"{k} {v}" for k, v in meta["versions"].items()))
+    out.append(f"- command: `{meta['command']}`")
+    out.append("- igpart warm-up call before the timed one: " + {
+        "auto": "on the GPU only", "on": "always", "off": "never"}[meta["warmup"]])
+    for note in meta.get("notes", []):
+        out.append(f"- note: {note}")
+    out += ["", f"Per case: mean over seeds of the {obj} (recomputed by the checker), of the "
+            "in-process seconds (the partitioning call; reading excluded)"
+            + (", of the whole-process seconds (the command, start to exit)" if whole else "")
+            + ", and the peak resident memory of the worker (MiB)"
+            + (" and the device memory it took (GPU MiB)" if gpu else "")
+            + ". Ratios: cut ratio = igpart / peer (< 1: igpart better), speedup = peer time / "
+            "igpart time (> 1: igpart faster). `!`: a flagged partition, `(i/n)`: seeds with a "
+            "result.", ""]
+    peer_pairs = [p for p in s["pairs"]]
+    head = ["case", "k"]
+    for lab in labels:
+        head += [f"{lab} {obj}", f"{lab} s"] + (["proc s"] if whole else []) + ["MiB"] \
+            + (["GPU MiB"] if gpu else [])
+    for p in peer_pairs:
+        head += [f"{obj} {p['a']}/{p['b']}", "speedup"]
+    out.append("| " + " | ".join(head) + " |")
+    out.append("|---|---:|" + "---:|" * (len(head) - 2))
+    cases = []
+    for c in result["cases"]:
+        for k in sorted({r["k"] for r in result["runs"] if r["case"] == c["name"]}):
+            cases.append((c["name"], k))
+    ratios = {(p["a"], p["b"], r["case"], r["k"]): r for p in peer_pairs for r in p["rows"]}
+    for c, k in cases:
+        cells = [c, str(k)]
+        for lab in labels:
+            m = means.get((c, k, lab))
+            if m is None:
+                cells += ["–"] * (4 + whole + gpu - 1)
+                continue
+            val = "failed" if m["obj"] is None else f"{m['obj']:.1f}".removesuffix(".0")
+            if m["flagged"]:
+                val += " !"
+            if m["ok"] < m["seeds"]:
+                val += f" ({m['ok']}/{m['seeds']})"
+            cells += [val, _f(m["seconds"])] + ([_f(m["process_seconds"], ".2f")] if whole
+                                                else [])
+            cells += [_f(m["rss_mib"], ".0f")] + ([_f(m["gpu_mib"], ".0f")] if gpu else [])
+        for p in peer_pairs:
+            r = ratios.get((p["a"], p["b"], c, k))
+            cells += [_f(r and r["cut_ratio"]), _f(r and r["speedup"], ".2f")]
+        out.append("| " + " | ".join(cells) + " |")
+    titles = {"peer": "{a} vs {b}", "backend": "{a} vs {b} (GPU vs C++ backend)",
+              "threads": "self-speedup {b} -> {a}"}
+    for p in [*s["pairs"], *s["scaling"]]:
+        out += ["", "## " + titles[p["what"]].format(a=p["a"], b=p["b"]), ""]
+        ratio_name = (f"{obj} ratio {p['a']}/{p['b']}")
+        out.append(f"| k | cases | {ratio_name} geomean | worst | speedup geomean | worst"
+                   + (" | whole-process speedup geomean" if whole else "") + " |")
+        out.append("|---|---:|---:|---|---:|---" + ("|---:" if whole else "") + "|")
+        for k, g in p["by_k"].items():
+            row = [k, str(g["cases"]), _f(g["cut_ratio_geomean"]),
+                   _worst_cell(g["cut_ratio_worst"], ".3f"),
+                   _f(g["speedup_geomean"], ".2f") + "x",
+                   _worst_cell(g["speedup_worst"], ".2f", "x")]
+            if whole:
+                row.append(_f(g["process_speedup_geomean"], ".2f") + "x")
+            out.append("| " + " | ".join(row) + " |")
+    if s["phases"]:
+        out += ["", "## igpart per-phase seconds (Partition.timings; sum over the cases of the "
+                "mean over seeds; phases may nest)", ""]
+        names = sorted({n for ph in s["phases"].values() for n in ph})
+        out.append("| phase | " + " | ".join(s["phases"]) + " |")
+        out.append("|---|" + "---:|" * len(s["phases"]))
+        for n in names:
+            out.append(f"| {n} | " + " | ".join(_f(ph.get(n), ".2f")
+                                                for ph in s["phases"].values()) + " |")
+    bad = [r for r in result["runs"] if r["error"] is not None or not r["valid"]]
+    out += ["", f"Runs: {len(result['runs'])}; flagged partitions (invalid, unbalanced or a "
+            f"figure that differs from the checker's): {s['flagged']}; failed runs: "
+            f"{s['failed']}."]
+    for r in bad[:50]:
+        why = r["error"] or "; ".join(r["problems"])
+        out.append(f"- {r['case']} k={r['k']} seed {r['seed']} {r['label']} ({r['mode']}): "
+                   f"{why}")
+    return "\n".join(out) + "\n"
+
+
+# ------------------------------------------------------------------------------------ main
+def _int_list(text: str, what: str, low: int) -> list[int]:
+    try:
+        vals = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise SuiteError(f"{what}: expected a comma list of integers, got '{text}'") from None
+    if not vals or min(vals) < low:
+        raise SuiteError(f"{what}: expected integers >= {low}, got '{text}'")
+    return sorted(set(vals))
+
+
+def _names(text: str, allowed: tuple[str, ...], what: str) -> list[str]:
+    vals = [x.strip() for x in text.split(",") if x.strip()]
+    bad = [v for v in vals if v not in allowed]
+    if bad or not vals:
+        raise SuiteError(f"unknown {what} '{','.join(bad) or text}' (choose from "
+                         f"{', '.join(allowed)})")
+    return list(dict.fromkeys(vals))
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    ap = argparse.ArgumentParser(
+        prog="suite.py", description=__doc__.splitlines()[0],
+        epilog="'suite.py report RUN.json [--md FILE]' prints the report of an earlier run.")
+    ap.add_argument("--suite", default="small", help="small, large, netlist (comma list)")
+    ap.add_argument("--data", help="benchmark data directory (default $IGPART_BENCHMARKS or "
+                    "../shared/benchmarks)")
+    ap.add_argument("--work", default=os.environ.get("IGPART_SUITE_WORK", "/tmp/igpart_suite"),
+                    help="generated inputs and partition files (default /tmp/igpart_suite)")
+    ap.add_argument("--cases", help="keep inputs whose name contains one of these (comma list)")
+    ap.add_argument("--ks", help="k values (comma list; default per set)")
+    ap.add_argument("--limit", type=int, help="at most this many inputs")
+    ap.add_argument("--tools", default="igpart,mtkahypar", help=", ".join(TOOLS))
+    ap.add_argument("--backend", default="cpu", help="igpart backends: cpu, gpu, auto "
+                    "(comma list)")
+    ap.add_argument("--threads", default="2", help="thread counts (comma list)")
+    ap.add_argument("--seeds", type=int, default=1, help="seeds 0..N-1 for every tool")
+    ap.add_argument("-e", "--epsilon", type=float, default=0.03)
+    ap.add_argument("--objective", choices=("cut", "km1"), default="cut")
+    ap.add_argument("--timeout", type=float, default=1800.0, help="seconds per run")
+    ap.add_argument("--whole-process", action="store_true",
+                    help="also time the whole command of each tool")
+    ap.add_argument("--warmup", choices=("auto", "on", "off"), default="auto",
+                    help="igpart: one untimed call first (auto: on the GPU only)")
+    ap.add_argument("--compare", help="thread counts A,B for igpart's self-speedup")
+    ap.add_argument("--gen-seed", type=int, default=0, help="seed of the large inputs")
+    ap.add_argument("--large-min-n", type=int, default=2_000_000,
+                    help="vertices of every large input at least")
+    ap.add_argument("--keep-parts", action="store_true", help="keep partition files and logs")
+    ap.add_argument("--json", help="write every run and the summary to this file")
+    ap.add_argument("--md", help="write the markdown report to this file")
+    args = ap.parse_args(argv)
+    args.suite = _names(args.suite, tuple(SET_KS), "suite")
+    args.tools = _names(args.tools, TOOLS, "tool")
+    args.backend = _names(args.backend, BACKENDS, "backend")
+    args.threads = _int_list(args.threads, "--threads", 1)
+    args.ks = _int_list(args.ks, "--ks", 2) if args.ks else None
+    if args.compare:
+        cmp = [int(x) for x in args.compare.split(",")] if args.compare.replace(",", "").isdigit() \
+            else []
+        if len(cmp) != 2 or not set(cmp) <= set(args.threads):
+            raise SuiteError(f"--compare: expected two of the --threads counts as A,B, got "
+                             f"'{args.compare}'")
+        args.compare = cmp
+    if args.seeds < 1:
+        raise SuiteError(f"--seeds must be >= 1, got {args.seeds}")
+    if args.limit is not None and args.limit < 1:
+        raise SuiteError(f"--limit must be >= 1, got {args.limit}")
+    if not (math.isfinite(args.epsilon) and args.epsilon >= 0):
+        raise SuiteError(f"--epsilon must be a non-negative number, got {args.epsilon}")
+    if not args.timeout > 0:
+        raise SuiteError(f"--timeout must be positive, got {args.timeout}")
+    if args.large_min_n < 1:
+        raise SuiteError(f"--large-min-n must be >= 1, got {args.large_min_n}")
+    return args
+
+
+def _versions(tools: list[str]) -> dict[str, str]:
+    import importlib.metadata as md
+
+    out = {}
+    for dist in ("igpart", *(["mtkahypar"] if any(t.startswith("mtk") for t in tools) else [])):
+        try:
+            out[dist] = md.version(dist)
+        except md.PackageNotFoundError:
+            out[dist] = "not installed"
+    return out
+
+
+def _gpu_name() -> str | None:
+    try:
+        import cupy as cp
+
+        props = cp.cuda.runtime.getDeviceProperties(0)
+        name = props["name"]
+        return name.decode() if isinstance(name, bytes) else str(name)
+    except Exception:  # no CuPy, no device or no driver: no GPU to name
+        return None
+
+
+def select_cases(args: argparse.Namespace, data: Path, work: Path) -> list[Case]:
+    subs = [x.strip() for x in (args.cases or "").split(",") if x.strip()]
+
+    def keep(name: str) -> bool:
+        return not subs or any(x in name or x.startswith(f"{name}x") for x in subs)
+
+    cases = [c for s in args.suite
+             for c in set_cases(s, data, work, keep, args.large_min_n, args.gen_seed)]
+    if not cases:
+        raise SuiteError(f"--cases '{args.cases}' matches no input of the suite")
+    return cases[: args.limit] if args.limit else cases
+
+
+def run_suite(args: argparse.Namespace) -> dict:
+    from igpart.bench import machine_info
+
+    data = data_dir(args.data)
+    args.data = str(data)
+    work = Path(args.work)
+    work.mkdir(parents=True, exist_ok=True)
+    cases = select_cases(args, data, work)
+    notes = []
+    if any(t.startswith("mtkahypar") for t in args.tools):
+        try:
+            import mtkahypar  # noqa: F401
+        except ImportError:
+            args.tools = [t for t in args.tools if not t.startswith("mtkahypar")]
+            notes.append("Mt-KaHyPar is not installed (pip install mtkahypar): left out")
+            if not args.tools:
+                raise SuiteError("no tool left to run (Mt-KaHyPar is not installed)") from None
+    tools = [Tool(t, th, b if t == "igpart" else "") for th in args.threads
+             for t in args.tools for b in (args.backend if t == "igpart" else [""])]
+    meta = {**machine_info(), "suite": args.suite, "data": str(data), "work": str(work),
+            "epsilon": args.epsilon, "objective": args.objective, "seeds": args.seeds,
+            "threads": args.threads, "backends": args.backend, "tools": args.tools,
+            "timeout": args.timeout, "whole_process": args.whole_process,
+            "warmup": args.warmup, "gen_seed": args.gen_seed, "compare": args.compare,
+            "versions": _versions(args.tools), "gpu": _gpu_name(), "notes": notes}
+    if os.environ.get("IGPART_COMMIT"):
+        meta["commit"] = os.environ["IGPART_COMMIT"]
+    result: dict[str, Any] = {"meta": meta, "labels": {t.label: asdict(t) for t in tools},
+                              "cases": [], "runs": []}
+    modes = ["inproc", "process"] if args.whole_process else ["inproc"]
+    plan = [(c, args.ks or SET_KS[c.set]) for c in cases]
+    total = sum(len(ks) for _, ks in plan) * args.seeds * len(tools) * len(modes)
+    done = 0
+    runner = Runner(args, work)
+    try:
+        for c, ks in plan:
+            materialize(c, data, args.gen_seed)
+            hgr = checker.read_hgr(c.path)
+            c.n, c.m, c.pins = hgr.n, hgr.m, int(hgr.eptr[-1])
+            result["cases"].append(asdict(c))
+            for k in ks:
+                if 2 * k > c.n:
+                    notes.append(f"{c.name} ({c.n} vertices) left out at k={k}")
+                    done += args.seeds * len(tools) * len(modes)
+                    continue
+                for seed in range(args.seeds):
+                    for t, mode in ((t, mode) for t in tools for mode in modes):
+                        r = runner.run(t, c, k, seed, mode, hgr)
+                        result["runs"].append(asdict(r))
+                        done += 1
+                        _log(f"[{done}/{total}] {c.name} k={k} seed={seed} {t.label}"
+                             f"{' (whole process)' if mode == 'process' else ''}: "
+                             + _outcome(r, args.objective))
+            del hgr
+            if args.json:
+                write_json(result, args.json)
+    finally:
+        runner.spawner.close()
+    return result
+
+
+def _outcome(r: Run, objective: str) -> str:
+    if r.error:
+        return r.error
+    return (f"{objective} {getattr(r, objective)} {r.seconds:.3f} s"
+            + ("" if r.valid else " FLAGGED: " + "; ".join(r.problems)))
+
+
+def write_json(result: dict, path: str) -> None:
+    doc = {**result, "summary": summarize(result)}
+    tmp = Path(f"{path}.tmp")
+    tmp.write_text(json.dumps(doc, indent=1, default=str))
+    tmp.replace(path)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["_worker"]:
+        try:
+            return worker(json.loads(argv[1]))
+        except Exception as exc:  # the parent records this line as the run's error
+            print(f"{type(exc).__name__}: {exc}", file=sys.stderr)
+            return 1
+    try:
+        if argv[:1] == ["report"]:
+            ap = argparse.ArgumentParser(prog="suite.py report")
+            ap.add_argument("json")
+            ap.add_argument("--md")
+            a = ap.parse_args(argv[1:])
+            try:
+                result = json.loads(Path(a.json).read_text())
+            except (OSError, json.JSONDecodeError) as exc:
+                raise SuiteError(f"{a.json}: {exc}") from None
+        else:
+            a = parse_args(argv)
+            result = run_suite(a)
+            if a.json:
+                write_json(result, a.json)
+    except SuiteError as exc:
+        print(f"suite.py: error: {exc}", file=sys.stderr)
+        return 2
+    md = markdown(result)
+    print(md, end="")
+    if a.md:
+        Path(a.md).write_text(md)
+    s = summarize(result)
+    return 1 if s["flagged"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

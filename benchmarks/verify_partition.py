@@ -1,0 +1,219 @@
+"""An independent checker of k-way hypergraph partitions.
+
+Reads the hMETIS ``.hgr`` file and the partition file (one block id per line) with its own numpy
+parser, checks that there is one block id per vertex and every id lies in ``[0, k)``, that every
+block weighs at most ``floor((1 + eps) * ceil(total / k))`` (the KaHyPar / Mt-KaHyPar rule,
+computed in exact decimal arithmetic), and recomputes the cut (sum of the weights of nets that
+span more than one block) and km1 (sum of ``w_e * (lambda_e - 1)``).
+
+It imports nothing from igpart on purpose: the benchmark suite (``benchmarks/suite.py``) checks
+every partition any tool writes with it, so a bug in igpart's reader or metric code cannot hide
+itself.
+
+    python benchmarks/verify_partition.py ibm01.hgr ibm01.part.8 -k 8 [-e 0.03] [--cut N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import re
+import sys
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+
+_COMMENT = re.compile(rb"(?m)^[ \t]*%[^\n]*")
+
+
+class CheckError(ValueError):
+    """A malformed input or partition file (the message names the file and line)."""
+
+
+@dataclass
+class Hgr:
+    """A hypergraph as read from an ``.hgr`` file: ``pins`` 0-based, nets ``eptr[e]:eptr[e+1]``."""
+
+    n: int
+    m: int
+    eptr: np.ndarray
+    pins: np.ndarray
+    vwgt: np.ndarray
+    ewgt: np.ndarray
+
+
+def _tokens(path: str | Path) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Integer values of a text file and, per non-blank line, its 1-based line number and its
+    number of values (``%`` comment lines count as blank)."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise CheckError(f"{path}: {exc.strerror or exc}") from None
+    if b"%" in data:
+        data = _COMMENT.sub(b"", data)  # keeps the newlines, so line numbers stay right
+    buf = np.frombuffer(data, dtype=np.uint8)
+    solid = buf > 32  # ASCII whitespace is <= 32
+    newline = np.flatnonzero(buf == 10)
+    ok = (buf >= 48) & (buf <= 57) | (buf == 45)  # digits and '-'
+    bad = np.flatnonzero(solid & ~ok)
+    if bad.size:
+        line = int(np.searchsorted(newline, bad[0])) + 1
+        raise CheckError(f"{path}:{line}: not an integer (byte {chr(buf[bad[0]])!r})")
+    start = solid.copy()
+    start[1:] &= ~solid[:-1]
+    tok_pos = np.flatnonzero(start)
+    tok_line = np.searchsorted(newline, tok_pos)  # 0-based line of every value
+    values = np.fromstring(data.decode("ascii"), dtype=np.int64, sep=" ")
+    if values.size != tok_pos.size:
+        line = int(tok_line[min(values.size, tok_pos.size - 1)]) + 1
+        raise CheckError(f"{path}:{line}: not an integer")
+    lines, counts = np.unique(tok_line, return_counts=True)
+    return values, lines + 1, counts
+
+
+def read_hgr(path: str | Path) -> Hgr:
+    """Parses an hMETIS hypergraph file (fmt 0, 1, 10 or 11; ``%`` comment lines allowed)."""
+    values, lines, counts = _tokens(path)
+    if lines.size == 0:
+        raise CheckError(f"{path}: empty file")
+    if not 2 <= counts[0] <= 3:
+        raise CheckError(f"{path}:{lines[0]}: the header must hold 2 or 3 integers")
+    m, n = int(values[0]), int(values[1])
+    fmt = int(values[2]) if counts[0] == 3 else 0
+    if fmt not in (0, 1, 10, 11) or m < 0 or n < 0:
+        raise CheckError(f"{path}:{lines[0]}: bad header {m} {n} {fmt}")
+    net_w, vtx_w = fmt in (1, 11), fmt in (10, 11)
+    expect = 1 + m + (n if vtx_w else 0)
+    if lines.size != expect:
+        raise CheckError(f"{path}: {lines.size - 1} non-blank lines after the header, "
+                         f"expected {expect - 1} ({m} nets" + (f", {n} weights)" if vtx_w else ")"))
+    ptr = np.zeros(lines.size + 1, dtype=np.int64)
+    np.cumsum(counts, out=ptr[1:])
+    net_counts = counts[1:1 + m]
+    starts = ptr[1:1 + m]
+    sizes = net_counts - (1 if net_w else 0)
+    if m and sizes.min() < 1:
+        e = int(np.flatnonzero(sizes < 1)[0])
+        raise CheckError(f"{path}:{lines[1 + e]}: net {e + 1} has no pins")
+    span = values[ptr[1]:ptr[1 + m]]
+    if net_w:
+        is_w = np.zeros(span.size, dtype=bool)
+        is_w[starts - ptr[1]] = True
+        ewgt, pins = span[is_w], span[~is_w]
+    else:
+        ewgt, pins = np.ones(m, dtype=np.int64), span
+    eptr = np.zeros(m + 1, dtype=np.int64)
+    np.cumsum(sizes, out=eptr[1:])
+    out = np.flatnonzero((pins < 1) | (pins > n))
+    if out.size:
+        e = int(np.searchsorted(eptr, out[0], side="right")) - 1
+        raise CheckError(f"{path}:{lines[1 + e]}: vertex id {pins[out[0]]} not in [1, {n}]")
+    if vtx_w:
+        wl = counts[1 + m:]
+        if wl.size and wl.max() != 1:
+            i = int(np.flatnonzero(wl != 1)[0])
+            raise CheckError(f"{path}:{lines[1 + m + i]}: a vertex weight line holds one integer")
+        vwgt = values[ptr[1 + m]:]
+    else:
+        vwgt = np.ones(n, dtype=np.int64)
+    if (ewgt.size and ewgt.min() < 0) or (vwgt.size and vwgt.min() < 0):
+        raise CheckError(f"{path}: negative weight")
+    return Hgr(n, m, eptr, pins - 1, vwgt, ewgt)
+
+
+def read_parts(path: str | Path) -> np.ndarray:
+    """Parses a partition file: one integer per non-blank line."""
+    values, lines, counts = _tokens(path)
+    if counts.size and counts.max() > 1:
+        raise CheckError(f"{path}:{lines[int(np.argmax(counts > 1))]}: one block id per line")
+    return values
+
+
+def max_block_weight(total: int, k: int, epsilon: float) -> int:
+    """``floor((1 + eps) * ceil(total / k))`` with ``eps`` taken as the decimal it prints as."""
+    perfect = -(-int(total) // int(k))
+    return math.floor((1 + Fraction(repr(float(epsilon)))) * perfect)
+
+
+def evaluate(h: Hgr, parts: np.ndarray, k: int, epsilon: float) -> dict:
+    """Checks ``parts`` against ``h``; returns the figures and the problems found.
+
+    ``valid`` is False when ids are missing, surplus or out of ``[0, k)`` (then no metric is
+    computed) or when a block is overweight (``balanced`` False; the metrics are still given).
+    """
+    parts = np.asarray(parts, dtype=np.int64)
+    out: dict = {"k": int(k), "epsilon": float(epsilon), "problems": []}
+    if parts.size != h.n:
+        out["problems"].append(f"{parts.size} block ids for {h.n} vertices")
+    else:
+        bad = np.flatnonzero((parts < 0) | (parts >= k))
+        if bad.size:
+            out["problems"].append(f"{bad.size} block ids outside [0, {k}), e.g. vertex "
+                                   f"{int(bad[0])} in block {int(parts[bad[0]])}")
+    if out["problems"]:
+        out["valid"] = False
+        return out
+    weights = np.bincount(parts, weights=h.vwgt, minlength=k).astype(np.int64)
+    total = int(h.vwgt.sum())
+    bound = max_block_weight(total, k, epsilon)
+    perfect = -(-total // k)
+    net_of_pin = np.repeat(np.arange(h.m, dtype=np.int64), np.diff(h.eptr))
+    pairs = np.unique(net_of_pin * k + parts[h.pins])
+    lam = np.bincount(pairs // k, minlength=h.m)
+    spans = np.maximum(lam - 1, 0)
+    out.update(
+        cut=int(h.ewgt[lam > 1].sum()),
+        km1=int((h.ewgt * spans).sum()),
+        block_weights=[int(w) for w in weights],
+        max_block_weight=int(bound),
+        imbalance=float(weights.max() / perfect - 1.0) if perfect else 0.0,
+        balanced=bool(weights.max(initial=0) <= bound),
+    )
+    if not out["balanced"]:
+        b = int(np.argmax(weights))
+        out["problems"].append(f"block {b} weighs {int(weights[b])} > {bound}")
+    out["valid"] = not out["problems"]
+    return out
+
+
+def check_files(hgr: str | Path | Hgr, part_file: str | Path, k: int, epsilon: float) -> dict:
+    """:func:`evaluate` on a partition file; a malformed partition file is a problem reported
+    in the result (a malformed ``.hgr`` raises :class:`CheckError`)."""
+    h = hgr if isinstance(hgr, Hgr) else read_hgr(hgr)
+    try:
+        parts = read_parts(part_file)
+    except CheckError as exc:
+        return {"k": int(k), "epsilon": float(epsilon), "valid": False, "problems": [str(exc)]}
+    return evaluate(h, parts, k, epsilon)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("hgr")
+    ap.add_argument("partition")
+    ap.add_argument("-k", type=int, required=True)
+    ap.add_argument("-e", "--epsilon", type=float, default=0.03)
+    ap.add_argument("--cut", type=int, help="the cut the partitioner reported: must match")
+    ap.add_argument("--km1", type=int, help="the km1 the partitioner reported: must match")
+    args = ap.parse_args(argv)
+    if args.k < 1 or args.epsilon < 0:
+        ap.error("k must be >= 1 and epsilon >= 0")
+    try:
+        r = check_files(args.hgr, args.partition, args.k, args.epsilon)
+    except CheckError as exc:
+        print(f"verify_partition: {exc}", file=sys.stderr)
+        return 2
+    for name in ("cut", "km1"):
+        claimed = getattr(args, name)
+        if claimed is not None and r.get(name) is not None and r[name] != claimed:
+            r["problems"].append(f"{name} is {r[name]}, the partitioner reported {claimed}")
+            r["valid"] = False
+    print(json.dumps({key: v for key, v in r.items() if key != "block_weights"}))
+    return 0 if r["valid"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,172 @@
+"""The benchmark suite (benchmarks/suite.py) and its independent checker
+(benchmarks/verify_partition.py)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from igpart.initial import mtkahypar_available
+
+from .conftest import REPO
+
+BENCH_DIR = REPO / "benchmarks"
+SUITE = BENCH_DIR / "suite.py"
+sys.path.insert(0, str(BENCH_DIR))
+import verify_partition as vp  # noqa: E402
+
+# 4 nets with weights (fmt 1), 6 vertices: {1,2} w2, {2,3,4} w1, {4,5,6} w3, {1,6} w5
+HAND = "% a comment\n4 6 1\n2 1 2\n1 2 3 4\n\n3 4 5 6\n5 1 6\n"
+
+
+@pytest.fixture()
+def hand(tmp_path) -> Path:
+    p = tmp_path / "hand.hgr"
+    p.write_text(HAND)
+    return p
+
+
+def test_checker_known_cut_and_km1(hand):
+    h = vp.read_hgr(hand)
+    assert (h.n, h.m) == (6, 4)
+    assert h.ewgt.tolist() == [2, 1, 3, 5]
+    r = vp.evaluate(h, np.array([0, 0, 0, 1, 1, 1]), 2, 0.03)
+    assert (r["cut"], r["km1"], r["valid"]) == (6, 6, True)
+    # three blocks: nets 2 and 3 span all three (lambda 3), nets 1 and 4 two
+    r = vp.evaluate(h, np.array([0, 1, 2, 0, 1, 2]), 3, 0.03)
+    assert (r["cut"], r["km1"]) == (2 + 1 + 3 + 5, 2 * 1 + 1 * 2 + 3 * 2 + 5 * 1)
+    assert r["block_weights"] == [2, 2, 2] and r["max_block_weight"] == 2 and r["valid"]
+
+
+def test_checker_flags_unbalanced_and_out_of_range(hand, tmp_path):
+    h = vp.read_hgr(hand)
+    r = vp.evaluate(h, np.array([0, 0, 0, 0, 1, 1]), 2, 0.03)  # 4 > floor(1.03 * 3) = 3
+    assert r["balanced"] is False and r["valid"] is False and r["cut"] == 3 + 5
+    assert "block 0 weighs 4 > 3" in r["problems"][0]
+    r = vp.evaluate(h, np.array([0, 0, 0, 1, 1, 2]), 2, 0.03)
+    assert r["valid"] is False and "outside [0, 2)" in r["problems"][0] and "cut" not in r
+    assert not vp.evaluate(h, np.array([0, 0, 0, 1, 1, -1]), 2, 0.03)["valid"]
+    part = tmp_path / "short.part"
+    part.write_text("0\n1\n0\n")
+    r = vp.check_files(hand, part, 2, 0.03)
+    assert r["valid"] is False and "3 block ids for 6 vertices" in r["problems"][0]
+    part.write_text("0\n1\nx\n1\n0\n1\n")
+    r = vp.check_files(hand, part, 2, 0.03)
+    assert not r["valid"] and "short.part:3: not an integer" in r["problems"][0]
+
+
+def test_checker_balance_rule_is_exact():
+    # 1.15 * 100 is 114.99999999999999 in floating point; the rule's value is 115
+    assert vp.max_block_weight(200, 2, 0.15) == 115
+    assert vp.max_block_weight(101, 2, 0.03) == 52  # floor(1.03 * 51)
+    assert vp.max_block_weight(7, 7, 0.0) == 1
+
+
+def test_checker_rejects_malformed_hgr(tmp_path):
+    bad = tmp_path / "bad.hgr"
+    bad.write_text("2 3\n1 2\n2 4\n")
+    with pytest.raises(vp.CheckError, match=r"bad.hgr:3: vertex id 4 not in \[1, 3\]"):
+        vp.read_hgr(bad)
+    bad.write_text("3 3\n1 2\n2 3\n")
+    with pytest.raises(vp.CheckError, match="expected 3"):
+        vp.read_hgr(bad)
+
+
+def test_checker_equals_igpart_metrics_on_weighted_input(ispd98):
+    """The checker's reader and metrics agree with igpart's on a file with vertex weights."""
+    from igpart import read_hgr
+    from igpart.metrics import evaluate
+
+    path = ispd98 / "ibm01.weight.hgr"
+    h, mine = read_hgr(path), vp.read_hgr(path)
+    for k in (2, 5, 64):
+        parts = np.random.default_rng(k).integers(0, k, h.n)
+        ref, got = evaluate(h, parts, k, 0.05), vp.evaluate(mine, parts, k, 0.05)
+        assert (got["cut"], got["km1"], got["balanced"]) == (ref["cut"], ref["km1"],
+                                                             ref["balanced"])
+        assert got["max_block_weight"] == ref["max_block_weight"]
+
+
+def test_checker_imports_nothing_of_igpart():
+    code = ("import sys; sys.path.insert(0, 'benchmarks'); import verify_partition; "
+            "sys.exit(any(m.split('.')[0] == 'igpart' for m in sys.modules))")
+    assert subprocess.run([sys.executable, "-c", code], cwd=REPO).returncode == 0
+
+
+def test_checker_command_compares_the_claimed_cut(hand, tmp_path):
+    part = tmp_path / "p"
+    part.write_text("0\n0\n0\n1\n1\n1\n")
+    cmd = [sys.executable, str(BENCH_DIR / "verify_partition.py"), str(hand), str(part),
+           "-k", "2"]
+    ok = subprocess.run([*cmd, "--cut", "6"], capture_output=True, text=True)
+    assert ok.returncode == 0 and json.loads(ok.stdout)["cut"] == 6
+    wrong = subprocess.run([*cmd, "--cut", "5"], capture_output=True, text=True)
+    assert wrong.returncode == 1 and "the partitioner reported 5" in wrong.stdout
+
+
+def test_suite_end_to_end(ispd98, tmp_path):
+    """ibm01 at k = 2, one seed, igpart on the C++ backend (and Mt-KaHyPar when installed), in
+    process and as whole commands: the report holds the checker's figures, equal to the tools'."""
+    tools = "igpart,mtkahypar" if mtkahypar_available() else "igpart"
+    out_json, out_md = tmp_path / "r.json", tmp_path / "r.md"
+    cmd = [sys.executable, str(SUITE), "--suite", "small", "--data", str(ispd98.parent),
+           "--cases", "ibm01", "--ks", "2", "--seeds", "1", "--threads", "2", "--tools", tools,
+           "--whole-process", "--work", str(tmp_path / "work"), "--json", str(out_json),
+           "--md", str(out_md)]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(out_json.read_text())
+    labels = ["igpart-cpu@2"] + (["mtkahypar@2"] if "mtkahypar" in tools else [])
+    assert list(doc["labels"]) == labels
+    assert [c["name"] for c in doc["cases"]] == ["ibm01"] and doc["cases"][0]["n"] == 12752
+    runs = doc["runs"]
+    assert len(runs) == 2 * len(labels)
+    for run in runs:
+        assert run["error"] is None and run["valid"] and run["balanced"], run
+        assert run["cut"] == run["tool_cut"] and run["km1"] == run["tool_km1"]
+        assert run["seconds"] > 0 and run["rss_peak_kib"] > 0
+    igp = next(x for x in runs if x["label"] == "igpart-cpu@2" and x["mode"] == "inproc")
+    assert igp["timings"] and igp["used_backend"] == "cpu"
+    md = out_md.read_text()
+    assert md == r.stdout
+    row = next(ln for ln in md.splitlines() if ln.startswith("| ibm01 | 2 |"))
+    assert f"| {igp['cut']} |" in row
+    assert doc["summary"]["flagged"] == 0 and doc["summary"]["failed"] == 0
+    if "mtkahypar" in tools:
+        mtk = next(x for x in runs if x["label"] == "mtkahypar@2" and x["mode"] == "inproc")
+        pair = doc["summary"]["pairs"][0]
+        assert pair["rows"][0]["cut_ratio"] == pytest.approx(igp["cut"] / mtk["cut"])
+        assert "## igpart-cpu@2 vs mtkahypar@2" in md
+    # the report of a stored run; a flagged partition makes the exit status 1
+    runs[0]["valid"], runs[0]["problems"] = False, ["cut 1 by the checker, 2 by the tool"]
+    out_json.write_text(json.dumps(doc))
+    rep = subprocess.run([sys.executable, str(SUITE), "report", str(out_json)],
+                         capture_output=True, text=True)
+    assert rep.returncode == 1 and "cut 1 by the checker, 2 by the tool" in rep.stdout
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--tools", "igpart,foo"], "unknown tool 'foo'"),
+    (["--ks", "2,1"], "--ks: expected integers >= 2"),
+    (["--threads", "two"], "--threads: expected a comma list of integers"),
+    (["--suite", "medium"], "unknown suite 'medium'"),
+    (["--cases", "nothing-like-this"], "matches no input"),
+    (["--threads", "1,2", "--compare", "1,4"], "--compare: expected two of the --threads"),
+])
+def test_suite_bad_arguments(ispd98, tmp_path, args, message):
+    r = subprocess.run([sys.executable, str(SUITE), "--data", str(ispd98.parent),
+                        "--work", str(tmp_path), *args], capture_output=True, text=True)
+    assert r.returncode == 2
+    assert message in r.stderr and "Traceback" not in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
+
+
+def test_suite_missing_data_directory(tmp_path):
+    r = subprocess.run([sys.executable, str(SUITE), "--data", str(tmp_path / "none")],
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and "benchmark data directory" in r.stderr
