@@ -11,7 +11,8 @@ the line.
 
 Escaped identifiers lose their backslash (``\\INV_X1 `` names cell ``INV_X1``, as IEEE 1364-2005
 section 3.7.1 says), everywhere: modules, cells, instances, pins and nets. Flattening may create
-at most ``limit`` net bits and, counted apart, ``limit`` instances plus pins.
+at most ``limit`` net bits, and instantiating a sub-module is refused once net bits, instances and
+pins together pass ``flatten_limit``.
 
 Naming: bit ``i`` of a bus ``d`` is ``d[i]``; a pin of a leaf cell connected to a w-bit
 expression becomes pins ``P[w-1]`` .. ``P[0]``. Flattened names join the instance path with ``/``
@@ -52,9 +53,17 @@ class _Signal:
 class Elaborator:
     """Walks pyverilog's AST of one file and builds a :class:`RawNetlist`."""
 
-    def __init__(self, modules: dict, lib: Library | None, file: str, limit: int = 1 << 62):
+    def __init__(
+        self,
+        modules: dict,
+        lib: Library | None,
+        file: str,
+        limit: int = 1 << 62,
+        flatten_limit: int = 1 << 62,
+    ):
         self.modules = modules
         self.limit = limit
+        self.flatten_limit = flatten_limit
         self.lib = lib
         self.file = file
         self.bit_names: list[str] = []
@@ -83,13 +92,14 @@ class Elaborator:
                 node,
             )
 
-    def check_pins(self, more: int, node) -> None:
-        """Raises before ``more`` instances or pins would bring the flat netlist past its limit."""
-        total = len(self.inst_names) + len(self.pin_inst) + more
-        if total > self.limit:
+    def check_flattening(self, node) -> None:
+        """Raises when the flat netlist has grown past its limit (before a sub-module adds to it:
+        each module's own contents are bounded by the text)."""
+        total = len(self.bit_names) + len(self.inst_names) + len(self.pin_inst)
+        if total > self.flatten_limit:
             raise self.error(
-                f"flattening creates more than {self.limit} instances and pins, over the limit "
-                "for this input",
+                f"flattening creates more than {self.flatten_limit} net bits, instances and pins, "
+                "over the limit for this input",
                 node,
             )
 
@@ -386,7 +396,6 @@ class Elaborator:
 
     def leaf(self, inst, name, args, named, scope, depth, prefix) -> None:
         cell = ident(inst.module)
-        self.check_pins(1 + len(args), inst)
         i = len(self.inst_names)
         self.inst_names.append(name)
         self.inst_cells.append(cell)
@@ -418,7 +427,6 @@ class Elaborator:
                 self._pin(i, pin, None)
                 continue
             bits = self.bits_of(a.argname, scope, depth, prefix)
-            self.check_pins(len(bits), inst)
             if len(bits) == 1:
                 self._pin(i, pin, bits[0])
             else:
@@ -437,6 +445,7 @@ class Elaborator:
             None if a.argname is None else self.bits_of(a.argname, scope, depth, prefix)
             for a in args
         ]
+        self.check_flattening(inst)
         cscope, cports = self.elaborate(child, name + "/", depth + 1)
         if named:
             formals = [ident(a.portname) for a in args]
