@@ -2,7 +2,8 @@
 # Prepares, on the development machine, what benchmarks/device_verify.sh needs on a GPU machine
 # that reaches no package registry (Python 3.12 there): the wheels of igpart's dependencies that
 # its Python lacks (.whl/) and the benchmark inputs (.carry/bench/, since ../shared does not
-# travel). Both paths are git-ignored locally (.git/info/exclude). Run from the repository root.
+# travel; benchmarks/suite.py finds them there through IGPART_BENCHMARKS, which device_verify.sh
+# sets). Both paths are git-ignored locally (.git/info/exclude). Run from the repository root.
 set -euo pipefail
 grep -qx '/.whl/' .git/info/exclude 2>/dev/null || printf '/.whl/\n/.carry/\n' >> .git/info/exclude
 mkdir -p .whl
@@ -14,5 +15,6 @@ python3 -m pip download -q --no-deps "${PLAT[@]}" -d .whl pymetis mtkahypar hypo
 # pyverilog and liberty-parser are published as sources only: build their (pure Python) wheels
 python3 -m pip wheel -q --no-deps -w .whl pyverilog "liberty-parser>=0.0.29"
 mkdir -p .carry/bench
-cp -r ../shared/benchmarks/ispd98 ../shared/benchmarks/tau2015 .carry/bench/
+cp -r ../shared/benchmarks/ispd98 ../shared/benchmarks/titan23 ../shared/benchmarks/tau2015 \
+    .carry/bench/
 ls .whl

@@ -7,7 +7,9 @@
 # device reaches no package registry): bash benchmarks/device_prepare.sh
 # then, from the device tool: run(command="bash benchmarks/device_verify.sh", carry=[".whl", ".carry"])
 # STAGES (default "tests,inc,bench,cpu") picks the parts to run, e.g. STAGES=tests,inc; TESTS
-# limits pytest to the given files; BENCH_ARGS replaces the gpu_bench.py arguments. The device's
+# limits pytest to the given files; BENCH_ARGS replaces the gpu_bench.py arguments; the stage
+# "suite" (not in the default) runs benchmarks/suite.py with SUITE_ARGS (default: small, GPU
+# backend and Mt-KaHyPar, 16 threads) within SUITE_TIMEOUT seconds (default 540). The device's
 # copy has no .git: pass the commit measured as IGPART_COMMIT=$(git rev-parse --short HEAD).
 set -uo pipefail
 OUT=${OUT:-device_out}
@@ -46,4 +48,10 @@ fi
 if [[ ,$STAGES, == *,cpu,* ]]; then  # GPU vs the C++ backend on ibm01-09
     timeout 300 python3 benchmarks/gpu_bench.py --mode cpu --ks 2,8,64 \
         --json "$OUT/gpu_vs_cpu.json" 2>&1 | tee "$OUT/gpu_vs_cpu.log" | tail -8
+fi
+if [[ ,$STAGES, == *,suite,* ]]; then  # the benchmark suite (its JSON is rewritten per input)
+    # shellcheck disable=SC2086
+    timeout "${SUITE_TIMEOUT:-540}" python3 benchmarks/suite.py \
+        ${SUITE_ARGS:---suite small --backend gpu --threads 16 --tools igpart,mtkahypar} \
+        --json "$OUT/suite.json" --md "$OUT/suite.md" 2>&1 | tee "$OUT/suite.log" | tail -80
 fi

@@ -9,7 +9,7 @@ line per child: ``{"cmd", "env", "timeout", "log"}``; it answers one JSON line: 
 (None when killed by a signal), "wall" (seconds from start to exit), "maxrss_kib" (of that
 process, from wait4), "timed_out"}``. Each child runs in its own session, with stdout and stderr
 to ``log``; on a timeout, and after it exits, its whole process group is killed (worker
-processes it started go too).
+processes it started go too). On SIGTERM it kills the running child's group and ends.
 """
 
 from __future__ import annotations
@@ -30,6 +30,15 @@ def _kill_group(pid: int) -> None:
         pass
 
 
+_RUNNING: list[int] = []  # the pid of the child being waited for
+
+
+def _terminate(signum, frame) -> None:
+    for pid in list(_RUNNING):
+        _kill_group(pid)
+    os._exit(128 + signum)
+
+
 def run_child(cmd: list[str], env: dict[str, str], timeout: float, log: str) -> dict:
     """Runs one child to its end (or to ``timeout``); see the module docstring."""
     timed_out = threading.Event()
@@ -47,10 +56,13 @@ def run_child(cmd: list[str], env: dict[str, str], timeout: float, log: str) -> 
             _kill_group(proc.pid)
 
         timer = threading.Timer(timeout, kill)
+        timer.daemon = True
         timer.start()
+        _RUNNING.append(proc.pid)
         try:
             _, status, usage = os.wait4(proc.pid, 0)
         finally:
+            _RUNNING.remove(proc.pid)
             timer.cancel()
         wall = time.perf_counter() - t0
     proc.returncode = code = os.waitstatus_to_exitcode(status)
@@ -60,6 +72,7 @@ def run_child(cmd: list[str], env: dict[str, str], timeout: float, log: str) -> 
 
 
 def main() -> None:
+    signal.signal(signal.SIGTERM, _terminate)
     for line in sys.stdin:
         job = json.loads(line)
         reply = run_child(job["cmd"], job["env"], float(job["timeout"]), job["log"])

@@ -49,6 +49,7 @@ import json
 import math
 import os
 import resource
+import signal
 import subprocess
 import sys
 import time
@@ -272,8 +273,11 @@ class Spawner:
             raise SuiteError("the process starting the runs (benchmarks/spawn.py) ended")
         return json.loads(line)
 
-    def close(self) -> None:
-        if self.proc.stdin:
+    def close(self, abort: bool = False) -> None:
+        """Ends the spawner; ``abort``: at once, killing the run in progress."""
+        if abort:
+            self.proc.terminate()
+        elif self.proc.stdin:
             self.proc.stdin.close()
         self.proc.wait()
 
@@ -607,6 +611,9 @@ def markdown(result: dict) -> str:
                f"Python {meta['python']}; commit {meta['commit']}")
     if meta.get("gpu"):
         out.append(f"- GPU: {meta['gpu']}")
+    if meta.get("loadavg_start"):
+        out.append(f"- load average (1, 5, 15 min) at the start {meta['loadavg_start']}, at the "
+                   f"end {meta.get('loadavg_end')}")
     out.append(f"- epsilon {meta['epsilon']}, objective {obj}, seeds 0..{meta['seeds'] - 1}, "
                f"threads {','.join(map(str, meta['threads']))}, timeout {meta['timeout']:g} s; "
                f"versions: " + ", ".join(f"{k} {v}" for k, v in meta["versions"].items()))
@@ -781,6 +788,14 @@ def _versions(tools: list[str]) -> dict[str, str]:
     return out
 
 
+def _loadavg() -> list[float] | None:
+    """The 1, 5 and 15 minute load averages (other work on the machine skews the times)."""
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except OSError:
+        return None
+
+
 def _gpu_name() -> str | None:
     try:
         import cupy as cp
@@ -829,7 +844,8 @@ def run_suite(args: argparse.Namespace) -> dict:
             "threads": args.threads, "backends": args.backend, "tools": args.tools,
             "timeout": args.timeout, "whole_process": args.whole_process,
             "warmup": args.warmup, "gen_seed": args.gen_seed, "compare": args.compare,
-            "versions": _versions(args.tools), "gpu": _gpu_name(), "notes": notes}
+            "versions": _versions(args.tools), "gpu": _gpu_name(), "notes": notes,
+            "loadavg_start": _loadavg()}
     if os.environ.get("IGPART_COMMIT"):
         meta["commit"] = os.environ["IGPART_COMMIT"]
     result: dict[str, Any] = {"meta": meta, "labels": {t.label: asdict(t) for t in tools},
@@ -862,7 +878,11 @@ def run_suite(args: argparse.Namespace) -> dict:
             if args.json:
                 write_json(result, args.json)
     finally:
-        runner.spawner.close()
+        meta["loadavg_end"] = _loadavg()
+        aborted = sys.exc_info()[0] is not None
+        runner.spawner.close(abort=aborted)
+        if aborted and args.json:
+            write_json(result, args.json)  # what was measured before the interruption
     return result
 
 
@@ -880,8 +900,13 @@ def write_json(result: dict, path: str) -> None:
     tmp.replace(path)
 
 
+def _terminated(signum, frame) -> None:
+    raise SystemExit(128 + signum)
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    signal.signal(signal.SIGTERM, _terminated)  # the runs in progress are killed, JSON kept
     if argv[:1] == ["_worker"]:
         try:
             return worker(json.loads(argv[1]))
