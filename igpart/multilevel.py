@@ -71,7 +71,8 @@ class Config:
       blocks of 4k vertices at k = 64) and no longer guide the clustering where the cut goes.
       The cap keeps them within a block whatever the size (inflated inputs, k = 64: 1.2–5.8%
       lower cut; unchanged at k <= 16, where the communities are smaller than a block anyway).
-      ``community_sub_rounds`` (default 0: sequential local moving): Louvain's local moving
+      ``community_sub_rounds`` (default -1: the backend's ``default_community_sub_rounds``,
+      64 on the C++ backend, 0 elsewhere; 0: sequential local moving): Louvain's local moving
       in this many synchronous sub-rounds per pass on graphs of at least 4096 vertices: the
       vertices of a sub-round (a slice of the seeded order) choose their community in parallel
       (OpenMP) against the state before it, then move in order (a move that would overfill its
@@ -81,7 +82,11 @@ class Config:
       0.001; end to end on the C++ backend (ibm01 / ibm05 k = 8, ibm03 k = 64, ibm01x20 k = 16,
       ibm09x10 k = 64, seeds 1, 2) 0.81x the time (``communities`` 12.6 -> 7.2 s of 28 s) for a
       cut geomean 0.997x; but on ibm01–09 at k = 2 the cut geomean is 1.027x, ibm08 seed 2 1.48x
-      (the small inputs' communities decide the k = 2 cut), hence off by default.
+      (the small inputs' communities decide the k = 2 cut), hence off by default then. With 64
+      sub-rounds (slices closer to the sequential order) the same ibm01–09 k = 2 runs (seeds 1,
+      2, 2026-11-26) gave a cut geomean of 0.998x against sequential (0.915–1.126x), hence the
+      C++ backend's default: its Louvain scales with the threads and gives the same communities
+      on any number of them.
       ``community_resolution``: Louvain's resolution (> 1: smaller communities everywhere);
       1 by default; 0 chooses it from the size, ``max(1, pins / community_resolution_pins)``
       (measured on inflated inputs: better at k = 64, worse as often as better at k <= 16, so
@@ -276,7 +281,7 @@ class Config:
     community_max_weight: float = 1.0
     community_resolution: float = 1.0
     community_resolution_pins: int = 250_000
-    community_sub_rounds: int = 0
+    community_sub_rounds: int = -1
     max_shrink: float = -1.0
     weight_penalty: bool = False
     contraction_limit: int = 40
@@ -372,12 +377,12 @@ class Config:
             "jet_fm_max_pins",
             "jet_min_pins",
             "host_levels_below",
-            "community_sub_rounds",
         ):
             integer(name, 0)
         for name, what in (
             ("vcycles", "-1 (the backend's default) or a non-negative integer"),
             ("vcycle_min_vertices", "-1 (the backend's default) or a non-negative integer"),
+            ("community_sub_rounds", "-1 (the backend's default) or a non-negative integer"),
             ("initial_metis_processes", "-1 (automatic), 0 (in-process) or a positive integer"),
         ):
             v = getattr(self, name)
@@ -635,6 +640,14 @@ def community_resolution(cfg: Config, pins: int) -> float:
     if cfg.community_resolution > 0:
         return float(cfg.community_resolution)
     return max(1.0, pins / cfg.community_resolution_pins)
+
+
+def community_sub_rounds(be: Backend, cfg: Config) -> int:
+    """``cfg.community_sub_rounds`` resolved on ``be`` (-1: the backend's
+    ``default_community_sub_rounds``, 0 where it has none)."""
+    if cfg.community_sub_rounds >= 0:
+        return int(cfg.community_sub_rounds)
+    return int(getattr(be, "default_community_sub_rounds", 0))
 
 
 def community_max_weight(cfg: Config, total: int, k: int) -> int:
@@ -908,7 +921,7 @@ def _multilevel_hypergraph(h: Hypergraph, k: int, epsilon: float, objective: str
             max_passes=cfg.community_passes, seed=seed,
             resolution=community_resolution(cfg, h.num_pins),
             max_weight=community_max_weight(cfg, h.total_weight, k),
-            sub_rounds=cfg.community_sub_rounds, k=k,
+            sub_rounds=community_sub_rounds(be, cfg), k=k,
         )
         timer.add("communities", t0)
     hierarchy = _coarsen(top, lambda a: a.n, coarsen_one, be.contract_hypergraph,

@@ -78,8 +78,9 @@ def test_communities_do_not_depend_on_the_threads():
 def test_bad_sub_rounds_are_rejected(bad):
     with pytest.raises(igpart.InputError, match="sub_rounds"):
         detect_communities(two_cliques(), sub_rounds=bad)
-    with pytest.raises(igpart.InputError, match="community_sub_rounds"):
-        igpart.partition(two_cliques(), 2, config={"community_sub_rounds": bad})
+    with pytest.raises(igpart.InputError, match="community_sub_rounds"):  # -1: the default
+        igpart.partition(two_cliques(), 2, config={"community_sub_rounds": -2 if bad == -1
+                                                   else bad})
 
 
 def test_sub_round_communities_keep_the_weight_cap():
