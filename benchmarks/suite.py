@@ -83,8 +83,9 @@ class Case:
     name: str
     set: str
     path: str
-    base: str = ""
+    base: str = ""  # large: the circuit enlarged
     scale: int = 1
+    source: str = ""  # netlist: the Verilog file
     n: int = 0
     m: int = 0
     pins: int = 0
@@ -160,12 +161,12 @@ def set_cases(which: str, data: Path, work: Path, keep, min_n: int = 2_000_000,
     if not root.is_dir():
         raise SuiteError(f"{root}: TAU 2015 designs not found")
     return [Case(d.name, "netlist", str(work / "inputs" / f"tau_{d.name}.hgr"),
-                 str(d / f"{d.name}.v"))
+                 source=str(d / f"{d.name}.v"))
             for d in sorted(root.iterdir()) if (d / f"{d.name}.v").is_file() and keep(d.name)]
 
 
 def materialize(case: Case, data: Path, seed: int) -> None:
-    """Builds a generated input (cached) and fills in n, m and pins."""
+    """Builds the ``.hgr`` file of a generated input (large, netlist) unless it is cached."""
     if case.set == "large":
         import igpart
         from igpart import generators
@@ -187,7 +188,7 @@ def materialize(case: Case, data: Path, seed: int) -> None:
         from igpart.io import write_hgr
         from igpart.netlist import read_verilog
 
-        src, lib = Path(case.base), data / "tau2015" / "cells_early.lib"
+        src, lib = Path(case.source), data / "tau2015" / "cells_early.lib"
         key = {"verilog": str(src), "size": src.stat().st_size, "lib": str(lib),
                "lib_size": _need(lib).stat().st_size}
 
@@ -363,7 +364,7 @@ class Runner:
         else:
             try:
                 self._collect(r, mode, result, log)
-            except (OSError, ValueError, KeyError) as exc:
+            except (OSError, ValueError, KeyError, IndexError) as exc:
                 r.error = f"no result from the run ({exc}): {_tail(log)}"
         if r.error is None:
             try:
@@ -757,9 +758,11 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     args.threads = _int_list(args.threads, "--threads", 1)
     args.ks = _int_list(args.ks, "--ks", 2) if args.ks else None
     if args.compare:
-        cmp = [int(x) for x in args.compare.split(",")] if args.compare.replace(",", "").isdigit() \
-            else []
-        if len(cmp) != 2 or not set(cmp) <= set(args.threads):
+        try:
+            cmp = [int(x) for x in args.compare.split(",")]
+        except ValueError:
+            cmp = []
+        if len(cmp) != 2 or cmp[0] == cmp[1] or not set(cmp) <= set(args.threads):
             raise SuiteError(f"--compare: expected two of the --threads counts as A,B, got "
                              f"'{args.compare}'")
         args.compare = cmp
