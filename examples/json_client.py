@@ -8,6 +8,9 @@ import json
 import socket
 import sys
 
+if len(sys.argv) != 3:
+    sys.exit("usage: python examples/json_client.py SOCKET DESIGN.hgr\n"
+             "  (start the server first: igpart serve --socket SOCKET)")  # fmt: skip
 path, design = sys.argv[1], sys.argv[2]
 with socket.socket(socket.AF_UNIX) as sock, sock.makefile("rwb") as f:
     sock.connect(path)

@@ -149,6 +149,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--plot", help="write a figure of cut and latency per iteration")
     ap.add_argument("--no-progress", action="store_true")
     args = ap.parse_args(argv)
+    if args.plot:  # before the run, not after it
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            print("timing_opt: error: --plot needs matplotlib (pip install matplotlib, or "
+                  'pip install -e ".[plot]")', file=sys.stderr)  # fmt: skip
+            return 1
     try:
         if args.compare_every < 1:
             raise igpart.InputError("--compare-every must be at least 1")

@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import logging
 import os
+import re
 import sys
+import threading
 import time
 
 import numpy as np
 
 from . import __version__
-from .errors import IgpartError
+from .errors import IgpartError, InputError
 from .hypergraph import Graph, Hypergraph
 from .io import atomic_write, detect_format, read, read_partition, write_partition
 from .kernels import BACKENDS
@@ -24,6 +27,76 @@ log = logging.getLogger("igpart")
 
 
 # --------------------------------------------------------------------------- helpers
+class Progress:
+    """Phase names on stderr while a command runs. With ``-v`` each phase is logged as it starts;
+    otherwise, when stderr is a terminal and the command has run :attr:`DELAY` seconds, one status
+    line (``igpart: partitioning ibm01.hgr (k = 8) ... 3.5 s``) is rewritten in place until the
+    command prints its result, then erased. Nothing goes to stdout (``--json`` stays clean)."""
+
+    DELAY = 2.0
+    INTERVAL = 0.25
+
+    def __init__(self, verbose: bool = False, stream=None, delay: float | None = None):
+        self.stream = sys.stderr if stream is None else stream
+        self.verbose = verbose
+        self.delay = self.DELAY if delay is None else delay
+        isatty = getattr(self.stream, "isatty", None)
+        self.live = not verbose and bool(isatty and isatty())
+        self.start = time.perf_counter()
+        self.name = ""
+        self.shown = False
+        self._stop = threading.Event()
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+
+    def phase(self, name: str) -> None:
+        """A new phase starts (``reading x.hgr``, ``partitioning``, ...)."""
+        self.name = name
+        if self.verbose:
+            log.info("%s", name)
+        elif self.live and self._thread is None and not self._stop.is_set():
+            self._thread = threading.Thread(target=self._run, name="igpart-progress", daemon=True)
+            self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.INTERVAL):
+            self.draw()
+
+    def draw(self) -> None:
+        """Rewrites the status line (once the command has run ``delay`` seconds)."""
+        elapsed = time.perf_counter() - self.start
+        if elapsed < self.delay:
+            return
+        with self._lock:
+            if self._stop.is_set():
+                return
+            self.stream.write(f"\r\x1b[Kigpart: {self.name} ... {elapsed:.1f} s")
+            self.stream.flush()
+            self.shown = True
+
+    def close(self) -> None:
+        """Stops and erases the status line (before the command prints its result)."""
+        self._stop.set()
+        with self._lock:
+            if self.shown:
+                self.stream.write("\r\x1b[K")
+                self.stream.flush()
+                self.shown = False
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join()
+
+    def __enter__(self) -> Progress:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def _progress(args) -> Progress:
+    p = getattr(args, "progress", None)
+    return p if p is not None else Progress()
+
+
 def _stats(a: np.ndarray) -> dict:
     if a.size == 0:
         return {"min": 0, "mean": 0.0, "max": 0}
@@ -78,6 +151,7 @@ def _load(path: str, fmt: str | None):
 def _read_circuit(args):
     from .netlist import read_verilog
 
+    _progress(args).phase(f"reading {args.file}" + (f" and {args.lib}" if args.lib else ""))
     return read_verilog(args.file, parser=args.parser, lib=args.lib, top=args.top)
 
 
@@ -93,8 +167,10 @@ def _view_options(args) -> dict:
 def cmd_info(args) -> int:
     if detect_format(args.file, args.format) == "verilog":
         return _info_verilog(args)
+    _progress(args).phase(f"reading {args.file}")
     h = _load(args.file, args.format)
     d = {"file": args.file, **describe(h)}
+    _progress(args).close()
     if args.json:
         print(json.dumps(d))
     else:
@@ -107,6 +183,7 @@ def _info_verilog(args) -> int:
     hv = c.to_hypergraph(**_view_options(args))
     d = {"file": args.file, **c.summary()}
     h = describe(hv.hypergraph)
+    _progress(args).close()
     if args.json:
         print(json.dumps({**d, "hypergraph": h}))
     else:
@@ -117,6 +194,7 @@ def _info_verilog(args) -> int:
 
 
 def _report_partition(args, h, p, out: str | None) -> None:
+    _progress(args).close()
     if args.json:
         d = {"file": getattr(args, "file", None), "n": h.n, **p.to_dict()}
         if out:
@@ -142,14 +220,39 @@ def _report_partition(args, h, p, out: str | None) -> None:
     _print_table(rows)
 
 
-def _config(args) -> dict | None:
+def config_arg(text: str) -> dict:
+    """A ``--config`` value: an inline JSON object (``'{"refinement": "jet"}'``) or the path of a
+    JSON file of Config fields; InputError naming what is wrong otherwise."""
     from .bench import load_config
+    from .multilevel import Config
 
-    return load_config(args.config) if getattr(args, "config", None) else None
+    if not text.lstrip().startswith("{") or os.path.exists(text):
+        return load_config(text)
+    try:
+        d = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"--config: invalid JSON at column {exc.colno}: {exc.msg}") from None
+    try:
+        Config.from_dict(d)
+    except (InputError, TypeError) as exc:
+        raise InputError(f"--config: {exc}") from None
+    return d
+
+
+def _config(args) -> dict | None:
+    """Config overrides of a command: ``--config`` and ``-t/--threads``."""
+    cfg = config_arg(args.config) if getattr(args, "config", None) else None
+    threads = getattr(args, "cli_threads", None)
+    if threads is not None:
+        cfg = {**(cfg or {}), "threads": threads}
+    return cfg
 
 
 def _partition(h, args) -> Partition:
     """``igpart.partition`` with the options every partitioning subcommand shares."""
+    _progress(args).phase(
+        f"partitioning {getattr(args, 'file', None) or 'the circuit'} (k = {args.k})"
+    )
     return partition(
         h,
         args.k,
@@ -165,6 +268,7 @@ def _partition(h, args) -> Partition:
 def cmd_partition(args) -> int:
     if detect_format(args.file, args.format) == "verilog":
         return _partition_verilog(args)
+    _progress(args).phase(f"reading {args.file}")
     h = _load(args.file, args.format)
     p = _partition(h, args)
     out = args.output or f"{args.file}.part.{args.k}"
@@ -179,7 +283,7 @@ def _partition_verilog(args) -> int:
     h = hv.hypergraph
     p = _partition(h, args)
     out = args.output or f"{args.file}.part.{args.k}"
-    n = hv.num_instance_vertices
+    n = len(hv.vertex_names)  # instances, then ports: `evaluate` then gives the same metrics
     names = hv.vertex_names[:n]
     atomic_write(out, "".join(map("{} {}\n".format, names, p.parts[:n].tolist())))
     _report_partition(args, h, p, out)
@@ -187,16 +291,116 @@ def _partition_verilog(args) -> int:
 
 
 def cmd_evaluate(args) -> int:
-    h = _load(args.file, args.format)
-    parts = read_partition(args.partfile, n=h.n, k=args.k)
+    extra = {}
+    if detect_format(args.file, args.format) == "verilog":
+        if args.k < 1:
+            raise InputError(f"k must be a positive integer, got {args.k}")
+        c = _read_circuit(args)
+        hv = c.to_hypergraph(**_view_options(args))
+        _progress(args).phase(f"reading {args.partfile}")
+        h, parts, ports = read_name_blocks(args.partfile, hv, args.k)
+        extra = {"ports": "placed" if ports else "left out (the file places none)"}
+    else:
+        _progress(args).phase(f"reading {args.file}")
+        h = _load(args.file, args.format)
+        _progress(args).phase(f"reading {args.partfile}")
+        parts = read_partition(args.partfile, n=h.n, k=args.k)
+    _progress(args).phase("evaluating")
     d = evaluate(h, parts, args.k, args.epsilon)
     d["block_weights"] = [int(x) for x in d["block_weights"]]
+    _progress(args).close()
     if args.json:
-        print(json.dumps({"file": args.file, "partition": args.partfile, "k": args.k, **d}))
+        print(json.dumps({"file": args.file, "partition": args.partfile, "k": args.k, **d,
+                          **extra}))  # fmt: skip
     else:
         d["block_weights"] = " ".join(str(x) for x in d["block_weights"][:16])
-        _print_table({"k": args.k, **d})
-    return 0
+        _print_table({"k": args.k, **d, **extra})
+    return 0 if d["balanced"] else 3
+
+
+def _lookup(index: dict, names: list[str]) -> np.ndarray:
+    """``index[name]`` for each name, -1 where absent."""
+    return np.fromiter(map(index.get, names, itertools.repeat(-1)), np.int64, count=len(names))
+
+
+_NAME_BLOCK = re.compile(r"^[ \t]*(\S+)[ \t]+\S+[ \t]*\r?$", re.M)
+_BLOCK_OF_NAME = re.compile(r"^[ \t]*\S+[ \t]+(\S+)[ \t]*\r?$", re.M)
+_RECORD = re.compile(r"^[ \t]*\S", re.M)
+
+
+def read_name_blocks(path, hv, k: int):
+    """``(hypergraph, parts, ports_placed)`` from a file of ``name block`` lines over the
+    hypergraph view ``hv`` (what ``igpart partition`` and ``write_partition`` write for a
+    netlist: the instances, then the ports): every instance once, the ports all or none. A name
+    is an instance's the first time, a port's when it is no instance or comes again. Without
+    ports the hypergraph is the view's instances alone (nets keep their instance pins), as the
+    file does not place the ports. Errors name the file and line."""
+    from .hypergraph import Hypergraph
+    from .netlist.files import read_text
+
+    file, text = read_text(path)
+    names = _NAME_BLOCK.findall(text)
+    blocks = _BLOCK_OF_NAME.findall(text)
+    lines = None
+
+    def line_of(record: int) -> int:  # only on an error
+        nonlocal lines
+        if lines is None:
+            lines = [i + 1 for i, s in enumerate(text.split("\n")) if s.strip()]
+        return lines[record]
+
+    if len(names) != len(_RECORD.findall(text)):
+        bad = next(i for i, s in enumerate(text.split("\n")) if len(s.split()) not in (0, 2))
+        raise InputError("expected 'name block' (two fields)", file, bad + 1)
+    try:
+        b = np.array(blocks, dtype=np.str_).astype(np.int64) if blocks else np.zeros(0, np.int64)
+    except (ValueError, OverflowError):
+        bad = next(i for i, x in enumerate(blocks) if not re.fullmatch(r"[-+]?\d{1,18}", x))
+        raise InputError(f"block '{blocks[bad][:40]}' is not an integer", file,
+                         line_of(bad)) from None  # fmt: skip
+    out = np.flatnonzero((b < 0) | (b >= k))
+    if out.size:
+        raise InputError(f"block {int(b[out[0]])} is not in 0..{k - 1}", file, line_of(out[0]))
+    vn = hv.vertex_names
+    ni = hv.num_instance_vertices
+    ids = _lookup(dict(zip(vn[:ni], range(ni))), names)
+    again = np.ones(ids.size, dtype=bool)  # a later line of an instance's name: a port's?
+    again[np.unique(ids, return_index=True)[1]] = False
+    again &= ids >= 0
+    todo = np.flatnonzero((ids < 0) | again)
+    if todo.size:
+        ports = dict(zip(vn[ni:], range(ni, len(vn))))
+        ids[todo] = _lookup(ports, [names[i] for i in todo.tolist()])
+    unknown = np.flatnonzero(ids < 0)
+    if unknown.size:
+        i = int(unknown[0])
+        what = "has a second line" if again[i] else "is no instance or port of the netlist"
+        raise InputError(f"'{names[i][:80]}' {what}", file, line_of(i))
+    h = hv.hypergraph
+    seen = np.bincount(ids, minlength=h.n)
+    first = np.unique(ids, return_index=True)[1]
+    if first.size < ids.size:
+        again = np.ones(ids.size, dtype=bool)
+        again[first] = False
+        i = int(np.flatnonzero(again)[0])
+        raise InputError(f"'{names[i][:80]}' has a second line", file, line_of(i))
+    missing = np.flatnonzero(seen[:ni] == 0)
+    if missing.size:
+        raise InputError(f"instance '{vn[missing[0]][:80]}' has no line", file)
+    placed = seen[ni:] > 0
+    parts = np.full(h.n, -1, dtype=np.int32)
+    parts[ids] = b
+    if placed.all():
+        return h, parts, ni < h.n
+    if placed.any():
+        port = vn[ni + int(np.flatnonzero(~placed)[0])]
+        raise InputError(f"the file places some ports but not '{port[:80]}' (all or none)", file)
+    keep = h.eind < ni
+    counts = np.bincount(h.pin_nets[keep], minlength=h.m)
+    eptr = np.zeros(h.m + 1, dtype=np.int64)
+    np.cumsum(counts, out=eptr[1:])
+    sub = Hypergraph(eptr, h.eind[keep], ni, vwgt=h.vwgt[:ni], ewgt=h.ewgt)
+    return sub, parts[:ni], False
 
 
 def cmd_demo(args) -> int:
@@ -204,9 +408,11 @@ def cmd_demo(args) -> int:
 
     if args.vertices < 2:
         raise IgpartError(f"--vertices must be at least 2, got {args.vertices}")
+    _progress(args).phase(f"generating a circuit of {args.vertices} vertices")
     t0 = time.perf_counter()
     h = random_circuit(args.vertices, seed=args.seed)
     gen = time.perf_counter() - t0
+    _progress(args).close()
     if not args.json:
         print(
             f"generated a circuit-like hypergraph: {h.n} vertices, {h.m} nets, "
@@ -248,9 +454,12 @@ def cmd_generate(args) -> int:
 
 
 def cmd_tcl(args) -> int:
-    from .plugin.tcl import run_script
+    from .plugin.tcl import run_script, run_stream
 
-    bridge = run_script(args.script, args.args)
+    if args.script in (None, "-"):
+        bridge = run_stream(sys.stdin, args.args, interactive=sys.stdin.isatty())
+    else:
+        bridge = run_script(args.script, args.args)
     return bridge.exit_code or 0
 
 
@@ -276,7 +485,7 @@ def cmd_bench(args) -> int:
 
     if args.plot and not args.peers:
         raise IgpartError("--plot shows igpart/peer ratios: it needs at least one of --peers")
-    variants = {"igpart": bench.load_config(args.config) if args.config else {}}
+    variants = {"igpart": config_arg(args.config) if args.config else {}}
     if not args.no_hyperg:
         hyperg = bench.DEFAULT_VARIANTS["igpart-hyperg"]
         variants["igpart-hyperg"] = {**variants["igpart"], **hyperg}
@@ -309,7 +518,8 @@ def add_bench_arguments(p: argparse.ArgumentParser, files_required: bool = True)
                    help="threads of igpart and of Mt-KaHyPar (default 2)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--peers", nargs="*", choices=PEERS, default=list(PEERS))
-    p.add_argument("--config", help="JSON file of Config fields for the igpart variant")
+    p.add_argument("--config", help="Config fields for the igpart variant: a JSON file or an "
+                   "inline JSON object")
     p.add_argument("--no-hyperg", action="store_true",
                    help="leave out the HyperG-grouping variant (Config coarsening=hyperg)")
     p.add_argument("--json", action="store_true", help="print JSON instead of markdown")
@@ -340,10 +550,27 @@ def _add_partition_options(p: argparse.ArgumentParser, k_required: bool = True) 
     p.add_argument("--seed", type=int, default=0)
     p.add_argument(
         "--config",
-        help='JSON file of multilevel Config fields (igpart.Config, documented there), e.g. '
-        '{"refinement": "jet", "initial": "rb"}',
+        help="multilevel Config fields (igpart.Config, documented there): a JSON file or an "
+        """inline object, e.g. '{"refinement": "jet", "initial": "rb"}'""",
     )
+    _add_threads_option(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def _threads(text: str) -> int:
+    try:
+        t = int(text)
+    except ValueError:
+        t = 0
+    if t < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got '{text}'")
+    return t
+
+
+def _add_threads_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("-t", "--threads", dest="cli_threads", type=_threads, metavar="N",
+                   help="threads of the C++ backend (OpenMP) and of the run's thread pools "
+                   "(default: all cores, or OMP_NUM_THREADS)")  # fmt: skip
 
 
 def _add_netlist_options(p: argparse.ArgumentParser) -> None:
@@ -370,6 +597,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file")
     p.add_argument("--format", choices=("hgr", "graph", "verilog"), help="override the suffix")
     _add_netlist_options(p)
+    _add_threads_option(p)
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_info)
 
@@ -385,17 +613,22 @@ def build_parser() -> argparse.ArgumentParser:
     _add_partition_options(p)
     p.set_defaults(func=cmd_partition)
 
-    p = sub.add_parser("evaluate", help="metrics of an existing partition file")
+    p = sub.add_parser(
+        "evaluate", help="metrics of a partition file (exit 3 when it is not balanced)"
+    )
     p.add_argument("file")
-    p.add_argument("partfile")
+    p.add_argument("partfile", help="one block per line; for Verilog 'instance block' lines")
     p.add_argument("--format", choices=("hgr", "graph", "verilog"), help="override the suffix")
     p.add_argument("-k", type=int, required=True)
     p.add_argument("-e", "--epsilon", type=float, default=0.03)
+    _add_netlist_options(p)
+    _add_threads_option(p)
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_evaluate)
 
-    p = sub.add_parser("tcl", help="run a Tcl script with the igpart and TAU 2015 commands")
-    p.add_argument("script")
+    p = sub.add_parser("tcl", help="run a Tcl script with the igpart and TAU 2015 commands "
+                       "(no script or '-': commands from stdin, with a prompt on a terminal)")
+    p.add_argument("script", nargs="?")
     p.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the script ($argv)")
     p.set_defaults(func=cmd_tcl)
 
@@ -432,15 +665,26 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", required=True, help=".hgr file to write")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_generate)
+    for p in sub.choices.values():  # -v after the subcommand too (igpart partition f -k 4 -v)
+        p.add_argument("-v", "--verbose", dest="sub_verbose", action="count", default=0,
+                       help="log progress (-vv: debug)")  # fmt: skip
     return ap
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    args.verbose += getattr(args, "sub_verbose", 0)
     level = logging.WARNING - 10 * min(args.verbose, 2)
     logging.basicConfig(level=level, format="igpart: %(message)s")
     try:
-        return int(args.func(args) or 0)
+        with Progress(verbose=args.verbose > 0) as args.progress:
+            threads = getattr(args, "cli_threads", None)
+            if threads is None:
+                return int(args.func(args) or 0)
+            from .kernels import omp_threads
+
+            with omp_threads(threads):
+                return int(args.func(args) or 0)
     except IgpartError as exc:
         print(f"igpart: error: {exc}", file=sys.stderr)
         return 1

@@ -12,7 +12,7 @@ the line.
 Escaped identifiers lose their backslash (``\\INV_X1 `` names cell ``INV_X1``, as IEEE 1364-2005
 section 3.7.1 says), everywhere: modules, cells, instances, pins and nets. Flattening may create
 at most ``limit`` net bits, and instantiating a sub-module is refused once net bits, instances and
-pins together pass ``flatten_limit``.
+pins together pass ``limit`` too.
 
 Naming: bit ``i`` of a bus ``d`` is ``d[i]``; a pin of a leaf cell connected to a w-bit
 expression becomes pins ``P[w-1]`` .. ``P[0]``. Flattened names join the instance path with ``/``
@@ -53,17 +53,9 @@ class _Signal:
 class Elaborator:
     """Walks pyverilog's AST of one file and builds a :class:`RawNetlist`."""
 
-    def __init__(
-        self,
-        modules: dict,
-        lib: Library | None,
-        file: str,
-        limit: int = 1 << 62,
-        flatten_limit: int = 1 << 62,
-    ):
+    def __init__(self, modules: dict, lib: Library | None, file: str, limit: int = 1 << 62):
         self.modules = modules
         self.limit = limit
-        self.flatten_limit = flatten_limit
         self.lib = lib
         self.file = file
         self.bit_names: list[str] = []
@@ -96,9 +88,9 @@ class Elaborator:
         """Raises when the flat netlist has grown past its limit (before a sub-module adds to it:
         each module's own contents are bounded by the text)."""
         total = len(self.bit_names) + len(self.inst_names) + len(self.pin_inst)
-        if total > self.flatten_limit:
+        if total > self.limit:
             raise self.error(
-                f"flattening creates more than {self.flatten_limit} net bits, instances and pins, "
+                f"flattening creates more than {self.limit} net bits, instances and pins, "
                 "over the limit for this input",
                 node,
             )

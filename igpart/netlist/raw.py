@@ -16,26 +16,19 @@ from .circuit import Circuit
 from .directions import DIRECTION_NAMES, resolve_directions
 from .liberty import Library
 
-#: The most net bits a Verilog input may declare: a base allowance plus a number per byte of
-#: input, so that a short file declaring ``wire [2147483647:0] w;`` fails at once with its line
-#: instead of exhausting memory, while real netlists (several bytes of text per net bit) stay far
-#: below it. Both readers apply the same limit.
-NETLIST_BASE_ELEMENTS = 1 << 20
+#: The most net bits a Verilog input may declare, and (pyverilog reader) the most net bits,
+#: instances and pins together that flattening its hierarchy may create: a base allowance plus a
+#: number per byte of input. A short file declaring ``wire [2147483647:0] w;``, or nesting modules
+#: ten-fold ten times in a few hundred bytes, fails at once with its line instead of exhausting
+#: memory, while real netlists (several bytes of text per net bit, pin and instance; buses of up
+#: to 65,536 bits in any file) stay below it. Both readers apply the same limit to net bits.
+NETLIST_BASE_ELEMENTS = 1 << 16
 NETLIST_ELEMENTS_PER_BYTE = 16
-#: Flattening a hierarchy (pyverilog reader) may create at most this many net bits, instances
-#: and pins together, plus :data:`NETLIST_ELEMENTS_PER_BYTE` per byte of input: modules nested
-#: ten-fold ten times in a few hundred bytes fail at once instead of running for hours.
-FLATTEN_BASE_ELEMENTS = 1 << 16
 
 
 def max_netlist_elements(size: int) -> int:
-    """The net-bit limit (see :data:`NETLIST_BASE_ELEMENTS`) for an input of ``size`` bytes."""
+    """The limit (see :data:`NETLIST_BASE_ELEMENTS`) for an input of ``size`` bytes."""
     return NETLIST_BASE_ELEMENTS + NETLIST_ELEMENTS_PER_BYTE * int(size)
-
-
-def max_flattened_elements(size: int) -> int:
-    """The flattening limit (see :data:`FLATTEN_BASE_ELEMENTS`) for an input of ``size`` bytes."""
-    return FLATTEN_BASE_ELEMENTS + NETLIST_ELEMENTS_PER_BYTE * int(size)
 
 
 @dataclass

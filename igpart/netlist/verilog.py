@@ -36,7 +36,7 @@ from .elaborate import Elaborator, ident
 from .files import read_bytes
 from .liberty import Library, as_library
 from .preprocess import preprocess
-from .raw import RawNetlist, build_circuit, max_flattened_elements, max_netlist_elements
+from .raw import RawNetlist, build_circuit, max_netlist_elements
 
 log = logging.getLogger("igpart")
 
@@ -158,11 +158,8 @@ def raw_pyverilog(
 ) -> RawNetlist:
     """``size``: of the input in bytes (default: the length of ``text``), for the limits."""
     modules = parse_modules(text, file)
-    size = len(text) if size is None else size
-    elab = Elaborator(
-        modules, lib, file, max_netlist_elements(size), max_flattened_elements(size)
-    )
-    return elab.run(_choose_top(modules, top, file))
+    limit = max_netlist_elements(len(text) if size is None else size)
+    return Elaborator(modules, lib, file, limit).run(_choose_top(modules, top, file))
 
 
 # --------------------------------------------------------------------------- fast path

@@ -2,9 +2,13 @@
 
 The interpreter gets one Tcl command per TAU 2015 operation (``insert_gate``, ``connect_pin``,
 ..., ``read_spef``, ``report_at``, ...), so that a TAU ``.ops`` file can be ``source``\\ d as is,
-plus the ``igpart::`` namespace: ``igpart::read_verilog``, ``igpart::read``,
-``igpart::partition``, ``igpart::refine``, ``igpart::block_of``, ``igpart::report``,
-``igpart::replay``, ``igpart::pending`` and the id-level changes (``igpart::insert_vertex``, ...).
+the OpenTimer shell's names (``read_celllib [-min|-max] lib``, ``read_verilog design.v``,
+``read_sdc`` (ignored), ``update_timing``, ``report_slew``) and ``help``, plus the ``igpart::``
+namespace: ``igpart::read_verilog``, ``igpart::read``, ``igpart::partition``,
+``igpart::refine``, ``igpart::block_of``, ``igpart::blocks``, ``igpart::write_partition``,
+``igpart::report``, ``igpart::replay``, ``igpart::pending``, ``igpart::help`` and the id-level
+changes (``igpart::insert_vertex``, ...). :func:`run_stream` reads commands from a stream
+(``igpart tcl`` without a script: stdin, with a prompt on a terminal).
 Options are written ``-name value`` (``igpart::partition -k 4 -epsilon 0.05``); ``-config`` takes
 multilevel Config fields as JSON (``-config {{"refinement": "jet"}}``) or as a Tcl dict
 (``-config {refinement jet vcycles 0}``). Results come back
@@ -21,7 +25,16 @@ from typing import Any
 
 from ..errors import IgpartError, InputError
 from ..multilevel import Config
-from .commands import ID_CHANGES, IGPART_COMMANDS, TAU_BOUNDARIES, TAU_CHANGES, Commands
+from .commands import (
+    BOUNDARIES,
+    ID_CHANGES,
+    IGPART_COMMANDS,
+    OPENTIMER_BOUNDARIES,
+    OPENTIMER_COMMANDS,
+    TAU_BOUNDARIES,
+    TAU_CHANGES,
+    Commands,
+)
 
 _OPTION = re.compile(r"^-[A-Za-z_][A-Za-z0-9_]*$")
 _FILE_LINE = re.compile(r'\(file "([^"]*)" line (\d+)\)')
@@ -91,7 +104,8 @@ class TclBridge:
             '    return -code error -errorcode {IGPART EXIT} "exit $code"\n'
             "}"
         )
-        for name in TAU_CHANGES + TAU_BOUNDARIES:
+        top = TAU_CHANGES + TAU_BOUNDARIES + OPENTIMER_COMMANDS + OPENTIMER_BOUNDARIES + ("help",)
+        for name in top:
             self.interp.eval(f"proc ::{name} args {{ ::igpart::_dispatch {name} {{*}}$args }}")
         for name in IGPART_COMMANDS + ID_CHANGES:
             self.interp.eval(
@@ -100,7 +114,7 @@ class TclBridge:
 
     def _call(self, name, *words):
         try:
-            if name in TAU_BOUNDARIES:  # read_spef / report_*: their arguments are not ours
+            if name in BOUNDARIES:  # read_spef / report_*: their arguments are not ours
                 args, opts = list(words), {}
             else:
                 args, opts = split_options(words)
@@ -183,6 +197,59 @@ class TclBridge:
             raise InputError(str(exc), file=str(path)) from None
 
 
+def run_stream(stream, argv: list[str] | None = None, *, interactive: bool = False, out=None,
+               err=None, name: str = "<stdin>") -> TclBridge:  # fmt: skip
+    """Runs the Tcl commands read from ``stream`` (a text file object), each as soon as it is
+    complete (``info complete``). ``interactive``: a prompt (``igpart% ``, ``> `` inside an
+    unfinished command) and each result go to ``out``, an error to ``err`` and the session goes
+    on. Otherwise, as for a script, the first error stops it: InputError naming ``name`` and the
+    line where the failing command starts. ``exit N`` ends either and sets ``exit_code``."""
+    import sys
+    import tkinter
+
+    out = sys.stdout if out is None else out
+    err = sys.stderr if err is None else err
+    bridge = TclBridge()
+    bridge.interp.setvar("argv0", name)
+    bridge.interp.setvar("argv", to_tcl(list(argv or [])))
+    bridge.interp.setvar("argc", len(argv or []))
+    buf, start, lineno = "", 1, 0
+    while bridge.exit_code is None:
+        if interactive:
+            out.write("> " if buf else "igpart% ")
+            out.flush()
+        line = stream.readline()
+        if not line:
+            break
+        lineno += 1
+        if not buf:
+            start = lineno
+        buf += line
+        if not bridge.interp.getboolean(bridge.interp.call("info", "complete", buf)):
+            continue
+        command, buf = buf, ""
+        try:
+            result = bridge.interp.eval(command)
+        except tkinter.TclError as exc:
+            if bridge.exit_code is not None:
+                break
+            if not interactive:
+                raise InputError(str(exc), file=name, line=start) from None
+            print(f"error: {exc}", file=err, flush=True)
+            continue
+        if interactive and result != "":
+            print(result, file=out, flush=True)
+    if buf.strip() and bridge.exit_code is None:
+        if not interactive:
+            raise InputError("the input ends inside a command (a brace or quote is open)",
+                             file=name, line=start)  # fmt: skip
+        print("error: the input ends inside a command", file=err, flush=True)
+    if interactive and bridge.exit_code is None:
+        out.write("\n")
+        out.flush()
+    return bridge
+
+
 def run_script(path, argv: list[str] | None = None) -> TclBridge:
     """Runs ``path`` in a fresh bridge and returns it (what ``igpart tcl`` does)."""
     bridge = TclBridge()
@@ -190,4 +257,4 @@ def run_script(path, argv: list[str] | None = None) -> TclBridge:
     return bridge
 
 
-__all__ = ["TclBridge", "run_script", "split_options", "to_tcl"]
+__all__ = ["TclBridge", "run_script", "run_stream", "split_options", "to_tcl"]

@@ -1,0 +1,251 @@
+"""Fuzzing every reader with a seeded byte mutator.
+
+Property: a mutated input of at most 1 KB gives a valid object or an igpart ``InputError`` that
+names the file; any other exception (``UnicodeDecodeError``, ``MemoryError``, ``ValueError``,
+...) fails, as does a case that runs longer than a hang guard of 20 s. Mutations: random bytes,
+inserted tokens chosen to hurt (huge and negative numbers, bytes that are not UTF-8, NUL, CR,
+Verilog punctuation and keywords), deleted, duplicated and spliced spans, truncation.
+
+Each reader gets ``IGPART_FUZZ_EXAMPLES`` cases (default 150, a few seconds per reader in CI);
+``IGPART_FUZZ_EXAMPLES=20000 python -m pytest -q tests/test_fuzz_readers.py`` is the long run,
+and ``IGPART_FUZZ_SEED`` picks another stream of cases. A failure prints the reader, the case
+number and the input bytes, so it can be replayed.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import random
+import re
+import signal
+from collections.abc import Callable
+from contextlib import contextmanager
+
+import pytest
+
+from igpart import io
+from igpart.errors import InputError
+from igpart.netlist import parse_verilog, read_ops
+
+EXAMPLES = int(os.environ.get("IGPART_FUZZ_EXAMPLES", "150"))
+BASE_SEED = int(os.environ.get("IGPART_FUZZ_SEED", "0"))
+MAX_BYTES = 1024
+HANG_GUARD_S = 20
+
+HGR_SEEDS = [
+    b"4 7\n1 2\n1 7 5 6\n5 6 4\n2 3 4\n",
+    b"% comment\n3 4 1\n2 1 2\n3 2 3 4\n1 1 4\n",
+    b"2 3 10\n1 2\n2 3\n5\n1\n7\n",
+    b"3 4 11\n2 1 2 3\n1 3 4\n4 1 4\n1\n2\n3\n4\n",
+]
+GRAPH_SEEDS = [
+    b"4 4\n2 3\n1 3 4\n1 2\n2\n",
+    b"3 2 1\n2 5\n1 5 3 2\n2 2\n",
+    b"3 2 11\n4 2 1\n1 1 1 3 7\n2 2 7\n",
+    b"3 1 100\n1 2\n1 1\n1\n",
+    b"% c\n3 2 10\n3 2\n1 1 3\n2 2\n",
+]
+PART_SEEDS = [b"0\n1\n1\n0\n2\n", b"3\n3\n0\n", b"0\n"]
+VERILOG_SEEDS = [
+    b"""// flat netlist
+module top (a, b, y, z);
+  input a, b;
+  output y;
+  output [1:0] z;
+  wire n1, \\n[2] ;
+  wire [3:0] bus;
+  NAND2_X1 g1 (.A1(a), .A2(b), .ZN(n1));
+  INV_X1 \\g/2  (.A(n1), .ZN(\\n[2] ));
+  DFF_X1 r1 (.D(\\n[2] ), .CK(1'b1), .Q(bus[3]), .QN());
+  BUF_X2 g3 (.A(bus[3]), .Z(y));
+  assign z[1] = bus[1];
+endmodule
+""",
+    b"""`timescale 1ns/1ps
+`define W 1
+module leaf (a, y);
+  input a; output y;
+  INV_X1 g (.A(a), .ZN(y));
+endmodule
+module top (input [`W:0] a, output y);
+  wire n;
+  leaf l1 (.a(a[0]), .y(n));
+  leaf l2 (n, y);
+  /* block
+     comment */
+endmodule
+""",
+    b"""module c17 (nx1, nx7, nx3, nx22);
+input nx1;
+input nx7;
+input nx3;
+output nx22;
+wire net_0;
+NAND2_X1 inst_0 ( .A1(nx1), .A2(nx3), .ZN(net_0) );
+NAND2_X1 inst_1 ( .A1(net_0), .A2(nx7), .ZN(nx22) );
+endmodule
+""",
+]
+OPS_SEEDS = [
+    b"""repower_gate inst_76 XNOR2_X2
+insert_gate TAUGATE_1 BUF_X4
+insert_net TAUNET_1
+disconnect_pin inst_63:ZN
+connect_pin inst_63:ZN TAUNET_1
+report_slack -pin nx1
+connect_pin TAUGATE_1:A TAUNET_1
+# comment
+remove_gate inst_5
+remove_net net_9
+read_spef c17.spef
+""",
+]
+
+NUMBERS = [
+    b"0", b"1", b"-1", b"+5", b"2147483647", b"2147483648", b"4294967296",
+    b"4611686018427387904", b"9223372036854775807", b"9223372036854775808",
+    b"99999999999999999999", b"1000000000", b"3", b"10", b"11", b"100", b"2305843009213693952",
+]
+# for the integer formats: mostly numbers and white space, a few bytes that break a token
+NUMBER_TOKENS = NUMBERS * 3 + [
+    b" ", b"\n", b"\n\n", b"\t", b"\r\n", b"% c\n", b"\xff", b"\x00", b"\xc3\xa9", b"-", b"x",
+]
+TOKENS = NUMBERS + [
+    b"\xff", b"\xfe\xff", b"\x00", b"\r", b"\r\n",
+    b"\n", b"\t", b" ", b"\x0b", b"\x0c", b"%", b"#", b"\\", b"[", b"]", b":", b"(", b")",
+    b";", b",", b".", b"{", b"}", b"'", b"=", b"1'b0", b"1'b1", b"4'bxz01", b"8'hff",
+    b"`define X 1\n", b"`X", b"`ifdef X\n", b"`endif\n", b"`include \"a.v\"\n", b"//", b"/*",
+    b"*/", b"module m(a);", b"endmodule", b"input", b"output", b"inout", b"wire", b"assign",
+    b"[2147483647:0]", b"[99999:0]", b"{1000{a}}", b"\xc3", b"\xc3\xa9", b"\xe2\x82",
+    b"\\esc\xff ", b"\\A\x00 ", b"gz", b"\x1f\x8b",
+]
+
+
+def mutate(
+    rng: random.Random, data: bytes, donors: list[bytes], tokens: list[bytes] = TOKENS
+) -> bytes:
+    """``data`` changed by one to four random edits (inserting ``tokens``, among others), cut
+    to :data:`MAX_BYTES`."""
+    buf = bytearray(data)
+    for _ in range(rng.randint(1, 4)):
+        op = rng.randrange(8)
+        pos = rng.randint(0, len(buf))
+        if op == 0 and buf:
+            numeric = tokens is NUMBER_TOKENS and rng.random() < 0.9
+            buf[min(pos, len(buf) - 1)] = rng.choice(b"0123456789 \n") if numeric else rng.randrange(256)
+        elif op in (1, 2):
+            buf[pos:pos] = rng.choice(tokens)
+        elif op == 3:
+            del buf[pos : pos + rng.randint(1, 16)]
+        elif op == 4 and buf:
+            a = rng.randrange(len(buf))
+            buf[pos:pos] = buf[a : a + rng.randint(1, 64)]
+        elif op == 5:
+            del buf[pos:]
+        elif op == 6:  # a number replaced by a hostile one
+            nums = [m.span() for m in re.finditer(rb"\d+", bytes(buf))]
+            if nums:
+                a, b = rng.choice(nums)
+                buf[a:b] = rng.choice(NUMBERS)
+        else:  # a line of another seed spliced in
+            lines = rng.choice(donors).split(b"\n")
+            buf[pos:pos] = rng.choice(lines) + b"\n"
+    return bytes(buf[:MAX_BYTES])
+
+
+@contextmanager
+def hang_guard(describe: Callable[[], str]):
+    def alarm(signum, frame):
+        raise TimeoutError(f"no result after {HANG_GUARD_S} s: {describe()}")
+
+    old = signal.signal(signal.SIGALRM, alarm)
+    signal.alarm(HANG_GUARD_S)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+
+
+def fuzz(
+    name: str,
+    seeds: list[bytes],
+    read: Callable[[bytes], object],
+    some_valid: bool = True,
+    tokens: list[bytes] = TOKENS,
+) -> None:
+    """Runs :data:`EXAMPLES` mutated cases of ``seeds`` through ``read``; ``some_valid``: some
+    cases must be read without an error (else the mutator only tests the first check)."""
+    rng = random.Random(f"{name}:{BASE_SEED}")
+    for data in seeds:  # the seeds themselves are valid
+        read(data)
+    errors = 0
+    for case in range(EXAMPLES):
+        data = mutate(rng, rng.choice(seeds), seeds, tokens)
+        if rng.random() < 0.3:  # mutate again: some inputs drift far from any seed
+            data = mutate(rng, data, seeds, tokens)
+
+        def describe(case=case, data=data) -> str:
+            return f"reader {name}, case {case} (IGPART_FUZZ_SEED={BASE_SEED}): {data!r}"
+
+        try:
+            with hang_guard(describe):
+                read(data)
+        except InputError as exc:
+            errors += 1
+            if exc.file is None:
+                pytest.fail(f"InputError without a file name ({exc}) from {describe()}")
+            str(exc).encode("utf-8")  # printable as it is
+        except Exception as exc:
+            pytest.fail(f"{type(exc).__name__}: {exc} from {describe()}")
+    if EXAMPLES >= 20:  # the mutator must reach both outcomes, or the property tests little
+        assert errors > 0 and (errors < EXAMPLES or not some_valid)
+
+
+@pytest.fixture
+def as_file(tmp_path):
+    """Calls a path-based reader on bytes written to a file named ``name``."""
+
+    def call(read: Callable, name: str, data: bytes):
+        path = tmp_path / name
+        path.write_bytes(data)
+        return read(path)
+
+    return call
+
+
+def test_fuzz_hgr():
+    fuzz("hgr", HGR_SEEDS, lambda d: io.read_hgr("fuzz.hgr", d), tokens=NUMBER_TOKENS)
+
+
+def test_fuzz_hgr_gzip():
+    fuzz("hgr.gz", HGR_SEEDS, lambda d: io.read_hgr("fuzz.hgr.gz", gzip.compress(d, mtime=0)),
+         tokens=NUMBER_TOKENS)  # fmt: skip
+    # corrupt compressed data: (nearly) every case is an error, none may be another exception
+    seeds = [gzip.compress(s, mtime=0) for s in HGR_SEEDS]
+    fuzz("gz-bytes", seeds, lambda d: io.read_hgr("fuzz.hgr.gz", d), some_valid=False)
+
+
+def test_fuzz_graph():
+    fuzz("graph", GRAPH_SEEDS, lambda d: io.read_graph("fuzz.graph", d), tokens=NUMBER_TOKENS)
+
+
+def test_fuzz_partition(as_file):
+    def read(d):
+        as_file(io.read_partition, "fuzz.part", d)
+        as_file(lambda p: io.read_partition(p, k=4), "fuzz.part", d)
+
+    fuzz("partition", PART_SEEDS, read, tokens=NUMBER_TOKENS)
+
+
+@pytest.mark.parametrize("parser", ["fast", "pyverilog", "auto"])
+def test_fuzz_verilog(parser, caplog):
+    caplog.set_level("ERROR")  # directions inferred without a library: a warning per case
+    seeds = [VERILOG_SEEDS[0], VERILOG_SEEDS[2]] if parser == "fast" else VERILOG_SEEDS
+    fuzz(f"verilog-{parser}", seeds,
+         lambda d: parse_verilog(d, parser=parser, file="fuzz.v"))  # fmt: skip
+
+
+def test_fuzz_ops(as_file):
+    fuzz("ops", OPS_SEEDS, lambda d: as_file(read_ops, "fuzz.ops", d))
