@@ -209,10 +209,13 @@ class Tool:
     tool: str
     threads: int
     backend: str = ""
+    variant: str = ""  # igpart: the name of its Config overrides (--variants)
 
     @property
     def family(self) -> str:
-        return f"igpart-{self.backend}" if self.tool == "igpart" else self.tool
+        if self.tool != "igpart":
+            return self.tool
+        return f"igpart-{self.backend}" + (f":{self.variant}" if self.variant else "")
 
     @property
     def label(self) -> str:
@@ -328,6 +331,11 @@ class Runner:
                    "--seed", str(seed), "-o", str(out), "--json"]
             if self.cli_threads_option():
                 cmd += [self.cli_threads_option(), str(t.threads)]
+            if a.variants.get(t.variant):
+                cfg = self.work / "configs" / f"{t.variant}.json"
+                cfg.parent.mkdir(exist_ok=True)
+                cfg.write_text(json.dumps(a.variants[t.variant]))
+                cmd += ["--config", str(cfg)]
             return cmd
         return [sys.executable, str(HERE / "mtkahypar_cli.py"), case.path, "-k", str(k),
                 "-e", str(a.epsilon), "--objective", a.objective, "--seed", str(seed),
@@ -345,7 +353,8 @@ class Runner:
         if mode == "inproc":
             spec = {"tool": t.tool, "file": case.path, "k": k, "epsilon": a.epsilon,
                     "objective": a.objective, "seed": seed, "threads": t.threads,
-                    "backend": t.backend, "warmup": a.warmup, "output": str(out),
+                    "backend": t.backend, "config": a.variants.get(t.variant, {}),
+                    "warmup": a.warmup, "output": str(out),
                     "result": str(result)}
             r.command = self.worker_cmd(spec)
         else:
@@ -443,9 +452,11 @@ def worker(spec: dict) -> int:
             free0 = cp.cuda.runtime.memGetInfo()[0]
         warm = spec.get("warmup", "auto")
         if warm == "on" or (warm == "auto" and on_gpu):  # module compilation / cache load
-            igpart.partition(h, k, eps, spec["objective"], backend=backend, seed=seed)
+            igpart.partition(h, k, eps, spec["objective"], backend=backend, seed=seed,
+                             config=spec["config"])
         t0 = time.perf_counter()
-        p = igpart.partition(h, k, eps, spec["objective"], backend=backend, seed=seed)
+        p = igpart.partition(h, k, eps, spec["objective"], backend=backend, seed=seed,
+                             config=spec["config"])
         res["seconds"] = time.perf_counter() - t0
         if cp is not None:
             cp.cuda.Device().synchronize()
@@ -558,6 +569,7 @@ def summarize(result: dict) -> dict[str, Any]:
     means = case_means(result["runs"], meta["objective"])
     labels = result["labels"]
     by_label = {lab: Tool(**t) for lab, t in labels.items()}
+    first_variant = next((t.variant for t in by_label.values() if t.tool == "igpart"), "")
     pairs = []
     for lab, t in by_label.items():
         if t.tool != "igpart":
@@ -567,13 +579,16 @@ def summarize(result: dict) -> dict[str, Any]:
                 continue
             if t2.tool != "igpart":
                 pairs.append(pair_summary(means, lab, lab2, "peer"))
-            elif t.backend == "gpu" and t2.backend == "cpu":
+            elif (t.variant, t.backend, t2.backend) == (t2.variant, "gpu", "cpu"):
                 pairs.append(pair_summary(means, lab, lab2, "backend"))
+            elif (t.backend == t2.backend and t2.variant == first_variant
+                  and t.variant != first_variant):
+                pairs.append(pair_summary(means, lab, lab2, "variant"))
     scaling = []
     for lo, hi in _thread_pairs(result):
         for t in by_label.values():
             if t.tool == "igpart" and t.threads == lo:
-                hi_label = Tool(t.tool, hi, t.backend).label
+                hi_label = Tool(t.tool, hi, t.backend, t.variant).label
                 if hi_label in labels:
                     scaling.append(pair_summary(means, hi_label, t.label, "threads"))
     phases: dict[str, dict[str, float]] = {}
@@ -665,6 +680,7 @@ def markdown(result: dict) -> str:
             cells += [_f(r and r["cut_ratio"]), _f(r and r["speedup"], ".2f")]
         out.append("| " + " | ".join(cells) + " |")
     titles = {"peer": "{a} vs {b}", "backend": "{a} vs {b} (GPU vs C++ backend)",
+              "variant": "{a} vs {b} (igpart variants)",
               "threads": "self-speedup {b} -> {a}"}
     for p in [*s["pairs"], *s["scaling"]]:
         out += ["", "## " + titles[p["what"]].format(a=p["a"], b=p["b"]), ""]
@@ -720,6 +736,29 @@ def _names(text: str, allowed: tuple[str, ...], what: str) -> list[str]:
     return list(dict.fromkeys(vals))
 
 
+def _variants(text: str | None) -> dict[str, dict[str, Any]]:
+    """``--variants``: a JSON object of named Config overrides, each checked by igpart."""
+    if not text:
+        return {"": {}}
+    from igpart.errors import InputError
+    from igpart.multilevel import Config
+
+    try:
+        d = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise SuiteError(f"--variants: invalid JSON ({exc.msg})") from None
+    if not isinstance(d, dict) or not d or not all(isinstance(v, dict) for v in d.values()):
+        raise SuiteError("--variants: expected a JSON object of name -> Config overrides")
+    for name, overrides in d.items():
+        if not name or not all(c.isalnum() or c in "_.-" for c in name):
+            raise SuiteError(f"--variants: name '{name}' must be letters, digits, _ . -")
+        try:
+            Config.from_dict(overrides)
+        except (InputError, TypeError) as exc:
+            raise SuiteError(f"--variants: {name}: {exc}") from None
+    return d
+
+
 def parse_args(argv: list[str]) -> argparse.Namespace:
     ap = argparse.ArgumentParser(
         prog="suite.py", description=__doc__.splitlines()[0],
@@ -735,6 +774,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     ap.add_argument("--tools", default="igpart,mtkahypar", help=", ".join(TOOLS))
     ap.add_argument("--backend", default="cpu", help="igpart backends: cpu, gpu, auto "
                     "(comma list)")
+    ap.add_argument("--variants", help='igpart variants as JSON, name -> Config overrides, e.g. '
+                    '\'{"base": {}, "jet": {"refinement": "jet"}}\' (default: one, unnamed)')
     ap.add_argument("--threads", default="2", help="thread counts (comma list)")
     ap.add_argument("--seeds", type=int, default=1, help="seeds 0..N-1 for every tool")
     ap.add_argument("-e", "--epsilon", type=float, default=0.03)
@@ -766,6 +807,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
             raise SuiteError(f"--compare: expected two of the --threads counts as A,B, got "
                              f"'{args.compare}'")
         args.compare = cmp
+    args.variants = _variants(args.variants)
     if args.seeds < 1:
         raise SuiteError(f"--seeds must be >= 1, got {args.seeds}")
     if args.limit is not None and args.limit < 1:
@@ -840,11 +882,14 @@ def run_suite(args: argparse.Namespace) -> dict:
             notes.append("Mt-KaHyPar is not installed (pip install mtkahypar): left out")
             if not args.tools:
                 raise SuiteError("no tool left to run (Mt-KaHyPar is not installed)") from None
-    tools = [Tool(t, th, b if t == "igpart" else "") for th in args.threads
-             for t in args.tools for b in (args.backend if t == "igpart" else [""])]
+    tools = [Tool(t, th, b, v) if t == "igpart" else Tool(t, th)
+             for th in args.threads for t in args.tools
+             for b in (args.backend if t == "igpart" else [""])
+             for v in (args.variants if t == "igpart" else [""])]
     meta = {**machine_info(), "suite": args.suite, "data": str(data), "work": str(work),
             "epsilon": args.epsilon, "objective": args.objective, "seeds": args.seeds,
             "threads": args.threads, "backends": args.backend, "tools": args.tools,
+            "variants": args.variants,
             "timeout": args.timeout, "whole_process": args.whole_process,
             "warmup": args.warmup, "gen_seed": args.gen_seed, "compare": args.compare,
             "versions": _versions(args.tools), "gpu": _gpu_name(), "notes": notes,

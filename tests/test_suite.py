@@ -157,6 +157,7 @@ def test_suite_end_to_end(ispd98, tmp_path):
     (["--suite", "medium"], "unknown suite 'medium'"),
     (["--cases", "nothing-like-this"], "matches no input"),
     (["--threads", "1,2", "--compare", "1,4"], "--compare: expected two of the --threads"),
+    (["--variants", '{"x": {"no_such_option": 1}}'], "--variants: x: unknown config option"),
 ])
 def test_suite_bad_arguments(ispd98, tmp_path, args, message):
     r = subprocess.run([sys.executable, str(SUITE), "--data", str(ispd98.parent),

@@ -16,9 +16,25 @@ Design and partition
       InputError of ``Config.from_dict`` and the current session stays
   ``refine``                                      applies the queued changes, refines
   ``block_of name``                               block of a cell / port (or vertex id)
+  ``blocks``                                      every block at once: {name: block} for a
+                                                  circuit, a list by vertex id otherwise (-1:
+                                                  a deleted id)
+  ``write_partition path``                        writes them: ``name block`` lines (instances,
+                                                  then ports; what ``igpart evaluate`` reads)
+                                                  or one block per line by vertex id
   ``report``                                      metrics of the session
   ``replay path``                                 replays a TAU 2015 .ops file, one refine per
                                                   batch; returns the per-batch summaries
+  ``help [command]``                              the commands and their parameters
+OpenTimer shell names (Tcl: top-level commands, next to the ``igpart::`` ones)
+  ``read_celllib [-min|-max] path``               reads a Liberty library for the next
+                                                  ``read_verilog`` (OpenTimer reads an early and
+                                                  a late one: the pins are the same, the last
+                                                  one read is used)
+  ``read_verilog path``                           as above, with that library
+  ``read_sdc path``                               accepted and ignored (constraints do not
+                                                  change a partition)
+  ``update_timing``, ``report_slew ...``            batch boundaries, as ``report_*``
 TAU 2015 operations (queued; circuit sessions)
   ``insert_gate name cell``, ``remove_gate name``, ``repower_gate name cell``,
   ``insert_net name``, ``remove_net name``, ``connect_pin pin net``, ``disconnect_pin pin``
@@ -53,8 +69,48 @@ ID_CHANGES = ("insert_vertex", "delete_vertex", "insert_hyperedge", "delete_hype
               "insert_pin", "delete_pin", "set_vertex_weight", "set_net_weight", "insert_edge",
               "delete_edge")  # fmt: skip
 #: Commands of the igpart:: namespace (Tcl) / top-level requests (server).
-IGPART_COMMANDS = ("read_verilog", "read", "partition", "refine", "block_of", "report", "replay",
-                   "pending")  # fmt: skip
+IGPART_COMMANDS = ("read_verilog", "read", "partition", "refine", "block_of", "blocks",
+                   "write_partition", "report", "replay", "pending", "help")  # fmt: skip
+#: OpenTimer shell commands (top-level Tcl commands as OpenTimer names them; requests too).
+OPENTIMER_COMMANDS = ("read_celllib", "read_verilog", "read_sdc")
+#: OpenTimer action commands that, like TAU_BOUNDARIES, mark a batch boundary.
+OPENTIMER_BOUNDARIES = ("update_timing", "report_slew")
+#: Every batch-boundary command: their arguments are a timing analyzer's, not ours.
+BOUNDARIES = TAU_BOUNDARIES + OPENTIMER_BOUNDARIES
+
+#: One line per command for ``help`` (the parameters come from the signatures).
+_HELP = {
+    "read_verilog": "read a Verilog netlist (lib: a Liberty file; else read_celllib's library)",
+    "read": "read an hMETIS (.hgr) or METIS (.graph) file",
+    "read_celllib": "read a Liberty library for the next read_verilog (-min / -max: either)",
+    "read_sdc": "accepted and ignored: constraints do not change a partition",
+    "partition": "partition the design read last and open the session; returns the metrics",
+    "refine": "apply the queued changes and refine; returns what changed",
+    "block_of": "block of a cell or port (circuits) or of a vertex id",
+    "blocks": "every block: {name: block} for a circuit, a list by vertex id otherwise",
+    "write_partition": "write the blocks to a file ('name block' lines or one block per line)",
+    "report": "metrics of the session",
+    "replay": "replay a TAU 2015 .ops file, one refine per batch",
+    "pending": "number of queued changes",
+    "help": "the commands and their parameters (or one command's)",
+    "insert_gate": "queue: a new instance of a library cell",
+    "remove_gate": "queue: remove an instance (its pins are disconnected first)",
+    "repower_gate": "queue: change an instance's cell (same pins)",
+    "insert_net": "queue: a new net",
+    "remove_net": "queue: remove a net (its pins are disconnected first)",
+    "connect_pin": "queue: connect a pin ('inst:PIN' or a port) to a net",
+    "disconnect_pin": "queue: disconnect a pin",
+    "insert_vertex": "queue: a new vertex (returns its reference)",
+    "delete_vertex": "queue: delete a vertex",
+    "insert_hyperedge": "queue: a new net (returns its reference)",
+    "delete_hyperedge": "queue: delete a net",
+    "insert_pin": "queue: vertex v joins net e",
+    "delete_pin": "queue: vertex v leaves net e",
+    "set_vertex_weight": "queue: a vertex's new weight",
+    "set_net_weight": "queue: a net's new weight",
+    "insert_edge": "queue: a graph edge",
+    "delete_edge": "queue: delete a graph edge",
+}
 
 _INT_ARGS = {"weight", "block", "v", "e", "u", "k", "seed"}
 
@@ -66,16 +122,19 @@ class Commands:
         self.session = session
         self.design = session.design if session is not None else None
         self.design_path: str | None = None
+        #: the library of read_celllib, for read_verilog without lib=
+        self.library = None
 
     # ------------------------------------------------------------------ dispatch
     def names(self) -> tuple[str, ...]:
-        return IGPART_COMMANDS + TAU_CHANGES + TAU_BOUNDARIES + ID_CHANGES
+        every = IGPART_COMMANDS + OPENTIMER_COMMANDS + TAU_CHANGES + BOUNDARIES + ID_CHANGES
+        return tuple(dict.fromkeys(every))
 
     def call(self, name: str, *args, **options) -> Any:
         """Runs command ``name``; raises InputError for unknown commands or bad arguments."""
         if name not in self.names():
             raise InputError(f"unknown command '{name}'")
-        if name in TAU_BOUNDARIES:
+        if name in BOUNDARIES:
             return self.boundary(name)
         fn = getattr(self, "cmd_" + name, None) or getattr(self._session(), name)
         try:
@@ -100,7 +159,8 @@ class Commands:
             from ..netlist import read_verilog
         except ImportError:
             raise InputError("read_verilog needs the netlist front-end (igpart.netlist)") from None
-        self.design = read_verilog(path, parser=parser, lib=lib, top=top)
+        self.design = read_verilog(path, parser=parser, top=top,
+                                   lib=self.library if lib is None else lib)  # fmt: skip
         self.design_path = str(path)
         self.session = None
         return self.design.summary()
@@ -131,6 +191,63 @@ class Commands:
 
     def cmd_block_of(self, name) -> int:
         return self._session().block_of(name)
+
+    def cmd_read_celllib(self, path: str | None = None, min: str | None = None,
+                         max: str | None = None) -> dict:  # fmt: skip
+        from ..netlist import read_liberty
+
+        given = [p for p in (path, min, max) if p is not None]
+        if len(given) != 1:
+            raise InputError("read_celllib: give one library file (read_celllib [-min|-max] "
+                             "path)")  # fmt: skip
+        self.library = read_liberty(given[0])
+        return {"library": self.library.name, "cells": len(self.library.cells)}
+
+    def cmd_read_sdc(self, path: str) -> str:
+        return ""
+
+    def cmd_blocks(self) -> dict | list:
+        s = self._session()
+        if isinstance(self.design, (Hypergraph, Graph)):
+            return s.parts.tolist()
+        return s.blocks()
+
+    def cmd_write_partition(self, path: str) -> dict:
+        from ..io import atomic_write
+
+        s = self._session()
+        if isinstance(self.design, (Hypergraph, Graph)):
+            parts = s.parts
+            text = "".join(map("{}\n".format, parts.tolist()))
+            count = int(parts.size)
+        else:
+            blocks = s.blocks()
+            text = "".join(map("{} {}\n".format, blocks.keys(), blocks.values()))
+            count = len(blocks)
+        atomic_write(path, text)
+        return {"path": str(path), "lines": count}
+
+    def cmd_help(self, command: str | None = None) -> dict:
+        if command is None:
+            return {name: self._usage(name) for name in self.names()}
+        if command not in self.names():
+            raise InputError(f"help: unknown command '{command}'")
+        return {command: self._usage(command)}
+
+    def _usage(self, name: str) -> str:
+        """``params -- what it does`` of a command."""
+        if name in BOUNDARIES:
+            return "[args...] -- a batch boundary: refines when changes are queued"
+        fn = getattr(self, "cmd_" + name, None) or getattr(Session, name)
+        words = []
+        for p in inspect.signature(fn).parameters.values():
+            if p.name == "self" or p.kind is not p.POSITIONAL_OR_KEYWORD:
+                continue
+            if p.default is p.empty:
+                words.append(p.name)
+            else:
+                words.append(f"[{p.name}]" if p.default is None else f"[{p.name}={p.default}]")
+        return " ".join(words + ["--", _HELP.get(name, "")]).strip(" -")
 
     def cmd_report(self) -> dict:
         return self._session().metrics()
@@ -199,4 +316,5 @@ def _plain(x):
     return x
 
 
-__all__ = ["Commands", "ID_CHANGES", "IGPART_COMMANDS", "TAU_BOUNDARIES", "TAU_CHANGES"]
+__all__ = ["BOUNDARIES", "Commands", "ID_CHANGES", "IGPART_COMMANDS", "OPENTIMER_BOUNDARIES",
+           "OPENTIMER_COMMANDS", "TAU_BOUNDARIES", "TAU_CHANGES"]
