@@ -344,3 +344,21 @@ def test_isolated_vertices_within_the_header_limit(tmp_path):
     g = tmp_path / "lie.graph"
     g.write_text("3000000000 0\n")
     assert _input_error(g).line == 1
+
+
+def test_cli_reports_bad_inputs_in_one_line(tmp_path, capsys):
+    from igpart.cli import main
+
+    cases = {
+        "b.hgr": (b"1 3\n1 2 \xff\n", ":2: non-integer token"),
+        "lie.hgr": (b"1 1000000000\n1\n", ":1: header announces 1000000000 vertices"),
+        "t.hgr.gz": (gzip.compress(b"1 2\n1 2\n" * 100)[:30], ":201: truncated gzip data"),
+        "b.v": (b"module top(a);\ninput a;\nwire [2147483647:0] w;\nendmodule\n", ":3: 'w'"),
+        "n.v": (b"module top(a);\ninput a;\nINV \\u\xff (.A(a));\nendmodule\n", ":3: escaped"),
+    }
+    for name, (data, expect) in cases.items():
+        f = tmp_path / name
+        f.write_bytes(data)
+        assert main(["info", str(f)]) == 1
+        err = capsys.readouterr().err
+        assert err.startswith(f"igpart: error: {f}{expect}") and err.count("\n") == 1, err
