@@ -22,7 +22,7 @@ def test_readme_python_snippets_run(ispd98, tau2015, tmp_path, monkeypatch):
     blocks = _blocks()
     assert len(blocks) >= 5
     monkeypatch.chdir(tmp_path)  # snippets write partition files into the working directory
-    ns: dict = {"batches": []}
+    ns: dict = {}
     ran = 0
     for code in blocks:
         if "d.refine(" in code:  # the GPU engine's call ("On the GPU"): needs a device
