@@ -607,7 +607,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "-o",
         "--output",
-        help="partition file to write (default FILE.part.K; for Verilog 'instance block' lines)",
+        help="partition file to write (default FILE.part.K; for Verilog 'name block' lines: "
+        "the instances, then the ports)",
     )
     _add_netlist_options(p)
     _add_partition_options(p)
@@ -617,7 +618,8 @@ def build_parser() -> argparse.ArgumentParser:
         "evaluate", help="metrics of a partition file (exit 3 when it is not balanced)"
     )
     p.add_argument("file")
-    p.add_argument("partfile", help="one block per line; for Verilog 'instance block' lines")
+    p.add_argument("partfile", help="one block per line; for Verilog 'name block' lines (the "
+                   "instances, then all ports or none)")
     p.add_argument("--format", choices=("hgr", "graph", "verilog"), help="override the suffix")
     p.add_argument("-k", type=int, required=True)
     p.add_argument("-e", "--epsilon", type=float, default=0.03)
