@@ -158,3 +158,21 @@ def test_gzip_netlist(tmp_path):
     f = tmp_path / "top.v.gz"
     f.write_bytes(gzip.compress(FLAT.encode()))
     assert read_verilog(f).difference(both(FLAT)) is None
+
+
+def test_macro_expansion_is_bounded():
+    lines = ["`define A0 x"] + [f"`define A{i} `A{i - 1}`A{i - 1}" for i in range(1, 31)]
+    text = "\n".join(lines) + "\nmodule top(a); input a; wire `A30 ; endmodule\n"
+    (e,) = errors(text, readers=("pyverilog",))
+    assert e.line == 32 and "macro expansion" in str(e)
+    small = "\n".join(lines[:6]) + "\nmodule top(a); input a; wire `A5 ; endmodule\n"
+    assert "x" * 32 in parse_verilog(small, parser="pyverilog").net_names
+
+
+def test_many_equal_instance_names_are_found_linearly():
+    text = "module top(a);\ninput a;\n" + "INV u(.A(a));\n" * 50000 + "endmodule\n"
+    assert all("duplicate instance name 'u'" in str(e) for e in errors(text, ("fast",)))
+    names = "".join(f"INV u{i}(.A(a));\n" for i in range(10))
+    text = "module top(a);\ninput a;\nINV v(.A(a));\n" + names + "INV u3(.A(a));\nINV v(.A(a));\n"
+    for e in errors(text + "endmodule\n"):
+        assert e.line == 14 and "'u3'" in str(e)  # the first duplicate in the file

@@ -6,6 +6,9 @@ true), object-like macros (```define NAME text``, ```undef``, uses as ```NAME``)
 structure (```timescale``, ```celldefine``, ```endcelldefine``, ```default_nettype``,
 ```resetall``, ```(no)unconnected_drive``), which are dropped. Unsupported, with an
 :class:`~igpart.errors.InputError` naming the line: ```include`` and macros with arguments.
+Macro expansion may add at most :func:`~igpart.netlist.raw.max_netlist_elements` characters
+(of the input's size) in all: macros that double each other 30 times are an error, not 2**30
+characters.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from __future__ import annotations
 import re
 
 from ..errors import InputError
+from .raw import max_netlist_elements
 
 _COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 _IGNORED = frozenset(
@@ -52,6 +56,7 @@ def preprocess(text: str, file: str = "<verilog>") -> str:
         return text
     lines = text.split("\n")
     macros: dict[str, str] = {}
+    growth = [max_netlist_elements(len(text))]  # characters that expansion may still add
     # stack of (this branch active, some branch of this conditional already taken)
     stack: list[tuple[bool, bool]] = []
     active = True
@@ -114,21 +119,29 @@ def preprocess(text: str, file: str = "<verilog>") -> str:
         if not active:
             lines[i] = ""
         elif "`" in line:
-            lines[i] = _expand(line, macros, file, lineno)
+            lines[i] = _expand(line, macros, file, lineno, growth)
     if stack:
         raise InputError("`ifdef without `endif", file, len(lines))
     return "\n".join(lines)
 
 
-def _expand(line: str, macros: dict[str, str], file: str, lineno: int) -> str:
+def _expand(line: str, macros: dict[str, str], file: str, lineno: int, growth: list[int]) -> str:
+    """``line`` with its macros expanded; ``growth[0]``: how many characters expansion may still
+    add to the file (decremented)."""
+
+    def sub(m: re.Match) -> str:
+        body = macros.get(m.group(1))
+        if body is None:
+            raise InputError(f"undefined macro `{m.group(1)}", file, lineno)
+        growth[0] -= len(body) - len(m.group(0))
+        if growth[0] < 0:
+            raise InputError(
+                "macro expansion grows the text past its limit for this input", file, lineno
+            )
+        return body
+
     for _ in range(32):  # nested macros, bounded
         if "`" not in line:
             return line
-
-        def sub(m: re.Match) -> str:
-            if m.group(1) not in macros:
-                raise InputError(f"undefined macro `{m.group(1)}", file, lineno)
-            return macros[m.group(1)]
-
         line = _MACRO_USE.sub(sub, line)
     raise InputError("macro expansion does not terminate", file, lineno)

@@ -804,11 +804,16 @@ class Reader {
         for (size_t a = 0; a < h.size();) {
             size_t b = a + 1;
             while (b < h.size() && h[b].first == h[a].first) ++b;
-            for (size_t x = a; x < b; ++x)  // equal hashes: compare the names (pairs sorted by id)
-                for (size_t y = x + 1; y < b; ++y)
-                    if (insts_[h[x].second] == insts_[h[y].second] &&
-                        (first_dup < 0 || h[y].second < first_dup))
-                        first_dup = h[y].second;
+            if (b - a > 1) {  // equal hashes: sort by name, then id; equal neighbours are dups
+                std::sort(h.begin() + a, h.begin() + b, [&](const auto &x, const auto &y) {
+                    int c = insts_[x.second].compare(insts_[y.second]);
+                    return c < 0 || (c == 0 && x.second < y.second);
+                });
+                for (size_t x = a + 1; x < b; ++x)
+                    if (insts_[h[x].second] == insts_[h[x - 1].second] &&
+                        (first_dup < 0 || h[x].second < first_dup))
+                        first_dup = h[x].second;
+            }
             a = b;
         }
         if (first_dup >= 0) {
