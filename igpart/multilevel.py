@@ -196,19 +196,12 @@ class Config:
       ``refinement`` (hypergraphs; default ``"auto"``): ``"fm"`` (sequence refinement + FM on
       every level), ``"jet"`` (Jet refinement, ``Backend.jet_refine_hypergraph``, on every level,
       no FM), ``"jet+fm"`` (Jet, then FM on levels of at most ``jet_fm_max_pins`` pins) or
-      ``"auto"`` (the backend's ``default_refinement``: ``"fm"`` on the C++ backend, ``"jet"`` on
-      the GPU, ``"jet+fm"`` there on inputs of fewer than 100,000 vertices,
-      ``GpuBackend.default_refinement_small``: on ibm01-09, seeds 1-4 at k = 2, 1-2 at k = 8, seed
-      1 at k = 64, H100, 2026-11-26, the GPU's cut geomean against the C++ backend's was 1.006 /
-      0.986 / 0.992 with it and 1.044 / 1.022 / 0.996 with ``"jet"``; their levels are small, so
-      the host FM costs little). The initial partitioning candidates on the coarsest level and the
+      ``"auto"`` (the backend's ``default_refinement``: on the C++ backend ``"fm"``, or
+      ``"jet+fm"`` from ``CpuBackend.jet_min_threads`` threads on; ``"jet+fm"`` on the GPU,
+      ``GpuBackend.default_refinement``). The initial partitioning candidates on the coarsest level and the
       bisections of ``"rb"`` are always refined the ``"fm"`` way (with Jet on each of up to 64
       candidates, initial partitioning took 3.6 s instead of 0.34 s on the GPU, ibm01x200 k = 2).
-      Measured 2026-11-23 on the H100 (ibm09x100 / ibm01x200, k = 2 and 64, vs Mt-KaHyPar 16
-      threads): ``"jet"`` had the lowest cut ratio geomean, 1.064 (``"fm"`` 1.110, ``"jet+fm"``
-      1.073: host FM costs transfers) and was faster than ``"fm"`` in 3 of 4 cases (speed-up over
-      Mt-KaHyPar on ibm09x100: k = 2 1.07x vs 0.63x, k = 64 2.00x vs 1.36x), hence the GPU
-      default. On the C++ backend (1 thread, ibm01/03/05, k = 2, 16, 64) ``"jet+fm"`` gave lower
+      On the C++ backend (1 thread, ibm01/03/05, k = 2, 16, 64) ``"jet+fm"`` gave lower
       cuts than ``"fm"`` in all 9 cases (geomean 0.968) but took 1.7x the time (geomean) and
       ``"jet"`` alone was better in 6 of 9, so the CPU default stays ``"fm"``.
       ``jet_iterations`` (default 64): Jet's iteration cap per level (0: no Jet; the Jet levels
@@ -742,15 +735,10 @@ def _coarsen(levels_fine, n_of, coarsen_one, contract_one, limit: int, min_shrin
 
 # ---------------------------------------------------------------------------------- hypergraphs
 def refinement_mode(be: Backend, cfg: Config, n: int = -1) -> str:
-    """The refinement ``cfg.refinement`` resolves to on ``be`` for an input of ``n`` vertices
-    (``"auto"``: the backend's ``default_refinement``, or its ``default_refinement_small`` for
-    inputs of fewer than its ``LARGE_MIN_N`` vertices where it has one; ``n`` < 0: unknown,
-    treated as large)."""
+    """The refinement ``cfg.refinement`` resolves to on ``be`` (``"auto"``: the backend's
+    ``default_refinement``, whatever the input's size ``n``)."""
     if cfg.refinement != "auto":
         return cfg.refinement
-    small = getattr(be, "default_refinement_small", None)
-    if small is not None and 0 <= n < int(getattr(be, "LARGE_MIN_N", 0)):
-        return small
     return getattr(be, "default_refinement", "fm")
 
 

@@ -291,22 +291,19 @@ def test_initial_seed_count_follows_k():
     assert a.balanced and np.array_equal(a.parts, b.parts)
 
 
-def test_refinement_mode_resolves_per_backend_and_size():
-    """``refinement="auto"``: the backend's default_refinement, its default_refinement_small on
-    inputs below its LARGE_MIN_N (unknown size: large); explicit modes stand for themselves."""
+def test_refinement_mode_resolves_per_backend():
+    """``refinement="auto"``: the backend's default_refinement whatever the input's size;
+    explicit modes stand for themselves."""
     import igpart.multilevel as ml
     from igpart.kernels import get_backend
 
     cpu = get_backend("cpu")
-    assert ml.refinement_mode(cpu, Config(), 10) == "fm"
+    assert ml.refinement_mode(cpu, Config(), 10) == cpu.default_refinement
 
     class Device:
-        default_refinement = "jet"
-        default_refinement_small = "jet+fm"
-        LARGE_MIN_N = 1000
+        default_refinement = "jet+fm"
 
-    assert [ml.refinement_mode(Device(), Config(), n) for n in (999, 1000, -1)] == [
-        "jet+fm", "jet", "jet"]
+    assert [ml.refinement_mode(Device(), Config(), n) for n in (999, 10**6, -1)] == ["jet+fm"] * 3
     assert ml.refinement_mode(Device(), Config(refinement="jet"), 10) == "jet"
 
 

@@ -88,15 +88,12 @@ class GpuBackend(Backend):
     xp = cp
     record_error = _dynamic.GpuRecordError
 
-    #: ``Config(refinement="auto")``: Jet on the device on every level, no host FM (H100,
-    #: ibm09x100 k = 64: 2.00x Mt-KaHyPar's speed at cut ratio 0.986, vs 1.36x / 1.119 with FM;
-    #: BENCHMARKS.md, "Jet refinement on the GPU").
-    default_refinement = "jet"
-    #: ... on inputs of fewer than ``LARGE_MIN_N`` vertices: Jet, then FM on the host on levels
-    #: of at most ``Config.jet_fm_max_pins`` pins (every level of such inputs). H100,
-    #: 2026-11-26, ibm01-09 against the C++ backend (seeds 1-4 at k = 2, 1-2 at k = 8, seed 1 at
-    #: k = 64): cut geomean 1.006 / 0.986 / 0.992 against 1.044 / 1.022 / 0.996 with ``"jet"``.
-    default_refinement_small = "jet+fm"
+    #: ``Config(refinement="auto")``: Jet on the device on every level, then FM on the host on
+    #: levels of at most ``Config.jet_fm_max_pins`` pins, on every input. Jet alone lost up to
+    #: 2x the cut on circuits with huge nets (Titan23) and on structure-preserving
+    #: enlargements: H100, 2026-11-26, ten inputs at k = 2 and four at k = 16 / 64, seeds 1-4,
+    #: cut geomean 0.975x of Jet alone at 1.03x the time (BENCHMARKS.md, "GPU refinement").
+    default_refinement = "jet+fm"
 
     #: ``Config(vcycle_min_vertices=-1)``: a V-cycle's coarsening stops below this many vertices
     #: (every level costs launches and host round trips; H100, ibm01x200 / ibm09x100 at k = 2
@@ -115,8 +112,7 @@ class GpuBackend(Backend):
     #: V-cycle, ``default_vcycles``; V-cycles stopping at ``default_vcycle_min_vertices_k2``
     #: vertices; Louvain on a level of at most ``COMMUNITY_HOST_MAX_K2`` vertices; levels
     #: shrinking up to ``default_max_shrink_k2`` times). Smaller
-    #: inputs keep the general ones, where they cost little, and are refined
-    #: ``default_refinement_small``.
+    #: inputs keep the general ones, where they cost little.
     LARGE_MIN_N = 100_000
 
     def default_vcycles(self, k: int, n: int = 0) -> int:
