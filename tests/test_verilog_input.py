@@ -176,3 +176,13 @@ def test_many_equal_instance_names_are_found_linearly():
     text = "module top(a);\ninput a;\nINV v(.A(a));\n" + names + "INV u3(.A(a));\nINV v(.A(a));\n"
     for e in errors(text + "endmodule\n"):
         assert e.line == 14 and "'u3'" in str(e)  # the first duplicate in the file
+
+
+def test_deep_nesting_is_an_input_error():
+    def netlist(depth: int) -> str:
+        return f"module top(a); input a;\nINV u(.A({'{' * depth}a{'}' * depth}), .ZN()); endmodule\n"
+
+    assert parse_verilog(netlist(98), parser="pyverilog").num_pins == 2  # 100 levels with u( .A(
+    for depth in (99, 5000):  # 5000 levels overflowed Python's recursion limit
+        (e,) = errors(netlist(depth), readers=("pyverilog",))
+        assert e.line == 2 and "nested more than 100 deep" in str(e)

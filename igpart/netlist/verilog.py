@@ -30,6 +30,8 @@ import os
 import re
 import tempfile
 
+import numpy as np
+
 from ..errors import InputError
 from .circuit import Circuit
 from .elaborate import Elaborator, ident
@@ -47,6 +49,11 @@ _OTHER_SPACE = str.maketrans("\r\v\f", "   ")
 _ESCAPED = re.compile(r"\\[^ \t\n]*")
 _NOT_PRINTABLE = re.compile(r"[^\x21-\x7e]")
 _SURROGATE = re.compile(r"[\udc80-\udcff]")
+#: Brackets ``( [ {`` may nest this deep (the parser and the elaborator recurse per level).
+MAX_NESTING = 100
+_DEPTH_STEP = np.zeros(256, dtype=np.int8)
+_DEPTH_STEP[list(b"([{")] = 1
+_DEPTH_STEP[list(b")]}")] = -1
 
 
 def _table_dir() -> str:
@@ -92,6 +99,14 @@ def _check_text(text: str, file: str) -> None:
             f"not UTF-8 text (byte 0x{ord(bad.group(0)) - 0xDC00:02x})",
             file,
             text.count("\n", 0, bad.start()) + 1,
+        )
+    # nesting depth of brackets (an escaped identifier may hold one: counted too, harmlessly)
+    data = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
+    deep = np.flatnonzero(np.cumsum(_DEPTH_STEP[data], dtype=np.int64) > MAX_NESTING)
+    if deep.size:
+        at = int(deep[0])
+        raise InputError(
+            f"brackets nested more than {MAX_NESTING} deep", file, int((data[:at] == 10).sum()) + 1
         )
 
 
