@@ -22,7 +22,7 @@ exit. Every partition file is checked by ``benchmarks/verify_partition.py`` (its
 metrics, nothing of igpart's): ids in [0, k), block weights within
 ``floor((1+eps)*ceil(total/k))``, cut and km1 recomputed and compared with the tool's own figure.
 A mismatch or an unbalanced or invalid partition is flagged and makes the exit status 1; a
-failed or timed-out run is recorded and the suite goes on.
+failed or timed-out run is recorded, the suite goes on and ends with status 3.
 
 Report: markdown on stdout (and ``--md FILE``): per case the mean over seeds of each tool's
 objective (the checker's figure), in-process seconds, whole-process seconds and peak memory, the
@@ -691,10 +691,11 @@ def markdown(result: dict) -> str:
         for k, g in p["by_k"].items():
             row = [k, str(g["cases"]), _f(g["cut_ratio_geomean"]),
                    _worst_cell(g["cut_ratio_worst"], ".3f"),
-                   _f(g["speedup_geomean"], ".2f") + "x",
+                   _f(g["speedup_geomean"], ".2f") + ("x" if g["speedup_geomean"] else ""),
                    _worst_cell(g["speedup_worst"], ".2f", "x")]
             if whole:
-                row.append(_f(g["process_speedup_geomean"], ".2f") + "x")
+                row.append(_f(g["process_speedup_geomean"], ".2f")
+                           + ("x" if g["process_speedup_geomean"] else ""))
             out.append("| " + " | ".join(row) + " |")
     if s["phases"]:
         out += ["", "## igpart per-phase seconds (Partition.timings; sum over the cases of the "
@@ -762,7 +763,8 @@ def _variants(text: str | None) -> dict[str, dict[str, Any]]:
 def parse_args(argv: list[str]) -> argparse.Namespace:
     ap = argparse.ArgumentParser(
         prog="suite.py", description=__doc__.splitlines()[0],
-        epilog="'suite.py report RUN.json [--md FILE]' prints the report of an earlier run.")
+        epilog="'suite.py report RUN.json [--md FILE]' prints the report of an earlier run. Exit "
+        "status: 0, 1 when a partition is flagged, 2 for a bad argument, 3 when runs failed.")
     ap.add_argument("--suite", default="small", help="small, large, netlist (comma list)")
     ap.add_argument("--data", help="benchmark data directory (default $IGPART_BENCHMARKS or "
                     "../shared/benchmarks)")
@@ -984,7 +986,7 @@ def main(argv: list[str] | None = None) -> int:
     if a.md:
         Path(a.md).write_text(md)
     s = summarize(result)
-    return 1 if s["flagged"] else 0
+    return 1 if s["flagged"] else 3 if s["failed"] else 0
 
 
 if __name__ == "__main__":

@@ -171,3 +171,22 @@ def test_suite_missing_data_directory(tmp_path):
     r = subprocess.run([sys.executable, str(SUITE), "--data", str(tmp_path / "none")],
                        capture_output=True, text=True)
     assert r.returncode == 2 and "benchmark data directory" in r.stderr
+
+
+def test_suite_records_a_failed_run_and_goes_on(ispd98, tmp_path):
+    """Without a GPU the GPU runs fail: recorded with the reason, the C++ runs still made, and
+    the exit status is 3."""
+    from igpart.kernels import gpu_status
+
+    if gpu_status()[0]:
+        pytest.skip("a GPU is present: the GPU run would not fail")
+    out_json = tmp_path / "r.json"
+    r = subprocess.run([sys.executable, str(SUITE), "--data", str(ispd98.parent), "--cases",
+                        "ibm01", "--ks", "2", "--tools", "igpart", "--backend", "gpu,cpu",
+                        "--work", str(tmp_path / "work"), "--json", str(out_json)],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 3, r.stderr
+    runs = {x["label"]: x for x in json.loads(out_json.read_text())["runs"]}
+    assert "BackendUnavailable: GPU backend unavailable" in runs["igpart-gpu@2"]["error"]
+    assert runs["igpart-cpu@2"]["error"] is None and runs["igpart-cpu@2"]["valid"]
+    assert "igpart-gpu@2 (inproc): exit status 1: BackendUnavailable" in r.stdout
