@@ -835,6 +835,16 @@ def _versions(tools: list[str]) -> dict[str, str]:
     return out
 
 
+def _commit() -> str | None:
+    """The checkout's commit, ``+dirty`` when tracked files differ from it (None without git)."""
+    try:
+        r = subprocess.run(["git", "describe", "--always", "--dirty=+dirty"], cwd=REPO,
+                           capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return r.stdout.strip() or None
+
+
 def _loadavg() -> list[float] | None:
     """The 1, 5 and 15 minute load averages (other work on the machine skews the times)."""
     try:
@@ -896,8 +906,7 @@ def run_suite(args: argparse.Namespace) -> dict:
             "warmup": args.warmup, "gen_seed": args.gen_seed, "compare": args.compare,
             "versions": _versions(args.tools), "gpu": _gpu_name(), "notes": notes,
             "loadavg_start": _loadavg()}
-    if os.environ.get("IGPART_COMMIT"):
-        meta["commit"] = os.environ["IGPART_COMMIT"]
+    meta["commit"] = os.environ.get("IGPART_COMMIT") or _commit() or meta["commit"]
     result: dict[str, Any] = {"meta": meta, "labels": {t.label: asdict(t) for t in tools},
                               "cases": [], "runs": []}
     modes = ["inproc", "process"] if args.whole_process else ["inproc"]
