@@ -71,8 +71,10 @@ class Config:
       blocks of 4k vertices at k = 64) and no longer guide the clustering where the cut goes.
       The cap keeps them within a block whatever the size (inflated inputs, k = 64: 1.2–5.8%
       lower cut; unchanged at k <= 16, where the communities are smaller than a block anyway).
-      ``community_sub_rounds`` (default -1: the backend's ``default_community_sub_rounds``,
-      64 on the C++ backend, 0 elsewhere; 0: sequential local moving): Louvain's local moving
+      ``community_sub_rounds`` (default -1: the backend's ``default_community_sub_rounds(n)``,
+      on the C++ backend 64 on inputs of at least 100,000 vertices
+      (``CpuBackend.sub_round_min_vertices``), else 0, as on the GPU; 0: sequential local
+      moving): Louvain's local moving
       in this many synchronous sub-rounds per pass on graphs of at least 4096 vertices: the
       vertices of a sub-round (a slice of the seeded order) choose their community in parallel
       (OpenMP) against the state before it, then move in order (a move that would overfill its
@@ -85,8 +87,9 @@ class Config:
       (the small inputs' communities decide the k = 2 cut), hence off by default then. With 64
       sub-rounds (slices closer to the sequential order) the same ibm01–09 k = 2 runs (seeds 1,
       2, 2026-11-26) gave a cut geomean of 0.998x against sequential (0.915–1.126x), hence the
-      C++ backend's default: its Louvain scales with the threads and gives the same communities
-      on any number of them.
+      C++ backend's default on large inputs: its Louvain scales with the threads and gives the
+      same communities on any number of them (smaller inputs gain little from threads, and on
+      a loaded 2-core machine the sub-rounds' barriers cost more than they save).
       ``community_resolution``: Louvain's resolution (> 1: smaller communities everywhere);
       1 by default; 0 chooses it from the size, ``max(1, pins / community_resolution_pins)``
       (measured on inflated inputs: better at k = 64, worse as often as better at k <= 16, so
@@ -197,7 +200,8 @@ class Config:
       every level), ``"jet"`` (Jet refinement, ``Backend.jet_refine_hypergraph``, on every level,
       no FM), ``"jet+fm"`` (Jet, then FM on levels of at most ``jet_fm_max_pins`` pins) or
       ``"auto"`` (the backend's ``default_refinement``: on the C++ backend ``"fm"``, or
-      ``"jet+fm"`` from ``CpuBackend.jet_min_threads`` threads on; ``"jet+fm"`` on the GPU,
+      ``"jet+fm"`` from ``CpuBackend.jet_min_threads`` threads on (0, the default: never);
+      ``"jet+fm"`` on the GPU,
       ``GpuBackend.default_refinement``). The initial partitioning candidates on the coarsest level and the
       bisections of ``"rb"`` are always refined the ``"fm"`` way (with Jet on each of up to 64
       candidates, initial partitioning took 3.6 s instead of 0.34 s on the GPU, ibm01x200 k = 2).
@@ -635,12 +639,13 @@ def community_resolution(cfg: Config, pins: int) -> float:
     return max(1.0, pins / cfg.community_resolution_pins)
 
 
-def community_sub_rounds(be: Backend, cfg: Config) -> int:
-    """``cfg.community_sub_rounds`` resolved on ``be`` (-1: the backend's
-    ``default_community_sub_rounds``, 0 where it has none)."""
+def community_sub_rounds(be: Backend, cfg: Config, n: int) -> int:
+    """``cfg.community_sub_rounds`` resolved on ``be`` for an input of ``n`` vertices (-1: the
+    backend's ``default_community_sub_rounds(n)``, 0 where it has none)."""
     if cfg.community_sub_rounds >= 0:
         return int(cfg.community_sub_rounds)
-    return int(getattr(be, "default_community_sub_rounds", 0))
+    default = getattr(be, "default_community_sub_rounds", None)
+    return 0 if default is None else int(default(n))
 
 
 def community_max_weight(cfg: Config, total: int, k: int) -> int:
@@ -909,7 +914,7 @@ def _multilevel_hypergraph(h: Hypergraph, k: int, epsilon: float, objective: str
             max_passes=cfg.community_passes, seed=seed,
             resolution=community_resolution(cfg, h.num_pins),
             max_weight=community_max_weight(cfg, h.total_weight, k),
-            sub_rounds=community_sub_rounds(be, cfg), k=k,
+            sub_rounds=community_sub_rounds(be, cfg, h.n), k=k,
         )
         timer.add("communities", t0)
     hierarchy = _coarsen(top, lambda a: a.n, coarsen_one, be.contract_hypergraph,

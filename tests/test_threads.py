@@ -100,9 +100,9 @@ def test_parallel_contraction_does_not_depend_on_the_thread_count(circuit):
 def test_partition_does_not_depend_on_the_thread_count(monkeypatch):
     """A whole run with every parallel stage on (sub-rounds of clustering and Louvain) gives
     the same blocks on 1 and 2 threads, valid and balanced."""
-    monkeypatch.setattr(CpuBackend, "cluster_sub_rounds", 16)
+    monkeypatch.setattr(CpuBackend, "sub_round_min_vertices", 4096)
     h = random_circuit(12_000, seed=2)
-    cfg = {"community_sub_rounds": 8, "initial": "metis"}
+    cfg = {"initial": "metis"}
     parts = []
     for threads in (1, 2):
         p = igpart.partition(h, 8, backend="cpu", seed=1, config=dict(cfg, threads=threads))
@@ -130,3 +130,44 @@ def test_jet_does_not_depend_on_the_thread_count():
     before = cpu.hypergraph_objective(ha, parts, k, "km1")
     assert before - runs[0][1] == cpu.hypergraph_objective(ha, runs[0][0], k, "km1")
     assert (cpu.block_weights(h.vwgt, runs[0][0], k) <= bounds).all()
+
+
+def test_refinement_follows_the_threads(monkeypatch):
+    """``refinement="auto"`` on the C++ backend: Jet + FM from ``jet_min_threads`` threads on,
+    sequence refinement + FM below; each gives a balanced partition."""
+    calls = []
+    jet = CpuBackend.jet_refine_hypergraph
+
+    def recording(self, *a, **kw):
+        calls.append(int(_cpu.get_num_threads()))
+        return jet(self, *a, **kw)
+
+    monkeypatch.setattr(CpuBackend, "jet_refine_hypergraph", recording)
+    monkeypatch.setattr(CpuBackend, "jet_min_threads", 3)
+    h = random_circuit(3_000, seed=6)
+    for threads, uses_jet in ((2, False), (3, True)):
+        calls.clear()
+        p = igpart.partition(h, 4, backend="cpu", config={"threads": threads, "initial": "metis"})
+        assert p.balanced and bool(calls) == uses_jet
+        assert all(t == threads for t in calls)
+
+
+def test_sub_rounds_by_default_on_large_inputs_only():
+    """``Config.community_sub_rounds = -1`` and the clustering's default: sub-rounds from
+    ``CpuBackend.sub_round_min_vertices`` vertices on, sequential below; backends without a
+    default of their own get 0."""
+    from igpart.multilevel import Config, community_sub_rounds
+
+    cpu, cfg = CpuBackend(), Config()
+    big = cpu.sub_round_min_vertices
+    assert community_sub_rounds(cpu, cfg, big) == cpu.community_sub_rounds > 0
+    assert community_sub_rounds(cpu, cfg, big - 1) == 0
+    assert community_sub_rounds(cpu, Config(community_sub_rounds=5), 10) == 5
+    assert community_sub_rounds(object(), cfg, big) == 0
+    h = random_circuit(6_000, seed=3)
+    ha = cpu.hypergraph_arrays(h)
+    default = cpu.cluster_hypergraph(ha, 6, seed=1)
+    np.testing.assert_array_equal(default[0], cpu.cluster_hypergraph(ha, 6, seed=1,
+                                                                      sub_rounds=0)[0])
+    assert not np.array_equal(default[0], cpu.cluster_hypergraph(ha, 6, seed=1,
+                                                                 sub_rounds=16)[0])

@@ -86,23 +86,56 @@ class CpuBackend(Backend):
             float(resolution), int(max_weight), int(sub_rounds),
         )
 
-    #: Default ``sub_rounds`` of :meth:`cluster_hypergraph`: on ibm01, 05, 09 and neuron at
-    #: k = 2, 8, 64 (seeds 0-2, 2026-11-26) 16 sub-rounds gave a cut geomean of 0.99x against
-    #: the sequential visit, and the clustering runs on every thread.
+    #: Synchronous sub-rounds (clustering, Louvain) by default only on levels / inputs of at
+    #: least this many vertices: below, the work per sub-round is too small for its barriers
+    #: (on the loaded 2-core dev VM, neuron at k = 2 on 2 threads took 4.3 s with sub-rounds on
+    #: its 92k vertices against 1.3 s on 1 thread), and the ISPD98 / Titan23 inputs keep their
+    #: sequential clustering and Louvain.
+    sub_round_min_vertices = 100_000
+    #: ``sub_rounds`` of :meth:`cluster_hypergraph` on levels of at least
+    #: ``sub_round_min_vertices``: on ibm01, 05, 09 and neuron at k = 2, 8, 64 (seeds 0-2,
+    #: 2026-11-26, sub-rounds on every level of at least 4096 vertices) 16 sub-rounds gave a
+    #: cut geomean of 0.99x against the sequential visit.
     cluster_sub_rounds = 16
-    #: ``Config.community_sub_rounds = -1`` on this backend (see :class:`igpart.Config`).
-    default_community_sub_rounds = 64
+    #: Louvain's sub-rounds on inputs of at least ``sub_round_min_vertices``
+    #: (``default_community_sub_rounds``).
+    community_sub_rounds = 64
+
+    #: From this many OpenMP threads on (0: never, the default), ``Config.refinement = "auto"``
+    #: is ``"jet+fm"`` (Jet, parallel, on every level; FM on levels of at most
+    #: ``Config.jet_fm_max_pins`` pins) instead of ``"fm"`` (sequence refinement + FM on every
+    #: level, mostly sequential). Off until measured on many cores: on the finest level of
+    #: cholesky_mc x4 at k = 16 (1 thread, dev VM) Jet took 2.5 s for a cut of 6,362 where
+    #: sequence refinement + FM took 0.6 s for 6,965; with it set, the result depends on whether
+    #: the run has fewer threads than this or not.
+    jet_min_threads = 0
+
+    def default_community_sub_rounds(self, n: int) -> int:
+        """``Config.community_sub_rounds = -1`` on this backend for an input of ``n`` vertices:
+        ``community_sub_rounds`` from ``sub_round_min_vertices`` on, else 0 (sequential)."""
+        return self.community_sub_rounds if n >= self.sub_round_min_vertices else 0
+
+    @property
+    def default_refinement(self) -> str:
+        """``Config.refinement = "auto"`` on this backend: ``"jet+fm"`` when ``jet_min_threads``
+        is set and the calling thread runs its C++ stages on at least that many OpenMP threads
+        (``Config.threads`` sets them for a run), else ``"fm"``."""
+        on = self.jet_min_threads > 0 and int(_cpu.get_num_threads()) >= self.jet_min_threads
+        return "jet+fm" if on else "fm"
 
     def cluster_hypergraph(self, hg: HypergraphArrays, max_cluster_weight: int, *,
                            max_net_size: int = 1000, communities=None, max_shrink: float = 2.5,
                            weight_penalty: bool = False, seed: int = 0,
                            sub_rounds: int | None = None):
-        """``sub_rounds`` (default ``cluster_sub_rounds``): 0 visits the vertices one after the
-        other; N > 0 cuts the visiting order of levels of at least 4096 vertices into N slices
-        whose vertices rate their neighbours in parallel (OpenMP) against the clusters before
-        the slice, then join in order. Either way the result does not depend on the threads."""
+        """``sub_rounds`` (default ``cluster_sub_rounds`` on levels of at least
+        ``sub_round_min_vertices``, else 0): 0 visits the vertices one after the other; N > 0
+        cuts the visiting order of levels of at least 4096 vertices into N slices whose vertices
+        rate their neighbours in parallel (OpenMP) against the clusters before the slice, then
+        join in order. Either way the result does not depend on the threads."""
         comm = None if communities is None else _i32(communities)
-        rounds = self.cluster_sub_rounds if sub_rounds is None else sub_rounds
+        rounds = sub_rounds
+        if rounds is None:
+            rounds = self.cluster_sub_rounds if hg.n >= self.sub_round_min_vertices else 0
         cmap, nc = _cpu.cluster_hypergraph(
             hg.eptr, hg.eind, hg.ewgt, hg.vptr, hg.vind, hg.vwgt, int(max_cluster_weight),
             int(max_net_size), comm, float(max_shrink), bool(weight_penalty), int(seed),
