@@ -191,9 +191,11 @@ bool local_moving(const WGraph &g, std::vector<int32_t> &comm, int64_t max_passe
 #ifdef _OPENMP
     if (parallel) threads = std::max(1, omp_get_max_threads());
 #endif
-    std::vector<MoveScratch> scratch;
-    scratch.reserve(static_cast<size_t>(threads));
-    for (int t = 0; t < threads; ++t) scratch.emplace_back(n);
+    // one scratch of n entries per thread, allocated (and first touched) by its thread
+    // one scratch of n entries per thread, allocated (and first touched) by its thread when it
+    // first works (scratch[0] here: the sequential path)
+    std::vector<MoveScratch> scratch(static_cast<size_t>(threads), MoveScratch(0));
+    if (!parallel) scratch[0].wc.resize(static_cast<size_t>(n));
     std::vector<int32_t> target(parallel ? static_cast<size_t>(n) : 0);
     bool any = false;
     for (int64_t pass = 0; pass < max_passes; ++pass) {
@@ -219,16 +221,14 @@ bool local_moving(const WGraph &g, std::vector<int32_t> &comm, int64_t max_passe
                 const int64_t s1 = std::min(n, s0 + slice);
 #pragma omp parallel num_threads(threads)
                 {
-                    int t = 0;
-#ifdef _OPENMP
-                    t = omp_get_thread_num();
-#endif
+                    MoveScratch &sc = scratch[static_cast<size_t>(thread_id())];
+                    if (sc.wc.size() < static_cast<size_t>(n)) sc.wc.resize(static_cast<size_t>(n));
 #pragma omp for schedule(dynamic, 256)
                     for (int64_t i = s0; i < s1; ++i) {
                         const int32_t u = order[i];
                         const double du = resolution * deg[u] / m2;
                         target[i] = best_community(g, comm, tot, cw, u, tot[comm[u]] - deg[u], du,
-                                                   max_weight, scratch[static_cast<size_t>(t)]);
+                                                   max_weight, sc);
                     }
                 }
                 for (int64_t i = s0; i < s1; ++i) {

@@ -144,7 +144,7 @@ int64_t refine_sequence(const HgView &h, int32_t *parts, int32_t k, const int64_
         }
         if (seq.empty()) break;
         // 2. sort by (gain desc, vertex id)
-        std::sort(seq.begin(), seq.end(), [](const Cand &a, const Cand &b) {
+        parallel_sort(seq.begin(), seq.end(), [](const Cand &a, const Cand &b) {
             return a.gain != b.gain ? a.gain > b.gain : a.u < b.u;
         });
         // 3. gains recomputed with earlier moves applied; prefix sums of gains and block weights
