@@ -16,17 +16,22 @@ The finer timers wrap the ``CpuBackend`` stage operations (class attributes patc
 process only); calls made inside the initial partitioning, which may run several at once on
 worker threads, are summed there and reported apart. With ``--mtkahypar``, Mt-KaHyPar (DEFAULT
 preset, the same T threads, its partitioning call only) runs on the same input for reference.
-The last table lists time and cut of every run with the speed-up over the smallest T.
+``--variants`` runs every case once per named set of Config overrides (keys
+``CpuBackend.NAME`` set that class attribute). The last table lists time and cut of every run
+with the speed-up over the smallest T of the same variant.
 
-    python benchmarks/cpu_profile.py --inputs cholesky_mc:18,ibm10:30 --ks 2,16 \\
-        --threads 1,4,16 --mtkahypar --levels
+    python benchmarks/cpu_profile.py --inputs neuron:24,ibm10:30 --ks 2,16 \\
+        --threads 1,4,8,16 --mtkahypar --levels \\
+        --variants '{"fm": {}, "jet+fm": {"refinement": "jet+fm"}}'
     IGPART_BENCHMARKS=/data python benchmarks/cpu_profile.py --inputs ibm01,x.hgr --threads 2
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime
+import itertools
 import json
 import os
 import platform
@@ -243,6 +248,21 @@ def mtk_worker(args) -> None:
                           "imbalance": float(m["imbalance"])}), flush=True)
 
 
+@contextlib.contextmanager
+def cpu_attributes(attrs: dict):
+    """CpuBackend class attributes set inside the block, restored afterwards."""
+    before = {name: getattr(CpuBackend, name) for name in attrs}
+    for name, value in attrs.items():
+        if name not in before:
+            raise SystemExit(f"cpu_profile: CpuBackend has no attribute '{name}'")
+        setattr(CpuBackend, name, value)
+    try:
+        yield
+    finally:
+        for name, value in before.items():
+            setattr(CpuBackend, name, value)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--inputs", default="cholesky_mc", help="comma-separated PATH.hgr or "
@@ -255,6 +275,10 @@ def main() -> None:
     ap.add_argument("--epsilon", type=float, default=0.03)
     ap.add_argument("--objective", default="cut", choices=("cut", "km1"))
     ap.add_argument("--config", default="{}", help="JSON object of Config overrides")
+    ap.add_argument("--variants", default='{"igpart": {}}',
+                    help="JSON object: variant name -> Config overrides (on top of --config); "
+                    "keys 'CpuBackend.NAME' set that class attribute for the variant, e.g. "
+                    "'{\"fm\": {}, \"jet\": {\"CpuBackend.jet_min_threads\": 8}}'")
     ap.add_argument("--cpu-attr", action="append", default=[], metavar="NAME=VALUE",
                     help="set a CpuBackend class attribute (an int or float), e.g. "
                     "cluster_sub_rounds=16; repeatable")
@@ -270,6 +294,7 @@ def main() -> None:
     ks = [int(x) for x in args.ks.split(",")]
     threads = [int(x) for x in args.threads.split(",")]
     overrides = json.loads(args.config)
+    variants = json.loads(args.variants)
     install()
     for item in args.cpu_attr:
         name, _, value = item.partition("=")
@@ -292,47 +317,51 @@ def main() -> None:
         if args.mtkahypar:  # one process per thread count: Mt-KaHyPar initializes once
             for T in threads:
                 mtk.update(mtkahypar_runs(spec.strip(), args, ks, T))
-        for k in ks:
-            for T in threads:
-                best = None
+        for k, T, (vname, variant) in itertools.product(ks, threads, variants.items()):
+            cfg = {key: v for key, v in variant.items() if not key.startswith("CpuBackend.")}
+            attrs = {key[len("CpuBackend."):]: v for key, v in variant.items()
+                     if key.startswith("CpuBackend.")}
+            best = None
+            with cpu_attributes(attrs):
                 for _ in range(max(1, args.repeat)):
                     REC.reset()
                     _cpu.set_num_threads(T)
-                    cfg = dict(overrides, threads=T)
                     w0 = time.perf_counter()
                     p = igpart.partition(h, k, args.epsilon, args.objective, backend="cpu",
-                                         seed=args.seed, config=cfg)
+                                         seed=args.seed, config=dict(overrides, **cfg, threads=T))
                     wall = time.perf_counter() - w0
                     if best is None or wall < best[0]:
                         best = (wall, p, phase_table(args.levels))
-                wall, p, table = best
-                timings = " ".join(f"{n} {_fmt(s)}" for n, s in p.timings.items())
-                print(f"  k={k:<3d} T={T:<3d} igpart {wall:8.2f} s  cut {p.cut:>9,d}  "
-                      f"imb {p.imbalance:.4f}{'' if p.balanced else ' UNBALANCED'}  "
-                      f"[{timings}]", flush=True)
-                for line in table:
-                    print(line)
-                row = {"input": label, "k": k, "threads": T, "seconds": wall, "cut": int(p.cut),
-                       "km1": int(p.km1), "balanced": bool(p.balanced),
-                       "timings": p.timings}
-                if args.mtkahypar:
-                    ms, mcut, mimb = mtk[(k, T)]
-                    row.update(mtk_seconds=ms, mtk_cut=mcut)
-                    print(f"  k={k:<3d} T={T:<3d} MtK    {ms:8.2f} s  cut {mcut:>9,d}  "
-                          f"imb {mimb:.4f}  -> igpart/MtK time {wall / ms:.2f} cut "
-                          f"{p.objective_value / max(1, mcut):.3f}", flush=True)
-                rows.append(row)
+            wall, p, table = best
+            timings = " ".join(f"{n} {_fmt(s)}" for n, s in p.timings.items())
+            print(f"  k={k:<3d} T={T:<3d} {vname:8s} {wall:8.2f} s  cut {p.cut:>9,d}  "
+                  f"imb {p.imbalance:.4f}{'' if p.balanced else ' UNBALANCED'}  "
+                  f"[{timings}]", flush=True)
+            for line in table:
+                print(line)
+            row = {"input": label, "k": k, "threads": T, "variant": vname, "seconds": wall,
+                   "cut": int(p.cut), "km1": int(p.km1), "balanced": bool(p.balanced),
+                   "timings": p.timings}
+            if args.mtkahypar:
+                ms, mcut, mimb = mtk[(k, T)]
+                row.update(mtk_seconds=ms, mtk_cut=mcut)
+                print(f"  k={k:<3d} T={T:<3d} MtK      {ms:8.2f} s  cut {mcut:>9,d}  "
+                      f"imb {mimb:.4f}  -> igpart/MtK time {wall / ms:.2f} cut "
+                      f"{p.objective_value / max(1, mcut):.3f}", flush=True)
+            rows.append(row)
     print("\n## summary (speed-up: against the smallest thread count of the same case)")
-    print("| input | k | T | igpart s | speed-up | cut | MtK s | MtK cut | time ratio | cut ratio |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("| input | k | T | variant | igpart s | speed-up | cut | MtK s | MtK cut | time ratio "
+          "| cut ratio |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     base = {}
     for r in rows:
-        base.setdefault((r["input"], r["k"]), r["seconds"])
-        sp = base[(r["input"], r["k"])] / r["seconds"]
+        key = (r["input"], r["k"], r["variant"])
+        base.setdefault(key, r["seconds"])
+        sp = base[key] / r["seconds"]
         mt = (f"{r['mtk_seconds']:.2f} | {r['mtk_cut']} | {r['seconds'] / r['mtk_seconds']:.2f} "
               f"| {r['cut'] / max(1, r['mtk_cut']):.3f}") if "mtk_seconds" in r else "- | - | - | -"
-        print(f"| {r['input']} | {r['k']} | {r['threads']} | {r['seconds']:.2f} | {sp:.2f} "
-              f"| {r['cut']} | {mt} |")
+        print(f"| {r['input']} | {r['k']} | {r['threads']} | {r['variant']} | {r['seconds']:.2f} "
+              f"| {sp:.2f} | {r['cut']} | {mt} |")
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1))
 
