@@ -226,8 +226,10 @@ class Config:
       ``jet_afterburner_max_net_size`` (default 256): nets with more pins count with the pin
       counts before the iteration in the afterburner (exact counting costs their size per
       candidate pin).
-      ``jet_fm_max_pins`` (default 500,000): with ``"jet+fm"``, FM also runs on levels of at
-      most this many pins.
+      ``jet_fm_max_pins`` (default 3,000,000): with ``"jet+fm"``, FM also runs on levels of at
+      most this many pins (on the GPU, on a host copy of the level). 500,000 left the Titan23
+      circuits enlarged to 2M vertices at k = 2 with up to 1.5x the cut (BENCHMARKS.md, "GPU
+      refinement").
       ``jet_min_pins`` (default 0: none): in the Jet modes, levels of at most this many pins
       are refined the ``"fm"`` way instead.
       ``fm_rounds``, ``fm_max_fruitless_moves``, ``fm_min_improvement``: FM stopping rules.
@@ -310,7 +312,7 @@ class Config:
     jet_negative_gain_fine: float = 0.25
     jet_negative_gain_coarse: float = 0.75
     jet_afterburner_max_net_size: int = 256
-    jet_fm_max_pins: int = 500_000
+    jet_fm_max_pins: int = 3_000_000
     jet_min_pins: int = 0
     fm_rounds: int = 4
     fm_max_fruitless_moves: int = 250
