@@ -464,19 +464,19 @@ def cmd_tcl(args) -> int:
 
 
 def cmd_serve(args) -> int:
+    from .plugin.commands import Commands
     from .plugin.server import JsonLinesServer
 
-    server = JsonLinesServer(max_request_bytes=args.max_request_bytes)
+    server = JsonLinesServer(Commands(max_file_bytes=args.max_file_bytes),
+                             max_request_bytes=args.max_request_bytes)  # fmt: skip
     if args.socket:
         import signal
 
-        def stop(signum, frame):  # unwind, so that the socket file is removed
-            raise SystemExit(128 + signum)
-
-        signal.signal(signal.SIGTERM, stop)
+        # stop the accept loop, which removes the socket file and closes the connections
+        signal.signal(signal.SIGTERM, lambda signum, frame: server.stop(signum))
         server.serve_unix(args.socket, ready=lambda: log.info("listening on %s", args.socket))
-    else:
-        server.serve_stdio()
+        return 128 + server.signal if server.signal else 0
+    server.serve_stdio()
     return 0
 
 
@@ -637,6 +637,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("serve", help="JSON-lines server on stdio or a unix-domain socket")
     p.add_argument("--socket", metavar="PATH", help="listen on a new unix socket (mode 0600)")
     p.add_argument("--max-request-bytes", type=int, default=1 << 20, metavar="N")
+    p.add_argument("--max-file-bytes", type=int, default=None, metavar="N",
+                   help="largest file that read / read_verilog / replay accept (default: any)")
     p.set_defaults(func=cmd_serve)
 
     p = sub.add_parser(

@@ -282,11 +282,15 @@ class IncrementalPartitioner:
         return None
 
     # ------------------------------------------------------------------ changes
-    def apply(self, batch: Batch) -> IncrementalResult:
+    def apply(self, batch: Batch, on_applied=None) -> IncrementalResult:
         """Validates and applies ``batch`` (an invalid record raises BatchError and changes
-        nothing), refines the partition around it, and runs the quality guard."""
+        nothing), refines the partition around it, and runs the quality guard.
+        ``on_applied(batch_result)`` is called once the structure holds the batch, before
+        refinement (for callers that keep their own state in step with it)."""
         t0 = time.perf_counter()
         res = self.dynamic.apply(batch)
+        if on_applied is not None:
+            on_applied(res)
         t1 = time.perf_counter()
         return self._refine(res, len(batch), t0, t1)
 

@@ -231,6 +231,7 @@ class Circuit:
         self._pnet = _Grow(np.concatenate([pin_net, port_net]).astype(np.int32))
         self._index: _PinIndex | None = None
         self._last_undo: list[tuple] | None = None  # of the last apply, for revert_last()
+        self._library_complete: bool | None = None  # the library has every netlist cell
 
     # ------------------------------------------------------------------ counts and names
     @property
@@ -569,6 +570,8 @@ class Circuit:
                 return "empty name"
             if table.live(rec.name) is not None:
                 return f"{what} '{rec.name}' already exists"
+            if isinstance(rec, InsertGate) and (why := self._check_cell(rec.cell)):
+                return why
             i = table.insert(rec.name, undo)
             if table is self._insts:
                 self.instance_cells.append(rec.cell)
@@ -605,11 +608,28 @@ class Circuit:
                 return f"unknown instance '{rec.name}'"
             if not rec.cell:
                 return "empty cell name"
+            if why := self._check_cell(rec.cell):
+                return why
             old_cell = self.instance_cells[i]
             self.instance_cells[i] = rec.cell
             undo.append(("cell", i, old_cell))
             out.resized.append((i, old_cell, rec.cell))
             out.events.append(("resize", i, old_cell, rec.cell))
+        return None
+
+    def _check_cell(self, cell: str) -> str | None:
+        """Why a new or resized instance cannot be of ``cell``: with a library that has every
+        cell of the design, the cell must be one of its cells (as OpenTimer requires of every
+        instance), so that its pins are known. A library that lacks cells of the netlist is not
+        the design's whole library: new cells are then taken as given."""
+        lib = self.library
+        if lib is None or cell in lib.cells:
+            return None
+        if self._library_complete is None:
+            cells = set(self.instance_cells)
+            self._library_complete = all(c in lib.cells for c in cells)
+        if self._library_complete:
+            return f"cell '{cell}' is not in the library '{lib.name}'"
         return None
 
     def _live_net(self, name: str) -> int | None:

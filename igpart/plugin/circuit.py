@@ -145,21 +145,23 @@ class CircuitMirror:
     def pending(self) -> int:
         return len(self._queue)
 
-    def queue(self, op: str, *args: str) -> None:
+    def queue(self, op: str, *args: str, line: int | None = None) -> None:
         """Queues one TAU 2015 record (``connect_pin`` / ``disconnect_pin`` pins as
-        ``inst:pin`` or a port name)."""
+        ``inst:pin`` or a port name); ``line``: where it was written, for its error."""
         from ..netlist import changes as ch
 
+        if line is not None and (isinstance(line, bool) or not isinstance(line, int)):
+            raise InputError(f"{op}: line must be an integer, got {line!r}")
         args = tuple(str(a) for a in args)
         if op in ("connect_pin", "disconnect_pin"):
-            inst, pin = ch.split_pin(args[0])
-            rec = (ch.ConnectPin(inst, pin, args[1]) if op == "connect_pin"
-                   else ch.DisconnectPin(inst, pin))  # fmt: skip
+            inst, pin = ch.split_pin(args[0], line=line)
+            rec = (ch.ConnectPin(inst, pin, args[1], line=line) if op == "connect_pin"
+                   else ch.DisconnectPin(inst, pin, line=line))  # fmt: skip
         else:
             cls = {"insert_gate": ch.InsertGate, "remove_gate": ch.RemoveGate,
                    "repower_gate": ch.RepowerGate, "insert_net": ch.InsertNet,
                    "remove_net": ch.RemoveNet}[op]  # fmt: skip
-            rec = cls(*args)
+            rec = cls(*args, line=line)
         self._queue.append(rec)
 
     def queue_records(self, records, line: int | None = None) -> None:

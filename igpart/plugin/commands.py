@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -118,19 +119,21 @@ _INT_ARGS = {"weight", "block", "v", "e", "u", "k", "seed"}
 class Commands:
     """One design and its session, driven by named commands (see the module docstring)."""
 
-    def __init__(self, session: Session | None = None):
+    def __init__(self, session: Session | None = None, max_file_bytes: int | None = None):
         self.session = session
         self.design = session.design if session is not None else None
         self.design_path: str | None = None
         #: the library of read_celllib, for read_verilog without lib=
         self.library = None
+        #: largest file the reading commands accept (None: any size)
+        self.max_file_bytes = max_file_bytes
 
     # ------------------------------------------------------------------ dispatch
     def names(self) -> tuple[str, ...]:
         every = IGPART_COMMANDS + OPENTIMER_COMMANDS + TAU_CHANGES + BOUNDARIES + ID_CHANGES
         return tuple(dict.fromkeys(every))
 
-    def call(self, name: str, *args, **options) -> Any:
+    def call(self, name: str, /, *args, **options) -> Any:
         """Runs command ``name``; raises InputError for unknown commands or bad arguments."""
         if name not in self.names():
             raise InputError(f"unknown command '{name}'")
@@ -142,8 +145,15 @@ class Commands:
         except TypeError as exc:
             raise InputError(f"{name}: {exc}") from None
         converted = {}
+        params = inspect.signature(fn).parameters
         for key, val in bound.arguments.items():
-            converted[key] = _to_int(name, key, val) if key in _INT_ARGS else val
+            if key in _INT_ARGS:
+                val = _to_int(name, key, val)
+            elif params[key].annotation in ("str", "str | None") and not (
+                isinstance(val, str) or (val is None and params[key].default is None)
+            ):
+                raise InputError(f"{name}: {key} must be a string, got {_short(val)}")
+            converted[key] = val
         result = fn(**converted)
         return _plain(result)
 
@@ -159,6 +169,9 @@ class Commands:
             from ..netlist import read_verilog
         except ImportError:
             raise InputError("read_verilog needs the netlist front-end (igpart.netlist)") from None
+        self._check_file("read_verilog", path)
+        if lib is not None:
+            self._check_file("read_verilog", lib)
         self.design = read_verilog(path, parser=parser, top=top,
                                    lib=self.library if lib is None else lib)  # fmt: skip
         self.design_path = str(path)
@@ -169,6 +182,7 @@ class Commands:
         from ..cli import describe
         from ..io import read
 
+        self._check_file("read", path)
         self.design = read(path, format)
         self.design_path = str(path)
         self.session = None
@@ -200,6 +214,7 @@ class Commands:
         if len(given) != 1:
             raise InputError("read_celllib: give one library file (read_celllib [-min|-max] "
                              "path)")  # fmt: skip
+        self._check_file("read_celllib", given[0])
         self.library = read_liberty(given[0])
         return {"library": self.library.name, "cells": len(self.library.cells)}
 
@@ -256,9 +271,22 @@ class Commands:
         return self._session().pending
 
     def cmd_replay(self, path: str) -> list:
-        if not Path(path).is_file():
-            raise InputError(f"replay: no such file '{path}'")
+        self._check_file("replay", path)
         return [r.to_dict() for r in self._session().replay(path)]
+
+    def _check_file(self, cmd: str, path: str) -> None:
+        """InputError unless ``path`` is a regular file within ``max_file_bytes`` (a device or
+        a FIFO would be read without end)."""
+        p = Path(path)
+        try:
+            st = p.stat()
+        except OSError as exc:
+            raise InputError(f"{cmd}: cannot read '{path}': {exc.strerror or exc}") from None
+        if not stat.S_ISREG(st.st_mode):
+            raise InputError(f"{cmd}: '{path}' is not a regular file")
+        if self.max_file_bytes is not None and st.st_size > self.max_file_bytes:
+            raise InputError(f"{cmd}: '{path}' has {st.st_size} bytes, more than the limit "
+                             f"of {self.max_file_bytes}")  # fmt: skip
 
     def boundary(self, name: str) -> dict | str:
         """A read_spef / report_* line: refines when changes are queued."""
@@ -269,12 +297,14 @@ class Commands:
 def _to_int(cmd: str, key: str, val) -> int:
     if isinstance(val, bool):
         raise InputError(f"{cmd}: {key} must be an integer, got {val!r}")
-    if isinstance(val, int):
-        return val
-    try:
-        return int(str(val))
-    except ValueError:
-        raise InputError(f"{cmd}: {key} must be an integer, got {val!r}") from None
+    if not isinstance(val, int):
+        try:
+            val = int(str(val))
+        except ValueError:
+            raise InputError(f"{cmd}: {key} must be an integer, got {_short(val)}") from None
+    if not -(1 << 63) <= val < 1 << 63:
+        raise InputError(f"{cmd}: {key} {_short(val)} does not fit a 64-bit integer")
+    return val
 
 
 def _config_dict(config) -> dict | None:

@@ -139,6 +139,9 @@ class Session:
     ):
         t0 = time.perf_counter()
         config = Config.of(config)  # a bad config fails before the design is converted
+        seed = _int("seed", seed)
+        if abs(seed) >= 1 << 62:  # the partitioner derives further seeds from it
+            raise InputError(f"seed must be an integer of magnitude below 2^62, got {seed}")
         self.design = design
         self._circuit = None
         if isinstance(design, (Hypergraph, Graph)):
@@ -316,6 +319,8 @@ class Session:
         self._pending.extend(batch)
 
     # ------------------------------------------------------------------ TAU 2015 changes
+    # ``line``: where the change was written (a script's line), named by the error when the
+    # change turns out invalid at refine()
     def _mirror(self):
         if self._circuit is None:
             raise InputError(
@@ -323,56 +328,68 @@ class Session:
             )
         return self._circuit
 
-    def insert_gate(self, name: str, cell: str) -> None:
+    def insert_gate(self, name: str, cell: str, *, line: int | None = None) -> None:
         """Queues a new cell instance ``name`` of library cell ``cell`` (no pins connected)."""
-        self._mirror().queue("insert_gate", name, cell)
+        self._mirror().queue("insert_gate", name, cell, line=line)
 
-    def remove_gate(self, name: str) -> None:
+    def remove_gate(self, name: str, *, line: int | None = None) -> None:
         """Queues removing instance ``name`` (pins still connected are disconnected first, as
         OpenTimer does; see :mod:`igpart.netlist`)."""
-        self._mirror().queue("remove_gate", name)
+        self._mirror().queue("remove_gate", name, line=line)
 
-    def repower_gate(self, name: str, cell: str) -> None:
+    def repower_gate(self, name: str, cell: str, *, line: int | None = None) -> None:
         """Queues resizing instance ``name`` to library cell ``cell``."""
-        self._mirror().queue("repower_gate", name, cell)
+        self._mirror().queue("repower_gate", name, cell, line=line)
 
-    def insert_net(self, name: str) -> None:
+    def insert_net(self, name: str, *, line: int | None = None) -> None:
         """Queues a new, unconnected net ``name``."""
-        self._mirror().queue("insert_net", name)
+        self._mirror().queue("insert_net", name, line=line)
 
-    def remove_net(self, name: str) -> None:
+    def remove_net(self, name: str, *, line: int | None = None) -> None:
         """Queues removing net ``name`` (pins still on it are disconnected first)."""
-        self._mirror().queue("remove_net", name)
+        self._mirror().queue("remove_net", name, line=line)
 
-    def connect_pin(self, pin: str, net: str) -> None:
+    def connect_pin(self, pin: str, net: str, *, line: int | None = None) -> None:
         """Queues connecting ``instance:pin`` (or a port) to net ``net``."""
-        self._mirror().queue("connect_pin", pin, net)
+        self._mirror().queue("connect_pin", pin, net, line=line)
 
-    def disconnect_pin(self, pin: str) -> None:
+    def disconnect_pin(self, pin: str, *, line: int | None = None) -> None:
         """Queues disconnecting ``instance:pin`` (or a port) from its net."""
-        self._mirror().queue("disconnect_pin", pin)
+        self._mirror().queue("disconnect_pin", pin, line=line)
 
     # ------------------------------------------------------------------ refinement
     def refine(self) -> SessionResult:
         """Applies the queued changes as one batch, refines, calls the callbacks, and returns
         what changed. An invalid change raises InputError and nothing is applied (the queue is
-        dropped, so the session stays usable)."""
+        dropped, so the session stays usable); so does any other error before the engine's
+        structure took the batch. Once it has, the circuit has it too (an error in refinement
+        itself leaves both with the batch applied)."""
         t0 = time.perf_counter()
         batch, self._pending = self._pending, Batch()
         line = None
         timings: dict[str, float] = {}
-        if self._circuit is not None:
-            circuit_batch, line = self._circuit.take(timings)  # applies to the circuit first
-            circuit_batch.extend(batch)  # weight changes queued at id level
-            batch = circuit_batch
+        applied = False
+
+        def on_applied(res) -> None:  # the engine's structure took the batch
+            nonlocal applied
+            applied = True
+            if self._circuit is not None:
+                self._circuit.commit(res)
+
         try:
-            r = self.engine.apply(batch)
-        except InputError:
-            if self._circuit is not None:  # the circuit took the batch already: undo it there
+            if self._circuit is not None:
+                # applied to the circuit first (which takes nothing of an invalid batch)
+                circuit_batch, line = self._circuit.take(timings)
+                circuit_batch.extend(batch)  # weight changes queued at id level
+                batch = circuit_batch
+            _check_columns(batch)
+            r = self.engine.apply(batch, on_applied=on_applied)
+        except BaseException:
+            # whatever failed before the engine took the batch (an invalid record, a value
+            # beyond int64, an interrupt): undo it in the circuit too, so both stay in step
+            if self._circuit is not None and not applied:
                 self._circuit.discard()
             raise
-        if self._circuit is not None:
-            self._circuit.commit(r)
         result = self._result(r, timings, t0, line)
         for cb in self._callbacks:
             cb(result)
@@ -422,10 +439,27 @@ class Session:
 
 
 def _int(what: str, x) -> int:
-    """``x`` as an int (an id or a weight); InputError naming ``what`` otherwise."""
+    """``x`` as an int64 (an id or a weight); InputError naming ``what`` otherwise."""
     if isinstance(x, (int, np.integer)) and not isinstance(x, bool):
-        return int(x)
-    raise InputError(f"{what} must be an integer, got {x!r}")
+        if -(1 << 63) <= int(x) < 1 << 63:
+            return int(x)
+        raise InputError(f"{what} {_short(x)} does not fit a 64-bit integer")
+    raise InputError(f"{what} must be an integer, got {_short(x)}")
+
+
+def _short(x, limit: int = 80) -> str:
+    r = repr(x)
+    return r if len(r) <= limit else r[: limit - 3] + "..."
+
+
+def _check_columns(batch: Batch) -> None:
+    """Builds the batch's int64 columns: a number beyond them is an InputError here, before
+    anything reaches the engine."""
+    try:
+        batch.ops, batch.args  # noqa: B018 (built on first access)
+    except OverflowError:
+        msg = "a queued change holds a number that does not fit a 64-bit integer"
+        raise InputError(msg) from None
 
 
 def _iterate(ops) -> Iterable:
