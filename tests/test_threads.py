@@ -171,3 +171,55 @@ def test_sub_rounds_by_default_on_large_inputs_only():
                                                                       sub_rounds=0)[0])
     assert not np.array_equal(default[0], cpu.cluster_hypergraph(ha, 6, seed=1,
                                                                  sub_rounds=16)[0])
+
+
+def _sequence_refinement(ha, parts, k, bounds, objective, parallel_min_moves):
+    return _cpu.refine_hypergraph(ha.eptr, ha.eind, ha.ewgt, ha.vptr, ha.vind, ha.vwgt,
+                                  np.asarray(parts, dtype=np.int32), k, bounds,
+                                  0 if objective == "cut" else 1, 16, parallel_min_moves)
+
+
+@pytest.mark.parametrize("k", [2, 8])
+def test_parallel_sequence_refinement_equals_the_sequential_one(circuit, k):
+    """Sequence refinement evaluating its sequence per net in parallel makes the moves of the
+    sequential evaluation (both objectives, 1 and 3 threads), and its gain is the objective's
+    decrease."""
+    cpu = get_backend("cpu")
+    ha = cpu.hypergraph_arrays(circuit)
+    bounds = bounds_for(circuit.total_weight, k)
+    rng = np.random.default_rng(k)
+    parts = (np.arange(circuit.n) * k // circuit.n).astype(np.int32)
+    flip = rng.choice(circuit.n, circuit.n // 10, replace=False)
+    parts[flip] = rng.integers(0, k, flip.size)
+    for objective in ("cut", "km1"):
+        seq = _sequence_refinement(ha, parts, k, bounds, objective, 1 << 40)
+        assert seq[1] > 0
+        for threads in (1, 3):
+            par = _on_threads(threads, lambda: _sequence_refinement(ha, parts, k, bounds,
+                                                                    objective, 1))
+            np.testing.assert_array_equal(par[0], seq[0])
+            assert par[1] == seq[1]
+        before = cpu.hypergraph_objective(ha, parts, k, objective)
+        assert before - seq[1] == cpu.hypergraph_objective(ha, seq[0], k, objective)
+
+
+def test_parallel_sequence_refinement_on_small_random_levels():
+    """Tiny levels with single-pin nets, zero weights and overloaded blocks: the parallel
+    evaluation (forced) equals the sequential one."""
+    from .util import random_hypergraph
+
+    cpu = get_backend("cpu")
+    rng = np.random.default_rng(9)
+    for _ in range(60):
+        n = int(rng.integers(2, 60))
+        h = random_hypergraph(rng, n, int(rng.integers(1, 2 * n)), max_size=6, weighted=True)
+        ha = cpu.hypergraph_arrays(h)
+        k = int(rng.integers(2, 5))
+        bounds = np.full(k, max(1, int(h.total_weight) // k + int(rng.integers(0, 5))),
+                         dtype=np.int64)
+        parts = rng.integers(0, k, n).astype(np.int32)
+        for objective in ("cut", "km1"):
+            a = _sequence_refinement(ha, parts, k, bounds, objective, 1 << 40)
+            b = _sequence_refinement(ha, parts, k, bounds, objective, 1)
+            np.testing.assert_array_equal(a[0], b[0])
+            assert a[1] == b[1]

@@ -271,22 +271,27 @@ void igp::bind_partition(py::module_ &m) {
         "refine_hypergraph",
         [](Arr<int64_t> eptr, Arr<int32_t> eind, Arr<int64_t> ewgt, Arr<int64_t> vptr,
            Arr<int32_t> vind, Arr<int64_t> vwgt, Arr<int32_t> parts, int32_t k,
-           Arr<int64_t> bounds, int objective, int64_t max_rounds) {
+           Arr<int64_t> bounds, int objective, int64_t max_rounds, int64_t parallel_min_moves) {
             const HgView h = hg_view(eptr, eind, ewgt, vptr, vind, vwgt, "refine_hypergraph");
+            if (parallel_min_moves < 1)
+                throw std::invalid_argument("refine_hypergraph: parallel_min_moves must be >= 1");
             std::vector<int32_t> p = parts_copy(parts, h.n, k, "refine_hypergraph");
             check_bounds(bounds, k, "refine_hypergraph");
             check_objective(objective, "refine_hypergraph");
             int64_t gain;
             {
                 py::gil_scoped_release release;
-                gain = refine_sequence(h, p.data(), k, bounds.data(), objective, max_rounds);
+                gain = refine_sequence(h, p.data(), k, bounds.data(), objective, max_rounds,
+                                       parallel_min_moves);
             }
             return py::make_tuple(to_numpy(std::move(p)), gain);
         },
         py::arg("eptr"), py::arg("eind"), py::arg("ewgt"), py::arg("vptr"), py::arg("vind"),
         py::arg("vwgt"), py::arg("parts"), py::arg("k"), py::arg("max_block_weights"),
         py::arg("objective"), py::arg("max_rounds"),
-        "Sequence-based refinement (HyperG §3.2): (parts, gain).");
+        py::arg("parallel_min_moves") = 16 * kParallelMinItems,
+        "Sequence-based refinement (HyperG §3.2): (parts, gain); rounds of at least "
+        "parallel_min_moves moves evaluate the sequence in parallel (same result).");
 
     m.def(
         "fm_refine_hypergraph",

@@ -126,8 +126,11 @@ int64_t graph_edge_cut(const GraphView &g, const int32_t *parts);
 
 // ------------------------------------------------------------------------------ refinement
 // All modify `parts` in place and return the objective improvement (>= 0).
+// Sequence refinement; rounds of at least parallel_min_moves moves evaluate the sequence in
+// parallel (per net), with the same moves and result as the sequential evaluation.
 int64_t refine_sequence(const HgView &h, int32_t *parts, int32_t k, const int64_t *bounds,
-                        int objective, int64_t max_rounds);
+                        int objective, int64_t max_rounds,
+                        int64_t parallel_min_moves = 16 * kParallelMinItems);
 int64_t refine_fm(const HgView &h, int32_t *parts, int32_t k, const int64_t *bounds, int objective,
                   int64_t max_rounds, int64_t max_fruitless, double min_improvement, int64_t seed);
 void rebalance_hypergraph(const HgView &h, int32_t *parts, int32_t k, const int64_t *bounds,

@@ -115,16 +115,91 @@ int64_t hypergraph_objective(const HgView &h, const int32_t *parts, int32_t k, i
 }
 
 // ------------------------------------------------------------------------------ sequence refinement
+namespace {
+
+struct SeqMove {
+    int32_t u, to;
+    int64_t gain;
+};
+
+// Gain of every move of the sequence seq[0..L) with every earlier move applied (what applying
+// them one after the other and asking exact_gain gives), in parallel over the nets of the moved
+// vertices: a net's moves in sequence order against its pin counts plus the earlier moves'
+// changes, each move's term added to its gain. `pos` (n entries, -1) and `net_mark` (m entries,
+// 0) are scratch, left as found.
+void sequence_gains(const HgView &h, const PinCounts &phi, int objective, const int32_t *parts,
+                    const SeqMove *seq, int64_t L, std::vector<int32_t> &pos,
+                    std::vector<char> &net_mark, std::vector<int64_t> &gains) {
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < L; ++i) pos[seq[i].u] = static_cast<int32_t>(i);
+#pragma omp parallel for schedule(dynamic, 1024)
+    for (int64_t i = 0; i < L; ++i) {
+        const int32_t u = seq[i].u;
+        for (int64_t j = h.vptr[u]; j < h.vptr[u + 1]; ++j) {
+            const int32_t e = h.vind[j];
+            if (h.size(e) < 2) continue;
+#pragma omp atomic write
+            net_mark[e] = 1;
+        }
+    }
+    std::vector<int32_t> nets;
+    for (int64_t e = 0; e < h.m; ++e)
+        if (net_mark[e]) {
+            net_mark[e] = 0;
+            nets.push_back(static_cast<int32_t>(e));
+        }
+    const int64_t nn = static_cast<int64_t>(nets.size());
+#pragma omp parallel
+    {
+        std::vector<int32_t> order;
+        std::vector<std::pair<int32_t, int32_t>> delta;  // (block, change) of the earlier moves
+        auto change = [&](int32_t b) -> int32_t & {
+            for (auto &d : delta)
+                if (d.first == b) return d.second;
+            delta.push_back({b, 0});
+            return delta.back().second;
+        };
+#pragma omp for schedule(dynamic, 256)
+        for (int64_t x = 0; x < nn; ++x) {
+            const int32_t e = nets[x];
+            order.clear();
+            for (int64_t q = h.eptr[e]; q < h.eptr[e + 1]; ++q)
+                if (pos[h.eind[q]] >= 0) order.push_back(pos[h.eind[q]]);
+            std::sort(order.begin(), order.end());
+            delta.clear();
+            const int64_t size = h.size(e), w = h.ewgt[e];
+            for (int32_t i : order) {
+                const int32_t from = parts[seq[i].u], to = seq[i].to;
+                const int64_t g = move_gain(objective, w, size, phi.get(e, from) + change(from),
+                                            phi.get(e, to) + change(to));
+                if (g) {
+#pragma omp atomic
+                    gains[i] += g;
+                }
+                --change(from);
+                ++change(to);
+            }
+        }
+    }
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < L; ++i) pos[seq[i].u] = -1;
+}
+
+}  // namespace
+
 int64_t refine_sequence(const HgView &h, int32_t *parts, int32_t k, const int64_t *bounds,
-                        int objective, int64_t max_rounds) {
+                        int objective, int64_t max_rounds, int64_t parallel_min_moves) {
     PinCounts phi(h, parts);
     std::vector<int64_t> bw = weights_of(h.n, h.vwgt, parts, k);
     int64_t total_gain = 0;
-    struct Cand {
-        int32_t u, to;
-        int64_t gain;
-    };
+    using Cand = SeqMove;
     std::vector<Cand> seq;
+    std::vector<int32_t> pos;   // scratch of the parallel path, allocated when it first runs
+    std::vector<char> net_mark;
+    if (h.n >= parallel_min_moves) {
+        pos.assign(static_cast<size_t>(h.n), -1);
+        net_mark.assign(static_cast<size_t>(h.m), 0);
+    }
     for (int64_t round = 0; round < max_rounds; ++round) {
         // 1. every vertex's best positive move (read-only: parallel)
         seq.clear();
@@ -150,6 +225,44 @@ int64_t refine_sequence(const HgView &h, int32_t *parts, int32_t k, const int64_
         // 3. gains recomputed with earlier moves applied; prefix sums of gains and block weights
         const std::vector<int64_t> before = bw;
         auto violates = [&](int32_t b) { return !block_ok(bw[b], bounds[b], before[b]); };
+        if (static_cast<int64_t>(seq.size()) >= parallel_min_moves) {
+            // the same in parallel: each move's exact gain per net, from the pin counts and the
+            // earlier moves on that net; then the best balanced prefix, applied
+            const int64_t L = static_cast<int64_t>(seq.size());
+            std::vector<int64_t> gains(static_cast<size_t>(L), 0);
+            sequence_gains(h, phi, objective, parts, seq.data(), L, pos, net_mark, gains);
+            int64_t violations = 0, cum = 0, best = 0, best_len = 0;
+            for (int64_t i = 0; i < L; ++i) {
+                const int32_t u = seq[i].u, from = parts[u], to = seq[i].to;
+                cum += gains[i];
+                violations -= violates(from) + violates(to);
+                bw[from] -= h.vwgt[u];
+                bw[to] += h.vwgt[u];
+                violations += violates(from) + violates(to);
+                if (violations == 0 && cum > best) {
+                    best = cum;
+                    best_len = i + 1;
+                }
+            }
+            for (int64_t i = L; i-- > best_len;) {  // the block weights of the prefix only
+                const int32_t u = seq[i].u;
+                bw[seq[i].to] -= h.vwgt[u];
+                bw[parts[u]] += h.vwgt[u];
+            }
+            int64_t moved_pins = 0;
+            for (int64_t i = 0; i < best_len; ++i)
+                moved_pins += h.vptr[seq[i].u + 1] - h.vptr[seq[i].u];
+            const bool recount = 16 * moved_pins >= h.eptr[h.m];
+            for (int64_t i = 0; i < best_len; ++i) {
+                const int32_t u = seq[i].u;
+                if (!recount) apply_move(h, phi, u, parts[u], seq[i].to);
+                parts[u] = seq[i].to;
+            }
+            if (recount) phi.rebuild(parts);
+            if (best <= 0) break;
+            total_gain += best;
+            continue;
+        }
         int64_t violations = 0, cum = 0, best = 0;
         size_t best_len = 0;
         for (size_t i = 0; i < seq.size(); ++i) {
