@@ -16,8 +16,8 @@ from .test_stages import bounds_for
 
 @pytest.fixture(scope="module")
 def circuit():
-    """A level large enough for every parallel path (>= 4096 nets, >= 65,536 pins)."""
-    return random_circuit(40_000, seed=7)
+    """A level large enough for every parallel path (>= 65,536 vertices and nets)."""
+    return random_circuit(70_000, seed=7)
 
 
 def _on_threads(threads: int, fn):

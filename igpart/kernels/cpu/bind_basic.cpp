@@ -22,12 +22,12 @@ void igp::check_csr(const Arr<int64_t> &ptr, const Arr<int32_t> &ind, int64_t nc
         throw std::invalid_argument(std::string(what) + ": ptr must start at 0 and end at len(ind)");
     // every stage call checks its level: in parallel on large ones (only a flag comes out)
     bool bad = false;
-#pragma omp parallel for reduction(|| : bad) schedule(static) if (rows >= 16 * kParallelMinItems)
+#pragma omp parallel for reduction(|| : bad) schedule(static) if (rows >= kParallelMinLightItems)
     for (int64_t r = 0; r < rows; ++r) bad = bad || p[r + 1] < p[r];
     if (bad) throw std::invalid_argument(std::string(what) + ": ptr not monotone");
     const int32_t *q = ind.data();
     const int64_t nnz = ind.shape(0);
-#pragma omp parallel for reduction(|| : bad) schedule(static) if (nnz >= 16 * kParallelMinItems)
+#pragma omp parallel for reduction(|| : bad) schedule(static) if (nnz >= kParallelMinLightItems)
     for (int64_t j = 0; j < nnz; ++j) bad = bad || q[j] < 0 || q[j] >= ncols;
     if (bad) throw std::invalid_argument(std::string(what) + ": index out of range");
 }

@@ -289,7 +289,7 @@ void igp::bind_partition(py::module_ &m) {
         py::arg("eptr"), py::arg("eind"), py::arg("ewgt"), py::arg("vptr"), py::arg("vind"),
         py::arg("vwgt"), py::arg("parts"), py::arg("k"), py::arg("max_block_weights"),
         py::arg("objective"), py::arg("max_rounds"),
-        py::arg("parallel_min_moves") = 16 * kParallelMinItems,
+        py::arg("parallel_min_moves") = kParallelMinLightItems,
         "Sequence-based refinement (HyperG §3.2): (parts, gain); rounds of at least "
         "parallel_min_moves moves evaluate the sequence in parallel (same result).");
 

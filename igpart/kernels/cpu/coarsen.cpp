@@ -244,11 +244,11 @@ int64_t cluster_hypergraph(const HgView &h, int64_t max_cluster_weight, int64_t 
     std::vector<int32_t> order(static_cast<size_t>(n));
     {
         std::vector<std::pair<uint32_t, int32_t>> key(static_cast<size_t>(n));
-#pragma omp parallel for schedule(static) if (n >= kParallelMinItems)
+#pragma omp parallel for schedule(static) if (n >= kParallelMinLightItems)
         for (int64_t u = 0; u < n; ++u)
             key[u] = {tie_hash(seed, u, -1), static_cast<int32_t>(u)};
         parallel_sort(key.begin(), key.end());
-#pragma omp parallel for schedule(static) if (n >= kParallelMinItems)
+#pragma omp parallel for schedule(static) if (n >= kParallelMinLightItems)
         for (int64_t i = 0; i < n; ++i) order[i] = key[i].second;
     }
     const double shrink = max_shrink > 1.0 ? max_shrink : 1.0;
@@ -311,7 +311,7 @@ int64_t cluster_hypergraph(const HgView &h, int64_t max_cluster_weight, int64_t 
     for (int64_t u = 0; u < n; ++u)
         if (rep[u] == u) id[u] = next++;
     cmap.resize(static_cast<size_t>(n));
-#pragma omp parallel for schedule(static) if (n >= kParallelMinItems)
+#pragma omp parallel for schedule(static) if (n >= kParallelMinLightItems)
     for (int64_t u = 0; u < n; ++u) cmap[u] = id[rep[u]];
     return next;
 }
@@ -338,7 +338,7 @@ HgLevel contract_hypergraph(const HgView &h, const int32_t *cmap, int64_t nc) {
     c.vwgt.assign(static_cast<size_t>(nc), 0);
     {
         int64_t *vw = c.vwgt.data();
-#pragma omp parallel for schedule(static) if (h.n >= 16 * kParallelMinItems)
+#pragma omp parallel for schedule(static) if (h.n >= kParallelMinLightItems)
         for (int64_t u = 0; u < h.n; ++u) {
 #pragma omp atomic
             vw[cmap[u]] += h.vwgt[u];
@@ -372,7 +372,7 @@ HgLevel contract_hypergraph(const HgView &h, const int32_t *cmap, int64_t nc) {
     starts.push_back(static_cast<int64_t>(order.size()));
     std::vector<int32_t> rep(static_cast<size_t>(h.m), -1);
     const int64_t runs = static_cast<int64_t>(starts.size()) - 1;
-#pragma omp parallel for schedule(dynamic, 1024) if (par)
+#pragma omp parallel for schedule(dynamic, 1024) if (h.m >= kParallelMinLightItems)
     for (int64_t g = 0; g < runs; ++g) {
         const size_t i = static_cast<size_t>(starts[g]), j = static_cast<size_t>(starts[g + 1]);
         for (size_t a = i; a < j; ++a) {
@@ -403,7 +403,7 @@ HgLevel contract_hypergraph(const HgView &h, const int32_t *cmap, int64_t nc) {
     }
     const int64_t cm = static_cast<int64_t>(kept.size());
     c.eind.resize(static_cast<size_t>(c.eptr.back()));
-#pragma omp parallel for schedule(dynamic, 1024) if (par)
+#pragma omp parallel for schedule(dynamic, 1024) if (h.m >= kParallelMinLightItems)
     for (int64_t x = 0; x < cm; ++x)
         std::copy(pins.begin() + h.eptr[kept[x]], pins.begin() + h.eptr[kept[x]] + len[kept[x]],
                   c.eind.begin() + c.eptr[x]);

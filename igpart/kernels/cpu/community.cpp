@@ -163,7 +163,7 @@ bool local_moving(const WGraph &g, std::vector<int32_t> &comm, int64_t max_passe
     const int64_t n = g.n;
     std::vector<double> deg(static_cast<size_t>(n), 0.0), tot(static_cast<size_t>(n), 0.0);
     std::vector<int64_t> cw(static_cast<size_t>(n), 0);
-#pragma omp parallel for schedule(dynamic, 1024) if (n >= kParallelMinItems)
+#pragma omp parallel for schedule(dynamic, 1024) if (n >= kParallelMinLightItems)
     for (int64_t u = 0; u < n; ++u) {
         double d = g.loop[u];
         for (int64_t j = g.ptr[u]; j < g.ptr[u + 1]; ++j) d += g.w[j];
@@ -179,7 +179,7 @@ bool local_moving(const WGraph &g, std::vector<int32_t> &comm, int64_t max_passe
     std::vector<int32_t> order(static_cast<size_t>(n));
     {
         std::vector<std::pair<uint32_t, int32_t>> key(static_cast<size_t>(n));
-#pragma omp parallel for schedule(static) if (n >= kParallelMinItems)
+#pragma omp parallel for schedule(static) if (n >= kParallelMinLightItems)
         for (int64_t u = 0; u < n; ++u)
             key[u] = {tie_hash(seed, u, n), static_cast<int32_t>(u)};
         parallel_sort(key.begin(), key.end());
@@ -350,7 +350,7 @@ std::vector<int32_t> louvain_communities(const HgView &h, int64_t max_net_size,
             break;
         const int64_t nc = renumber(comm);
         const int64_t nr = static_cast<int64_t>(result.size());
-#pragma omp parallel for schedule(static) if (nr >= 16 * kParallelMinItems)
+#pragma omp parallel for schedule(static) if (nr >= kParallelMinLightItems)
         for (int64_t u = 0; u < nr; ++u) result[u] = comm[result[u]];
         if (nc == g.n) break;
         g = aggregate(g, comm, nc);

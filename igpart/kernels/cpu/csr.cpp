@@ -14,7 +14,7 @@ Csr csr_transpose(const int64_t *ptr, int64_t nrows, const int32_t *ind, int64_t
     const int64_t nnz = ptr[nrows] - ptr[0];
     t.ptr.assign(static_cast<size_t>(ncols + 1), 0);
     t.ind.resize(static_cast<size_t>(nnz));
-    if (nnz < 16 * kParallelMinItems) {
+    if (nnz < kParallelMinLightItems) {
         for (int64_t j = ptr[0]; j < ptr[nrows]; ++j) ++t.ptr[ind[j] + 1];
         for (int64_t c = 0; c < ncols; ++c) t.ptr[c + 1] += t.ptr[c];
         std::vector<int64_t> pos(t.ptr.begin(), t.ptr.end() - 1);

@@ -1,22 +1,28 @@
 // Partition metrics kernels.
 #include "metrics.h"
 
+#include "partition.h"
+
 namespace igp {
 
 std::vector<int32_t> net_connectivity(const int64_t *eptr, const int32_t *eind, int64_t m,
                                       const int32_t *parts, int32_t k) {
     std::vector<int32_t> lambda(static_cast<size_t>(m), 0);
-    std::vector<int64_t> seen(static_cast<size_t>(k), -1);
-    for (int64_t e = 0; e < m; ++e) {
-        int32_t l = 0;
-        for (int64_t j = eptr[e]; j < eptr[e + 1]; ++j) {
-            const int32_t b = parts[eind[j]];
-            if (seen[b] != e) {
-                seen[b] = e;
-                ++l;
+#pragma omp parallel if (m >= kParallelMinLightItems)
+    {
+        std::vector<int64_t> seen(static_cast<size_t>(k), -1);
+#pragma omp for schedule(dynamic, 4096)
+        for (int64_t e = 0; e < m; ++e) {
+            int32_t l = 0;
+            for (int64_t j = eptr[e]; j < eptr[e + 1]; ++j) {
+                const int32_t b = parts[eind[j]];
+                if (seen[b] != e) {
+                    seen[b] = e;
+                    ++l;
+                }
             }
+            lambda[e] = l;
         }
-        lambda[e] = l;
     }
     return lambda;
 }

@@ -19,13 +19,16 @@ namespace igp {
 // 2-core machine). Every parallel loop writes per-item results or sorts them by a total order
 // afterwards, so the result does not depend on whether it ran in parallel.
 constexpr int64_t kParallelMinItems = 4096;
+// The same for loops of a few operations per item (keys, copies, relabelling): on a loaded
+// machine a parallel region costs more than such a loop over fewer items.
+constexpr int64_t kParallelMinLightItems = 16 * kParallelMinItems;
 
 // Sorts [first, last) on the OpenMP threads (libstdc++'s parallel mode) when there are enough
 // items: meant for total orders only, where the result is the sequential sort's.
 template <class It>
 void parallel_sort(It first, It last) {
 #ifdef _OPENMP
-    if (last - first >= 16 * kParallelMinItems) {
+    if (last - first >= kParallelMinLightItems) {
         __gnu_parallel::sort(first, last);
         return;
     }
@@ -36,7 +39,7 @@ void parallel_sort(It first, It last) {
 template <class It, class Less>
 void parallel_sort(It first, It last, Less less) {
 #ifdef _OPENMP
-    if (last - first >= 16 * kParallelMinItems) {
+    if (last - first >= kParallelMinLightItems) {
         __gnu_parallel::sort(first, last, less);
         return;
     }
@@ -130,7 +133,7 @@ int64_t graph_edge_cut(const GraphView &g, const int32_t *parts);
 // parallel (per net), with the same moves and result as the sequential evaluation.
 int64_t refine_sequence(const HgView &h, int32_t *parts, int32_t k, const int64_t *bounds,
                         int objective, int64_t max_rounds,
-                        int64_t parallel_min_moves = 16 * kParallelMinItems);
+                        int64_t parallel_min_moves = kParallelMinLightItems);
 int64_t refine_fm(const HgView &h, int32_t *parts, int32_t k, const int64_t *bounds, int objective,
                   int64_t max_rounds, int64_t max_fruitless, double min_improvement, int64_t seed);
 void rebalance_hypergraph(const HgView &h, int32_t *parts, int32_t k, const int64_t *bounds,
