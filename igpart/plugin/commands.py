@@ -48,6 +48,7 @@ Id level (queued; hypergraph and graph sessions)
 
 from __future__ import annotations
 
+import functools
 import inspect
 import json
 import stat
@@ -141,11 +142,12 @@ class Commands:
             return self.boundary(name)
         fn = getattr(self, "cmd_" + name, None) or getattr(self._session(), name)
         try:
-            bound = inspect.signature(fn).bind(*args, **options)
+            sig = _signature(fn)
+            bound = sig.bind(*args, **options)
         except TypeError as exc:
             raise InputError(f"{name}: {exc}") from None
         converted = {}
-        params = inspect.signature(fn).parameters
+        params = sig.parameters
         for key, val in bound.arguments.items():
             if key in _INT_ARGS:
                 val = _to_int(name, key, val)
@@ -292,6 +294,20 @@ class Commands:
         """A read_spef / report_* line: refines when changes are queued."""
         s = self._session()
         return s.refine().to_dict() if s.pending else ""
+
+
+def _signature(fn) -> inspect.Signature:
+    """``inspect.signature(fn)``, computed once per function (commands run per .ops line)."""
+    func = getattr(fn, "__func__", None)
+    if func is None:
+        return inspect.signature(fn)
+    return _method_signature(func)
+
+
+@functools.lru_cache(maxsize=256)
+def _method_signature(func) -> inspect.Signature:
+    sig = inspect.signature(func)
+    return sig.replace(parameters=list(sig.parameters.values())[1:])  # without self
 
 
 def _to_int(cmd: str, key: str, val) -> int:
