@@ -468,7 +468,8 @@ def cmd_serve(args) -> int:
     from .plugin.server import JsonLinesServer
 
     server = JsonLinesServer(Commands(max_file_bytes=args.max_file_bytes),
-                             max_request_bytes=args.max_request_bytes)  # fmt: skip
+                             max_request_bytes=args.max_request_bytes,
+                             send_timeout=args.send_timeout)  # fmt: skip
     if args.socket:
         import signal
 
@@ -639,6 +640,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-request-bytes", type=int, default=1 << 20, metavar="N")
     p.add_argument("--max-file-bytes", type=int, default=None, metavar="N",
                    help="largest file that read / read_verilog / replay accept (default: any)")
+    p.add_argument("--send-timeout", type=float, default=30.0, metavar="S",
+                   help="drop a client whose response waits this long to be sent (it does not "
+                        "read)")
     p.set_defaults(func=cmd_serve)
 
     p = sub.add_parser(

@@ -215,9 +215,9 @@ class Session:
         try:
             v = int(name)
         except (TypeError, ValueError):
-            raise InputError(f"unknown vertex '{name}'") from None
+            raise InputError(f"unknown vertex {_short(name)}") from None
         if not (0 <= v < self.dynamic.vertex_bound) or self.engine.parts[v] < 0:
-            raise InputError(f"unknown vertex {name}")
+            raise InputError(f"unknown vertex {_short(name)}")
         return v
 
     def vertex_name(self, v: int):
