@@ -91,6 +91,14 @@ class Client:
         self.sock.close()
 
 
+def loaded(path, hgr, k: int) -> Client:
+    """A client that had the server read ``hgr`` and partition it into ``k`` blocks."""
+    c = Client(path)
+    assert c.ask({"id": 0, "method": "read", "params": [str(hgr)]})["ok"]
+    assert c.ask({"id": 0, "method": "partition", "params": {"k": k}})["ok"]
+    return c
+
+
 def _reject(name):
     raise AssertionError(f"non-standard JSON {name} in a response")
 
@@ -99,10 +107,7 @@ def _reject(name):
 def test_client_closing_before_reading_does_not_kill_the_server(tmp_path, hgr):
     path = tmp_path / "s.sock"
     with serve_process(path) as proc:
-        c = Client(path)
-        assert c.ask({"id": 1, "method": "read", "params": [str(hgr)]})["ok"]
-        assert c.ask({"id": 2, "method": "partition", "params": {"k": 2}})["ok"]
-        c.close()
+        loaded(path, hgr, 2).close()
         for _ in range(20):  # the issue's reproducer: an unterminated request, then close
             s = socket.socket(socket.AF_UNIX)
             s.connect(str(path))
@@ -153,10 +158,7 @@ def test_stdio_last_request_without_newline_and_reader_gone(hgr):
 def test_sigterm_after_a_partition_with_no_client_connected(tmp_path, hgr):
     path = tmp_path / "s.sock"
     with serve_process(path) as proc:
-        c = Client(path)
-        assert c.ask({"id": 1, "method": "read", "params": [str(hgr)]})["ok"]
-        assert c.ask({"id": 2, "method": "partition", "params": {"k": 4}})["ok"]
-        c.close()
+        loaded(path, hgr, 4).close()
         time.sleep(0.2)
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(10) == 128 + signal.SIGTERM
@@ -183,9 +185,7 @@ def test_fifty_clients_with_an_idle_and_a_non_reading_one(tmp_path, hgr):
     non-reading client is dropped once a response waited --send-timeout seconds."""
     path = tmp_path / "s.sock"
     with serve_process(path, "--send-timeout", 1) as proc:
-        setup = Client(path)
-        assert setup.ask({"id": 0, "method": "read", "params": [str(hgr)]})["ok"]
-        assert setup.ask({"id": 0, "method": "partition", "params": {"k": 4}})["ok"]
+        setup = loaded(path, hgr, 4)
         blocks = [setup.ask({"id": v, "method": "block_of", "params": [v]})["result"]
                   for v in range(400)]  # fmt: skip
         idle = Client(path)
