@@ -223,3 +223,22 @@ def test_parallel_sequence_refinement_on_small_random_levels():
             b = _sequence_refinement(ha, parts, k, bounds, objective, 1)
             np.testing.assert_array_equal(a[0], b[0])
             assert a[1] == b[1]
+
+
+def test_parallel_transpose_is_the_stable_transpose():
+    """The chunked parallel transpose (from 65,536 entries, empty rows and columns included)
+    equals numpy's stable sort of the entries by column, on 1, 2 and 3 threads."""
+    rng = np.random.default_rng(4)
+    nrows, ncols = 30_000, 20_000
+    lengths = rng.integers(0, 7, nrows)
+    lengths[-50:] = 0  # trailing empty rows
+    ptr = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+    ind = rng.integers(0, ncols - 10, int(ptr[-1])).astype(np.int32)  # empty last columns
+    rows = np.repeat(np.arange(nrows, dtype=np.int32), lengths)
+    order = np.argsort(ind, kind="stable")
+    expect_ptr = np.concatenate([[0], np.cumsum(np.bincount(ind, minlength=ncols))])
+    assert ptr[-1] >= 65_536
+    for threads in (1, 2, 3):
+        tptr, tind = _on_threads(threads, lambda: _cpu.csr_transpose(ptr, ind, ncols))
+        np.testing.assert_array_equal(tptr, expect_ptr)
+        np.testing.assert_array_equal(tind, rows[order])

@@ -3,6 +3,9 @@
 
 #include <algorithm>
 #include <cmath>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "igpart_common.h"
 #include "partition.h"
@@ -14,7 +17,11 @@ Csr csr_transpose(const int64_t *ptr, int64_t nrows, const int32_t *ind, int64_t
     const int64_t nnz = ptr[nrows] - ptr[0];
     t.ptr.assign(static_cast<size_t>(ncols + 1), 0);
     t.ind.resize(static_cast<size_t>(nnz));
-    if (nnz < kParallelMinLightItems) {
+    int threads = 1;
+#ifdef _OPENMP
+    threads = omp_get_max_threads();
+#endif
+    if (nnz < kParallelMinLightItems || threads < 2) {
         for (int64_t j = ptr[0]; j < ptr[nrows]; ++j) ++t.ptr[ind[j] + 1];
         for (int64_t c = 0; c < ncols; ++c) t.ptr[c + 1] += t.ptr[c];
         std::vector<int64_t> pos(t.ptr.begin(), t.ptr.end() - 1);
@@ -23,27 +30,45 @@ Csr csr_transpose(const int64_t *ptr, int64_t nrows, const int32_t *ind, int64_t
                 t.ind[pos[ind[j]]++] = static_cast<int32_t>(r);
         return t;
     }
-    // in parallel: counts and slots taken with atomics, then each column's rows sorted (the
-    // stable transpose whatever the order the slots were taken in)
-    int64_t *cnt = t.ptr.data() + 1;
+    // in parallel: C contiguous chunks of rows; chunk t writes its rows of column c from
+    // ptr[c] + (the column's entries in chunks before t), so every column lists its rows
+    // ascending, as above. C is capped so that the C x ncols offsets take at most 2 x nnz slots.
+    const int64_t chunks =
+        std::max<int64_t>(2, std::min<int64_t>(threads, 2 * nnz / std::max<int64_t>(ncols, 1)));
+    std::vector<int64_t> off(static_cast<size_t>(chunks * ncols), 0);
+    auto first_row = [&](int64_t x) {  // chunks of about equal entries
+        const int64_t target = ptr[0] + nnz * x / chunks;
+        return static_cast<int64_t>(std::lower_bound(ptr, ptr + nrows, target) - ptr);
+    };
+#pragma omp parallel for schedule(static, 1)
+    for (int64_t x = 0; x < chunks; ++x) {
+        int64_t *cnt = off.data() + x * ncols;
+        for (int64_t j = ptr[first_row(x)], end = ptr[first_row(x + 1)]; j < end; ++j)
+            ++cnt[ind[j]];
+    }
 #pragma omp parallel for schedule(static)
-    for (int64_t j = ptr[0]; j < ptr[nrows]; ++j) {
-#pragma omp atomic
-        ++cnt[ind[j]];
+    for (int64_t c = 0; c < ncols; ++c) {
+        int64_t total = 0;
+        for (int64_t x = 0; x < chunks; ++x) total += off[x * ncols + c];
+        t.ptr[c + 1] = total;
     }
     for (int64_t c = 0; c < ncols; ++c) t.ptr[c + 1] += t.ptr[c];
-    std::vector<int64_t> pos(t.ptr.begin(), t.ptr.end() - 1);
-#pragma omp parallel for schedule(dynamic, 1024)
-    for (int64_t r = 0; r < nrows; ++r)
-        for (int64_t j = ptr[r]; j < ptr[r + 1]; ++j) {
-            int64_t slot;
-#pragma omp atomic capture
-            slot = pos[ind[j]]++;
-            t.ind[slot] = static_cast<int32_t>(r);
+#pragma omp parallel for schedule(static)
+    for (int64_t c = 0; c < ncols; ++c) {
+        int64_t at = t.ptr[c];
+        for (int64_t x = 0; x < chunks; ++x) {
+            const int64_t n = off[x * ncols + c];
+            off[x * ncols + c] = at;
+            at += n;
         }
-#pragma omp parallel for schedule(dynamic, 1024)
-    for (int64_t c = 0; c < ncols; ++c)
-        std::sort(t.ind.begin() + t.ptr[c], t.ind.begin() + t.ptr[c + 1]);
+    }
+#pragma omp parallel for schedule(static, 1)
+    for (int64_t x = 0; x < chunks; ++x) {
+        int64_t *pos = off.data() + x * ncols;
+        for (int64_t r = first_row(x), end = first_row(x + 1); r < end; ++r)
+            for (int64_t j = ptr[r]; j < ptr[r + 1]; ++j)
+                t.ind[pos[ind[j]]++] = static_cast<int32_t>(r);
+    }
     return t;
 }
 
