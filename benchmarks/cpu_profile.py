@@ -7,7 +7,9 @@ directory's ``ispd98`` / ``titan23`` folders, enlarged ``SCALE`` times with
 
 - one summary row: wall time, cut, imbalance, and every ``Partition.timings`` entry;
 - a phase table: wall seconds and the CPU seconds of the process over the same calls (CPU/wall
-  is the phase's effective parallelism: about 1 means it ran on one core), split into
+  is the phase's effective parallelism: about 1 means it ran on one core; OpenMP threads that
+  spin-wait after a parallel region count too, so a sequential phase that follows parallel
+  ones can show up to the thread count), split into
   communities (Louvain), clustering, contraction, projection, rebalance, sequence refinement,
   FM and Jet of the first pass and of the V-cycles, and the initial partitioning as a whole;
 - with ``--levels``, the same per level (vertices, pins) of the first pass and the V-cycles.
