@@ -67,6 +67,11 @@ def instrumented(base: type) -> type:
             self.log.append(("fm", hg.n, self.hypergraph_objective(hg, out, k, objective)))
             return out, g
 
+        def jet_refine_hypergraph(self, hg, parts, k, bounds, objective, **kw):
+            out, g = super().jet_refine_hypergraph(hg, parts, k, bounds, objective, **kw)
+            self.log.append(("jet", hg.n, self.hypergraph_objective(hg, out, k, objective)))
+            return out, g
+
     Diag.__name__ = f"Diag{base.__name__}"
     return Diag
 
@@ -187,7 +192,7 @@ def summarize(log: list[tuple]) -> str:
     for n in order:
         r = rows[n]
         lines.append(f"    n={n:>8}: projected {r.get('proj')} rebalanced {r.get('rebal')} "
-                     f"seq {r.get('seq')} fm {r.get('fm')}")
+                     f"seq {r.get('seq')} jet {r.get('jet')} fm {r.get('fm')}")
     return "\n".join(lines)
 
 
