@@ -149,6 +149,15 @@ class TclBridge:
         self.interp.eval(_QUEUE_AT)
         for name in TAU_CHANGES:
             self.interp.eval(f"proc ::{name} args {{ ::igpart::_queue_at {name} {{*}}$args }}")
+        # `source` counts a large file's changes afresh each time it runs the file
+        self.interp.createcommand("::igpart::_sourcing", self._sourcing)
+        self.interp.eval(
+            "rename ::source ::igpart::_source\n"
+            "proc ::source args {\n"
+            "    ::igpart::_sourcing [lindex $args end]\n"
+            "    uplevel 1 [list ::igpart::_source {*}$args]\n"
+            "}"
+        )
         # (file, line, command, nth) of each queued TAU change, in queue order, until applied;
         # line None: to be found as the nth such command of the (large) file
         self._sites: list[tuple[str | None, int | None, str, int]] = []
@@ -189,6 +198,12 @@ class TclBridge:
             file, line = self.origin[0], self.origin[1] + line - 1
         site = (file, line if line > 0 else None) if file is not None or line > 0 else None
         return self._call(name, *words, site=site)
+
+    def _sourcing(self, file) -> str:
+        file = str(file)
+        for key in [key for key in self._nth if key[0] == file]:
+            del self._nth[key]
+        return ""
 
     def _queued(self, name: str, words, file: str | None, line: int | None) -> None:
         text = " ".join([name, *map(str, words)])
@@ -322,9 +337,8 @@ class TclBridge:
 
 
 def _find_line(file: str, text: str, nth: int) -> int | None:
-    """The line of the ``nth`` command ``text`` (words separated by blanks) in ``file`` (its
-    occurrences counted round when the file was sourced more than once); None when not found
-    (a command built by the script rather than written in it)."""
+    """The line of the ``nth`` command ``text`` (words separated by blanks) in ``file``; None
+    when not found (a command built by the script rather than written in it)."""
     want = text.split()
     hits = []
     try:
@@ -334,7 +348,7 @@ def _find_line(file: str, text: str, nth: int) -> int | None:
                     hits.append(i)
     except OSError:
         return None
-    return hits[(nth - 1) % len(hits)] if hits else None
+    return hits[nth - 1] if nth <= len(hits) else None
 
 
 def run_stream(stream, argv: list[str] | None = None, *, interactive: bool = False, out=None,
