@@ -17,7 +17,10 @@ leaving the state byte-identical). Semantics follow OpenTimer, the TAU 2015 refe
 ``remove_gate`` and ``remove_net`` first disconnect whatever pins are still connected (reported
 in :attr:`AppliedBatch.disconnected`); unlike OpenTimer, which ignores and logs bad commands, an
 unknown instance/net/pin, a duplicate name, connecting an already connected pin, disconnecting
-an unconnected one or naming a pin its library cell lacks is an error.
+an unconnected one or naming a pin its library cell lacks is an error, and so is an
+``insert_gate`` / ``repower_gate`` cell the library lacks when the library has every cell of the
+netlist (OpenTimer requires every instance's cell in its library; a library that lacks netlist
+cells is taken as partial, and new cells are then not checked).
 
 Costs: reading builds columnar numpy arrays only; the name -> id maps and the pin index (pins by
 owner and by net) are built on first use, then kept current by ``apply``, so a batch costs time

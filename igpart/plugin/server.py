@@ -277,7 +277,7 @@ class JsonLinesServer:
             if self._closing:  # answered (or failed to answer) a shutdown request
                 self.stop()
 
-    def _close_clients(self, wait: float = 2.0) -> None:
+    def _close_clients(self, wait: float = 0.5) -> None:
         """Closes every client's connection; waits up to ``wait`` seconds for their threads (a
         thread still running a request finishes it in the background)."""
         with self._clients_lock:
