@@ -221,6 +221,17 @@ def phase_table(levels: bool) -> list[str]:
     return lines
 
 
+def cpu_model() -> str:
+    """The CPU's model name (Linux), or the platform's processor string."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
 def mtkahypar_runs(spec: str, args, ks: list[int], T: int) -> dict:
     """{(k, T): (seconds, objective, imbalance)} of Mt-KaHyPar on ``spec`` at every k, run in a
     child process (this script with ``--mtk-worker``)."""
@@ -309,6 +320,9 @@ def main() -> None:
           f" python {platform.python_version()}, seed {args.seed}, eps {args.epsilon}, "
           f"config {json.dumps(overrides)}, CpuBackend {' '.join(args.cpu_attr) or 'defaults'}",
           flush=True)
+    omp_env = {k: v for k, v in os.environ.items() if k.startswith(("OMP_", "GOMP_"))}
+    print(f"# CPU {cpu_model()}, OpenMP environment {omp_env or 'unset'}, load average "
+          f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}", flush=True)
     rows = []
     for spec in args.inputs.split(","):
         t0 = time.perf_counter()
