@@ -34,6 +34,7 @@ import socket
 import stat
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -236,6 +237,7 @@ class JsonLinesServer:
                 return
             except OSError as exc:  # e.g. out of file descriptors: keep the server up
                 log.warning("accept failed: %s", exc)
+                time.sleep(0.1)  # the listener stays readable: do not spin
                 return
             conn.setblocking(True)
             with self._clients_lock:
