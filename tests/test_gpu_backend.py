@@ -286,17 +286,13 @@ def test_gpu_communities_cover_every_vertex(gpu):
     np.testing.assert_array_equal(direct, CPU.communities(CPU.hypergraph_arrays(h)))
 
 
-def test_gpu_communities_level_at_k2(monkeypatch):
-    """With community_host_max left to its default, k = 2 runs Louvain on a level of at most
-    COMMUNITY_HOST_MAX_K2 vertices (GPU levels first) on inputs of at least LARGE_MIN_N
-    vertices, and other k on COMMUNITY_HOST_MAX; an explicit community_host_max holds at every
-    k."""
+def test_gpu_communities_level(monkeypatch):
+    """Louvain runs on a level of at most COMMUNITY_HOST_MAX vertices (GPU levels first) at
+    every k; an explicit community_host_max holds too."""
     from igpart.kernels.gpu import GpuBackend
 
     h = random_hypergraph(np.random.default_rng(2), 3000, 3300, max_size=5)
     monkeypatch.setattr(GpuBackend, "COMMUNITY_HOST_MAX", 2000)
-    monkeypatch.setattr(GpuBackend, "COMMUNITY_HOST_MAX_K2", 500)
-    monkeypatch.setattr(GpuBackend, "LARGE_MIN_N", 3000)
     sizes = []
     real = GpuBackend._host_copy
 
@@ -310,16 +306,12 @@ def test_gpu_communities_level_at_k2(monkeypatch):
     for k in (2, 3, 0):
         comm = host(be.communities(top, k=k))
         assert comm.shape == (h.n,) and set(np.unique(comm)) == set(range(int(comm.max()) + 1))
-    assert sizes[0] <= 500 and 500 < sizes[1] <= 2000 and sizes[1] == sizes[2]
+    assert len(sizes) == 3 and 500 < sizes[0] <= 2000 and sizes[0] == sizes[1] == sizes[2]
     sizes.clear()
     fixed = GpuBackend(community_host_max=5000)
     direct = host(fixed.communities(top, k=2))
     assert sizes == [h.n]
     np.testing.assert_array_equal(direct, CPU.communities(CPU.hypergraph_arrays(h)))
-    sizes.clear()
-    monkeypatch.setattr(GpuBackend, "COMMUNITY_HOST_MAX", 5000)
-    monkeypatch.setattr(GpuBackend, "LARGE_MIN_N", 3001)  # smaller inputs: the general limit
-    assert np.array_equal(host(GpuBackend().communities(top, k=2)), direct) and sizes == [h.n]
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -110,8 +110,7 @@ class GpuBackend(Backend):
 
     #: Inputs of at least this many vertices are large: they get the cheaper k = 2 settings (one
     #: V-cycle, ``default_vcycles``; V-cycles stopping at ``default_vcycle_min_vertices_k2``
-    #: vertices; Louvain on a level of at most ``COMMUNITY_HOST_MAX_K2`` vertices; levels
-    #: shrinking up to ``default_max_shrink_k2`` times). Smaller
+    #: vertices; levels shrinking up to ``default_max_shrink_k2`` times). Smaller
     #: inputs keep the general ones, where they cost little.
     LARGE_MIN_N = 100_000
 
@@ -125,17 +124,12 @@ class GpuBackend(Backend):
     #: Default size limit (pins) of the levels on which FM runs (on the host); None: every level.
     FM_HOST_MAX_PINS: int | None = None
 
-    #: Default size limit (vertices) of the level on which Louvain runs (on the host).
+    #: Default size limit (vertices) of the level on which Louvain runs (on the host), at every
+    #: k: at k = 2 on 2M-vertex inputs a limit of 8,000 let the unconstrained clustering before
+    #: Louvain merge vertices of different copies of an enlarged circuit (H100, six inputs,
+    #: seeds 0-3: cut geomean 0.93x with 30,000, BENCHMARKS.md "GPU refinement").
     COMMUNITY_HOST_MAX = 30_000
 
-    #: ... at k = 2 (``communities(k=2)``) on inputs of at least ``LARGE_MIN_N`` vertices (one
-    #: GPU level more, a Louvain ~5x cheaper). H200,
-    #: 2026-11-26, ibm01x200 / ibm09x100, seeds 1-8 (Louvain on 3.8k / 6.4k vertices instead
-    #: of 15k / 26k): k = 2 end to end 0.195 / 0.367 s against 0.227 / 0.424 s (medians), cut
-    #: geomeans 2166 / 4766 against 2141 / 4766 (+1.1% / +0.0%, the seeds' spread is ±3%). Not
-    #: at k = 16 and 64 (4 seeds each: -4% to -11% of the time, but ibm01x200 k = 16 +3.4% cut,
-    #: the other three cases -2.4% to +0.8%).
-    COMMUNITY_HOST_MAX_K2 = 8_000
 
     #: Default size (pins) up to which ``jet_refine_hypergraph`` runs the C++ Jet on a host copy
     #: of the level instead of the kernels: both return the same partition (tests/test_jet.py),
@@ -165,7 +159,6 @@ class GpuBackend(Backend):
         self.fm_host_max_pins = cap
         self.community_host_max = (self.COMMUNITY_HOST_MAX if community_host_max is None
                                    else int(community_host_max))
-        self._community_host_max_default = community_host_max is None
         #: at most this many members per cluster of ``cluster_hypergraph`` (one level)
         self.cluster_max_size = (_hypergraph.CLUSTER_MAX_SIZE if cluster_max_size is None
                                  else int(cluster_max_size))
@@ -363,15 +356,11 @@ class GpuBackend(Backend):
                     resolution: float = 1.0, max_weight: int = 0, sub_rounds: int = 0,
                     k: int = 0):
         """Louvain communities (the C++ implementation) computed on a level the GPU first
-        coarsens to at most ``community_host_max`` vertices (when left to its default: at most
-        ``COMMUNITY_HOST_MAX_K2`` at ``k`` = 2 on inputs of at least ``LARGE_MIN_N``
-        vertices), projected back to ``hg``."""
+        coarsens to at most ``community_host_max`` vertices, projected back to ``hg``
+        (``k``: the partition's k, which the level does not depend on)."""
         maps = []
         cur = hg
-        host_max = self.community_host_max
-        if self._community_host_max_default and k == 2 and hg.n >= self.LARGE_MIN_N:
-            host_max = self.COMMUNITY_HOST_MAX_K2
-        while cur.n > host_max:
+        while cur.n > self.community_host_max:
             cmap, nc = _hypergraph.cluster(cur, cur.total_weight, max_net_size, None, 4.0, False,
                                            seed, self.cluster_max_size, self.deterministic)
             if nc > 0.9 * cur.n:
