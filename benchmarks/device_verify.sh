@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# One call on the GPU machine that checks and measures everything GPU-side (issues 4 and 6):
+# One call on the GPU machine that checks and measures everything GPU-side (the GPU backend and
+# the GPU incremental engine):
 # builds the package, runs `pytest -m gpu`, the incremental GPU benchmark against a full GPU and
 # CPU re-partition, and the GPU-vs-Mt-KaHyPar benchmark. Logs go to $OUT (or ./device_out).
 #

@@ -1,11 +1,11 @@
 """A/B of igpart's module switches inside one process: the variants' runs alternate (variant 1,
 variant 2, ..., then again) on the same inputs, so that the lent GPU machines' call-to-call
-differences (Mt-KaHyPar alone varied 1.85-2.70 s on one case over one session's calls) do not
+differences (Mt-KaHyPar alone varied 1.85-2.70 s on one case over one day's calls) do not
 enter the comparison; prints, per input, k and variant, the median of ``--reps`` runs of
 ``Partition.seconds``, every run's seconds and cut, and the medians of the coarsening (+
-communities) and Jet timers. The BENCHMARKS.md "Seventh session" A/B figures came from this
+communities) and Jet timers. The A/B figures behind the GPU defaults came from this
 script (then a scratch copy). ``--vary-seeds``: run r uses seed ``--seed + r``, for
-comparisons of the cut over seeds (the "seeds 1-8" A/Bs of BENCHMARKS.md "Tenth session" ran
+comparisons of the cut over seeds (the "seeds 1-8" A/Bs of the k = 2 defaults ran
 the same way, from a scratch script).
 
 A variant is a JSON object of switches (missing ones take the defaults below):

@@ -1,4 +1,4 @@
-"""GPU backend benchmark (issue 4), one run on a GPU machine, peers side by side.
+"""GPU backend benchmark, one run on a GPU machine, peers side by side.
 
 Mode ``mtk`` (default): builds large inputs with the seeded generator
 (``igpart.generators.inflate``, the ``igpart generate`` command) from the ISPD98 circuits, writes

@@ -1,4 +1,4 @@
-"""Where does the GPU pipeline lose quality at scale? (issue 4 diagnostic)
+"""Where does the GPU pipeline lose quality at scale? (diagnostic)
 
 Runs igpart's multilevel driver on inflated ISPD98 inputs with instrumented backends and prints,
 per run, the coarsening (vertices, pins, heaviest vertex per level), the cut after initial

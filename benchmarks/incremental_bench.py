@@ -1,4 +1,4 @@
-"""Incremental refinement vs full re-partitioning, batch by batch (issue 6 targets).
+"""Incremental refinement vs full re-partitioning, batch by batch.
 
 Builds ``igpart.generators.random_circuit(n)`` (1M cells by default), partitions it with
 ``igpart.partition``, then replays ``--batches`` seeded timing-optimisation batches of about

@@ -11,7 +11,7 @@ call synchronous. The first ``--warmup`` batches are not timed. Every ``--check-
 the GPU's maintained cut / km1 / block weights are compared with a from-scratch evaluation.
 At the end the modified design is re-partitioned from scratch ``--full-runs`` times (seeds
 ``seed, seed+1, ...``) with igpart's multilevel partitioner (``--full-backend cpu`` (default) or
-``gpu``, the issue's GPU-vs-GPU comparison): the speedup is the median full time over the median
+``gpu``, the GPU-vs-GPU comparison): the speedup is the median full time over the median
 per-batch GPU latency, the quality ratio the incremental objective over the median full one (one
 multilevel run varies by a few percent from seed to seed, so a single run is a noisy reference).
 

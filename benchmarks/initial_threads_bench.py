@@ -7,7 +7,7 @@ studied on another machine), then times the driver's own ``initial_partition`` c
 every ``--settings`` entry ``threads:metis_processes:switch_interval`` (the GIL's switch
 interval in seconds), ``--reps`` runs each, and prints the seconds and the cut; the cut is the
 same in every setting (the initial partitioning does not depend on the threads). The run stops
-there (no uncoarsening). BENCHMARKS.md, "Host initial partitioning at k = 64 and threads".
+there (no uncoarsening). BENCHMARKS.md at 10cd44d, "Host initial partitioning at k = 64".
 
     python benchmarks/initial_threads_bench.py --inputs ibm01:200,ibm09:100 --ks 64 \\
         --settings 1:0:0.005,4:0:0.005,16:0:0.005,16:8:0.005 --out $OUT

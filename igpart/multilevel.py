@@ -79,7 +79,7 @@ class Config:
       vertices of a sub-round (a slice of the seeded order) choose their community in parallel
       (OpenMP) against the state before it, then move in order (a move that would overfill its
       community is dropped); the result does not depend on the threads. Measured 2026-11-23 on
-      the dev VM (2 cores, 16 sub-rounds; BENCHMARKS.md "Sixth session"): Louvain alone 1.76x /
+      the dev VM (2 cores, 16 sub-rounds; BENCHMARKS.md at 10cd44d): Louvain alone 1.76x /
       1.71x faster on ibm09x10 / ibm01x20 (1.07–1.2x slower on 1 thread), modularity within
       0.001; end to end on the C++ backend (ibm01 / ibm05 k = 8, ibm03 k = 64, ibm01x20 k = 16,
       ibm09x10 k = 64, seeds 1, 2) 0.81x the time (``communities`` 12.6 -> 7.2 s of 28 s) for a
@@ -135,7 +135,7 @@ class Config:
       (coarsest level of ibm01x80, k = 16, 787 vertices: best of 8 METIS seeds 3223, Mt-KaHyPar
       2456, recursive bisection 2456–2664 per seed; k = 2 on the same level: METIS 1491,
       Mt-KaHyPar 1051, one igpart bisection 1020–1049, whose communities are what makes the
-      difference). End to end see BENCHMARKS.md "Recursive-bisection initial partitioning":
+      difference). End to end (BENCHMARKS.md at 10cd44d, "Recursive-bisection initial"):
       ibm01x80 k = 16 cut 2596 -> 1997 (Mt-KaHyPar 2003); ibm01x20 / ibm09x10 / ibm06x20 at k = 2
       / 16 / 64 geomean cut -3.2% against ``"metis"`` (k = 16: -2.7% to -6.2%, k = 64: -2.7% to
       -5.7%, none worse); ISPD98 subset (ibm01/03/05/07/09, k = 2 / 8 / 32 / 64) -1.3% with the
@@ -158,7 +158,7 @@ class Config:
       k = 64. Measured 2026-11-23 (C++ backend, 1 thread, ibm01x20 / ibm09x10 at k = 2 / 16 /
       64, ibm01/03/05 at k = 2 / 8 / 64, seeds 1 and 2, against 0): the same cuts at k = 2,
       geomean cut ratio 0.999 at k >= 8 (0.962–1.059), ``initial`` time 0.32x at k = 2 and
-      0.79x beyond (BENCHMARKS.md "FM on the best initial candidate only").
+      0.79x beyond (BENCHMARKS.md at 10cd44d, "FM on the best initial candidate only").
       ``initial_bisector`` (default ``"metis"``): the seeded candidates of a k = 2 coarsest
       level of a hypergraph, i.e. inside every bisection of ``"rb"`` and in k = 2 runs whose
       coarsest level gets METIS seeds (``"metis"`` / ``"rb+metis"``): ``"metis"`` (pymetis on
@@ -168,7 +168,7 @@ class Config:
       until it reaches its share; all seeds in one C++ call without the GIL, so the bisections of
       ``"rb"`` run concurrently on ``threads``; :func:`igpart.initial.ghg_bisections`) or
       ``"both"`` (both pools). Every candidate is rebalanced and refined the same way.
-      Measurements: BENCHMARKS.md "GIL-free initial bisector".
+      Measurements: BENCHMARKS.md at 10cd44d, "GIL-free initial bisector".
       ``initial_metis_processes`` (default -1: automatic): METIS calls of the initial
       partitioning (the seeds on the coarsest level and inside every bisection of ``"rb"``) run
       in this many persistent worker processes (:mod:`igpart.metis_pool`, started when
@@ -189,7 +189,7 @@ class Config:
       1.12–1.27x faster (ibm01x200 k = 2 / 16 / 64: 1.10 -> 0.99, 1.76 -> 1.43, 2.06 -> 1.62 s;
       ibm09x100: 2.06 -> 1.76, 3.46 -> 2.95, 3.53 -> 3.05 s), ``initial`` 0.17 -> 0.09, 0.89 ->
       0.49, 1.11 -> 0.67 s and 0.20 -> 0.11, 1.33 -> 0.84, 1.62 -> 1.02 s. More: BENCHMARKS.md
-      "METIS in worker processes".
+      at 10cd44d, "METIS in worker processes".
       ``threads``: candidates run concurrently on this many threads (0: as many as the C++
       backend's OpenMP threads), and the threads they leave over run independent bisections
       of each ``"rb"`` candidate concurrently; the result does not depend on it.
@@ -255,7 +255,7 @@ class Config:
       stop well above the first pass's ``contraction_limit * k``). On the GPU every level
       costs a fixed time of launches and host round trips; on the H100, 25,000 instead of 0
       took 0.86x the time (geomean of ibm01x200 / ibm09x100 at k = 2 and 64, 4 runs each)
-      for a geomean cut ratio of 0.998 (BENCHMARKS.md, "Eighth session").
+      for a geomean cut ratio of 0.998 (BENCHMARKS.md at 10cd44d, "V-cycles stop coarsening").
     ``host_levels_below`` (default 0: off; experimental; measured on the H100 with 50,000 at
       commit 354e603, ibm01x200 / ibm09x100 at k = 2 and 64: from 6% faster to 31% slower
       than the default and 0.8–4.6% more cut; with Jet on the host levels, commit 85efa87,
@@ -866,6 +866,24 @@ def _hypergraph_coarsener(be: Backend, k: int, mcw: int, cfg: Config, seed: int,
     return coarsen_one
 
 
+def share_unconnected_community(xp, top: HypergraphArrays, communities, max_net_size: int):
+    """``communities`` with every vertex that no net of 2 to ``max_net_size`` pins connects
+    (Louvain's clique expansion leaves it alone in a community of its own: one net over every
+    vertex, nets all larger than that, no nets) moved into one community they share, ids dense
+    again. Clustering stays within communities, so left alone such vertices would never be
+    clustered and the levels would stop shrinking (a single net over 100,000 vertices sent all
+    of them to the initial partitioning); together they are paired (``cluster_hypergraph``)."""
+    sizes = xp.diff(top.eptr)
+    kept = ((sizes >= 2) & (sizes <= max_net_size)).astype(xp.int64)
+    counts = xp.zeros(top.vind.shape[0] + 1, dtype=xp.int64)
+    xp.cumsum(kept[top.vind], out=counts[1:])
+    alone = counts[top.vptr[1:]] == counts[top.vptr[:-1]]
+    if not bool(alone.any()):
+        return communities
+    labels = xp.where(alone, -1, communities.astype(xp.int64))
+    return xp.unique(labels, return_inverse=True)[1].reshape(-1).astype(xp.int32)
+
+
 def _multilevel_hypergraph(h: Hypergraph, k: int, epsilon: float, objective: str, be: Backend,
                            seed: int, cfg: Config, timer: _Timer,
                            block_bounds: np.ndarray | None = None) -> np.ndarray:
@@ -918,6 +936,8 @@ def _multilevel_hypergraph(h: Hypergraph, k: int, epsilon: float, objective: str
             max_weight=community_max_weight(cfg, h.total_weight, k),
             sub_rounds=community_sub_rounds(be, cfg, h.n), k=k,
         )
+        communities = share_unconnected_community(be.xp, top, communities,
+                                                  cfg.community_max_net_size)
         timer.add("communities", t0)
     hierarchy = _coarsen(top, lambda a: a.n, coarsen_one, be.contract_hypergraph,
                          cfg.contraction_limit * k, cfg.min_shrink, cfg.max_levels, timer,

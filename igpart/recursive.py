@@ -42,7 +42,7 @@ from .initial import CLIQUE_MAX_NET_SIZE
 #: config's ``fm_max_fruitless_moves`` when lower). The sub-hypergraphs are small: on the
 #: coarsest levels of four inflated inputs at k = 64 (3-5k vertices), 100 or 50 instead of 250
 #: gave the same partitions for 12 of 12 runs, in 0.86x the time on the two largest levels and
-#: 0.96x on the others (BENCHMARKS.md, "Sixth session").
+#: 0.96x on the others (BENCHMARKS.md at 10cd44d, "FM inside the bisections").
 RB_FM_MAX_FRUITLESS_MOVES = 100
 
 

@@ -8,7 +8,7 @@ TAU 2015 ``.ops`` change scripts.
 - ``circuit.to_hypergraph(...)`` -> :class:`HypergraphView`, ``circuit.to_graph(...)`` ->
   :class:`GraphView`, with the maps back to names.
 
-Conventions where the API contract left a choice (issue 6's Session relies on them):
+Conventions where the API contract left a choice (the plugin's Session relies on them):
 
 - Port pins in change records: ``.ops`` files name a top-level port's pin by the port name alone
   (``connect_pin n78gat TAUNET_3`` in the shipped TAU 2015 files). The records carry

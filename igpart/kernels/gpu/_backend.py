@@ -16,7 +16,8 @@ CPU fallback, through the C++ backend on a host copy of the level (made once per
   FM to levels of at most that many pins (larger levels then only get the sequence-based
   refinement): faster, but on large inputs much worse (positive-gain sequence refinement alone
   leaves most of the fine-level improvement: on an inflated ibm01 of 510k vertices at k = 16 a
-  400k-pin cap gave a 2.1x larger cut; see BENCHMARKS.md, "GPU backend (issue 4)").
+  400k-pin cap gave a 2.1x larger cut; see BENCHMARKS.md at 10cd44d, "Why the GPU was ~3x
+  worse at scale").
 """
 
 from __future__ import annotations
@@ -98,7 +99,7 @@ class GpuBackend(Backend):
     #: ``Config(vcycle_min_vertices=-1)``: a V-cycle's coarsening stops below this many vertices
     #: (every level costs launches and host round trips; H100, ibm01x200 / ibm09x100 at k = 2
     #: and 64: 0.86x the time for a geomean cut ratio of 0.998 against 0, BENCHMARKS.md
-    #: "Eighth session").
+    #: at 10cd44d, "V-cycles stop coarsening at 25,000 vertices").
     default_vcycle_min_vertices = 25_000
     #: ... at k = 2 on inputs of at least ``LARGE_MIN_N`` vertices
     #: (``igpart.multilevel.Config.vcycle_min_vertices``)
@@ -166,11 +167,13 @@ class GpuBackend(Backend):
             raise ValueError("GpuBackend: cluster_max_size must be at least 2")
         #: clustering joins decided by seeded sorts instead of atomics (kernels.cluster_join):
         #: the same seed gives the same hierarchy and partition (off by default: 1.4-1.5x the
-        #: time at k = 2 on the H100, BENCHMARKS.md "Deterministic clustering and one V-cycle")
+        #: time at k = 2 on the H100, BENCHMARKS.md at 10cd44d, "Deterministic clustering and
+        #: one V-cycle")
         self.deterministic = bool(deterministic)
         #: Jet's step 1 visits only the boundary vertices, listed every iteration, instead of a
         #: warp per vertex of the level (the same partition, tests/test_jet.py; on by default:
-        #: 1.02-1.32x faster end to end on the H100, BENCHMARKS.md "Sixth session")
+        #: 1.02-1.32x faster end to end on the H100, BENCHMARKS.md at 10cd44d, "Jet's
+        #: boundary-only first step")
         self.jet_boundary = bool(jet_boundary)
         #: Jet runs on the host (C++, same result) on levels of at most this many pins
         self.jet_host_max_pins = (self.JET_HOST_MAX_PINS if jet_host_max_pins is None

@@ -107,8 +107,8 @@ def coarsen(hg: HypergraphArrays, mcw: int, group_size: int, max_net_size: int, 
 #: at 8 and their other neighbours are left without a choice (4,181 of 10,446 vertices after
 #: 11 rounds); with 64 members the ibm01x200 hierarchy shrinks 2.5x per level to the end
 #: (k = 2: 11 coarsening steps instead of 17), k = 2 runs are 1.31x (ibm09x100) and 1.28x
-#: (ibm01x200) faster and the cuts stay within the run-to-run noise (BENCHMARKS.md, "Where the
-#: time goes, and the depth of the GPU hierarchy"), hence 64.
+#: (ibm01x200) faster and the cuts stay within the run-to-run noise (BENCHMARKS.md at 10cd44d,
+#: "Where the time goes, and the depth of the GPU hierarchy"), hence 64.
 CLUSTER_MAX_SIZE = 64
 CLUSTER_ROUNDS = 12
 #: Rounds after the first rate again only the lone vertices whose choice was not the unique
