@@ -34,7 +34,7 @@ from typing import Any
 from .errors import InputError, PartitionError
 from .hypergraph import Hypergraph
 from .initial import metis_partition, mtkahypar_available, mtkahypar_partition
-from .io import read
+from .io import atomic_writer, read
 from .metrics import OBJECTIVES, evaluate
 from .multilevel import Config, partition
 
@@ -375,7 +375,8 @@ def plot(result: dict, path: str | os.PathLike) -> None:
     fig.suptitle(f"igpart vs peers (eps {result['meta']['epsilon']}, "
                  f"{result['meta']['threads']} threads)")
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    with atomic_writer(path) as f:
+        fig.savefig(f, format=os.path.splitext(os.fspath(path))[1][1:] or "png", dpi=120)
     plt.close(fig)
 
 
