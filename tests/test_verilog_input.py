@@ -186,3 +186,12 @@ def test_deep_nesting_is_an_input_error():
     for depth in (99, 5000):  # 5000 levels overflowed Python's recursion limit
         (e,) = errors(netlist(depth), readers=("pyverilog",))
         assert e.line == 2 and "nested more than 100 deep" in str(e)
+
+
+def test_net_declaration_assignment_is_an_alias():
+    # found by the fuzz suite: `wire n = a;` raised AttributeError in the elaborator
+    decl = "module top(a, y);\ninput a; output y;\nwire n = a;\nINV g(.A(n), .ZN(y));\nendmodule\n"
+    alias = decl.replace("wire n = a;", "wire n; assign n = a;")
+    c = parse_verilog(decl)  # auto: the fast reader hands it to pyverilog
+    assert c.difference(parse_verilog(alias, parser="fast")) is None
+    assert c.net_names == ["a", "y"]

@@ -35,7 +35,6 @@ from .raw import RawNetlist
 log = logging.getLogger("igpart")
 
 _DIRS = {"Input": 0, "Output": 1, "Inout": 2}
-_NET_KINDS = ("Wire", "Tri", "Reg")
 _CONST_RE = re.compile(r"^(\d*)'([sS]?)([bBoOdDhH])([0-9a-fA-FxXzZ_?]+)$")
 
 
@@ -320,16 +319,14 @@ class Elaborator:
                     dk = type(d).__name__
                     if dk in _DIRS:
                         self.declare(d, scope, depth, prefix, _DIRS[dk])
-                    elif dk in _NET_KINDS:
-                        self.declare(d, scope, depth, prefix, None)
+                    elif dk == "Assign":  # a net declaration assignment: wire n = a;
+                        self.assign(d, scope, depth, prefix)
                     else:
                         self.declare(d, scope, depth, prefix, None)
             elif kind == "InstanceList":
                 self.instances(item, scope, depth, prefix)
             elif kind == "Assign":
-                lhs = self.bits_of(item.left.var, scope, depth, prefix)
-                rhs = self.bits_of(item.right.var, scope, depth, prefix)
-                self.join(lhs, rhs, item, "assign")
+                self.assign(item, scope, depth, prefix)
             elif kind == "Pragma":
                 continue
             else:
@@ -347,6 +344,12 @@ class Elaborator:
                 )
         self.stack.pop()
         return scope, ports
+
+    def assign(self, item, scope, depth, prefix) -> None:
+        """``assign lhs = rhs;`` between nets: their bits are joined."""
+        lhs = self.bits_of(item.left.var, scope, depth, prefix)
+        rhs = self.bits_of(item.right.var, scope, depth, prefix)
+        self.join(lhs, rhs, item, "assign")
 
     def join(self, a: list, b: list, node, what: str) -> None:
         if len(a) != len(b):
