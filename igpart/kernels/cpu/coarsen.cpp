@@ -229,6 +229,56 @@ std::vector<double> &rating_scratch(int64_t n) {
     return score;
 }
 
+// Whether some net of at most max_net_size pins joins u to a vertex of its own community: without
+// one no rating ever clusters u.
+bool has_rated_neighbour(const HgView &h, int32_t u, int64_t max_net_size,
+                         const int32_t *communities) {
+    const int32_t cu = communities ? communities[u] : 0;
+    for (int64_t j = h.vptr[u]; j < h.vptr[u + 1]; ++j) {
+        const int32_t e = h.vind[j];
+        const int64_t size = h.size(e);
+        if (size < 2 || size > max_net_size) continue;
+        if (!communities) return true;
+        for (int64_t q = h.eptr[e]; q < h.eptr[e + 1]; ++q)
+            if (h.eind[q] != u && communities[h.eind[q]] == cu) return true;
+    }
+    return false;
+}
+
+// Pairs the vertices that the rating cannot cluster (still alone, lighter than
+// max_cluster_weight, no rated neighbour in their community: their nets are all larger than
+// max_net_size, as one net over every vertex, or they have none), in visiting order within
+// their community, each pair within max_cluster_weight, until nc reaches target. Without it
+// such a level does not shrink and all of it goes to the initial partitioning; with it every
+// level halves them.
+void pair_unrated(const HgView &h, int64_t max_cluster_weight, int64_t max_net_size,
+                  const int32_t *communities, const std::vector<int32_t> &order,
+                  const std::vector<int64_t> &cw,
+                  const std::vector<char> &matched, int64_t target, int64_t nc,
+                  std::vector<std::pair<int32_t, int32_t>> &pairs) {
+    const int64_t n = h.n;
+    std::vector<char> unrated(static_cast<size_t>(n), 0);
+#pragma omp parallel for schedule(dynamic, 1024) if (n >= kParallelMinItems)
+    for (int64_t u = 0; u < n; ++u)
+        unrated[u] = !matched[u] && cw[u] < max_cluster_weight &&
+                     !has_rated_neighbour(h, static_cast<int32_t>(u), max_net_size, communities);
+    std::vector<std::pair<int32_t, int32_t>> cand;  // (community, place in the order)
+    for (int64_t i = 0; i < n; ++i)
+        if (unrated[order[i]])
+            cand.push_back({communities ? communities[order[i]] : 0, static_cast<int32_t>(i)});
+    parallel_sort(cand.begin(), cand.end());
+    for (size_t i = 0; i + 1 < cand.size() && nc > target;) {
+        const int32_t a = order[cand[i].second], b = order[cand[i + 1].second];
+        if (cand[i].first == cand[i + 1].first && cw[a] + cw[b] <= max_cluster_weight) {
+            pairs.push_back({b, a});  // b joins a
+            --nc;
+            i += 2;
+        } else {
+            ++i;
+        }
+    }
+}
+
 }  // namespace
 
 int64_t cluster_hypergraph(const HgView &h, int64_t max_cluster_weight, int64_t max_net_size,
@@ -304,6 +354,12 @@ int64_t cluster_hypergraph(const HgView &h, int64_t max_cluster_weight, int64_t 
                 join(u, c);
             }
         }
+    }
+    if (nc > target) {
+        std::vector<std::pair<int32_t, int32_t>> pairs;
+        pair_unrated(h, max_cluster_weight, max_net_size, communities, order, cw, matched,
+                     target, nc, pairs);
+        for (const auto &p : pairs) join(p.first, p.second);
     }
     // dense ids in ascending order of representatives
     std::vector<int32_t> id(static_cast<size_t>(n), -1);

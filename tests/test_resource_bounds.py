@@ -1,0 +1,107 @@
+"""Pathological inputs finish in time proportional to their size: the property behind each bound
+(levels that keep shrinking, bounded refinement work, clear limits), checked at small sizes.
+``benchmarks/pathological.py`` times the same inputs at large sizes against Mt-KaHyPar."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import igpart
+import igpart.multilevel as ml
+from igpart import Hypergraph
+from igpart.kernels import get_backend
+from igpart.metrics import evaluate
+
+
+def one_net(n: int) -> Hypergraph:
+    return Hypergraph(np.array([0, n], dtype=np.int64), np.arange(n, dtype=np.int32), n)
+
+
+@pytest.mark.parametrize("k", [2, 8])
+def test_one_net_coarsens_down_to_the_contraction_limit(monkeypatch, k):
+    """One net over every vertex: the rating ignores it (too large), so no vertex has a rated
+    neighbour; the levels must still shrink to about the contraction limit instead of handing
+    all 20,000 vertices to the initial partitioning."""
+    h = one_net(20_000)
+    sizes = []
+    real = ml.initial_partition
+
+    def spy(level, kk, *args, **kwargs):
+        sizes.append(level.n)
+        return real(level, kk, *args, **kwargs)
+
+    monkeypatch.setattr(ml, "initial_partition", spy)
+    p = igpart.partition(h, k, backend="cpu", seed=1)
+    cfg = ml.Config()
+    # the first call is the top-level coarsest level; the others are levels inside the
+    # bisections of the recursive-bisection initial partitioning (k = 8)
+    assert sizes[0] <= 4 * cfg.contraction_limit * k
+    assert max(sizes) <= 4 * cfg.contraction_limit * k
+    m = evaluate(h, p.parts, k, 0.03)
+    assert m["balanced"] and m["cut"] == p.cut == 1
+
+
+@pytest.mark.parametrize("with_communities", [False, True])
+def test_unrated_vertices_are_paired_within_their_community(with_communities):
+    """Vertices whose only nets exceed the rating's size limit (or who have no nets) are paired
+    in clustering, never across communities, never above the cluster weight bound."""
+    rng = np.random.default_rng(3)
+    n = 5_000
+    big = rng.permutation(n)[:3_000]  # one 3,000-pin net; 2,000 vertices without nets
+    h = Hypergraph(np.array([0, big.size]), big, n, vwgt=rng.integers(1, 4, n))
+    be = get_backend("cpu")
+    ha = be.hypergraph_arrays(h)
+    comm = rng.integers(0, 3, n).astype(np.int32) if with_communities else None
+    cmap, nc = be.cluster_hypergraph(ha, 6, max_net_size=1000, communities=comm,
+                                     max_shrink=2.5, seed=1)
+    cmap = np.asarray(cmap)
+    assert nc <= 0.55 * n  # old: nc == n (nothing clustered)
+    sizes = np.bincount(cmap, minlength=nc)
+    assert sizes.max() <= 2
+    weights = np.bincount(cmap, weights=h.vwgt, minlength=nc)
+    assert weights.max() <= 6
+    if comm is not None:
+        first = np.full(nc, -1)
+        first[cmap] = comm
+        assert np.array_equal(first[cmap], comm)  # every cluster within one community
+
+
+def test_rated_vertices_are_not_paired_blindly():
+    """Rated neighbours only in other communities count as none: with two-pin nets 0-1 and
+    2-3 and communities 0, 1, 0, 1 the pairs are {0, 2} and {1, 3}; without communities the
+    rating pairs each net's pins."""
+    n = 4
+    h = Hypergraph.from_nets([[0, 1], [2, 3]], n=n)
+    be = get_backend("cpu")
+    comm = np.array([0, 1, 0, 1], dtype=np.int32)
+    cmap, nc = be.cluster_hypergraph(be.hypergraph_arrays(h), 10, communities=comm, seed=0)
+    cmap = np.asarray(cmap)
+    assert nc == 2 and cmap[0] == cmap[2] and cmap[1] == cmap[3]
+    # without the restriction the rating pairs the nets' pins
+    cmap, nc = be.cluster_hypergraph(be.hypergraph_arrays(h), 10, seed=0)
+    cmap = np.asarray(cmap)
+    assert nc == 2 and cmap[0] == cmap[1] and cmap[2] == cmap[3]
+
+
+def test_share_unconnected_community_matches_an_oracle():
+    rng = np.random.default_rng(5)
+    n = 300
+    nets = [rng.choice(n, size=s, replace=False) for s in rng.integers(1, 80, size=60)]
+    h = Hypergraph.from_nets(nets, n=n)
+    be = get_backend("cpu")
+    ha = be.hypergraph_arrays(h)
+    comm = rng.permutation(n).astype(np.int32) % 40
+    out = ml.share_unconnected_community(np, ha, comm, 50)
+    connected = np.zeros(n, dtype=bool)
+    for e in range(h.m):
+        pins = h.net(e)
+        if 2 <= pins.size <= 50:
+            connected[pins] = True
+    assert (~connected).any() and connected.any()
+    # same partition of the connected vertices, the others all in one community of their own
+    assert len(set(out[~connected].tolist())) == 1
+    assert not np.isin(out[connected], out[~connected]).any()
+    pairs = {(int(a), int(b)) for a, b in zip(comm[connected], out[connected])}
+    assert len(pairs) == len({a for a, _ in pairs}) == len({b for _, b in pairs})
+    assert sorted(set(out.tolist())) == list(range(out.max() + 1))  # dense ids
