@@ -29,6 +29,7 @@ from pathlib import Path
 import igpart
 from igpart.kernels import _cpu
 from igpart.netlist import read_liberty, read_verilog
+from igpart.netlist.raw import max_netlist_elements
 
 HERE = Path(__file__).resolve().parent
 TAU = Path(os.environ.get("IGPART_BENCHMARKS", HERE.parent.parent / "shared" / "benchmarks"))
@@ -111,7 +112,8 @@ def main() -> None:
 
             t, c = best_of(lambda p=path: read_verilog(p, parser="fast", lib=lib), args.repeat)
             row("fast", t, c)
-            t, _ = best_of(lambda d=data: _cpu.read_flat_verilog(d), args.repeat)
+            t, _ = best_of(lambda d=data: _cpu.read_flat_verilog(d, max_netlist_elements(len(d))),
+                           args.repeat)
             row("fast (C++ parse only)", t, c)
             if path is small:
                 t, c2 = best_of(lambda p=path: read_verilog(p, parser="pyverilog", lib=lib), 1)
