@@ -26,13 +26,22 @@ import pytest
 
 from igpart import io
 from igpart.errors import InputError
-from igpart.netlist import parse_verilog, read_ops
+from igpart.netlist import parse_liberty, parse_verilog, read_ops
 
 EXAMPLES = int(os.environ.get("IGPART_FUZZ_EXAMPLES", "150"))
 BASE_SEED = int(os.environ.get("IGPART_FUZZ_SEED", "0"))
 MAX_BYTES = 1024
 HANG_GUARD_S = 20
 
+LIB = parse_liberty(
+    """library (t) {
+  cell (AND2) { pin (A) { direction : input; } pin (B) { direction : input; }
+                pin (Z) { direction : output; } }
+  cell (MUX4) { bus (D) { bus_type : b4; direction : input; }
+                pin (S) { direction : input; } pin (Z) { direction : output; } }
+  type (b4) { base_type : array; bit_from : 3; bit_to : 0; bit_width : 4; }
+}"""
+)
 HGR_SEEDS = [
     b"4 7\n1 2\n1 7 5 6\n5 6 4\n2 3 4\n",
     b"% comment\n3 4 1\n2 1 2\n3 2 3 4\n1 1 4\n",
@@ -74,6 +83,26 @@ module top (input [`W:0] a, output y);
   leaf l2 (n, y);
   /* block
      comment */
+endmodule
+""",
+    b"""`define ONE 1'b1
+`ifdef NOPE
+module nope; endmodule
+`else
+module sub (input [3:0] d, output [1:0] q, inout io);
+  AND2 a0 (.A(d[3]), .B(d[2]), .Z(q[1]));
+  AND2 a1 (d[1], d[0], q[0]);
+endmodule
+`endif
+module top (x, y, \\z[0] );
+  input [7:0] x; output [3:0] y; output \\z[0] ;
+  wire [1:0] t = x[1:0];
+  wire [3:0] c;
+  sub s1 (.d({x[7:6], 2'b01}), .q(y[3:2]), .io());
+  sub s2 (.d({{2{x[1]}}, x[5:4]}), .q(c[1:0]), .io(\\z[0] ));
+  MUX4 m (.D({4'hA}), .S(`ONE), .Z(c[3]));
+  assign y[1:0] = c[1:0];
+  assign c[2] = 1'd0;
 endmodule
 """,
     b"""module c17 (nx1, nx7, nx3, nx22);
@@ -242,9 +271,9 @@ def test_fuzz_partition(as_file):
 @pytest.mark.parametrize("parser", ["fast", "pyverilog", "auto"])
 def test_fuzz_verilog(parser, caplog):
     caplog.set_level("ERROR")  # directions inferred without a library: a warning per case
-    seeds = [VERILOG_SEEDS[0], VERILOG_SEEDS[2]] if parser == "fast" else VERILOG_SEEDS
+    seeds = [VERILOG_SEEDS[0], VERILOG_SEEDS[3]] if parser == "fast" else VERILOG_SEEDS
     fuzz(f"verilog-{parser}", seeds,
-         lambda d: parse_verilog(d, parser=parser, file="fuzz.v"))  # fmt: skip
+         lambda d: parse_verilog(d, parser=parser, lib=LIB, file="fuzz.v"))  # fmt: skip
 
 
 def test_fuzz_ops(as_file):
