@@ -195,3 +195,20 @@ def test_net_declaration_assignment_is_an_alias():
     c = parse_verilog(decl)  # auto: the fast reader hands it to pyverilog
     assert c.difference(parse_verilog(alias, parser="fast")) is None
     assert c.net_names == ["a", "y"]
+
+
+def test_readers_agree_on_comment_marks_macros_and_names():
+    # found by comparing the readers on mutated netlists: an escaped identifier may hold // or
+    # /* and a backtick (no comment starts, no macro expands inside it); an instance needs a name
+    base = FLAT.replace("wire n;", "wire n, \\NAME ;").replace("g2(.A(n)", "g2(.A(\\NAME )")
+    for name in ("\\n//x", "\\n/*x", "\\n`X", "\\a*/"):
+        c = both(base.replace("\\NAME", name))
+        assert name[1:] in c.net_names
+    for e in errors(FLAT.replace("INV g2", "INV")):
+        assert e.line == 6
+    for text in ("module top(a);\ninput a;\nINV u", "module top(a);\ninput a;\n\n", "\n\n"):
+        assert len({e.line for e in errors(text)}) == 1  # the end of the file, at one line
+
+
+def test_signed_range_bounds():
+    assert both("module top(a);\ninput a;\nwire [+5:-1] w;\nendmodule\n").num_nets == 8

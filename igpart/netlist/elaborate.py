@@ -375,6 +375,8 @@ class Elaborator:
         for inst in item.instances:
             if inst.array is not None:
                 raise self.error(f"instance arrays are not supported ('{inst.name}')", inst)
+            if not inst.name:  # pyverilog takes "CELL (...)" for a gate primitive's form
+                raise self.error(f"an instance of '{ident(inst.module)}' has no name", inst)
             name = prefix + ident(inst.name)
             if name in self.inst_seen:
                 raise self.error(f"duplicate instance name '{name}'", inst)

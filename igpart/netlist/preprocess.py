@@ -18,7 +18,8 @@ import re
 from ..errors import InputError
 from .raw import max_netlist_elements
 
-_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
+# an escaped identifier (``\\a//b ``) is matched first: comments do not start inside one
+_COMMENT = re.compile(r"\\[^ \t\n\r\f\v]*|//[^\n]*|/\*.*?\*/", re.S)
 _IGNORED = frozenset(
     (
         "timescale",
@@ -39,14 +40,19 @@ _IGNORED = frozenset(
     )
 )
 _DIRECTIVE = re.compile(r"^\s*`(\w+)\s*(.*)$")
-_MACRO_USE = re.compile(r"`(\w+)")
+_MACRO_USE = re.compile(r"\\[^ \t\n\r\f\v]*|`(\w+)")  # not inside escaped identifiers
 
 
 def strip_comments(text: str) -> str:
     """Comments replaced by spaces (their newlines kept)."""
     if "/" not in text:
         return text
-    return _COMMENT.sub(lambda m: "\n" * m.group(0).count("\n") or " ", text)
+
+    def blank(m: re.Match) -> str:
+        s = m.group(0)
+        return s if s[0] == "\\" else "\n" * s.count("\n") or " "
+
+    return _COMMENT.sub(blank, text)
 
 
 def preprocess(text: str, file: str = "<verilog>") -> str:
@@ -128,11 +134,15 @@ def preprocess(text: str, file: str = "<verilog>") -> str:
 def _expand(line: str, macros: dict[str, str], file: str, lineno: int, growth: list[int]) -> str:
     """``line`` with its macros expanded; ``growth[0]``: how many characters expansion may still
     add to the file (decremented)."""
+    used = [0]
 
     def sub(m: re.Match) -> str:
+        if m.group(1) is None:  # an escaped identifier, kept as it is
+            return m.group(0)
         body = macros.get(m.group(1))
         if body is None:
             raise InputError(f"undefined macro `{m.group(1)}", file, lineno)
+        used[0] += 1
         growth[0] -= len(body) - len(m.group(0))
         if growth[0] < 0:
             raise InputError(
@@ -141,7 +151,8 @@ def _expand(line: str, macros: dict[str, str], file: str, lineno: int, growth: l
         return body
 
     for _ in range(32):  # nested macros, bounded
-        if "`" not in line:
-            return line
+        used[0] = 0
         line = _MACRO_USE.sub(sub, line)
+        if not used[0]:
+            return line
     raise InputError("macro expansion does not terminate", file, lineno)

@@ -117,8 +117,9 @@ def parse_modules(text: str, file: str) -> dict:
     (``bytes.decode("utf-8", "surrogateescape")``): they are allowed in comments only."""
     text = preprocess(text.translate(_OTHER_SPACE), file)
     _check_text(text, file)
+    last_line = text.count("\n") + 1  # where the end of the file is reported, as the fast reader
     if not text.strip():
-        raise InputError("no module found (empty file)", file)
+        raise InputError("no module found (empty file)", file, last_line)
     p = _parser()
     p.lexer.lexer.lineno = 1
     try:
@@ -129,11 +130,10 @@ def parse_modules(text: str, file: str) -> dict:
         msg = str(exc)
         m = re.search(r"line:(\d+)", msg)
         reason = re.sub(r"^\s*\S*line:\d+:\s*", "", msg) or "syntax error"
+        line = int(m.group(1)) if m else None
         if "at end of input" in reason:
-            reason = "unexpected end of file"
-        raise InputError(
-            f"Verilog syntax error: {reason}", file, int(m.group(1)) if m else None
-        ) from None
+            reason, line = "unexpected end of file", last_line
+        raise InputError(f"Verilog syntax error: {reason}", file, line) from None
     modules: dict = {}
     for d in ast.description.definitions:
         if type(d).__name__ != "ModuleDef":
@@ -143,7 +143,7 @@ def parse_modules(text: str, file: str) -> dict:
             raise InputError(f"module '{name}' is defined twice", file, d.lineno)
         modules[name] = d
     if not modules:
-        raise InputError("no module found", file)
+        raise InputError("no module found", file, last_line)
     return modules
 
 

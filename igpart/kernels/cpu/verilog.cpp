@@ -364,8 +364,8 @@ class Reader {
     }
     int32_t expect_int() {
         bool neg = false;
-        if (is('-')) {
-            neg = true;
+        if (is('-') || is('+')) {
+            neg = is('-');
             next();
         }
         if (tok_ != T_NUM) {
