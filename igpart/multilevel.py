@@ -233,6 +233,14 @@ class Config:
       ``jet_min_pins`` (default 0: none): in the Jet modes, levels of at most this many pins
       are refined the ``"fm"`` way instead.
       ``fm_rounds``, ``fm_max_fruitless_moves``, ``fm_min_improvement``: FM stopping rules.
+      ``fm_max_work`` (default 32; 0: no bound): a round of the k-way FM (k > 2) also stops once
+      the gain evaluations of its moves have read this many times the level's pins + vertices
+      (``Backend.fm_refine_hypergraph(max_work)``). A move re-evaluates every vertex on its
+      nets at the cost of that vertex's degree, so on dense levels (coarse levels of inputs
+      without locality: 10 random two-pin nets per vertex give levels of a few hundred
+      vertices joined by most pairs) a round cost moves x degree^2, up to 150x the level's
+      pins; normal circuits stay below 20x (ISPD98 at k = 8 / 64: 0.5-5.6x on average, at
+      most 18.8x on the 384-vertex coarsest level of ibm05).
       ``graph_refine_rounds``: maximum rounds of independent-set refinement per level.
       ``vcycles``: at most this many V-cycles after the first pass (re-coarsening inside the
       blocks with a new clustering seed each time, refining on the way up; a cycle is kept only
@@ -317,6 +325,7 @@ class Config:
     fm_rounds: int = 4
     fm_max_fruitless_moves: int = 250
     fm_min_improvement: float = 0.001
+    fm_max_work: float = 32.0
     graph_refine_rounds: int = 32
     vcycles: int = -1
     vcycle_min_vertices: int = -1
@@ -394,6 +403,9 @@ class Config:
         for name in ("min_shrink", "graph_min_shrink", "fm_min_improvement"):
             if not 0.0 <= number(name, "a number in [0, 1)") < 1.0:
                 raise InputError(f"config.{name} must lie in [0, 1), got {getattr(self, name)!r}")
+        if number("fm_max_work", "a non-negative number (0: no bound)") < 0:
+            raise InputError(f"config.fm_max_work must be a non-negative number (0: no bound), "
+                             f"got {self.fm_max_work!r}")
         for name in ("cluster_weight_factor", "graph_cluster_weight_factor"):
             if number(name, "a positive number") <= 0:
                 raise InputError(
@@ -825,7 +837,7 @@ def _fm_polisher(be: Backend, k: int, bounds, objective: str, cfg: Config, seed:
         parts, _ = be.fm_refine_hypergraph(
             ha, parts, k, bounds, objective, max_rounds=cfg.fm_rounds,
             max_fruitless_moves=cfg.fm_max_fruitless_moves,
-            min_improvement=cfg.fm_min_improvement, seed=seed,
+            min_improvement=cfg.fm_min_improvement, seed=seed, max_work=cfg.fm_max_work,
         )
         timer.add("fm", t0)
         return parts

@@ -105,3 +105,62 @@ def test_share_unconnected_community_matches_an_oracle():
     pairs = {(int(a), int(b)) for a, b in zip(comm[connected], out[connected])}
     assert len(pairs) == len({a for a, _ in pairs}) == len({b for _, b in pairs})
     assert sorted(set(out.tolist())) == list(range(out.max() + 1))  # dense ids
+
+
+def dense_level(n: int = 200, m: int = 10_000, seed: int = 2) -> Hypergraph:
+    """Random two-pin nets, ~100 per vertex: what the coarse levels of an input without locality
+    look like (most pairs of a few hundred vertices joined)."""
+    rng = np.random.default_rng(seed)
+    u = rng.integers(0, n, m)
+    v = (u + rng.integers(1, n, m)) % n
+    return Hypergraph(np.arange(0, 2 * m + 1, 2), np.stack([u, v], 1).ravel(), n)
+
+
+def test_fm_work_bound_caps_the_moves_of_a_round():
+    """Every move of the k-way FM first re-evaluates the popped vertex (its degree + 1 pins), so
+    a round whose work is bounded by ``max_work * (pins + n)`` makes at most
+    ``budget // (min degree + 1) + 1`` moves; unbounded it makes many more on this level."""
+    h = dense_level()
+    be = get_backend("cpu")
+    ha = be.hypergraph_arrays(h)
+    k, rounds = 4, 4
+    parts = (np.random.default_rng(0).permutation(h.n) % k).astype(np.int32)
+    bounds = np.full(k, igpart.metrics.max_block_weight(h.n, k, 0.03), dtype=np.int64)
+
+    def fm(max_work):
+        out, gain = be.fm_refine_hypergraph(ha, parts, k, bounds, "cut", max_rounds=rounds,
+                                            min_improvement=0.0, seed=1, max_work=max_work)
+        out = np.asarray(out)
+        # the returned gain is the recomputed improvement; the result stays balanced
+        assert evaluate(h, parts, k)["cut"] - evaluate(h, out, k)["cut"] == gain
+        assert np.bincount(out, minlength=k).max() <= bounds[0]
+        return out, gain
+
+    free, free_gain = fm(0.0)
+    degree = np.diff(np.asarray(ha.vptr))
+    max_work = 0.05
+    budget = int(max_work * (h.num_pins + h.n))
+    per_round = budget // (int(degree.min()) + 1) + 1
+    assert int((free != parts).sum()) > rounds * per_round  # the bound matters here
+    bounded, gain = fm(max_work)
+    assert int((bounded != parts).sum()) <= rounds * per_round
+    assert 0 <= gain <= free_gain
+    none, gain = fm(1e-12)  # a budget of 0: no move at all
+    assert gain == 0 and np.array_equal(none, parts)
+
+
+def test_config_fm_max_work_reaches_the_fm(monkeypatch):
+    be = get_backend("cpu")
+    seen = []
+    real = type(be).fm_refine_hypergraph
+
+    def spy(self, *args, **kwargs):
+        seen.append(kwargs["max_work"])
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(type(be), "fm_refine_hypergraph", spy)
+    igpart.partition(dense_level(), 4, backend="cpu", seed=1, config={"fm_max_work": 7.5})
+    assert seen and set(seen) == {7.5}
+    assert ml.Config().fm_max_work > 0
+    with pytest.raises(igpart.InputError, match="fm_max_work"):
+        igpart.partition(dense_level(), 4, backend="cpu", config={"fm_max_work": -1})

@@ -344,6 +344,7 @@ class Backend:
         max_fruitless_moves: int = 250,
         min_improvement: float = 0.001,
         seed: int = 0,
+        max_work: float = 0.0,
     ) -> tuple[Any, int]:
         """Boundary k-way Fiduccia-Mattheyses with rollback (quality pass after the sequence
         refinement; a GPU backend may run it on the host through the C++ backend).
@@ -355,7 +356,10 @@ class Backend:
         stops after ``max_fruitless_moves`` moves without a new best or when the queue empties;
         it rolls back to the best prefix (highest cumulative gain, first reached). Rounds repeat
         while a round improves the objective by more than ``min_improvement`` (relative) and at
-        most ``max_rounds`` times. Returns ``(parts, gain)`` as ``refine_hypergraph``.
+        most ``max_rounds`` times. ``max_work`` > 0: a round of the k-way FM (k > 2) also stops
+        once the gain evaluations after its first pass have read ``max_work * (pins + n)`` pins
+        (``Config.fm_max_work``); 0: no bound. Returns ``(parts, gain)`` as
+        ``refine_hypergraph``.
         """
         raise NotImplementedError
 

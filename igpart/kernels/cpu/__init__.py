@@ -173,11 +173,12 @@ class CpuBackend(Backend):
         max_fruitless_moves: int = 250,
         min_improvement: float = 0.001,
         seed: int = 0,
+        max_work: float = 0.0,
     ):
         out, gain = _cpu.fm_refine_hypergraph(
             hg.eptr, hg.eind, hg.ewgt, hg.vptr, hg.vind, hg.vwgt, _i32(parts), int(k),
             _i64(max_block_weights), _objective_code(objective), int(max_rounds),
-            int(max_fruitless_moves), float(min_improvement), int(seed),
+            int(max_fruitless_moves), float(min_improvement), int(seed), float(max_work),
         )
         return out, int(gain)
 

@@ -298,7 +298,7 @@ void igp::bind_partition(py::module_ &m) {
         [](Arr<int64_t> eptr, Arr<int32_t> eind, Arr<int64_t> ewgt, Arr<int64_t> vptr,
            Arr<int32_t> vind, Arr<int64_t> vwgt, Arr<int32_t> parts, int32_t k,
            Arr<int64_t> bounds, int objective, int64_t max_rounds, int64_t max_fruitless,
-           double min_improvement, int64_t seed) {
+           double min_improvement, int64_t seed, double max_work) {
             const HgView h = hg_view(eptr, eind, ewgt, vptr, vind, vwgt, "fm_refine_hypergraph");
             std::vector<int32_t> p = parts_copy(parts, h.n, k, "fm_refine_hypergraph");
             check_bounds(bounds, k, "fm_refine_hypergraph");
@@ -307,14 +307,16 @@ void igp::bind_partition(py::module_ &m) {
             {
                 py::gil_scoped_release release;
                 gain = refine_fm(h, p.data(), k, bounds.data(), objective, max_rounds,
-                                 std::max<int64_t>(1, max_fruitless), min_improvement, seed);
+                                 std::max<int64_t>(1, max_fruitless), min_improvement, seed,
+                                 max_work);
             }
             return py::make_tuple(to_numpy(std::move(p)), gain);
         },
         py::arg("eptr"), py::arg("eind"), py::arg("ewgt"), py::arg("vptr"), py::arg("vind"),
         py::arg("vwgt"), py::arg("parts"), py::arg("k"), py::arg("max_block_weights"),
         py::arg("objective"), py::arg("max_rounds"), py::arg("max_fruitless_moves"),
-        py::arg("min_improvement"), py::arg("seed"), "Boundary k-way FM: (parts, gain).");
+        py::arg("min_improvement"), py::arg("seed"), py::arg("max_work") = 0.0,
+        "Boundary k-way FM: (parts, gain); max_work > 0 bounds the work of a k-way round.");
 
     m.def(
         "jet_refine_hypergraph",

@@ -134,8 +134,11 @@ int64_t graph_edge_cut(const GraphView &g, const int32_t *parts);
 int64_t refine_sequence(const HgView &h, int32_t *parts, int32_t k, const int64_t *bounds,
                         int objective, int64_t max_rounds,
                         int64_t parallel_min_moves = kParallelMinLightItems);
+// refine_fm: max_work > 0 stops a round of the k-way FM (k > 2, or weights the bisection's gain
+// tracking does not take) once its gain evaluations have read max_work * (pins + n) pins.
 int64_t refine_fm(const HgView &h, int32_t *parts, int32_t k, const int64_t *bounds, int objective,
-                  int64_t max_rounds, int64_t max_fruitless, double min_improvement, int64_t seed);
+                  int64_t max_rounds, int64_t max_fruitless, double min_improvement, int64_t seed,
+                  double max_work = 0.0);
 void rebalance_hypergraph(const HgView &h, int32_t *parts, int32_t k, const int64_t *bounds,
                           int objective);
 

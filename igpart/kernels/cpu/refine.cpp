@@ -654,7 +654,8 @@ int64_t refine_fm_bisection(const HgView &h, int32_t *parts, const int64_t *boun
 
 // --- any k
 int64_t refine_fm(const HgView &h, int32_t *parts, int32_t k, const int64_t *bounds, int objective,
-                  int64_t max_rounds, int64_t max_fruitless, double min_improvement, int64_t seed) {
+                  int64_t max_rounds, int64_t max_fruitless, double min_improvement, int64_t seed,
+                  double max_work) {
     if (k == 2 && BisectionGains::applies(h))
         return refine_fm_bisection(h, parts, bounds, objective, max_rounds, max_fruitless,
                                    min_improvement, seed);
@@ -677,6 +678,13 @@ int64_t refine_fm(const HgView &h, int32_t *parts, int32_t k, const int64_t *bou
     std::vector<int64_t> stamp(static_cast<size_t>(h.n), -1);
     std::vector<std::pair<int32_t, int32_t>> moves;  // (vertex, source block)
     std::vector<int32_t> touched_nets;
+    // A move re-evaluates every pin of its nets, each at the cost of its degree: on dense levels
+    // (a few hundred vertices joined by most pairs) a round cost O(moves * degree^2). The work
+    // of a round (pins read by the evaluations after the first) stops it at `budget`.
+    const double budget_d = max_work * static_cast<double>(h.eptr[h.m] + h.n);
+    const int64_t budget = max_work <= 0.0 ? INT64_MAX
+                           : budget_d >= 9.2e18 ? INT64_MAX : static_cast<int64_t>(budget_d);
+    int64_t work = 0;
     for (int64_t round = 0; round < max_rounds; ++round) {
         const int64_t rseed = seed * 1000003 + round;
         auto feasible = [&](int32_t u) {
@@ -702,20 +710,23 @@ int64_t refine_fm(const HgView &h, int32_t *parts, int32_t k, const int64_t *bou
         for (uint32_t &x : version) ++x;
         std::priority_queue<Entry> pq(std::less<Entry>(), std::move(first));
         auto push = [&](int32_t u) {
+            work += h.vptr[u + 1] - h.vptr[u] + 1;
             const Move mv = best_adjacent_move(h, phi, objective, parts, u, sc, feasible(u));
             ++version[u];
             if (mv.ok()) pq.push({mv.gain, tie_hash(rseed, u, mv.to), u, mv.to, version[u]});
         };
         std::fill(locked.begin(), locked.end(), 0);
         moves.clear();
+        work = 0;
         int64_t cum = 0, best = 0, fruitless = 0;
         size_t best_len = 0;
-        while (!pq.empty()) {
+        while (!pq.empty() && work < budget) {
             const Entry top = pq.top();
             pq.pop();
             const int32_t u = top.u;
             if (locked[u] || top.version != version[u]) continue;
             // refresh lazily: the entry may be stale (weights, big nets)
+            work += h.vptr[u + 1] - h.vptr[u] + 1;
             const Move mv = best_adjacent_move(h, phi, objective, parts, u, sc, feasible(u));
             if (!mv.ok()) continue;
             if (mv.gain != top.gain || mv.to != top.to) {

@@ -393,7 +393,8 @@ class GpuBackend(Backend):
 
     def fm_refine_hypergraph(self, hg, parts, k, max_block_weights, objective, *,
                              max_rounds: int = 4, max_fruitless_moves: int = 250,
-                             min_improvement: float = 0.001, seed: int = 0):
+                             min_improvement: float = 0.001, seed: int = 0,
+                             max_work: float = 0.0):
         _objective_code(objective)
         parts = self._parts(parts, hg.n, k, "fm_refine_hypergraph")
         bounds = self._bounds(max_block_weights, k, "fm_refine_hypergraph")
@@ -403,7 +404,7 @@ class GpuBackend(Backend):
         out, gain = self.cpu.fm_refine_hypergraph(
             self._host_copy(hg), self.to_host(parts), k, self.to_host(bounds), objective,
             max_rounds=max_rounds, max_fruitless_moves=max_fruitless_moves,
-            min_improvement=min_improvement, seed=seed,
+            min_improvement=min_improvement, seed=seed, max_work=max_work,
         )
         return self.asarray(out), gain
 
