@@ -276,5 +276,21 @@ def test_fuzz_verilog(parser, caplog):
          lambda d: parse_verilog(d, parser=parser, lib=LIB, file="fuzz.v"))  # fmt: skip
 
 
+def test_fuzz_verilog_readers_agree(caplog):
+    """On mutated flat netlists, whatever the fast reader reads pyverilog reads to the same
+    circuit (pyverilog reads a superset, so the converse need not hold)."""
+    caplog.set_level("ERROR")
+
+    def read(d: bytes):
+        fast = parse_verilog(d, parser="fast", lib=LIB, file="fuzz.v")  # InputError: case done
+        try:
+            slow = parse_verilog(d, parser="pyverilog", lib=LIB, file="fuzz.v")
+        except InputError as exc:
+            raise AssertionError(f"the fast reader read it, pyverilog did not: {exc}") from None
+        assert fast.difference(slow) is None, fast.difference(slow)
+
+    fuzz("verilog-agree", [VERILOG_SEEDS[0], VERILOG_SEEDS[3]], read)
+
+
 def test_fuzz_ops(as_file):
     fuzz("ops", OPS_SEEDS, lambda d: as_file(read_ops, "fuzz.ops", d))

@@ -212,3 +212,13 @@ def test_readers_agree_on_comment_marks_macros_and_names():
 
 def test_signed_range_bounds():
     assert both("module top(a);\ninput a;\nwire [+5:-1] w;\nendmodule\n").num_nets == 8
+
+
+def test_escaped_keywords_and_hierarchical_references():
+    # \wire is a name, not the keyword; pyverilog kept only the last part of a.b.c
+    for e in errors("module top(a);\ninput a;\n\\wire net_0;\nendmodule\n"):
+        assert e.line == 3
+    c = both("module top(a);\ninput a;\n\\wire u(.A(a));\nendmodule\n")
+    assert c.instance_cells == ["wire"]
+    (e,) = errors("module top(a); input a;\nINV u(.A(x.y.z[1])); endmodule\n", ("pyverilog",))
+    assert e.line == 2 and "hierarchical reference 'x.y.z'" in str(e)

@@ -223,6 +223,11 @@ class Elaborator:
         return self.lookup(node, scope, depth, prefix, implicit=False)
 
     def lookup(self, node, scope, depth, prefix, implicit: bool = True) -> _Signal:
+        if getattr(node, "scope", None) is not None:  # a.b.c: pyverilog keeps only "c"
+            path = ".".join(ident(s.name) for s in node.scope.labellist)
+            raise self.error(
+                f"hierarchical reference '{path}.{ident(node.name)}' is not supported", node
+            )
         name = ident(node.name)
         sig = scope.get(name)
         if sig is None:

@@ -235,6 +235,7 @@ class Reader {
     int64_t line_ = 1;
     Tok tok_ = T_EOF;
     sv text_;           // token text (identifier without a leading backslash)
+    bool escaped_ = false;  // the identifier was escaped
     int64_t tok_line_ = 1;
 
     [[noreturn]] void fail(const std::string &msg) { throw ParseError(tok_line_, printable(msg, 400)); }
@@ -297,6 +298,7 @@ class Reader {
     void next() {
         skip_space();
         tok_line_ = line_;
+        escaped_ = false;
         if (p_ >= end_) {
             tok_ = T_EOF;
             text_ = sv();
@@ -321,6 +323,7 @@ class Reader {
                 ++p_;
             }
             if (p_ == s + 1) fail("empty escaped identifier");
+            escaped_ = true;
             tok_ = T_ID;
             text_ = sv(s + 1, p_ - s - 1);
             return;
@@ -347,7 +350,7 @@ class Reader {
     }
 
     bool is(char c) const { return tok_ == T_PUNCT && text_[0] == c; }
-    bool is_kw(const char *kw) const { return tok_ == T_ID && text_ == kw; }
+    bool is_kw(const char *kw) const { return tok_ == T_ID && !escaped_ && text_ == kw; }
     std::string shown() const {
         if (tok_ == T_EOF) return "end of file";
         return "'" + printable(text_.data(), text_.size(), 60) + "'";
@@ -687,7 +690,7 @@ class Reader {
         next();
         if (!is_kw("module")) {
             if (tok_ == T_EOF) fail("no module found");
-            if (tok_ == T_ID && is_keyword(text_)) unsupported("'" + std::string(text_) + "' outside a module");
+            if (tok_ == T_ID && !escaped_ && is_keyword(text_)) unsupported("'" + std::string(text_) + "' outside a module");
             fail("expected 'module', found " + shown());
         }
         module_line_ = tok_line_;
@@ -698,7 +701,7 @@ class Reader {
         if (is('(')) {
             next();
             if (!is(')')) {
-                if (tok_ == T_ID && direction_of(text_) >= 0) {
+                if (tok_ == T_ID && !escaped_ && direction_of(text_) >= 0) {
                     ansi_ports();
                 } else {
                     for (;;) {
@@ -728,22 +731,23 @@ class Reader {
             if (is('(')) unsupported("attributes");
             if (tok_ != T_ID) fail("expected a declaration or an instance, found " + shown());
             sv w = text_;
-            if (w == "endmodule") {
+            bool kw = !escaped_;  // an escaped identifier is never a keyword (\wire is a name)
+            if (kw && w == "endmodule") {
                 next();
                 break;
             }
-            int8_t dir = direction_of(w);
-            if (dir >= 0 || w == "wire" || w == "tri" || w == "reg") {
+            int8_t dir = kw ? direction_of(w) : -1;
+            if (dir >= 0 || (kw && (w == "wire" || w == "tri" || w == "reg"))) {
                 next();
                 declaration(dir);
                 continue;
             }
-            if (w == "assign") {
+            if (kw && w == "assign") {
                 next();
                 assign();
                 continue;
             }
-            if (is_keyword(w)) unsupported("'" + std::string(w) + "'");
+            if (kw && is_keyword(w)) unsupported("'" + std::string(w) + "'");
             next();
             instance(w);
         }
@@ -827,7 +831,7 @@ class Reader {
         bool ranged = false;
         int32_t msb = 0, lsb = 0;
         for (;;) {
-            if (tok_ == T_ID && direction_of(text_) >= 0) {
+            if (tok_ == T_ID && !escaped_ && direction_of(text_) >= 0) {
                 dir = direction_of(text_);
                 next();
                 ranged = decl_prefix(msb, lsb);
