@@ -222,3 +222,11 @@ def test_escaped_keywords_and_hierarchical_references():
     assert c.instance_cells == ["wire"]
     (e,) = errors("module top(a); input a;\nINV u(.A(x.y.z[1])); endmodule\n", ("pyverilog",))
     assert e.line == 2 and "hierarchical reference 'x.y.z'" in str(e)
+
+
+def test_unescaped_keywords_are_not_names():
+    # the fast reader took `.QN(endmodule)` for an implicit net named endmodule
+    text = "module top(a);\ninput a;\nINV u(.A(a), .ZN(endmodule\n));\nendmodule\n"
+    for e in errors(text):
+        assert e.line == 3
+    assert both(text.replace("(endmodule", "(\\endmodule ")).net_names == ["a", "endmodule"]

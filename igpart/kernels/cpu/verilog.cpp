@@ -177,6 +177,15 @@ bool is_keyword(sv w) {
     return false;
 }
 
+// Keywords, including those this reader parses, which cannot name anything unescaped.
+bool is_reserved(sv w) {
+    static const char *kws[] = {"endmodule", "input", "output", "inout", "wire",
+                                "reg",       "tri",   "assign", "signed"};
+    for (const char *k : kws)
+        if (w == k) return true;
+    return is_keyword(w);
+}
+
 struct Signal {
     int32_t first_bit;
     int32_t msb, lsb;  // declared range (when ranged)
@@ -361,9 +370,14 @@ class Reader {
     }
     sv expect_id(const char *what) {
         if (tok_ != T_ID) fail(std::string("expected ") + what + ", found " + shown());
+        check_not_reserved();
         sv s = text_;
         next();
         return s;
+    }
+    // an unescaped keyword where a name belongs (pyverilog then reports it)
+    void check_not_reserved() {
+        if (!escaped_ && is_reserved(text_)) unsupported("keyword '" + std::string(text_) + "' used as a name");
     }
     int32_t expect_int() {
         bool neg = false;
@@ -510,6 +524,7 @@ class Reader {
             if (is('{')) unsupported("concatenation");
             fail("expected a net, found " + shown());
         }
+        check_not_reserved();
         sv name = text_;
         int64_t line = tok_line_;
         next();
