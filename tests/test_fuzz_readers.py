@@ -4,7 +4,10 @@ Property: a mutated input of at most 1 KB gives a valid object or an igpart ``In
 names the file; any other exception (``UnicodeDecodeError``, ``MemoryError``, ``ValueError``,
 ...) fails, as does a case that runs longer than a hang guard of 20 s. Mutations: random bytes,
 inserted tokens chosen to hurt (huge and negative numbers, bytes that are not UTF-8, NUL, CR,
-Verilog punctuation and keywords), deleted, duplicated and spliced spans, truncation.
+Verilog punctuation and keywords), deleted, duplicated and spliced spans, truncation. Two
+properties catch silent wrong results: the hMETIS reader accepts exactly what a plain-Python
+reference reader accepts and reads the same hypergraph, and whatever the fast Verilog reader
+reads, pyverilog reads to the same circuit.
 
 Each reader gets ``IGPART_FUZZ_EXAMPLES`` cases (default 150, a few seconds per reader in CI);
 ``IGPART_FUZZ_EXAMPLES=20000 python -m pytest -q tests/test_fuzz_readers.py`` is the long run,
@@ -246,6 +249,68 @@ def as_file(tmp_path):
 
 def test_fuzz_hgr():
     fuzz("hgr", HGR_SEEDS, lambda d: io.read_hgr("fuzz.hgr", d), tokens=NUMBER_TOKENS)
+
+
+_INT = re.compile(rb"\+?-?[0-9]+")
+
+
+def reference_hgr(data: bytes):
+    """An independent, plain-Python reading of the hMETIS format as documented in igpart.io:
+    ``(n, nets as sets of 0-based pins, net weights, vertex weights)``, or None if invalid."""
+    lines = []
+    for raw in data.split(b"\n"):
+        toks = raw.split()
+        if toks and toks[0].startswith(b"%"):
+            continue  # a comment line
+        if not all(_INT.fullmatch(t) for t in toks):
+            return None
+        vals = [int(t.lstrip(b"+")) for t in toks]
+        if any(not -(2**63) <= v < 2**63 for v in vals):
+            return None
+        if vals:
+            lines.append(vals)
+    if not lines or not 2 <= len(lines[0]) <= 3:
+        return None
+    m, n, fmt = (lines[0] + [0])[:3]
+    if m < 0 or n < 0 or fmt not in (0, 1, 10, 11) or n > io.max_vertices(len(data)):
+        return None
+    net_w, vtx_w = fmt in (1, 11), fmt in (10, 11)
+    if len(lines) != 1 + m + (n if vtx_w else 0):
+        return None
+    nets, ewgt = [], []
+    for vals in lines[1 : 1 + m]:
+        w, pins = (vals[0], vals[1:]) if net_w else (1, vals)
+        if not pins or w < 0 or any(not 1 <= p <= n for p in pins):
+            return None
+        nets.append({p - 1 for p in pins})
+        ewgt.append(w)
+    vwgt = [vals[0] for vals in lines[1 + m :]] if vtx_w else [1] * n
+    if vtx_w and any(len(vals) != 1 or vals[0] < 0 for vals in lines[1 + m :]):
+        return None
+    if sum(w * (len(v) - net_w) for w, v in zip(ewgt, lines[1 : 1 + m])) >= 2**63:
+        return None
+    if sum(vwgt) >= 2**63:
+        return None
+    return n, nets, ewgt, vwgt
+
+
+def test_fuzz_hgr_equals_a_reference_reader():
+    """No silent wrong result: the reader accepts exactly what the reference accepts, and
+    reads the same hypergraph."""
+
+    def read(d: bytes):
+        ref = reference_hgr(d)
+        try:
+            h = io.read_hgr("fuzz.hgr", d)
+        except InputError:
+            assert ref is None, f"valid by the reference: {ref}"
+            raise
+        assert ref is not None, "accepted, but invalid by the reference"
+        n, nets, ewgt, vwgt = ref
+        assert h.n == n and h.ewgt.tolist() == ewgt and h.vwgt.tolist() == vwgt
+        assert [set(h.net(e).tolist()) for e in range(h.m)] == nets
+
+    fuzz("hgr-reference", HGR_SEEDS, read, tokens=NUMBER_TOKENS)
 
 
 def test_fuzz_hgr_gzip():
