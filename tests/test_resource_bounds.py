@@ -4,14 +4,18 @@
 
 from __future__ import annotations
 
+import concurrent.futures._base as futures_base
+
 import numpy as np
 import pytest
 
 import igpart
 import igpart.multilevel as ml
 from igpart import Hypergraph
+from igpart.generators import random_circuit
 from igpart.kernels import get_backend
 from igpart.metrics import evaluate
+from igpart.recursive import recursive_bisection
 
 
 def one_net(n: int) -> Hypergraph:
@@ -164,3 +168,32 @@ def test_config_fm_max_work_reaches_the_fm(monkeypatch):
     assert ml.Config().fm_max_work > 0
     with pytest.raises(igpart.InputError, match="fm_max_work"):
         igpart.partition(dense_level(), 4, backend="cpu", config={"fm_max_work": -1})
+
+
+class _CountingFuture(futures_base.Future):
+    """A Future that counts the reads of its state (what waiting on it costs)."""
+
+    reads = 0
+
+    @property
+    def _state(self):
+        _CountingFuture.reads += 1
+        return self.__dict__["_counted_state"]
+
+    @_state.setter
+    def _state(self, value):
+        self.__dict__["_counted_state"] = value
+
+
+def test_recursive_bisection_waits_in_time_linear_in_k(monkeypatch):
+    """k = n: k - 1 bisections on two threads. Waiting for the next finished one must not scan
+    every pending one (up to k / 2 of them: quadratic in k, 46 state reads per bisection at
+    k = 600 where a completion queue needs 6)."""
+    monkeypatch.setattr(futures_base, "Future", _CountingFuture)
+    _CountingFuture.reads = 0
+    h = random_circuit(600, seed=1)
+    parts = recursive_bisection(h, h.n, 0.03, threads=2, runs=1)
+    assert np.array_equal(np.sort(parts), np.arange(h.n))  # one vertex per block
+    assert 0 < _CountingFuture.reads <= 12 * h.n
+    monkeypatch.undo()
+    assert np.array_equal(recursive_bisection(h, h.n, 0.03, threads=1, runs=1), parts)
