@@ -13,13 +13,34 @@ All arrays are read-only views; the objects never change after construction.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from functools import cached_property
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 import numpy as np
 
 from .errors import InputError
 from .kernels import _cpu
+
+
+class cached_property:  # noqa: N801 (named like the functools one it replaces)
+    """``functools.cached_property`` without its lock: before Python 3.12 that lock is one per
+    property for all instances, so threads asking for ``vptr`` of different hypergraphs (the
+    bisections of recursive bisection) waited for each other (k = n on ibm01: 31% of the
+    samples in that wait). Two threads may compute the same value at once; it is the same
+    immutable value either way."""
+
+    def __init__(self, func: Callable[[Any], Any]):
+        self.func = func
+        self.__doc__ = func.__doc__
+
+    def __set_name__(self, owner, name: str) -> None:
+        self.name = name
+
+    def __get__(self, instance, owner=None):
+        if instance is None:
+            return self
+        value = instance.__dict__[self.name] = self.func(instance)  # found there next time
+        return value
 
 #: Default scale of clique-expansion edge weights: weights are round(scale * sum w_e/(|e|-1)),
 #: exact for nets of up to 6 pins with unit weights (lcm(1..5) = 60).

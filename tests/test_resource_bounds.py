@@ -197,3 +197,41 @@ def test_recursive_bisection_waits_in_time_linear_in_k(monkeypatch):
     assert 0 < _CountingFuture.reads <= 12 * h.n
     monkeypatch.undo()
     assert np.array_equal(recursive_bisection(h, h.n, 0.03, threads=1, runs=1), parts)
+
+
+def test_cached_properties_of_different_hypergraphs_do_not_wait_for_each_other():
+    """The bisections of recursive bisection run on threads and each asks its sub-hypergraph
+    for ``vptr``: computing one instance's cached property must not block another's (the
+    lock of ``functools.cached_property`` before Python 3.12 is one for all instances)."""
+    import threading
+
+    from igpart import hypergraph as hg
+
+    assert isinstance(Hypergraph.__dict__["_vertex_incidence"], hg.cached_property)
+    release = threading.Event()
+    started = threading.Event()
+
+    class Lazy:
+        def __init__(self, block: bool):
+            self.block = block
+
+        @hg.cached_property
+        def value(self):
+            if self.block:
+                started.set()
+                release.wait(10)
+            return 42
+
+    slow = threading.Thread(target=lambda: Lazy(True).value)
+    slow.start()
+    assert started.wait(10)
+    other = threading.Thread(target=lambda: Lazy(False).value)
+    other.start()
+    other.join(5)
+    finished = not other.is_alive()
+    release.set()
+    slow.join()
+    other.join()
+    assert finished
+    x = Lazy(False)
+    assert x.value == 42 and x.__dict__["value"] == 42  # cached on the instance
