@@ -202,8 +202,9 @@ class Config:
       ``"auto"`` (the backend's ``default_refinement``: on the C++ backend ``"fm"``, or
       ``"jet+fm"`` from ``CpuBackend.jet_min_threads`` threads on (0, the default: never);
       ``"jet+fm"`` on the GPU, ``GpuBackend.default_refinement``). The initial partitioning
-      candidates on the coarsest level and the bisections of ``"rb"`` are always refined the ``"fm"`` way (with Jet on each of up to 64
-      candidates, initial partitioning took 3.6 s instead of 0.34 s on the GPU, ibm01x200 k = 2).
+      candidates on the coarsest level and the bisections of ``"rb"`` are always refined the
+      ``"fm"`` way (with Jet on each of up to 64 candidates, initial partitioning took 3.6 s
+      instead of 0.34 s on the GPU, ibm01x200 k = 2).
       On the C++ backend (1 thread, ibm01/03/05, k = 2, 16, 64) ``"jet+fm"`` gave lower
       cuts than ``"fm"`` in all 9 cases (geomean 0.968) but took 1.7x the time (geomean) and
       ``"jet"`` alone was better in 6 of 9, so the CPU default stays ``"fm"``.
