@@ -887,8 +887,7 @@ def share_unconnected_community(xp, top: HypergraphArrays, communities, max_net_
     of them to the initial partitioning); together they are paired (``cluster_hypergraph``)."""
     sizes = xp.diff(top.eptr)
     kept = ((sizes >= 2) & (sizes <= max_net_size)).astype(xp.int64)
-    counts = xp.zeros(top.vind.shape[0] + 1, dtype=xp.int64)
-    xp.cumsum(kept[top.vind], out=counts[1:])
+    counts = xp.concatenate([xp.zeros(1, dtype=xp.int64), xp.cumsum(kept[top.vind])])
     alone = counts[top.vptr[1:]] == counts[top.vptr[:-1]]
     if not bool(alone.any()):
         return communities
