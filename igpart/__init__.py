@@ -10,6 +10,8 @@ from .errors import BackendUnavailable, BatchError, IgpartError, InputError, Par
 from .hypergraph import Graph, Hypergraph
 from .incremental import IncrementalConfig, IncrementalPartitioner, IncrementalResult
 from .io import read, read_graph, read_hgr, read_partition, write_graph, write_hgr, write_partition
+from .mapping import Mapping, communication_cost
+from .mapping import map_processes as map  # noqa: A001 (igpart.map, as the CLI's `igpart map`)
 from .metrics import (
     block_weights,
     cut,
@@ -36,16 +38,19 @@ __all__ = [
     "IncrementalPartitioner",
     "IncrementalResult",
     "IgpartError",
+    "Mapping",
     "InputError",
     "Partition",
     "PartitionError",
     "block_weights",
+    "communication_cost",
     "cut",
     "edge_cut",
     "imbalance",
     "partition",
     "is_balanced",
     "km1",
+    "map",
     "max_block_weight",
     "read",
     "read_graph",

@@ -290,6 +290,40 @@ def _partition_verilog(args) -> int:
     return 0 if p.balanced else 3
 
 
+def cmd_map(args) -> int:
+    from .mapping import MAP_ALGORITHMS, map_processes, parse_levels
+
+    if args.algorithm not in MAP_ALGORITHMS:
+        raise InputError(f"--algorithm: choose from {', '.join(MAP_ALGORITHMS)}")
+    hierarchy = parse_levels(args.hierarchy, "--hierarchy")
+    distance = parse_levels(args.distance, "--distance", float)
+    _progress(args).phase(f"reading {args.file}")
+    h = _load(args.file, args.format)
+    _progress(args).phase(f"mapping {args.file} onto {args.hierarchy}")
+    m = map_processes(h, hierarchy, distance, args.epsilon, args.algorithm, args.backend,
+                      args.seed, getattr(args, "cli_threads", None) or 0)  # fmt: skip
+    out = args.output or f"{args.file}.map.{m.k}"
+    write_partition(m.parts, out)
+    _progress(args).close()
+    if args.json:
+        print(json.dumps({"file": args.file, "n": h.n, **m.to_dict(), "output": out}))
+    else:
+        _print_table({
+            "hierarchy": args.hierarchy,
+            "distance": ":".join(f"{x:g}" for x in m.distance),
+            "k": m.k,
+            "algorithm": m.algorithm,
+            "cost": m.cost,
+            "cost per level": " ".join(f"{x:g}" for x in m.level_costs),
+            "km1": m.km1,
+            "imbalance": f"{m.imbalance:.4f} (bound {m.epsilon}, "
+            + ("balanced" if m.balanced else "NOT balanced") + ")",
+            "seconds": f"{m.seconds:.3f}",
+            "output": out,
+        })  # fmt: skip
+    return 0 if m.balanced else 3
+
+
 def cmd_evaluate(args) -> int:
     extra = {}
     if detect_format(args.file, args.format) == "verilog":
@@ -614,6 +648,26 @@ def build_parser() -> argparse.ArgumentParser:
     _add_netlist_options(p)
     _add_partition_options(p)
     p.set_defaults(func=cmd_partition)
+
+    p = sub.add_parser("map", help="map a hypergraph or graph onto a machine hierarchy "
+                       "(process mapping; writes FILE.map.K, one PE id per vertex)")  # fmt: skip
+    p.add_argument("file")
+    p.add_argument("--format", choices=("hgr", "graph"), help="override the suffix")
+    p.add_argument("--hierarchy", default="4:8:2",
+                   help="PEs per group, innermost level first (default 4:8:2: 4 PEs per node, "
+                   "8 nodes per rack, 2 racks)")  # fmt: skip
+    p.add_argument("--distance", default="1:10:100",
+                   help="cost of crossing each level, innermost first, non-decreasing "
+                   "(default 1:10:100)")  # fmt: skip
+    p.add_argument("-e", "--epsilon", type=float, default=0.03,
+                   help="allowed imbalance per PE: (1+eps)*ceil(total/k)")  # fmt: skip
+    p.add_argument("--algorithm", default="hm", help="hm (default), hm-ultra")
+    p.add_argument("--backend", choices=BACKENDS, default="auto")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("-o", "--output", help="PE file to write (default FILE.map.K)")
+    _add_threads_option(p)
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=cmd_map)
 
     p = sub.add_parser(
         "evaluate", help="metrics of a partition file (exit 3 when it is not balanced)"

@@ -1,0 +1,419 @@
+"""Process mapping onto a machine hierarchy (DESIGN §9).
+
+A hierarchy ``a_1:...:a_l`` describes ``k = a_1 * ... * a_l`` processing elements (PEs): ``a_1``
+PEs share an innermost group (a node), ``a_2`` nodes a level-2 group (a rack), and so on up to the
+whole machine. ``distance = d_1:...:d_l`` is the cost of one unit of communication between two
+PEs whose lowest common group is at level ``i``: ``D(p, q) = 0`` for ``p == q``, ``d_1`` for two
+PEs of one node, ..., ``d_l`` for PEs that only share the machine. PE ``p`` belongs to the level-i
+group ``p // (a_1 * ... * a_i)``.
+
+Objectives (:func:`communication_cost`, recomputed from the PE ids alone):
+
+- graphs: ``J = sum over undirected edges {u, v} of w(u, v) * D(pe(u), pe(v))``, each edge
+  counted once (the paper's ``J(C, D, Pi) = sum_{i,j} C_ij D_{Pi(i) Pi(j)}`` sums over ordered
+  pairs and is twice this);
+- hypergraphs: the weight of a minimum Steiner tree of each net's PE set in the complete target
+  graph with edge weights ``D``, times the net's weight (Mt-KaHyPar's ``steiner_tree``
+  objective). With non-decreasing distances ``D`` is an ultrametric, Steiner points do not help
+  and the tree is the minimum spanning tree of the net's PEs: Kruskal joins the ``g_{i-1}(e)``
+  level-(i-1) groups a net touches into its ``g_i(e)`` level-i groups with ``g_{i-1} - g_i``
+  edges of weight ``d_i``, so ``cost(e) = w_e * sum_i d_i * (g_{i-1}(e) - g_i(e))`` with
+  ``g_0(e)`` the PEs (blocks) the net touches and ``g_l(e) = 1``. For a 2-pin net this is
+  ``w_e * D(pe(u), pe(v))``, the graph objective.
+
+The cost splits over the levels of a hierarchical multisection: ``g_{i-1}(e) - g_i(e)`` is the
+sum, over the level-i groups ``G`` the net touches, of ``lambda - 1`` of the net restricted to
+``G`` in the split of ``G`` into its ``a_i`` subgroups. Each split of :func:`map_processes`
+therefore minimises the connectivity objective (km1) of its sub-hypergraph.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .errors import InputError, PartitionError
+from .hypergraph import Graph, Hypergraph
+from .metrics import check_parts, evaluate, max_block_weight
+
+MAP_ALGORITHMS = ("hm", "hm-ultra", "im")
+ULTRA_SEEDS = 4  # partitioner seeds per multisection of "hm-ultra" (the best km1 is kept)
+
+
+# ------------------------------------------------------------------------------- hierarchy
+def check_hierarchy(hierarchy, distance) -> tuple[tuple[int, ...], np.ndarray]:
+    """Validated ``(hierarchy, distance)``: positive integer group sizes, innermost first, and
+    as many positive, non-decreasing distances (int64 when all are integers, else float64).
+
+    Decreasing distances are rejected: with them ``D`` is no ultrametric, the closed form of the
+    Steiner tree no longer holds and crossing an outer level would be cheaper than an inner one,
+    which no machine hierarchy describes."""
+    a = _sequence(hierarchy, "hierarchy")
+    d = _sequence(distance, "distance")
+    if len(a) != len(d):
+        raise InputError(
+            f"hierarchy has {len(a)} levels but distance has {len(d)}: give one distance per level"
+        )
+    sizes = []
+    for i, x in enumerate(a):
+        if isinstance(x, bool) or not isinstance(x, (int, np.integer)) or x < 1:
+            raise InputError(f"hierarchy level {i + 1} must be a positive integer, got {x!r}")
+        sizes.append(int(x))
+    dist = []
+    for i, x in enumerate(d):
+        if isinstance(x, bool) or not isinstance(x, (int, float, np.integer, np.floating)):
+            raise InputError(f"distance of level {i + 1} must be a number, got {x!r}")
+        if not math.isfinite(float(x)) or x <= 0:
+            raise InputError(f"distance of level {i + 1} must be positive, got {x!r}")
+        dist.append(x)
+    for i in range(1, len(dist)):
+        if dist[i] < dist[i - 1]:
+            raise InputError(
+                f"distances must be non-decreasing from the innermost level outwards: level "
+                f"{i + 1} has {dist[i]} < {dist[i - 1]} of level {i}"
+            )
+    if all(float(x).is_integer() for x in dist):
+        darr = np.array([int(x) for x in dist], dtype=np.int64)
+    else:
+        darr = np.array(dist, dtype=np.float64)
+    return tuple(sizes), darr
+
+
+def _sequence(x, name: str) -> list:
+    if isinstance(x, (str, bytes)) or not hasattr(x, "__len__"):
+        raise InputError(f"{name} must be a sequence of numbers, got {x!r}")
+    if len(x) == 0:
+        raise InputError(f"{name} must have at least one level")
+    return list(x)
+
+
+def _prefix(hierarchy: tuple[int, ...]) -> list[int]:
+    """``prefix[i]`` = PEs per level-i group: 1, a_1, a_1*a_2, ..., k."""
+    out = [1]
+    for a in hierarchy:
+        out.append(out[-1] * a)
+    return out
+
+
+def parse_levels(text: str, name: str, kind=int) -> tuple:
+    """``"4:8:2"`` -> ``(4, 8, 2)``; InputError naming ``name`` otherwise."""
+    try:
+        values = [kind(t) for t in str(text).split(":")]
+    except ValueError:
+        raise InputError(
+            f"{name}: expected colon-separated numbers like 4:8:2, got '{text}'"
+        ) from None
+    return tuple(int(x) if isinstance(x, float) and x.is_integer() else x for x in values)
+
+
+# ------------------------------------------------------------------------------------ cost
+def level_costs(h: Hypergraph | Graph, parts, hierarchy, distance) -> np.ndarray:
+    """Communication cost per level (index i: the part paid at distance ``d_{i+1}``); their sum
+    is :func:`communication_cost`. ``parts`` holds one PE id in ``[0, prod(hierarchy))`` per
+    vertex."""
+    a, d = check_hierarchy(hierarchy, distance)
+    pre = _prefix(a)
+    k = pre[-1]
+    if not isinstance(h, (Hypergraph, Graph)):
+        raise InputError(f"expected a Hypergraph or Graph, got {type(h).__name__}")
+    pe = check_parts(parts, h.n, k).astype(np.int64)
+    out = np.zeros(len(a), dtype=d.dtype)
+    if isinstance(h, Graph):
+        u, v, w = h.edge_list()
+        pu, pv = pe[u], pe[v]
+        # the edge pays d_i where i is the lowest level whose groups of u and v coincide
+        meet = np.zeros(u.size, dtype=np.int64)
+        for i in range(1, len(a) + 1):
+            meet[pu // pre[i - 1] != pv // pre[i - 1]] = i
+        for i in range(1, len(a) + 1):
+            out[i - 1] = d[i - 1] * int(w[meet == i].sum())
+        return out
+    # pins sorted by (net, PE): group ids are monotone in the PE id, so within a net the distinct
+    # level-i groups are the positions where the (net, group) pair changes
+    key = np.sort(h.pin_nets.astype(np.int64) * k + pe[h.eind])
+    net, pin_pe = key // k, key % k
+    first = np.ones(key.size, dtype=bool)
+    first[1:] = net[1:] != net[:-1]
+    touched = []
+    for i in range(len(a) + 1):
+        g = pin_pe // pre[i]
+        new = first.copy()
+        new[1:] |= g[1:] != g[:-1]
+        touched.append(np.bincount(net[new], minlength=h.m).astype(np.int64))
+    for i in range(1, len(a) + 1):
+        out[i - 1] = d[i - 1] * int((h.ewgt * (touched[i - 1] - touched[i])).sum())
+    return out
+
+
+def communication_cost(h: Hypergraph | Graph, parts, hierarchy, distance) -> int | float:
+    """The mapping objective of ``parts`` (PE ids) on the hierarchy, recomputed from scratch:
+    graphs ``sum over edges w(u,v) D(pe(u), pe(v))``, hypergraphs the Steiner tree cost (see the
+    module docstring). An int for integer distances, else a float."""
+    c = level_costs(h, parts, hierarchy, distance)
+    return c.sum().item()
+
+
+# ---------------------------------------------------------------------------------- result
+@dataclass
+class Mapping:
+    """Vertices placed on the PEs of a hierarchy, with the cost and the balance of the placement.
+
+    ``parts``: PE id per vertex (the block of a k-way partition); ``groups[i]`` the id of the
+    vertex's level-i group (row 0 is ``parts``, row i is ``parts // (a_1*...*a_i)``; the whole
+    machine, level l, is left out). ``cost`` is :func:`communication_cost`, ``level_costs`` its
+    part per level; ``cut``, ``km1``, the block weights and the balance are those of the k-way
+    partition ``parts`` against ``(1 + epsilon) * ceil(total / k)``.
+    """
+
+    parts: np.ndarray
+    hierarchy: tuple[int, ...]
+    distance: tuple
+    k: int
+    epsilon: float
+    cost: int | float
+    level_costs: list
+    cut: int
+    km1: int
+    imbalance: float
+    block_weights: np.ndarray
+    max_block_weight: int
+    balanced: bool
+    seconds: float = 0.0
+    algorithm: str = "hm"
+    backend: str = "cpu"
+    seed: int = 0
+    splits: int = 0
+    timings: dict[str, float] = field(default_factory=dict)
+
+    @classmethod
+    def from_parts(cls, h, parts, hierarchy, distance, epsilon: float = 0.03, **info) -> Mapping:
+        """Builds the result, computing every figure from ``parts`` and ``h``."""
+        a, d = check_hierarchy(hierarchy, distance)
+        k = int(np.prod(a))
+        parts = np.ascontiguousarray(check_parts(parts, h.n, k), dtype=np.int32)
+        lc = level_costs(h, parts, a, d)
+        m = evaluate(h, parts, k, epsilon)
+        return cls(
+            parts=parts, hierarchy=a, distance=tuple(d.tolist()), k=k, epsilon=float(epsilon),
+            cost=lc.sum().item(), level_costs=lc.tolist(), cut=m["cut"], km1=m["km1"],
+            imbalance=m["imbalance"], block_weights=m["block_weights"],
+            max_block_weight=m["max_block_weight"], balanced=m["balanced"], **info,
+        )  # fmt: skip
+
+    @property
+    def groups(self) -> np.ndarray:
+        """(levels, n) int32: row i the level-i group of each vertex, row 0 the PE."""
+        pre = _prefix(self.hierarchy)[:-1]
+        return np.stack([self.parts // p for p in pre]).astype(np.int32)
+
+    def to_dict(self, with_parts: bool = False) -> dict[str, Any]:
+        """JSON-ready summary (``parts`` included on request)."""
+        d = {
+            "hierarchy": list(self.hierarchy),
+            "distance": list(self.distance),
+            "k": self.k,
+            "epsilon": self.epsilon,
+            "algorithm": self.algorithm,
+            "cost": self.cost,
+            "level_costs": list(self.level_costs),
+            "cut": self.cut,
+            "km1": self.km1,
+            "imbalance": round(self.imbalance, 6),
+            "balanced": self.balanced,
+            "max_block_weight": self.max_block_weight,
+            "seconds": round(self.seconds, 6),
+            "timings": {key: round(v, 6) for key, v in self.timings.items()},
+            "backend": self.backend,
+            "seed": self.seed,
+            "splits": self.splits,
+        }
+        if with_parts:
+            d["parts"] = self.parts.tolist()
+        return d
+
+    def __repr__(self) -> str:
+        levels = ":".join(map(str, self.hierarchy))
+        return (
+            f"Mapping(hierarchy={levels}, cost={self.cost}, km1={self.km1}, "
+            f"imbalance={self.imbalance:.4f}, balanced={self.balanced}, {self.seconds:.3f}s)"
+        )
+
+
+# ------------------------------------------------------------------------- sub-(hyper)graphs
+def _subhypergraphs(h: Hypergraph, group: np.ndarray, ngroups: int):
+    """The sub-hypergraph of each group (its vertices, its nets restricted to them, nets of
+    fewer than 2 pins dropped), built for all groups at once: yields ``(g, vertices, sub)``."""
+    order = np.argsort(group, kind="stable")
+    vstart = np.searchsorted(group[order], np.arange(ngroups + 1))
+    local = np.empty(h.n, dtype=np.int64)
+    local[order] = np.arange(h.n) - vstart[group[order]]
+    # pins sorted by (group, net), pin order inside a net kept
+    pg = group[h.eind].astype(np.int64)
+    porder = np.lexsort((h.pin_nets, pg))
+    key = pg[porder] * max(h.m, 1) + h.pin_nets[porder]
+    seg = np.flatnonzero(np.r_[True, key[1:] != key[:-1]]) if key.size else np.zeros(0, np.int64)
+    seg_end = np.r_[seg[1:], key.size]
+    size = seg_end - seg
+    keep = size >= 2
+    seg, size = seg[keep], size[keep]
+    seg_group = pg[porder][seg]
+    seg_net = h.pin_nets[porder][seg]
+    pins = porder[_ranges(seg, size)]
+    pins_local = local[h.eind[pins]].astype(np.int32)
+    nstart = np.searchsorted(seg_group, np.arange(ngroups + 1))
+    pstart = np.r_[0, np.cumsum(size)]
+    for g in range(ngroups):
+        verts = order[vstart[g] : vstart[g + 1]]
+        e0, e1 = nstart[g], nstart[g + 1]
+        eptr = pstart[e0 : e1 + 1] - pstart[e0]
+        eind = pins_local[pstart[e0] : pstart[e1]]
+        sub = Hypergraph(eptr, eind, verts.size, h.vwgt[verts], h.ewgt[seg_net[e0:e1]], check=False)
+        yield g, verts, sub
+
+
+def _ranges(start: np.ndarray, size: np.ndarray) -> np.ndarray:
+    """Concatenation of ``arange(s, s + z)`` for each (s, z), without a Python loop."""
+    total = int(size.sum())
+    if total == 0:
+        return np.zeros(0, dtype=np.int64)
+    offs = np.repeat(start - np.r_[0, np.cumsum(size)[:-1]], size)
+    return np.arange(total, dtype=np.int64) + offs
+
+
+def _subgraphs(g: Graph, group: np.ndarray, ngroups: int):
+    """The induced subgraph of each group, built for all groups at once: yields
+    ``(g, vertices, sub)``."""
+    order = np.argsort(group, kind="stable")
+    vstart = np.searchsorted(group[order], np.arange(ngroups + 1))
+    local = np.empty(g.n, dtype=np.int64)
+    local[order] = np.arange(g.n) - vstart[group[order]]
+    src = np.repeat(np.arange(g.n, dtype=np.int64), g.degrees)
+    inside = group[src] == group[g.adjncy]
+    src, dst, w = src[inside], g.adjncy[inside], g.adjwgt[inside]
+    eorder = np.argsort(group[src], kind="stable")  # rows stay in vertex order inside a group
+    src, dst, w = src[eorder], dst[eorder], w[eorder]
+    estart = np.searchsorted(group[src], np.arange(ngroups + 1))
+    deg = np.bincount(src, minlength=g.n)
+    for i in range(ngroups):
+        verts = order[vstart[i] : vstart[i + 1]]
+        xadj = np.r_[0, np.cumsum(deg[verts])].astype(np.int64)
+        e0, e1 = estart[i], estart[i + 1]
+        sub = Graph(xadj, local[dst[e0:e1]].astype(np.int32), verts.size, w[e0:e1], g.vwgt[verts],
+                    check=False)  # fmt: skip
+        yield i, verts, sub
+
+
+# ---------------------------------------------------------------------------------- driver
+def adaptive_epsilon(epsilon: float, total: int, k: int, sub_total: int, sub_k: int,
+                     depth: int, parts: int) -> float:  # fmt: skip
+    """Equation 2 of the GPU process mapping paper (after SharedMap):
+    ``eps' = ((1 + eps) * k' * c(V) / (k * c(V')))^(1/d) - 1`` for a group of weight ``c(V')``
+    that ends up on ``k'`` PEs after ``d`` more splits, capped so that each of the ``parts``
+    children of this split can still hold its ``k' / parts`` PEs of weight at most the global
+    bound ``(1 + eps) * ceil(c(V) / k)`` (integer rounding would otherwise let the final
+    partition exceed it by a unit). Never negative."""
+    if sub_total <= 0:
+        return float(epsilon)
+    eps = ((1.0 + epsilon) * sub_k * total / (k * sub_total)) ** (1.0 / depth) - 1.0
+    child_cap = (sub_k // parts) * max_block_weight(total, k, epsilon)
+    cap = child_cap / (-(-sub_total // parts)) - 1.0 - 1e-9
+    return max(0.0, min(eps, cap))
+
+
+def map_processes(
+    h: Hypergraph | Graph,
+    hierarchy=(4, 8, 2),
+    distance=(1, 10, 100),
+    epsilon: float = 0.03,
+    algorithm: str = "hm",
+    backend="auto",
+    seed: int = 0,
+    threads: int = 0,
+) -> Mapping:
+    """Maps the vertices of ``h`` onto the ``k = prod(hierarchy)`` PEs of a machine hierarchy
+    (innermost level first, e.g. 4 GPUs per node, 8 nodes per rack, 2 racks) with ``distance``
+    the cost of crossing each level, minimising :func:`communication_cost` under the balance
+    bound ``(1 + epsilon) * ceil(total / k)`` per PE.
+
+    ``algorithm``: ``"hm"``, hierarchical multisection (GPU-HM: split into the outermost level's
+    groups first, then each group's sub-(hyper)graph into the next level's, each split by
+    :func:`igpart.partition` on the km1 objective with the adaptive imbalance of
+    :func:`adaptive_epsilon`); ``"hm-ultra"``: the same with ``ULTRA_SEEDS`` partitioner seeds
+    per split, keeping the one of least km1 (balanced first). ``"im"`` (integrated mapping) is
+    not available yet. ``backend``, ``seed`` and ``threads`` (0: the default) go to every
+    partitioner call, which runs on the C++ or the GPU backend.
+
+    Raises InputError for a bad hierarchy or distance (see :func:`check_hierarchy`), an unknown
+    algorithm, a negative epsilon or ``k`` larger than the number of vertices.
+    """
+    from .multilevel import _validate, partition
+
+    t0 = time.perf_counter()
+    if not isinstance(h, (Hypergraph, Graph)):
+        raise InputError(f"expected a Hypergraph or Graph, got {type(h).__name__}")
+    a, d = check_hierarchy(hierarchy, distance)
+    if algorithm == "im":
+        raise InputError("algorithm 'im' (integrated mapping) is not available yet; use 'hm' or "
+                         "'hm-ultra'")  # fmt: skip
+    if algorithm not in MAP_ALGORITHMS:
+        raise InputError(
+            f"unknown mapping algorithm '{algorithm}' (choose from {', '.join(MAP_ALGORITHMS)})"
+        )
+    if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or threads < 0:
+        raise InputError(f"threads must be a non-negative integer, got {threads!r}")
+    k = int(np.prod(a))
+    if k > h.n:
+        raise InputError(
+            f"the hierarchy {':'.join(map(str, a))} has k = {k} PEs, more than the {h.n} vertices"
+        )
+    _validate(h, k, epsilon, "km1", seed)
+    epsilon = float(epsilon)
+    seeds = [int(seed) + s for s in range(ULTRA_SEEDS if algorithm == "hm-ultra" else 1)]
+    config = {"threads": int(threads)} if threads else None
+    total = int(h.vwgt.sum())
+    pe = np.zeros(h.n, dtype=np.int64)  # the group id at the current level, mixed radix
+    ngroups, splits, used_backend = 1, 0, None
+    timings = {"partition": 0.0, "extract": 0.0}
+    for level in range(len(a), 0, -1):
+        parts_here = a[level - 1]
+        if parts_here == 1:
+            continue
+        sub_k = int(np.prod(a[:level]))
+        depth = sum(1 for x in a[:level] if x > 1)
+        t = time.perf_counter()
+        subs = list((_subgraphs if isinstance(h, Graph) else _subhypergraphs)(h, pe, ngroups))
+        timings["extract"] += time.perf_counter() - t
+        new = pe * parts_here
+        t = time.perf_counter()
+        for g, verts, sub in subs:
+            if verts.size == 0:
+                continue
+            if verts.size <= parts_here:  # at most one vertex per child
+                new[verts] += np.arange(verts.size)
+                continue
+            eps = adaptive_epsilon(epsilon, total, k, int(sub.vwgt.sum()), sub_k, depth,
+                                   parts_here)  # fmt: skip
+            best = None
+            for s in seeds:
+                try:
+                    p = partition(sub, parts_here, eps, "km1", backend, s, config)
+                except PartitionError as exc:
+                    raise PartitionError(f"split of level-{level} group {g}: {exc}") from exc
+                rank = (not p.balanced, p.km1)
+                if best is None or rank < best[0]:
+                    best = (rank, p)
+            new[verts] += best[1].parts
+            used_backend = best[1].backend
+            splits += 1
+        timings["partition"] += time.perf_counter() - t
+        pe, ngroups = new, ngroups * parts_here
+    seconds = time.perf_counter() - t0
+    return Mapping.from_parts(
+        h, pe, a, d, epsilon, seconds=seconds, algorithm=algorithm,
+        backend=used_backend or ("cpu" if backend == "auto" else str(backend)), seed=int(seed),
+        splits=splits, timings=timings,
+    )  # fmt: skip
