@@ -320,7 +320,7 @@ def adaptive_epsilon(epsilon: float, total: int, k: int, sub_total: int, sub_k: 
         return float(epsilon)
     eps = ((1.0 + epsilon) * sub_k * total / (k * sub_total)) ** (1.0 / depth) - 1.0
     child_cap = (sub_k // parts) * max_block_weight(total, k, epsilon)
-    cap = child_cap / (-(-sub_total // parts)) - 1.0 - 1e-9
+    cap = (child_cap + 0.5) / (-(-sub_total // parts)) - 1.0  # floor((1 + cap) * ...) = child_cap
     return max(0.0, min(eps, cap))
 
 
