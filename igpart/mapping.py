@@ -40,7 +40,7 @@ from .errors import InputError, PartitionError
 from .hypergraph import Graph, Hypergraph
 from .metrics import check_parts, evaluate, max_block_weight
 
-MAP_ALGORITHMS = ("hm", "hm-ultra", "im")
+MAP_ALGORITHMS = ("hm", "hm-ultra", "two-phase", "im")
 ULTRA_SEEDS = 4  # partitioner seeds per multisection of "hm-ultra" (the best km1 is kept)
 
 
@@ -343,22 +343,24 @@ def map_processes(
     groups first, then each group's sub-(hyper)graph into the next level's, each split by
     :func:`igpart.partition` on the km1 objective with the adaptive imbalance of
     :func:`adaptive_epsilon`); ``"hm-ultra"``: the same with ``ULTRA_SEEDS`` partitioner seeds
-    per split, keeping the one of least km1 (balanced first). ``"im"`` (integrated mapping) is
-    not available yet. ``backend``, ``seed`` and ``threads`` (0: the default) go to every
-    partitioner call, which runs on the C++ or the GPU backend.
+    per split, keeping the one of least km1 (balanced first); ``"two-phase"``, the classic
+    baseline: a plain k-way partition (km1), then its blocks placed greedily on the PEs
+    (:func:`greedy_placement`). ``"im"`` (integrated mapping) is not available yet.
+    ``backend``, ``seed`` and ``threads`` (0: the default) go to every partitioner call, which
+    runs on the C++ or the GPU backend.
 
     Raises InputError for a bad hierarchy or distance (see :func:`check_hierarchy`), an unknown
     algorithm, a negative epsilon or ``k`` larger than the number of vertices.
     """
-    from .multilevel import _validate, partition
+    from .multilevel import _validate
 
     t0 = time.perf_counter()
     if not isinstance(h, (Hypergraph, Graph)):
         raise InputError(f"expected a Hypergraph or Graph, got {type(h).__name__}")
     a, d = check_hierarchy(hierarchy, distance)
     if algorithm == "im":
-        raise InputError("algorithm 'im' (integrated mapping) is not available yet; use 'hm' or "
-                         "'hm-ultra'")  # fmt: skip
+        raise InputError("algorithm 'im' (integrated mapping) is not available yet; use 'hm', "
+                         "'hm-ultra' or 'two-phase'")  # fmt: skip
     if algorithm not in MAP_ALGORITHMS:
         raise InputError(
             f"unknown mapping algorithm '{algorithm}' (choose from {', '.join(MAP_ALGORITHMS)})"
@@ -374,6 +376,24 @@ def map_processes(
     epsilon = float(epsilon)
     seeds = [int(seed) + s for s in range(ULTRA_SEEDS if algorithm == "hm-ultra" else 1)]
     config = {"threads": int(threads)} if threads else None
+    if algorithm == "two-phase":
+        pe, splits, used, timings = _two_phase(h, a, d, epsilon, backend, int(seed), config)
+    else:
+        pe, splits, used, timings = _multisection(h, a, epsilon, backend, seeds, config)
+    seconds = time.perf_counter() - t0
+    return Mapping.from_parts(
+        h, pe, a, d, epsilon, seconds=seconds, algorithm=algorithm,
+        backend=used or ("cpu" if backend == "auto" else str(backend)), seed=int(seed),
+        splits=splits, timings=timings,
+    )  # fmt: skip
+
+
+def _multisection(h, a: tuple[int, ...], epsilon: float, backend, seeds: list[int], config):
+    """Algorithm 2 of the paper, level by level from the outermost: every group of the current
+    level is split into the next level's count; returns (PE ids, splits, backend, timings)."""
+    from .multilevel import partition
+
+    k = int(np.prod(a))
     total = int(h.vwgt.sum())
     pe = np.zeros(h.n, dtype=np.int64)  # the group id at the current level, mixed radix
     ngroups, splits, used_backend = 1, 0, None
@@ -411,9 +431,76 @@ def map_processes(
             splits += 1
         timings["partition"] += time.perf_counter() - t
         pe, ngroups = new, ngroups * parts_here
-    seconds = time.perf_counter() - t0
-    return Mapping.from_parts(
-        h, pe, a, d, epsilon, seconds=seconds, algorithm=algorithm,
-        backend=used_backend or ("cpu" if backend == "auto" else str(backend)), seed=int(seed),
-        splits=splits, timings=timings,
-    )  # fmt: skip
+    return pe, splits, used_backend, timings
+
+
+def _two_phase(h, a: tuple[int, ...], d: np.ndarray, epsilon: float, backend, seed: int, config):
+    """The two-phase baseline: a plain k-way partition (km1), then its blocks placed on the PEs
+    greedily (:func:`greedy_placement`); returns (PE ids, 1, backend, timings)."""
+    from .multilevel import partition
+
+    k = int(np.prod(a))
+    t = time.perf_counter()
+    p = partition(h, k, epsilon, "km1", backend, seed, config)
+    t1 = time.perf_counter()
+    place = greedy_placement(block_communication(h, p.parts, k), a, d)
+    timings = {"partition": t1 - t, "placement": time.perf_counter() - t1}
+    return place[p.parts], 1, p.backend, timings
+
+
+def block_communication(h: Hypergraph | Graph, parts, k: int) -> np.ndarray:
+    """Dense (k, k) float64 matrix: for each pair of blocks, the weight of the edges (graphs) or
+    nets (hypergraphs) that connect them; zero diagonal."""
+    parts = check_parts(parts, h.n, k).astype(np.int64)
+    if isinstance(h, Graph):
+        u, v, w = h.edge_list()
+        W = np.zeros((k, k))
+        np.add.at(W, (parts[u], parts[v]), w)
+        W = W + W.T
+    else:
+        import scipy.sparse as sp
+
+        pairs = np.unique(h.pin_nets.astype(np.int64) * k + parts[h.eind])
+        net, blk = pairs // k, pairs % k
+        B = sp.csr_matrix((np.ones(pairs.size), (net, blk)), shape=(h.m, k))
+        W = (B.T @ sp.diags(h.ewgt.astype(np.float64)) @ B).toarray()
+    np.fill_diagonal(W, 0.0)
+    return W
+
+
+def distance_matrix(hierarchy, distance) -> np.ndarray:
+    """Dense (k, k) matrix of D(p, q) for the PEs of the hierarchy."""
+    a, d = check_hierarchy(hierarchy, distance)
+    pre = _prefix(a)
+    pes = np.arange(pre[-1])
+    D = np.zeros((pre[-1], pre[-1]), dtype=d.dtype)
+    for i in range(1, len(a) + 1):
+        D[(pes[:, None] // pre[i - 1]) != (pes[None, :] // pre[i - 1])] = d[i - 1]
+    return D
+
+
+def greedy_placement(W: np.ndarray, hierarchy, distance) -> np.ndarray:
+    """Places k blocks with communication matrix ``W`` on the k PEs, greedily (the classic
+    construction of the two-phase approach): the block of most communication goes to PE 0; then,
+    repeatedly, the unplaced block of most communication with the placed ones goes to the free
+    PE where its communication with them costs least. Returns the PE of each block; O(k^2) per
+    step on dense arrays."""
+    D = distance_matrix(hierarchy, distance).astype(np.float64)
+    k = W.shape[0]
+    place = np.full(k, -1, dtype=np.int64)
+    free = np.ones(k, dtype=bool)  # PEs
+    unplaced = np.ones(k, dtype=bool)  # blocks
+    attach = np.zeros(k)  # communication of each block with the placed ones
+    cost = np.zeros((k, k))  # cost[b, p]: b's communication with the placed blocks if b sits on p
+    b = int(np.argmax(W.sum(axis=1)))
+    p = 0
+    for _ in range(k):
+        place[b], free[p], unplaced[b] = p, False, False
+        if not unplaced.any():
+            break
+        attach += W[:, b]
+        cost += W[:, b][:, None] * D[p][None, :]
+        cand = np.where(unplaced, attach, -1.0)
+        b = int(np.argmax(cand))
+        p = int(np.argmin(np.where(free, cost[b], np.inf)))
+    return place

@@ -18,8 +18,11 @@ from igpart.mapping import (
     _subgraphs,
     _subhypergraphs,
     adaptive_epsilon,
+    block_communication,
     check_hierarchy,
     communication_cost,
+    distance_matrix,
+    greedy_placement,
     level_costs,
 )
 from igpart.metrics import max_block_weight
@@ -202,7 +205,7 @@ def test_adaptive_epsilon_bounds_every_child():
             assert max_block_weight(sub_total, parts, eps) == max_block_weight(total, k, 0.03)
 
 
-@pytest.mark.parametrize("algorithm", ["hm", "hm-ultra"])
+@pytest.mark.parametrize("algorithm", ["hm", "hm-ultra", "two-phase"])
 @pytest.mark.parametrize("hierarchy,distance", [((4, 2, 2), (1, 10, 100)), ((2, 3), (1, 5)),
                                                 ((4, 8, 1), (1, 10, 100))])  # fmt: skip
 def test_every_mapping_balanced_and_reported_figures_recomputable(algorithm, hierarchy, distance):
@@ -218,6 +221,8 @@ def test_every_mapping_balanced_and_reported_figures_recomputable(algorithm, hie
         assert m.cost == communication_cost(x, m.parts, hierarchy, distance)
         assert m.km1 == igpart.km1(x, m.parts, k)
         assert (m.groups[1] == m.parts // hierarchy[0]).all()
+        if algorithm == "two-phase":
+            continue
         assert m.splits == sum(
             int(np.prod(hierarchy[i + 1 :])) for i, a in enumerate(hierarchy) if a > 1
         )
@@ -232,6 +237,39 @@ def test_mapping_beats_a_random_placement_of_its_own_blocks():
     shuffled = [communication_cost(h, rng.permutation(32)[m.parts], hierarchy, distance)
                 for _ in range(5)]  # fmt: skip
     assert m.cost < min(shuffled)
+
+
+def test_greedy_placement_keeps_communicating_blocks_together():
+    # blocks 0-5 and 1-4, 2-7 and 3-6 talk a lot, the pairs {0,5,1,4} and {2,7,3,6} a little: the
+    # greedy placement puts each pair on a node and each quartet in a rack, the optimum
+    hierarchy, distance = (2, 2, 2), (1, 10, 100)
+    W = np.zeros((8, 8))
+    for (x, y), w in {(0, 5): 50, (1, 4): 50, (2, 7): 50, (3, 6): 50, (0, 1): 5, (5, 4): 5,
+                      (2, 3): 5, (7, 6): 5, (0, 2): 1}.items():  # fmt: skip
+        W[x, y] = W[y, x] = w
+    place = greedy_placement(W, hierarchy, distance)
+    assert sorted(place.tolist()) == list(range(8))
+    D = distance_matrix(hierarchy, distance)
+    cost = (W * D[place][:, place]).sum() / 2
+    best = min((W * D[list(q)][:, list(q)]).sum() / 2 for q in itertools.permutations(range(8)))
+    assert cost == best
+
+
+def test_block_communication_equals_plain_python():
+    rng = np.random.default_rng(5)
+    h = random_hypergraph(rng, 30, 40, max_size=6)
+    g = random_graph(rng, 30, 80)
+    parts = rng.integers(0, 5, size=30)
+    for x in (h, g.to_hypergraph()):
+        want = np.zeros((5, 5))
+        for e in range(x.m):
+            blocks = sorted({int(parts[v]) for v in x.net(e)})
+            for i, j in itertools.permutations(blocks, 2):
+                want[i, j] += x.ewgt[e]
+        assert (block_communication(x, parts, 5) == want).all()
+    assert (
+        block_communication(g, parts, 5) == block_communication(g.to_hypergraph(), parts, 5)
+    ).all()
 
 
 def test_same_seed_same_mapping():
