@@ -1,0 +1,169 @@
+"""Process mapping side by side: igpart's hierarchical multisection (``hm``, ``hm-ultra``) and
+two-phase baseline (k-way partition, then blocks placed greedily on the PEs), Mt-KaHyPar's
+``map_onto_graph`` (Steiner tree objective on the complete target graph with the hierarchy's
+distances) and Mt-KaHyPar's two-phase baseline (its k-way km1 partition, then the same greedy
+placement), all in one process on the same threads.
+
+Every cost is recomputed by ``igpart.communication_cost`` and checked against Mt-KaHyPar's own
+``steiner_tree`` of the same PE ids (independent code); a mismatch or an unbalanced mapping is
+flagged and makes the exit status 1. Ratios are against Mt-KaHyPar DEFAULT's mapping.
+
+    python benchmarks/mapping_bench.py --cases ibm01,ibm02,ibm03,ibm04,ibm05 \\
+        --hierarchy 4:8:1 --distance 1:10:100 --threads 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import platform
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _data import load  # noqa: E402
+
+import igpart  # noqa: E402
+from igpart.mapping import (  # noqa: E402
+    block_communication,
+    communication_cost,
+    distance_matrix,
+    greedy_placement,
+    parse_levels,
+)
+
+TOOLS = ("igpart-hm", "igpart-hm-ultra", "igpart-two-phase", "mtkahypar", "mtkahypar-two-phase")
+
+
+def mtk_setup(threads: int):
+    import mtkahypar
+
+    init = mtkahypar.initialize(threads)
+    return mtkahypar, init
+
+
+def mtk_hypergraph(mtk, init, h: igpart.Hypergraph, k: int, epsilon: float):
+    ctx = init.context_from_preset(mtk.PresetType.DEFAULT)
+    ctx.set_mapping_parameters(k, epsilon)
+    ctx.logging = False
+    nets = [h.net(e).tolist() for e in range(h.m)]
+    hg = init.create_hypergraph(ctx, h.n, h.m, nets, h.vwgt.tolist(), h.ewgt.tolist())
+    return ctx, hg
+
+
+def mtk_target(init, ctx, D: np.ndarray):
+    k = D.shape[0]
+    edges = [(p, q) for p in range(k) for q in range(p + 1, k)]
+    weights = [int(D[p, q]) for p, q in edges]
+    return init.create_target_graph(ctx, k, len(edges), edges, weights)
+
+
+def run_case(name, h, a, d, epsilon, threads, seed, tools, mtk, init) -> list[dict]:
+    k = int(np.prod(a))
+    D = distance_matrix(a, d)
+    rows = []
+    ctx, hg = mtk_hypergraph(mtk, init, h, k, epsilon)  # Mt-KaHyPar checks every tool's cost
+    target = mtk_target(init, ctx, D)
+    for tool in tools:
+        t0 = time.perf_counter()
+        if tool.startswith("igpart-"):
+            m = igpart.map(h, a, d, epsilon, algorithm=tool[len("igpart-"):], seed=seed,
+                           threads=threads)  # fmt: skip
+            parts, seconds, reported = m.parts, m.seconds, m.cost
+        elif tool == "mtkahypar":
+            mtk.set_seed(seed)
+            p = hg.map_onto_graph(target, ctx)
+            seconds = time.perf_counter() - t0
+            parts = np.array(p.get_partition() if hasattr(p, "get_partition") else
+                             [p.block_id(v) for v in range(h.n)], dtype=np.int64)  # fmt: skip
+            reported = int(p.steiner_tree(target))
+        elif tool == "mtkahypar-two-phase":
+            mtk.set_seed(seed)
+            pctx = init.context_from_preset(mtk.PresetType.DEFAULT)
+            pctx.set_partitioning_parameters(k, epsilon, mtk.Objective.KM1)
+            pctx.logging = False
+            p = hg.partition(pctx)
+            blocks = np.array(p.get_partition(), dtype=np.int64)
+            place = greedy_placement(block_communication(h, blocks, k), a, d)
+            parts = place[blocks]
+            seconds = time.perf_counter() - t0
+            reported = None
+        else:
+            raise SystemExit(f"unknown tool {tool}")
+        cost = communication_cost(h, parts, a, d)
+        check = int(hg.create_partitioned_hypergraph(ctx, k, parts.tolist()).steiner_tree(target))
+        balanced = igpart.is_balanced(h, parts, k, epsilon)
+        rows.append({
+            "case": name, "tool": tool, "cost": cost, "steiner_tree_mtkahypar": check,
+            "reported": reported, "km1": igpart.km1(h, parts, k),
+            "imbalance": igpart.imbalance(h, parts, k), "balanced": balanced,
+            "seconds": seconds,
+            "ok": balanced and cost == check and (reported is None or reported == cost),
+        })  # fmt: skip
+    return rows
+
+
+def report(rows: list[dict], tools) -> str:
+    cases = list(dict.fromkeys(r["case"] for r in rows))
+    by = {(r["case"], r["tool"]): r for r in rows}
+    head = "| case | " + " | ".join(f"{t} cost (s)" for t in tools) + " |"
+    lines = [head, "|" + "---|" * (len(tools) + 1)]
+    for c in cases:
+        cells = []
+        for t in tools:
+            r = by[(c, t)]
+            flag = "" if r["ok"] else " **!**"
+            cells.append(f"{r['cost']:,} ({r['seconds']:.2f}){flag}")
+        lines.append(f"| {c} | " + " | ".join(cells) + " |")
+    if "mtkahypar" in tools:
+        cells = []
+        for t in tools:
+            cr = [by[(c, t)]["cost"] / by[(c, "mtkahypar")]["cost"] for c in cases]
+            tr = [by[(c, "mtkahypar")]["seconds"] / by[(c, t)]["seconds"] for c in cases]
+            cells.append(f"{_geo(cr):.3f}x cost, {_geo(tr):.2f}x faster")
+        lines.append("| geomean vs mtkahypar | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def _geo(xs) -> float:
+    return math.exp(sum(math.log(x) for x in xs) / len(xs))
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--cases", default="ibm01,ibm02,ibm03,ibm04,ibm05")
+    ap.add_argument("--hierarchy", default="4:8:1")
+    ap.add_argument("--distance", default="1:10:100")
+    ap.add_argument("-e", "--epsilon", type=float, default=0.03)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--tools", default=",".join(TOOLS))
+    ap.add_argument("--json", help="write the rows here")
+    args = ap.parse_args(argv)
+    a = parse_levels(args.hierarchy, "--hierarchy")
+    d = parse_levels(args.distance, "--distance", float)
+    tools = args.tools.split(",")
+    mtk, init = mtk_setup(args.threads)
+    rows = []
+    for name in args.cases.split(","):
+        h = load(name)
+        rows += run_case(name, h, a, d, args.epsilon, args.threads, args.seed, tools, mtk, init)
+        print(json.dumps(rows[-len(tools) :]), file=sys.stderr)
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
+                            text=True, cwd=Path(__file__).parent).stdout.strip()  # fmt: skip
+    print(f"hierarchy {args.hierarchy}, distance {args.distance}, eps {args.epsilon}, "
+          f"{args.threads} threads, seed {args.seed}, commit {commit}, "
+          f"{platform.processor() or platform.machine()}")  # fmt: skip
+    print(report(rows, tools))
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows, indent=1))
+    return 0 if all(r["ok"] for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
