@@ -1,4 +1,6 @@
-"""Seeded generators of circuit-like hypergraphs, so that anyone can rebuild test inputs."""
+"""Seeded generators of circuit-like hypergraphs and of the graph families of graph-partitioning
+benchmarks (grids, Delaunay triangulations, random geometric graphs), so that anyone can rebuild
+test inputs."""
 
 from __future__ import annotations
 
@@ -7,7 +9,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .errors import InputError
-from .hypergraph import Hypergraph
+from .hypergraph import Graph, Hypergraph
 
 if TYPE_CHECKING:
     from .dynamic import Batch, DynamicHypergraph
@@ -254,3 +256,84 @@ def timing_batch(d: DynamicHypergraph, rng: np.random.Generator, size: int = 100
             b.delete_pin(v, int(nets[0]))
             b.insert_pin(v, e2)
     return b
+
+
+# ------------------------------------------------------------------------------------ graphs
+def _graph_from_pairs(a: np.ndarray, b: np.ndarray, n: int) -> Graph:
+    """The unit-weight graph on ``n`` vertices with an edge per pair ``(a[i], b[i])``, ``a != b``
+    (repeated pairs in either direction merged); adjacency lists sorted."""
+    import scipy.sparse as sp
+
+    a = np.asarray(a, dtype=np.int64)
+    b = np.asarray(b, dtype=np.int64)
+    rows, cols = np.concatenate([a, b]), np.concatenate([b, a])
+    # CSR by counting sort (O(pairs)), repeated pairs summed, then sorted within each row
+    adj = sp.csr_matrix((np.ones(rows.size, dtype=np.int64), (rows, cols)), shape=(n, n))
+    adj.sum_duplicates()
+    xadj = adj.indptr.astype(np.int64)
+    ones = np.ones(adj.indices.size, dtype=np.int64)
+    return Graph(xadj, adj.indices.astype(np.int32), n, ones, np.ones(n, dtype=np.int64),
+                 check=False)
+
+
+def _positive_int(value, name: str, low: int = 1) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
+        raise InputError(f"{name} must be an integer >= {low}, got {value!r}")
+    return int(value)
+
+
+def grid_graph(nx: int, ny: int, nz: int = 1) -> Graph:
+    """The ``nx`` x ``ny`` (x ``nz``) grid graph: vertex ``x + nx * (y + ny * z)`` is joined to
+    its axis neighbours (4 inside a 2D grid, 6 inside a 3D one; corners of a 2D grid have 2, of
+    a 3D grid 3). Unit weights."""
+    nx, ny, nz = (_positive_int(v, name) for v, name in ((nx, "nx"), (ny, "ny"), (nz, "nz")))
+    n = nx * ny * nz
+    if n >= 2**31 - 1:
+        raise InputError(f"a grid of {n} vertices is too large (at most 2^31-2)")
+    v = np.arange(n, dtype=np.int64)
+    x, y, z = v % nx, (v // nx) % ny, v // (nx * ny)
+    src, dst = [], []
+    for inside, step in ((x < nx - 1, 1), (y < ny - 1, nx), (z < nz - 1, nx * ny)):
+        s = v[inside]  # one pass per axis, vectorised over the vertices
+        src.append(s)
+        dst.append(s + step)
+    return _graph_from_pairs(np.concatenate(src), np.concatenate(dst), n)
+
+
+def _random_points(n: int, seed: int) -> np.ndarray:
+    return np.random.default_rng(seed).random((n, 2))
+
+
+def delaunay_graph(n: int, seed: int = 0) -> Graph:
+    """The Delaunay triangulation of ``n`` random points of the unit square (uniform, seeded),
+    as in the DIMACS-10 ``delaunay_n*`` graphs: vertices are the points, edges the sides of the
+    triangles (``scipy.spatial.Delaunay``). Unit weights; needs ``n >= 3``."""
+    from scipy.spatial import Delaunay
+
+    n = _positive_int(n, "n", 3)
+    tri = Delaunay(_random_points(n, seed))
+    s = tri.simplices.astype(np.int64)
+    a = np.concatenate([s[:, 0], s[:, 1], s[:, 2]])
+    b = np.concatenate([s[:, 1], s[:, 2], s[:, 0]])
+    return _graph_from_pairs(a, b, n)
+
+
+def rgg_radius(n: int) -> float:
+    """The DIMACS-10 ``rgg_n_2_*`` radius ``0.55 * sqrt(ln n / n)`` (about 15 neighbours per
+    vertex inside the square)."""
+    return 0.55 * float(np.sqrt(np.log(n) / n))
+
+
+def rgg_graph(n: int, seed: int = 0, radius: float | None = None) -> Graph:
+    """The random geometric graph of ``n`` random points of the unit square (uniform, seeded):
+    two points are joined when they lie less than ``radius`` apart (default :func:`rgg_radius`,
+    as in the DIMACS-10 ``rgg_n_2_*`` graphs; ``scipy.spatial.cKDTree``). Unit weights; some
+    vertices may have no neighbour."""
+    from scipy.spatial import cKDTree
+
+    n = _positive_int(n, "n", 2)
+    r = rgg_radius(n) if radius is None else radius
+    if isinstance(r, bool) or not isinstance(r, (int, float, np.floating)) or not 0 < r < 2:
+        raise InputError(f"radius must be a number in (0, 2), got {radius!r}")
+    pairs = cKDTree(_random_points(n, seed)).query_pairs(float(r), output_type="ndarray")
+    return _graph_from_pairs(pairs[:, 0], pairs[:, 1], n)
