@@ -109,6 +109,53 @@ def test_checker_command_compares_the_claimed_cut(hand, tmp_path):
     assert wrong.returncode == 1 and "the partitioner reported 5" in wrong.stdout
 
 
+# 5 vertices with weights, weighted edges (fmt 011), a comment and an isolated vertex (blank
+# line): 1-2 w4, 1-3 w1, 2-3 w2, 3-4 w7; vertex 5 has no neighbour
+HAND_GRAPH = "% METIS\n5 4 011\n1 2 4 3 1\n2 1 4 3 2\n% between\n1 1 1 2 2 4 7\n3 3 7\n1\n"
+
+
+def test_checker_graph_known_edge_cut(tmp_path):
+    path = tmp_path / "hand.graph"
+    path.write_text(HAND_GRAPH)
+    g = vp.read_input(path)
+    assert isinstance(g, vp.MetisGraph) and (g.n, g.m) == (5, 4)
+    assert g.vwgt.tolist() == [1, 2, 1, 3, 1] and g.xadj.tolist() == [0, 2, 4, 7, 8, 8]
+    r = vp.evaluate(g, np.array([0, 0, 1, 1, 0]), 2, 0.03)  # cut edges 1-3 and 2-3
+    assert (r["cut"], r["km1"], r["valid"]) == (1 + 2, 1 + 2, True)
+    assert r["block_weights"] == [4, 4] and r["max_block_weight"] == 4
+    r = vp.evaluate(g, np.array([0, 1, 2, 0, 1]), 3, 0.5)  # every edge cut
+    assert (r["cut"], r["valid"]) == (4 + 1 + 2 + 7, True)
+    # unbalanced: 5 > floor(1.03 * 4); the edge cut is still given
+    r = vp.evaluate(g, np.array([0, 0, 1, 0, 1]), 2, 0.03)
+    assert r["valid"] is False and r["balanced"] is False and r["cut"] == 1 + 2 + 7
+    assert "block 0 weighs 6 > 4" in r["problems"][0]
+    part = tmp_path / "p"
+    part.write_text("0\n0\n1\n1\n0\n")
+    cmd = [sys.executable, str(BENCH_DIR / "verify_partition.py"), str(path), str(part), "-k",
+           "2"]
+    ok = subprocess.run([*cmd, "--cut", "3"], capture_output=True, text=True)
+    assert ok.returncode == 0 and json.loads(ok.stdout)["cut"] == 3
+
+
+@pytest.mark.parametrize("text, message", [
+    ("3 2\n2 2\n1 1\n\n", r"bad.graph:2: vertex 1 lists neighbour 2 twice"),
+    ("3 2\n2\n1 3\n2 4\n", r"bad.graph:4: vertex id 4 not in \[1, 3\]"),
+    ("3 2\n2\n1\n3\n", r"bad.graph:4: self loop on vertex 3"),
+    ("3 1\n2 3\n\n\n", r"bad.graph:2: edge 1-2 \(weight 1\) is not listed at vertex 2"),
+    ("3 1 1\n2 5\n1 6\n\n", r":3: edge 2-1 \(weight 6\) is not listed at vertex 1 with the same"),
+    ("3 1 1\n2\n1 1\n\n", r"bad.graph:2: a neighbour without its edge weight"),
+    ("3 2\n2\n1\n", r"2 vertex lines after the header, expected 3"),
+    ("3 3\n2\n1 3\n2\n", r"4 neighbour entries, expected 2 \* 3"),
+    ("3 1\n2\n1\n\n1\n", r"bad.graph:5: more than 3 vertex lines"),
+    ("3 1 100\n2\n1\n\n", r"bad.graph:1: unsupported header"),
+])
+def test_checker_rejects_malformed_graph(tmp_path, text, message):
+    bad = tmp_path / "bad.graph"
+    bad.write_text(text)
+    with pytest.raises(vp.CheckError, match=message):
+        vp.read_input(bad)
+
+
 def test_suite_end_to_end(ispd98, tmp_path):
     """ibm01 at k = 2, one seed, igpart on the C++ backend (and Mt-KaHyPar when installed), in
     process and as whole commands: the report holds the checker's figures, equal to the tools'."""
