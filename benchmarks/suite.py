@@ -8,19 +8,29 @@ Sets (``--suite``, a comma list):
   (scale ``ceil(2e6 / n)``), k 2 16 64; generated once into ``WORK/inputs`` and reused while
   the base, scale, seed and generator source are unchanged;
 - ``netlist``: the TAU 2015 designs (Verilog with ``cells_early.lib``, ``to_hypergraph()``),
-  written as ``.hgr`` into ``WORK/inputs``, k 2 4 8 16 (k above half the vertices is skipped).
+  written as ``.hgr`` into ``WORK/inputs``, k 2 4 8 16 (k above half the vertices is skipped);
+- ``graphs``: METIS ``.graph`` files written into ``WORK/inputs/graphs`` (cached like the large
+  set), k 2 16 64: the 2D grid 1500x1500 and the 3D grid 128^3 (``igpart.generators.grid_graph``),
+  the DIMACS-10 families ``delaunay_nS`` and ``rgg_n_2_S`` (``delaunay_graph``, ``rgg_graph``:
+  2^S random points of the unit square, seeded by ``--gen-seed``) for S in ``--graph-scale``
+  (default 20,21,22,23), and the clique (nets above 1000 pins left out) and star graph models of
+  the three Titan23 circuits (``Hypergraph.to_graph``). With a largest scale S below 21 the grids
+  shrink to about 2^S vertices (side ``round(2^(S/2))``, ``round(2^(S/3))``), for quick runs
+  (``--graph-scale 16``).
 
 Tools (``--tools``): ``igpart`` (every ``--backend`` of a comma list), ``mtkahypar`` (DEFAULT
-preset) and ``mtkahypar-quality`` (QUALITY), all with the same epsilon, objective, seeds
+preset; graph mode on ``.graph`` inputs), ``mtkahypar-quality`` (QUALITY) and ``kaminpar``
+(KaMinPar's default context; graph inputs only), all with the same epsilon, objective, seeds
 (``--seeds N``: 0..N-1) and thread count; ``--threads 1,2,4,8,16`` runs every tool at every
 thread count. Each (tool, input, k, threads, seed) runs in a fresh child process (``suite.py
 _worker SPEC``) that reads the input, times the partitioning call alone (``perf_counter``),
 writes the partition file and reports its peak resident memory and, on the GPU, the CuPy pool's
 bytes and the device memory taken. ``--whole-process`` also times the command a user would run
-(``igpart partition FILE -k K --backend B -o OUT``, ``benchmarks/mtkahypar_cli.py``), start to
-exit. Every partition file is checked by ``benchmarks/verify_partition.py`` (its own reader and
-metrics, nothing of igpart's): ids in [0, k), block weights within
-``floor((1+eps)*ceil(total/k))``, cut and km1 recomputed and compared with the tool's own figure.
+(``igpart partition FILE -k K --backend B -o OUT``, ``benchmarks/mtkahypar_cli.py``,
+``benchmarks/kaminpar_cli.py``), start to exit. Every partition file is checked by
+``benchmarks/verify_partition.py`` (its own reader and metrics, nothing of igpart's): ids in
+[0, k), block weights within ``floor((1+eps)*ceil(total/k))``, cut and km1 (graphs: the edge
+cut) recomputed and compared with the tool's own figure.
 A mismatch or an unbalanced or invalid partition is flagged and makes the exit status 1; a
 failed or timed-out run is recorded, the suite goes on and ends with status 3.
 
@@ -36,6 +46,8 @@ interrupted run keeps what it measured); ``suite.py report FILE.json`` prints th
         --tools igpart,mtkahypar --seeds 2 --json out.json --md out.md
     python benchmarks/suite.py --suite large --backend gpu --threads 16 --whole-process
     python benchmarks/suite.py --suite small --tools igpart --threads 1,2,4,8,16
+    python benchmarks/suite.py --suite graphs --graph-scale 16 --ks 2,16 \\
+        --tools igpart,kaminpar,mtkahypar --threads 2
 
 Data: ``--data DIR``, else ``$IGPART_BENCHMARKS``, else ``../shared/benchmarks`` beside the
 repository (folders ``ispd98``, ``titan23``, ``tau2015``).
@@ -65,8 +77,14 @@ import verify_partition as checker  # noqa: E402  (benchmarks/ is no package)
 ISPD98 = tuple(f"ibm{i:02d}" for i in range(1, 12))
 TITAN23 = ("cholesky_mc", "neuron", "stereo_vision")
 LARGE_BASES = ("ibm01", "ibm09", "ibm10", "ibm11", *TITAN23)
-SET_KS = {"small": (2, 4, 8, 16, 32, 64), "large": (2, 16, 64), "netlist": (2, 4, 8, 16)}
-TOOLS = ("igpart", "mtkahypar", "mtkahypar-quality")
+SET_KS = {"small": (2, 4, 8, 16, 32, 64), "large": (2, 16, 64), "netlist": (2, 4, 8, 16),
+          "graphs": (2, 16, 64)}
+TOOLS = ("igpart", "mtkahypar", "mtkahypar-quality", "kaminpar")
+GRAPH_TOOLS = ("kaminpar",)  # graph partitioners: left out on hypergraph inputs
+GRAPH_SCALES = (20, 21, 22, 23)
+#: Nets above this many pins are left out of the circuits' clique graphs (a 79,213-pin net of
+#: cholesky_mc alone would give 3.1e9 edges).
+CLIQUE_MAX_NET_SIZE = 1000
 BACKENDS = ("cpu", "gpu", "auto")
 MTK_PRESETS = {"mtkahypar": "default", "mtkahypar-quality": "quality"}
 
@@ -86,6 +104,7 @@ class Case:
     base: str = ""  # large: the circuit enlarged
     scale: int = 1
     source: str = ""  # netlist: the Verilog file
+    params: dict[str, Any] = field(default_factory=dict)  # graphs: what generates the input
     n: int = 0
     m: int = 0
     pins: int = 0
@@ -140,10 +159,33 @@ def _base_path(data: Path, base: str) -> Path:
     return _need(data / ("titan23" if base in TITAN23 else "ispd98") / f"{base}.hgr")
 
 
+def graph_cases(work: Path, keep, scales=GRAPH_SCALES, seed: int = 0) -> list[Case]:
+    """The inputs of the ``graphs`` set (see the module docstring)."""
+    top = min(max(scales), 21)
+    if top == 21:  # the sizes of the grids in the issue tracker's figures: about 2^21 vertices
+        side2, side3 = 1500, 128
+    else:
+        side2, side3 = round(2 ** (top / 2)), round(2 ** (top / 3))
+    folder = work / "inputs" / "graphs"
+    specs = [(f"grid2d_{side2}x{side2}", {"kind": "grid", "dims": [side2, side2]}),
+             (f"grid3d_{side3}x{side3}x{side3}", {"kind": "grid", "dims": [side3] * 3})]
+    specs += [(f"delaunay_n{s}", {"kind": "delaunay", "n": 2**s, "seed": seed})
+              for s in sorted(scales)]
+    specs += [(f"rgg_n_2_{s}", {"kind": "rgg", "n": 2**s, "seed": seed}) for s in sorted(scales)]
+    specs += [(f"{b}_{model}", {"kind": model, "base": b}
+               | ({"max_net_size": CLIQUE_MAX_NET_SIZE} if model == "clique" else {}))
+              for b in TITAN23 for model in ("clique", "star")]
+    return [Case(name, "graphs", str(folder / (f"{name}_s{seed}.graph" if "seed" in p
+                                               else f"{name}.graph")), params=p)
+            for name, p in specs if keep(name)]
+
+
 def set_cases(which: str, data: Path, work: Path, keep, min_n: int = 2_000_000,
-              seed: int = 0) -> list[Case]:
+              seed: int = 0, graph_scales=GRAPH_SCALES) -> list[Case]:
     """The inputs of one set whose name ``keep(name)`` accepts (large inputs: their base's name
     or ``BASExSCALE``), not built yet (:func:`materialize` builds generated ones)."""
+    if which == "graphs":
+        return graph_cases(work, keep, graph_scales, seed)
     if which == "small":
         return [Case(b, "small", str(_base_path(data, b))) for b in (*ISPD98, *TITAN23)
                 if keep(b)]
@@ -165,9 +207,40 @@ def set_cases(which: str, data: Path, work: Path, keep, min_n: int = 2_000_000,
             for d in sorted(root.iterdir()) if (d / f"{d.name}.v").is_file() and keep(d.name)]
 
 
+def _build_graph(case: Case, data: Path, tmp: Path) -> None:
+    """Writes the METIS file of a ``graphs`` input."""
+    from igpart import generators, read_hgr
+    from igpart.io import write_graph
+
+    p = case.params
+    t0 = time.perf_counter()
+    if p["kind"] == "grid":
+        g = generators.grid_graph(*p["dims"])
+    elif p["kind"] == "delaunay":
+        g = generators.delaunay_graph(p["n"], seed=p["seed"])
+    elif p["kind"] == "rgg":
+        g = generators.rgg_graph(p["n"], seed=p["seed"])
+    else:
+        g = read_hgr(_base_path(data, p["base"])).to_graph(p["kind"],
+                                                           max_net_size=p.get("max_net_size"))
+    write_graph(g, tmp)
+    _log(f"built {case.name}: {g.n:,} vertices, {g.num_edges:,} edges "
+         f"({time.perf_counter() - t0:.1f} s)")
+
+
 def materialize(case: Case, data: Path, seed: int) -> None:
-    """Builds the ``.hgr`` file of a generated input (large, netlist) unless it is cached."""
-    if case.set == "large":
+    """Builds the file of a generated input (large, netlist, graphs) unless it is cached."""
+    if case.set == "graphs":
+        from igpart import generators, hypergraph, io
+
+        key = {**case.params, "generator": _source_hash(generators.__file__),
+               "writer": _source_hash(io.__file__)}
+        if "base" in case.params:
+            src = _base_path(data, case.params["base"])
+            key.update(source=str(src), size=src.stat().st_size,
+                       model=_source_hash(hypergraph.__file__))
+        _cached(Path(case.path), key, lambda tmp: _build_graph(case, data, tmp))
+    elif case.set == "large":
         import igpart
         from igpart import generators
         from igpart.io import write_hgr
@@ -337,11 +410,16 @@ class Runner:
                 cfg.write_text(json.dumps(a.variants[t.variant]))
                 cmd += ["--config", str(cfg)]
             return cmd
+        if t.tool == "kaminpar":
+            return [sys.executable, str(HERE / "kaminpar_cli.py"), case.path, "-k", str(k),
+                    "-e", str(a.epsilon), "--seed", str(seed), "--threads", str(t.threads),
+                    "-o", str(out)]
         return [sys.executable, str(HERE / "mtkahypar_cli.py"), case.path, "-k", str(k),
                 "-e", str(a.epsilon), "--objective", a.objective, "--seed", str(seed),
                 "--threads", str(t.threads), "--preset", MTK_PRESETS[t.tool], "-o", str(out)]
 
-    def run(self, t: Tool, case: Case, k: int, seed: int, mode: str, hgr: checker.Hgr) -> Run:
+    def run(self, t: Tool, case: Case, k: int, seed: int, mode: str,
+            hgr: checker.Hgr | checker.MetisGraph) -> Run:
         a = self.args
         r = Run(case.name, k, seed, t.label, t.tool, t.threads, t.backend or None, mode)
         stem = f"{case.name}.k{k}.s{seed}.{t.label}.{mode}"
@@ -427,6 +505,11 @@ def peak_rss_kib() -> int:
     return int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
 
 
+def is_graph_file(path: str) -> bool:
+    """A METIS graph (``.graph``), not an hMETIS hypergraph."""
+    return Path(path).suffix.lower() == ".graph"
+
+
 def worker(spec: dict) -> int:
     """Child process: read the input, time the partitioning call, write the partition file and
     a JSON result (seconds, the tool's own cut and km1, per-phase times, peak memory)."""
@@ -438,7 +521,7 @@ def worker(spec: dict) -> int:
         from igpart.io import write_partition
         from igpart.kernels import _cpu, get_backend, gpu_status
 
-        h = igpart.read_hgr(spec["file"])
+        h = igpart.read(spec["file"])  # .hgr or .graph by suffix
         res["rss_after_read_kib"] = peak_rss_kib()
         _cpu.set_num_threads(threads)
         backend = spec["backend"]
@@ -465,6 +548,19 @@ def worker(spec: dict) -> int:
         write_partition(p.parts, spec["output"])
         res.update(cut=int(p.cut), km1=int(p.km1), timings=dict(p.timings),
                    used_backend=p.backend)
+    elif spec["tool"] == "kaminpar":
+        import kaminpar
+
+        g = kaminpar.load_graph(spec["file"], kaminpar.GraphFileFormat.METIS)
+        res["rss_after_read_kib"] = peak_rss_kib()
+        kaminpar.reseed(seed)
+        solver = kaminpar.KaMinPar(threads, kaminpar.default_context())
+        t0 = time.perf_counter()
+        parts = solver.compute_partition(g, k, eps)
+        res["seconds"] = time.perf_counter() - t0
+        Path(spec["output"]).write_text("".join(f"{b}\n" for b in parts))
+        cut = int(kaminpar.edge_cut(g, parts))
+        res.update(cut=cut, km1=cut)
     else:
         import mtkahypar
 
@@ -472,10 +568,16 @@ def worker(spec: dict) -> int:
         mtkahypar.set_seed(seed)
         preset = getattr(mtkahypar.PresetType, MTK_PRESETS[spec["tool"]].upper())
         ctx = init.context_from_preset(preset)
-        obj = mtkahypar.Objective.CUT if spec["objective"] == "cut" else mtkahypar.Objective.KM1
+        graph = is_graph_file(spec["file"])
+        # graphs: the edge cut, which Mt-KaHyPar's graph mode optimises as CUT (km1 equals it)
+        obj = (mtkahypar.Objective.CUT if spec["objective"] == "cut" or graph
+               else mtkahypar.Objective.KM1)
         ctx.set_partitioning_parameters(k, eps, obj)
         ctx.logging = False
-        hg = init.hypergraph_from_file(spec["file"], ctx, mtkahypar.FileFormat.HMETIS)
+        if graph:
+            hg = init.graph_from_file(spec["file"], ctx, mtkahypar.FileFormat.METIS)
+        else:
+            hg = init.hypergraph_from_file(spec["file"], ctx, mtkahypar.FileFormat.HMETIS)
         res["rss_after_read_kib"] = peak_rss_kib()
         t0 = time.perf_counter()
         p = hg.partition(ctx)
@@ -765,7 +867,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         prog="suite.py", description=__doc__.splitlines()[0],
         epilog="'suite.py report RUN.json [--md FILE]' prints the report of an earlier run. Exit "
         "status: 0, 1 when a partition is flagged, 2 for a bad argument, 3 when runs failed.")
-    ap.add_argument("--suite", default="small", help="small, large, netlist (comma list)")
+    ap.add_argument("--suite", default="small", help="small, large, netlist, graphs (comma list)")
     ap.add_argument("--data", help="benchmark data directory (default $IGPART_BENCHMARKS or "
                     "../shared/benchmarks)")
     ap.add_argument("--work", default=os.environ.get("IGPART_SUITE_WORK", "/tmp/igpart_suite"),
@@ -788,7 +890,12 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     ap.add_argument("--warmup", choices=("auto", "on", "off"), default="auto",
                     help="igpart: one untimed call first (auto: on the GPU only)")
     ap.add_argument("--compare", help="thread counts A,B for igpart's self-speedup")
-    ap.add_argument("--gen-seed", type=int, default=0, help="seed of the large inputs")
+    ap.add_argument("--gen-seed", type=int, default=0,
+                    help="seed of the large inputs and of the random graphs")
+    ap.add_argument("--graph-scale", default=",".join(map(str, GRAPH_SCALES)),
+                    help="graphs: log2 of the vertices of the delaunay and rgg inputs, a comma "
+                    "list such as 16 or 2^16,2^18 (default 20,21,22,23; below 21 the grids "
+                    "shrink to about 2^max vertices)")
     ap.add_argument("--large-min-n", type=int, default=2_000_000,
                     help="vertices of every large input at least")
     ap.add_argument("--keep-parts", action="store_true", help="keep partition files and logs")
@@ -800,6 +907,10 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     args.backend = _names(args.backend, BACKENDS, "backend")
     args.threads = _int_list(args.threads, "--threads", 1)
     args.ks = _int_list(args.ks, "--ks", 2) if args.ks else None
+    args.graph_scale = _int_list(args.graph_scale.replace("2^", ""), "--graph-scale", 4)
+    if max(args.graph_scale) > 30:
+        raise SuiteError(f"--graph-scale: at most 30 (2^30 vertices), got "
+                         f"{max(args.graph_scale)}")
     if args.compare:
         try:
             cmp = [int(x) for x in args.compare.split(",")]
@@ -827,7 +938,9 @@ def _versions(tools: list[str]) -> dict[str, str]:
     import importlib.metadata as md
 
     out = {}
-    for dist in ("igpart", *(["mtkahypar"] if any(t.startswith("mtk") for t in tools) else [])):
+    peers = [*(["mtkahypar"] if any(t.startswith("mtk") for t in tools) else []),
+             *(["kaminpar"] if "kaminpar" in tools else [])]
+    for dist in ("igpart", *peers):
         try:
             out[dist] = md.version(dist)
         except md.PackageNotFoundError:
@@ -871,7 +984,8 @@ def select_cases(args: argparse.Namespace, data: Path, work: Path) -> list[Case]
         return not subs or any(x in name or x.startswith(f"{name}x") for x in subs)
 
     cases = [c for s in args.suite
-             for c in set_cases(s, data, work, keep, args.large_min_n, args.gen_seed)]
+             for c in set_cases(s, data, work, keep, args.large_min_n, args.gen_seed,
+                                args.graph_scale)]
     if not cases:
         raise SuiteError(f"--cases '{args.cases}' matches no input of the suite")
     return cases[: args.limit] if args.limit else cases
@@ -886,14 +1000,20 @@ def run_suite(args: argparse.Namespace) -> dict:
     work.mkdir(parents=True, exist_ok=True)
     cases = select_cases(args, data, work)
     notes = []
-    if any(t.startswith("mtkahypar") for t in args.tools):
+    for module, name, prefix in (("mtkahypar", "Mt-KaHyPar", "mtkahypar"),
+                                 ("kaminpar", "KaMinPar", "kaminpar")):
+        if not any(t.startswith(prefix) for t in args.tools):
+            continue
         try:
-            import mtkahypar  # noqa: F401
+            __import__(module)
         except ImportError:
-            args.tools = [t for t in args.tools if not t.startswith("mtkahypar")]
-            notes.append("Mt-KaHyPar is not installed (pip install mtkahypar): left out")
+            args.tools = [t for t in args.tools if not t.startswith(prefix)]
+            notes.append(f"{name} is not installed (pip install {module}): left out")
             if not args.tools:
-                raise SuiteError("no tool left to run (Mt-KaHyPar is not installed)") from None
+                raise SuiteError(f"no tool left to run ({name} is not installed)") from None
+    if any(t in GRAPH_TOOLS for t in args.tools) and any(c.set != "graphs" for c in cases):
+        notes.append(f"{', '.join(t for t in args.tools if t in GRAPH_TOOLS)} partitions "
+                     "graphs only: left out on the hypergraph inputs")
     tools = [Tool(t, th, b, v) if t == "igpart" else Tool(t, th)
              for th in args.threads for t in args.tools
              for b in (args.backend if t == "igpart" else [""])
@@ -917,16 +1037,20 @@ def run_suite(args: argparse.Namespace) -> dict:
     try:
         for c, ks in plan:
             materialize(c, data, args.gen_seed)
-            hgr = checker.read_hgr(c.path)
-            c.n, c.m, c.pins = hgr.n, hgr.m, int(hgr.eptr[-1])
+            hgr = checker.read_input(c.path)
+            c.n, c.m = hgr.n, hgr.m
+            c.pins = int(hgr.adjncy.size if isinstance(hgr, checker.MetisGraph) else hgr.eptr[-1])
+            runnable = [t for t in tools
+                        if t.tool not in GRAPH_TOOLS or isinstance(hgr, checker.MetisGraph)]
             result["cases"].append(asdict(c))
             for k in ks:
                 if 2 * k > c.n:
                     notes.append(f"{c.name} ({c.n} vertices) left out at k={k}")
                     done += args.seeds * len(tools) * len(modes)
                     continue
+                done += args.seeds * (len(tools) - len(runnable)) * len(modes)
                 for seed in range(args.seeds):
-                    for t, mode in ((t, mode) for t in tools for mode in modes):
+                    for t, mode in ((t, mode) for t in runnable for mode in modes):
                         r = runner.run(t, c, k, seed, mode, hgr)
                         result["runs"].append(asdict(r))
                         done += 1
