@@ -10,8 +10,8 @@ mkdir -p .whl
 PLAT=(--only-binary=:all: --python-version 3.12 --implementation cp
       --platform manylinux_2_28_x86_64 --platform manylinux_2_27_x86_64
       --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 --platform any)
-python3 -m pip download -q --no-deps "${PLAT[@]}" -d .whl pymetis mtkahypar hypothesis \
-    sortedcontainers tqdm lark sympy mpmath jinja2 markupsafe ply
+python3 -m pip download -q --no-deps "${PLAT[@]}" -d .whl pymetis mtkahypar kaminpar \
+    hypothesis sortedcontainers tqdm lark sympy mpmath jinja2 markupsafe ply
 # pyverilog and liberty-parser are published as sources only: build their (pure Python) wheels
 python3 -m pip wheel -q --no-deps -w .whl pyverilog "liberty-parser>=0.0.29"
 mkdir -p .carry/bench
