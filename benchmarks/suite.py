@@ -1024,6 +1024,7 @@ def run_suite(args: argparse.Namespace) -> dict:
             "variants": args.variants,
             "timeout": args.timeout, "whole_process": args.whole_process,
             "warmup": args.warmup, "gen_seed": args.gen_seed, "compare": args.compare,
+            "graph_scale": args.graph_scale if "graphs" in args.suite else None,
             "versions": _versions(args.tools), "gpu": _gpu_name(), "notes": notes,
             "loadavg_start": _loadavg()}
     meta["commit"] = os.environ.get("IGPART_COMMIT") or _commit() or meta["commit"]

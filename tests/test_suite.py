@@ -197,11 +197,76 @@ def test_suite_end_to_end(ispd98, tmp_path):
     assert rep.returncode == 1 and "cut 1 by the checker, 2 by the tool" in rep.stdout
 
 
+def _kaminpar_available() -> bool:
+    try:
+        import kaminpar  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def test_graph_set_inputs(tmp_path):
+    """The graphs set's inputs: the issue's grid sizes from scale 21 on, smaller grids below,
+    the Delaunay and rgg families at every scale, the circuits' clique and star models."""
+    import suite
+
+    names = [c.name for c in suite.graph_cases(tmp_path, lambda _: True, (20, 21), seed=3)]
+    assert names == ["grid2d_1500x1500", "grid3d_128x128x128", "delaunay_n20", "delaunay_n21",
+                     "rgg_n_2_20", "rgg_n_2_21", "cholesky_mc_clique", "cholesky_mc_star",
+                     "neuron_clique", "neuron_star", "stereo_vision_clique",
+                     "stereo_vision_star"]
+    cases = {c.name: c for c in suite.graph_cases(tmp_path, lambda _: True, (16,), seed=3)}
+    assert "grid2d_256x256" in cases and "grid3d_40x40x40" in cases
+    assert cases["rgg_n_2_16"].params == {"kind": "rgg", "n": 2**16, "seed": 3}
+    assert cases["rgg_n_2_16"].path.endswith("rgg_n_2_16_s3.graph")
+    assert cases["neuron_clique"].params["max_net_size"] == suite.CLIQUE_MAX_NET_SIZE
+
+
+def test_graph_set_end_to_end(ispd98, tmp_path):
+    """The graphs set at 2^10 vertices, k = 2: igpart's C++ backend, KaMinPar and Mt-KaHyPar
+    (those installed) on grids, a Delaunay and an rgg graph; every partition checked by the
+    graph checker, equal to the tools' own edge cut; the inputs are cached for the next run."""
+    tools = ["igpart", *(["kaminpar"] if _kaminpar_available() else []),
+             *(["mtkahypar"] if mtkahypar_available() else [])]
+    out_json, work = tmp_path / "r.json", tmp_path / "work"
+    base = [sys.executable, str(SUITE), "--graph-scale", "2^10", "--ks", "2", "--threads", "2",
+            "--data", str(ispd98.parent), "--work", str(work), "--json", str(out_json)]
+    r = subprocess.run([*base, "--suite", "graphs", "--cases", "grid,delaunay,rgg", "--tools",
+                        ",".join(tools)], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(out_json.read_text())
+    cases = {c["name"]: c for c in doc["cases"]}
+    assert list(cases) == ["grid2d_32x32", "grid3d_10x10x10", "delaunay_n10", "rgg_n_2_10"]
+    assert (cases["grid2d_32x32"]["n"], cases["grid2d_32x32"]["m"]) == (1024, 2 * 32 * 31)
+    assert (cases["grid3d_10x10x10"]["n"], cases["grid3d_10x10x10"]["m"]) == (1000, 2700)
+    assert cases["delaunay_n10"]["n"] == cases["rgg_n_2_10"]["n"] == 1024
+    runs = doc["runs"]
+    assert len(runs) == 4 * len(tools)
+    for run in runs:
+        assert run["error"] is None and run["valid"] and run["balanced"], run
+        assert run["cut"] == run["tool_cut"] == run["km1"] == run["tool_km1"] > 0
+    assert {x["tool"] for x in runs} == set(tools)
+    assert "built rgg_n_2_10" in r.stderr
+    # cached: the same input is not built again; KaMinPar is left out on a hypergraph input
+    tool = "kaminpar" if "kaminpar" in tools else tools[-1]
+    again = subprocess.run([*base, "--suite", "graphs,small", "--cases", "rgg,ibm01", "--tools",
+                            tool], capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0, again.stderr
+    assert "built" not in again.stderr and "| rgg_n_2_10 | 2 |" in again.stdout
+    if tool == "kaminpar":
+        runs = json.loads(out_json.read_text())["runs"]
+        assert [x["case"] for x in runs] == ["rgg_n_2_10"]
+        assert "partitions graphs only: left out on the hypergraph inputs" in again.stdout
+
+
 @pytest.mark.parametrize("args, message", [
     (["--tools", "igpart,foo"], "unknown tool 'foo'"),
     (["--ks", "2,1"], "--ks: expected integers >= 2"),
     (["--threads", "two"], "--threads: expected a comma list of integers"),
     (["--suite", "medium"], "unknown suite 'medium'"),
+    (["--suite", "graphs", "--graph-scale", "2^x"], "--graph-scale: expected a comma list"),
+    (["--suite", "graphs", "--graph-scale", "3"], "--graph-scale: expected integers >= 4"),
+    (["--suite", "graphs", "--graph-scale", "31"], "--graph-scale: at most 30"),
     (["--cases", "nothing-like-this"], "matches no input"),
     (["--threads", "1,2", "--compare", "1,4"], "--compare: expected two of the --threads"),
     (["--variants", '{"x": {"no_such_option": 1}}'], "--variants: x: unknown config option"),
