@@ -377,3 +377,15 @@ def test_cli_round_trip(tmp_path, capsys):
     assert rc == 1 and "--hierarchy" in err and err.count("\n") == 1
     rc = main(["map", str(path), "--hierarchy", "2:2", "--distance", "1:10", "--algorithm", "im"])
     assert rc == 1 and "not available yet" in capsys.readouterr().err
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("algorithm", ["hm", "two-phase"])
+def test_gpu_backend_mapping_balanced_and_recomputable(algorithm):
+    # every split runs igpart.partition on the GPU backend
+    h = random_circuit(3000, seed=6)
+    hierarchy, distance = (4, 2, 2), (1, 10, 100)
+    for x in (h, h.to_graph()):
+        m = igpart.map(x, hierarchy, distance, algorithm=algorithm, backend="gpu")
+        assert m.backend == "gpu" and m.balanced
+        assert m.cost == communication_cost(x, m.parts, hierarchy, distance)
