@@ -141,6 +141,31 @@ def test_closed_form_equals_brute_force_steiner_tree(hierarchy, distance):
         assert got == 3 * steiner_brute_force(terminals, hierarchy, distance)
 
 
+@pytest.mark.parametrize("hierarchy,distance", [((2, 2, 2), (1, 10, 100)), ((4, 3), (2, 7))])
+def test_cost_equals_mtkahypar_steiner_tree(hierarchy, distance):
+    """Mt-KaHyPar's ``steiner_tree`` of the same PE ids on the complete target graph with the
+    hierarchy's distances (independent code; skipped without Mt-KaHyPar)."""
+    mtk = pytest.importorskip("mtkahypar")
+    from igpart.initial import mtkahypar_initializer
+
+    init = mtkahypar_initializer(1)
+    k = int(np.prod(hierarchy))
+    ctx = init.context_from_preset(mtk.PresetType.DEFAULT)
+    ctx.set_mapping_parameters(k, 0.03)
+    ctx.logging = False
+    D = distance_matrix(hierarchy, distance)
+    edges = [(p, q) for p in range(k) for q in range(p + 1, k)]
+    target = init.create_target_graph(ctx, k, len(edges), edges, [int(D[e]) for e in edges])
+    rng = np.random.default_rng(k)
+    h = random_hypergraph(rng, 200, 300, max_size=9)
+    hg = init.create_hypergraph(ctx, h.n, h.m, [h.net(e).tolist() for e in range(h.m)],
+                                h.vwgt.tolist(), h.ewgt.tolist())  # fmt: skip
+    for _ in range(3):
+        parts = rng.integers(0, k, size=h.n)
+        want = hg.create_partitioned_hypergraph(ctx, k, parts.tolist()).steiner_tree(target)
+        assert communication_cost(h, parts, hierarchy, distance) == want
+
+
 def test_cost_is_zero_on_one_pe_and_counts_each_edge_once():
     g = Graph.from_edges([0, 1], [1, 2], [5, 7], n=3)
     assert communication_cost(g, [0, 0, 0], (2, 2), (1, 10)) == 0
