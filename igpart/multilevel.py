@@ -753,9 +753,9 @@ def _coarsen(levels_fine, n_of, coarsen_one, contract_one, limit: int, min_shrin
 
 
 # ---------------------------------------------------------------------------------- hypergraphs
-def refinement_mode(be: Backend, cfg: Config, n: int = -1) -> str:
+def refinement_mode(be: Backend, cfg: Config) -> str:
     """The refinement ``cfg.refinement`` resolves to on ``be`` (``"auto"``: the backend's
-    ``default_refinement``, whatever the input's size ``n``)."""
+    ``default_refinement``, whatever the input's size)."""
     if cfg.refinement != "auto":
         return cfg.refinement
     return getattr(be, "default_refinement", "fm")
@@ -794,7 +794,7 @@ def _refiner_hypergraph(be: Backend, k: int, bounds, objective: str, cfg: Config
     """The refinement of one level (rebalance first). ``initial``: the refiner of the initial
     partitioning candidates on the coarsest level, which always uses sequence refinement + FM
     (Jet on every one of up to 64 candidates cost more than the rest of the run; see Config)."""
-    mode = "fm" if initial else refinement_mode(be, cfg, finest_n)
+    mode = "fm" if initial else refinement_mode(be, cfg)
     fm_pass = _fm_polisher(be, k, bounds, objective, cfg, seed, timer)
 
     def refine(ha: HypergraphArrays, parts):
@@ -933,7 +933,7 @@ def _multilevel_hypergraph(h: Hypergraph, k: int, epsilon: float, objective: str
             # same partition as the kernels)
             _refiner_hypergraph(hbe, k, bounds_on(hbe), objective,
                                 dataclasses.replace(
-                                    cfg, refinement=refinement_mode(be, cfg, top.n)),
+                                    cfg, refinement=refinement_mode(be, cfg)),
                                 seed, timer, finest_n=top.n),  # fmt: skip
             lambda src, level: hbe.hypergraph_arrays(hypergraph_from_arrays(src, level)),
         )

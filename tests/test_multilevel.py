@@ -298,13 +298,13 @@ def test_refinement_mode_resolves_per_backend():
     from igpart.kernels import get_backend
 
     cpu = get_backend("cpu")
-    assert ml.refinement_mode(cpu, Config(), 10) == cpu.default_refinement
+    assert ml.refinement_mode(cpu, Config()) == cpu.default_refinement
 
     class Device:
         default_refinement = "jet+fm"
 
-    assert [ml.refinement_mode(Device(), Config(), n) for n in (999, 10**6, -1)] == ["jet+fm"] * 3
-    assert ml.refinement_mode(Device(), Config(refinement="jet"), 10) == "jet"
+    assert ml.refinement_mode(Device(), Config()) == "jet+fm"
+    assert ml.refinement_mode(Device(), Config(refinement="jet")) == "jet"
 
 
 def test_max_shrink_resolves_per_backend_k_and_size():

@@ -278,13 +278,11 @@ def test_bad_values_are_input_errors_in_strict_json(tmp_path, hgr):
         ('{"id": 1e999, "method": "report"}', "out of the float range"),
         ('{"id": 1, "method": "block_of", "params": [-Infinity]}', "-Infinity is not JSON"),
     ]
-    t0 = time.perf_counter()
     for req, message in cases:
         r = ask(req)
         assert not r["ok"] and r["error"]["type"] in ("InputError", "BatchError"), (req, r)
         assert message in r["error"]["message"], (req, r)
         assert len(r["error"]["message"]) < 300 and "array(" not in r["error"]["message"]
-    assert time.perf_counter() - t0 < 30  # /dev/zero and the FIFO are not read at all
     assert ask({"id": 13, "method": "report"})["result"]["k"] == 2  # the session is intact
 
 
