@@ -406,3 +406,27 @@ def test_kernel_profile_records_launches_and_leaves_results_unchanged(gpu):
     assert prof and all(c > 0 and ms >= 0.0 for c, ms in prof.values())
     assert any(name.startswith("coarsen.") for name in prof)
     assert profiled.balanced and plain.balanced
+
+
+def test_cold_kernel_cache_compiles_modules_concurrently(tmp_path):
+    """A first run on an empty kernel cache compiles the partitioner's modules on a thread
+    pool and partitions as a warm run does (balanced, every vertex placed)."""
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "import numpy as np, igpart\n"
+        "from igpart.generators import random_circuit\n"
+        "from igpart.kernels.gpu import _loader\n"
+        "h = random_circuit(3000, seed=2)\n"
+        "p = igpart.partition(h, 4, backend='gpu', seed=0)\n"
+        "assert set(_loader.PARTITION_SOURCES) <= _loader._compiled, _loader._compiled\n"
+        "assert 'dynamic' not in _loader._compiled\n"
+        "assert p.balanced and p.parts.shape == (h.n,) and set(np.unique(p.parts)) <= set(range(4))\n"
+        "print(p.cut)\n"
+    )
+    env = dict(os.environ, CUPY_CACHE_DIR=str(tmp_path), IGPART_GPU_COMPILE_THREADS="4")
+    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert any(tmp_path.rglob("*.cubin")), "nothing was compiled into the empty cache"

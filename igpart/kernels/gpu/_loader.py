@@ -3,12 +3,21 @@
 Each source is compiled once per process (and cached on disk by CuPy across processes), with
 ``-I`` pointing at ``kernels/common`` so that the per-element formulas shared with the C++
 backend (``partition_common.h``) are the same code on both sides.
+
+On a cold cache the modules are compiled concurrently: the first kernel requested from one of
+the partitioner's modules (``PARTITION_SOURCES``) compiles all of them on a thread pool (NVRTC
+runs without the GIL), so that a first run waits for the slowest module instead of their sum.
+``IGPART_GPU_COMPILE_THREADS`` sets the pool's size (1: each module compiled when first used).
 """
 
 from __future__ import annotations
 
 import functools
 import hashlib
+import os
+import re
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import cupy
@@ -16,18 +25,83 @@ import cupy
 HERE = Path(__file__).resolve().parent
 COMMON = HERE.parent / "common"
 SOURCES = ("coarsen", "contract", "refine", "metrics", "util", "dynamic", "jet", "scan")
+#: the modules a full partition uses (``dynamic`` serves the incremental engine only)
+PARTITION_SOURCES = ("coarsen", "contract", "refine", "metrics", "util", "jet", "scan")
+
+_lock = threading.Lock()
+_modules: dict[str, cupy.RawModule] = {}
+_compiled: set[str] = set()
 
 
-@functools.cache
 def module(name: str) -> cupy.RawModule:
     """The compiled module of ``<name>.cu``."""
     if name not in SOURCES:
         raise KeyError(f"no GPU source {name}.cu")
+    if name not in _compiled:
+        group = PARTITION_SOURCES if name in PARTITION_SOURCES else (name,)
+        compile_modules(group)
+    return _modules[name]
+
+
+def compile_modules(names, threads: int | None = None) -> None:
+    """Compiles the modules ``names`` (a thread each, up to ``threads``, default
+    ``IGPART_GPU_COMPILE_THREADS`` or the usable CPUs), loading them from CuPy's disk cache
+    where they are there already."""
+    with _lock:
+        todo = [n for n in names if n not in _compiled]
+        if not todo:
+            return
+        for n in todo:
+            if n not in _modules:
+                _modules[n] = _new_module(n)
+        if threads is None:
+            threads = int(os.environ.get("IGPART_GPU_COMPILE_THREADS", "0") or 0)
+        if threads <= 0:
+            threads = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (
+                os.cpu_count() or 1)
+        threads = max(1, min(threads, len(todo)))
+        if threads == 1:
+            for n in todo:
+                _compile(n)
+        else:
+            device = cupy.cuda.Device().id
+            with ThreadPoolExecutor(max_workers=threads) as pool:
+                list(pool.map(lambda n: _compile(n, device), todo))
+        _compiled.update(todo)
+
+
+def _new_module(name: str) -> cupy.RawModule:
     code = (HERE / f"{name}.cu").read_text()
     # CuPy's cache keys on the source text only: fold the headers in so that editing one
     # recompiles every module.
     code = f"// headers {_headers_digest()}\n{code}"
     return cupy.RawModule(code=code, options=(f"-I{COMMON}", f"-I{HERE}", "--std=c++17"))
+
+
+def _compile(name: str, device: int | None = None) -> None:
+    """Compiles (or loads from the disk cache) module ``name``."""
+    if device is None:
+        _compile_now(_modules[name], name)
+        return
+    with cupy.cuda.Device(device):
+        _compile_now(_modules[name], name)
+
+
+def _compile_now(mod: cupy.RawModule, name: str) -> None:
+    if hasattr(mod, "compile"):
+        mod.compile()
+    else:  # older CuPy: a RawModule compiles on its first kernel lookup
+        mod.get_function(_first_kernel(name))
+
+
+@functools.cache
+def _first_kernel(name: str) -> str:
+    src = (HERE / f"{name}.cu").read_text()
+    m = re.search(r'^extern\s+"C"\s+__global__\s+void\s+(?:__launch_bounds__\([^)]*\)\s+)?(\w+)',
+                  src, re.M) or re.search(r"^IGP_\w+\((\w+)", src, re.M)
+    if m is None:
+        raise RuntimeError(f"{name}.cu defines no extern \"C\" kernel")
+    return m.group(1)
 
 
 @functools.cache

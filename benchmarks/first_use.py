@@ -1,0 +1,101 @@
+"""What the first GPU run of a machine costs: ``igpart partition FILE -k K --backend gpu`` as a
+whole process with an empty CuPy kernel cache (every kernel compiled by NVRTC) against the same
+command with the cache filled by that run, for each ``--compile-threads`` setting (the size of
+the loader's compile pool, ``IGPART_GPU_COMPILE_THREADS``; 1 compiles each module when first
+used, 0 one thread per module up to the usable CPUs).
+
+One more child per setting splits the cold cost: the loader's modules alone
+(``_loader.compile_modules``), then a partition of a 2,000-vertex hypergraph (CuPy's own
+elementwise and reduction kernels, compiled on first use), then the input itself.
+
+    python benchmarks/first_use.py --input ibm10:29 -k 16 --compile-threads 1,0 --repeat 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+SPLIT = r"""
+import json, sys, time
+t0 = time.perf_counter()
+import igpart
+from igpart.generators import random_circuit
+from igpart.kernels.gpu import _loader
+t1 = time.perf_counter()
+_loader.compile_modules(_loader.PARTITION_SOURCES)
+t2 = time.perf_counter()
+igpart.partition(random_circuit(2000, seed=1), 4, backend="gpu", seed=0)
+t3 = time.perf_counter()
+h = igpart.read_hgr(sys.argv[1])
+t4 = time.perf_counter()
+igpart.partition(h, int(sys.argv[2]), backend="gpu", seed=0)
+t5 = time.perf_counter()
+print(json.dumps({"import": t1 - t0, "modules": t2 - t1, "cupy_kernels_small_run": t3 - t2,
+                  "read": t4 - t3, "partition": t5 - t4}))
+"""
+
+
+def run(cmd: list[str], env: dict) -> tuple[float, str]:
+    t = time.perf_counter()
+    r = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    wall = time.perf_counter() - t
+    if r.returncode != 0:
+        raise SystemExit(f"{' '.join(cmd)} failed ({r.returncode}):\n{r.stderr[-2000:]}")
+    return wall, r.stdout
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--input", default="ibm10:29", help="NAME:SCALE (benchmarks/_data.py)")
+    ap.add_argument("-k", type=int, default=16)
+    ap.add_argument("--compile-threads", default="1,0", help="comma list")
+    ap.add_argument("--repeat", type=int, default=3, help="warm runs per setting")
+    ap.add_argument("--work", default=tempfile.gettempdir())
+    ap.add_argument("--json", help="write the figures to this file")
+    args = ap.parse_args(argv)
+
+    from _data import load
+
+    import igpart
+
+    name, _, scale = args.input.partition(":")
+    path = Path(args.work) / f"{name}x{scale or 1}.hgr"
+    if not path.exists():
+        igpart.write_hgr(load(name, int(scale or 1)), path)
+    out = Path(args.work) / "first_use.part"
+    cmd = [sys.executable, "-m", "igpart", "partition", str(path), "-k", str(args.k),
+           "--backend", "gpu", "-o", str(out)]
+    results = {"input": args.input, "k": args.k, "settings": {}}
+    for threads in [int(t) for t in args.compile_threads.split(",")]:
+        row = {}
+        with tempfile.TemporaryDirectory() as cache:
+            env = dict(os.environ, CUPY_CACHE_DIR=cache, IGPART_GPU_COMPILE_THREADS=str(threads))
+            row["cold"], _ = run(cmd, env)
+            row["warm"] = [run(cmd, env)[0] for _ in range(args.repeat)]
+        with tempfile.TemporaryDirectory() as cache:
+            env = dict(os.environ, CUPY_CACHE_DIR=cache, IGPART_GPU_COMPILE_THREADS=str(threads))
+            _, text = run([sys.executable, "-c", SPLIT, str(path), str(args.k)], env)
+            row["cold_split"] = json.loads(text.strip().splitlines()[-1])
+        row["cold_minus_warm"] = row["cold"] - min(row["warm"])
+        results["settings"][threads] = row
+        split = ", ".join(f"{a} {b:.2f}" for a, b in row["cold_split"].items())
+        print(f"compile threads {threads}: cold {row['cold']:.2f} s, warm "
+              f"{' / '.join(f'{w:.2f}' for w in row['warm'])} s, first use costs "
+              f"{row['cold_minus_warm']:.2f} s more; cold run split: {split}", flush=True)
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
