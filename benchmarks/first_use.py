@@ -26,7 +26,16 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 SPLIT = r"""
-import json, sys, time
+import json, os, re, sys, time
+from pathlib import Path
+cache = Path(os.environ["CUPY_CACHE_DIR"])
+def files():
+    return set(cache.rglob("*.cubin"))
+def names(paths):
+    out = set()
+    for p in paths:
+        out.update(m.decode() for m in re.findall(rb"cupy_[a-z_0-9]+", p.read_bytes()))
+    return sorted(out)
 t0 = time.perf_counter()
 import igpart
 from igpart.generators import random_circuit
@@ -34,14 +43,18 @@ from igpart.kernels.gpu import _loader
 t1 = time.perf_counter()
 _loader.compile_modules(_loader.PARTITION_SOURCES)
 t2 = time.perf_counter()
+f2 = files()
 igpart.partition(random_circuit(2000, seed=1), 4, backend="gpu", seed=0)
 t3 = time.perf_counter()
+f3 = files()
 h = igpart.read_hgr(sys.argv[1])
 t4 = time.perf_counter()
 igpart.partition(h, int(sys.argv[2]), backend="gpu", seed=0)
 t5 = time.perf_counter()
+f5 = files()
 print(json.dumps({"import": t1 - t0, "modules": t2 - t1, "cupy_kernels_small_run": t3 - t2,
-                  "read": t4 - t3, "partition": t5 - t4}))
+                  "read": t4 - t3, "partition": t5 - t4,
+                  "compiled_by_modules": len(f2), "compiled_after": names((f5 - f2))}))
 """
 
 
@@ -88,7 +101,8 @@ def main(argv=None) -> int:
             row["cold_split"] = json.loads(text.strip().splitlines()[-1])
         row["cold_minus_warm"] = row["cold"] - min(row["warm"])
         results["settings"][threads] = row
-        split = ", ".join(f"{a} {b:.2f}" for a, b in row["cold_split"].items())
+        split = ", ".join(f"{a} {b:.2f}" if isinstance(b, float) else f"{a} {b}"
+                          for a, b in row["cold_split"].items())
         print(f"compile threads {threads}: cold {row['cold']:.2f} s, warm "
               f"{' / '.join(f'{w:.2f}' for w in row['warm'])} s, first use costs "
               f"{row['cold_minus_warm']:.2f} s more; cold run split: {split}", flush=True)

@@ -7,13 +7,18 @@ backend (``partition_common.h``) are the same code on both sides.
 On a cold cache the modules are compiled concurrently: the first kernel requested from one of
 the partitioner's modules (``PARTITION_SOURCES``) compiles all of them on a thread pool (NVRTC
 runs without the GIL), so that a first run waits for the slowest module instead of their sum.
-``IGPART_GPU_COMPILE_THREADS`` sets the pool's size (1: each module compiled when first used).
+The same pool makes tiny calls of the CuPy operations the partitioner uses (``_CUPY_WARMUPS``):
+each compiles one of CuPy's own elementwise, reduction or indexing kernels on its first use,
+about 40 of them at 0.1-0.3 s each, which a first run would otherwise compile one after the
+other. With a warm cache both load from disk. ``IGPART_GPU_COMPILE_THREADS`` sets the pool's
+size (1: each module and CuPy kernel compiled when first used, on the calling thread).
 """
 
 from __future__ import annotations
 
 import functools
 import hashlib
+import logging
 import os
 import re
 import threading
@@ -22,6 +27,7 @@ from pathlib import Path
 
 import cupy
 
+log = logging.getLogger("igpart")
 HERE = Path(__file__).resolve().parent
 COMMON = HERE.parent / "common"
 SOURCES = ("coarsen", "contract", "refine", "metrics", "util", "dynamic", "jet", "scan")
@@ -59,14 +65,16 @@ def compile_modules(names, threads: int | None = None) -> None:
         if threads <= 0:
             threads = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (
                 os.cpu_count() or 1)
-        threads = max(1, min(threads, len(todo)))
         if threads == 1:
             for n in todo:
                 _compile(n)
         else:
             device = cupy.cuda.Device().id
-            with ThreadPoolExecutor(max_workers=threads) as pool:
-                list(pool.map(lambda n: _compile(n, device), todo))
+            warm = _CUPY_WARMUPS if set(PARTITION_SOURCES) <= set(todo) else ()
+            tasks = [lambda n=n: _compile(n, device) for n in todo]
+            tasks += [lambda f=f: _warm(f, device) for f in warm]
+            with ThreadPoolExecutor(max_workers=max(1, min(threads, len(tasks)))) as pool:
+                list(pool.map(lambda task: task(), tasks))
         _compiled.update(todo)
 
 
@@ -92,6 +100,48 @@ def _compile_now(mod: cupy.RawModule, name: str) -> None:
         mod.compile()
     else:  # older CuPy: a RawModule compiles on its first kernel lookup
         mod.get_function(_first_kernel(name))
+
+
+def _warm(op, device: int) -> None:
+    """Runs one warm-up call on tiny arrays; a call this CuPy version rejects is skipped (its
+    kernel, if the partitioner uses it, then compiles when first used)."""
+    try:
+        with cupy.cuda.Device(device):
+            i32 = cupy.arange(4, dtype=cupy.int32)
+            i64 = cupy.arange(4, dtype=cupy.int64)
+            mask = i64 % 2 == 0
+            op(i32, i64, mask)
+            cupy.cuda.get_current_stream().synchronize()
+    except Exception as exc:  # noqa: BLE001 - an optimisation only; the run itself reports errors
+        log.debug("GPU warm-up call skipped: %r", exc)
+
+
+def _scatter(dst, idx, val):
+    dst = dst.copy()
+    dst[idx] = val
+    return dst
+
+
+#: The CuPy operations (and dtypes) of the partitioner's launchers, one compiled kernel each:
+#: comparisons and arithmetic with scalars, casts, boolean masks, gathers, scatters, scans,
+#: reductions (the kernels a first H100 run compiled, read from CuPy's cache).
+_CUPY_WARMUPS = (
+    lambda a, b, m: b - 1, lambda a, b, m: b - b, lambda a, b, m: a - 1,
+    lambda a, b, m: b != b, lambda a, b, m: b <= 1, lambda a, b, m: a < 1,
+    lambda a, b, m: b >= 1, lambda a, b, m: a >= 1, lambda a, b, m: b > 1,
+    lambda a, b, m: b > b, lambda a, b, m: b == b, lambda a, b, m: a == a,
+    lambda a, b, m: a.astype(cupy.int64), lambda a, b, m: b.astype(cupy.int32),
+    lambda a, b, m: b.copy(), lambda a, b, m: a.copy(),
+    lambda a, b, m: a.astype(cupy.int8).astype(cupy.int32),
+    lambda a, b, m: m.astype(cupy.int64), lambda a, b, m: m.astype(cupy.int32),
+    lambda a, b, m: cupy.full(4, 3, dtype=cupy.int64), lambda a, b, m: cupy.full(4, 3, cupy.int32),
+    lambda a, b, m: cupy.full(4, True, dtype=cupy.bool_),
+    lambda a, b, m: m | m, lambda a, b, m: m & m, lambda a, b, m: cupy.arange(4, dtype=cupy.int32),
+    lambda a, b, m: m.any(), lambda a, b, m: b[m], lambda a, b, m: a[m],
+    lambda a, b, m: cupy.where(m, 1, b), lambda a, b, m: b[b], lambda a, b, m: a[b],
+    lambda a, b, m: m[b], lambda a, b, m: _scatter(b, b, b), lambda a, b, m: _scatter(a, b, a),
+    lambda a, b, m: cupy.cumsum(b), lambda a, b, m: b.sum(), lambda a, b, m: b.max(),
+)
 
 
 @functools.cache
