@@ -232,11 +232,11 @@ class GpuBackend(Backend):
         parts = cp.asarray(parts, dtype=cp.int32)
         if parts.ndim != 1 or parts.shape[0] != n:
             raise ValueError(f"{what}: parts must be 1-D of length {n}")
-        if n:
-            bad = (parts < 0) | (parts >= k)
-            if bool(bad.any()):
-                at = int(cp.flatnonzero(bad)[0])
-                raise ValueError(f"{what}: block id out of range at vertex {at}")
+        # min / max rather than a boolean any(): CuPy's any() over a large array compiles a CUB
+        # reduction on first use (about 5 s on an H100), min / max reductions ship compiled
+        if n and (int(parts.min()) < 0 or int(parts.max()) >= k):
+            at = int(cp.flatnonzero((parts < 0) | (parts >= k))[0])
+            raise ValueError(f"{what}: block id out of range at vertex {at}")
         return parts
 
     @staticmethod
@@ -253,11 +253,9 @@ class GpuBackend(Backend):
             raise ValueError(f"{what}: cmap must be 1-D of length {n}")
         if nc < 0 or nc > n:
             raise ValueError(f"{what}: nc out of range")
-        if n:
-            bad = (cmap < 0) | (cmap >= nc)
-            if bool(bad.any()):
-                raise ValueError(f"{what}: cmap entry out of range at vertex "
-                                 f"{int(cp.flatnonzero(bad)[0])}")
+        if n and (int(cmap.min()) < 0 or int(cmap.max()) >= nc):  # see _parts
+            raise ValueError(f"{what}: cmap entry out of range at vertex "
+                             f"{int(cp.flatnonzero((cmap < 0) | (cmap >= nc))[0])}")
         return cmap
 
     # ------------------------------------------------------------------ transfers / helpers
