@@ -1,14 +1,14 @@
 """What the first GPU run of a machine costs: ``igpart partition FILE -k K --backend gpu`` as a
 whole process with an empty CuPy kernel cache (every kernel compiled by NVRTC) against the same
-command with the cache filled by that run, for each ``--compile-threads`` setting (the size of
-the loader's compile pool, ``IGPART_GPU_COMPILE_THREADS``; 1 compiles each module when first
-used, 0 one thread per module up to the usable CPUs).
+command with the cache filled by that run, for each ``--compile-processes`` setting (the
+loader's compile workers, ``IGPART_GPU_COMPILE_PROCESSES``; 1: none, each kernel compiled when
+first used; 0: automatic).
 
 One more child per setting splits the cold cost: the loader's modules alone
 (``_loader.compile_modules``), then a partition of a 2,000-vertex hypergraph (CuPy's own
 elementwise and reduction kernels, compiled on first use), then the input itself.
 
-    python benchmarks/first_use.py --input ibm10:29 -k 16 --compile-threads 1,0 --repeat 3
+    python benchmarks/first_use.py --input ibm10:29 -k 16 --compile-processes 1,0 --repeat 3
 """
 
 from __future__ import annotations
@@ -71,7 +71,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--input", default="ibm10:29", help="NAME:SCALE (benchmarks/_data.py)")
     ap.add_argument("-k", type=int, default=16)
-    ap.add_argument("--compile-threads", default="1,0", help="comma list")
+    ap.add_argument("--compile-processes", default="1,0", help="comma list")
     ap.add_argument("--repeat", type=int, default=3, help="warm runs per setting")
     ap.add_argument("--work", default=tempfile.gettempdir())
     ap.add_argument("--json", help="write the figures to this file")
@@ -89,21 +89,21 @@ def main(argv=None) -> int:
     cmd = [sys.executable, "-m", "igpart", "partition", str(path), "-k", str(args.k),
            "--backend", "gpu", "-o", str(out)]
     results = {"input": args.input, "k": args.k, "settings": {}}
-    for threads in [int(t) for t in args.compile_threads.split(",")]:
+    for threads in [int(t) for t in args.compile_processes.split(",")]:
         row = {}
         with tempfile.TemporaryDirectory() as cache:
-            env = dict(os.environ, CUPY_CACHE_DIR=cache, IGPART_GPU_COMPILE_THREADS=str(threads))
+            env = dict(os.environ, CUPY_CACHE_DIR=cache, IGPART_GPU_COMPILE_PROCESSES=str(threads))
             row["cold"], _ = run(cmd, env)
             row["warm"] = [run(cmd, env)[0] for _ in range(args.repeat)]
         with tempfile.TemporaryDirectory() as cache:
-            env = dict(os.environ, CUPY_CACHE_DIR=cache, IGPART_GPU_COMPILE_THREADS=str(threads))
+            env = dict(os.environ, CUPY_CACHE_DIR=cache, IGPART_GPU_COMPILE_PROCESSES=str(threads))
             _, text = run([sys.executable, "-c", SPLIT, str(path), str(args.k)], env)
             row["cold_split"] = json.loads(text.strip().splitlines()[-1])
         row["cold_minus_warm"] = row["cold"] - min(row["warm"])
         results["settings"][threads] = row
         split = ", ".join(f"{a} {b:.2f}" if isinstance(b, float) else f"{a} {b}"
                           for a, b in row["cold_split"].items())
-        print(f"compile threads {threads}: cold {row['cold']:.2f} s, warm "
+        print(f"compile processes {threads}: cold {row['cold']:.2f} s, warm "
               f"{' / '.join(f'{w:.2f}' for w in row['warm'])} s, first use costs "
               f"{row['cold_minus_warm']:.2f} s more; cold run split: {split}", flush=True)
     if args.json:

@@ -408,9 +408,10 @@ def test_kernel_profile_records_launches_and_leaves_results_unchanged(gpu):
     assert profiled.balanced and plain.balanced
 
 
-def test_cold_kernel_cache_compiles_modules_concurrently(tmp_path):
-    """A first run on an empty kernel cache compiles the partitioner's modules on a thread
-    pool and partitions as a warm run does (balanced, every vertex placed)."""
+def test_cold_kernel_cache_is_filled_by_workers(tmp_path):
+    """A first run on an empty kernel cache has worker processes compile the partitioner's
+    modules, marks the cache as filled, and partitions as a warm run does (balanced, every
+    vertex placed); a second process finds the marker and partitions the same way."""
     import os
     import subprocess
     import sys
@@ -426,7 +427,10 @@ def test_cold_kernel_cache_compiles_modules_concurrently(tmp_path):
         "assert p.balanced and p.parts.shape == (h.n,) and set(np.unique(p.parts)) <= set(range(4))\n"
         "print(p.cut)\n"
     )
-    env = dict(os.environ, CUPY_CACHE_DIR=str(tmp_path), IGPART_GPU_COMPILE_THREADS="4")
+    env = dict(os.environ, CUPY_CACHE_DIR=str(tmp_path), IGPART_GPU_COMPILE_PROCESSES="4")
     r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr[-3000:]
     assert any(tmp_path.rglob("*.cubin")), "nothing was compiled into the empty cache"
+    assert len(list(tmp_path.glob("igpart-kernels-*.ok"))) == 1
+    again = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert again.returncode == 0, again.stderr[-3000:]

@@ -4,14 +4,16 @@ Each source is compiled once per process (and cached on disk by CuPy across proc
 ``-I`` pointing at ``kernels/common`` so that the per-element formulas shared with the C++
 backend (``partition_common.h``) are the same code on both sides.
 
-On a cold cache the modules are compiled concurrently: the first kernel requested from one of
-the partitioner's modules (``PARTITION_SOURCES``) compiles all of them on a thread pool (NVRTC
-runs without the GIL), so that a first run waits for the slowest module instead of their sum.
-The same pool makes tiny calls of the CuPy operations the partitioner uses (``_CUPY_WARMUPS``):
-each compiles one of CuPy's own elementwise, reduction or indexing kernels on its first use,
-about 40 of them at 0.1-0.3 s each, which a first run would otherwise compile one after the
-other. With a warm cache both load from disk. ``IGPART_GPU_COMPILE_THREADS`` sets the pool's
-size (1: each module and CuPy kernel compiled when first used, on the calling thread).
+On a cold cache the first kernel requested from one of the partitioner's modules
+(``PARTITION_SOURCES``) has them compiled by worker processes, together with tiny calls of the
+CuPy operations the partitioner uses (``_CUPY_WARMUPS``: each compiles one of CuPy's own
+elementwise, reduction or indexing kernels on first use, about 40 of 0.1-0.3 s each). NVRTC
+calls from threads of one process ran one after the other (H100, CuPy 14), so a first run
+compiled about 10 s of kernels in sequence; the workers fill CuPy's disk cache in parallel and
+this process then loads every module from it. A marker file in the cache directory records
+that it is filled for these sources, this CuPy and this GPU: later processes load directly.
+``IGPART_GPU_COMPILE_PROCESSES`` sets the number of workers (0: automatic, up to 8 and the
+usable CPUs less one; 1: no workers, each module and CuPy kernel compiled when first used).
 """
 
 from __future__ import annotations
@@ -21,8 +23,9 @@ import hashlib
 import logging
 import os
 import re
+import subprocess
+import sys
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import cupy
@@ -49,33 +52,85 @@ def module(name: str) -> cupy.RawModule:
     return _modules[name]
 
 
-def compile_modules(names, threads: int | None = None) -> None:
-    """Compiles the modules ``names`` (a thread each, up to ``threads``, default
-    ``IGPART_GPU_COMPILE_THREADS`` or the usable CPUs), loading them from CuPy's disk cache
-    where they are there already."""
+def compile_modules(names, processes: int | None = None) -> None:
+    """Compiles the modules ``names``, or loads them from CuPy's disk cache. The partitioner's
+    group on a cold cache: by ``processes`` workers first (default
+    ``IGPART_GPU_COMPILE_PROCESSES``, see the module docstring)."""
     with _lock:
         todo = [n for n in names if n not in _compiled]
         if not todo:
             return
+        if processes is None:
+            processes = int(os.environ.get("IGPART_GPU_COMPILE_PROCESSES", "0") or 0)
+        if processes <= 0:
+            processes = min(8, _usable_cpus() - 1)
+        if processes > 1 and set(PARTITION_SOURCES) <= set(todo):
+            marker = _marker()
+            if not marker.exists():
+                _compile_in_workers(processes)
+                try:
+                    marker.write_text("filled by igpart's kernel loader\n")
+                except OSError:
+                    pass  # a read-only cache directory: the next process compiles again
         for n in todo:
             if n not in _modules:
                 _modules[n] = _new_module(n)
-        if threads is None:
-            threads = int(os.environ.get("IGPART_GPU_COMPILE_THREADS", "0") or 0)
-        if threads <= 0:
-            threads = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (
-                os.cpu_count() or 1)
-        if threads == 1:
-            for n in todo:
-                _compile(n)
-        else:
-            device = cupy.cuda.Device().id
-            warm = _CUPY_WARMUPS if set(PARTITION_SOURCES) <= set(todo) else ()
-            tasks = [lambda n=n: _compile(n, device) for n in todo]
-            tasks += [lambda f=f: _warm(f, device) for f in warm]
-            with ThreadPoolExecutor(max_workers=max(1, min(threads, len(tasks)))) as pool:
-                list(pool.map(lambda task: task(), tasks))
+            _compile_now(_modules[n], n)
         _compiled.update(todo)
+
+
+def _usable_cpus() -> int:
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+def _marker() -> Path:
+    """The file that says CuPy's cache directory holds this loader's kernels for these sources,
+    this CuPy and this GPU (its name hashes all of them)."""
+    cache = Path(os.environ.get("CUPY_CACHE_DIR", Path.home() / ".cupy" / "kernel_cache"))
+    h = hashlib.sha256(_headers_digest().encode())
+    for n in PARTITION_SOURCES:
+        h.update((HERE / f"{n}.cu").read_bytes())
+    dev = cupy.cuda.Device()
+    h.update(f"{cupy.__version__} {dev.compute_capability} {len(_CUPY_WARMUPS)}".encode())
+    return cache / f"igpart-kernels-{h.hexdigest()[:24]}.ok"
+
+
+def _compile_in_workers(processes: int) -> None:
+    """Fills CuPy's disk cache with the partitioner's modules and the warm-up calls' kernels,
+    split over ``processes`` child processes (the slowest module alone in the first). A worker
+    that fails leaves its kernels to be compiled here, when first used."""
+    costly = ["jet", "coarsen", "contract", "refine", "scan", "metrics", "util"]
+    tasks = [f"m:{n}" for n in costly if n in PARTITION_SOURCES]
+    tasks += [f"w:{i}" for i in range(len(_CUPY_WARMUPS))]
+    shares: list[list[str]] = [[tasks[0]]] + [[] for _ in range(processes - 1)]
+    for i, task in enumerate(tasks[1:]):
+        shares[1 + i % (processes - 1)].append(task)
+    env = dict(os.environ, IGPART_GPU_COMPILE_PROCESSES="1")
+    dev = str(cupy.cuda.Device().id)
+    children = [subprocess.Popen([sys.executable, "-c", _WORKER, dev, *share], env=env,
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                for share in shares if share]
+    for child in children:
+        _, err = child.communicate()
+        if child.returncode != 0:
+            log.debug("GPU compile worker failed (%d): %s", child.returncode,
+                      err.decode(errors="replace")[-500:])
+
+
+_WORKER = """
+import sys
+import cupy
+from igpart.kernels.gpu import _loader
+with cupy.cuda.Device(int(sys.argv[1])):
+    for task in sys.argv[2:]:
+        kind, what = task.split(":")
+        if kind == "m":
+            _loader._compile_now(_loader._new_module(what), what)
+        else:
+            _loader._warm(_loader._CUPY_WARMUPS[int(what)], int(sys.argv[1]))
+"""
 
 
 def _new_module(name: str) -> cupy.RawModule:
@@ -84,15 +139,6 @@ def _new_module(name: str) -> cupy.RawModule:
     # recompiles every module.
     code = f"// headers {_headers_digest()}\n{code}"
     return cupy.RawModule(code=code, options=(f"-I{COMMON}", f"-I{HERE}", "--std=c++17"))
-
-
-def _compile(name: str, device: int | None = None) -> None:
-    """Compiles (or loads from the disk cache) module ``name``."""
-    if device is None:
-        _compile_now(_modules[name], name)
-        return
-    with cupy.cuda.Device(device):
-        _compile_now(_modules[name], name)
 
 
 def _compile_now(mod: cupy.RawModule, name: str) -> None:
