@@ -34,7 +34,10 @@ def files():
 def names(paths):
     out = set()
     for p in paths:
-        out.update(m.decode() for m in re.findall(rb"cupy_[a-z_0-9]+", p.read_bytes()))
+        src = Path(str(p) + ".cu")  # CUPY_CACHE_SAVE_CUDA_SOURCE: the kernel's signature
+        sig = [ln.strip() for ln in src.read_text().splitlines() if "__global__" in ln][:1] \
+            if src.exists() else []
+        out.update(sig or [m.decode() for m in re.findall(rb"cupy_[a-z_0-9]+", p.read_bytes())])
     return sorted(out)
 t0 = time.perf_counter()
 import igpart
@@ -96,7 +99,8 @@ def main(argv=None) -> int:
             row["cold"], _ = run(cmd, env)
             row["warm"] = [run(cmd, env)[0] for _ in range(args.repeat)]
         with tempfile.TemporaryDirectory() as cache:
-            env = dict(os.environ, CUPY_CACHE_DIR=cache, IGPART_GPU_COMPILE_PROCESSES=str(threads))
+            env = dict(os.environ, CUPY_CACHE_DIR=cache, IGPART_GPU_COMPILE_PROCESSES=str(threads),
+                       CUPY_CACHE_SAVE_CUDA_SOURCE="1")
             _, text = run([sys.executable, "-c", SPLIT, str(path), str(args.k)], env)
             row["cold_split"] = json.loads(text.strip().splitlines()[-1])
         row["cold_minus_warm"] = row["cold"] - min(row["warm"])

@@ -22,8 +22,16 @@ def one_net(n: int) -> Hypergraph:
     return Hypergraph(np.array([0, n], dtype=np.int64), np.arange(n, dtype=np.int32), n)
 
 
+BACKENDS = ["cpu", pytest.param("gpu", marks=pytest.mark.gpu)]
+
+
+def host(a) -> np.ndarray:
+    return np.asarray(a.get() if hasattr(a, "get") else a)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("k", [2, 8])
-def test_one_net_coarsens_down_to_the_contraction_limit(monkeypatch, k):
+def test_one_net_coarsens_down_to_the_contraction_limit(monkeypatch, k, backend):
     """One net over every vertex: the rating ignores it (too large), so no vertex has a rated
     neighbour; the levels must still shrink to about the contraction limit instead of handing
     all 20,000 vertices to the initial partitioning."""
@@ -36,7 +44,7 @@ def test_one_net_coarsens_down_to_the_contraction_limit(monkeypatch, k):
         return real(level, kk, *args, **kwargs)
 
     monkeypatch.setattr(ml, "initial_partition", spy)
-    p = igpart.partition(h, k, backend="cpu", seed=1)
+    p = igpart.partition(h, k, backend=backend, seed=1)
     cfg = ml.Config()
     # the first call is the top-level coarsest level; the others are levels inside the
     # bisections of the recursive-bisection initial partitioning (k = 8)
@@ -46,20 +54,21 @@ def test_one_net_coarsens_down_to_the_contraction_limit(monkeypatch, k):
     assert m["balanced"] and m["cut"] == p.cut == 1
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("with_communities", [False, True])
-def test_unrated_vertices_are_paired_within_their_community(with_communities):
+def test_unrated_vertices_are_paired_within_their_community(with_communities, backend):
     """Vertices whose only nets exceed the rating's size limit (or who have no nets) are paired
     in clustering, never across communities, never above the cluster weight bound."""
     rng = np.random.default_rng(3)
     n = 5_000
     big = rng.permutation(n)[:3_000]  # one 3,000-pin net; 2,000 vertices without nets
     h = Hypergraph(np.array([0, big.size]), big, n, vwgt=rng.integers(1, 4, n))
-    be = get_backend("cpu")
+    be = get_backend(backend)
     ha = be.hypergraph_arrays(h)
     comm = rng.integers(0, 3, n).astype(np.int32) if with_communities else None
     cmap, nc = be.cluster_hypergraph(ha, 6, max_net_size=1000, communities=comm,
                                      max_shrink=2.5, seed=1)
-    cmap = np.asarray(cmap)
+    cmap = host(cmap)
     assert nc <= 0.55 * n  # old: nc == n (nothing clustered)
     sizes = np.bincount(cmap, minlength=nc)
     assert sizes.max() <= 2
@@ -71,20 +80,21 @@ def test_unrated_vertices_are_paired_within_their_community(with_communities):
         assert np.array_equal(first[cmap], comm)  # every cluster within one community
 
 
-def test_rated_vertices_are_not_paired_blindly():
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_rated_vertices_are_not_paired_blindly(backend):
     """Rated neighbours only in other communities count as none: with two-pin nets 0-1 and
     2-3 and communities 0, 1, 0, 1 the pairs are {0, 2} and {1, 3}; without communities the
     rating pairs each net's pins."""
     n = 4
     h = Hypergraph.from_nets([[0, 1], [2, 3]], n=n)
-    be = get_backend("cpu")
+    be = get_backend(backend)
     comm = np.array([0, 1, 0, 1], dtype=np.int32)
     cmap, nc = be.cluster_hypergraph(be.hypergraph_arrays(h), 10, communities=comm, seed=0)
-    cmap = np.asarray(cmap)
+    cmap = host(cmap)
     assert nc == 2 and cmap[0] == cmap[2] and cmap[1] == cmap[3]
     # without the restriction the rating pairs the nets' pins
     cmap, nc = be.cluster_hypergraph(be.hypergraph_arrays(h), 10, seed=0)
-    cmap = np.asarray(cmap)
+    cmap = host(cmap)
     assert nc == 2 and cmap[0] == cmap[1] and cmap[2] == cmap[3]
 
 

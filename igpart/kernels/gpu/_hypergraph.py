@@ -182,11 +182,69 @@ def cluster(hg: HypergraphArrays, mcw: int, max_net_size: int, communities, max_
                       int(((best >= 0) & single & single[cp.maximum(best, 0)]).sum()))
         if j == 0:
             break
+    if nc > target:
+        nc -= _pair_unrated(hg, rep, cw, csize, mcw, max_net_size, communities, nc - target, seed)
     root = rep == cp.arange(n, dtype=cp.int32)
     dense = cumsum(root, dtype=cp.int32) - 1
     cmap = dense[rep]
     STATS.add(4)
     return cmap, int(dense[-1]) + 1
+
+
+def _pair_unrated(hg: HypergraphArrays, rep, cw, csize, mcw: int, max_net_size: int,
+                  communities, limit: int, seed: int) -> int:
+    """Pairs vertices the rating cannot cluster, as the C++ backend does: still alone, lighter
+    than ``mcw``, and no net of 2 to ``max_net_size`` pins joins them to another vertex of
+    their community (their nets are all larger, as one net over every vertex, or they have
+    none). Without it such a level does not shrink and all of it goes to the initial
+    partitioning. Candidates are sorted by community, then by a seeded hash; the 1st and 2nd of
+    a community pair up, the 3rd and 4th, ... (each pair within ``mcw``), at most ``limit``
+    pairs. Updates ``rep`` / ``cw`` / ``csize``; returns the number of pairs. Runs only when
+    the rounds stop above their target."""
+    n = hg.n
+    sizes = cp.diff(hg.eptr)
+    pin_net = segment_ids(hg.eptr, int(hg.eind.shape[0]))
+    keep = ((sizes >= 2) & (sizes <= max_net_size))[pin_net]
+    pins = hg.eind[keep]
+    rated = cp.zeros(n, dtype=cp.bool_)
+    if communities is None:
+        rated[pins] = True
+    elif pins.size:
+        # a pin has a rated neighbour when its (net, community) key occurs twice
+        key = (pin_net[keep].astype(cp.int64) << 32) | communities[pins].astype(cp.int64)
+        order = cp.argsort(key)
+        key = key[order]
+        twin = cp.zeros(key.size, dtype=cp.bool_)
+        twin[1:] = key[1:] == key[:-1]
+        twin[:-1] |= twin[1:].copy()
+        rated[pins[order][twin]] = True
+    alone = (rep == cp.arange(n, dtype=cp.int32)) & (csize == 1) & (cw < mcw) & ~rated
+    ids = cp.flatnonzero(alone).astype(cp.int64)
+    if ids.size < 2:
+        return 0
+    comm = (communities[ids].astype(cp.int64) if communities is not None
+            else cp.zeros(ids.size, dtype=cp.int64))
+    mix = (ids * 2654435761 + (int(seed) % 65521) * 40503 + 12345) & 0xFFFFFFFF
+    order = cp.argsort((comm << 32) | mix)
+    ids, comm = ids[order], comm[order]
+    pos = cp.arange(ids.size, dtype=cp.int64)
+    first = cp.ones(ids.size, dtype=cp.bool_)
+    first[1:] = comm[1:] != comm[:-1]
+    starts = cp.flatnonzero(first)
+    run = cumsum(first, dtype=cp.int64) - 1
+    rank = pos - starts[run]
+    head = cp.flatnonzero((rank % 2 == 0) & (pos + 1 < ids.size))
+    head = head[comm[head + 1] == comm[head]]
+    a, b = ids[head], ids[head + 1]
+    fit = cw[a] + cw[b] <= mcw
+    a, b = a[fit][:limit], b[fit][:limit]
+    if a.size == 0:
+        return 0
+    rep[b] = a.astype(cp.int32)
+    cw[a] += cw[b]
+    csize[a] += 1
+    STATS.add(30)
+    return int(a.size)
 
 
 # ------------------------------------------------------------------------------ contraction
