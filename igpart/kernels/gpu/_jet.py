@@ -1,4 +1,4 @@
-"""Launcher of Jet refinement on the device (kernels in ``jet.cu``; the algorithm is documented
+"""Launcher of Jet refinement on the device (kernels in ``jet.cu`` and ``jet_balance.cu``; the algorithm is documented
 at ``Backend.jet_refine_hypergraph`` and mirrors the C++ reference ``cpu/jet.cpp`` step by step,
 so both return the same partition). The whole loop runs on the device. Per iteration one
 device-to-host copy of the ``stats`` scalars (slots below) comes back: the next iteration's
@@ -37,10 +37,10 @@ from ._hypergraph import (
 )
 
 INT64_MAX = 2**63 - 1
-#: Slots of ``stats`` (jet.cu JS_*): candidate count, candidates' gain range, moves applied,
+#: Slots of ``stats`` (jet_common.cuh JS_*): candidate count, candidates' gain range, moves applied,
 #: objective, whether the balance check fell back, priority-key tier, bits of a position.
 L_, GMIN, GMAX, MOVED, OBJ, CHANGED, TIER, LBITS = range(8)
-#: Priority keys (jet.cu jet_compact): tier 1 packs (gain, hash, position) when their bits fit
+#: Priority keys (jet_balance.cu jet_compact): tier 1 packs (gain, hash, position) when their bits fit
 #: PACK_BITS (a plain sort), tier 2 (gain, hash) when the gain range fits GAIN_BITS (<= 32; a
 #: stable argsort), else tier 3 (two stable argsorts). Tests lower them to cover every tier.
 PACK_BITS = 64
@@ -131,7 +131,7 @@ class _Jet:
         long_min = long_pin_counts(hg, self.cur, self.k, phi.lam, phi.blk, phi.cnt,
                                    self.stats[OBJ:], self.code)
         launch(
-            "jet",
+            "jet_balance",
             "jet_rebuild",
             hg.m,
             (
@@ -198,7 +198,7 @@ class _Jet:
         )
         cumsum(self.flag, out=self.pos)
         launch(
-            "jet",
+            "jet_balance",
             "jet_compact",
             n,
             (
@@ -236,7 +236,7 @@ class _Jet:
         dkey32 = self.kbits + lbits <= 32
         nouts = self.outs.shape[0]
         launch(
-            "jet",
+            "jet_balance",
             "jet_rank",
             max(L, nouts),
             (
@@ -284,7 +284,7 @@ class _Jet:
         use_shared, shared = self._hist_args()
         if L <= SMALL_BALANCE:
             launch(
-                "jet",
+                "jet_balance",
                 "jet_balance_small",
                 L,
                 (
@@ -321,7 +321,7 @@ class _Jet:
             return
         outs = [self.outs[r * k : (r + 1) * k] for r in range(self.rounds + 1)]
         launch(
-            "jet",
+            "jet_balance",
             "jet_balance_setup",
             L,
             (
@@ -350,7 +350,7 @@ class _Jet:
         for r in range(self.rounds):
             cumsum(x, out=cs)
             launch(
-                "jet",
+                "jet_balance",
                 "jet_accept_pass",
                 L,
                 (
@@ -373,7 +373,7 @@ class _Jet:
             )
         cumsum(x, out=cs)
         launch(
-            "jet",
+            "jet_balance",
             "jet_check_pass",
             L,
             (
@@ -390,7 +390,7 @@ class _Jet:
             ),
         )
         launch(
-            "jet",
+            "jet_balance",
             "jet_apply",
             L,
             (

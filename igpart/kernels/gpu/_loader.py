@@ -33,9 +33,11 @@ import cupy
 log = logging.getLogger("igpart")
 HERE = Path(__file__).resolve().parent
 COMMON = HERE.parent / "common"
-SOURCES = ("coarsen", "contract", "refine", "metrics", "util", "dynamic", "jet", "scan")
+SOURCES = ("coarsen", "contract", "refine", "metrics", "util", "dynamic", "jet", "jet_balance",
+           "scan")
 #: the modules a full partition uses (``dynamic`` serves the incremental engine only)
-PARTITION_SOURCES = ("coarsen", "contract", "refine", "metrics", "util", "jet", "scan")
+PARTITION_SOURCES = ("coarsen", "contract", "refine", "metrics", "util", "jet", "jet_balance",
+                     "scan")
 
 _lock = threading.Lock()
 _modules: dict[str, cupy.RawModule] = {}
@@ -97,20 +99,29 @@ def _marker() -> Path:
     return cache / f"igpart-kernels-{h.hexdigest()[:24]}.ok"
 
 
+#: Seconds each module took to compile on an H100 (NVRTC, CuPy 14): the workers' shares are
+#: balanced by them (a warm-up call compiles in about 0.1 s).
+_COMPILE_SECONDS = {"jet": 1.3, "jet_balance": 1.2, "coarsen": 1.06, "contract": 0.87,
+                    "refine": 0.77, "scan": 0.49, "metrics": 0.26, "util": 0.22}
+
+
 def _compile_in_workers(processes: int) -> None:
     """Fills CuPy's disk cache with the partitioner's modules and the warm-up calls' kernels,
-    split over ``processes`` child processes (the slowest module alone in the first). A worker
-    that fails leaves its kernels to be compiled here, when first used."""
-    costly = ["jet", "coarsen", "contract", "refine", "scan", "metrics", "util"]
-    tasks = [f"m:{n}" for n in costly if n in PARTITION_SOURCES]
-    tasks += [f"w:{i}" for i in range(len(_CUPY_WARMUPS))]
-    shares: list[list[str]] = [[tasks[0]]] + [[] for _ in range(processes - 1)]
-    for i, task in enumerate(tasks[1:]):
-        shares[1 + i % (processes - 1)].append(task)
+    split over ``processes`` child processes, longest first onto the least loaded (each loads
+    this file alone, without the igpart package). A worker that fails leaves its kernels to
+    be compiled here, when first used."""
+    tasks = [(_COMPILE_SECONDS.get(n, 1.0), f"m:{n}") for n in PARTITION_SOURCES]
+    tasks += [(0.11, f"w:{i}") for i in range(len(_CUPY_WARMUPS))]
+    shares: list[list[str]] = [[] for _ in range(processes)]
+    load = [0.0] * processes
+    for cost, task in sorted(tasks, key=lambda t: -t[0]):
+        i = load.index(min(load))
+        shares[i].append(task)
+        load[i] += cost
     env = dict(os.environ, IGPART_GPU_COMPILE_PROCESSES="1")
     dev = str(cupy.cuda.Device().id)
-    children = [subprocess.Popen([sys.executable, "-c", _WORKER, dev, *share], env=env,
-                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    children = [subprocess.Popen([sys.executable, "-c", _WORKER, __file__, dev, *share],
+                                 env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
                 for share in shares if share]
     for child in children:
         _, err = child.communicate()
@@ -120,16 +131,19 @@ def _compile_in_workers(processes: int) -> None:
 
 
 _WORKER = """
-import sys
+import importlib.util, sys
 import cupy
-from igpart.kernels.gpu import _loader
-with cupy.cuda.Device(int(sys.argv[1])):
-    for task in sys.argv[2:]:
+spec = importlib.util.spec_from_file_location("_igpart_gpu_loader", sys.argv[1])
+loader = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(loader)
+dev = int(sys.argv[2])
+with cupy.cuda.Device(dev):
+    for task in sys.argv[3:]:
         kind, what = task.split(":")
         if kind == "m":
-            _loader._compile_now(_loader._new_module(what), what)
+            loader._compile_now(loader._new_module(what), what)
         else:
-            _loader._warm(_loader._CUPY_WARMUPS[int(what)], int(sys.argv[1]))
+            loader._warm(loader._CUPY_WARMUPS[int(what)], dev)
 """
 
 
