@@ -71,11 +71,43 @@ def _as_int_array(values, name: str, length: int | None, default: int | None) ->
             raise InputError(f"{name} must hold integers")
     elif arr.size and arr.dtype.kind not in "iub":
         raise InputError(f"{name} must hold integers, got dtype {arr.dtype}")
+    if arr.size and arr.dtype.kind in "fu" and arr.max() > _INT64_MAX:
+        bad = int(np.argmax(arr))
+        raise InputError(f"{name}[{bad}] = {arr[bad]} exceeds 2**63 - 1")
     arr = arr.astype(np.int64, copy=False)
     if arr.size and arr.min() < 0:
         bad = int(np.flatnonzero(arr < 0)[0])
         raise InputError(f"{name}[{bad}] = {int(arr[bad])} is negative")
+    # totals (block weights, cut sums) are int64: refuse weights whose sum would overflow them
+    if arr.size and sum_exceeds_int64(arr) is not None:
+        raise InputError(f"{name} sum to more than 2**63 - 1 (totals would overflow)")
     return arr
+
+
+_INT64_MAX = 2**63 - 1
+
+
+def sum_exceeds_int64(w: np.ndarray, mult: np.ndarray | None = None) -> int | None:
+    """Index of the element at which the running sum of ``w * mult`` (non-negative integers)
+    first exceeds ``2**63 - 1``, or None when the whole sum fits."""
+    f = w.astype(np.float64)
+    if mult is not None:
+        f *= mult
+    est = float(f.sum())
+    if est < 0.999999 * 2.0**63:
+        return None
+    if est > 1.000001 * 2.0**63:
+        return int(min(np.searchsorted(np.cumsum(f), 2.0**63), w.size - 1))
+    # within rounding of the limit: exact, with Python integers (only for such inputs)
+    ws = w.tolist()
+    ms = mult.tolist() if mult is not None else [1] * len(ws)
+    total = 0
+    for i, (a, b) in enumerate(zip(ws, ms)):
+        total += a * b
+        if total > _INT64_MAX:
+            return i
+    return None
+
 
 
 def _check_ptr(ptr: np.ndarray, nind: int, name: str) -> None:
@@ -129,6 +161,9 @@ class Hypergraph:
                 self.__dict__["unit_net_weights"] = True
             vwgt = _as_int_array(vwgt, "vertex weights", n, 1)
             ewgt = _as_int_array(ewgt, "net weights", m, 1)
+            if m and sum_exceeds_int64(ewgt, np.diff(eptr)) is not None:
+                raise InputError("net weights times net sizes sum to more than 2**63 - 1 "
+                                 "(km1 would overflow)")
         self.n = int(n)
         self.eptr = _frozen(eptr, np.int64)
         self.eind = _frozen(eind, np.int32)

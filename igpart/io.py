@@ -39,11 +39,11 @@ import numpy as np
 
 from .errors import IgpartError, InputError, OutputError
 from .hypergraph import Graph, Hypergraph, describe_asymmetry, find_asymmetry
+from .hypergraph import sum_exceeds_int64 as _sum_exceeds_int64
 from .kernels import _cpu
 
 HGR_FORMATS = (0, 1, 10, 11)
 INT32_MAX = 2**31 - 1
-INT64_MAX = 2**63 - 1
 #: Vertices a file may announce beyond what it holds: a base allowance plus a number per byte.
 HEADER_BASE_VERTICES = 1 << 20
 HEADER_VERTICES_PER_BYTE = 8
@@ -95,6 +95,13 @@ def read_input(path) -> bytes:
     An unreadable file or corrupt compressed data raises :class:`InputError` naming the file."""
     file = os.fspath(path)
     try:
+        mode = os.stat(file).st_mode
+    except OSError as exc:
+        raise InputError(f"cannot read file: {exc.strerror or exc}", file=file) from None
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):  # /dev/zero would be read without end
+        kind = "character" if stat.S_ISCHR(mode) else "block"
+        raise InputError(f"not a regular file (a {kind} device)", file=file)
+    try:
         with open(file, "rb") as f:
             data = f.read()
     except OSError as exc:
@@ -104,28 +111,6 @@ def read_input(path) -> bytes:
     if data.startswith(GZIP_MAGIC):
         data = _gunzip(data, file)
     return data
-
-
-def _sum_exceeds_int64(w: np.ndarray, mult: np.ndarray | None = None) -> int | None:
-    """Index of the element at which the running sum of ``w * mult`` (non-negative integers)
-    first exceeds ``2**63 - 1``, or None when the whole sum fits."""
-    f = w.astype(np.float64)
-    if mult is not None:
-        f *= mult
-    est = float(f.sum())
-    if est < 0.999999 * 2.0**63:
-        return None
-    if est > 1.000001 * 2.0**63:
-        return int(min(np.searchsorted(np.cumsum(f), 2.0**63), w.size - 1))
-    # within rounding of the limit: exact, with Python integers (only for such inputs)
-    ws = w.tolist()
-    ms = mult.tolist() if mult is not None else [1] * len(ws)
-    total = 0
-    for i, (a, b) in enumerate(zip(ws, ms)):
-        total += a * b
-        if total > INT64_MAX:
-            return i
-    return None
 
 
 class _Lines:

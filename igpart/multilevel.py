@@ -490,6 +490,8 @@ def _validate(h, k, epsilon, objective, seed=0) -> None:
     check_k(h.n, int(k))
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
         raise InputError(f"seed must be an integer, got {seed!r}")
+    if abs(int(seed)) >= 1 << 62:  # the partitioner derives further seeds from it (seed + r)
+        raise InputError(f"seed must lie within +-2**62, got {seed}")
 
 
 def partition(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+import igpart
 from igpart import InputError, write_hgr
 from igpart.bench import run_benchmark
 from igpart.cli import main
@@ -379,3 +380,41 @@ def test_bad_config_values_on_the_command_line(tmp_path):
     r = run("partition", src, "-k", 2, "--config", cfg, "-o", out, "--json")
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["balanced"] and out.exists()
+
+
+def test_weights_from_arrays_that_overflow_int64_are_rejected():
+    """The readers' int64 total checks hold for hypergraphs built from arrays too: a total that
+    would wrap, a uint64 or float weight above 2**63 - 1, net weights whose km1 sum would wrap."""
+    import numpy as np
+
+    eptr, eind = np.array([0, 2]), np.array([0, 1])
+    with pytest.raises(InputError, match="vertex weights sum to more than 2\\*\\*63 - 1"):
+        igpart.Hypergraph(eptr, eind, 2, vwgt=[2**62, 2**62])
+    assert igpart.Hypergraph(eptr, eind, 2, vwgt=[2**62, 2**62 - 1]).total_weight == 2**63 - 1
+    with pytest.raises(InputError, match="exceeds 2\\*\\*63 - 1"):
+        igpart.Hypergraph(eptr, eind, 2, vwgt=np.array([2**63 + 5, 1], dtype=np.uint64))
+    with pytest.raises(InputError, match="exceeds 2\\*\\*63 - 1"):
+        igpart.Hypergraph(eptr, eind, 2, vwgt=[1e30, 1.0])
+    with pytest.raises(InputError, match="km1 would overflow"):
+        igpart.Hypergraph(np.array([0, 4]), np.arange(4), 4, ewgt=[2**61])
+    with pytest.raises(InputError, match="vertex weights"):
+        igpart.Graph.from_edges([0], [1], vwgt=[2**62, 2**62])
+
+
+def test_devices_are_refused_unread(capsys):
+    """/dev/zero would be read without end: a character device is refused by name."""
+    from igpart.cli import main
+
+    with pytest.raises(InputError, match="not a regular file"):
+        igpart.read_hgr("/dev/zero")
+    assert main(["info", "/dev/zero", "--format", "hgr"]) == 1
+    err = capsys.readouterr().err
+    assert err == "igpart: error: /dev/zero: not a regular file (a character device)\n"
+
+
+def test_seed_out_of_range_is_an_input_error():
+    h = igpart.Hypergraph.from_nets([[0, 1], [1, 2]])
+    for seed in (2**63 - 1, -(2**62)):
+        with pytest.raises(InputError, match="seed must lie within"):
+            igpart.partition(h, 2, seed=seed)
+    assert igpart.partition(h, 2, seed=2**62 - 1).balanced
