@@ -233,10 +233,15 @@ def test_gpu_clustering_postconditions(gpu, h, mcw, shrink, penalty, use_comm, s
         label = np.zeros(nc, dtype=np.int32)
         label[cmap] = comm
         assert np.array_equal(label[cmap], comm)
-    for c in np.flatnonzero(sizes > 1)[:5]:  # members share a net with another member
+    # members share a net with another member, unless no rating can cluster them (no net of
+    # 2 to 1000 pins to a vertex of their community: such vertices are paired among themselves)
+    for c in np.flatnonzero(sizes > 1)[:5]:
         members = set(np.flatnonzero(cmap == c).tolist())
         for v in members:
-            assert ({int(u) for e in h.nets_of(v) for u in h.net(e)} - {v}) & members
+            nbrs = {int(u) for e in h.nets_of(v) for u in h.net(e)} - {v}
+            rated = {int(u) for e in h.nets_of(v) if 2 <= h.net(e).size <= 1000
+                     for u in h.net(e) if comm is None or comm[u] == comm[v]} - {v}
+            assert nbrs & members or not rated
 
 
 @pytest.mark.parametrize("max_size", [2, 3, 64])

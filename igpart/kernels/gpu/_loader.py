@@ -201,6 +201,15 @@ _CUPY_WARMUPS = (
     lambda a, b, m: cupy.where(m, 1, b), lambda a, b, m: b[b], lambda a, b, m: a[b],
     lambda a, b, m: m[b], lambda a, b, m: _scatter(b, b, b), lambda a, b, m: _scatter(a, b, a),
     lambda a, b, m: cupy.cumsum(b), lambda a, b, m: b.sum(), lambda a, b, m: b.max(),
+    lambda a, b, m: a + 1, lambda a, b, m: b + b, lambda a, b, m: b + 1, lambda a, b, m: b & 1,
+    lambda a, b, m: b | b, lambda a, b, m: b << 1, lambda a, b, m: b * 3, lambda a, b, m: ~m,
+    lambda a, b, m: m.copy(), lambda a, b, m: a == 1, lambda a, b, m: b < 1,
+    lambda a, b, m: cupy.full(4, 2, dtype=cupy.int32), lambda a, b, m: cupy.zeros((), bool).fill(1),
+    lambda a, b, m: cupy.empty(4, dtype=cupy.int64).fill(1), lambda a, b, m: a[a],
+    lambda a, b, m: b[a], lambda a, b, m: m[a], lambda a, b, m: _scatter(a, a, a),
+    lambda a, b, m: _scatter(m, a, m), lambda a, b, m: cupy.flatnonzero(m),
+    lambda a, b, m: cupy.unique(b), lambda a, b, m: cupy.cumsum(m, dtype=cupy.int32),
+    lambda a, b, m: cupy.cumsum(a),
 )
 
 
