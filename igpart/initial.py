@@ -327,6 +327,7 @@ def initial_partition(
     bisector: str = "metis",
     metis_processes: int = 0,
     refine_batch: Callable[[list[np.ndarray]], tuple[list[np.ndarray], list[int]]] | None = None,
+    fixed: np.ndarray | None = None,
 ) -> np.ndarray:
     """The best balanced partition of ``h`` (the coarsest level) among several candidates.
 
@@ -368,6 +369,11 @@ def initial_partition(
     candidates). Used instead of them when every candidate is a METIS or greedy-growing one
     (no recursive bisection, no Mt-KaHyPar): the candidates are collected, the distinct ones
     refined in one call; the same result.
+
+    ``fixed`` (int32 per vertex, -1: free): recursive bisection fixes them in every bisection;
+    the other candidates know nothing of them, so ``refine`` / ``refine_batch`` must put them
+    into their blocks (the multilevel driver renames the candidate's blocks to agree with them
+    first, :func:`igpart.fixed.align_to_fixed`).
     """
     if method not in INITIAL_METHODS:
         raise PartitionError(f"unknown initial partitioning method '{method}'")
@@ -410,6 +416,7 @@ def initial_partition(
                         config=config,
                         threads=rb_threads,
                         concurrent=count > 1 and int(threads) > 1,
+                        **({} if fixed is None else {"fixed": fixed}),
                     ),
                 )
             )
