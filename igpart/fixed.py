@@ -98,18 +98,16 @@ def coarse_fixed(xp, fixed, cmap, nc: int):
     return out
 
 
-def align_to_fixed(parts: np.ndarray, fixed: np.ndarray, vwgt: np.ndarray, k: int,
-                   bounds: np.ndarray | None = None) -> np.ndarray:
-    """``parts`` (host, int32) with its blocks renumbered to agree best with ``fixed``, then
-    every fixed vertex put into its block. The renumbering maximises the weight of fixed
-    vertices already in their block (Hungarian method on the k x k overlap matrix,
-    ``scipy.optimize.linear_sum_assignment``); with ``bounds``, a block is only renamed to one
-    of the same bound (bisections with unequal sides keep their sides' sizes)."""
+def best_renaming(parts: np.ndarray, fixed: np.ndarray, vwgt: np.ndarray, k: int,
+                  bounds: np.ndarray | None = None) -> np.ndarray:
+    """The renaming ``perm`` (block a of ``parts`` becomes ``perm[a]``) that maximises the
+    weight of fixed vertices already in their block: the Hungarian method on the k x k overlap
+    matrix (``scipy.optimize.linear_sum_assignment``). With ``bounds``, a block is only renamed
+    to one of the same bound (bisections with unequal sides keep their sides' sizes)."""
     from scipy.optimize import linear_sum_assignment
 
-    parts = np.asarray(parts, dtype=np.int32)
     sel = fixed >= 0
-    overlap = np.bincount(parts[sel].astype(np.int64) * k + fixed[sel],
+    overlap = np.bincount(np.asarray(parts)[sel].astype(np.int64) * k + fixed[sel],
                           weights=vwgt[sel], minlength=k * k).reshape(k, k)
     cost = -overlap
     if bounds is not None:
@@ -119,6 +117,14 @@ def align_to_fixed(parts: np.ndarray, fixed: np.ndarray, vwgt: np.ndarray, k: in
     rows, cols = linear_sum_assignment(cost)
     perm = np.empty(k, dtype=np.int32)
     perm[rows] = cols
-    out = perm[parts]
+    return perm
+
+
+def align_to_fixed(parts: np.ndarray, fixed: np.ndarray, vwgt: np.ndarray, k: int,
+                   bounds: np.ndarray | None = None) -> np.ndarray:
+    """``parts`` (host, int32) with its blocks renamed by :func:`best_renaming`, then every
+    fixed vertex put into its block."""
+    out = best_renaming(parts, fixed, vwgt, k, bounds)[np.asarray(parts, dtype=np.int32)]
+    sel = fixed >= 0
     out[sel] = fixed[sel]
     return out

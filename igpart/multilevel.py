@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from .errors import InputError, PartitionError
-from .fixed import (align_to_fixed, check_fixed, coarse_fixed, fixed_labels, locked_mask)
+from .fixed import align_to_fixed, check_fixed, coarse_fixed, fixed_labels, locked_mask
 from .hypergraph import Graph, Hypergraph
 from .initial import INITIAL_BISECTORS, INITIAL_METHODS, check_k, initial_partition, metis_partition
 from .kernels import get_backend
@@ -733,7 +733,8 @@ def _coarsen(levels_fine, n_of, coarsen_one, contract_one, limit: int, min_shrin
     """Generic coarsening loop: returns [[level, cmap-to-next or None, labels, backend,
     fixed], ...] fine to coarse. ``fixed`` (int32 per vertex, -1: free; None: no fixed vertex)
     is carried to every level (:func:`igpart.fixed.coarse_fixed`); the labels must keep
-    vertices fixed to different blocks apart. ``labels`` (communities or blocks, int32 per vertex) restrict the clustering
+    vertices fixed to different blocks apart. ``labels`` (communities or blocks, int32 per
+    vertex) restrict the clustering
     when given and are carried to every level (all members of a cluster share their label). A
     level with fewer than ``min_n`` (k) vertices is never used. ``host`` (with ``be``, the
     backend of ``levels_fine``): the first level of fewer than ``host.below`` vertices (not the

@@ -199,7 +199,8 @@ class Commands:
 
     def cmd_partition(self, k: int = 2, epsilon: float = 0.03, objective: str = "cut",
                       seed: int = 0, backend: str = "auto", weights: str = "unit",
-                      config: dict | str | None = None, fixed: str | None = None) -> dict:  # fmt: skip
+                      config: dict | str | None = None,
+                      fixed: str | None = None) -> dict:  # fmt: skip
         if self.design is None:
             raise InputError("partition: no design read yet (read_verilog or read first)")
         eps = _to_float("partition", "epsilon", epsilon)
