@@ -17,7 +17,8 @@ their block on every stage:
   renumbering keeps a candidate's structure whenever its blocks and the fixed blocks agree up
   to names, so that forcing moves as little weight as possible; what remains to move is
   repaired by the locked rebalancing. Recursive bisection passes each bisection the side of
-  every fixed vertex, so its sub-problems are partitioned with them fixed from the start.
+  every fixed vertex, so its sub-problems are partitioned with them fixed from the start, and
+  Mt-KaHyPar (``initial="mtkahypar"``) gets them as its own fixed vertices.
 - Refinement and rebalancing: the backends' ``locked`` mask (uint8, non-zero: never moved).
 """
 
