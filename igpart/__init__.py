@@ -9,7 +9,16 @@ from .dynamic import Batch, DynamicHypergraph
 from .errors import BackendUnavailable, BatchError, IgpartError, InputError, PartitionError
 from .hypergraph import Graph, Hypergraph
 from .incremental import IncrementalConfig, IncrementalPartitioner, IncrementalResult
-from .io import read, read_graph, read_hgr, read_partition, write_graph, write_hgr, write_partition
+from .io import (
+    read,
+    read_fixed,
+    read_graph,
+    read_hgr,
+    read_partition,
+    write_graph,
+    write_hgr,
+    write_partition,
+)
 from .mapping import Mapping, communication_cost
 from .mapping import map_processes as map  # noqa: A001 (igpart.map, as the CLI's `igpart map`)
 from .metrics import (
@@ -22,7 +31,7 @@ from .metrics import (
     max_block_weight,
     soed,
 )
-from .multilevel import Config, partition
+from .multilevel import Config, improve, partition
 from .partition import Partition
 
 __all__ = [
@@ -47,12 +56,14 @@ __all__ = [
     "cut",
     "edge_cut",
     "imbalance",
+    "improve",
     "partition",
     "is_balanced",
     "km1",
     "map",
     "max_block_weight",
     "read",
+    "read_fixed",
     "read_graph",
     "read_hgr",
     "read_partition",

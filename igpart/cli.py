@@ -17,7 +17,7 @@ import numpy as np
 from . import __version__
 from .errors import IgpartError, InputError
 from .hypergraph import Graph, Hypergraph
-from .io import atomic_write, detect_format, read, read_partition, write_partition
+from .io import atomic_write, detect_format, read, read_fixed, read_partition, write_partition
 from .kernels import BACKENDS
 from .metrics import OBJECTIVES, evaluate
 from .multilevel import ALGORITHMS, partition
@@ -248,8 +248,9 @@ def _config(args) -> dict | None:
     return cfg
 
 
-def _partition(h, args) -> Partition:
-    """``igpart.partition`` with the options every partitioning subcommand shares."""
+def _partition(h, args, fixed=None) -> Partition:
+    """``igpart.partition`` with the options every partitioning subcommand shares (``fixed``:
+    the vertices' fixed blocks, -1: free)."""
     _progress(args).phase(
         f"partitioning {getattr(args, 'file', None) or 'the circuit'} (k = {args.k})"
     )
@@ -262,15 +263,23 @@ def _partition(h, args) -> Partition:
         seed=args.seed,
         algorithm=args.algorithm,
         config=_config(args),
+        fixed=fixed,
     )
 
 
 def cmd_partition(args) -> int:
     if detect_format(args.file, args.format) == "verilog":
+        if getattr(args, "fixed", None):
+            raise InputError("--fixed takes .hgr / .graph inputs (one line per vertex); fix "
+                             "cells of a netlist through a session (igpart.plugin.Session)")
         return _partition_verilog(args)
     _progress(args).phase(f"reading {args.file}")
     h = _load(args.file, args.format)
-    p = _partition(h, args)
+    fixed = None
+    if getattr(args, "fixed", None):
+        _progress(args).phase(f"reading {args.fixed}")
+        fixed = read_fixed(args.fixed, n=h.n, k=args.k)
+    p = _partition(h, args, fixed)
     out = args.output or f"{args.file}.part.{args.k}"
     write_partition(p.parts, out)
     _report_partition(args, h, p, out)
@@ -644,6 +653,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--output",
         help="partition file to write (default FILE.part.K; for Verilog 'name block' lines: "
         "the instances, then the ports)",
+    )
+    p.add_argument(
+        "--fixed",
+        metavar="FILE",
+        help="fixed vertices (KaHyPar's fix file): one line per vertex, its block or -1 when "
+        "free; fixed vertices end in their block (.hgr / .graph inputs)",
     )
     _add_netlist_options(p)
     _add_partition_options(p)

@@ -19,6 +19,11 @@ batch touched, in the backend (C++: ``kernels/cpu/incremental.cpp``):
    gains recomputed in sequence, best balanced prefix kept) and one boundary FM pass with
    rollback.
 
+Fixed vertices (``fixed=`` at construction, :meth:`IncrementalPartitioner.fix` later) stay in
+their blocks: they never join the pseudo-partition nor the local refinement, and the quality
+guard re-partitions with them fixed. A deleted vertex is no longer fixed (its id may be reused).
+The GPU engine (``engine="gpu"``) does not take fixed vertices.
+
 The partition is balanced afterwards; if it is not (only possible when vertex weights leave no
 room, e.g. a vertex heavier than any block's spare capacity), the quality guard re-partitions.
 
@@ -205,6 +210,7 @@ class IncrementalPartitioner:
         options: IncrementalConfig | dict | None = None,
         phi: str = "auto",
         engine: str = "cpu",
+        fixed=None,
     ):
         if not isinstance(h, (Hypergraph, Graph)):
             raise InputError(f"expected a Hypergraph or Graph, got {type(h).__name__}")
@@ -229,8 +235,23 @@ class IncrementalPartitioner:
         self.engine = engine  # where the dynamic structure and incremental refinement run
         self.is_graph = isinstance(h, Graph)
         t0 = time.perf_counter()
+        from .fixed import check_fixed
+        from .metrics import max_block_weight
+
+        fixed = check_fixed(fixed, h.n, self.k, h.vwgt, np.full(
+            self.k, max_block_weight(h.total_weight, self.k, self.epsilon), dtype=np.int64))
+        if fixed is not None and engine == "gpu":
+            raise InputError("fixed vertices need engine='cpu' (the GPU engine's refinement "
+                             "does not lock vertices)")
         if parts is None:
-            parts = partition(h, self.k, self.epsilon, objective, backend, self.seed, config).parts
+            parts = partition(h, self.k, self.epsilon, objective, backend, self.seed, config,
+                              fixed=fixed).parts
+        elif fixed is not None:  # a given partition: the fixed vertices go to their blocks
+            from .metrics import check_parts
+
+            parts = np.where(fixed >= 0, fixed, check_parts(parts, h.n, self.k))
+        #: block of each fixed vertex id, -1 for free ids (grown with the id space)
+        self._fixed = (np.full(h.n, -1, np.int32) if fixed is None else fixed.copy())
         hyper = h.to_hypergraph() if self.is_graph else h
         self.dynamic = DynamicHypergraph.from_hypergraph(
             hyper, parts, self.k, self.epsilon, phi=phi, backend=engine
@@ -250,6 +271,82 @@ class IncrementalPartitioner:
     def parts(self) -> np.ndarray:
         """Block of each vertex id below ``dynamic.vertex_bound`` (-1 for deleted ids)."""
         return self.dynamic.parts
+
+    @property
+    def fixed(self) -> np.ndarray:
+        """Fixed block of each vertex id below ``dynamic.vertex_bound`` (-1: free or deleted)."""
+        out = np.full(self.dynamic.vertex_bound, -1, np.int32)
+        n = min(out.size, self._fixed.size)
+        out[:n] = self._fixed[:n]
+        return out
+
+    def _locked(self):
+        """The refiner's ``locked`` mask (uint8 per vertex id), or None without fixed ones."""
+        if not bool((self._fixed >= 0).any()):
+            return None
+        return (self._fixed >= 0).astype(np.uint8)
+
+    def _forget_fixed(self, vertices) -> None:
+        """Frees the given vertex ids (deleted vertices, new vertices that reuse an id)."""
+        vs = np.asarray(vertices, dtype=np.int64)
+        vs = vs[(vs >= 0) & (vs < self._fixed.size)]
+        self._fixed[vs] = -1
+
+    def fix(self, vertices, blocks) -> IncrementalResult:
+        """Fixes ``vertices[i]`` (live ids) to ``blocks[i]`` (-1 frees it again): each moves
+        to its block now, and the partition is refined around the moved ones with every fixed
+        vertex locked (what :meth:`refine` does). All validated first: an id that is not a
+        live vertex, a block outside [-1, k), or fixed weight above a block's maximum weight
+        raises InputError and changes nothing."""
+        if self.engine == "gpu":
+            raise InputError("fixed vertices need engine='cpu' (the GPU engine's refinement "
+                             "does not lock vertices)")
+        vs = np.atleast_1d(np.asarray(vertices))
+        bs = np.atleast_1d(np.asarray(blocks))
+        if vs.ndim != 1 or vs.shape != bs.shape:
+            raise InputError("fix: vertices and blocks must be 1-D and of one length")
+        if vs.size and (vs.dtype.kind not in "iu" or bs.dtype.kind not in "iu"):
+            raise InputError("fix: vertex ids and blocks must be integers")
+        vs, bs = vs.astype(np.int64), bs.astype(np.int64)
+        cur = self.dynamic.blocks_of(vs)
+        dead = np.flatnonzero(cur < 0)
+        if dead.size:
+            raise InputError(f"fix: {int(vs[dead[0]])} is not a live vertex id")
+        bad = np.flatnonzero((bs < -1) | (bs >= self.k))
+        if bad.size:
+            raise InputError(f"fix: block {int(bs[bad[0]])} of vertex {int(vs[bad[0]])} is out "
+                             f"of range (-1: free, else 0 .. {self.k - 1})")
+        fixed = self.fixed
+        fixed[vs] = bs
+        w = self.dynamic.vertex_weights
+        load = np.bincount(fixed[fixed >= 0], weights=w[fixed >= 0], minlength=self.k)
+        over = np.flatnonzero(load > self.dynamic.max_block_weight)
+        if over.size:
+            b = int(over[0])
+            raise InputError(f"fix: the vertices fixed to block {b} would weigh "
+                             f"{int(load[b])}, more than its maximum weight "
+                             f"{self.dynamic.max_block_weight}")
+        self._fixed = fixed
+        go = np.flatnonzero((bs >= 0) & (cur != bs))
+        t0 = time.perf_counter()
+        if go.size:
+            self.dynamic.move(vs[go], bs[go])
+        res = self.refine(touched_vertices=vs[go].astype(np.int32))
+        # the moves relative to the blocks before this call: a vertex moved here came from
+        # its block then, one the refinement moved from its block on entry (res.moved sorted)
+        g, gfrom = vs[go], cur[go]
+        moved = np.union1d(res.moved, g).astype(np.int32)
+        frm = np.empty(moved.size, dtype=np.int32)
+        in_res = np.isin(moved, res.moved)
+        frm[in_res] = res.moved_from[np.searchsorted(res.moved, moved[in_res])]
+        in_go = np.isin(moved, g)
+        order = np.argsort(g, kind="stable")
+        frm[in_go] = gfrom[order][np.searchsorted(g[order], moved[in_go])]
+        now = self.dynamic.blocks_of(moved)
+        keep = frm != now
+        res.moved, res.moved_from, res.moved_to = moved[keep], frm[keep], now[keep]
+        res.timings["total"] = time.perf_counter() - t0
+        return res
 
     @property
     def objective_value(self) -> int:
@@ -289,6 +386,11 @@ class IncrementalPartitioner:
         refinement (for callers that keep their own state in step with it)."""
         t0 = time.perf_counter()
         res = self.dynamic.apply(batch)
+        if bool((self._fixed >= 0).any()):
+            # deleted vertices are no longer fixed, and an id a new vertex reuses is free
+            ids = np.flatnonzero(self._fixed >= 0)
+            self._forget_fixed(ids[self.dynamic.blocks_of(ids) < 0])
+            self._forget_fixed(res.new_vertices)
         if on_applied is not None:
             on_applied(res)
         t1 = time.perf_counter()
@@ -319,7 +421,7 @@ class IncrementalPartitioner:
                 d._impl, np.asarray(res.touched_vertices, np.int32),
                 np.asarray(res.touched_nets, np.int32), new, OBJECTIVES.index(self.objective),
                 o.max_net_size, o.expand, o.max_rounds, o.refine_rounds, o.fm,
-                o.fm_max_fruitless, o.fm_max_moves,
+                o.fm_max_fruitless, o.fm_max_moves, locked=self._locked(),
             )  # fmt: skip
         t2 = time.perf_counter()
         self.batches += 1
@@ -397,11 +499,13 @@ class IncrementalPartitioner:
         h = snap.hypergraph
         o = self.options
         args = (self.k, self.epsilon, self.objective, self.backend, self.seed, self.config)
+        fixed = self.fixed[snap.vertex_ids]
+        fixed = fixed if bool((fixed >= 0).any()) else None
         cands = []
         if h.n >= self.k:
-            cands.append(improve(h, snap.parts, *args, vcycles=o.guard_vcycles))
+            cands.append(improve(h, snap.parts, *args, vcycles=o.guard_vcycles, fixed=fixed))
             if o.guard_fresh:
-                cands.append(partition(h, *args))
+                cands.append(partition(h, *args, fixed=fixed))
         cands = [c for c in cands if c.balanced]
         if cands:
             best = min(cands, key=lambda c: c.objective_value)

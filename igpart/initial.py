@@ -276,9 +276,10 @@ def mtkahypar_initializer(threads: int = 1):
 
 def mtkahypar_partition(
     h: Hypergraph, k: int, epsilon: float = 0.03, objective: str = "cut", seed: int = 0,
-    threads: int = 1, timed: bool = False,
+    threads: int = 1, timed: bool = False, fixed: np.ndarray | None = None,
 ):
     """Block ids from Mt-KaHyPar's DEFAULT preset (raises PartitionError when not installed).
+    ``fixed`` (int per vertex, -1: free): Mt-KaHyPar's fixed vertices.
 
     With ``timed``, returns ``(parts, seconds)`` where ``seconds`` covers Mt-KaHyPar's own
     partitioning call only (not the conversion of ``h`` into Mt-KaHyPar's Python input lists).
@@ -297,6 +298,8 @@ def mtkahypar_partition(
     hg = init.create_hypergraph(
         ctx, h.n, h.m, [e.tolist() for e in nets], h.vwgt.tolist(), h.ewgt.tolist()
     )
+    if fixed is not None:
+        hg.add_fixed_vertices(np.asarray(fixed).tolist(), int(k))
     t0 = time.perf_counter()
     p = hg.partition(ctx)
     seconds = time.perf_counter() - t0
@@ -327,6 +330,7 @@ def initial_partition(
     bisector: str = "metis",
     metis_processes: int = 0,
     refine_batch: Callable[[list[np.ndarray]], tuple[list[np.ndarray], list[int]]] | None = None,
+    fixed: np.ndarray | None = None,
 ) -> np.ndarray:
     """The best balanced partition of ``h`` (the coarsest level) among several candidates.
 
@@ -368,6 +372,12 @@ def initial_partition(
     candidates). Used instead of them when every candidate is a METIS or greedy-growing one
     (no recursive bisection, no Mt-KaHyPar): the candidates are collected, the distinct ones
     refined in one call; the same result.
+
+    ``fixed`` (int32 per vertex, -1: free): recursive bisection fixes them in every bisection
+    and Mt-KaHyPar takes them as its fixed vertices; the other candidates know nothing of them,
+    so ``refine`` / ``refine_batch`` must put them into their blocks (the multilevel driver
+    renames the candidate's blocks to agree with them first,
+    :func:`igpart.fixed.align_to_fixed`).
     """
     if method not in INITIAL_METHODS:
         raise PartitionError(f"unknown initial partitioning method '{method}'")
@@ -384,7 +394,8 @@ def initial_partition(
     use_mtk = method in ("mtkahypar", "all") and isinstance(h, Hypergraph) and mtkahypar_available()
     if use_mtk:
         candidates.append(
-            ("mtkahypar", lambda: mtkahypar_partition(h, k, epsilon, objective, seed))
+            ("mtkahypar", lambda: mtkahypar_partition(h, k, epsilon, objective, seed,
+                                                      fixed=fixed))
         )
     use_rb = method in ("rb", "rb+metis") and isinstance(h, Hypergraph)
     use_metis = method in ("metis", "all", "rb+metis") or not (use_mtk or use_rb)
@@ -410,6 +421,7 @@ def initial_partition(
                         config=config,
                         threads=rb_threads,
                         concurrent=count > 1 and int(threads) > 1,
+                        **({} if fixed is None else {"fixed": fixed}),
                     ),
                 )
             )

@@ -490,20 +490,28 @@ def write_graph(g: Graph, path, fmt: int | None = None) -> None:
 
 
 # --------------------------------------------------------------------------- partitions
-def read_partition(path, n: int | None = None, k: int | None = None) -> np.ndarray:
-    """Reads a partition file: one block id per line (hMETIS / METIS ``.part.K`` files)."""
+def _one_value_per_line(path, k, one: str, count: str, n: int | None):
+    """(lines, indices of the non-blank lines, their values) of a file of one integer per
+    line; ``one``: the error for a line with another number of values, ``count``: what the file
+    must hold ``n`` of (when given)."""
     if k is not None and (isinstance(k, bool) or int(k) != k or k < 1):
         raise InputError(f"k must be a positive integer, got {k!r}")
     L = _Lines(path)
     nonblank = np.flatnonzero(L.counts > 0)
     wrong = np.flatnonzero(L.counts[nonblank] != 1)
     if wrong.size:
-        raise L.error("a partition line must hold exactly one block id", int(nonblank[wrong[0]]))
-    parts = L.values[L.ptr[nonblank]]
-    if n is not None and parts.size != n:
-        raise InputError(
-            f"holds {parts.size} block ids, expected {n} (one per vertex)", file=L.file
-        )
+        raise L.error(one, int(nonblank[wrong[0]]))
+    values = L.values[L.ptr[nonblank]]
+    if n is not None and values.size != n:
+        raise InputError(f"holds {values.size} {count}, expected {n} (one per vertex)",
+                         file=L.file)
+    return L, nonblank, values
+
+
+def read_partition(path, n: int | None = None, k: int | None = None) -> np.ndarray:
+    """Reads a partition file: one block id per line (hMETIS / METIS ``.part.K`` files)."""
+    L, nonblank, parts = _one_value_per_line(
+        path, k, "a partition line must hold exactly one block id", "block ids", n)
     neg = np.flatnonzero(parts < 0)
     if neg.size:
         raise L.error(f"negative block id {int(parts[neg[0]])}", int(nonblank[neg[0]]))
@@ -520,6 +528,25 @@ def read_partition(path, n: int | None = None, k: int | None = None) -> np.ndarr
                 f"block id {int(parts[big[0]])} is not below k = {k}", int(nonblank[big[0]])
             )
     return parts.astype(np.int32)
+
+
+def read_fixed(path, n: int | None = None, k: int | None = None) -> np.ndarray:
+    """Reads a fixed-vertex file (KaHyPar's fix file): one line per vertex holding its block
+    id, or ``-1`` when the vertex is free. Returns int32 per vertex. Errors name the file and
+    the line: a line without exactly one integer, an id below -1, an id not below ``k`` (when
+    given), fewer or more lines than ``n`` vertices (when given)."""
+    L, nonblank, fixed = _one_value_per_line(
+        path, k, "a fixed-vertex line must hold exactly one block id (-1: free)",
+        "fixed-vertex lines (a block id, or -1 when free)", n)
+    low = np.flatnonzero(fixed < -1)
+    if low.size:
+        raise L.error(f"block id {int(fixed[low[0]])} is below -1 (-1: a free vertex)",
+                      int(nonblank[low[0]]))
+    big = np.flatnonzero(fixed > (INT32_MAX if k is None else int(k) - 1))
+    if big.size:
+        limit = f"is not below k = {k}" if k is not None else "does not fit 32 bits"
+        raise L.error(f"block id {int(fixed[big[0]])} {limit}", int(nonblank[big[0]]))
+    return fixed.astype(np.int32)
 
 
 def write_partition(parts, path) -> None:

@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from .errors import InputError, PartitionError
+from .fixed import align_to_fixed, check_fixed, coarse_fixed, fixed_labels, locked_mask
 from .hypergraph import Graph, Hypergraph
 from .initial import INITIAL_BISECTORS, INITIAL_METHODS, check_k, initial_partition, metis_partition
 from .kernels import get_backend
@@ -494,6 +495,13 @@ def _validate(h, k, epsilon, objective, seed=0) -> None:
         raise InputError(f"seed must lie within +-2**62, got {seed}")
 
 
+def _check_fixed(h, fixed, k: int, epsilon: float) -> np.ndarray | None:
+    """``fixed`` validated against ``h`` at ``k`` blocks (see :func:`igpart.fixed.check_fixed`:
+    the vertices fixed to a block must fit its maximum weight)."""
+    bound = max_block_weight(h.total_weight, k, epsilon)
+    return check_fixed(fixed, h.n, k, h.vwgt, np.full(k, bound, dtype=np.int64))
+
+
 def partition(
     h: Hypergraph | Graph,
     k: int,
@@ -503,20 +511,29 @@ def partition(
     seed: int = 0,
     config: Config | dict | None = None,
     algorithm: str = "multilevel",
+    fixed=None,
 ) -> Partition:
     """Partitions ``h`` into ``k`` blocks of weight at most ``(1+epsilon)*ceil(total/k)``.
 
     ``objective``: ``"cut"`` or ``"km1"`` (graphs: edge cut either way). ``backend``: ``"auto"``,
     ``"cpu"``, ``"gpu"`` or a Backend object. ``config``: a :class:`Config` or a dict of overrides.
     ``algorithm``: ``"multilevel"`` (igpart) or ``"metis"`` (pymetis on the clique expansion,
-    the peer). Raises PartitionError for k < 1 or k > number of vertices, InputError for bad
-    arguments. The result's metrics are computed from scratch on ``h``.
+    the peer). ``fixed`` (optional, one int per vertex: its block, or -1 when free; KaHyPar's
+    fix file, :func:`igpart.io.read_fixed`): fixed vertices end in their block (see
+    :mod:`igpart.fixed` for how each stage keeps them there; a Graph is then partitioned as the
+    hypergraph of its edges, whose cut is the edge cut; ``algorithm="metis"`` takes none).
+    Raises PartitionError for k < 1 or k > number of vertices, InputError for bad arguments
+    (a fixed block out of range, the wrong length, fixed weight above a block's maximum
+    weight). The result's metrics are computed from scratch on ``h``.
     """
     _validate(h, k, epsilon, objective, seed)
     k = int(k)
     epsilon = float(epsilon)
     if algorithm not in ALGORITHMS:
         raise InputError(f"unknown algorithm '{algorithm}' (choose from {', '.join(ALGORITHMS)})")
+    fixed = _check_fixed(h, fixed, k, epsilon)
+    if fixed is not None and algorithm == "metis":
+        raise InputError("algorithm 'metis' cannot fix vertices; use 'multilevel'")
     cfg = Config.of(config)
     t_start = time.perf_counter()
     if algorithm == "metis":
@@ -541,8 +558,10 @@ def partition(
     with _stage_threads(cfg):
         if k == 1 or h.n == 0:
             parts = np.zeros(h.n, dtype=np.int32)
-        elif isinstance(h, Hypergraph):
-            parts = _multilevel_hypergraph(h, k, epsilon, objective, be, seed, run_cfg, timer)
+        elif isinstance(h, Hypergraph) or fixed is not None:
+            hyper = h if isinstance(h, Hypergraph) else h.to_hypergraph()
+            parts = _multilevel_hypergraph(hyper, k, epsilon, objective if hyper is h else "cut",
+                                           be, seed, run_cfg, timer, fixed=fixed)
         else:
             parts = _multilevel_graph(h, k, epsilon, be, seed, run_cfg, timer)
     seconds = time.perf_counter() - t_start
@@ -712,15 +731,18 @@ def _move(parts, src: Backend, dst: Backend):
 def _coarsen(levels_fine, n_of, coarsen_one, contract_one, limit: int, min_shrink: float,
              max_levels: int, timer: _Timer, labels=None, xp=np, min_n: int = 1,
              be: Backend | None = None, host: _HostLevels | None = None,
-             host_coarsen_one=None) -> list:
-    """Generic coarsening loop: returns [[level, cmap-to-next or None, labels, backend], ...]
-    fine to coarse. ``labels`` (communities or blocks, int32 per vertex) restrict the clustering
+             host_coarsen_one=None, fixed=None) -> list:
+    """Generic coarsening loop: returns [[level, cmap-to-next or None, labels, backend,
+    fixed], ...] fine to coarse. ``fixed`` (int32 per vertex, -1: free; None: no fixed vertex)
+    is carried to every level (:func:`igpart.fixed.coarse_fixed`); the labels must keep
+    vertices fixed to different blocks apart. ``labels`` (communities or blocks, int32 per
+    vertex) restrict the clustering
     when given and are carried to every level (all members of a cluster share their label). A
     level with fewer than ``min_n`` (k) vertices is never used. ``host`` (with ``be``, the
     backend of ``levels_fine``): the first level of fewer than ``host.below`` vertices (not the
     finest) is replaced by its copy on ``host.be`` (labels copied too), and the coarser levels
     are made there with ``host_coarsen_one`` and ``host.contract_one``."""
-    hierarchy = [[levels_fine, None, labels, be]]
+    hierarchy = [[levels_fine, None, labels, be, fixed]]
     cur = levels_fine
     while n_of(cur) >= limit and len(hierarchy) < max_levels:
         if (host is not None and hierarchy[-1][3] is not host.be and len(hierarchy) > 1
@@ -730,7 +752,9 @@ def _coarsen(levels_fine, n_of, coarsen_one, contract_one, limit: int, min_shrin
             cur = host.level_to_host(src, cur)
             if labels is not None:
                 labels = _move(labels, src, host.be)
-            hierarchy[-1] = [cur, None, labels, host.be]
+            if fixed is not None:
+                fixed = _move(fixed, src, host.be)
+            hierarchy[-1] = [cur, None, labels, host.be, fixed]
             coarsen_one, contract_one, xp = host_coarsen_one, host.contract_one, host.be.xp
             timer.add("to_host", t0)
             log.debug("level %d (%d vertices) and coarser on the host", len(hierarchy) - 1,
@@ -746,9 +770,11 @@ def _coarsen(levels_fine, n_of, coarsen_one, contract_one, limit: int, min_shrin
             coarse = xp.zeros(nc, dtype=xp.int32)
             coarse[cmap] = labels
             labels = coarse
+        if fixed is not None:
+            fixed = coarse_fixed(xp, fixed, cmap, nc)
         timer.add("contract", t0)
         hierarchy[-1][1] = cmap
-        hierarchy.append([nxt, None, labels, hierarchy[-1][3]])
+        hierarchy.append([nxt, None, labels, hierarchy[-1][3], fixed])
         log.debug("level %d: %d -> %d vertices", len(hierarchy) - 1, n_of(cur), nc)
         cur = nxt
     return hierarchy
@@ -795,19 +821,21 @@ def _refiner_hypergraph(be: Backend, k: int, bounds, objective: str, cfg: Config
                         ) -> Callable[[HypergraphArrays, Any], Any]:
     """The refinement of one level (rebalance first). ``initial``: the refiner of the initial
     partitioning candidates on the coarsest level, which always uses sequence refinement + FM
-    (Jet on every one of up to 64 candidates cost more than the rest of the run; see Config)."""
+    (Jet on every one of up to 64 candidates cost more than the rest of the run; see Config).
+    ``refine(level, parts, locked=None)``: ``locked`` (uint8 per vertex) as in the backends."""
     mode = "fm" if initial else refinement_mode(be, cfg)
     fm_pass = _fm_polisher(be, k, bounds, objective, cfg, seed, timer)
 
-    def refine(ha: HypergraphArrays, parts):
+    def refine(ha: HypergraphArrays, parts, locked=None):
         t0 = time.perf_counter()
-        parts = be.rebalance_hypergraph(ha, parts, k, bounds, objective)
+        lk = {} if locked is None else {"locked": locked}
+        parts = be.rebalance_hypergraph(ha, parts, k, bounds, objective, **lk)
         t0 = timer.add("rebalance", t0)
         fm = cfg.fm and cfg.fm_rounds > 0
         if mode == "fm" or ha.num_pins <= cfg.jet_min_pins:
             if cfg.refine_rounds:
                 parts, _ = be.refine_hypergraph(
-                    ha, parts, k, bounds, objective, max_rounds=cfg.refine_rounds
+                    ha, parts, k, bounds, objective, max_rounds=cfg.refine_rounds, **lk
                 )
                 t0 = timer.add("refine", t0)
         else:
@@ -817,12 +845,12 @@ def _refiner_hypergraph(be: Backend, k: int, bounds, objective: str, cfg: Config
                 parts, _ = be.jet_refine_hypergraph(
                     ha, parts, k, bounds, objective, max_iterations=cfg.jet_iterations,
                     patience=cfg.jet_patience, negative_gain_factor=factor,
-                    afterburner_max_net_size=cfg.jet_afterburner_max_net_size, seed=seed,
+                    afterburner_max_net_size=cfg.jet_afterburner_max_net_size, seed=seed, **lk,
                 )
                 t0 = timer.add("jet", t0)
             fm = fm and mode == "jet+fm" and ha.num_pins <= cfg.jet_fm_max_pins
         if fm:
-            parts = fm_pass(ha, parts)
+            parts = fm_pass(ha, parts, locked)
         return parts
 
     return refine
@@ -832,14 +860,15 @@ def _fm_polisher(be: Backend, k: int, bounds, objective: str, cfg: Config, seed:
                  timer: _Timer) -> Callable[[HypergraphArrays, Any], Any]:
     """The boundary FM pass of one level (the last step of the refiner; alone, what the best
     ``Config.initial_fm_top`` initial candidates get after rebalancing and sequence
-    refinement)."""
+    refinement). ``polish(level, parts, locked=None)``."""
 
-    def polish(ha: HypergraphArrays, parts):
+    def polish(ha: HypergraphArrays, parts, locked=None):
         t0 = time.perf_counter()
+        lk = {} if locked is None else {"locked": locked}
         parts, _ = be.fm_refine_hypergraph(
             ha, parts, k, bounds, objective, max_rounds=cfg.fm_rounds,
             max_fruitless_moves=cfg.fm_max_fruitless_moves,
-            min_improvement=cfg.fm_min_improvement, seed=seed, max_work=cfg.fm_max_work,
+            min_improvement=cfg.fm_min_improvement, seed=seed, max_work=cfg.fm_max_work, **lk,
         )
         timer.add("fm", t0)
         return parts
@@ -902,14 +931,20 @@ def share_unconnected_community(xp, top: HypergraphArrays, communities, max_net_
 
 def _multilevel_hypergraph(h: Hypergraph, k: int, epsilon: float, objective: str, be: Backend,
                            seed: int, cfg: Config, timer: _Timer,
-                           block_bounds: np.ndarray | None = None) -> np.ndarray:
+                           block_bounds: np.ndarray | None = None,
+                           fixed: np.ndarray | None = None) -> np.ndarray:
     """igpart's multilevel pipeline on a hypergraph. ``block_bounds`` (int64 per block, default
     ``max_block_weight`` for every block) lets blocks have different bounds (the bisections of
-    :mod:`igpart.recursive`); METIS then aims at weights in the same proportions."""
+    :mod:`igpart.recursive`); METIS then aims at weights in the same proportions. ``fixed``
+    (host int32 per vertex, -1: free; validated by the caller): vertices that end in their
+    block (:mod:`igpart.fixed`)."""
+    if fixed is not None and not bool((fixed >= 0).any()):
+        fixed = None
     if be.name != "cpu" and h.n < cfg.host_levels_below:
         be = get_backend("cpu")  # every level would be a host level (Config.host_levels_below)
     t0 = time.perf_counter()
     top = be.hypergraph_arrays(h)
+    top_fixed = None if fixed is None else be.asarray(fixed, "int32")
     timer.add("upload", t0)
     if block_bounds is None:
         bound = max_block_weight(h.total_weight, k, epsilon)
@@ -955,11 +990,14 @@ def _multilevel_hypergraph(h: Hypergraph, k: int, epsilon: float, objective: str
         communities = share_unconnected_community(be.xp, top, communities,
                                                   cfg.community_max_net_size)
         timer.add("communities", t0)
+    if top_fixed is not None:
+        communities = fixed_labels(be.xp, top_fixed, communities)
     hierarchy = _coarsen(top, lambda a: a.n, coarsen_one, be.contract_hypergraph,
                          cfg.contraction_limit * k, cfg.min_shrink, cfg.max_levels, timer,
                          labels=communities, xp=be.xp, min_n=k, be=be, host=host,
-                         host_coarsen_one=host.coarsener(seed) if host else None)
-    coarsest, cbe = hierarchy[-1][0], hierarchy[-1][3]
+                         host_coarsen_one=host.coarsener(seed) if host else None,
+                         fixed=top_fixed)
+    coarsest, cbe, cfixed = hierarchy[-1][0], hierarchy[-1][3], hierarchy[-1][4]
     t0 = time.perf_counter()
     coarse_host = hypergraph_from_arrays(cbe, coarsest)
     large = h.n >= cfg.initial_runs_min_n
@@ -977,14 +1015,21 @@ def _multilevel_hypergraph(h: Hypergraph, k: int, epsilon: float, objective: str
     ipolish = None
     if top_fm and cfg.fm and cfg.fm_rounds > 0:
         ipolish = _fm_polisher(ibe, k, ibounds, objective, cfg, seed, timer)
+    # fixed vertices on the coarsest level: every candidate is renamed to agree with them, they
+    # are put into their blocks, and rebalancing and refinement keep them there
+    ifixed = None if cfixed is None else cbe.to_host(cfixed)
+    ilock = {} if ifixed is None else {"locked": locked_mask(np, ifixed)}
+    align = (lambda p: p) if ifixed is None else (
+        lambda p: align_to_fixed(p, ifixed, coarse_host.vwgt, k, ibe.to_host(ibounds)))
     refine_batch = None
     if hasattr(ibe, "refine_candidates") and not (cfg.fm and not top_fm):
         # irefine without FM: rebalance + sequence refinement, which the C++ backend does for
         # all candidates in one call (a few ms instead of ~12 on 16 Python threads, H100)
         def refine_batch(cands):
             t0 = time.perf_counter()
-            out, values = ibe.refine_candidates(ilevel, np.stack(cands), k, ibe.to_host(ibounds),
-                                                objective, max_rounds=cfg.refine_rounds)
+            out, values = ibe.refine_candidates(
+                ilevel, np.stack([align(c) for c in cands]), k, ibe.to_host(ibounds), objective,
+                max_rounds=cfg.refine_rounds, **ilock)
             timer.add("refine", t0)
             return list(out), [int(v) for v in values]
 
@@ -992,20 +1037,22 @@ def _multilevel_hypergraph(h: Hypergraph, k: int, epsilon: float, objective: str
         coarse_host, k, epsilon, objective, seed=seed, method=cfg.initial,
         runs=_initial_runs(cfg, k, hypergraph=True, n=h.n),
         max_net_size=cfg.initial_max_net_size,
-        refine=lambda p: ibe.to_host(irefine(ilevel, ibe.asarray(p, "int32"))),
+        refine=lambda p: ibe.to_host(irefine(ilevel, ibe.asarray(align(p), "int32"), **ilock)),
         evaluate=lambda p: ibe.hypergraph_objective(ilevel, ibe.asarray(p, "int32"), k, objective),
         threads=_threads(cfg), rb_runs=rb_runs, rb_seeds=rb_seeds, config=cfg,
         block_bounds=block_bounds, large=large,
         polish=None if ipolish is None else (
-            lambda p: ibe.to_host(ipolish(ilevel, ibe.asarray(p, "int32")))),
+            lambda p: ibe.to_host(ipolish(ilevel, ibe.asarray(p, "int32"), **ilock))),
         polish_top=top_fm, bisector=cfg.initial_bisector,
         metis_processes=cfg.initial_metis_processes, refine_batch=refine_batch,
+        **({} if ifixed is None else {"fixed": ifixed}),
     )
     timer.add("initial", t0)
     parts = cbe.asarray(parts_host, "int32")
     parts = _uncoarsen(be, hierarchy, parts, refine, timer, host)
     parts = _vcycles(be, top, parts, k, objective, lambda s: _hypergraph_coarsener(
-        be, k, mcw, cfg, s, h.n), refine, cfg, timer, vcycles(be, cfg, k, h.n), seed, host)
+        be, k, mcw, cfg, s, h.n), refine, cfg, timer, vcycles(be, cfg, k, h.n), seed, host,
+        fixed=top_fixed)
     return be.to_host(parts).astype(np.int32, copy=False)
 
 
@@ -1013,40 +1060,44 @@ def _uncoarsen(be: Backend, hierarchy: list, parts, refine, timer: _Timer,
                host: _HostLevels | None = None):
     """Projects ``parts`` (on the coarsest level's backend) from the coarsest level up, refining
     on every finer level (levels on ``host.be`` with ``host.refine``); the partition moves to a
-    level's backend before the projection onto it."""
+    level's backend before the projection onto it. Levels with fixed vertices are refined
+    with them locked."""
     for i in range(len(hierarchy) - 2, -1, -1):
-        level, cmap, _, lbe = hierarchy[i]
+        level, cmap, _, lbe, lfixed = hierarchy[i]
         on_host = host is not None and lbe is host.be
         t0 = time.perf_counter()
         if host is not None:
             parts = _move(parts, hierarchy[i + 1][3], lbe)
         parts = (host.be if on_host else be).project(cmap, parts)
         timer.add("project", t0)
-        parts = (host.refine if on_host else refine)(level, parts)
+        parts = (host.refine if on_host else refine)(level, parts,
+                                                     locked=locked_mask(lbe.xp, lfixed))
     return parts
 
 
 def _vcycle_hypergraph(be, top, parts, k, objective, coarsen_one, refine, cfg, timer,
-                       host: _HostLevels | None = None, host_coarsen_one=None):
+                       host: _HostLevels | None = None, host_coarsen_one=None, fixed=None):
     """One V-cycle: coarsen inside blocks (labels = current blocks, so the partition stays
     representable on every level), refine on the way up. Returns ``(parts, gain)``: the new
     partition when it is not worse (else the old one) and the objective improvement. ``host``,
-    ``host_coarsen_one``: the small levels on the host (see :func:`_coarsen`)."""
+    ``host_coarsen_one``: the small levels on the host (see :func:`_coarsen`). ``fixed``: the
+    fixed vertices (all in their blocks in ``parts``), locked on every level."""
     before = be.hypergraph_objective(top, parts, k, objective)
     limit = max(cfg.contraction_limit * k, vcycle_min_vertices(be, cfg, k, top.n))
     hierarchy = _coarsen(top, lambda a: a.n, coarsen_one, be.contract_hypergraph,
                          limit, cfg.min_shrink, cfg.max_levels, timer,
                          labels=be.asarray(parts, "int32"), xp=be.xp, min_n=k, be=be,
-                         host=host, host_coarsen_one=host_coarsen_one)
-    coarsest, _, labels, cbe = hierarchy[-1]
-    new = (host.refine if host is not None and cbe is host.be else refine)(coarsest, labels)
+                         host=host, host_coarsen_one=host_coarsen_one, fixed=fixed)
+    coarsest, _, labels, cbe, cfixed = hierarchy[-1]
+    new = (host.refine if host is not None and cbe is host.be else refine)(
+        coarsest, labels, locked=locked_mask(cbe.xp, cfixed))
     new = _uncoarsen(be, hierarchy, new, refine, timer, host)
     after = be.hypergraph_objective(top, new, k, objective)
     return (new, before - after) if after <= before else (parts, 0)
 
 
 def _vcycles(be, top, parts, k, objective, coarsener, refine, cfg, timer, count: int, seed: int,
-             host: _HostLevels | None = None):
+             host: _HostLevels | None = None, fixed=None):
     """Up to ``count`` V-cycles, the i-th clustering with seed ``seed + i`` (``coarsener(seed)``
     gives ``coarsen_one``) so that each cycle sees other clusters; stops after a cycle that does
     not improve the objective. ``host``: the small levels on the host (see :func:`_coarsen`)."""
@@ -1054,7 +1105,7 @@ def _vcycles(be, top, parts, k, objective, coarsener, refine, cfg, timer, count:
         t0 = time.perf_counter()
         parts, gain = _vcycle_hypergraph(
             be, top, parts, k, objective, coarsener(seed + i), refine, cfg, timer, host,
-            host.coarsener(seed + i) if host is not None else None,
+            host.coarsener(seed + i) if host is not None else None, fixed=fixed,
         )
         timer.add("vcycles", t0)
         if gain <= 0:
@@ -1076,7 +1127,7 @@ def _multilevel_graph(g: Graph, k: int, epsilon: float, be: Backend, seed: int, 
                               cfg.graph_cluster_weight_factor, bound)
 
     def refiner(be: Backend, bounds):
-        def refine(ga: GraphArrays, parts):
+        def refine(ga: GraphArrays, parts, locked=None):  # graphs have no fixed vertices here
             t0 = time.perf_counter()
             parts = be.rebalance_graph(ga, parts, k, bounds)
             t0 = timer.add("rebalance", t0)
@@ -1135,12 +1186,15 @@ def improve(
     seed: int = 0,
     config: Config | dict | None = None,
     vcycles: int = 1,
+    fixed=None,
 ) -> Partition:
     """Full multilevel re-partitioning warm-started from ``parts`` (what the incremental engine's
     quality guard runs): rebalance and refine on the input level, then ``vcycles`` V-cycles that
     coarsen inside the current blocks (so the partition carries to every level), refine on the
     way up and are kept only when they do not worsen the objective. A graph is handled as the
-    hypergraph of its edges (2-pin nets), whose cut is the edge cut."""
+    hypergraph of its edges (2-pin nets), whose cut is the edge cut. ``fixed`` (as in
+    :func:`partition`): fixed vertices are first put into their blocks (where ``parts`` has
+    them elsewhere), then locked through rebalancing, refinement and V-cycles."""
     from .metrics import check_parts
 
     _validate(h, k, epsilon, objective, seed)
@@ -1148,11 +1202,14 @@ def improve(
     cfg = Config.of(config)
     hyper = h.to_hypergraph() if isinstance(h, Graph) else h
     p = check_parts(parts, hyper.n, k)
+    fixed = _check_fixed(h, fixed, k, epsilon)
+    if fixed is not None:
+        p = np.where(fixed >= 0, fixed, p).astype(np.int32)
     t_start = time.perf_counter()
     be = get_backend(backend)
     timer = _Timer()
     with _stage_threads(cfg):
-        p = _improve(hyper, p, k, epsilon, objective, be, seed, cfg, timer, vcycles)
+        p = _improve(hyper, p, k, epsilon, objective, be, seed, cfg, timer, vcycles, fixed)
     seconds = time.perf_counter() - t_start
     return Partition.from_parts(
         h, p, k, epsilon, objective, seconds=seconds, timings=timer.timings, backend=be.name,
@@ -1160,18 +1217,21 @@ def improve(
     )
 
 
-def _improve(hyper, p, k, epsilon, objective, be, seed, cfg, timer, vcycles):
-    """The refinement and V-cycles of :func:`improve` (block ids on the host)."""
+def _improve(hyper, p, k, epsilon, objective, be, seed, cfg, timer, vcycles, fixed=None):
+    """The refinement and V-cycles of :func:`improve` (block ids on the host; ``fixed``: host
+    int32 or None, the fixed vertices already in their blocks in ``p``)."""
     if k > 1 and hyper.n:
         top = be.hypergraph_arrays(hyper)
+        top_fixed = None if fixed is None else be.asarray(fixed, "int32")
+        lock = {} if fixed is None else {"locked": locked_mask(be.xp, top_fixed)}
         bound = max_block_weight(hyper.total_weight, k, epsilon)
         bounds = _bounds(be, hyper.total_weight, k, epsilon)
         mcw = _max_cluster_weight(hyper.total_weight, k, cfg.contraction_limit,
                                   cfg.cluster_weight_factor, bound)
         refine = _refiner_hypergraph(be, k, bounds, objective, cfg, seed, timer,
                                      finest_n=top.n)
-        cur = refine(top, be.asarray(p, "int32"))
+        cur = refine(top, be.asarray(p, "int32"), **lock)
         cur = _vcycles(be, top, cur, k, objective, lambda s: _hypergraph_coarsener(
-            be, k, mcw, cfg, s), refine, cfg, timer, vcycles, seed)
+            be, k, mcw, cfg, s), refine, cfg, timer, vcycles, seed, fixed=top_fixed)
         p = be.to_host(cur).astype(np.int32, copy=False)
     return p

@@ -80,14 +80,16 @@ def adapted_epsilon(epsilon: float, total: int, k: int, sub_total: int, k_sub: i
 
 
 def _bisect(
-    be, h: Hypergraph, bounds: np.ndarray, eps: float, objective: str, seed: int, cfg
+    be, h: Hypergraph, bounds: np.ndarray, eps: float, objective: str, seed: int, cfg,
+    fixed: np.ndarray | None = None,
 ) -> np.ndarray:
     """Block ids 0/1 of igpart's multilevel k = 2 pipeline on ``h`` with the two blocks'
-    weight bounds ``bounds`` (METIS aims at weights in their proportions)."""
+    weight bounds ``bounds`` (METIS aims at weights in their proportions); ``fixed`` (0/1 per
+    vertex, -1: free): vertices fixed to a side."""
     from .multilevel import _multilevel_hypergraph, _Timer
 
     return _multilevel_hypergraph(
-        h, 2, eps, objective, be, seed, cfg, _Timer(), block_bounds=bounds
+        h, 2, eps, objective, be, seed, cfg, _Timer(), block_bounds=bounds, fixed=fixed
     )
 
 
@@ -105,20 +107,22 @@ def _bisect(
 BISECT_IN_WORKERS = True
 
 
-def bisect_request(*, eptr, eind, n, vwgt, ewgt, bounds, eps, objective, seed, config):
+def bisect_request(*, eptr, eind, n, vwgt, ewgt, bounds, eps, objective, seed, config,
+                   fixed=None):
     """:func:`_bisect` on the C++ backend from a worker's request: the sub-hypergraph's arrays,
-    the two blocks' bounds, the adapted epsilon, the objective, the seed and the
-    :class:`igpart.multilevel.Config` fields (METIS in-process)."""
+    the two blocks' bounds, the adapted epsilon, the objective, the seed, the
+    :class:`igpart.multilevel.Config` fields (METIS in-process) and the fixed sides."""
     from .kernels import get_backend
     from .multilevel import Config
 
     h = Hypergraph(eptr, eind, int(n), vwgt, ewgt, check=False)
     return _bisect(get_backend("cpu"), h, np.asarray(bounds, dtype=np.int64), float(eps),
-                   objective, int(seed), Config(**config))
+                   objective, int(seed), Config(**config),
+                   None if fixed is None else np.asarray(fixed, dtype=np.int32))
 
 
 def _bisect_anywhere(be, h: Hypergraph, bounds: np.ndarray, eps: float, objective: str,
-                     seed: int, cfg, workers: bool) -> np.ndarray:
+                     seed: int, cfg, workers: bool, fixed: np.ndarray | None = None) -> np.ndarray:
     """:func:`_bisect`, in a worker process when ``workers`` (see ``BISECT_IN_WORKERS``)."""
     if workers:
         from .metis_pool import WorkerGone, get_pool
@@ -131,11 +135,13 @@ def _bisect_anywhere(be, h: Hypergraph, bounds: np.ndarray, eps: float, objectiv
                 config=dataclasses.asdict(
                     dataclasses.replace(cfg, initial_metis_processes=0, threads=1)),
             )
+            if fixed is not None:
+                request["fixed"] = fixed
             try:
                 return np.asarray(pool.bisect(request), dtype=np.int32)
             except WorkerGone:
                 pass  # logged by the pool; run it here
-    return _bisect(be, h, bounds, eps, objective, seed, cfg)
+    return _bisect(be, h, bounds, eps, objective, seed, cfg, fixed)
 
 
 def recursive_bisection(
@@ -150,6 +156,7 @@ def recursive_bisection(
     config=None,
     threads: int = 1,
     concurrent: bool = False,
+    fixed: np.ndarray | None = None,
 ) -> np.ndarray:
     """Block ids (int32) of ``h`` in ``k`` blocks by recursive multilevel bisection (see the
     module docstring). ``runs``: METIS seeds per bisection. ``config``: the
@@ -161,7 +168,9 @@ def recursive_bisection(
     recursion (first block, number of blocks), so the result does not depend on ``threads``.
     ``concurrent``: other work runs beside this call (the other initial candidates), so with
     worker processes every bisection, the first one too and on one thread too, runs in a worker
-    (``BISECT_IN_WORKERS``).
+    (``BISECT_IN_WORKERS``). ``fixed`` (int32 per vertex, -1: free): every bisection fixes
+    each fixed vertex to the side of its block, so fixed vertices end in their blocks (balance
+    is aimed at as above).
     Raises PartitionError for k < 1 or k > n, InputError for other bad arguments."""
     from .errors import InputError
     from .initial import c_stdout_to_stderr
@@ -176,6 +185,9 @@ def recursive_bisection(
     if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or threads < 1:
         raise InputError(f"threads must be a positive integer, got {threads!r}")
     k, epsilon, threads = int(k), float(epsilon), int(threads)
+    from .fixed import check_fixed
+
+    fixed = check_fixed(fixed, h.n, k)
     config = config if config is not None else Config()
     cfg = dataclasses.replace(
         config,
@@ -210,12 +222,16 @@ def recursive_bisection(
         # never more than the sides' share of the final k-way bound
         bounds = np.minimum(bounds, np.array([final * k0, final * k1], dtype=np.int64))
         bcfg = cfg if inner == 1 else dataclasses.replace(cfg, threads=inner)
+        sides = None
+        if fixed is not None:
+            f = fixed[ids]
+            sides = np.where(f < 0, -1, (f >= first + k0).astype(np.int32)).astype(np.int32)
         # on a worker thread (threads > 1) the C++ calls get this bisection's share of them
         with omp_threads(inner) if threads > 1 else contextlib.nullcontext():
             # the first bisection runs alone: here, with every thread and the METIS workers
             # for its seeds; the others side by side, each in a worker
             side = _bisect_anywhere(be, sub, bounds, eps, objective, seed + 7919 * first + ks,
-                                    bcfg, workers and (concurrent or ks < k))
+                                    bcfg, workers and (concurrent or ks < k), sides)
         out = []
         for s, (off, kk) in enumerate(((first, k0), (first + k0, k1))):
             local = np.flatnonzero(side == s)

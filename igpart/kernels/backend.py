@@ -316,8 +316,13 @@ class Backend:
         objective: str,
         *,
         max_rounds: int = 16,
+        locked=None,
     ) -> tuple[Any, int]:
         """Sequence-based refinement (HyperG §3.2), repeated to a fixed point.
+
+        ``locked`` (optional, uint8 per vertex, an array of this backend): vertices with a
+        non-zero entry never move (fixed vertices); the same in every refinement and in
+        rebalancing.
 
         One round: every vertex computes its best move (the block, among blocks its nets touch,
         of highest gain ``igp::move_gain``; ties to the smaller block id) and keeps it when the
@@ -345,6 +350,7 @@ class Backend:
         min_improvement: float = 0.001,
         seed: int = 0,
         max_work: float = 0.0,
+        locked=None,
     ) -> tuple[Any, int]:
         """Boundary k-way Fiduccia-Mattheyses with rollback (quality pass after the sequence
         refinement; a GPU backend may run it on the host through the C++ backend).
@@ -378,6 +384,7 @@ class Backend:
         afterburner_max_net_size: int = 256,
         balance_rounds: int = 3,
         seed: int = 0,
+        locked=None,
     ) -> tuple[Any, int]:
         """Jet refinement (Gilbert et al., "Jet: Multilevel Graph Partitioning on GPUs"),
         generalised to hypergraphs; formulas in ``kernels/common/jet.h``. Deterministic: both
@@ -412,7 +419,8 @@ class Backend:
         raise NotImplementedError
 
     def rebalance_hypergraph(
-        self, hg: HypergraphArrays, parts, k: int, max_block_weights, objective: str
+        self, hg: HypergraphArrays, parts, k: int, max_block_weights, objective: str,
+        locked=None,
     ) -> Any:
         """Moves vertices out of overloaded blocks until every block is within its bound.
 
@@ -423,7 +431,8 @@ class Backend:
         vertices by weight descending stay in their block while it has room, else go to the block
         with the most room left. Returns the new ``parts``; an already balanced input is
         returned unchanged. The result may stay unbalanced only when no balanced assignment
-        exists or both greedy phases miss it; callers check.
+        exists or both greedy phases miss it; callers check. ``locked``: as in
+        ``refine_hypergraph`` (locked vertices keep their block in every phase).
         """
         raise NotImplementedError
 

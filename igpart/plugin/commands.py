@@ -15,6 +15,12 @@ Design and partition
       the initial partition and the quality guard's re-partitions; a bad one raises the
       InputError of ``Config.from_dict`` and the current session stays
   ``refine``                                      applies the queued changes, refines
+  ``fix name block``                              fixes a cell / port (or vertex id) to a block
+                                                  (-1: frees it) at once, refines around it;
+                                                  returns what changed. ``partition fixed=path``
+                                                  reads fixed vertices from a fix file (one
+                                                  line per vertex: block or -1; hypergraphs
+                                                  and graphs)
   ``block_of name``                               block of a cell / port (or vertex id)
   ``blocks``                                      every block at once: {name: block} for a
                                                   circuit, a list by vertex id otherwise (-1:
@@ -71,7 +77,7 @@ ID_CHANGES = ("insert_vertex", "delete_vertex", "insert_hyperedge", "delete_hype
               "insert_pin", "delete_pin", "set_vertex_weight", "set_net_weight", "insert_edge",
               "delete_edge")  # fmt: skip
 #: Commands of the igpart:: namespace (Tcl) / top-level requests (server).
-IGPART_COMMANDS = ("read_verilog", "read", "partition", "refine", "block_of", "blocks",
+IGPART_COMMANDS = ("read_verilog", "read", "partition", "refine", "fix", "block_of", "blocks",
                    "write_partition", "report", "replay", "pending", "help")  # fmt: skip
 #: OpenTimer shell commands (top-level Tcl commands as OpenTimer names them; requests too).
 OPENTIMER_COMMANDS = ("read_celllib", "read_verilog", "read_sdc")
@@ -88,6 +94,7 @@ _HELP = {
     "read_sdc": "accepted and ignored: constraints do not change a partition",
     "partition": "partition the design read last and open the session; returns the metrics",
     "refine": "apply the queued changes and refine; returns what changed",
+    "fix": "fix a cell or port (or vertex id) to a block (-1: free it) and refine around it",
     "block_of": "block of a cell or port (circuits) or of a vertex id",
     "blocks": "every block: {name: block} for a circuit, a list by vertex id otherwise",
     "write_partition": "write the blocks to a file ('name block' lines or one block per line)",
@@ -192,18 +199,30 @@ class Commands:
 
     def cmd_partition(self, k: int = 2, epsilon: float = 0.03, objective: str = "cut",
                       seed: int = 0, backend: str = "auto", weights: str = "unit",
-                      config: dict | str | None = None) -> dict:  # fmt: skip
+                      config: dict | str | None = None,
+                      fixed: str | None = None) -> dict:  # fmt: skip
         if self.design is None:
             raise InputError("partition: no design read yet (read_verilog or read first)")
         eps = _to_float("partition", "epsilon", epsilon)
         cfg = Config.of(_config_dict(config))
         kw = {} if isinstance(self.design, (Hypergraph, Graph)) else {"weights": weights}
+        if fixed is not None:
+            if not isinstance(self.design, (Hypergraph, Graph)):
+                raise InputError("partition: fixed= reads a fix file for hypergraph and graph "
+                                 "designs; fix cells of a netlist with the fix command")
+            from ..io import read_fixed
+
+            self._check_file("partition", fixed)
+            kw["fixed"] = read_fixed(fixed, n=self.design.n, k=_to_int("partition", "k", k))
         self.session = Session(self.design, k=k, epsilon=eps, objective=objective, seed=seed,
                                backend=backend, config=cfg, **kw)  # fmt: skip
         return self.session.metrics()
 
     def cmd_refine(self) -> dict:
         return self._session().refine().to_dict()
+
+    def cmd_fix(self, name, block: int) -> dict:
+        return self._session().fix(name, block).to_dict()
 
     def cmd_block_of(self, name) -> int:
         return self._session().block_of(name)

@@ -110,6 +110,10 @@ class Session:
     ``config``). ``options``: :class:`~igpart.incremental.IncrementalConfig` or a dict.
     ``engine``: where the dynamic structure and incremental refinement run, ``"cpu"`` (C++) or
     ``"gpu"`` (CUDA; BackendUnavailable without a device).
+    ``fixed``: cells (I/O pads, macros, placed cells) that stay in their block: a dict
+    ``{name or vertex id: block}`` or an array of one block per vertex (-1: free); the initial
+    partition, every refinement and the quality guard keep them there. :meth:`fix` fixes (or
+    frees) cells later. Fixed cells need ``engine="cpu"``.
 
     >>> from igpart import Hypergraph
     >>> s = Session(Hypergraph.from_nets([[0, 1], [1, 2], [2, 3]]), k=2, parts=[0, 0, 1, 1])
@@ -136,6 +140,7 @@ class Session:
         skip_clock: bool = True,
         max_net_size: int | None = None,
         engine: str = "cpu",
+        fixed=None,
     ):
         t0 = time.perf_counter()
         config = Config.of(config)  # a bad config fails before the design is converted
@@ -162,9 +167,11 @@ class Session:
             raise InputError(
                 f"a Session needs a Circuit, Hypergraph or Graph, not {type(design).__name__}"
             )
+        if isinstance(fixed, dict):
+            fixed = self._fixed_array(fixed, model.n)
         self.engine = IncrementalPartitioner(
             model, k, epsilon, objective, parts=parts, backend=backend, seed=seed,
-            config=config, options=options, engine=engine,
+            config=config, options=options, engine=engine, fixed=fixed,
         )  # fmt: skip
         if self._circuit is not None:
             self._circuit.dynamic = self.engine.dynamic
@@ -172,6 +179,20 @@ class Session:
         self._callbacks: list[Callable[[SessionResult], Any]] = []
         self.results = 0
         self.setup_seconds = time.perf_counter() - t0
+
+    def _fixed_array(self, fixed: dict, n: int) -> np.ndarray:
+        """A ``{name or vertex id: block}`` dict as one block per vertex (-1: free); the
+        engine checks the blocks."""
+        out = np.full(n, -1, dtype=np.int64)
+        for name, block in fixed.items():  # one entry per fixed cell, not per vertex
+            if self._circuit is not None and isinstance(name, str):
+                v = self._circuit.vertex_of(name)
+            else:
+                v = _int("fixed vertex", name)
+                if not 0 <= v < n:
+                    raise InputError(f"fixed: unknown vertex {_short(name)}")
+            out[v] = _int("block", block)
+        return out
 
     # ------------------------------------------------------------------ state
     @property
@@ -391,6 +412,26 @@ class Session:
                 self._circuit.discard()
             raise
         result = self._result(r, timings, t0, line)
+        for cb in self._callbacks:
+            cb(result)
+        return result
+
+    @property
+    def fixed(self) -> dict[Any, int]:
+        """Name (or id) -> block of every fixed cell."""
+        f = self.engine.fixed
+        ids = np.flatnonzero(f >= 0)
+        return {self.vertex_name(v): int(f[v]) for v in ids.tolist()}
+
+    def fix(self, name, block: int) -> SessionResult:
+        """Fixes a cell or port (by name) or a vertex id to ``block`` (-1 frees it) at once:
+        it moves there and the partition is refined around it with every fixed cell locked;
+        queued changes stay queued. Returns what changed; callbacks are called as after
+        :meth:`refine`. A bad name, a block outside [-1, k) or fixed weight above a block's
+        maximum weight raises InputError and changes nothing."""
+        t0 = time.perf_counter()
+        v = self.vertex_of(name)
+        result = self._result(self.engine.fix([v], [_int("block", block)]), {}, t0, None)
         for cb in self._callbacks:
             cb(result)
         return result

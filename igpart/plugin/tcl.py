@@ -5,7 +5,8 @@ The interpreter gets one Tcl command per TAU 2015 operation (``insert_gate``, ``
 the OpenTimer shell's names (``read_celllib [-min|-max] lib``, ``read_verilog design.v``,
 ``read_sdc`` (ignored), ``update_timing``, ``report_slew``) and ``help``, plus the ``igpart::``
 namespace: ``igpart::read_verilog``, ``igpart::read``, ``igpart::partition``,
-``igpart::refine``, ``igpart::block_of``, ``igpart::blocks``, ``igpart::write_partition``,
+``igpart::refine``, ``igpart::fix`` (``igpart::fix u7 2``: a fixed cell, -1 frees it),
+``igpart::block_of``, ``igpart::blocks``, ``igpart::write_partition``,
 ``igpart::report``, ``igpart::replay``, ``igpart::pending``, ``igpart::help`` and the id-level
 changes (``igpart::insert_vertex``, ...). :func:`run_stream` reads commands from a stream
 (``igpart tcl`` without a script: stdin, with a prompt on a terminal).

@@ -21,6 +21,11 @@ def _i64(a) -> np.ndarray:
     return np.ascontiguousarray(a, dtype=np.int64)
 
 
+def _u8(a) -> np.ndarray | None:
+    """An optional per-vertex mask (``locked``) as a contiguous uint8 array, or None."""
+    return None if a is None else np.ascontiguousarray(a, dtype=np.uint8)
+
+
 def _objective_code(objective: str) -> int:
     if objective not in OBJECTIVES:
         raise ValueError(f"unknown objective '{objective}'")
@@ -153,11 +158,12 @@ class CpuBackend(Backend):
         )
 
     def refine_hypergraph(
-        self, hg, parts, k, max_block_weights, objective, *, max_rounds: int = 16
+        self, hg, parts, k, max_block_weights, objective, *, max_rounds: int = 16, locked=None
     ):
         out, gain = _cpu.refine_hypergraph(
             hg.eptr, hg.eind, hg.ewgt, hg.vptr, hg.vind, hg.vwgt, _i32(parts), int(k),
             _i64(max_block_weights), _objective_code(objective), int(max_rounds),
+            locked=_u8(locked),
         )
         return out, int(gain)
 
@@ -174,11 +180,13 @@ class CpuBackend(Backend):
         min_improvement: float = 0.001,
         seed: int = 0,
         max_work: float = 0.0,
+        locked=None,
     ):
         out, gain = _cpu.fm_refine_hypergraph(
             hg.eptr, hg.eind, hg.ewgt, hg.vptr, hg.vind, hg.vwgt, _i32(parts), int(k),
             _i64(max_block_weights), _objective_code(objective), int(max_rounds),
             int(max_fruitless_moves), float(min_improvement), int(seed), float(max_work),
+            locked=_u8(locked),
         )
         return out, int(gain)
 
@@ -197,31 +205,32 @@ class CpuBackend(Backend):
         afterburner_max_net_size: int = 256,
         balance_rounds: int = 3,
         seed: int = 0,
+        locked=None,
     ):
         out, gain = _cpu.jet_refine_hypergraph(
             hg.eptr, hg.eind, hg.ewgt, hg.vptr, hg.vind, hg.vwgt, _i32(parts), int(k),
             _i64(max_block_weights), _objective_code(objective), int(max_iterations),
             int(patience), float(negative_gain_factor), float(min_improvement),
-            int(afterburner_max_net_size), int(balance_rounds), int(seed),
+            int(afterburner_max_net_size), int(balance_rounds), int(seed), locked=_u8(locked),
         )
         return out, int(gain)
 
     def refine_candidates(self, hg, parts, k, max_block_weights, objective, *,
-                          max_rounds: int = 16):
+                          max_rounds: int = 16, locked=None):
         """Every row of the 2-D ``parts`` rebalanced and sequence-refined (``max_rounds``; 0:
         rebalanced only), rows in parallel: (refined rows, objective values). Each row gets what
         ``rebalance_hypergraph`` then ``refine_hypergraph`` give it (C++ backend only)."""
         out, values = _cpu.refine_candidates(
             hg.eptr, hg.eind, hg.ewgt, hg.vptr, hg.vind, hg.vwgt,
             np.ascontiguousarray(parts, dtype=np.int32), int(k), _i64(max_block_weights),
-            _objective_code(objective), int(max_rounds),
+            _objective_code(objective), int(max_rounds), locked=_u8(locked),
         )
         return out, values
 
-    def rebalance_hypergraph(self, hg, parts, k, max_block_weights, objective):
+    def rebalance_hypergraph(self, hg, parts, k, max_block_weights, objective, locked=None):
         return _cpu.rebalance_hypergraph(
             hg.eptr, hg.eind, hg.ewgt, hg.vptr, hg.vind, hg.vwgt, _i32(parts), int(k),
-            _i64(max_block_weights), _objective_code(objective),
+            _i64(max_block_weights), _objective_code(objective), locked=_u8(locked),
         )
 
     # ------------------------------------------------------------------ graphs

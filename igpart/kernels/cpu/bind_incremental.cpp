@@ -2,7 +2,9 @@
 // keeps its scratch space across calls and refines a DynamicHypergraph in place.
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
 
+#include <optional>
 #include <string>
 
 #include "bindings.h"
@@ -57,7 +59,8 @@ void igp::bind_incremental(py::module_ &m) {
             [](IncrementalRefiner &r, DynamicHypergraph &h, Arr<int32_t> touched_v,
                Arr<int32_t> touched_e, Arr<int32_t> new_v, int objective, int64_t max_net_size,
                int32_t expand, int64_t max_rounds, int64_t refine_rounds, bool fm,
-               int64_t fm_max_fruitless, int64_t fm_max_moves) {
+               int64_t fm_max_fruitless, int64_t fm_max_moves,
+               std::optional<Arr<uint8_t>> locked) {
                 if (objective != OBJ_CUT && objective != OBJ_KM1)
                     throw std::invalid_argument("objective code must be 0 (cut) or 1 (km1)");
                 if (max_net_size < 2 || expand < 0 || max_rounds < 0 || refine_rounds < 0 ||
@@ -75,10 +78,17 @@ void igp::bind_incremental(py::module_ &m) {
                 opt.fm = fm;
                 opt.fm_max_fruitless = fm_max_fruitless;
                 opt.fm_max_moves = fm_max_moves;
+                const uint8_t *lk = nullptr;
+                int64_t nlk = 0;
+                if (locked) {
+                    if (locked->ndim() != 1) throw std::invalid_argument("locked must be 1-D");
+                    lk = locked->data();
+                    nlk = locked->shape(0);
+                }
                 IncResult res;
                 {
                     py::gil_scoped_release release;
-                    res = r.refine(h, tv.p, tv.n, te.p, te.n, nv.p, nv.n, opt);
+                    res = r.refine(h, tv.p, tv.n, te.p, te.n, nv.p, nv.n, opt, lk, nlk);
                 }
                 return py::make_tuple(to_numpy(std::move(res.moved)),
                                       to_numpy(std::move(res.from)), stats_dict(res.stats));
@@ -87,6 +97,8 @@ void igp::bind_incremental(py::module_ &m) {
             py::arg("objective") = 0, py::arg("max_net_size") = 64, py::arg("expand") = 1,
             py::arg("max_rounds") = 32, py::arg("refine_rounds") = 4, py::arg("fm") = true,
             py::arg("fm_max_fruitless") = 64, py::arg("fm_max_moves") = 0,
+            py::arg("locked") = py::none(),
             "Refines h's partition around the seeds; returns (moved vertices, their blocks on "
-            "entry, stats).");
+            "entry, stats). locked (uint8 per vertex id, optional; ids beyond it are free): "
+            "vertices that never move.");
 }

@@ -68,6 +68,14 @@ void check_cmap(const Arr<int32_t> &cmap, int64_t n, int64_t nc, const std::stri
         if (c[i] < 0 || c[i] >= nc) fail(what, "cmap entry out of range at vertex " + std::to_string(i));
 }
 
+// The optional per-vertex `locked` mask (uint8, non-zero: the vertex never moves) as a pointer.
+const uint8_t *locked_mask(const std::optional<Arr<uint8_t>> &locked, int64_t n,
+                           const std::string &what) {
+    if (!locked) return nullptr;
+    check_len(*locked, n, "locked", what);
+    return locked->data();
+}
+
 void check_objective(int objective, const std::string &what) {
     if (objective != 0 && objective != 1) fail(what, "objective must be 0 (cut) or 1 (km1)");
 }
@@ -271,8 +279,10 @@ void igp::bind_partition(py::module_ &m) {
         "refine_hypergraph",
         [](Arr<int64_t> eptr, Arr<int32_t> eind, Arr<int64_t> ewgt, Arr<int64_t> vptr,
            Arr<int32_t> vind, Arr<int64_t> vwgt, Arr<int32_t> parts, int32_t k,
-           Arr<int64_t> bounds, int objective, int64_t max_rounds, int64_t parallel_min_moves) {
+           Arr<int64_t> bounds, int objective, int64_t max_rounds, int64_t parallel_min_moves,
+           std::optional<Arr<uint8_t>> locked) {
             const HgView h = hg_view(eptr, eind, ewgt, vptr, vind, vwgt, "refine_hypergraph");
+            const uint8_t *lk = locked_mask(locked, h.n, "refine_hypergraph");
             if (parallel_min_moves < 1)
                 throw std::invalid_argument("refine_hypergraph: parallel_min_moves must be >= 1");
             std::vector<int32_t> p = parts_copy(parts, h.n, k, "refine_hypergraph");
@@ -282,24 +292,27 @@ void igp::bind_partition(py::module_ &m) {
             {
                 py::gil_scoped_release release;
                 gain = refine_sequence(h, p.data(), k, bounds.data(), objective, max_rounds,
-                                       parallel_min_moves);
+                                       parallel_min_moves, lk);
             }
             return py::make_tuple(to_numpy(std::move(p)), gain);
         },
         py::arg("eptr"), py::arg("eind"), py::arg("ewgt"), py::arg("vptr"), py::arg("vind"),
         py::arg("vwgt"), py::arg("parts"), py::arg("k"), py::arg("max_block_weights"),
         py::arg("objective"), py::arg("max_rounds"),
-        py::arg("parallel_min_moves") = kParallelMinLightItems,
+        py::arg("parallel_min_moves") = kParallelMinLightItems, py::arg("locked") = py::none(),
         "Sequence-based refinement (HyperG §3.2): (parts, gain); rounds of at least "
-        "parallel_min_moves moves evaluate the sequence in parallel (same result).");
+        "parallel_min_moves moves evaluate the sequence in parallel (same result). locked "
+        "(uint8 per vertex, optional): vertices that never move.");
 
     m.def(
         "fm_refine_hypergraph",
         [](Arr<int64_t> eptr, Arr<int32_t> eind, Arr<int64_t> ewgt, Arr<int64_t> vptr,
            Arr<int32_t> vind, Arr<int64_t> vwgt, Arr<int32_t> parts, int32_t k,
            Arr<int64_t> bounds, int objective, int64_t max_rounds, int64_t max_fruitless,
-           double min_improvement, int64_t seed, double max_work) {
+           double min_improvement, int64_t seed, double max_work,
+           std::optional<Arr<uint8_t>> locked) {
             const HgView h = hg_view(eptr, eind, ewgt, vptr, vind, vwgt, "fm_refine_hypergraph");
+            const uint8_t *lk = locked_mask(locked, h.n, "fm_refine_hypergraph");
             std::vector<int32_t> p = parts_copy(parts, h.n, k, "fm_refine_hypergraph");
             check_bounds(bounds, k, "fm_refine_hypergraph");
             check_objective(objective, "fm_refine_hypergraph");
@@ -308,7 +321,7 @@ void igp::bind_partition(py::module_ &m) {
                 py::gil_scoped_release release;
                 gain = refine_fm(h, p.data(), k, bounds.data(), objective, max_rounds,
                                  std::max<int64_t>(1, max_fruitless), min_improvement, seed,
-                                 max_work);
+                                 max_work, lk);
             }
             return py::make_tuple(to_numpy(std::move(p)), gain);
         },
@@ -316,7 +329,9 @@ void igp::bind_partition(py::module_ &m) {
         py::arg("vwgt"), py::arg("parts"), py::arg("k"), py::arg("max_block_weights"),
         py::arg("objective"), py::arg("max_rounds"), py::arg("max_fruitless_moves"),
         py::arg("min_improvement"), py::arg("seed"), py::arg("max_work") = 0.0,
-        "Boundary k-way FM: (parts, gain); max_work > 0 bounds the work of a k-way round.");
+        py::arg("locked") = py::none(),
+        "Boundary k-way FM: (parts, gain); max_work > 0 bounds the work of a k-way round; "
+        "locked (uint8 per vertex, optional): vertices that never move.");
 
     m.def(
         "jet_refine_hypergraph",
@@ -324,8 +339,9 @@ void igp::bind_partition(py::module_ &m) {
            Arr<int32_t> vind, Arr<int64_t> vwgt, Arr<int32_t> parts, int32_t k,
            Arr<int64_t> bounds, int objective, int64_t max_iterations, int64_t patience,
            double negative_gain_factor, double min_improvement, int64_t afterburner_max_net_size,
-           int64_t balance_rounds, int64_t seed) {
+           int64_t balance_rounds, int64_t seed, std::optional<Arr<uint8_t>> locked) {
             const HgView h = hg_view(eptr, eind, ewgt, vptr, vind, vwgt, "jet_refine_hypergraph");
+            const uint8_t *lk = locked_mask(locked, h.n, "jet_refine_hypergraph");
             std::vector<int32_t> p = parts_copy(parts, h.n, k, "jet_refine_hypergraph");
             check_bounds(bounds, k, "jet_refine_hypergraph");
             check_objective(objective, "jet_refine_hypergraph");
@@ -351,7 +367,7 @@ void igp::bind_partition(py::module_ &m) {
             int64_t gain;
             {
                 py::gil_scoped_release release;
-                gain = refine_jet(h, p.data(), k, bounds.data(), objective, opt);
+                gain = refine_jet(h, p.data(), k, bounds.data(), objective, opt, lk);
             }
             return py::make_tuple(to_numpy(std::move(p)), gain);
         },
@@ -360,34 +376,41 @@ void igp::bind_partition(py::module_ &m) {
         py::arg("objective"), py::arg("max_iterations"), py::arg("patience"),
         py::arg("negative_gain_factor"), py::arg("min_improvement"),
         py::arg("afterburner_max_net_size"), py::arg("balance_rounds"), py::arg("seed"),
-        "Jet refinement (kernels/common/jet.h): (parts, gain).");
+        py::arg("locked") = py::none(),
+        "Jet refinement (kernels/common/jet.h): (parts, gain); locked (uint8 per vertex, "
+        "optional): vertices that never move.");
 
     m.def(
         "rebalance_hypergraph",
         [](Arr<int64_t> eptr, Arr<int32_t> eind, Arr<int64_t> ewgt, Arr<int64_t> vptr,
            Arr<int32_t> vind, Arr<int64_t> vwgt, Arr<int32_t> parts, int32_t k,
-           Arr<int64_t> bounds, int objective) {
+           Arr<int64_t> bounds, int objective, std::optional<Arr<uint8_t>> locked) {
             const HgView h = hg_view(eptr, eind, ewgt, vptr, vind, vwgt, "rebalance_hypergraph");
+            const uint8_t *lk = locked_mask(locked, h.n, "rebalance_hypergraph");
             std::vector<int32_t> p = parts_copy(parts, h.n, k, "rebalance_hypergraph");
             check_bounds(bounds, k, "rebalance_hypergraph");
             check_objective(objective, "rebalance_hypergraph");
             {
                 py::gil_scoped_release release;
-                rebalance_hypergraph(h, p.data(), k, bounds.data(), objective);
+                rebalance_hypergraph(h, p.data(), k, bounds.data(), objective, lk);
             }
             return to_numpy(std::move(p));
         },
         py::arg("eptr"), py::arg("eind"), py::arg("ewgt"), py::arg("vptr"), py::arg("vind"),
         py::arg("vwgt"), py::arg("parts"), py::arg("k"), py::arg("max_block_weights"),
-        py::arg("objective"));
+        py::arg("objective"), py::arg("locked") = py::none(),
+        "Rebalancing (overloaded blocks give their least-loss vertices away); locked (uint8 "
+        "per vertex, optional): vertices that never move.");
 
     m.def(
         "refine_candidates",
         [](Arr<int64_t> eptr, Arr<int32_t> eind, Arr<int64_t> ewgt, Arr<int64_t> vptr,
            Arr<int32_t> vind, Arr<int64_t> vwgt, Arr<int32_t> parts, int32_t k,
-           Arr<int64_t> bounds, int objective, int64_t max_rounds) {
+           Arr<int64_t> bounds, int objective, int64_t max_rounds,
+           std::optional<Arr<uint8_t>> locked) {
             const std::string what = "refine_candidates";
             const HgView h = hg_view(eptr, eind, ewgt, vptr, vind, vwgt, what);
+            const uint8_t *lk = locked_mask(locked, h.n, what);
             if (k < 1) fail(what, "k must be at least 1");
             check_bounds(bounds, k, what);
             check_objective(objective, what);
@@ -411,8 +434,10 @@ void igp::bind_partition(py::module_ &m) {
 #pragma omp parallel for schedule(dynamic, 1)
                 for (int64_t i = 0; i < c; ++i) {
                     int32_t *q = p + i * n;
-                    rebalance_hypergraph(h, q, k, bounds.data(), objective);
-                    if (max_rounds > 0) refine_sequence(h, q, k, bounds.data(), objective, max_rounds);
+                    rebalance_hypergraph(h, q, k, bounds.data(), objective, lk);
+                    if (max_rounds > 0)
+                        refine_sequence(h, q, k, bounds.data(), objective, max_rounds,
+                                        kParallelMinLightItems, lk);
                     values[static_cast<size_t>(i)] = hypergraph_objective(h, q, k, objective);
                 }
             }
@@ -420,10 +445,11 @@ void igp::bind_partition(py::module_ &m) {
         },
         py::arg("eptr"), py::arg("eind"), py::arg("ewgt"), py::arg("vptr"), py::arg("vind"),
         py::arg("vwgt"), py::arg("parts"), py::arg("k"), py::arg("max_block_weights"),
-        py::arg("objective"), py::arg("max_rounds"),
+        py::arg("objective"), py::arg("max_rounds"), py::arg("locked") = py::none(),
         "Every row of parts (one candidate partition each) rebalanced, then refined by the "
         "sequence refinement (max_rounds rounds; 0: none), candidates in parallel: (refined "
-        "rows, their objective values).");
+        "rows, their objective values); locked (uint8 per vertex, optional): vertices that "
+        "never move.");
 
     m.def(
         "coarsen_graph",

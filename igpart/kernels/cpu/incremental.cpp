@@ -137,7 +137,7 @@ int64_t IncrementalRefiner::external_minus_internal(int32_t v) {
 void IncrementalRefiner::evaluate(int32_t v, std::vector<int32_t> &passing) {
     if (seen(v)) return;
     see(v, STAY);
-    if (external_minus_internal(v) > 0) passing.push_back(v);
+    if (!is_fixed(v) && external_minus_internal(v) > 0) passing.push_back(v);
 }
 
 void IncrementalRefiner::expand_from(const std::vector<int32_t> &sources,
@@ -165,7 +165,8 @@ bool IncrementalRefiner::pull_for_balance() {
     auto take = [&](std::vector<int32_t> &cands) {
         std::vector<std::pair<int64_t, int32_t>> keyed;
         for (int32_t v : cands)
-            if (state_[v] != PSEUDO && overloaded(h.part()[v]) && h.vertex_weight()[v] > 0)
+            if (state_[v] != PSEUDO && overloaded(h.part()[v]) && h.vertex_weight()[v] > 0 &&
+                !is_fixed(v))
                 keyed.push_back({-external_minus_internal(v), v});
         std::sort(keyed.begin(), keyed.end());
         for (const auto &kv : keyed) {
@@ -379,6 +380,7 @@ void IncrementalRefiner::local_sequence() {
     for (int64_t round = 0; round < opt_.refine_rounds; ++round) {
         seq.clear();
         for (int32_t v : region_) {
+            if (is_fixed(v)) continue;
             const int32_t s = h.part()[v];
             const int64_t base = collect_gains(v, s);
             Cand best{v, -1, 0};  // the best positive-gain move (ties: smaller block id)
@@ -446,7 +448,7 @@ void IncrementalRefiner::local_fm() {
         return best;
     };
     auto push = [&](int32_t v) {
-        if (locked_[v] == lock) return;
+        if (locked_[v] == lock || is_fixed(v)) return;
         Entry e = best_move(v);
         e.version = ++counter;
         version[static_cast<uint64_t>(v)] = e.version;
@@ -500,15 +502,18 @@ void IncrementalRefiner::local_fm() {
 
 IncResult IncrementalRefiner::refine(DynamicHypergraph &h, const int32_t *touched_v, int64_t ntv,
                                      const int32_t *touched_e, int64_t nte, const int32_t *new_v,
-                                     int64_t nnv, const IncOptions &opt) {
+                                     int64_t nnv, const IncOptions &opt, const uint8_t *fixed,
+                                     int64_t nfixed) {
     prepare(h, opt);
+    fixed_ = fixed;
+    nfixed_ = fixed ? nfixed : 0;
     // 1. Affected vertices and the pseudo-partition (Alg. 3).
     std::vector<int32_t> passing;
     for (int64_t i = 0; i < nnv; ++i) {
         const int32_t v = new_v[i];
         if (!h.vertex_alive(v) || seen(v)) continue;
         see(v, STAY);
-        passing.push_back(v);
+        if (!is_fixed(v)) passing.push_back(v);
     }
     for (int64_t i = 0; i < ntv; ++i)
         if (h.vertex_alive(touched_v[i])) evaluate(touched_v[i], passing);

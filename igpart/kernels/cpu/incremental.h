@@ -68,9 +68,11 @@ struct IncResult {
 class IncrementalRefiner {
    public:
     // Refines h's partition around the given seeds (ids must be live or are skipped).
+    // `fixed` (optional, nfixed entries; ids beyond them are free): vertices with a non-zero
+    // entry never move (they never join the pseudo-partition nor the local refinement).
     IncResult refine(DynamicHypergraph &h, const int32_t *touched_v, int64_t ntv,
                      const int32_t *touched_e, int64_t nte, const int32_t *new_v, int64_t nnv,
-                     const IncOptions &opt);
+                     const IncOptions &opt, const uint8_t *fixed = nullptr, int64_t nfixed = 0);
 
    private:
     enum : uint8_t { STAY = 0, PSEUDO = 1, PLACED = 2 };
@@ -79,6 +81,9 @@ class IncrementalRefiner {
     int32_t k_ = 0;
     int64_t bound_ = 0;
     std::vector<int64_t> wp_;  // block weights without pseudo vertices
+    const uint8_t *fixed_ = nullptr;  // this call's fixed vertices (nfixed_ entries)
+    int64_t nfixed_ = 0;
+    bool is_fixed(int32_t v) const { return fixed_ && v < nfixed_ && fixed_[v]; }
 
     // Per-vertex scratch, valid where the stamp equals the current tick.
     uint32_t tick_ = 0, call_ = 0;

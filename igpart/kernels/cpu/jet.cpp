@@ -72,7 +72,7 @@ void jet_candidate(const HgView &h, const PinCounts &phi, const int32_t *parts, 
 }  // namespace
 
 int64_t refine_jet(const HgView &h, int32_t *parts, int32_t k, const int64_t *bounds, int objective,
-                   const JetOptions &opt) {
+                   const JetOptions &opt, const uint8_t *fixed) {
     const int64_t n = h.n;
     if (n == 0 || h.m == 0 || opt.max_iterations <= 0) return 0;
     std::vector<int32_t> cur(parts, parts + n);
@@ -111,7 +111,7 @@ int64_t refine_jet(const HgView &h, int32_t *parts, int32_t k, const int64_t *bo
 #pragma omp for schedule(dynamic, 1024)
             for (int64_t i = 0; i < nb; ++i) {
                 const int32_t u = boundary[i];
-                if (locked[u]) {
+                if (locked[u] || (fixed && fixed[u])) {
                     target[u] = -1;
                     gain[u] = 0;
                     continue;

@@ -128,19 +128,21 @@ int64_t hypergraph_objective(const HgView &h, const int32_t *parts, int32_t k, i
 int64_t graph_edge_cut(const GraphView &g, const int32_t *parts);
 
 // ------------------------------------------------------------------------------ refinement
-// All modify `parts` in place and return the objective improvement (>= 0).
+// All modify `parts` in place and return the objective improvement (>= 0). `locked` (optional,
+// n entries): vertices with a non-zero entry never move (fixed vertices).
 // Sequence refinement; rounds of at least parallel_min_moves moves evaluate the sequence in
 // parallel (per net), with the same moves and result as the sequential evaluation.
 int64_t refine_sequence(const HgView &h, int32_t *parts, int32_t k, const int64_t *bounds,
                         int objective, int64_t max_rounds,
-                        int64_t parallel_min_moves = kParallelMinLightItems);
+                        int64_t parallel_min_moves = kParallelMinLightItems,
+                        const uint8_t *locked = nullptr);
 // refine_fm: max_work > 0 stops a round of the k-way FM (k > 2, or weights the bisection's gain
 // tracking does not take) once its gain evaluations have read max_work * (pins + n) pins.
 int64_t refine_fm(const HgView &h, int32_t *parts, int32_t k, const int64_t *bounds, int objective,
                   int64_t max_rounds, int64_t max_fruitless, double min_improvement, int64_t seed,
-                  double max_work = 0.0);
+                  double max_work = 0.0, const uint8_t *locked = nullptr);
 void rebalance_hypergraph(const HgView &h, int32_t *parts, int32_t k, const int64_t *bounds,
-                          int objective);
+                          int objective, const uint8_t *locked = nullptr);
 
 // Jet refinement (jet.cpp, kernels/common/jet.h): see Backend.jet_refine_hypergraph.
 struct JetOptions {
@@ -154,7 +156,7 @@ struct JetOptions {
 };
 // Returns the objective improvement (>= 0); `parts` holds the best partition seen.
 int64_t refine_jet(const HgView &h, int32_t *parts, int32_t k, const int64_t *bounds, int objective,
-                   const JetOptions &opt);
+                   const JetOptions &opt, const uint8_t *locked = nullptr);
 
 // ------------------------------------------------------------------------------ initial
 // Greedy hypergraph growing (KaHyPar / Mt-KaHyPar's GHG initial bisector), `count` runs with

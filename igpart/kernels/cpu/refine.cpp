@@ -188,7 +188,8 @@ void sequence_gains(const HgView &h, const PinCounts &phi, int objective, const 
 }  // namespace
 
 int64_t refine_sequence(const HgView &h, int32_t *parts, int32_t k, const int64_t *bounds,
-                        int objective, int64_t max_rounds, int64_t parallel_min_moves) {
+                        int objective, int64_t max_rounds, int64_t parallel_min_moves,
+                        const uint8_t *locked) {
     PinCounts phi(h, parts);
     std::vector<int64_t> bw = weights_of(h.n, h.vwgt, parts, k);
     int64_t total_gain = 0;
@@ -209,7 +210,7 @@ int64_t refine_sequence(const HgView &h, int32_t *parts, int32_t k, const int64_
             std::vector<Cand> local;
 #pragma omp for schedule(dynamic, 1024) nowait
             for (int64_t u = 0; u < h.n; ++u) {
-                if (!on_boundary(h, phi, static_cast<int32_t>(u))) continue;
+                if ((locked && locked[u]) || !on_boundary(h, phi, static_cast<int32_t>(u))) continue;
                 const Move mv = best_adjacent_move(h, phi, objective, parts, static_cast<int32_t>(u),
                                                    sc, [](int32_t) { return true; });
                 if (mv.ok() && mv.gain > 0) local.push_back({static_cast<int32_t>(u), mv.to, mv.gain});
@@ -533,7 +534,7 @@ class BisectionQueue {
 // same moves and result, with the gains kept by BisectionGains instead of recomputed.
 int64_t refine_fm_bisection(const HgView &h, int32_t *parts, const int64_t *bounds,
                             int objective, int64_t max_rounds, int64_t max_fruitless,
-                            double min_improvement, int64_t seed) {
+                            double min_improvement, int64_t seed, const uint8_t *fixed) {
     BisectionPinCounts phi(h, parts);
     BisectionGains gains(h, phi, objective, parts);
     std::vector<int64_t> bw = weights_of(h.n, h.vwgt, parts, 2);
@@ -570,6 +571,7 @@ int64_t refine_fm_bisection(const HgView &h, int32_t *parts, const int64_t *boun
 #pragma omp for schedule(dynamic, 2048) nowait
             for (int64_t u = 0; u < h.n; ++u) {
                 const int32_t v = static_cast<int32_t>(u);
+                if (fixed && fixed[u]) continue;
                 const Move mv = gains.best(v, feasible(v));
                 if (mv.ok()) mine.push_back({mv.gain, tie_hash(rseed, v, mv.to), v, mv.to});
             }
@@ -585,7 +587,10 @@ int64_t refine_fm_bisection(const HgView &h, int32_t *parts, const int64_t *boun
             else
                 pq.erase(u);
         };
-        std::fill(locked.begin(), locked.end(), 0);
+        if (fixed)  // fixed vertices stay locked for the whole round
+            std::copy(fixed, fixed + h.n, locked.begin());
+        else
+            std::fill(locked.begin(), locked.end(), 0);
         moves.clear();
         int64_t cum = 0, best = 0, fruitless = 0;
         size_t best_len = 0;
@@ -655,10 +660,10 @@ int64_t refine_fm_bisection(const HgView &h, int32_t *parts, const int64_t *boun
 // --- any k
 int64_t refine_fm(const HgView &h, int32_t *parts, int32_t k, const int64_t *bounds, int objective,
                   int64_t max_rounds, int64_t max_fruitless, double min_improvement, int64_t seed,
-                  double max_work) {
+                  double max_work, const uint8_t *fixed) {
     if (k == 2 && BisectionGains::applies(h))
         return refine_fm_bisection(h, parts, bounds, objective, max_rounds, max_fruitless,
-                                   min_improvement, seed);
+                                   min_improvement, seed, fixed);
     PinCounts phi(h, parts);
     std::vector<int64_t> bw = weights_of(h.n, h.vwgt, parts, k);
     GainScratch sc(k);
@@ -700,7 +705,7 @@ int64_t refine_fm(const HgView &h, int32_t *parts, int32_t k, const int64_t *bou
 #pragma omp for schedule(dynamic, 2048) nowait
             for (int64_t u = 0; u < h.n; ++u) {
                 const int32_t v = static_cast<int32_t>(u);
-                if (!on_boundary(h, phi, v)) continue;
+                if ((fixed && fixed[u]) || !on_boundary(h, phi, v)) continue;
                 const Move mv = best_adjacent_move(h, phi, objective, parts, v, tsc, feasible(v));
                 if (mv.ok()) mine.push_back({mv.gain, tie_hash(rseed, v, mv.to), v, mv.to, version[v] + 1});
             }
@@ -715,7 +720,10 @@ int64_t refine_fm(const HgView &h, int32_t *parts, int32_t k, const int64_t *bou
             ++version[u];
             if (mv.ok()) pq.push({mv.gain, tie_hash(rseed, u, mv.to), u, mv.to, version[u]});
         };
-        std::fill(locked.begin(), locked.end(), 0);
+        if (fixed)  // fixed vertices stay locked for the whole round
+            std::copy(fixed, fixed + h.n, locked.begin());
+        else
+            std::fill(locked.begin(), locked.end(), 0);
         moves.clear();
         work = 0;
         int64_t cum = 0, best = 0, fruitless = 0;
@@ -820,7 +828,7 @@ struct HgRebalanceOracle {
 }  // namespace
 
 void rebalance_hypergraph(const HgView &h, int32_t *parts, int32_t k, const int64_t *bounds,
-                          int objective) {
+                          int objective, const uint8_t *locked) {
     {
         const std::vector<int64_t> bw = weights_of(h.n, h.vwgt, parts, k);
         bool over = false;
@@ -828,7 +836,7 @@ void rebalance_hypergraph(const HgView &h, int32_t *parts, int32_t k, const int6
         if (!over) return;
     }
     HgRebalanceOracle oracle(h, parts, k, objective);
-    rebalance_impl(h.n, h.vwgt, parts, k, bounds, oracle);
+    rebalance_impl(h.n, h.vwgt, parts, k, bounds, oracle, locked);
 }
 
 }  // namespace igp

@@ -73,14 +73,23 @@ inline std::vector<int64_t> weights_of(int64_t n, const int64_t *vwgt, const int
 
 // Phase 2 of rebalancing: vertices by weight descending (ties: id) stay in their block while it
 // has room (keep_current) or go to the block with the most room. Returns the total overload.
+// Locked vertices (locked[v] != 0, when given) stay in their block and are placed first.
 inline int64_t repack_first_fit(int64_t n, const int64_t *vwgt, const int32_t *parts, int32_t k,
                                 const int64_t *bounds, bool keep_current,
-                                std::vector<int32_t> &out) {
+                                std::vector<int32_t> &out, const uint8_t *locked = nullptr) {
     std::vector<int32_t> order(static_cast<size_t>(n));
     std::iota(order.begin(), order.end(), 0);
+    std::vector<int64_t> fixed_load(static_cast<size_t>(k), 0);
+    if (locked) {
+        for (int64_t v = 0; v < n; ++v)
+            if (locked[v]) fixed_load[parts[v]] += vwgt[v];
+        order.erase(std::remove_if(order.begin(), order.end(),
+                                   [&](int32_t v) { return locked[v] != 0; }),
+                    order.end());
+    }
     std::stable_sort(order.begin(), order.end(),
                      [&](int32_t a, int32_t b) { return vwgt[a] > vwgt[b]; });
-    BlockRooms rooms(std::vector<int64_t>(static_cast<size_t>(k), 0), bounds, k);
+    BlockRooms rooms(std::move(fixed_load), bounds, k);
     out.assign(parts, parts + n);
     for (int32_t v : order) {
         const int64_t w = vwgt[v];
@@ -95,7 +104,7 @@ inline int64_t repack_first_fit(int64_t n, const int64_t *vwgt, const int32_t *p
 // Phase 3 of rebalancing: single moves and pairwise swaps that lower the overload of the most
 // overloaded block (O(|block| * n) per step; used on levels of at most kSwapMaxVertices).
 inline void repair_by_swaps(int64_t n, const int64_t *vwgt, int32_t *parts, int32_t k,
-                            const int64_t *bounds) {
+                            const int64_t *bounds, const uint8_t *locked = nullptr) {
     BlockRooms rooms(weights_of(n, vwgt, parts, k), bounds, k);
     for (int64_t step = 0; step < 4 * n && rooms.num_overloaded() > 0; ++step) {
         int32_t a = -1;
@@ -105,7 +114,7 @@ inline void repair_by_swaps(int64_t n, const int64_t *vwgt, int32_t *parts, int3
         int64_t best_gain = 0;
         int32_t bu = -1, bv = -1, bb = -1;
         for (int64_t u = 0; u < n; ++u) {
-            if (parts[u] != a || vwgt[u] <= 0) continue;
+            if (parts[u] != a || vwgt[u] <= 0 || (locked && locked[u])) continue;
             for (int32_t b = 0; b < k; ++b) {  // single move
                 if (b == a || !rooms.fits(b, vwgt[u])) continue;
                 const int64_t g = std::min(vwgt[u], over);
@@ -114,7 +123,7 @@ inline void repair_by_swaps(int64_t n, const int64_t *vwgt, int32_t *parts, int3
             for (int64_t v = 0; v < n; ++v) {  // swap with a lighter vertex elsewhere
                 const int32_t b = parts[v];
                 const int64_t d = vwgt[u] - vwgt[v];
-                if (b == a || d <= 0 || !rooms.fits(b, d)) continue;
+                if (b == a || d <= 0 || !rooms.fits(b, d) || (locked && locked[v])) continue;
                 const int64_t g = std::min(d, over);
                 if (g > best_gain) best_gain = g, bu = static_cast<int32_t>(u), bv = static_cast<int32_t>(v), bb = b;
             }
@@ -131,13 +140,21 @@ inline void repair_by_swaps(int64_t n, const int64_t *vwgt, int32_t *parts, int3
 
 // Phase 4: exact bin packing by depth-first search (vertices by weight descending; blocks of
 // equal load tried once), for levels of at most kExactMaxVertices. Returns true when found.
-inline bool pack_exact(int64_t n, const int64_t *vwgt, int32_t *parts, int32_t k,
-                       const int64_t *bounds) {
-    std::vector<int32_t> order(static_cast<size_t>(n));
+inline bool pack_exact(int64_t n_all, const int64_t *vwgt, int32_t *parts, int32_t k,
+                       const int64_t *bounds, const uint8_t *locked = nullptr) {
+    std::vector<int32_t> order(static_cast<size_t>(n_all));
     std::iota(order.begin(), order.end(), 0);
+    std::vector<int64_t> load(static_cast<size_t>(k), 0);
+    if (locked) {  // locked vertices stay: their weight is preloaded, the rest is packed
+        for (int64_t v = 0; v < n_all; ++v)
+            if (locked[v]) load[parts[v]] += vwgt[v];
+        order.erase(std::remove_if(order.begin(), order.end(),
+                                   [&](int32_t v) { return locked[v] != 0; }),
+                    order.end());
+    }
+    const int64_t n = static_cast<int64_t>(order.size());
     std::stable_sort(order.begin(), order.end(),
                      [&](int32_t a, int32_t b) { return vwgt[a] > vwgt[b]; });
-    std::vector<int64_t> load(static_cast<size_t>(k), 0);
     std::vector<int32_t> assign(static_cast<size_t>(n), -1);
     int64_t budget = 2000000;
     // iterative DFS over (position, next block to try)
@@ -183,9 +200,10 @@ constexpr int64_t kExactMaxVertices = 24;
 //     room for it of highest gain (ties: more room, then smaller id); !ok() when none fits;
 //   void apply(int32_t u, int32_t from, int32_t to): updates the oracle's own state.
 // Leaves a balanced partition unchanged. Phases 2-4 run only while blocks stay overloaded.
+// Vertices with a non-zero `locked` entry (when given) never move.
 template <class Oracle>
 void rebalance_impl(int64_t n, const int64_t *vwgt, int32_t *parts, int32_t k,
-                    const int64_t *bounds, Oracle &oracle) {
+                    const int64_t *bounds, Oracle &oracle, const uint8_t *locked = nullptr) {
     BlockRooms rooms(weights_of(n, vwgt, parts, k), bounds, k);
     if (rooms.num_overloaded() == 0) return;
     // Phase 1: least loss per unit of weight, lazily re-evaluated.
@@ -196,7 +214,7 @@ void rebalance_impl(int64_t n, const int64_t *vwgt, int32_t *parts, int32_t k,
     };
     std::priority_queue<Entry> pq;
     for (int64_t u = 0; u < n; ++u) {
-        if (vwgt[u] <= 0 || !rooms.overloaded(parts[u])) continue;
+        if (vwgt[u] <= 0 || !rooms.overloaded(parts[u]) || (locked && locked[u])) continue;
         const Move mv = oracle.best_fitting(static_cast<int32_t>(u), rooms);
         if (mv.ok()) pq.push({static_cast<double>(mv.gain) / vwgt[u], static_cast<int32_t>(u)});
     }
@@ -220,17 +238,18 @@ void rebalance_impl(int64_t n, const int64_t *vwgt, int32_t *parts, int32_t k,
     // Phase 2: first-fit decreasing, keeping vertices in place where possible, then from scratch.
     std::vector<int32_t> a, b;
     const int64_t now = rooms.total_overload();
-    const int64_t oa = repack_first_fit(n, vwgt, parts, k, bounds, true, a);
-    const int64_t ob = oa == 0 ? oa + 1 : repack_first_fit(n, vwgt, parts, k, bounds, false, b);
+    const int64_t oa = repack_first_fit(n, vwgt, parts, k, bounds, true, a, locked);
+    const int64_t ob =
+        oa == 0 ? oa + 1 : repack_first_fit(n, vwgt, parts, k, bounds, false, b, locked);
     if (std::min(oa, ob) < now) {
         const std::vector<int32_t> &best = oa <= ob ? a : b;
         std::copy(best.begin(), best.end(), parts);
         if (std::min(oa, ob) == 0) return;
     }
     // Phase 3: swaps; phase 4: exact search on tiny levels.
-    if (n <= kSwapMaxVertices) repair_by_swaps(n, vwgt, parts, k, bounds);
+    if (n <= kSwapMaxVertices) repair_by_swaps(n, vwgt, parts, k, bounds, locked);
     if (n <= kExactMaxVertices && BlockRooms(weights_of(n, vwgt, parts, k), bounds, k).num_overloaded())
-        pack_exact(n, vwgt, parts, k, bounds);
+        pack_exact(n, vwgt, parts, k, bounds, locked);
 }
 
 }  // namespace igp

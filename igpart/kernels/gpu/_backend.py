@@ -382,17 +382,33 @@ class GpuBackend(Backend):
         self._level_done()
         return out
 
+    def _locked(self, locked, n: int, what: str):
+        """The optional ``locked`` mask (uint8 per vertex) on the device, or None."""
+        if locked is None:
+            return None
+        locked = cp.ascontiguousarray(cp.asarray(locked), dtype=cp.uint8)
+        if locked.shape != (n,):
+            raise ValueError(f"{what}: locked must have one entry per vertex ({n}), "
+                             f"got shape {tuple(locked.shape)}")
+        return locked
+
+    def _host_locked(self, locked, n: int, what: str):
+        """``locked`` as a host array for the C++ backend, or None."""
+        locked = self._locked(locked, n, what)
+        return None if locked is None else self.to_host(locked)
+
     def refine_hypergraph(self, hg, parts, k, max_block_weights, objective, *,
-                          max_rounds: int = 16):
+                          max_rounds: int = 16, locked=None):
         code = _objective_code(objective)
         parts = self._parts(parts, hg.n, k, "refine_hypergraph")
         bounds = self._bounds(max_block_weights, k, "refine_hypergraph")
-        return _hypergraph.refine(hg, parts, int(k), bounds, code, int(max_rounds))
+        locked = self._locked(locked, hg.n, "refine_hypergraph")
+        return _hypergraph.refine(hg, parts, int(k), bounds, code, int(max_rounds), locked)
 
     def fm_refine_hypergraph(self, hg, parts, k, max_block_weights, objective, *,
                              max_rounds: int = 4, max_fruitless_moves: int = 250,
                              min_improvement: float = 0.001, seed: int = 0,
-                             max_work: float = 0.0):
+                             max_work: float = 0.0, locked=None):
         _objective_code(objective)
         parts = self._parts(parts, hg.n, k, "fm_refine_hypergraph")
         bounds = self._bounds(max_block_weights, k, "fm_refine_hypergraph")
@@ -403,6 +419,7 @@ class GpuBackend(Backend):
             self._host_copy(hg), self.to_host(parts), k, self.to_host(bounds), objective,
             max_rounds=max_rounds, max_fruitless_moves=max_fruitless_moves,
             min_improvement=min_improvement, seed=seed, max_work=max_work,
+            locked=self._host_locked(locked, hg.n, "fm_refine_hypergraph"),
         )
         return self.asarray(out), gain
 
@@ -410,7 +427,7 @@ class GpuBackend(Backend):
                               max_iterations: int = 64, patience: int = 12,
                               negative_gain_factor: float = 0.25, min_improvement: float = 0.001,
                               afterburner_max_net_size: int = 256, balance_rounds: int = 3,
-                              seed: int = 0):
+                              seed: int = 0, locked=None):
         code = _objective_code(objective)
         parts = self._parts(parts, hg.n, k, "jet_refine_hypergraph")
         bounds = self._bounds(max_block_weights, k, "jet_refine_hypergraph")
@@ -435,6 +452,7 @@ class GpuBackend(Backend):
                 min_improvement=float(min_improvement),
                 afterburner_max_net_size=int(afterburner_max_net_size),
                 balance_rounds=int(balance_rounds), seed=int(seed),
+                locked=self._host_locked(locked, hg.n, "jet_refine_hypergraph"),
             )
             return self.asarray(out, "int32"), gain
         return _jet.refine(
@@ -443,16 +461,18 @@ class GpuBackend(Backend):
             min_improvement=float(min_improvement),
             afterburner_max_net_size=int(afterburner_max_net_size),
             balance_rounds=int(balance_rounds), seed=int(seed), boundary=self.jet_boundary,
+            locked=self._locked(locked, hg.n, "jet_refine_hypergraph"),
         )
 
-    def rebalance_hypergraph(self, hg, parts, k, max_block_weights, objective):
+    def rebalance_hypergraph(self, hg, parts, k, max_block_weights, objective, locked=None):
         _objective_code(objective)
         parts = self._parts(parts, hg.n, k, "rebalance_hypergraph")
         bounds = self._bounds(max_block_weights, k, "rebalance_hypergraph")
         if self._balanced(hg.vwgt, parts, k, bounds):
             return parts.copy()
-        out = self.cpu.rebalance_hypergraph(self._host_copy(hg), self.to_host(parts), k,
-                                            self.to_host(bounds), objective)
+        out = self.cpu.rebalance_hypergraph(
+            self._host_copy(hg), self.to_host(parts), k, self.to_host(bounds), objective,
+            locked=self._host_locked(locked, hg.n, "rebalance_hypergraph"))
         return self.asarray(out)
 
     # ------------------------------------------------------------------ graphs

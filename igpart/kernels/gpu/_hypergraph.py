@@ -498,7 +498,10 @@ def apply_prefix(parts, bw, mv_u, mv_from, mv_to, w, length: int) -> None:
     STATS.add(4)
 
 
-def refine(hg: HypergraphArrays, parts, k: int, bounds, objective_code: int, max_rounds: int):
+def refine(hg: HypergraphArrays, parts, k: int, bounds, objective_code: int, max_rounds: int,
+           locked=None):
+    """Sequence refinement (``Backend.refine_hypergraph``); ``locked``: uint8 per vertex on
+    the device (non-zero: never moved) or None."""
     n = hg.n
     parts = parts.copy()
     total = 0
@@ -516,7 +519,8 @@ def refine(hg: HypergraphArrays, parts, k: int, bounds, objective_code: int, max
         phi.build(parts, k)
         launch("refine", "hg_best_moves", n, (
             i64(n), hg.eptr, hg.ewgt, hg.vptr, hg.vind, parts, phi.lam, phi.blk, phi.cnt, i32(k),
-            i32(objective_code), i32(use_global), scratch, target, gain), warps=True, shared=shared)
+            i32(objective_code), i32(use_global), scratch, target, gain,
+            NULL if locked is None else locked), warps=True, shared=shared)
         mv_u = cp.flatnonzero(target >= 0).astype(cp.int32)
         STATS.add(3)
         L = int(mv_u.shape[0])

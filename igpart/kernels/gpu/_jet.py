@@ -78,9 +78,12 @@ class _Jet:
         afterburner_max_net_size: int,
         seed: int,
         boundary: bool = False,
+        fixed=None,
     ):
         n = hg.n
         self.hg, self.cur, self.k, self.bounds, self.code = hg, cur, k, bounds, code
+        #: uint8 per vertex (non-zero: a fixed vertex, never a candidate) or None
+        self.fixed = fixed
         self.rounds, self.c = balance_rounds, np.float64(negative_gain_factor)
         self.max_net, self.seed = afterburner_max_net_size, seed
         self.bw = block_weights(hg.vwgt, cur, k)
@@ -192,6 +195,7 @@ class _Jet:
                 self.stats,
                 blist,
                 count,
+                NULL if self.fixed is None else self.fixed,
             ),
             warps=True,
             shared=self.shared,
@@ -429,7 +433,10 @@ def refine(
     balance_rounds: int,
     seed: int,
     boundary: bool = False,
+    locked=None,
 ):
+    """Jet refinement (``Backend.jet_refine_hypergraph``); ``locked``: uint8 per vertex on
+    the device (non-zero: never moved) or None."""
     n = hg.n
     cur = parts.copy()
     if n == 0 or hg.m == 0 or max_iterations <= 0:
@@ -447,6 +454,7 @@ def refine(
         afterburner_max_net_size,
         seed,
         boundary,
+        locked,
     )
     jet.rebuild()
     jet.candidates(0)

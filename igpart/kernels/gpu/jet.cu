@@ -19,14 +19,16 @@
 // them. Integer atomics only, so the result does not depend on the order. With `list` (the
 // boundary vertices of jet_boundary_list, *count of them) only those are visited: the others
 // have no block but their own on any net, so they get no target (the launcher zeroes their flag
-// and clears every lock after this kernel, as visiting them would).
+// and clears every lock after this kernel, as visiting them would). `fixed` (optional, NULL:
+// none): vertices with a non-zero entry are never candidates (fixed vertices).
 extern "C" __global__ void jet_candidates(long long n, const long long *eptr, const long long *ewgt,
                                           const long long *vptr, const int *vind, const int *parts,
                                           const int *lam, const int *pblk, const int *pcnt,
                                           signed char *locked, int k, int objective, double c,
                                           int use_global, long long *gscratch, int *target,
                                           long long *gain, int *flag, long long *stats,
-                                          const int *list, const int *count) {
+                                          const int *list, const int *count,
+                                          const unsigned char *fixed) {
     extern __shared__ long long sh[];
     const int lane = igp_lane();
     const long long words = jet_table_words(k);
@@ -49,6 +51,7 @@ extern "C" __global__ void jet_candidates(long long n, const long long *eptr, co
         if (lane == 0) {
             lk = locked[u];
             if (lk) locked[u] = 0;  // the lock lasts one iteration
+            if (fixed && fixed[u]) lk = 1;
         }
         if (__shfl_sync(IGP_FULL_MASK, lk, 0)) {
             if (lane == 0) {

@@ -103,16 +103,25 @@ extern "C" __global__ void build_phi_long(long long count, const int *nets, cons
 // Best positive-gain move of every vertex to a block its nets touch (ties: smaller block), or
 // target -1. Warp per vertex: lanes walk the vertex's nets, add the target-dependent gain parts
 // into a per-warp table of k entries (shared memory, or global scratch when k is large), then
-// scan and clear it.
+// scan and clear it. `locked` (optional, NULL: none): a vertex with a non-zero entry gets no
+// move (target -1).
 extern "C" __global__ void hg_best_moves(long long n, const long long *eptr, const long long *ewgt,
                                          const long long *vptr, const int *vind, const int *parts,
                                          const int *lam, const int *pblk, const int *pcnt, int k,
                                          int objective, int use_global, long long *gscratch,
-                                         int *target, long long *gain) {
+                                         int *target, long long *gain,
+                                         const unsigned char *locked) {
     extern __shared__ long long sh[];
     const int lane = igp_lane();
     long long *extra = warp_table(sh, use_global, gscratch, k);
     for (long long u = igp_warp(); u < n; u += igp_nwarps()) {
+        if (locked && locked[u]) {  // warp-uniform: every lane reads the same entry
+            if (lane == 0) {
+                target[u] = -1;
+                gain[u] = 0;
+            }
+            continue;
+        }
         const int s = parts[u];
         long long base = 0;
         int touched = 0;
