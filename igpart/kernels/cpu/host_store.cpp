@@ -1,0 +1,55 @@
+// Host store of the dynamic hypergraph (host_store.h).
+#include "host_store.h"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+namespace igp {
+
+HostStore::HostStore(const HostStoreOptions &opt)
+    : opt_(opt), vrows_(opt.pma), erows_(opt.pma),
+      cache_(opt.cache_budget, opt.tau, opt.min_hotness) {}
+
+void HostStore::build(const int64_t *vptr, const int32_t *vind, int64_t n, const int64_t *eptr,
+                      const int32_t *eind, int64_t m) {
+    vrows_.build(vptr, vind, n);
+    erows_.build(eptr, eind, m);
+    cache_.resize(2 * std::max(n, m));
+}
+
+void HostStore::ensure(int64_t n, int64_t m) {
+    if (n > vrows_.rows()) vrows_.add_rows(n - vrows_.rows());
+    if (m > erows_.rows()) erows_.add_rows(m - erows_.rows());
+    if (2 * std::max(n, m) > cache_.keys()) cache_.resize(2 * std::max(n, m));
+}
+
+void HostStore::insert_pin(int32_t v, int32_t e) {
+    vrows_.insert(v, e);
+    erows_.insert(e, v);
+    cache_.modified(2 * int64_t(v));
+    cache_.modified(2 * int64_t(e) + 1);
+}
+
+void HostStore::delete_pin(int32_t v, int32_t e) {
+    if (!vrows_.erase(v, e) || !erows_.erase(e, v))
+        throw std::logic_error("host store: vertex " + std::to_string(v) + " is no pin of net " +
+                               std::to_string(e));
+    cache_.modified(2 * int64_t(v));
+    cache_.modified(2 * int64_t(e) + 1);
+}
+
+void HostStore::finish_changes() {
+    cache_.finish_changes([this](int64_t key) { return row_bytes(key); });
+}
+
+CacheStats HostStore::end_batch() {
+    return cache_.end_batch([this](int64_t key) { return row_bytes(key); });
+}
+
+int64_t HostStore::host_bytes() const {
+    auto rows_bytes = [](const PmaRows &p) { return 4 * p.capacity() + 20 * p.rows(); };
+    return rows_bytes(vrows_) + rows_bytes(erows_);
+}
+
+}  // namespace igp
