@@ -96,6 +96,7 @@ class SessionResult:
             "full_repartition": self.full_repartition,
             "reason": self.reason,
             "timings": {k: round(v, 6) for k, v in self.timings.items()},
+            **({"transfer": dict(self.stats["transfer"])} if "transfer" in self.stats else {}),
             "line": self.line,
         }
 
@@ -109,7 +110,11 @@ class Session:
     partition instead of partitioning with :func:`igpart.partition` (``backend``, ``seed``,
     ``config``). ``options``: :class:`~igpart.incremental.IncrementalConfig` or a dict.
     ``engine``: where the dynamic structure and incremental refinement run, ``"cpu"`` (C++) or
-    ``"gpu"`` (CUDA; BackendUnavailable without a device).
+    ``"gpu"`` (CUDA; BackendUnavailable without a device). ``memory_budget``: device memory
+    budget in bytes (or e.g. ``"2GiB"``; default: ``IGPART_GPU_MEMORY_BUDGET``): the design's
+    adjacency then lives in a host store with a hot-row cache, with the same results; each
+    result's ``stats["transfer"]`` reports the bytes a batch moves host -> device
+    (:class:`~igpart.incremental.IncrementalPartitioner`).
 
     >>> from igpart import Hypergraph
     >>> s = Session(Hypergraph.from_nets([[0, 1], [1, 2], [2, 3]]), k=2, parts=[0, 0, 1, 1])
@@ -136,6 +141,7 @@ class Session:
         skip_clock: bool = True,
         max_net_size: int | None = None,
         engine: str = "cpu",
+        memory_budget: int | str | None = None,
     ):
         t0 = time.perf_counter()
         config = Config.of(config)  # a bad config fails before the design is converted
@@ -164,7 +170,7 @@ class Session:
             )
         self.engine = IncrementalPartitioner(
             model, k, epsilon, objective, parts=parts, backend=backend, seed=seed,
-            config=config, options=options, engine=engine,
+            config=config, options=options, engine=engine, memory_budget=memory_budget,
         )  # fmt: skip
         if self._circuit is not None:
             self._circuit.dynamic = self.engine.dynamic
