@@ -56,7 +56,9 @@ the bucket lists, so results are the same. Every read is recorded by the hot-sub
 policy (igpart/kernels/cpu/hot_cache.h): per row its reads over a sliding window of ``cache_tau``
 + 1 batches, the hottest rows kept in a device cache of ``memory_budget`` minus the device's
 fixed per-vertex and per-net state (``igpart.kernels.budget.dynamic_minimum``; a smaller budget
-raises InputError naming that minimum). :meth:`DynamicHypergraph.end_batch` closes a batch and
+raises InputError naming that minimum); cold rows read during a batch are staged in the cache's
+free room for the rest of the batch, so that the refinement's repeated reads of a region cost
+one transfer. :meth:`DynamicHypergraph.end_batch` closes a batch and
 reports the bytes that would move host -> device: hits in the cache cost nothing, reads of cold
 rows are zero-copy reads of their bytes, rows entering the cache or changed while in it are
 loaded. The GPU structure keeps everything on the device: under a budget it is built when its
@@ -321,6 +323,7 @@ class DynamicHypergraph:
         backend: str = "cpu",
         memory_budget: int | str | None = None,
         cache_tau: int = 3,
+        cache_staging: bool = True,
     ) -> DynamicHypergraph:
         """Builds the structure from ``h`` and a k-way partition ``parts`` in one pass.
 
@@ -332,7 +335,8 @@ class DynamicHypergraph:
         a CUDA device). ``memory_budget``: device bytes (an int or e.g. ``"2GiB"``; None: no
         budget): the adjacency goes to a host store with a hot-row cache (see the module
         docstring); ``cache_tau``: the cache's sliding window, in batches before the current one
-        (0 to 7).
+        (0 to 7); ``cache_staging``: cold rows read in a batch stay in the cache's free room for
+        the rest of the batch (False: only the hot set chosen between batches, as Grapin).
         """
         if not isinstance(h, Hypergraph):
             raise InputError(f"expected a Hypergraph, got {type(h).__name__}")
@@ -372,7 +376,7 @@ class DynamicHypergraph:
             gamma=int(gamma), headroom=float(headroom), growth=float(growth), sparse_phi=sparse,
         )  # fmt: skip
         if budget is not None and be.name == "cpu":
-            impl.attach_store(budget - minimum, int(cache_tau))
+            impl.attach_store(budget - minimum, int(cache_tau), stage=bool(cache_staging))
         return cls(impl, be)
 
     @classmethod

@@ -193,8 +193,9 @@ class IncrementalPartitioner:
     ``memory_budget`` (bytes, or e.g. ``"2GiB"``; default: ``IGPART_GPU_MEMORY_BUDGET``, else
     none): the dynamic structure keeps its adjacency in a host store with a hot-row cache
     (:mod:`igpart.dynamic`), with the same moves as without; each result's ``stats["transfer"]``
-    reports the batch's host -> device bytes. A budget below the device state's minimum raises
-    InputError naming the minimum, before anything is partitioned.
+    reports the batch's host -> device bytes; ``cache_tau`` / ``cache_staging``: the cache's
+    sliding window and staging (:meth:`DynamicHypergraph.from_hypergraph`). A budget below the
+    device state's minimum raises InputError naming the minimum, before anything is partitioned.
 
     >>> from igpart.generators import random_circuit
     >>> ip = IncrementalPartitioner(random_circuit(2000, seed=1), k=4)
@@ -221,6 +222,8 @@ class IncrementalPartitioner:
         phi: str = "auto",
         engine: str = "cpu",
         memory_budget: int | str | None = None,
+        cache_tau: int = 3,
+        cache_staging: bool = True,
     ):
         if not isinstance(h, (Hypergraph, Graph)):
             raise InputError(f"expected a Hypergraph or Graph, got {type(h).__name__}")
@@ -260,7 +263,7 @@ class IncrementalPartitioner:
                               config).parts  # fmt: skip
         self.dynamic = DynamicHypergraph.from_hypergraph(
             hyper, parts, self.k, self.epsilon, phi=phi, backend=engine,
-            memory_budget=self.memory_budget,
+            memory_budget=self.memory_budget, cache_tau=cache_tau, cache_staging=cache_staging,
         )  # fmt: skip
         self._refiner = get_backend("cpu").incremental_refiner() if engine == "cpu" else None
         if self._refiner is not None:

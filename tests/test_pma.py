@@ -175,8 +175,9 @@ class CacheOracle:
     """Window sums over tau + 1 batches, candidates by (-hotness, key), the longest prefix that
     fits, reloads of changed hot rows in key order while they fit."""
 
-    def __init__(self, keys, budget, tau, min_hotness=1):
-        self.budget, self.tau, self.min = budget, tau, min_hotness
+    def __init__(self, keys, budget, tau, min_hotness=1, stage=True):
+        self.budget, self.tau, self.min, self.stage = budget, tau, min_hotness, stage
+        self.staged: dict[int, int] = {}  # key -> bytes, for the current batch
         self.window = [deque([0] * (tau + 1), maxlen=tau + 1) for _ in range(keys)]
         self.hot: dict[int, int] = {}  # key -> bytes held
         self.changed: set[int] = set()
@@ -185,15 +186,23 @@ class CacheOracle:
     @staticmethod
     def _zero():
         return dict(hits=0, hit_bytes=0, cold_reads=0, cold_bytes=0, loaded=0, load_bytes=0,
-                    reloaded=0, reload_bytes=0, evicted=0)  # fmt: skip
+                    reloaded=0, reload_bytes=0, evicted=0, staged=0, staged_hits=0)  # fmt: skip
+
+    def held(self):
+        return sum(self.hot.values()) + sum(self.staged.values())
 
     def record(self, key, size):
         self.window[key][-1] = min(255, self.window[key][-1] + 1)
-        kind = "hit" if key in self.hot else "cold_read"
+        kind = "hit" if key in self.hot or key in self.staged else "cold_read"
         self.stats[kind + "s"] += 1
         self.stats[kind.split("_")[0] + "_bytes"] += size
+        self.stats["staged_hits"] += key in self.staged
+        if kind == "cold_read" and self.stage and self.held() + size <= self.budget:
+            self.staged[key] = size
+            self.stats["staged"] += 1
 
     def modified(self, key):
+        self.staged.pop(key, None)
         if key in self.hot:
             self.changed.add(key)
 
@@ -201,8 +210,7 @@ class CacheOracle:
         for key in sorted(self.changed):
             if key not in self.hot:
                 continue
-            held = sum(self.hot.values())
-            if held - self.hot[key] + sizes[key] <= self.budget:
+            if self.held() - self.hot[key] + sizes[key] <= self.budget:
                 self.stats["reloaded"] += 1
                 self.stats["reload_bytes"] += int(sizes[key])
                 self.hot[key] = int(sizes[key])
@@ -222,10 +230,10 @@ class CacheOracle:
             chosen[k] = int(sizes[k])
         self.stats["evicted"] += len(set(self.hot) - set(chosen))
         for k in chosen:
-            if k not in self.hot:
+            if k not in self.hot and k not in self.staged:
                 self.stats["loaded"] += 1
                 self.stats["load_bytes"] += chosen[k]
-        self.hot = chosen
+        self.hot, self.staged = chosen, {}
         for w in self.window:
             w.append(0)
         out, self.stats = self.stats, self._zero()
@@ -233,14 +241,14 @@ class CacheOracle:
         return out
 
 
-@pytest.mark.parametrize("tau", [0, 1, 3, 7])
-def test_cache_matches_oracle(tau):
+@pytest.mark.parametrize("tau, stage", [(0, True), (1, False), (3, True), (3, False), (7, True)])
+def test_cache_matches_oracle(tau, stage):
     rng = np.random.default_rng(tau)
     keys, budget = 60, 700
     sizes = rng.integers(0, 120, size=keys).astype(np.int64)
-    c = _cpu.HotCache(budget, tau=tau)
+    c = _cpu.HotCache(budget, tau=tau, stage=stage)
     c.resize(keys)
-    o = CacheOracle(keys, budget, tau)
+    o = CacheOracle(keys, budget, tau, stage=stage)
     popular = rng.permutation(keys)[:12]
     for batch in range(40):
         # reads skewed to a popular set that drifts, with bursts
@@ -258,7 +266,7 @@ def test_cache_matches_oracle(tau):
         if batch % 3 == 0:
             c.finish_changes(sizes)
             o.finish_changes(sizes)
-            assert c.hot_bytes <= budget
+            assert c.hot_bytes + c.staged_bytes == o.held() <= budget
         got = c.end_batch(sizes)
         want = o.end_batch(sizes)
         assert {k: got[k] for k in want} == want, f"batch {batch}"
@@ -270,7 +278,7 @@ def test_cache_matches_oracle(tau):
 
 def test_cache_window_keeps_a_row_for_tau_batches():
     sizes = np.full(4, 10, np.int64)
-    c = _cpu.HotCache(100, tau=2)
+    c = _cpu.HotCache(100, tau=2, stage=False)
     c.resize(4)
     c.record(np.array([1, 1], np.int64), sizes)
     hot = []
@@ -284,7 +292,7 @@ def test_cache_window_keeps_a_row_for_tau_batches():
 
 def test_cache_second_batch_hits_and_deterministic_ties():
     sizes = np.array([40, 40, 40, 40], np.int64)
-    c = _cpu.HotCache(80, tau=1)
+    c = _cpu.HotCache(80, tau=1, stage=False)
     c.resize(4)
     c.record(np.array([3, 2, 1, 0], np.int64), sizes)  # equal hotness: lowest keys win
     first = c.end_batch(sizes)
@@ -295,6 +303,22 @@ def test_cache_second_batch_hits_and_deterministic_ties():
     second = c.end_batch(sizes)
     assert second["hits"] == 2 and second["hit_bytes"] == 80 and second["cold_bytes"] == 40
     assert second["moved_bytes"] < second["zero_copy_bytes"] + second["load_bytes"]
+
+
+def test_cache_staging_serves_repeated_reads_of_a_batch():
+    sizes = np.array([30, 30, 30, 50], np.int64)
+    c = _cpu.HotCache(70, tau=0)
+    c.resize(4)
+    c.record(np.array([0, 0, 3, 1, 1, 1, 3], np.int64), sizes)  # 3 does not fit after 0 and 1
+    s = c.end_batch(sizes)
+    assert (s["staged"], s["staged_hits"], s["cold_reads"]) == (2, 3, 4)
+    assert s["cold_bytes"] == 30 + 50 + 30 + 50 and s["hit_bytes"] == 90
+    # the refresh keeps the staged rows 1 (3 reads) and 0 (2 reads) without moving them again
+    assert c.hot_keys().tolist() == [0, 1] and s["load_bytes"] == 0 and c.staged_bytes == 0
+    c.modified(np.array([1], np.int64))
+    sizes[1] = 45  # grows past the budget: evicted instead of reloaded
+    c.finish_changes(sizes)
+    assert c.hot_keys().tolist() == [0] and c.hot_bytes == 30
 
 
 def test_cache_bad_input():

@@ -53,6 +53,8 @@ py::dict stats_dict(const CacheStats &s) {
     d["load_bytes"] = s.load_bytes;
     d["reloaded"] = s.reloaded;
     d["reload_bytes"] = s.reload_bytes;
+    d["staged"] = s.staged;
+    d["staged_hits"] = s.staged_hits;
     d["evicted"] = s.evicted;
     d["hot_rows"] = s.hot_rows;
     d["hot_bytes"] = s.hot_bytes;
@@ -141,8 +143,8 @@ void igp::bind_store(py::module_ &m) {
         .def("check", &PmaRows::check, "Verifies the layout; RuntimeError on a violation.");
 
     py::class_<HotCache>(m, "HotCache", "Hot-subgraph cache policy (hot_cache.h).")
-        .def(py::init<int64_t, int32_t, int32_t>(), py::arg("budget"), py::arg("tau") = 3,
-             py::arg("min_hotness") = 1)
+        .def(py::init<int64_t, int32_t, int32_t, bool>(), py::arg("budget"), py::arg("tau") = 3,
+             py::arg("min_hotness") = 1, py::arg("stage") = true)
         .def("resize", &HotCache::resize, py::arg("keys"))
         .def_property_readonly("keys", &HotCache::keys)
         .def(
@@ -179,6 +181,7 @@ void igp::bind_store(py::module_ &m) {
                  return c.hotness(key);
              })
         .def_property_readonly("hot_bytes", &HotCache::hot_bytes)
+        .def_property_readonly("staged_bytes", &HotCache::staged_bytes)
         .def_property_readonly("budget", &HotCache::budget)
         .def_property_readonly("tau", &HotCache::tau);
 }
@@ -187,18 +190,19 @@ void igp::bind_dynamic_store(py::class_<DynamicHypergraph> &cls) {
     cls.def(
            "attach_store",
            [](DynamicHypergraph &h, int64_t cache_budget, int32_t tau, int32_t min_hotness,
-              int64_t leaf) {
+              int64_t leaf, bool stage) {
                HostStoreOptions o;
                o.pma.leaf = leaf;
                o.cache_budget = cache_budget;
                o.tau = tau;
                o.min_hotness = min_hotness;
+               o.stage = stage;
                HotCache check(cache_budget, tau, min_hotness);  // validates the policy options
                PmaRows check_rows(o.pma);                       // ... and the layout options
                h.attach_store(o);
            },
            py::arg("cache_budget"), py::arg("tau") = 3, py::arg("min_hotness") = 1,
-           py::arg("leaf") = 64,
+           py::arg("leaf") = 64, py::arg("stage") = true,
            "Keeps the adjacency also in a host store (packed-memory-array CSRs) and reads it "
            "from there, recording reads with the hot-subgraph cache policy.")
         .def_property_readonly("has_store",
@@ -222,6 +226,7 @@ void igp::bind_dynamic_store(py::class_<DynamicHypergraph> &cls) {
                  d["hot_bytes"] = s->cache().hot_bytes();
                  d["hot_rows"] = static_cast<int64_t>(s->cache().hot_keys().size());
                  d["tau"] = s->cache().tau();
+                 d["stage"] = s->cache().stage();
                  return d;
              })
         .def(

@@ -9,7 +9,7 @@ namespace igp {
 
 HostStore::HostStore(const HostStoreOptions &opt)
     : opt_(opt), vrows_(opt.pma), erows_(opt.pma),
-      cache_(opt.cache_budget, opt.tau, opt.min_hotness) {}
+      cache_(opt.cache_budget, opt.tau, opt.min_hotness, opt.stage) {}
 
 void HostStore::build(const int64_t *vptr, const int32_t *vind, int64_t n, const int64_t *eptr,
                       const int32_t *eind, int64_t m) {

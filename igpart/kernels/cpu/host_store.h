@@ -21,6 +21,7 @@ struct HostStoreOptions {
     int64_t cache_budget = 0;  // bytes of rows the device would keep
     int32_t tau = 3;           // sliding window: the current batch and tau before it
     int32_t min_hotness = 1;   // reads over the window a row needs to be cached
+    bool stage = true;         // cold rows read in a batch stay on the device for the batch
 };
 
 class HostStore {

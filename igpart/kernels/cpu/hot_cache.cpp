@@ -7,8 +7,8 @@
 
 namespace igp {
 
-HotCache::HotCache(int64_t budget_bytes, int32_t tau, int32_t min_hotness)
-    : budget_(budget_bytes), tau_(tau), min_hotness_(min_hotness) {
+HotCache::HotCache(int64_t budget_bytes, int32_t tau, int32_t min_hotness, bool stage)
+    : budget_(budget_bytes), tau_(tau), min_hotness_(min_hotness), stage_(stage) {
     if (budget_bytes < 0) throw std::invalid_argument("cache budget must be non-negative");
     if (tau < 0 || tau > 7) throw std::invalid_argument("tau must lie in [0, 7]");
     if (min_hotness < 1) throw std::invalid_argument("min_hotness must be at least 1");
@@ -19,6 +19,7 @@ void HotCache::resize(int64_t count) {
     packed_.resize(static_cast<size_t>(count), 0);
     hot_.resize(static_cast<size_t>(count), 0);
     dirty_.resize(static_cast<size_t>(count), 0);
+    staged_.resize(static_cast<size_t>(count), 0);
     hot_size_.resize(static_cast<size_t>(count), 0);
 }
 
@@ -34,7 +35,7 @@ void HotCache::finish_changes(const std::function<int64_t(int64_t)> &bytes_of) {
         dirty_[key] = 0;
         if (!hot_[key]) continue;
         const int64_t b = bytes_of(key);
-        if (hot_bytes_ - hot_size_[key] + b <= budget_) {
+        if (hot_bytes_ + staged_bytes_ - hot_size_[key] + b <= budget_) {
             ++cur_.reloaded;
             cur_.reload_bytes += b;
             hot_bytes_ += b - hot_size_[key];
@@ -84,11 +85,19 @@ CacheStats HotCache::end_batch(const std::function<int64_t(int64_t)> &bytes_of) 
         dirty_[key] = 0;
         if (!hot_[key]) {
             hot_[key] = 1;
-            ++cur_.loaded;
-            cur_.load_bytes += size[i];
+            if (!staged_[key]) {  // a staged row is on the device already
+                ++cur_.loaded;
+                cur_.load_bytes += size[i];
+            }
         }
         hot_size_[key] = size[i];
     }
+    for (int64_t key : staged_list_) {
+        if (staged_[key] && !hot_[key]) hot_size_[key] = 0;
+        staged_[key] = 0;
+    }
+    staged_list_.clear();
+    staged_bytes_ = 0;
     std::sort(chosen.begin(), chosen.end());
     hot_list_ = std::move(chosen);
     hot_bytes_ = total;
