@@ -8,7 +8,10 @@ engine per budget, side by side in one process (each batch applied to every engi
 next is generated). Budgets: ``dynamic_minimum`` (the device's per-vertex and per-net state)
 plus a cache of a fraction (``--cache-fractions``) of the adjacency's bytes (the host store's
 rows, 4 bytes per pin in each direction); the cache policy's window is ``--tau`` batches;
-``--no-staging`` adds each budget without staging (the hot set between batches only).
+``--no-staging`` adds each budget without staging (the hot set between batches only). One more
+engine per budget runs the managed-memory model (``kernels/cpu/page_model.h``: LRU pages of
+``--managed-page`` bytes of the store's slot arrays within the same cache budget, a page the
+host writes loses its device copy): the bytes CUDA managed memory would migrate.
 
 Checks that every engine makes the same moves and keeps the same cut on every batch. Reports per
 budget the host -> device bytes per batch (cold zero-copy reads + loads + reloads of changed hot
@@ -60,6 +63,8 @@ def main() -> None:
     ap.add_argument("--tau", type=int, default=3)
     ap.add_argument("--no-staging", action="store_true",
                     help="also run each budget without staging (Grapin's policy alone)")
+    ap.add_argument("--managed-page", type=int, default=4096,
+                    help="page size of the managed-memory model (0: no model)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--json", help="also write the results here")
     args = ap.parse_args()
@@ -91,6 +96,12 @@ def main() -> None:
             ip = IncrementalPartitioner(h, args.k, args.epsilon, args.objective, memory_budget=b,
                                         cache_tau=args.tau, cache_staging=staging, **common)
             engines[f"cache {f:g} x adjacency" + ("" if staging else ", no staging")] = ip
+        if args.managed_page > 0:
+            ip = IncrementalPartitioner(h, args.k, args.epsilon, args.objective, memory_budget=b,
+                                        cache_tau=args.tau, **common)  # fmt: skip
+            # the same store again, with the page model (before any batch)
+            ip.dynamic._impl.attach_store(b - minimum, args.tau, 1, 64, True, args.managed_page)
+            engines[f"managed memory, {f:g} x adjacency"] = ip
     lat = {name: [] for name in engines}
     moved = {name: [] for name in engines}
     zero = {name: [] for name in engines}
@@ -105,7 +116,12 @@ def main() -> None:
             results[name] = ip.apply(batch)
             lat[name].append(time.perf_counter() - t)
             tr = results[name].stats.get("transfer")
-            if tr is not None:
+            if tr is not None and name.startswith("managed"):
+                moved[name].append(tr["managed_bytes"])
+                zero[name].append(tr["zero_copy_bytes"])
+                hits[name][0] += tr["managed_faults"]
+                hits[name][1] += 1
+            elif tr is not None:
                 moved[name].append(tr["moved_bytes"])
                 zero[name].append(tr["zero_copy_bytes"])
                 hits[name][0] += tr["hits"]
@@ -118,7 +134,7 @@ def main() -> None:
            "batch_size": args.batch_size, "tau": args.tau, "minimum": minimum,
            "adjacency_bytes": adjacency, "footprint": footprint, "rows": []}  # fmt: skip
     base = np.median(lat["in memory"])
-    print("\n| engine | bytes/batch (median) | zero-copy bytes/batch | reduction | hit rate | "
+    print("\n| engine | bytes/batch median (mean) | zero-copy bytes/batch | reduction | hit rate | "
           "latency median | p95 | vs in memory |")  # fmt: skip
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
     for name in engines:
@@ -128,9 +144,14 @@ def main() -> None:
             mv, zc = np.array(moved[name]), np.array(zero[name])
             red = 1 - mv.sum() / zc.sum()
             row.update(moved_median=float(np.median(mv)), zero_copy_median=float(np.median(zc)),
-                       reduction=float(red), hit_rate=hits[name][0] / max(1, hits[name][1]))
-            print(f"| {name} | {np.median(mv):,.0f} | {np.median(zc):,.0f} | {red:.1%} | "
-                  f"{row['hit_rate']:.1%} | {med:.2f} ms | {p95:.2f} ms | "
+                       reduction=float(red), moved_mean=float(mv.mean()))  # fmt: skip
+            if name.startswith("managed"):  # faults per batch instead of a hit rate
+                rate = f"{hits[name][0] / max(1, hits[name][1]):.1f} faults"
+            else:
+                rate = f"{hits[name][0] / max(1, hits[name][1]):.1%}"
+            row["hit_rate"] = rate
+            print(f"| {name} | {np.median(mv):,.0f} ({mv.mean():,.0f}) | {np.median(zc):,.0f} | "
+                  f"{red:.1%} | {rate} | {med:.2f} ms | {p95:.2f} ms | "
                   f"{np.median(lat[name]) / base:.2f}x |")  # fmt: skip
         else:
             print(f"| {name} | | | | | {med:.2f} ms | {p95:.2f} ms | 1.00x |")

@@ -252,3 +252,33 @@ def test_gpu_engine_budget(monkeypatch):
     monkeypatch.setenv(budget.ENV, str(need // 2))
     with pytest.raises(BackendUnavailable, match="engine='cpu'"):
         DynamicHypergraph.from_hypergraph(h, parts, 4, backend="gpu")
+
+
+def test_managed_memory_page_model():
+    """The managed-memory baseline: whole pages move on faults, resident pages stay until the
+    host writes them or they fall out of the LRU."""
+    h = random_circuit(300, seed=12)
+    minimum = budget.dynamic_minimum(h.n, h.m, 2)
+    parts = np.arange(h.n) % 2
+    big = DynamicHypergraph.from_hypergraph(h, parts, 2, memory_budget=minimum + (1 << 24))
+    big._impl.attach_store(1 << 24, 3, 1, 64, True, 4096)
+    small = DynamicHypergraph.from_hypergraph(h, parts, 2, memory_budget=minimum + 4096)
+    small._impl.attach_store(4096, 3, 1, 64, True, 4096)
+    vs = np.arange(0, h.n, 7, dtype=np.int32)
+    figures = []
+    for d in (big, small):
+        for _ in range(2):
+            d.move(vs, (d.blocks_of(vs) + 1) % 2)  # reads the nets of each moved vertex
+            figures.append(d.end_batch())
+    for f in figures:
+        assert f["managed_bytes"] == 4096 * f["managed_faults"]
+    first_big, second_big, first_small, second_small = figures
+    assert first_big["managed_faults"] > 0 and second_big["managed_faults"] == 0  # resident
+    assert second_small["managed_faults"] > 0  # one page of room: the pages keep cycling
+    b = Batch()
+    b.insert_pin(0, next(e for e in range(h.m) if e not in set(big.nets_of(0).tolist())))
+    big.apply(b)  # the host writes the rows of vertex 0 and of the net: their pages drop
+    big.move(vs, (big.blocks_of(vs) + 1) % 2)
+    assert 0 < big.end_batch()["managed_faults"] <= 4
+    with pytest.raises(ValueError, match="page size"):
+        big._impl.attach_store(100, 3, 1, 64, True, -1)

@@ -59,6 +59,10 @@ py::dict stats_dict(const CacheStats &s) {
     d["hot_rows"] = s.hot_rows;
     d["hot_bytes"] = s.hot_bytes;
     d["candidates"] = s.candidates;
+    if (s.paged) {
+        d["managed_bytes"] = s.page_bytes;
+        d["managed_faults"] = s.page_faults;
+    }
     d["moved_bytes"] = s.moved();
     d["zero_copy_bytes"] = s.zero_copy();
     return d;
@@ -190,19 +194,21 @@ void igp::bind_dynamic_store(py::class_<DynamicHypergraph> &cls) {
     cls.def(
            "attach_store",
            [](DynamicHypergraph &h, int64_t cache_budget, int32_t tau, int32_t min_hotness,
-              int64_t leaf, bool stage) {
+              int64_t leaf, bool stage, int64_t page_model) {
                HostStoreOptions o;
                o.pma.leaf = leaf;
                o.cache_budget = cache_budget;
                o.tau = tau;
                o.min_hotness = min_hotness;
                o.stage = stage;
+               if (page_model < 0) throw std::invalid_argument("page size must be non-negative");
+               o.page_model = page_model;
                HotCache check(cache_budget, tau, min_hotness);  // validates the policy options
                PmaRows check_rows(o.pma);                       // ... and the layout options
                h.attach_store(o);
            },
            py::arg("cache_budget"), py::arg("tau") = 3, py::arg("min_hotness") = 1,
-           py::arg("leaf") = 64, py::arg("stage") = true,
+           py::arg("leaf") = 64, py::arg("stage") = true, py::arg("page_model") = 0,
            "Keeps the adjacency also in a host store (packed-memory-array CSRs) and reads it "
            "from there, recording reads with the hot-subgraph cache policy.")
         .def_property_readonly("has_store",

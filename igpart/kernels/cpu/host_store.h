@@ -9,9 +9,11 @@
 // through for_each_net / for_each_pin, which records it with the cache policy.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "hot_cache.h"
+#include "page_model.h"
 #include "pma.h"
 
 namespace igp {
@@ -22,6 +24,7 @@ struct HostStoreOptions {
     int32_t tau = 3;           // sliding window: the current batch and tau before it
     int32_t min_hotness = 1;   // reads over the window a row needs to be cached
     bool stage = true;         // cold rows read in a batch stay on the device for the batch
+    int64_t page_model = 0;    // > 0: also model managed memory with pages of this many bytes
 };
 
 class HostStore {
@@ -43,11 +46,13 @@ class HostStore {
     template <class F>
     void for_each_net(int32_t v, F &&f) {
         cache_.record(2 * int64_t(v), 4 * vrows_.length(v));
+        if (pages_) pages_->read(0, 4 * vrows_.start(v), 4 * (vrows_.start(v) + vrows_.length(v)));
         vrows_.for_each(v, f);
     }
     template <class F>
     void for_each_pin(int32_t e, F &&f) {
         cache_.record(2 * int64_t(e) + 1, 4 * erows_.length(e));
+        if (pages_) pages_->read(1, 4 * erows_.start(e), 4 * (erows_.start(e) + erows_.length(e)));
         erows_.for_each(e, f);
     }
     int64_t row_bytes(int64_t key) const {
@@ -57,6 +62,7 @@ class HostStore {
     const PmaRows &vertex_rows() const { return vrows_; }
     const PmaRows &net_rows() const { return erows_; }
     const HotCache &cache() const { return cache_; }
+    const PageModel *pages() const { return pages_.get(); }
     const HostStoreOptions &options() const { return opt_; }
     // Bytes of the two slot arrays and their row indices (start, length, entries).
     int64_t host_bytes() const;
@@ -65,6 +71,9 @@ class HostStore {
     HostStoreOptions opt_;
     PmaRows vrows_, erows_;
     HotCache cache_;
+    std::unique_ptr<PageModel> pages_;  // managed-memory model, when asked for
+    int64_t pages_moved_ = 0, pages_faults_ = 0;  // at the end of the last batch
+    void pages_written();  // tells the page model what the last update wrote
 };
 
 }  // namespace igp

@@ -48,6 +48,8 @@ struct CacheStats {
     int64_t evicted = 0;                      // rows that left the hot set
     int64_t hot_rows = 0, hot_bytes = 0;      // the hot set after the refresh
     int64_t candidates = 0;                   // keys of hotness >= min_hotness
+    bool paged = false;                       // managed-memory model (host_store.h) on:
+    int64_t page_bytes = 0, page_faults = 0;  // what it moved, in pages faulted in
     // Host -> device bytes of the batch: cold reads, loads and reloads.
     int64_t moved() const { return cold_bytes + load_bytes + reload_bytes; }
     // What reading every row zero-copy would have moved (no cache).

@@ -27,6 +27,7 @@ void PmaRows::set_capacity_for(int64_t used, double density) {
     int32_t h = 0;
     while (static_cast<double>(used) > density * static_cast<double>(opt_.leaf << h)) ++h;
     height_ = h;
+    reallocated_ = true;
     if (static_cast<int32_t>(rebalances_.size()) < h + 1) rebalances_.resize(h + 1, 0);
     slot_.assign(static_cast<size_t>(opt_.leaf << h), IGP_EMPTY_SLOT);
 }
@@ -68,6 +69,7 @@ void PmaRows::insert(int32_t r, int32_t value) {
         ++used_;
     }
     slot_[pos] = value;
+    written(pos, pos + 1);
     ++live_[r];
     ++entries_;
 }
@@ -78,6 +80,7 @@ bool PmaRows::erase(int32_t r, int32_t value) {
     while (i < len_[r] && s[i] != value) ++i;
     if (i == len_[r]) return false;
     s[i] = IGP_EMPTY_SLOT;
+    written(start_[r] + i, start_[r] + i + 1);
     --live_[r];
     --entries_;
     while (len_[r] > 0 && s[len_[r] - 1] == IGP_EMPTY_SLOT) {
@@ -91,6 +94,7 @@ bool PmaRows::erase(int32_t r, int32_t value) {
 
 void PmaRows::clear(int32_t r) {
     std::fill(slot_.begin() + start_[r], slot_.begin() + start_[r] + len_[r], IGP_EMPTY_SLOT);
+    written(start_[r], start_[r] + len_[r]);
     entries_ -= live_[r];
     used_ -= len_[r];
     live_[r] = 0;
@@ -143,6 +147,7 @@ void PmaRows::redistribute(int64_t lo, int64_t hi, int64_t begin, int64_t end, i
             buffer_.insert(buffer_.end(), slot_.begin() + start_[r],
                            slot_.begin() + start_[r] + len_[r]);
         std::fill(slot_.begin() + begin, slot_.begin() + end, IGP_EMPTY_SLOT);
+        written(begin, end);
     }
     const int64_t count = hi - lo + 1;
     const int64_t free = end - begin - static_cast<int64_t>(buffer_.size()) - extra;
@@ -156,6 +161,14 @@ void PmaRows::redistribute(int64_t lo, int64_t hi, int64_t begin, int64_t end, i
     }
     moved_ += static_cast<int64_t>(buffer_.size());
     buffer_.clear();
+}
+
+void PmaRows::take_written(int64_t &lo, int64_t &hi, bool &reallocated) {
+    lo = written_lo_;
+    hi = written_hi_;
+    reallocated = reallocated_;
+    written_lo_ = written_hi_ = 0;
+    reallocated_ = false;
 }
 
 std::vector<int32_t> PmaRows::row(int32_t r) const {

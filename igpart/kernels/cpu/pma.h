@@ -84,6 +84,10 @@ class PmaRows {
             if (s[i] != IGP_EMPTY_SLOT) f(s[i]);
     }
 
+    // The slots written since the last call, as one range [lo, hi) (lo == hi: none), and
+    // whether the array was re-allocated; resets both.
+    void take_written(int64_t &lo, int64_t &hi, bool &reallocated);
+
     // Verifies the layout invariants; throws std::logic_error naming the first violation.
     void check() const;
 
@@ -97,6 +101,17 @@ class PmaRows {
     std::vector<int64_t> rebalances_;
     int64_t moved_ = 0, growths_ = 0, shrinks_ = 0;
     std::vector<int32_t> buffer_;  // scratch of redistribute()
+    int64_t written_lo_ = 0, written_hi_ = 0;
+    bool reallocated_ = false;
+    void written(int64_t lo, int64_t hi) {
+        if (written_lo_ == written_hi_) {
+            written_lo_ = lo;
+            written_hi_ = hi;
+        } else {
+            written_lo_ = lo < written_lo_ ? lo : written_lo_;
+            written_hi_ = hi > written_hi_ ? hi : written_hi_;
+        }
+    }
 
     int64_t end_of(int32_t r) const {  // where the gap of row r ends
         return r + 1 < rows() ? start_[r + 1] : capacity();
