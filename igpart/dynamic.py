@@ -61,8 +61,10 @@ free room for the rest of the batch, so that the refinement's repeated reads of 
 one transfer. :meth:`DynamicHypergraph.end_batch` closes a batch and
 reports the bytes that would move host -> device: hits in the cache cost nothing, reads of cold
 rows are zero-copy reads of their bytes, rows entering the cache or changed while in it are
-loaded. The GPU structure keeps everything on the device: under a budget it is built when its
-estimated footprint fits, else BackendUnavailable says so.
+loaded. The GPU structure under a budget below its estimated footprint (:func:`device_footprint`)
+keeps its bucket pools, the adjacency, in page-locked host memory that its kernels read over the
+bus (zero-copy, no cache; the same kernels and results); when even the rest does not fit,
+BackendUnavailable says so.
 
 Graphs: :meth:`DynamicHypergraph.from_graph` stores each edge as a 2-pin net (net ``i`` is edge
 ``i`` of :meth:`Graph.edge_list`), so that cut and km1 both equal the edge cut.
@@ -354,6 +356,7 @@ class DynamicHypergraph:
         if phi not in ("auto", "dense", "sparse"):
             raise InputError(f"phi must be 'auto', 'dense' or 'sparse', got '{phi}'")
         sparse = phi == "sparse" or (phi == "auto" and k > DENSE_PHI_MAX_K)
+        extra = {}  # backend-specific options
         budget = None if memory_budget is None else _budget.parse_bytes(memory_budget)
         if int(cache_tau) != cache_tau or not 0 <= cache_tau <= 7:
             raise InputError(f"cache_tau must be an integer in [0, 7], got {cache_tau}")
@@ -364,8 +367,8 @@ class DynamicHypergraph:
                 raise InputError("the GPU backend keeps Phi dense: use phi='dense' or 'auto'")
             sparse = False
             budget = budget if budget is not None else getattr(be, "memory_budget", None)
-            if budget is not None:
-                _check_device_footprint(h, k, int(gamma), float(headroom), budget)
+            if budget is not None and _gpu_host_pools(h, k, int(gamma), float(headroom), budget):
+                extra["host_pools"] = True
         minimum = _budget.dynamic_minimum(h.n, h.m, k)
         if budget is not None:
             _budget.require(budget, minimum,
@@ -374,6 +377,7 @@ class DynamicHypergraph:
         impl = be.dynamic_hypergraph(
             h.eptr, h.eind, h.n, h.vwgt, h.ewgt, p, k, float(epsilon),
             gamma=int(gamma), headroom=float(headroom), growth=float(growth), sparse_phi=sparse,
+            **extra,
         )  # fmt: skip
         if budget is not None and be.name == "cpu":
             impl.attach_store(budget - minimum, int(cache_tau), stage=bool(cache_staging))
@@ -629,23 +633,33 @@ class DynamicHypergraph:
         )
 
 
-def device_footprint(h: Hypergraph, k: int, gamma: int = 1, headroom: float = 0.1) -> int:
-    """Estimated device bytes of the GPU dynamic structure built from ``h``: 128-byte buckets,
-    ceil(D / 32) + gamma per list in both directions, per-id arrays and dense Phi, all with the
-    ``headroom`` fraction preallocated."""
+def _footprint_parts(h: Hypergraph, k: int, gamma: int, headroom: float) -> tuple[int, int]:
+    """(bucket pools, the rest): estimated device bytes of the GPU dynamic structure."""
     vdeg = np.diff(h.vptr)
     edeg = np.diff(h.eptr)
     buckets = int((-(-vdeg // 32)).sum() + (-(-edeg // 32)).sum()) + gamma * (h.n + h.m)
     ids = _budget.VERTEX_BYTES * h.n + (_budget.NET_BYTES + 4 * int(k)) * h.m
-    return int((buckets * (128 + 8) + ids) * (1.0 + headroom))
+    return int(buckets * (128 + 8) * (1.0 + headroom)), int(ids * (1.0 + headroom))
 
 
-def _check_device_footprint(h: Hypergraph, k: int, gamma: int, headroom: float,
-                            budget: int) -> None:  # fmt: skip
-    _budget.require_fits(budget, device_footprint(h, k, gamma, headroom),
-                         "the GPU dynamic hypergraph of this design",
-                         "the host store with a device cache runs on the CPU engine "
+def device_footprint(h: Hypergraph, k: int, gamma: int = 1, headroom: float = 0.1) -> int:
+    """Estimated device bytes of the GPU dynamic structure built from ``h``: 128-byte buckets,
+    ceil(D / 32) + gamma per list in both directions, per-id arrays and dense Phi, all with the
+    ``headroom`` fraction preallocated."""
+    return sum(_footprint_parts(h, k, gamma, headroom))
+
+
+def _gpu_host_pools(h: Hypergraph, k: int, gamma: int, headroom: float, budget: int) -> bool:
+    """Whether the GPU structure must keep its bucket pools in host memory (zero-copy) to stay
+    within ``budget``; BackendUnavailable when even the rest does not fit."""
+    pools, rest = _footprint_parts(h, k, gamma, headroom)
+    if pools + rest <= budget:
+        return False
+    _budget.require_fits(budget, rest,
+                         "the GPU dynamic hypergraph of this design, its bucket pools in host "
+                         "memory,", "the host store with a device cache runs on the CPU engine "
                          "(engine='cpu' with the same memory_budget)")  # fmt: skip
+    return True
 
 
 __all__ = [

@@ -240,16 +240,34 @@ def test_gpu_backend_budget():
 
 @pytest.mark.gpu
 def test_gpu_engine_budget(monkeypatch):
-    from igpart.dynamic import device_footprint
+    """Below its footprint the GPU structure keeps its bucket pools in host memory (zero-copy)
+    and gives the in-memory structure's results batch for batch; below the rest, an error."""
+    from igpart.dynamic import _footprint_parts, device_footprint
 
     h = random_circuit(3000, seed=6)
     parts = np.arange(h.n) % 4
     need = device_footprint(h, 4)
-    d = DynamicHypergraph.from_hypergraph(h, parts, 4, backend="gpu", memory_budget=need)
-    assert d.cut == DynamicHypergraph.from_hypergraph(h, parts, 4).cut
+    pools, rest = _footprint_parts(h, 4, 1, 0.1)
+    fits = DynamicHypergraph.from_hypergraph(h, parts, 4, backend="gpu", memory_budget=need)
+    assert not fits.stats["host_pools"]
+    plain = DynamicHypergraph.from_hypergraph(h, parts, 4, backend="gpu")
+    zero = DynamicHypergraph.from_hypergraph(h, parts, 4, backend="gpu", memory_budget=rest)
+    assert zero.stats["host_pools"]
+    rng = np.random.default_rng(1)
+    model = Model(h, parts, 4)
+    for i in range(30):  # growth of the host pools included
+        b = random_batch(model, rng, 40, weighted=False)
+        plain.apply(b)
+        zero.apply(b)
+        r1, r2 = plain.refine("cut"), zero.refine("cut")
+        assert (plain.cut, plain.km1) == (zero.cut, zero.km1), i
+        assert np.array_equal(plain.parts, zero.parts), i
+        assert r1["changed"] == r2["changed"]
+    zero.check()
+    assert zero.stats["vertex_pool"]["growths"] + zero.stats["net_pool"]["growths"] > 0
     with pytest.raises(BackendUnavailable, match="engine='cpu'"):
-        DynamicHypergraph.from_hypergraph(h, parts, 4, backend="gpu", memory_budget=need // 2)
-    monkeypatch.setenv(budget.ENV, str(need // 2))
+        DynamicHypergraph.from_hypergraph(h, parts, 4, backend="gpu", memory_budget=rest - 1)
+    monkeypatch.setenv(budget.ENV, str(rest - 1))
     with pytest.raises(BackendUnavailable, match="engine='cpu'"):
         DynamicHypergraph.from_hypergraph(h, parts, 4, backend="gpu")
 
