@@ -39,6 +39,7 @@ the same.
 from __future__ import annotations
 
 import dataclasses
+import logging
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -46,11 +47,13 @@ from typing import Any
 import numpy as np
 
 from .dynamic import Batch, BatchResult, DynamicHypergraph
-from .errors import InputError
+from .errors import BackendUnavailable, InputError
 from .hypergraph import Graph, Hypergraph
 from .kernels import budget, get_backend
 from .metrics import OBJECTIVES
 from .multilevel import Config, improve, partition
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -175,6 +178,18 @@ class IncrementalResult:
         }
 
 
+def _full_backend(backend, memory_budget: int, h: Hypergraph, k: int):
+    """The backend of full partitions under a budget: the GPU backend with the budget when the
+    design fits it, else (the finest levels are not streamed) the CPU backend, with a warning."""
+    be = get_backend(backend, memory_budget=memory_budget)
+    try:
+        be.check_memory(h.n, h.m, int(h.eind.shape[0]), k)
+    except BackendUnavailable as exc:
+        log.warning("full partitions run on the CPU backend: %s", exc)
+        return get_backend("cpu")
+    return be
+
+
 def _json_stat(v):
     if isinstance(v, (bool, str)):
         return v
@@ -257,7 +272,7 @@ class IncrementalPartitioner:
                            f"the dynamic hypergraph of {hyper.n:,} vertices and {hyper.m:,} "
                            f"nets at k = {self.k} (its per-vertex and per-net device state)")
             if backend != "cpu":
-                self.backend = get_backend(backend, memory_budget=self.memory_budget)
+                self.backend = _full_backend(backend, self.memory_budget, hyper, self.k)
         if parts is None:
             parts = partition(h, self.k, self.epsilon, objective, self.backend, self.seed,
                               config).parts  # fmt: skip

@@ -300,3 +300,24 @@ def test_managed_memory_page_model():
     assert 0 < big.end_batch()["managed_faults"] <= 4
     with pytest.raises(ValueError, match="page size"):
         big._impl.attach_store(100, 3, 1, 64, True, -1)
+
+
+def test_full_partitions_fall_back_to_the_cpu_when_the_device_is_too_small(caplog):
+    """A device backend whose budget cannot hold the finest level: the session's full partitions
+    run on the CPU backend (with a warning); one that can keeps the budget."""
+    from igpart.kernels.cpu import CpuBackend
+
+    class SmallDevice(CpuBackend):  # a device backend's budget checks over the C++ stages
+        name = "gpu"
+
+    rng = np.random.default_rng(13)
+    h = Hypergraph.from_nets([rng.choice(600, size=10, replace=False) for _ in range(300)], n=600)
+    need = budget.level_bytes(h.n, h.m, h.eind.shape[0], 2)
+    engine_budget = budget.dynamic_minimum(h.n, h.m, 2)  # large nets: pins dominate the level
+    assert max(engine_budget, budget.coarse_minimum(h.n, h.m, h.eind.shape[0], 2)) < need
+    with caplog.at_level("WARNING", logger="igpart.incremental"):
+        ip = IncrementalPartitioner(h, 2, backend=SmallDevice(), memory_budget=engine_budget)
+    assert ip.backend.name == "cpu" and "not streamed" in caplog.text
+    big = IncrementalPartitioner(h, 2, backend=SmallDevice(), memory_budget=need)
+    assert big.backend.name == "gpu" and big.backend.memory_budget == need
+    assert np.array_equal(ip.parts, big.parts)  # the same C++ stages either way
