@@ -259,12 +259,30 @@ def _partition(h, args, fixed=None) -> Partition:
         args.k,
         epsilon=args.epsilon,
         objective=args.objective,
-        backend=args.backend,
+        backend=_backend_with_budget(h, args),
         seed=args.seed,
         algorithm=args.algorithm,
         config=_config(args),
         fixed=fixed,
     )
+
+
+def _backend_with_budget(h, args):
+    """``--backend`` with ``--memory-budget``: the GPU backend gets the budget (and checks it);
+    on the CPU backend, which uses no device memory, only the minimum is checked."""
+    budget_bytes = getattr(args, "memory_budget", None)
+    if budget_bytes is None:
+        return args.backend
+    from .kernels import budget, get_backend
+
+    be = get_backend(args.backend, memory_budget=budget_bytes)
+    if be.name != "gpu":
+        g = h.to_hypergraph() if isinstance(h, Graph) else h
+        budget.require(budget_bytes, budget.coarse_minimum(g.n, g.m, g.eind.shape[0], args.k),
+                       f"partitioning {g.n:,} vertices and {g.m:,} nets into {args.k} blocks")
+        log.info("the %s backend uses no device memory: --memory-budget was only checked",
+                 be.name)
+    return be
 
 
 def cmd_partition(args) -> int:
@@ -496,9 +514,18 @@ def cmd_generate(args) -> int:
     return 0
 
 
+def _session_budget(args) -> None:
+    """``--memory-budget`` of the session commands: the default budget of their sessions."""
+    if getattr(args, "memory_budget", None) is not None:
+        from .kernels import budget
+
+        os.environ[budget.ENV] = str(args.memory_budget)
+
+
 def cmd_tcl(args) -> int:
     from .plugin.tcl import run_script, run_stream
 
+    _session_budget(args)
     if args.script in (None, "-"):
         bridge = run_stream(sys.stdin, args.args, interactive=sys.stdin.isatty())
     else:
@@ -510,6 +537,7 @@ def cmd_serve(args) -> int:
     from .plugin.commands import Commands
     from .plugin.server import JsonLinesServer
 
+    _session_budget(args)
     server = JsonLinesServer(Commands(max_file_bytes=args.max_file_bytes),
                              max_request_bytes=args.max_request_bytes,
                              send_timeout=args.send_timeout)  # fmt: skip
@@ -590,6 +618,7 @@ def _add_partition_options(p: argparse.ArgumentParser, k_required: bool = True) 
     )
     p.add_argument("--objective", choices=OBJECTIVES, default="cut")
     p.add_argument("--backend", choices=BACKENDS, default="auto")
+    _add_memory_budget_option(p)
     p.add_argument("--algorithm", choices=ALGORITHMS, default=ALGORITHMS[0])
     p.add_argument("--seed", type=int, default=0)
     p.add_argument(
@@ -599,6 +628,24 @@ def _add_partition_options(p: argparse.ArgumentParser, k_required: bool = True) 
     )
     _add_threads_option(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def _bytes(text: str) -> int:
+    from .kernels.budget import parse_bytes
+
+    try:
+        return parse_bytes(text)
+    except InputError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _add_memory_budget_option(p: argparse.ArgumentParser, sessions: bool = False) -> None:
+    what = ("the default of the sessions it opens: their adjacency then lives in a host store "
+            "with a device cache of hot rows" if sessions else
+            "the GPU backend's; the CPU backend only checks it against the minimum")
+    p.add_argument("--memory-budget", type=_bytes, metavar="BYTES",
+                   help=f"device memory budget, e.g. 8GiB ({what}; default: the "
+                   "IGPART_GPU_MEMORY_BUDGET environment variable)")
 
 
 def _threads(text: str) -> int:
@@ -702,6 +749,7 @@ def build_parser() -> argparse.ArgumentParser:
                        "(no script or '-': commands from stdin, with a prompt on a terminal)")
     p.add_argument("script", nargs="?")
     p.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the script ($argv)")
+    _add_memory_budget_option(p, sessions=True)
     p.set_defaults(func=cmd_tcl)
 
     p = sub.add_parser("serve", help="JSON-lines server on stdio or a unix-domain socket")
@@ -712,6 +760,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--send-timeout", type=float, default=30.0, metavar="S",
                    help="drop a client whose response waits this long to be sent (it does not "
                         "read)")
+    _add_memory_budget_option(p, sessions=True)
     p.set_defaults(func=cmd_serve)
 
     p = sub.add_parser(

@@ -49,6 +49,23 @@ the 1M-cell ``random_circuit`` with gamma = 1). Block pin counts Phi are dense (
 the default up to k = DENSE_PHI_MAX_K, 128 bytes per net there) or sparse (per net a chain of
 8-entry buckets of (block, count) pairs: about 100 bytes per net while lambda_e <= 8, whatever k).
 
+Memory budget (DESIGN §10): with ``memory_budget`` the C++ structure also keeps its adjacency in
+a host store, two packed-memory-array CSRs (vertex -> nets, net -> pins; rows with gaps, windows
+rebalanced on overflow: igpart/kernels/cpu/pma.h), and reads it from there, in the same order as
+the bucket lists, so results are the same. Every read is recorded by the hot-subgraph cache
+policy (igpart/kernels/cpu/hot_cache.h): per row its reads over a sliding window of ``cache_tau``
++ 1 batches, the hottest rows kept in a device cache of ``memory_budget`` minus the device's
+fixed per-vertex and per-net state (``igpart.kernels.budget.dynamic_minimum``; a smaller budget
+raises InputError naming that minimum); cold rows read during a batch are staged in the cache's
+free room for the rest of the batch, so that the refinement's repeated reads of a region cost
+one transfer. :meth:`DynamicHypergraph.end_batch` closes a batch and
+reports the bytes that would move host -> device: hits in the cache cost nothing, reads of cold
+rows are zero-copy reads of their bytes, rows entering the cache or changed while in it are
+loaded. The GPU structure under a budget below its estimated footprint (:func:`device_footprint`)
+keeps its bucket pools, the adjacency, in page-locked host memory that its kernels read over the
+bus (zero-copy, no cache; the same kernels and results); when even the rest does not fit,
+BackendUnavailable says so.
+
 Graphs: :meth:`DynamicHypergraph.from_graph` stores each edge as a 2-pin net (net ``i`` is edge
 ``i`` of :meth:`Graph.edge_list`), so that cut and km1 both equal the edge cut.
 """
@@ -62,6 +79,7 @@ import numpy as np
 
 from .errors import BackendUnavailable, BatchError, InputError
 from .hypergraph import Graph, Hypergraph
+from .kernels import budget as _budget
 from .kernels import get_backend
 from .kernels.backend import Backend
 from .metrics import check_parts
@@ -305,6 +323,9 @@ class DynamicHypergraph:
         growth: float = 2.0,
         phi: str = "auto",
         backend: str = "cpu",
+        memory_budget: int | str | None = None,
+        cache_tau: int = 3,
+        cache_staging: bool = True,
     ) -> DynamicHypergraph:
         """Builds the structure from ``h`` and a k-way partition ``parts`` in one pass.
 
@@ -313,7 +334,11 @@ class DynamicHypergraph:
         when a pool or an id range is exhausted. ``phi``: ``dense`` (an m x k matrix of int32),
         ``sparse`` (per net only its blocks: memory ~ sum of connectivities) or ``auto`` (dense
         up to k = DENSE_PHI_MAX_K). ``backend``: ``cpu`` or ``gpu`` (BackendUnavailable without
-        a CUDA device).
+        a CUDA device). ``memory_budget``: device bytes (an int or e.g. ``"2GiB"``; None: no
+        budget): the adjacency goes to a host store with a hot-row cache (see the module
+        docstring); ``cache_tau``: the cache's sliding window, in batches before the current one
+        (0 to 7); ``cache_staging``: cold rows read in a batch stay in the cache's free room for
+        the rest of the batch (False: only the hot set chosen between batches, as Grapin).
         """
         if not isinstance(h, Hypergraph):
             raise InputError(f"expected a Hypergraph, got {type(h).__name__}")
@@ -331,16 +356,31 @@ class DynamicHypergraph:
         if phi not in ("auto", "dense", "sparse"):
             raise InputError(f"phi must be 'auto', 'dense' or 'sparse', got '{phi}'")
         sparse = phi == "sparse" or (phi == "auto" and k > DENSE_PHI_MAX_K)
+        extra = {}  # backend-specific options
+        budget = None if memory_budget is None else _budget.parse_bytes(memory_budget)
+        if int(cache_tau) != cache_tau or not 0 <= cache_tau <= 7:
+            raise InputError(f"cache_tau must be an integer in [0, 7], got {cache_tau}")
         p = check_parts(parts, h.n, k)
         be = get_backend(backend)
         if be.name == "gpu":
             if phi == "sparse":
                 raise InputError("the GPU backend keeps Phi dense: use phi='dense' or 'auto'")
             sparse = False
+            budget = budget if budget is not None else getattr(be, "memory_budget", None)
+            if budget is not None and _gpu_host_pools(h, k, int(gamma), float(headroom), budget):
+                extra["host_pools"] = True
+        minimum = _budget.dynamic_minimum(h.n, h.m, k)
+        if budget is not None:
+            _budget.require(budget, minimum,
+                            f"the dynamic hypergraph of {h.n:,} vertices and {h.m:,} nets at k = "
+                            f"{k} (its per-vertex and per-net device state)")  # fmt: skip
         impl = be.dynamic_hypergraph(
             h.eptr, h.eind, h.n, h.vwgt, h.ewgt, p, k, float(epsilon),
             gamma=int(gamma), headroom=float(headroom), growth=float(growth), sparse_phi=sparse,
+            **extra,
         )  # fmt: skip
+        if budget is not None and be.name == "cpu":
+            impl.attach_store(budget - minimum, int(cache_tau), stage=bool(cache_staging))
         return cls(impl, be)
 
     @classmethod
@@ -369,6 +409,37 @@ class DynamicHypergraph:
             text = batch.describe(index)
             raise BatchError(index, op.name.lower(), tuple(vals), reason, text) from None
         return BatchResult(created, touched_v, touched_e, ops)
+
+    # ------------------------------------------------------------------ host store
+    @property
+    def has_store(self) -> bool:
+        """Whether the adjacency lives in a host store with a cache policy (a memory budget)."""
+        return bool(getattr(self._impl, "has_store", False))
+
+    def end_batch(self) -> dict | None:
+        """Closes a batch of the host store's cache policy (None without a store): refreshes the
+        hot rows and returns the batch's figures: ``hits`` / ``hit_bytes`` (reads of cached
+        rows), ``cold_reads`` / ``cold_bytes`` (zero-copy reads), ``loaded`` / ``load_bytes``
+        (rows entering the cache), ``reloaded`` / ``reload_bytes`` (cached rows the batch
+        changed), ``evicted``, ``hot_rows`` / ``hot_bytes`` (the cache after the refresh),
+        ``moved_bytes`` (host -> device: cold + load + reload) and ``zero_copy_bytes`` (what
+        reading every row zero-copy would have moved)."""
+        return self._impl.end_batch() if self.has_store else None
+
+    @property
+    def store_stats(self) -> dict | None:
+        """Layout figures of the host store (rows, capacity, rebalances per level, growths,
+        host bytes) and of its cache (budget, hot rows and bytes), or None without a store."""
+        return self._impl.store_stats() if self.has_store else None
+
+    def store_row(self, kind: str, i: int) -> np.ndarray:
+        """Row ``i`` of the host store: the nets of vertex i (``kind="vertex"``) or the pins of
+        net i (``kind="net"``), in stored order."""
+        if kind not in ("vertex", "net"):
+            raise InputError(f"kind must be 'vertex' or 'net', got {kind!r}")
+        if not self.has_store:
+            raise InputError("this dynamic hypergraph has no host store (no memory budget)")
+        return self._call(lambda x: self._impl.store_row(kind == "net", x), i)
 
     def refine(self, objective: str = "cut", **options) -> dict:
         """Incremental refinement of the vertices the batches since the last call touched or
@@ -562,12 +633,42 @@ class DynamicHypergraph:
         )
 
 
+def _footprint_parts(h: Hypergraph, k: int, gamma: int, headroom: float) -> tuple[int, int]:
+    """(bucket pools, the rest): estimated device bytes of the GPU dynamic structure."""
+    vdeg = np.diff(h.vptr)
+    edeg = np.diff(h.eptr)
+    buckets = int((-(-vdeg // 32)).sum() + (-(-edeg // 32)).sum()) + gamma * (h.n + h.m)
+    ids = _budget.VERTEX_BYTES * h.n + (_budget.NET_BYTES + 4 * int(k)) * h.m
+    return int(buckets * (128 + 8) * (1.0 + headroom)), int(ids * (1.0 + headroom))
+
+
+def device_footprint(h: Hypergraph, k: int, gamma: int = 1, headroom: float = 0.1) -> int:
+    """Estimated device bytes of the GPU dynamic structure built from ``h``: 128-byte buckets,
+    ceil(D / 32) + gamma per list in both directions, per-id arrays and dense Phi, all with the
+    ``headroom`` fraction preallocated."""
+    return sum(_footprint_parts(h, k, gamma, headroom))
+
+
+def _gpu_host_pools(h: Hypergraph, k: int, gamma: int, headroom: float, budget: int) -> bool:
+    """Whether the GPU structure must keep its bucket pools in host memory (zero-copy) to stay
+    within ``budget``; BackendUnavailable when even the rest does not fit."""
+    pools, rest = _footprint_parts(h, k, gamma, headroom)
+    if pools + rest <= budget:
+        return False
+    _budget.require_fits(budget, rest,
+                         "the GPU dynamic hypergraph of this design, its bucket pools in host "
+                         "memory,", "the host store with a device cache runs on the CPU engine "
+                         "(engine='cpu' with the same memory_budget)")  # fmt: skip
+    return True
+
+
 __all__ = [
     "DENSE_PHI_MAX_K",
     "Batch",
     "BatchResult",
     "DynamicHypergraph",
     "Op",
+    "device_footprint",
     "Snapshot",
     "ref",
 ]

@@ -44,6 +44,7 @@ the same.
 from __future__ import annotations
 
 import dataclasses
+import logging
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -51,11 +52,13 @@ from typing import Any
 import numpy as np
 
 from .dynamic import Batch, BatchResult, DynamicHypergraph
-from .errors import InputError
+from .errors import BackendUnavailable, InputError
 from .hypergraph import Graph, Hypergraph
-from .kernels import get_backend
+from .kernels import budget, get_backend
 from .metrics import OBJECTIVES
 from .multilevel import Config, improve, partition
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -122,7 +125,9 @@ class IncrementalResult:
     ``moved_from`` / ``moved_to``; ``new_vertices`` / ``new_blocks``: vertices the batch created
     and where they ended. Metrics are the maintained ones after the batch (equal to a
     from-scratch evaluation). ``full_repartition`` and ``reason`` say whether the quality guard
-    re-partitioned; ``stats`` counts the refinement's work; ``timings`` are seconds per phase.
+    re-partitioned; ``stats`` counts the refinement's work (under a memory budget, ``transfer``
+    holds the batch's host -> device figures of :meth:`DynamicHypergraph.end_batch`);
+    ``timings`` are seconds per phase.
     """
 
     batch: int
@@ -173,11 +178,31 @@ class IncrementalResult:
             "balanced": self.balanced,
             "full_repartition": self.full_repartition,
             "reason": self.reason,
-            "stats": {
-                k: (v if isinstance(v, (bool, str)) else int(v)) for k, v in self.stats.items()
-            },
+            "stats": {k: _json_stat(v) for k, v in self.stats.items()},
             "timings": {k: round(v, 6) for k, v in self.timings.items()},
         }
+
+
+def _full_backend(backend, memory_budget: int, h: Hypergraph, k: int):
+    """The backend of full partitions under a budget: the GPU backend with the budget when the
+    design fits it, else (the finest levels are not streamed) the CPU backend, with a warning."""
+    be = get_backend(backend, memory_budget=memory_budget)
+    try:
+        be.check_memory(h.n, h.m, int(h.eind.shape[0]), k)
+    except BackendUnavailable as exc:
+        log.warning("full partitions run on the CPU backend: %s", exc)
+        return get_backend("cpu")
+    return be
+
+
+def _json_stat(v):
+    if isinstance(v, (bool, str)):
+        return v
+    if isinstance(v, dict):
+        return {k: _json_stat(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_json_stat(x) for x in v]
+    return int(v)
 
 
 class IncrementalPartitioner:
@@ -185,6 +210,12 @@ class IncrementalPartitioner:
 
     Built from a :class:`Hypergraph` or a :class:`Graph` (edges become 2-pin nets, so cut and km1
     are the edge cut). Without ``parts`` it partitions first with :func:`igpart.partition`.
+    ``memory_budget`` (bytes, or e.g. ``"2GiB"``; default: ``IGPART_GPU_MEMORY_BUDGET``, else
+    none): the dynamic structure keeps its adjacency in a host store with a hot-row cache
+    (:mod:`igpart.dynamic`), with the same moves as without; each result's ``stats["transfer"]``
+    reports the batch's host -> device bytes; ``cache_tau`` / ``cache_staging``: the cache's
+    sliding window and staging (:meth:`DynamicHypergraph.from_hypergraph`). A budget below the
+    device state's minimum raises InputError naming the minimum, before anything is partitioned.
 
     >>> from igpart.generators import random_circuit
     >>> ip = IncrementalPartitioner(random_circuit(2000, seed=1), k=4)
@@ -211,6 +242,9 @@ class IncrementalPartitioner:
         phi: str = "auto",
         engine: str = "cpu",
         fixed=None,
+        memory_budget: int | str | None = None,
+        cache_tau: int = 3,
+        cache_staging: bool = True,
     ):
         if not isinstance(h, (Hypergraph, Graph)):
             raise InputError(f"expected a Hypergraph or Graph, got {type(h).__name__}")
@@ -233,6 +267,9 @@ class IncrementalPartitioner:
         if engine not in ("cpu", "gpu"):
             raise InputError(f"engine must be 'cpu' or 'gpu', got {engine!r}")
         self.engine = engine  # where the dynamic structure and incremental refinement run
+        #: device memory budget in bytes (None: everything in memory; default: the
+        #: IGPART_GPU_MEMORY_BUDGET environment variable)
+        self.memory_budget = budget.resolve(memory_budget)
         self.is_graph = isinstance(h, Graph)
         t0 = time.perf_counter()
         from .fixed import check_fixed
@@ -243,19 +280,26 @@ class IncrementalPartitioner:
         if fixed is not None and engine == "gpu":
             raise InputError("fixed vertices need engine='cpu' (the GPU engine's refinement "
                              "does not lock vertices)")
+        hyper = h.to_hypergraph() if self.is_graph else h
+        if self.memory_budget is not None:  # a budget below the minimum fails before partitioning
+            budget.require(self.memory_budget, budget.dynamic_minimum(hyper.n, hyper.m, self.k),
+                           f"the dynamic hypergraph of {hyper.n:,} vertices and {hyper.m:,} "
+                           f"nets at k = {self.k} (its per-vertex and per-net device state)")
+            if backend != "cpu":
+                self.backend = _full_backend(backend, self.memory_budget, hyper, self.k)
         if parts is None:
-            parts = partition(h, self.k, self.epsilon, objective, backend, self.seed, config,
-                              fixed=fixed).parts
+            parts = partition(h, self.k, self.epsilon, objective, self.backend, self.seed,
+                              config, fixed=fixed).parts  # fmt: skip
         elif fixed is not None:  # a given partition: the fixed vertices go to their blocks
             from .metrics import check_parts
 
             parts = np.where(fixed >= 0, fixed, check_parts(parts, h.n, self.k))
         #: block of each fixed vertex id, -1 for free ids (grown with the id space)
         self._fixed = (np.full(h.n, -1, np.int32) if fixed is None else fixed.copy())
-        hyper = h.to_hypergraph() if self.is_graph else h
         self.dynamic = DynamicHypergraph.from_hypergraph(
-            hyper, parts, self.k, self.epsilon, phi=phi, backend=engine
-        )
+            hyper, parts, self.k, self.epsilon, phi=phi, backend=engine,
+            memory_budget=self.memory_budget, cache_tau=cache_tau, cache_staging=cache_staging,
+        )  # fmt: skip
         self._refiner = get_backend("cpu").incremental_refiner() if engine == "cpu" else None
         if self._refiner is not None:
             empty = np.zeros(0, np.int32)
@@ -445,6 +489,8 @@ class IncrementalPartitioner:
             moved, frm = changed.astype(np.int32), start[changed].astype(np.int32)
         order = np.argsort(moved, kind="stable")
         moved, frm = moved[order], frm[order]
+        if d.has_store:  # the batch's reads, refinement and any re-partition included
+            stats = {**stats, "transfer": d.end_batch()}
         timings["total"] = time.perf_counter() - t0
         m = d.metrics()
         return IncrementalResult(

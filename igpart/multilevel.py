@@ -554,6 +554,7 @@ def partition(
     # resolved value; the result reports the configured one
     run_cfg = dataclasses.replace(cfg, initial_metis_processes=processes)
     be = get_backend(backend)
+    _check_memory(be, h, k)
     timer = _Timer()
     with _stage_threads(cfg):
         if k == 1 or h.n == 0:
@@ -572,6 +573,14 @@ def partition(
 
 
 # ---------------------------------------------------------------------------------- helpers
+def _check_memory(be: Backend, h: Hypergraph | Graph, k: int) -> None:
+    """The backend's memory budget check for ``h`` (graphs: one 2-pin net per edge)."""
+    if isinstance(h, Hypergraph):
+        be.check_memory(h.n, h.m, int(h.eind.shape[0]), k)
+    else:
+        be.check_memory(h.n, int(h.adjncy.shape[0]) // 2, int(h.adjncy.shape[0]), k)
+
+
 def _bounds(be: Backend, total: int, k: int, epsilon: float):
     return be.asarray(np.full(k, max_block_weight(total, k, epsilon), dtype=np.int64), "int64")
 
@@ -1207,6 +1216,7 @@ def improve(
         p = np.where(fixed >= 0, fixed, p).astype(np.int32)
     t_start = time.perf_counter()
     be = get_backend(backend)
+    _check_memory(be, hyper, k)
     timer = _Timer()
     with _stage_threads(cfg):
         p = _improve(hyper, p, k, epsilon, objective, be, seed, cfg, timer, vcycles, fixed)

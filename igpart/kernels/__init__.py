@@ -33,9 +33,18 @@ def gpu_status() -> tuple[bool, str]:
     return True, f"{count} CUDA device(s)"
 
 
-def get_backend(name: str = "auto") -> Backend:
-    """The backend called ``name``; ``auto`` picks the GPU when one is usable, else the CPU."""
+def get_backend(name: str = "auto", *, memory_budget: int | str | None = None) -> Backend:
+    """The backend called ``name``; ``auto`` picks the GPU when one is usable, else the CPU.
+    ``memory_budget``: device bytes the GPU backend may use (``GpuBackend(memory_budget=...)``;
+    default: the ``IGPART_GPU_MEMORY_BUDGET`` environment variable); the CPU backend uses no
+    device memory and ignores it (a malformed value still raises InputError)."""
+    if memory_budget is not None:
+        from . import budget
+
+        memory_budget = budget.parse_bytes(memory_budget)
     if isinstance(name, Backend):
+        if memory_budget is not None and name.name == "gpu":
+            name.memory_budget = memory_budget
         return name
     if name not in BACKENDS:
         raise BackendUnavailable(f"unknown backend '{name}' (choose from {', '.join(BACKENDS)})")
@@ -49,7 +58,7 @@ def get_backend(name: str = "auto") -> Backend:
         cls = _gpu_backend_class()
         if cls is None:
             raise BackendUnavailable("GPU backend unavailable: igpart.kernels.gpu is not built yet")
-        return cls()
+        return cls(memory_budget=memory_budget)
     from .cpu import CpuBackend
 
     return CpuBackend()

@@ -117,6 +117,16 @@ class Backend:
     record_error: type[Exception] = ValueError
     #: What ``Config(refinement="auto")`` means on this backend ("fm", "jet" or "jet+fm").
     default_refinement: str = "fm"
+    #: Device memory budget in bytes (None: no budget; only device backends have one).
+    memory_budget: int | None = None
+
+    def check_memory(self, n: int, m: int, pins: int, k: int) -> None:
+        """Raises unless a full partition of an input of ``n`` vertices, ``m`` nets and ``pins``
+        pins into ``k`` blocks can run within ``memory_budget`` (``budget.check_partition``)."""
+        if self.memory_budget is not None:
+            from . import budget
+
+            budget.check_partition(self.memory_budget, n, m, pins, k)
 
     # ------------------------------------------------------------------ transfers
     def asarray(self, a, dtype=None):

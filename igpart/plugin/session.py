@@ -96,6 +96,7 @@ class SessionResult:
             "full_repartition": self.full_repartition,
             "reason": self.reason,
             "timings": {k: round(v, 6) for k, v in self.timings.items()},
+            **({"transfer": dict(self.stats["transfer"])} if "transfer" in self.stats else {}),
             "line": self.line,
         }
 
@@ -113,7 +114,11 @@ class Session:
     ``fixed``: cells (I/O pads, macros, placed cells) that stay in their block: a dict
     ``{name or vertex id: block}`` or an array of one block per vertex (-1: free); the initial
     partition, every refinement and the quality guard keep them there. :meth:`fix` fixes (or
-    frees) cells later. Fixed cells need ``engine="cpu"``.
+    frees) cells later. Fixed cells need ``engine="cpu"``. ``memory_budget``: device memory
+    budget in bytes (or e.g. ``"2GiB"``; default: ``IGPART_GPU_MEMORY_BUDGET``): the design's
+    adjacency then lives in a host store with a hot-row cache, with the same results; each
+    result's ``stats["transfer"]`` reports the bytes a batch moves host -> device
+    (:class:`~igpart.incremental.IncrementalPartitioner`).
 
     >>> from igpart import Hypergraph
     >>> s = Session(Hypergraph.from_nets([[0, 1], [1, 2], [2, 3]]), k=2, parts=[0, 0, 1, 1])
@@ -141,6 +146,7 @@ class Session:
         max_net_size: int | None = None,
         engine: str = "cpu",
         fixed=None,
+        memory_budget: int | str | None = None,
     ):
         t0 = time.perf_counter()
         config = Config.of(config)  # a bad config fails before the design is converted
@@ -172,6 +178,7 @@ class Session:
         self.engine = IncrementalPartitioner(
             model, k, epsilon, objective, parts=parts, backend=backend, seed=seed,
             config=config, options=options, engine=engine, fixed=fixed,
+            memory_budget=memory_budget,
         )  # fmt: skip
         if self._circuit is not None:
             self._circuit.dynamic = self.engine.dynamic

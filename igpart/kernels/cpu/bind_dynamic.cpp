@@ -112,9 +112,10 @@ void igp::bind_dynamic(py::module_ &m) {
     m.attr("BUCKET_SLOTS") = IGP_BUCKET_SLOTS;
     m.attr("PHI_SLOTS") = IGP_PHI_SLOTS;
 
-    py::class_<DynamicHypergraph>(m, "DynamicHypergraph",
-                                  "Bucket-list dynamic hypergraph with a maintained partition.")
-        .def(py::init(&build), py::arg("eptr"), py::arg("eind"), py::arg("n"), py::arg("vwgt"),
+    py::class_<DynamicHypergraph> cls(m, "DynamicHypergraph",
+                                      "Bucket-list dynamic hypergraph with a maintained partition.");
+    bind_dynamic_store(cls);
+    cls.def(py::init(&build), py::arg("eptr"), py::arg("eind"), py::arg("n"), py::arg("vwgt"),
              py::arg("ewgt"), py::arg("parts"), py::arg("k"), py::arg("epsilon"),
              py::arg("gamma") = 1, py::arg("headroom") = 0.1, py::arg("growth") = 2.0,
              py::arg("sparse_phi") = false)

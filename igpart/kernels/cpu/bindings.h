@@ -28,5 +28,9 @@ void bind_dynamic(py::module_ &m);    // bind_dynamic.cpp: dynamic hypergraph (i
 void bind_incremental(py::module_ &m);  // bind_incremental.cpp: incremental refinement
 void bind_community(py::module_ &m);  // bind_community.cpp: community detection (Louvain)
 void bind_netlist(py::module_ &m);    // bind_netlist.cpp: fast flat-Verilog reader
+void bind_store(py::module_ &m);      // bind_store.cpp: PMA-CSR, hot-subgraph cache policy
+class DynamicHypergraph;
+// bind_store.cpp: the host-store methods of the DynamicHypergraph class
+void bind_dynamic_store(py::class_<DynamicHypergraph> &cls);
 
 }  // namespace igp

@@ -522,6 +522,8 @@ BatchResult DynamicHypergraph::apply(const int8_t *op, const int64_t *a, const i
     epins_.pool.reserve(pin_inserts + new_e * opt_.gamma);
     reserve_phi(pin_inserts);
 
+    if (store_) store_->ensure(n_ids_ + fresh_v, m_ids_ + fresh_e);
+
     BatchResult res;
     res.created.assign(static_cast<size_t>(count), -1);
     std::vector<int32_t> freed_v, freed_e;
@@ -580,6 +582,7 @@ BatchResult DynamicHypergraph::apply(const int8_t *op, const int64_t *a, const i
             case OP_INSERT_PIN: {
                 vnets_.insert(r.x, r.y);
                 epins_.insert(r.y, r.x);
+                if (store_) store_->insert_pin(r.x, r.y);
                 add_pin_count(r.y, part_[r.x], +1);
                 ++pins_;
                 res.touched_v.push_back(r.x);
@@ -589,6 +592,7 @@ BatchResult DynamicHypergraph::apply(const int8_t *op, const int64_t *a, const i
             case OP_DELETE_PIN: {
                 vnets_.erase_at(r.x, vnets_.find(r.x, r.y));
                 epins_.erase_at(r.y, epins_.find(r.y, r.x));
+                if (store_) store_->delete_pin(r.x, r.y);
                 add_pin_count(r.y, part_[r.x], -1);
                 --pins_;
                 res.touched_v.push_back(r.x);
@@ -616,6 +620,7 @@ BatchResult DynamicHypergraph::apply(const int8_t *op, const int64_t *a, const i
     }
     vfree_.insert(vfree_.end(), freed_v.begin(), freed_v.end());
     efree_.insert(efree_.end(), freed_e.begin(), freed_e.end());
+    if (store_) store_->finish_changes();
     ++batches_;
     records_ += count;
 
@@ -653,7 +658,7 @@ void DynamicHypergraph::move_vertex(int32_t v, int32_t to) {
     const int32_t from = part_[v];
     if (from == to) return;
     reserve_phi(vnets_.hdr[v].size);
-    vnets_.for_each(v, [&](int32_t e, int64_t) {
+    for_each_net(v, [&](int32_t e) {
         add_pin_count(e, to, +1);
         add_pin_count(e, from, -1);
     });
@@ -700,6 +705,24 @@ DynamicHypergraph::Compact DynamicHypergraph::compact() const {
             c.eptr.push_back(static_cast<int64_t>(c.eind.size()));
         }
     return c;
+}
+
+void DynamicHypergraph::attach_store(const HostStoreOptions &opt) {
+    auto csr = [](const BucketLists &l, int64_t ids, std::vector<int64_t> &ptr,
+                  std::vector<int32_t> &ind) {
+        ptr.assign(1, 0);
+        for (int64_t id = 0; id < ids; ++id) {
+            l.for_each(static_cast<int32_t>(id), [&](int32_t x, int64_t) { ind.push_back(x); });
+            ptr.push_back(static_cast<int64_t>(ind.size()));
+        }
+    };
+    std::vector<int64_t> vptr, eptr;
+    std::vector<int32_t> vind, eind;
+    csr(vnets_, n_ids_, vptr, vind);
+    csr(epins_, m_ids_, eptr, eind);
+    auto store = std::make_unique<HostStore>(opt);
+    store->build(vptr.data(), vind.data(), n_ids_, eptr.data(), eind.data(), m_ids_);
+    store_ = std::move(store);
 }
 
 // --------------------------------------------------------------------------- consistency
@@ -807,6 +830,26 @@ void DynamicHypergraph::check() const {
         for (int32_t x : s)
             require(vertex ? (x < n_ids_ && !vstatus_[x]) : (x < m_ids_ && !estatus_[x]),
                     "free id " + std::to_string(x) + " is in use");
+    }
+    if (store_) {
+        // the store holds the lists' entries in the lists' order
+        const std::pair<const BucketLists *, const PmaRows *> pairs[] = {
+            {&vnets_, &store_->vertex_rows()}, {&epins_, &store_->net_rows()}};
+        for (const auto &[lists, rows] : pairs) {
+            const std::string what = lists == &vnets_ ? "vertex " : "net ";
+            rows->check();
+            require(rows->rows() >= (lists == &vnets_ ? n_ids_ : m_ids_), "host store lacks rows");
+            for (int64_t id = 0; id < (lists == &vnets_ ? n_ids_ : m_ids_); ++id) {
+                std::vector<int32_t> a;
+                lists->for_each(static_cast<int32_t>(id), [&](int32_t x, int64_t) {
+                    a.push_back(x);
+                });
+                require(a == rows->row(static_cast<int32_t>(id)),
+                        "host store row of " + what + std::to_string(id) + " differs");
+            }
+        }
+        require(store_->cache().hot_bytes() <= store_->cache().budget(),
+                "hot rows exceed the cache budget");
     }
     int64_t dead_v = n_ids_ - live_v_, dead_e = m_ids_ - live_e_;
     require(dead_v == static_cast<int64_t>(vfree_.size()) &&

@@ -18,12 +18,17 @@
 // change costs time proportional to itself. Phi is dense (an m x k int32 matrix) or sparse (per
 // net a chain of 8-entry buckets of (block, count) pairs, memory proportional to sum lambda_e).
 //
+// Host store. Under a device memory budget a HostStore (host_store.h: packed-memory-array CSRs
+// and the hot-subgraph cache policy) is attached: batches update it along with the bucket lists,
+// and for_each_net / for_each_pin read from it (recording each read), in the same order.
+//
 // Batches are validated completely before anything changes (an invalid record raises RecordError
 // and leaves the state untouched, byte for byte), then capacity for the batch's worst case is
 // reserved, then the records are applied in order; applying cannot fail.
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -32,6 +37,7 @@
 #include "bucket.h"
 #include "changes.h"
 #include "connectivity.h"
+#include "host_store.h"
 #include "scratch_map.h"
 
 namespace igp {
@@ -174,16 +180,27 @@ class DynamicHypergraph {
     int32_t phi(int32_t e, int32_t b) const;  // Phi(e, b)
     int32_t net_size(int32_t e) const { return epins_.hdr[e].size; }
     int32_t degree(int32_t v) const { return vnets_.hdr[v].size; }
-    // f(net) for every net of vertex v, in bucket-slot order.
+    // f(net) for every net of vertex v, in bucket-slot order (from the host store when one is
+    // attached: the same order).
     template <class F>
     void for_each_net(int32_t v, F &&f) const {
-        vnets_.for_each(v, [&](int32_t e, int64_t) { f(e); });
+        if (store_)
+            store_->for_each_net(v, f);
+        else
+            vnets_.for_each(v, [&](int32_t e, int64_t) { f(e); });
     }
-    // f(pin) for every pin of net e, in bucket-slot order.
+    // f(pin) for every pin of net e, in bucket-slot order (or from the host store).
     template <class F>
     void for_each_pin(int32_t e, F &&f) const {
-        epins_.for_each(e, [&](int32_t v, int64_t) { f(v); });
+        if (store_)
+            store_->for_each_pin(e, f);
+        else
+            epins_.for_each(e, [&](int32_t v, int64_t) { f(v); });
     }
+    // Attaches a host store built from the current lists (replacing any store attached before).
+    void attach_store(const HostStoreOptions &opt);
+    // The attached host store, or nullptr.
+    HostStore *store() const { return store_.get(); }
     // f(block, Phi(e, block)) for every block holding pins of net e.
     template <class F>
     void for_each_block(int32_t e, F &&f) const {
@@ -237,6 +254,7 @@ class DynamicHypergraph {
     BucketLists phis_;                    // sparse Phi: net -> (block, count)
     std::vector<int32_t> phi_dense_;      // dense Phi: net * k + block
     std::vector<int64_t> bw_;
+    std::unique_ptr<HostStore> store_;    // host store under a memory budget, else null
     int64_t total_w_ = 0, cut_ = 0, km1_ = 0;
     int64_t live_v_ = 0, live_e_ = 0, pins_ = 0;
     int64_t vid_growths_ = 0, eid_growths_ = 0;
@@ -287,6 +305,17 @@ void DynamicHypergraph::visit_state(F &&f) const {
         f(p + ".next", l->pool.next);
         f(p + ".counters", std::vector<int64_t>{l->pool.used, l->pool.free_top,
                                                  l->pool.free_count, l->pool.growths});
+    }
+    if (store_) {
+        for (const auto &[name, rows] : {std::pair<const char *, const PmaRows *>{
+                                             "store.vertex_rows", &store_->vertex_rows()},
+                                         {"store.net_rows", &store_->net_rows()}}) {
+            const std::string p(name);
+            f(p + ".slots", rows->slots());
+            f(p + ".starts", rows->starts());
+            f(p + ".lengths", rows->lengths());
+        }
+        f("store.hot", store_->cache().hot_keys());
     }
     f("counters", std::vector<int64_t>{n_ids_, m_ids_, total_w_, cut_, km1_, live_v_, live_e_,
                                        pins_, vid_growths_, eid_growths_, batches_, records_});

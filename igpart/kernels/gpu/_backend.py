@@ -151,9 +151,14 @@ class GpuBackend(Backend):
                  community_host_max: int | None = None,
                  jet_host_max_pins: int | None = None,
                  cluster_max_size: int | None = None, deterministic: bool = False,
-                 jet_boundary: bool = True, jet_host_min_k: int | None = None) -> None:
+                 jet_boundary: bool = True, jet_host_min_k: int | None = None,
+                 memory_budget: int | str | None = None) -> None:
+        from .. import budget
         from ..cpu import CpuBackend
 
+        #: device bytes this backend may use (``igpart.kernels.budget``; None: no budget):
+        #: ``memory_budget``, else the IGPART_GPU_MEMORY_BUDGET environment variable
+        self.memory_budget = budget.resolve(memory_budget)
         self.cpu = CpuBackend()
         cap = self.FM_HOST_MAX_PINS if fm_host_max_pins is None else int(fm_host_max_pins)
         #: FM runs on levels of at most this many pins (None: on every level)

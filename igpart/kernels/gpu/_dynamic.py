@@ -16,11 +16,17 @@ Phi is dense on the GPU (net x k int32) whatever the ``sparse_phi`` request of t
 gains) over the vertices touched since the last refinement, in one launch of one block, with a
 rebalancing fallback when a block is still overloaded.
 
+``host_pools=True`` (what a memory budget below the structure's footprint asks for) puts the
+bucket pools, the adjacency (``vslot``/``vnext``/``eslot``/``enext``), in page-locked host memory
+that the kernels read and write in place over the bus (zero-copy, unified virtual addressing);
+everything else stays on the device. The kernels are the same, so are the results.
+
 dynamic.cu is compiled by the GPU backend's loader (``_loader.kernel("dynamic", name)``).
 """
 
 from __future__ import annotations
 
+import ctypes
 import math
 
 import cupy
@@ -112,6 +118,20 @@ def _grown(cap: int, needed: int, growth: float) -> int:
     return max(needed, int(math.ceil(cap * growth)))
 
 
+def _mapped(n: int, dtype, fill, init: np.ndarray | None = None) -> cupy.ndarray:
+    """A CuPy array of ``n`` elements in page-locked host memory, holding ``init`` then
+    ``fill``: with unified virtual addressing the kernels address it directly (each access
+    crosses the bus)."""
+    nbytes = max(1, n) * np.dtype(dtype).itemsize
+    mem = cupy.cuda.alloc_pinned_memory(nbytes)
+    view = np.frombuffer(mem, dtype=dtype, count=n)
+    view[:] = fill
+    if init is not None:
+        view[: init.size] = init
+    owned = cupy.cuda.UnownedMemory(mem.ptr, nbytes, mem, cupy.cuda.Device().id)
+    return cupy.ndarray((n,), dtype=dtype, memptr=cupy.cuda.MemoryPointer(owned, 0))
+
+
 def _pad(a: np.ndarray, cap: int, fill) -> np.ndarray:
     out = np.full(cap, fill, dtype=a.dtype)
     out[: a.size] = a
@@ -122,7 +142,7 @@ class GpuDynamicHypergraph:
     """Bucket-list dynamic hypergraph with a maintained partition, on the GPU."""
 
     def __init__(self, eptr, eind, n, vwgt, ewgt, parts, k, epsilon, gamma=1, headroom=0.1,
-                 growth=2.0, sparse_phi=False):  # fmt: skip
+                 growth=2.0, sparse_phi=False, host_pools=False):  # fmt: skip
         eptr = np.ascontiguousarray(eptr, dtype=np.int64)
         eind = np.ascontiguousarray(eind, dtype=np.int32)
         n, m, k = int(n), eptr.size - 1, int(k)
@@ -139,6 +159,7 @@ class GpuDynamicHypergraph:
             raise ValueError("parts: block id out of range")
         self.k, self.epsilon, self.gamma = k, float(epsilon), int(gamma)
         self.headroom, self.growth, self.sparse_phi = float(headroom), float(growth), False
+        self.host_pools = bool(host_pools)
         self.vid_growths = self.eid_growths = 0
         self.vpool_growths = self.epool_growths = 0
         self._stream = cupy.cuda.get_current_stream()
@@ -169,8 +190,8 @@ class GpuDynamicHypergraph:
             a[prefix + "tail"] = xp.asarray(_pad(tail, cap, -1))
             a[prefix + "nb"] = xp.asarray(_pad(nb, cap, 0))
             a[prefix + "size"] = xp.asarray(_pad(size, cap, 0))
-            a[prefix + "slot"] = xp.asarray(slot)
-            a[prefix + "next"] = xp.asarray(nxt)
+            a[prefix + "slot"] = self._pool_array(slot.size, slot.dtype, -1, slot)
+            a[prefix + "next"] = self._pool_array(nxt.size, nxt.dtype, -1, nxt)
         a["phi"] = xp.zeros(ecap * k, dtype=xp.int32)
         bw = np.zeros(k, dtype=np.int64)
         if n:
@@ -213,6 +234,18 @@ class GpuDynamicHypergraph:
         self.last_refine: dict = {}
 
     # ------------------------------------------------------------------ buffers
+    def _pool_array(self, n: int, dtype, fill, init: np.ndarray | None = None) -> cupy.ndarray:
+        """A bucket pool array of ``init`` then ``fill``: in device memory, or in page-locked
+        host memory (host_pools)."""
+        if self.host_pools:
+            return _mapped(n, dtype, fill, init)
+        if init is not None and init.size == n:
+            return cupy.asarray(init)
+        out = cupy.full(n, fill, dtype=dtype)
+        if init is not None:
+            out[: init.size] = cupy.asarray(init)
+        return out
+
     def _table(self) -> None:
         ptrs = np.array([self._a[name].data.ptr for name in _P_NAMES], dtype=np.uint64)
         self._P = cupy.asarray(ptrs)
@@ -301,9 +334,9 @@ class GpuDynamicHypergraph:
         if avail >= extra:
             return
         nc = _grown(cap, cap + extra - avail, self.growth)
-        slot = cupy.full(nc * BUCKET, -1, dtype=cupy.int32)
+        slot = self._pool_array(nc * BUCKET, np.int32, -1)
         slot[: cap * BUCKET] = self._a[p + "slot"]
-        nxt = cupy.full(nc, -1, dtype=cupy.int64)
+        nxt = self._pool_array(nc, np.int64, -1)
         nxt[:cap] = self._a[p + "next"]
         self._a[p + "slot"], self._a[p + "next"] = slot, nxt
         if vertices:
@@ -592,10 +625,21 @@ class GpuDynamicHypergraph:
     def dump(self) -> dict:
         """Copies of every state array and counter (scratch excluded)."""
         scratch = {"vmark", "emark", "vpend", "epend", "minp", "vlast", "vflag"}
-        d = {name: arr.get() for name, arr in self._a.items() if name not in scratch}
+        d = {name: self._host_copy(name, arr) for name, arr in self._a.items()
+             if name not in scratch}  # fmt: skip
         d["growths"] = np.array([self.vid_growths, self.eid_growths, self.vpool_growths,
                                  self.epool_growths, self.vcap, self.ecap], dtype=np.int64)
         return d
+
+    def _host_copy(self, name: str, arr: cupy.ndarray) -> np.ndarray:
+        """A numpy copy of a state array; host pools are read in place (a device-to-host copy
+        from page-locked memory would name the wrong direction)."""
+        if not (self.host_pools and name in ("vslot", "vnext", "eslot", "enext")):
+            return arr.get()
+        self._stream.synchronize()
+        ctype = np.ctypeslib.as_ctypes_type(arr.dtype)
+        view = np.ctypeslib.as_array(ctypes.cast(arr.data.ptr, ctypes.POINTER(ctype)), arr.shape)
+        return view.copy()
 
     def stats(self) -> dict:
         out = {}
@@ -616,6 +660,7 @@ class GpuDynamicHypergraph:
             vertex_id_growths=self.vid_growths, net_id_growths=self.eid_growths,
             free_vertex_ids=self._c("vfree"), free_net_ids=self._c("efree"),
             batches=self._c("batches"), records=self._c("records"),
+            host_pools=self.host_pools,
         )  # fmt: skip
         return out
 

@@ -1,0 +1,128 @@
+// Hot-subgraph cache policy (hot_cache.h).
+#include "hot_cache.h"
+
+#include <algorithm>
+#include <stdexcept>
+#include <utility>
+
+namespace igp {
+
+HotCache::HotCache(int64_t budget_bytes, int32_t tau, int32_t min_hotness, bool stage)
+    : budget_(budget_bytes), tau_(tau), min_hotness_(min_hotness), stage_(stage) {
+    if (budget_bytes < 0) throw std::invalid_argument("cache budget must be non-negative");
+    if (tau < 0 || tau > 7) throw std::invalid_argument("tau must lie in [0, 7]");
+    if (min_hotness < 1) throw std::invalid_argument("min_hotness must be at least 1");
+}
+
+void HotCache::resize(int64_t count) {
+    if (count < keys()) throw std::invalid_argument("the cache's keys cannot shrink");
+    packed_.resize(static_cast<size_t>(count), 0);
+    hot_.resize(static_cast<size_t>(count), 0);
+    dirty_.resize(static_cast<size_t>(count), 0);
+    staged_.resize(static_cast<size_t>(count), 0);
+    hot_size_.resize(static_cast<size_t>(count), 0);
+}
+
+int32_t HotCache::hotness(int64_t key) const {
+    int32_t h = 0;
+    for (uint64_t w = packed_[key]; w != 0; w >>= 8) h += static_cast<int32_t>(w & 0xff);
+    return h;
+}
+
+void HotCache::finish_changes(const std::function<int64_t(int64_t)> &bytes_of) {
+    std::sort(changed_.begin(), changed_.end());
+    for (int64_t key : changed_) {
+        dirty_[key] = 0;
+        if (!hot_[key]) continue;
+        const int64_t b = bytes_of(key);
+        if (hot_bytes_ + staged_bytes_ - hot_size_[key] + b <= budget_) {
+            ++cur_.reloaded;
+            cur_.reload_bytes += b;
+            hot_bytes_ += b - hot_size_[key];
+            hot_size_[key] = b;
+        } else {
+            ++cur_.evicted;
+            hot_[key] = 0;
+            hot_bytes_ -= hot_size_[key];
+            hot_size_[key] = 0;
+            --hot_count_;
+        }
+    }
+    changed_.clear();
+}
+
+CacheStats HotCache::end_batch(const std::function<int64_t(int64_t)> &bytes_of) {
+    finish_changes(bytes_of);
+    // candidates: hotness >= min_hotness, by decreasing hotness then increasing key
+    std::vector<std::pair<int32_t, int64_t>> cand;
+    cand.reserve(active_.size());
+    for (int64_t key : active_) {
+        const int32_t h = hotness(key);
+        if (h >= min_hotness_) cand.emplace_back(-h, key);
+    }
+    std::sort(cand.begin(), cand.end());
+    // the longest prefix that fits the budget
+    std::vector<int64_t> chosen;
+    std::vector<int64_t> size;
+    int64_t total = 0;
+    for (const auto &c : cand) {
+        const int64_t b = bytes_of(c.second);
+        if (total + b > budget_) break;
+        total += b;
+        chosen.push_back(c.second);
+        size.push_back(b);
+    }
+    // evict what is not chosen (dirty_ marks the chosen keys meanwhile; it is clear here)
+    for (int64_t key : chosen) dirty_[key] = 1;
+    for (int64_t key : hot_list_)
+        if (hot_[key] && !dirty_[key]) {
+            hot_[key] = 0;
+            hot_size_[key] = 0;
+            ++cur_.evicted;
+        }
+    for (size_t i = 0; i < chosen.size(); ++i) {
+        const int64_t key = chosen[i];
+        dirty_[key] = 0;
+        if (!hot_[key]) {
+            hot_[key] = 1;
+            if (!staged_[key]) {  // a staged row is on the device already
+                ++cur_.loaded;
+                cur_.load_bytes += size[i];
+            }
+        }
+        hot_size_[key] = size[i];
+    }
+    for (int64_t key : staged_list_) {
+        if (staged_[key] && !hot_[key]) hot_size_[key] = 0;
+        staged_[key] = 0;
+    }
+    staged_list_.clear();
+    staged_bytes_ = 0;
+    std::sort(chosen.begin(), chosen.end());
+    hot_list_ = std::move(chosen);
+    hot_bytes_ = total;
+    hot_count_ = static_cast<int64_t>(hot_list_.size());
+    // slide the window
+    const uint64_t mask = tau_ >= 7 ? ~uint64_t(0) : (uint64_t(1) << (8 * (tau_ + 1))) - 1;
+    size_t kept = 0;
+    for (int64_t key : active_) {
+        packed_[key] = (packed_[key] << 8) & mask;
+        if (packed_[key] != 0) active_[kept++] = key;
+    }
+    active_.resize(kept);
+    CacheStats out = cur_;
+    out.hot_rows = hot_count_;
+    out.hot_bytes = hot_bytes_;
+    out.candidates = static_cast<int64_t>(cand.size());
+    cur_ = CacheStats();
+    return out;
+}
+
+std::vector<int64_t> HotCache::hot_keys() const {
+    std::vector<int64_t> out;
+    for (int64_t key : hot_list_)
+        if (hot_[key]) out.push_back(key);
+    return out;
+}
+
+}  // namespace igp

@@ -1,0 +1,135 @@
+// Hot-subgraph cache policy (Grapin §5.1): which rows of the host store a device would keep,
+// chosen by access frequency over a sliding window of batches, under a byte budget; and the
+// accounting of the bytes each batch would move host -> device.
+//
+// Keys are row ids of the store (the store interleaves its vertex and net rows). During a batch
+// every read of a row is recorded: the row's access count of the batch (one byte, saturating at
+// 255) grows by one, and the read is a hit when the row is in the hot set (read from device
+// memory) or a cold read (a zero-copy read of its bytes over the bus). The counts of the current
+// batch and of the `tau` batches before it are packed in one 64-bit word per key (tau <= 7).
+//
+// Between batches (end_batch), the hotness of a key is the sum of its packed counts (Grapin eq.
+// 1, hotness(v) = sum of C_k(v) for k from i - tau to i); the keys of hotness at least
+// `min_hotness`, in decreasing hotness (increasing key among equals), form the candidates, and
+// the hot set is their longest prefix whose bytes fit the budget. Keys that enter the hot set
+// are loaded (their bytes count as moved, unless staged in the batch); keys that leave are
+// evicted (nothing moves). The
+// window then slides: the oldest count drops out and the new batch starts at zero.
+//
+// Rows that change between refreshes (modified) keep the hot set consistent: at the end of the
+// changes (finish_changes), each changed hot row is reloaded (its bytes count as moved) while
+// the hot and staged bytes stay within the budget, in increasing key order; a changed row that
+// no longer fits is evicted. So the bytes on the device never exceed the budget, and everything
+// is deterministic.
+//
+// Staging (on by default; Grapin caches only between batches). A cold row read during a batch is
+// staged, that is, kept on the device for the rest of the batch, when the hot rows and the rows
+// staged so far leave room for it: its first read moves its bytes, later reads of the batch are
+// hits. Staged rows the refresh chooses join the hot set without moving again; the others are
+// dropped. A staged row that changes is dropped at once. Repeated reads of a row within a batch
+// (the refinement visits a region's rows several times) are what staging saves; the window saves
+// reads that recur across batches.
+//
+// Only keys with a nonzero packed word are visited between batches, so a refresh costs time in
+// proportion to the keys read in the last tau + 1 batches, not to all keys.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+namespace igp {
+
+struct CacheStats {
+    int64_t hits = 0, hit_bytes = 0;          // reads of hot rows (device memory)
+    int64_t cold_reads = 0, cold_bytes = 0;   // zero-copy reads of cold rows
+    int64_t loaded = 0, load_bytes = 0;       // rows loaded into the hot set by the refresh
+    int64_t reloaded = 0, reload_bytes = 0;   // changed hot rows loaded again
+    int64_t staged = 0, staged_hits = 0;      // rows staged in the batch; hits on them
+    int64_t evicted = 0;                      // rows that left the hot set
+    int64_t hot_rows = 0, hot_bytes = 0;      // the hot set after the refresh
+    int64_t candidates = 0;                   // keys of hotness >= min_hotness
+    bool paged = false;                       // managed-memory model (host_store.h) on:
+    int64_t page_bytes = 0, page_faults = 0;  // what it moved, in pages faulted in
+    // Host -> device bytes of the batch: cold reads, loads and reloads.
+    int64_t moved() const { return cold_bytes + load_bytes + reload_bytes; }
+    // What reading every row zero-copy would have moved (no cache).
+    int64_t zero_copy() const { return hit_bytes + cold_bytes; }
+};
+
+class HotCache {
+   public:
+    HotCache(int64_t budget_bytes, int32_t tau, int32_t min_hotness, bool stage = true);
+
+    // Keys become [0, count) (new keys cold, never read).
+    void resize(int64_t count);
+    int64_t keys() const { return static_cast<int64_t>(packed_.size()); }
+
+    // A read of row `key` of `bytes` bytes.
+    void record(int64_t key, int64_t bytes) {
+        uint64_t &w = packed_[key];
+        if (w == 0) active_.push_back(key);
+        if ((w & 0xff) != 0xff) ++w;
+        if (hot_[key] || staged_[key]) {
+            ++cur_.hits;
+            cur_.hit_bytes += bytes;
+            cur_.staged_hits += staged_[key];
+        } else {
+            ++cur_.cold_reads;
+            cur_.cold_bytes += bytes;
+            if (stage_ && hot_bytes_ + staged_bytes_ + bytes <= budget_) {
+                staged_[key] = 1;
+                hot_size_[key] = bytes;
+                staged_bytes_ += bytes;
+                staged_list_.push_back(key);
+                ++cur_.staged;
+            }
+        }
+    }
+    // Row `key` changed (its bytes in the hot set, if there, are stale; if staged, it is
+    // dropped).
+    void modified(int64_t key) {
+        if (staged_[key]) {
+            staged_[key] = 0;
+            staged_bytes_ -= hot_size_[key];
+            hot_size_[key] = 0;
+        }
+        if (hot_[key] && !dirty_[key]) {
+            dirty_[key] = 1;
+            changed_.push_back(key);
+        }
+    }
+    // Reloads or evicts the changed hot rows; bytes_of(key) is a row's current size in bytes.
+    void finish_changes(const std::function<int64_t(int64_t)> &bytes_of);
+    // Closes the batch: refreshes the hot set, slides the window, returns the batch's figures.
+    CacheStats end_batch(const std::function<int64_t(int64_t)> &bytes_of);
+
+    bool hot(int64_t key) const { return hot_[key] != 0; }
+    int64_t hot_bytes() const { return hot_bytes_; }
+    int64_t staged_bytes() const { return staged_bytes_; }
+    bool stage() const { return stage_; }
+    int64_t budget() const { return budget_; }
+    int32_t tau() const { return tau_; }
+    int32_t min_hotness() const { return min_hotness_; }
+    // Hotness of `key` over the window so far (current batch included).
+    int32_t hotness(int64_t key) const;
+    const CacheStats &current() const { return cur_; }
+    // The hot set, ascending.
+    std::vector<int64_t> hot_keys() const;
+
+   private:
+    int64_t budget_;
+    int32_t tau_, min_hotness_;
+    bool stage_;
+    std::vector<uint64_t> packed_;  // byte i: count of the batch i batches ago
+    std::vector<uint8_t> hot_, dirty_, staged_;
+    std::vector<int64_t> hot_size_;  // bytes a hot key occupies on the device
+    std::vector<int64_t> active_;    // keys with packed_ != 0 (no duplicates)
+    std::vector<int64_t> changed_;
+    std::vector<int64_t> hot_list_;
+    std::vector<int64_t> staged_list_;  // may list keys dropped since (staged_ = 0)
+    int64_t staged_bytes_ = 0;  // the hot set (may also list keys evicted since, hot_ = 0)
+    int64_t hot_bytes_ = 0, hot_count_ = 0;
+    CacheStats cur_;
+};
+
+}  // namespace igp
