@@ -262,6 +262,7 @@ def _partition(h, args) -> Partition:
         seed=args.seed,
         algorithm=args.algorithm,
         config=_config(args),
+        cluster=getattr(args, "cluster", None),
     )
 
 
@@ -527,7 +528,7 @@ def cmd_bench(args) -> int:
     result = bench.run_benchmark(
         args.files, args.k, epsilon=args.epsilon, objective=args.objective,
         threads=args.threads, seed=args.seed, variants=variants, peers=args.peers,
-        progress=not args.no_progress,
+        progress=not args.no_progress, cluster=args.cluster,
     )
     text = bench.to_json(result) if args.json else bench.markdown(result)
     if args.output:
@@ -561,6 +562,9 @@ def add_bench_arguments(p: argparse.ArgumentParser, files_required: bool = True)
     p.add_argument("-o", "--output", help="also write the report to this file")
     p.add_argument("--plot", help="save a plot of the ratios to this image (needs matplotlib)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    _add_cluster_option(p, "run the (file, k, tool) cases on a dask cluster, one at a time per "
+                        "worker: local, local:N or a scheduler address (needs "
+                        "igpart[distributed])")
 
 
 # --------------------------------------------------------------------------- parser
@@ -589,7 +593,13 @@ def _add_partition_options(p: argparse.ArgumentParser, k_required: bool = True) 
         """inline object, e.g. '{"refinement": "jet", "initial": "rb"}'""",
     )
     _add_threads_option(p)
+    _add_cluster_option(p, "partition over the workers of a dask cluster: local, local:N or a "
+                        "scheduler address (needs igpart[distributed])")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def _add_cluster_option(p: argparse.ArgumentParser, what: str) -> None:
+    p.add_argument("--cluster", metavar="local[:N]|ADDRESS", help=what)
 
 
 def _threads(text: str) -> int:

@@ -501,14 +501,18 @@ def partition(
     seed: int = 0,
     config: Config | dict | None = None,
     algorithm: str = "multilevel",
+    cluster: Any = None,
 ) -> Partition:
     """Partitions ``h`` into ``k`` blocks of weight at most ``(1+epsilon)*ceil(total/k)``.
 
     ``objective``: ``"cut"`` or ``"km1"`` (graphs: edge cut either way). ``backend``: ``"auto"``,
     ``"cpu"``, ``"gpu"`` or a Backend object. ``config``: a :class:`Config` or a dict of overrides.
     ``algorithm``: ``"multilevel"`` (igpart) or ``"metis"`` (pymetis on the clique expansion,
-    the peer). Raises PartitionError for k < 1 or k > number of vertices, InputError for bad
-    arguments. The result's metrics are computed from scratch on ``h``.
+    the peer). ``cluster``: run over the workers of a dask cluster (a ``distributed.Client``, a
+    scheduler address, ``"local"`` or ``"local:N"``; see :mod:`igpart.distributed`) instead of
+    here; needs ``pip install igpart[distributed]``. Raises PartitionError for k < 1 or k >
+    number of vertices, InputError for bad arguments. The result's metrics are computed from
+    scratch on ``h``.
     """
     _validate(h, k, epsilon, objective, seed)
     k = int(k)
@@ -516,6 +520,12 @@ def partition(
     if algorithm not in ALGORITHMS:
         raise InputError(f"unknown algorithm '{algorithm}' (choose from {', '.join(ALGORITHMS)})")
     cfg = Config.of(config)
+    if cluster is not None:
+        if algorithm != "multilevel":
+            raise InputError(f"algorithm '{algorithm}' does not run on a cluster (multilevel does)")
+        from .distributed.partition import partition_on_cluster
+
+        return partition_on_cluster(h, k, epsilon, objective, backend, seed, cfg, cluster)
     t_start = time.perf_counter()
     if algorithm == "metis":
         parts = metis_partition(h, k, epsilon, seed)
@@ -524,6 +534,22 @@ def partition(
             h, parts, k, epsilon, objective, seconds=seconds, timings={"metis": seconds},
             backend="cpu", algorithm="metis", seed=seed, config={},
         )
+    be = get_backend(backend)
+    timer = _Timer()
+    parts = run_multilevel(h, k, epsilon, objective, be, seed, cfg, timer)
+    seconds = time.perf_counter() - t_start
+    return Partition.from_parts(
+        h, parts, k, epsilon, objective, seconds=seconds, timings=timer.timings,
+        backend=be.name, algorithm="multilevel", seed=seed, config=dataclasses.asdict(cfg),
+    )
+
+
+def run_multilevel(h: Hypergraph | Graph, k: int, epsilon: float, objective: str, be: Backend,
+                   seed: int, cfg: Config, timer: _Timer,
+                   block_bounds: np.ndarray | None = None) -> np.ndarray:
+    """Block ids (int32, host) of the multilevel pipeline on ``h``, with ``cfg``'s automatic
+    values resolved for this input (METIS worker processes, threads). ``block_bounds``: per-block
+    weight bounds instead of the balance rule (hypergraphs only)."""
     processes = metis_processes(cfg, h.n, k)
     if processes:
         from .metis_pool import get_pool
@@ -534,20 +560,15 @@ def partition(
     # the drivers (and the recursive bisections inside the initial partitioning) get the
     # resolved value; the result reports the configured one
     run_cfg = dataclasses.replace(cfg, initial_metis_processes=processes)
-    be = get_backend(backend)
-    timer = _Timer()
     with _stage_threads(cfg):
         if k == 1 or h.n == 0:
-            parts = np.zeros(h.n, dtype=np.int32)
-        elif isinstance(h, Hypergraph):
-            parts = _multilevel_hypergraph(h, k, epsilon, objective, be, seed, run_cfg, timer)
-        else:
-            parts = _multilevel_graph(h, k, epsilon, be, seed, run_cfg, timer)
-    seconds = time.perf_counter() - t_start
-    return Partition.from_parts(
-        h, parts, k, epsilon, objective, seconds=seconds, timings=timer.timings,
-        backend=be.name, algorithm="multilevel", seed=seed, config=dataclasses.asdict(cfg),
-    )
+            return np.zeros(h.n, dtype=np.int32)
+        if isinstance(h, Hypergraph):
+            return _multilevel_hypergraph(h, k, epsilon, objective, be, seed, run_cfg, timer,
+                                          block_bounds=block_bounds)
+        if block_bounds is not None:
+            raise InputError("per-block weight bounds are for hypergraphs only")
+        return _multilevel_graph(h, k, epsilon, be, seed, run_cfg, timer)
 
 
 # ---------------------------------------------------------------------------------- helpers

@@ -1,0 +1,190 @@
+"""One partition over the workers of a cluster: multisection, then a k-way refinement.
+
+``igpart.partition(h, k, ..., cluster=...)`` runs here. With ``W`` workers the input is split
+into ``g = min(W, k)`` groups, group ``i`` to hold ``k_i`` of the ``k`` blocks (``k // g``, one
+more for the first ``k % g``). Then:
+
+1. the input goes to the first worker (once), which splits it into the ``g`` groups (igpart's
+   multilevel pipeline with per-group weight bounds ``(1 + eps') * W * k_i / k``, KaHyPar's
+   adapted imbalance ``eps' = ((1 + eps) * ceil(W/k) * k / W) ** (1/2) - 1`` for the two levels
+   of splits, capped at ``k_i`` times the final bound) and extracts each group's
+   sub-hypergraph (nets restricted to the group, as process mapping's multisection does);
+2. each sub-hypergraph goes to its own worker (once), which partitions it into ``k_i`` blocks
+   with the largest imbalance that keeps its blocks within the final bound
+   ``(1 + eps) * ceil(W/k)``;
+3. the blocks' ids come back to the first worker, which refines the whole k-way partition
+   (:func:`igpart.multilevel.improve`: rebalance and refinement, no V-cycle) and returns it.
+
+Each task's seed follows from the caller's seed and its group, and the groups from the number
+of workers: the same seed on a cluster of the same size gives the same partition. A worker lost
+mid-run costs its task only: the scheduler reruns it elsewhere (the input travels inside the
+first task, so even its loss is recoverable). Graphs run as the hypergraphs of their edges;
+their result is measured on the graph (edge cut).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import operator
+import time
+import uuid
+import warnings
+
+import numpy as np
+
+from ..hypergraph import Graph, Hypergraph
+from ..metrics import max_block_weight
+from ..partition import Partition
+from .cluster import connect, worker_addresses
+
+#: Seed offset between groups (a prime, as in :mod:`igpart.recursive`).
+GROUP_SEED_STRIDE = 7919
+
+
+def group_blocks(k: int, groups: int) -> np.ndarray:
+    """Blocks per group: ``k // groups``, one more for the first ``k % groups``."""
+    return np.array([k // groups + (i < k % groups) for i in range(groups)], dtype=np.int64)
+
+
+def split_bounds(total: int, k: int, epsilon: float, blocks: np.ndarray) -> np.ndarray:
+    """Weight bounds of the groups of the first split (see the module docstring)."""
+    final = max_block_weight(total, k, epsilon)
+    perfect = -(-int(total) // int(k))
+    eps1 = max(0.0, ((1.0 + epsilon) * perfect * k / max(int(total), 1)) ** 0.5 - 1.0)
+    bounds = np.floor((1.0 + eps1) * total * blocks / k + 1e-9).astype(np.int64)
+    return np.minimum(bounds, blocks * final)
+
+
+def block_epsilon(final: int, sub_total: int, k_sub: int) -> float:
+    """The largest imbalance for ``k_sub`` blocks of a group of weight ``sub_total`` whose
+    blocks stay within ``final`` (0 when even a perfect split exceeds it)."""
+    perfect = -(-int(sub_total) // int(k_sub))
+    if perfect <= 0 or perfect > final:
+        return 0.0
+    eps = (final + 0.5) / perfect - 1.0
+    while eps > 0 and math.floor((1.0 + eps) * perfect) > final:  # floating-point margin
+        eps = math.nextafter(eps, 0.0)
+    return eps
+
+
+# --------------------------------------------------------------------------------- tasks
+def _input(h: Hypergraph) -> Hypergraph:
+    """The input, as a task result held by the first worker."""
+    return h
+
+
+def _split(h: Hypergraph, bounds: np.ndarray, objective: str, backend: str, seed: int,
+           config) -> tuple[np.ndarray, float]:
+    """Group ids of the first split and the seconds it took."""
+    from ..kernels import get_backend
+    from ..multilevel import _Timer, run_multilevel
+
+    t0 = time.perf_counter()
+    total = int(h.total_weight)
+    eps = float(bounds.max()) * len(bounds) / max(total, 1) - 1.0
+    groups = run_multilevel(h, len(bounds), max(eps, 0.0), objective, get_backend(backend),
+                            seed, config, _Timer(), block_bounds=bounds)
+    return groups, time.perf_counter() - t0
+
+
+def _extract(h: Hypergraph, split: tuple[np.ndarray, float], ngroups: int) -> list:
+    """``(vertices, sub-hypergraph)`` of each group."""
+    from ..mapping import _subhypergraphs
+
+    return [(verts, sub) for _, verts, sub in _subhypergraphs(h, split[0], ngroups)]
+
+
+def _partition_group(piece: tuple, k_sub: int, final: int, objective: str, backend: str,
+                     seed: int, config) -> tuple[np.ndarray, float]:
+    """Block ids (0 .. k_sub-1) of one group's sub-hypergraph and the seconds it took."""
+    from ..kernels import get_backend
+    from ..multilevel import _Timer, run_multilevel
+
+    t0 = time.perf_counter()
+    _, sub = piece
+    if k_sub <= 1 or sub.n == 0:
+        return np.zeros(sub.n, dtype=np.int32), 0.0
+    if sub.n <= k_sub:  # at most one vertex per block
+        return np.arange(sub.n, dtype=np.int32), 0.0
+    eps = block_epsilon(final, int(sub.total_weight), k_sub)
+    parts = run_multilevel(sub, k_sub, eps, objective, get_backend(backend), seed, config,
+                           _Timer())
+    return parts, time.perf_counter() - t0
+
+
+def _refine(h: Hypergraph | Graph, pieces: list, results: list, first: np.ndarray, k: int,
+            epsilon: float, objective: str, backend: str, seed: int, config) -> Partition:
+    """The groups' blocks assembled into one k-way partition of ``h``, refined."""
+    from ..multilevel import improve
+
+    parts = np.zeros(h.n, dtype=np.int32)
+    for (verts, _), (local, _), off in zip(pieces, results, first):
+        parts[verts] = local + off
+    return improve(h, parts, k, epsilon, objective, backend, seed, config, vcycles=0)
+
+
+# --------------------------------------------------------------------------------- driver
+def partition_on_cluster(h: Hypergraph | Graph, k: int, epsilon: float, objective: str,
+                         backend, seed: int, cfg, cluster) -> Partition:
+    """:func:`igpart.partition` over the workers of ``cluster`` (see the module docstring)."""
+    backend = getattr(backend, "name", backend)
+    t_start = time.perf_counter()
+    with connect(cluster) as client:
+        workers = worker_addresses(client)
+        ngroups = max(1, min(len(workers), k))
+        tag = uuid.uuid4().hex[:12]
+        total = int(np.asarray(h.vwgt).sum())
+        first = workers[0]
+
+        def submit(fn, *args, name: str, where: str = first):
+            return client.submit(fn, *args, key=f"igpart-{name}-{tag}", pure=False,
+                                 workers=[where], allow_other_workers=True)
+
+        with warnings.catch_warnings():  # the input travels once, inside its task
+            warnings.filterwarnings("ignore", message=".*[Ll]arge.*")
+            held = submit(_input, h, name="input")
+            held_hyper = submit(Graph.to_hypergraph, held, name="hyper") \
+                if isinstance(h, Graph) else held
+        if ngroups == 1:
+            whole = submit(_whole, held, k, epsilon, objective, backend, seed, cfg, name="whole")
+            p = whole.result()
+            timings = {"distributed_whole": time.perf_counter() - t_start}
+            return _finish(p, timings, t_start, cfg, ngroups, seed)
+        blocks = group_blocks(k, ngroups)
+        bounds = split_bounds(total, k, epsilon, blocks)
+        split = submit(_split, held_hyper, bounds, objective, backend, seed, cfg, name="split")
+        extracted = submit(_extract, held_hyper, split, ngroups, name="extract")
+        pieces = [submit(operator.getitem, extracted, i, name=f"piece-{i}")
+                  for i in range(ngroups)]
+        final = max_block_weight(total, k, epsilon)
+        results = [submit(_partition_group, pieces[i], int(blocks[i]), final, objective, backend,
+                          seed + GROUP_SEED_STRIDE * (i + 1), cfg, name=f"group-{i}",
+                          where=workers[i % len(workers)])
+                   for i in range(ngroups)]
+        offsets = np.r_[0, np.cumsum(blocks)[:-1]]
+        refined = submit(_refine, held, pieces, results, offsets, k, epsilon, objective, backend,
+                         seed, cfg, name="refine")
+        split_seconds = split.result()[1]
+        group_seconds = [r[1] for r in client.gather(results)]
+        p = refined.result()
+        timings = {"distributed_split": split_seconds,
+                   "distributed_groups_max": max(group_seconds),
+                   "distributed_groups_sum": sum(group_seconds),
+                   "distributed_refine": p.seconds}
+        return _finish(p, timings, t_start, cfg, ngroups, seed)
+
+
+def _whole(h, k, epsilon, objective, backend, seed, cfg) -> Partition:
+    """The whole partition on one worker (a cluster of one worker, or k = 1)."""
+    from ..multilevel import partition
+
+    return partition(h, k, epsilon, objective, backend, seed, cfg)
+
+
+def _finish(p: Partition, timings: dict, t_start: float, cfg, groups: int,
+            seed: int) -> Partition:
+    return dataclasses.replace(
+        p, seconds=time.perf_counter() - t_start, timings={**p.timings, **timings},
+        algorithm=f"distributed-multisection:{groups}", seed=seed,
+        config=dataclasses.asdict(cfg))
