@@ -302,7 +302,8 @@ def cmd_map(args) -> int:
     h = _load(args.file, args.format)
     _progress(args).phase(f"mapping {args.file} onto {args.hierarchy}")
     m = map_processes(h, hierarchy, distance, args.epsilon, args.algorithm, args.backend,
-                      args.seed, getattr(args, "cli_threads", None) or 0)  # fmt: skip
+                      args.seed, getattr(args, "cli_threads", None) or 0,
+                      cluster=args.cluster)  # fmt: skip
     out = args.output or f"{args.file}.map.{m.k}"
     write_partition(m.parts, out)
     _progress(args).close()
@@ -676,6 +677,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("-o", "--output", help="PE file to write (default FILE.map.K)")
     _add_threads_option(p)
+    _add_cluster_option(p, "run each level's splits (hm, hm-ultra) on a dask cluster: local, "
+                        "local:N or a scheduler address (needs igpart[distributed])")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=cmd_map)
 

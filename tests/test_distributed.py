@@ -136,6 +136,17 @@ def test_partition_on_cluster_of_a_graph(client):
     assert p.cut == evaluate(g, p.parts, 6, 0.03)["cut"]
 
 
+def test_map_on_cluster_equals_serial(client):
+    from igpart import generators
+
+    h = generators.random_circuit(1500, seed=5)
+    here = igpart.map(h, (2, 3), (1, 10), algorithm="hm", backend="cpu", seed=1)
+    there = igpart.map(h, (2, 3), (1, 10), algorithm="hm", backend="cpu", seed=1,
+                       cluster=client)
+    assert np.array_equal(here.parts, there.parts) and there.balanced
+    assert there.splits == here.splits == 1 + 3  # into 3 groups, then each into 2
+
+
 def test_bench_on_cluster_equals_serial(client, ispd98):
     from igpart.bench import run_benchmark
 
