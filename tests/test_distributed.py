@@ -224,3 +224,30 @@ def test_suite_survives_a_worker_killed_mid_job(client, ispd98, tmp_path, serial
     assert proc.returncode == 0, err
     assert _figures(out) == serial_suite
     client.wait_for_workers(2, timeout=60)  # the nanny restarted the killed worker
+
+
+# ------------------------------------------------------------------------------- on GPUs
+@pytest.mark.gpu
+def test_partition_on_cluster_on_the_gpu():
+    pytest.importorskip("distributed")
+    from igpart import generators
+
+    h = generators.random_circuit(30000, seed=6)
+    with cl.connect("local:2") as c:
+        p = igpart.partition(h, 8, 0.03, backend="gpu", cluster=c)
+    assert p.balanced and p.backend == "gpu"
+    assert p.cut == evaluate(h, p.parts, 8, 0.03)["cut"]
+
+
+@pytest.mark.gpu
+def test_local_cluster_gives_each_worker_its_gpu():
+    pytest.importorskip("distributed")
+    gpus = cl.visible_gpus()
+    if gpus < 2:
+        pytest.skip(f"needs two GPUs, {gpus} visible")
+    with cl.connect("local") as c:
+        devices = c.run(lambda: os.environ.get("CUDA_VISIBLE_DEVICES", ""))
+        names = c.run(lambda: __import__("cupy").cuda.runtime.getDeviceProperties(0)["pciBusID"])
+    assert len(devices) == gpus
+    assert len({d.split(",")[0] for d in devices.values()}) == gpus  # a different first GPU
+    assert len(set(names.values())) == gpus  # device 0 of each worker: another card
