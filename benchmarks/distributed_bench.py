@@ -25,6 +25,7 @@ from pathlib import Path
 
 import igpart
 from igpart.bench import geomean, machine_info
+from igpart.distributed.partition import FINAL_VCYCLES, partition_on_cluster
 from igpart.metrics import evaluate
 
 
@@ -47,13 +48,20 @@ def _free_gpu_pool() -> None:
         pass
 
 
-def _timed(h, args, cluster=None) -> tuple[igpart.Partition, float]:
-    kw = dict(epsilon=args.epsilon, objective=args.objective, backend=args.backend,
-              seed=args.seed, cluster=cluster)
+def _timed(h, args, client=None) -> tuple[igpart.Partition, float]:
+    def run() -> igpart.Partition:
+        if client is None:
+            return igpart.partition(h, args.k, args.epsilon, args.objective, args.backend,
+                                    args.seed)
+        return partition_on_cluster(h, args.k, args.epsilon, args.objective, args.backend,
+                                    args.seed, igpart.Config(), client,
+                                    final_vcycles=args.final_vcycles,
+                                    split_vcycles=args.split_vcycles)
+
     if not args.no_warmup:
-        igpart.partition(h, args.k, **kw)
+        run()
     t0 = time.perf_counter()
-    p = igpart.partition(h, args.k, **kw)
+    p = run()
     return p, time.perf_counter() - t0
 
 
@@ -75,12 +83,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--cluster", default="local", help="local, local:N or a scheduler address")
     ap.add_argument("--no-warmup", action="store_true", help="no untimed call first")
+    ap.add_argument("--final-vcycles", type=int, default=FINAL_VCYCLES,
+                    help=f"V-cycles of the final k-way refinement (default {FINAL_VCYCLES})")
+    ap.add_argument("--split-vcycles", type=int,
+                    help="V-cycles of the first split (default: the Config's)")
     ap.add_argument("--json", help="write every figure to this file")
     args = ap.parse_args(argv)
     from igpart.distributed import connect, worker_addresses
 
     meta = {**machine_info(), "gpu": _gpu(), **{x: getattr(args, x) for x in (
-        "k", "epsilon", "objective", "backend", "seed", "cluster")}}
+        "k", "epsilon", "objective", "backend", "seed", "cluster", "final_vcycles",
+        "split_vcycles")}}
     rows = []
     inputs = [(Path(f).name, igpart.read(f)) for f in args.files]
     for name, h in inputs:  # here first, before the workers take their devices

@@ -6,9 +6,10 @@ The suite's plan is unchanged; what runs where:
   ``WORK/inputs`` as in a serial run) and reads it with the checker: sizes for the report;
 - one task per (tool, input, k, threads, seed, mode), the same work as a serial run: the worker
   starts the run's fresh child process (through its own ``spawn.py``), collects what it wrote
-  and checks the partition file with ``verify_partition.py``. Each worker of a local cluster
-  owns one GPU (``CUDA_VISIBLE_DEVICES``) or a set of cores, and runs one task at a time, so
-  runs do not share a device or cores.
+  and checks the partition file with ``verify_partition.py``. The tasks expected to take
+  longest (most pins, largest k) start first, so that the last ones to finish are short. Each
+  worker of a local cluster owns one GPU (``CUDA_VISIBLE_DEVICES``) or a set of cores, and runs
+  one task at a time, so runs do not share a device or cores.
 
 Results come back in the plan's order, equal to a serial run's for the same seeds (the times
 differ). A worker that dies mid-run is replaced and its task rerun by the scheduler; file names
@@ -19,6 +20,7 @@ and the data must be at the same paths on every worker (one machine, or a shared
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import time
 import uuid
@@ -69,6 +71,12 @@ def run_case(args: argparse.Namespace, case: dict, k: int, seed: int, tool: dict
     return asdict(runner.run(suite.Tool(**tool), c, k, seed, mode, _checked_input(c.path)))
 
 
+def _cost(args, case: dict, k: int, seed: int, tool: dict, mode: str) -> float:
+    """A run's expected cost, for the order of the tasks (the longest first): pins, times a
+    factor growing with k."""
+    return case["pins"] * (1.0 + math.log2(k))
+
+
 def run_on_cluster(args: argparse.Namespace, plan: list, tools: list, modes: list[str],
                    result: dict, write_json) -> None:
     """Runs the suite's ``plan`` (``[(Case, ks)]``) on ``args.cluster``, filling ``result``'s
@@ -110,7 +118,7 @@ def run_on_cluster(args: argparse.Namespace, plan: list, tools: list, modes: lis
         try:
             run_tasks(client, script_task(suite.HERE, __name__, "run_case"), calls,
                       desc="runs", on_result=done, describe=describe,
-                      progress=not args.no_progress)
+                      progress=not args.no_progress, priorities=[_cost(*c) for c in calls])
         finally:
             result["runs"] = [r for r in runs if r is not None]
 

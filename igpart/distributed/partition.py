@@ -120,20 +120,25 @@ def _partition_group(piece: tuple, k_sub: int, final: int, objective: str, backe
 
 
 def _refine(h: Hypergraph | Graph, pieces: list, results: list, first: np.ndarray, k: int,
-            epsilon: float, objective: str, backend: str, seed: int, config) -> Partition:
+            epsilon: float, objective: str, backend: str, seed: int, config,
+            vcycles: int) -> Partition:
     """The groups' blocks assembled into one k-way partition of ``h``, refined."""
     from ..multilevel import improve
 
     parts = np.zeros(h.n, dtype=np.int32)
     for (verts, _), (local, _), off in zip(pieces, results, first):
         parts[verts] = local + off
-    return improve(h, parts, k, epsilon, objective, backend, seed, config, vcycles=FINAL_VCYCLES)
+    return improve(h, parts, k, epsilon, objective, backend, seed, config, vcycles=vcycles)
 
 
 # --------------------------------------------------------------------------------- driver
 def partition_on_cluster(h: Hypergraph | Graph, k: int, epsilon: float, objective: str,
-                         backend, seed: int, cfg, cluster) -> Partition:
-    """:func:`igpart.partition` over the workers of ``cluster`` (see the module docstring)."""
+                         backend, seed: int, cfg, cluster, *, final_vcycles: int = FINAL_VCYCLES,
+                         split_vcycles: int | None = None) -> Partition:
+    """:func:`igpart.partition` over the workers of ``cluster`` (see the module docstring);
+    ``cfg`` a :class:`igpart.Config`. ``final_vcycles``: V-cycles of the final refinement;
+    ``split_vcycles``: the first split's ``Config.vcycles`` (None: ``cfg``'s)."""
+    split_cfg = cfg if split_vcycles is None else dataclasses.replace(cfg, vcycles=split_vcycles)
     backend = getattr(backend, "name", backend)
     t_start = time.perf_counter()
     with connect(cluster) as client:
@@ -159,7 +164,8 @@ def partition_on_cluster(h: Hypergraph | Graph, k: int, epsilon: float, objectiv
             return _finish(p, timings, t_start, cfg, ngroups, seed)
         blocks = group_blocks(k, ngroups)
         bounds = split_bounds(total, k, epsilon, blocks)
-        split = submit(_split, held_hyper, bounds, objective, backend, seed, cfg, name="split")
+        split = submit(_split, held_hyper, bounds, objective, backend, seed, split_cfg,
+                       name="split")
         extracted = submit(_extract, held_hyper, split, ngroups, name="extract")
         pieces = [submit(operator.getitem, extracted, i, name=f"piece-{i}")
                   for i in range(ngroups)]
@@ -170,7 +176,7 @@ def partition_on_cluster(h: Hypergraph | Graph, k: int, epsilon: float, objectiv
                    for i in range(ngroups)]
         offsets = np.r_[0, np.cumsum(blocks)[:-1]]
         refined = submit(_refine, held, pieces, results, offsets, k, epsilon, objective, backend,
-                         seed, cfg, name="refine")
+                         seed, cfg, final_vcycles, name="refine")
         split_seconds = split.result()[1]
         group_seconds = [r[1] for r in client.gather(results)]
         p = refined.result()
