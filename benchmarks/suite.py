@@ -906,6 +906,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                     "igpart[distributed]; see benchmarks/suite_cluster.py)")
     ap.add_argument("--no-progress", action="store_true",
                     help="no progress bar (--cluster)")
+    ap.add_argument("--inputs-only", action="store_true",
+                    help="build the generated inputs (cached in WORK/inputs), print their "
+                    "paths and stop (so that a timed run does not build them)")
     ap.add_argument("--json", help="write every run and the summary to this file")
     ap.add_argument("--md", help="write the markdown report to this file")
     args = ap.parse_args(argv)
@@ -1138,6 +1141,12 @@ def main(argv: list[str] | None = None) -> int:
                 raise SuiteError(f"{a.json}: {exc}") from None
         else:
             a = parse_args(argv)
+            if a.inputs_only:
+                data = data_dir(a.data)
+                for c in select_cases(a, data, Path(a.work)):
+                    materialize(c, data, a.gen_seed)
+                    print(c.path)
+                return 0
             result = run_suite(a)
             if a.json:
                 write_json(result, a.json)

@@ -78,6 +78,15 @@ def test_without_dask_the_error_names_the_extra(monkeypatch, tmp_path, capsys):
     assert not (tmp_path / "h.hgr.part.2").exists()
 
 
+def test_unreachable_scheduler_is_a_clear_error(monkeypatch):
+    pytest.importorskip("distributed")
+    monkeypatch.setattr(cl, "CONNECT_TIMEOUT", "1s")
+    with pytest.raises(cl.DistributedUnavailable, match="cannot reach the cluster at "
+                       "'tcp://127.0.0.1:9'"):
+        with cl.connect("tcp://127.0.0.1:9"):
+            pass
+
+
 # --------------------------------------------------------------------- on a local cluster
 @pytest.fixture(scope="module")
 def client():

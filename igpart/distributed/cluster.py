@@ -33,6 +33,8 @@ DEFAULT_CORES_PER_WORKER = 4
 #: Environment variable naming the cores of a local worker (a comma list), read by the plugin
 #: that pins the worker process to them.
 CPUS_ENV = "IGPART_WORKER_CPUS"
+#: How long a client waits for a scheduler it is given the address of.
+CONNECT_TIMEOUT = "30s"
 
 
 class DistributedUnavailable(IgpartError):
@@ -193,7 +195,13 @@ def connect(cluster=None):
         kind, count = parse_spec(cluster or "local")
         if kind == "local":
             plan = default_plan(count)
-            own = start_local_cluster(plan=plan)
+            try:
+                own = start_local_cluster(plan=plan)
+            except RuntimeError as exc:  # a worker process that did not start
+                raise DistributedUnavailable(
+                    f"the local cluster did not start ({exc}); from a script, start it under "
+                    "'if __name__ == \"__main__\":' (its workers import the main module)"
+                ) from None
             target = own
         else:
             target = cluster.strip()
@@ -202,7 +210,7 @@ def connect(cluster=None):
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", category=UserWarning)  # port already in use etc.
-            client = distributed.Client(target, timeout="60s")
+            client = distributed.Client(target, timeout=CONNECT_TIMEOUT)
     except (OSError, TimeoutError) as exc:
         if own is not None:
             own.close()
