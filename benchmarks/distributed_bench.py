@@ -11,12 +11,14 @@ machine, the commit, the GPU and the cluster's size.
         --backend gpu --cluster local --json dist.json
 
 The large suite's inputs are generated (and cached in ``WORK/inputs``) by ``suite.py --suite
-large``.
+large --inputs-only``. ``--critical-path W`` needs no cluster: it runs the tasks of a W-worker
+cluster here one after the other and counts split + slowest group + final refinement.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import sys
@@ -25,7 +27,12 @@ from pathlib import Path
 
 import igpart
 from igpart.bench import geomean, machine_info
-from igpart.distributed.partition import FINAL_VCYCLES, partition_on_cluster
+from igpart.distributed.partition import (
+    FINAL_VCYCLES,
+    SPLIT_OVERRIDES,
+    critical_path,
+    partition_on_cluster,
+)
 from igpart.metrics import evaluate
 
 
@@ -53,15 +60,23 @@ def _timed(h, args, client=None) -> tuple[igpart.Partition, float]:
         if client is None:
             return igpart.partition(h, args.k, args.epsilon, args.objective, args.backend,
                                     args.seed)
+        if args.critical_path:
+            return critical_path(h, args.k, args.epsilon, args.objective, args.backend,
+                                 args.seed, igpart.Config(), args.critical_path,
+                                 final_vcycles=args.final_vcycles,
+                                 split_overrides=args.split_config)
         return partition_on_cluster(h, args.k, args.epsilon, args.objective, args.backend,
                                     args.seed, igpart.Config(), client,
                                     final_vcycles=args.final_vcycles,
-                                    split_vcycles=args.split_vcycles)
+                                    split_overrides=args.split_config)
 
     if not args.no_warmup:
         run()
     t0 = time.perf_counter()
     p = run()
+    if args.critical_path and client is not None:  # the cluster's time, less the transfers
+        return p, sum(p.timings[x] for x in ("distributed_split", "distributed_groups_max",
+                                             "distributed_refine"))
     return p, time.perf_counter() - t0
 
 
@@ -85,15 +100,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-warmup", action="store_true", help="no untimed call first")
     ap.add_argument("--final-vcycles", type=int, default=FINAL_VCYCLES,
                     help=f"V-cycles of the final k-way refinement (default {FINAL_VCYCLES})")
-    ap.add_argument("--split-vcycles", type=int,
-                    help="V-cycles of the first split (default: the Config's)")
+    ap.add_argument("--split-config", type=json.loads,
+                    help="Config fields of the first split, a JSON object (default "
+                    f"{json.dumps(SPLIT_OVERRIDES)}; {{}}: the defaults)")
+    ap.add_argument("--critical-path", type=int, metavar="W",
+                    help="no cluster: run the tasks of a W-worker cluster here, one after the "
+                    "other, and report the cluster's time as split + slowest group + final "
+                    "refinement (transfers left out)")
     ap.add_argument("--json", help="write every figure to this file")
     args = ap.parse_args(argv)
     from igpart.distributed import connect, worker_addresses
 
     meta = {**machine_info(), "gpu": _gpu(), **{x: getattr(args, x) for x in (
         "k", "epsilon", "objective", "backend", "seed", "cluster", "final_vcycles",
-        "split_vcycles")}}
+        "split_config")}}
     rows = []
     inputs = [(Path(f).name, igpart.read(f)) for f in args.files]
     for name, h in inputs:  # here first, before the workers take their devices
@@ -104,8 +124,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{name}: here {args.objective} {p.objective_value} {seconds:.2f} s",
               file=sys.stderr, flush=True)
     _free_gpu_pool()
-    with connect(args.cluster) as client:
-        meta["workers"] = len(worker_addresses(client))
+    with contextlib.nullcontext(True) if args.critical_path else connect(args.cluster) as client:
+        meta["workers"] = args.critical_path or len(worker_addresses(client))
         for row, (name, h) in zip(rows, inputs):
             p, seconds = _timed(h, args, client)
             row.update(cluster_seconds=seconds, cluster_objective=p.objective_value,

@@ -117,6 +117,11 @@ def test_partition_on_cluster_valid_balanced_and_reproducible(client):
     ref = evaluate(h, p.parts, k, 0.03)
     assert (p.cut, p.km1, p.balanced) == (ref["cut"], ref["km1"], ref["balanced"])
     assert np.array_equal(p.parts, again.parts)  # same seed, same cluster size
+    # the same tasks run here one after the other: the same partition
+    from igpart.distributed.partition import critical_path
+
+    here = critical_path(h, k, 0.03, "km1", "cpu", 3, igpart.Config(), groups=2)
+    assert np.array_equal(here.parts, p.parts)
     assert p.algorithm == "distributed-multisection:2"
     assert {"distributed_split", "distributed_refine"} <= set(p.timings)
 

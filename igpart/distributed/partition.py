@@ -7,7 +7,8 @@ more for the first ``k % g``). Then:
 1. the input goes to the first worker (once), which splits it into the ``g`` groups (igpart's
    multilevel pipeline with per-group weight bounds ``(1 + eps') * W * k_i / k``, KaHyPar's
    adapted imbalance ``eps' = ((1 + eps) * ceil(W/k) * k / W) ** (1/2) - 1`` for the two levels
-   of splits, capped at ``k_i`` times the final bound) and extracts each group's
+   of splits, capped at ``k_i`` times the final bound; a cheap configuration,
+   ``SPLIT_OVERRIDES``) and extracts each group's
    sub-hypergraph (nets restricted to the group, as process mapping's multisection does);
 2. each sub-hypergraph goes to its own worker (once), which partitions it into ``k_i`` blocks
    with the largest imbalance that keeps its blocks within the final bound
@@ -41,11 +42,20 @@ from .cluster import connect, worker_addresses
 
 #: Seed offset between groups (a prime, as in :mod:`igpart.recursive`).
 GROUP_SEED_STRIDE = 7919
-#: V-cycles of the final k-way refinement. On two CPU workers (2-core machine), cut against a
-#: partition here, same seed: ibm01 ibm03 ibm05 ibm08 at k = 64 0.982 1.023 0.999 1.020 with
-#: one, 0.987 1.040 1.024 1.039 with none (the V-cycle took 0.4-1.6 s, the split 1.7-5.2 s);
-#: at k = 16 with one 0.952 0.998 1.004 1.003, ibm02 1.067.
+#: V-cycles of the final k-way refinement and, below, the first split's configuration. Cut
+#: against the partition here at k = 64 on ibm01 ibm03 ibm05 ibm08 ibm10, four groups, seed 0
+#: (``benchmarks/distributed_bench.py FILES -k 64 --backend cpu --critical-path 4``, 2-core
+#: machine shared with other jobs, so the times are indicative only): these defaults 0.996
+#: 1.040 1.034 1.014 1.029 (geomean 1.022), critical path (split + slowest group + final
+#: refinement) 0.36-0.65x the time here; no final V-cycle (``--final-vcycles 0``) geomean 1.053,
+#: 0.32-0.43x; the split with the whole pipeline (``--split-config {}``) geomean 1.018, but
+#: 0.78-1.37x the time here (the split at k = 4 costs about as much as the whole k = 64 run).
 FINAL_VCYCLES = 1
+#: The first split is a cheap multilevel run (no V-cycle, no FM, few refinement rounds, no
+#: communities, levels shrinking up to 3x, 2 initial runs): each group is partitioned again
+#: and the final refinement, with its V-cycle, repairs the group boundaries.
+SPLIT_OVERRIDES: dict = {"vcycles": 0, "fm": False, "refine_rounds": 4, "communities": False,
+                         "max_shrink": 3.0, "initial_runs": 2}
 
 
 def group_blocks(k: int, groups: int) -> np.ndarray:
@@ -134,57 +144,76 @@ def _refine(h: Hypergraph | Graph, pieces: list, results: list, first: np.ndarra
 # --------------------------------------------------------------------------------- driver
 def partition_on_cluster(h: Hypergraph | Graph, k: int, epsilon: float, objective: str,
                          backend, seed: int, cfg, cluster, *, final_vcycles: int = FINAL_VCYCLES,
-                         split_vcycles: int | None = None) -> Partition:
+                         split_overrides: dict | None = None) -> Partition:
     """:func:`igpart.partition` over the workers of ``cluster`` (see the module docstring);
     ``cfg`` a :class:`igpart.Config`. ``final_vcycles``: V-cycles of the final refinement;
-    ``split_vcycles``: the first split's ``Config.vcycles`` (None: ``cfg``'s)."""
-    split_cfg = cfg if split_vcycles is None else dataclasses.replace(cfg, vcycles=split_vcycles)
-    backend = getattr(backend, "name", backend)
+    ``split_overrides``: Config fields of the first split over ``cfg``'s (None:
+    ``SPLIT_OVERRIDES``; ``{}``: ``cfg`` itself)."""
     t_start = time.perf_counter()
     with connect(cluster) as client:
         workers = worker_addresses(client)
-        ngroups = max(1, min(len(workers), k))
         tag = uuid.uuid4().hex[:12]
-        total = int(np.asarray(h.vwgt).sum())
-        first = workers[0]
 
-        def submit(fn, *args, name: str, where: str = first):
+        def submit(fn, *args, name: str, where: int = 0):
             return client.submit(fn, *args, key=f"igpart-{name}-{tag}", pure=False,
-                                 workers=[where], allow_other_workers=True)
+                                 workers=[workers[where % len(workers)]],
+                                 allow_other_workers=True)
 
         with warnings.catch_warnings():  # the input travels once, inside its task
             warnings.filterwarnings("ignore", message=".*[Ll]arge.*")
             held = submit(_input, h, name="input")
-            held_hyper = submit(Graph.to_hypergraph, held, name="hyper") \
-                if isinstance(h, Graph) else held
-        if ngroups == 1:
-            whole = submit(_whole, held, k, epsilon, objective, backend, seed, cfg, name="whole")
-            p = whole.result()
-            timings = {"distributed_whole": time.perf_counter() - t_start}
-            return _finish(p, timings, t_start, cfg, ngroups, seed)
-        blocks = group_blocks(k, ngroups)
-        bounds = split_bounds(total, k, epsilon, blocks)
-        split = submit(_split, held_hyper, bounds, objective, backend, seed, split_cfg,
-                       name="split")
-        extracted = submit(_extract, held_hyper, split, ngroups, name="extract")
-        pieces = [submit(operator.getitem, extracted, i, name=f"piece-{i}")
-                  for i in range(ngroups)]
-        final = max_block_weight(total, k, epsilon)
-        results = [submit(_partition_group, pieces[i], int(blocks[i]), final, objective, backend,
-                          seed + GROUP_SEED_STRIDE * (i + 1), cfg, name=f"group-{i}",
-                          where=workers[i % len(workers)])
-                   for i in range(ngroups)]
-        offsets = np.r_[0, np.cumsum(blocks)[:-1]]
-        refined = submit(_refine, held, pieces, results, offsets, k, epsilon, objective, backend,
-                         seed, cfg, final_vcycles, name="refine")
-        split_seconds = split.result()[1]
-        group_seconds = [r[1] for r in client.gather(results)]
-        p = refined.result()
-        timings = {"distributed_split": split_seconds,
-                   "distributed_groups_max": max(group_seconds),
-                   "distributed_groups_sum": sum(group_seconds),
-                   "distributed_refine": p.seconds}
-        return _finish(p, timings, t_start, cfg, ngroups, seed)
+        p, timings = _pipeline(submit, lambda f: f.result(), held, h, k, epsilon, objective,
+                               backend, seed, cfg, min(len(workers), k), final_vcycles,
+                               split_overrides)
+    return _finish(p, timings, t_start, cfg, min(len(workers), k), seed)
+
+
+def critical_path(h: Hypergraph | Graph, k: int, epsilon: float, objective: str, backend,
+                  seed: int, cfg, groups: int, *, final_vcycles: int = FINAL_VCYCLES,
+                  split_overrides: dict | None = None) -> Partition:
+    """What :func:`partition_on_cluster` computes on a cluster of ``groups`` workers, each task
+    run here, one after the other: the same partition, and timings from which the time on such
+    a cluster (less the transfers) follows, ``distributed_split + distributed_groups_max +
+    distributed_refine``. For tuning without a cluster."""
+    t_start = time.perf_counter()
+    p, timings = _pipeline(lambda fn, *args, name, where=0: fn(*args), lambda x: x, h, h, k,
+                           epsilon, objective, backend, seed, cfg, min(groups, k),
+                           final_vcycles, split_overrides)
+    return _finish(p, timings, t_start, cfg, min(groups, k), seed)
+
+
+def _pipeline(submit, value, held, h, k: int, epsilon: float, objective: str, backend, seed: int,
+              cfg, ngroups: int, final_vcycles: int, split_overrides: dict | None):
+    """The tasks of the module docstring: ``submit(fn, *args, name=, where=worker index)``
+    starts one (its arguments may be earlier ones), ``value(task)`` waits for its result;
+    ``held`` is the input as a task. Returns (Partition, timings)."""
+    backend = getattr(backend, "name", backend)
+    split_cfg = dataclasses.replace(
+        cfg, **(SPLIT_OVERRIDES if split_overrides is None else split_overrides))
+    if ngroups <= 1:
+        t0 = time.perf_counter()
+        p = value(submit(_whole, held, k, epsilon, objective, backend, seed, cfg, name="whole"))
+        return p, {"distributed_whole": time.perf_counter() - t0}
+    held_hyper = submit(Graph.to_hypergraph, held, name="hyper") if isinstance(h, Graph) else held
+    total = int(np.asarray(h.vwgt).sum())
+    blocks = group_blocks(k, ngroups)
+    bounds = split_bounds(total, k, epsilon, blocks)
+    split = submit(_split, held_hyper, bounds, objective, backend, seed, split_cfg, name="split")
+    extracted = submit(_extract, held_hyper, split, ngroups, name="extract")
+    pieces = [submit(operator.getitem, extracted, i, name=f"piece-{i}") for i in range(ngroups)]
+    final = max_block_weight(total, k, epsilon)
+    results = [submit(_partition_group, pieces[i], int(blocks[i]), final, objective, backend,
+                      seed + GROUP_SEED_STRIDE * (i + 1), cfg, name=f"group-{i}", where=i)
+               for i in range(ngroups)]
+    offsets = np.r_[0, np.cumsum(blocks)[:-1]]
+    refined = submit(_refine, held, pieces, results, offsets, k, epsilon, objective, backend,
+                     seed, cfg, final_vcycles, name="refine")
+    group_seconds = [value(r)[1] for r in results]
+    p = value(refined)
+    return p, {"distributed_split": value(split)[1],
+               "distributed_groups_max": max(group_seconds),
+               "distributed_groups_sum": sum(group_seconds),
+               "distributed_refine": p.seconds}
 
 
 def _whole(h, k, epsilon, objective, backend, seed, cfg) -> Partition:
