@@ -47,8 +47,8 @@ GROUP_SEED_STRIDE = 7919
 #: (``benchmarks/distributed_bench.py FILES -k 64 --backend cpu --critical-path 4``, 2-core
 #: machine shared with other jobs, so the times are indicative only): these defaults 0.996
 #: 1.040 1.034 1.014 1.029 (geomean 1.022), critical path (split + slowest group + final
-#: refinement) 0.36-0.65x the time here; no final V-cycle (``--final-vcycles 0``) geomean 1.053,
-#: 0.32-0.43x; the split with the whole pipeline (``--split-config {}``) geomean 1.018, but
+#: refinement) 0.38-0.65x the time here; no final V-cycle (``--final-vcycles 0``) geomean 1.053,
+#: 0.32-0.44x; the split with the whole pipeline (``--split-config {}``) geomean 1.018, but
 #: 0.78-1.37x the time here (the split at k = 4 costs about as much as the whole k = 64 run).
 FINAL_VCYCLES = 1
 #: The first split is a cheap multilevel run (no V-cycle, no FM, few refinement rounds, no
