@@ -7,7 +7,7 @@ import sys
 
 from distributed.diagnostics.plugin import WorkerPlugin
 
-from .cluster import _pin_worker
+from .cluster import pin_worker_cores
 
 
 class PinCores(WorkerPlugin):
@@ -16,7 +16,7 @@ class PinCores(WorkerPlugin):
     name = "igpart-pin-cores"
 
     def setup(self, worker) -> None:
-        _pin_worker(worker)
+        pin_worker_cores(worker)
 
 
 class SetThreads(WorkerPlugin):

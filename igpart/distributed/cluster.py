@@ -134,7 +134,7 @@ def parse_spec(spec: str) -> tuple[str, int | None]:
     return "address", None
 
 
-def _pin_worker(worker=None) -> None:
+def pin_worker_cores(worker=None) -> None:
     """Pins every thread of this worker process to the cores named by ``CPUS_ENV``."""
     text = os.environ.get(CPUS_ENV)
     if not text or not hasattr(os, "sched_setaffinity"):

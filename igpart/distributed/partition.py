@@ -18,7 +18,8 @@ more for the first ``k % g``). Then:
    and returns it.
 
 Each task's seed follows from the caller's seed and its group, and the groups from the number
-of workers: the same seed on a cluster of the same size gives the same partition. A worker lost
+of workers: the same seed on a cluster of the same size gives the same partition (on the C++
+backend; on the GPU it varies from run to run as in one process). A worker lost
 mid-run costs its task only: the scheduler reruns it elsewhere (the input travels inside the
 first task, so even its loss is recoverable). Graphs run as the hypergraphs of their edges;
 their result is measured on the graph (edge cut).
