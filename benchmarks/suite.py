@@ -377,6 +377,7 @@ class Runner:
         self.parts_dir.mkdir(parents=True, exist_ok=True)
         self._cli_threads: str | None = None
         self.spawner = Spawner()
+        self.tag = ""  # in file names (on a cluster: the worker's process id)
 
     def env(self, threads: int) -> dict[str, str]:
         env = dict(os.environ, OMP_NUM_THREADS=str(threads), PYTHONUNBUFFERED="1")
@@ -422,7 +423,7 @@ class Runner:
             hgr: checker.Hgr | checker.MetisGraph) -> Run:
         a = self.args
         r = Run(case.name, k, seed, t.label, t.tool, t.threads, t.backend or None, mode)
-        stem = f"{case.name}.k{k}.s{seed}.{t.label}.{mode}"
+        stem = f"{case.name}.k{k}.s{seed}.{t.label}.{mode}{self.tag}"
         out = self.parts_dir / f"{stem}.part"
         result = self.parts_dir / f"{stem}.result.json"
         log = self.parts_dir / f"{stem}.log"
@@ -899,6 +900,15 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     ap.add_argument("--large-min-n", type=int, default=2_000_000,
                     help="vertices of every large input at least")
     ap.add_argument("--keep-parts", action="store_true", help="keep partition files and logs")
+    ap.add_argument("--cluster", metavar="local[:N]|ADDRESS",
+                    help="run on a dask cluster: local (a worker per GPU when several are "
+                    "visible, else per 4 cores), local:N or a scheduler address (needs "
+                    "igpart[distributed]; see benchmarks/suite_cluster.py)")
+    ap.add_argument("--no-progress", action="store_true",
+                    help="no progress bar (--cluster)")
+    ap.add_argument("--inputs-only", action="store_true",
+                    help="build the generated inputs (cached in WORK/inputs), print their "
+                    "paths and stop (so that a timed run does not build them)")
     ap.add_argument("--json", help="write every run and the summary to this file")
     ap.add_argument("--md", help="write the markdown report to this file")
     args = ap.parse_args(argv)
@@ -1032,6 +1042,8 @@ def run_suite(args: argparse.Namespace) -> dict:
                               "cases": [], "runs": []}
     modes = ["inproc", "process"] if args.whole_process else ["inproc"]
     plan = [(c, args.ks or SET_KS[c.set]) for c in cases]
+    if args.cluster:
+        return _run_suite_on_cluster(args, plan, tools, modes, result)
     total = sum(len(ks) for _, ks in plan) * args.seeds * len(tools) * len(modes)
     done = 0
     runner = Runner(args, work)
@@ -1067,6 +1079,26 @@ def run_suite(args: argparse.Namespace) -> dict:
         runner.spawner.close(abort=aborted)
         if aborted and args.json:
             write_json(result, args.json)  # what was measured before the interruption
+    return result
+
+
+def _run_suite_on_cluster(args: argparse.Namespace, plan: list, tools: list[Tool],
+                          modes: list[str], result: dict) -> dict:
+    """:func:`run_suite`'s runs on ``args.cluster`` (``benchmarks/suite_cluster.py``)."""
+    import suite_cluster
+
+    from igpart.errors import IgpartError
+
+    meta = result["meta"]
+    meta["cluster"] = args.cluster
+    try:
+        suite_cluster.run_on_cluster(args, plan, tools, modes, result, write_json)
+    except IgpartError as exc:  # no dask, a bad --cluster, an unreachable scheduler
+        raise SuiteError(str(exc)) from None
+    finally:
+        meta["loadavg_end"] = _loadavg()
+        if args.json and result["runs"]:
+            write_json(result, args.json)
     return result
 
 
@@ -1109,6 +1141,12 @@ def main(argv: list[str] | None = None) -> int:
                 raise SuiteError(f"{a.json}: {exc}") from None
         else:
             a = parse_args(argv)
+            if a.inputs_only:
+                data = data_dir(a.data)
+                for c in select_cases(a, data, Path(a.work)):
+                    materialize(c, data, a.gen_seed)
+                    print(c.path)
+                return 0
             result = run_suite(a)
             if a.json:
                 write_json(result, a.json)

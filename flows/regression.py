@@ -5,11 +5,14 @@ expansion) on the ISPD98 circuits, side by side in one run.
     python flows/regression.py                       # ibm01..ibm09, k = 2..64, eps 0.03, cut
     python flows/regression.py --instances ibm01 ibm02 -k 2 4 --json
     python flows/regression.py --plot ratios.png -o report.md
+    python flows/regression.py --cluster local:4     # the runs as tasks of a dask cluster
 
 Prints a markdown table per instance and k (cut, imbalance, seconds of each tool, ratios
 igpart/peer) with geometric means; ``--json`` prints the raw runs instead. Files given on the
-command line replace the ISPD98 selection. Exit status 3 when an igpart partition is unbalanced
-or fails.
+command line replace the ISPD98 selection. ``--cluster local[:N]|ADDRESS`` runs each (instance,
+k, tool) as a task of a dask cluster (``pip install igpart[distributed]``), each worker on its
+own GPU or cores; the figures equal a serial run's. Exit status 3 when an igpart partition is
+unbalanced or fails.
 """
 
 from __future__ import annotations

@@ -140,12 +140,17 @@ def run_benchmark(
     variants: dict[str, dict[str, Any]] | None = None,
     peers: Sequence[str] = PEERS,
     progress: bool = True,
+    cluster: Any = None,
 ) -> dict[str, Any]:
     """Runs every tool on every file and k; returns ``{"meta", "tools", "runs"}`` (JSON-ready).
 
     ``variants``: igpart variants, name -> Config overrides (default :data:`DEFAULT_VARIANTS`).
     ``peers``: a subset of :data:`PEERS`; Mt-KaHyPar is skipped with a note when not installed.
     A tool that fails on an input is recorded with its error, the others go on.
+    ``cluster``: each (file, k, tool) runs as a task of this dask cluster (a
+    ``distributed.Client``, ``"local"``, ``"local:N"`` or a scheduler address; see
+    :mod:`igpart.distributed`), which reads the file where it runs (the files must be readable
+    by every worker); the runs are the same as here, in the same order.
     """
     from tqdm import tqdm
 
@@ -185,33 +190,74 @@ def run_benchmark(
             "threads": int(threads), "seed": int(seed), "notes": notes,
             "variants": {name: dict(o) for name, o in variants.items()}}
     runs: list[Run] = []
+    if cluster is not None:
+        from .distributed import connect, run_tasks
+
+        calls = [(str(path), int(k), tool, float(epsilon), objective, int(seed), int(threads),
+                  variants) for path in files for k in ks for tool in tools]
+        with connect(cluster) as client:
+            runs = run_tasks(client, run_case, calls, progress=progress, desc="bench")
+        return {"meta": meta, "tools": tools, "variants": list(variants), "peers": peers,
+                "runs": [dataclasses.asdict(r) for r in runs]}
     bar = tqdm(total=len(files) * len(ks) * len(tools), disable=not progress, unit="run",
                file=sys.stderr, dynamic_ncols=True)
     try:
         for path in files:
-            h = read(path)
-            if not isinstance(h, Hypergraph):
-                raise InputError(f"{path}: the benchmark expects hypergraph (.hgr) files")
-            name = Path(path).stem if str(path).endswith(".hgr") else Path(path).name
+            h = _read_hypergraph(path)
             for k in ks:
                 for tool in tools:
-                    bar.set_description(f"{name} k={k} {tool}")
-                    run = Run(name, int(k), tool)
-                    try:
-                        parts, seconds = _run_tool(tool, h, int(k), epsilon, objective, seed,
-                                                   threads, variants)
-                        m = evaluate(h, parts, int(k), epsilon)
-                        run.cut, run.km1 = int(m["cut"]), int(m["km1"])
-                        run.imbalance, run.balanced = float(m["imbalance"]), bool(m["balanced"])
-                        run.seconds = float(seconds)
-                    except (PartitionError, InputError, ValueError, RuntimeError) as exc:
-                        run.error = f"{type(exc).__name__}: {exc}"
-                    runs.append(run)
+                    bar.set_description(f"{_instance(path)} k={k} {tool}")
+                    runs.append(_measure(h, _instance(path), int(k), tool, epsilon, objective,
+                                         seed, threads, variants))
                     bar.update(1)
     finally:
         bar.close()
     return {"meta": meta, "tools": tools, "variants": list(variants), "peers": peers,
             "runs": [dataclasses.asdict(r) for r in runs]}
+
+
+def _read_hypergraph(path) -> Hypergraph:
+    h = read(path)
+    if not isinstance(h, Hypergraph):
+        raise InputError(f"{path}: the benchmark expects hypergraph (.hgr) files")
+    return h
+
+
+def _instance(path) -> str:
+    return Path(path).stem if str(path).endswith(".hgr") else Path(path).name
+
+
+def _measure(h: Hypergraph, name: str, k: int, tool: str, epsilon: float, objective: str,
+             seed: int, threads: int, variants: dict[str, dict[str, Any]]) -> Run:
+    """One tool on one input and k, checked; a failure is recorded in the run."""
+    run = Run(name, k, tool)
+    try:
+        parts, seconds = _run_tool(tool, h, k, epsilon, objective, seed, threads, variants)
+        m = evaluate(h, parts, k, epsilon)
+        run.cut, run.km1 = int(m["cut"]), int(m["km1"])
+        run.imbalance, run.balanced = float(m["imbalance"]), bool(m["balanced"])
+        run.seconds = float(seconds)
+    except (PartitionError, InputError, ValueError, RuntimeError) as exc:
+        run.error = f"{type(exc).__name__}: {exc}"
+    return run
+
+
+#: The input last read by :func:`run_case` in this process (a cluster worker runs the cases of
+#: one file one after the other): (path, hypergraph).
+_LAST_INPUT: list = []
+
+
+def run_case(path: str, k: int, tool: str, epsilon: float, objective: str, seed: int,
+             threads: int, variants: dict[str, dict[str, Any]]) -> Run:
+    """One (file, k, tool) of :func:`run_benchmark` as a task of a cluster worker: reads the
+    file (kept for the next case of the same file) and measures the run."""
+    from .kernels import _cpu
+
+    if not _LAST_INPUT or _LAST_INPUT[0] != path:
+        _LAST_INPUT[:] = [path, _read_hypergraph(path)]
+    _cpu.set_num_threads(int(threads))
+    return _measure(_LAST_INPUT[1], _instance(path), k, tool, epsilon, objective, seed, threads,
+                    variants)
 
 
 # ----------------------------------------------------------------------------------- reporting

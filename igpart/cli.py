@@ -264,6 +264,7 @@ def _partition(h, args, fixed=None) -> Partition:
         algorithm=args.algorithm,
         config=_config(args),
         fixed=fixed,
+        cluster=getattr(args, "cluster", None),
     )
 
 
@@ -328,7 +329,8 @@ def cmd_map(args) -> int:
     h = _load(args.file, args.format)
     _progress(args).phase(f"mapping {args.file} onto {args.hierarchy}")
     m = map_processes(h, hierarchy, distance, args.epsilon, args.algorithm, args.backend,
-                      args.seed, getattr(args, "cli_threads", None) or 0)  # fmt: skip
+                      args.seed, getattr(args, "cli_threads", None) or 0,
+                      cluster=args.cluster)  # fmt: skip
     out = args.output or f"{args.file}.map.{m.k}"
     write_partition(m.parts, out)
     _progress(args).close()
@@ -564,7 +566,7 @@ def cmd_bench(args) -> int:
     result = bench.run_benchmark(
         args.files, args.k, epsilon=args.epsilon, objective=args.objective,
         threads=args.threads, seed=args.seed, variants=variants, peers=args.peers,
-        progress=not args.no_progress,
+        progress=not args.no_progress, cluster=args.cluster,
     )
     text = bench.to_json(result) if args.json else bench.markdown(result)
     if args.output:
@@ -598,6 +600,9 @@ def add_bench_arguments(p: argparse.ArgumentParser, files_required: bool = True)
     p.add_argument("-o", "--output", help="also write the report to this file")
     p.add_argument("--plot", help="save a plot of the ratios to this image (needs matplotlib)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    _add_cluster_option(p, "run the (file, k, tool) cases on a dask cluster, one at a time per "
+                        "worker: local, local:N or a scheduler address (needs "
+                        "igpart[distributed])")
 
 
 # --------------------------------------------------------------------------- parser
@@ -627,6 +632,8 @@ def _add_partition_options(p: argparse.ArgumentParser, k_required: bool = True) 
         """inline object, e.g. '{"refinement": "jet", "initial": "rb"}'""",
     )
     _add_threads_option(p)
+    _add_cluster_option(p, "partition over the workers of a dask cluster: local, local:N or a "
+                        "scheduler address (needs igpart[distributed])")
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
 
@@ -646,6 +653,10 @@ def _add_memory_budget_option(p: argparse.ArgumentParser, sessions: bool = False
     p.add_argument("--memory-budget", type=_bytes, metavar="BYTES",
                    help=f"device memory budget, e.g. 8GiB ({what}; default: the "
                    "IGPART_GPU_MEMORY_BUDGET environment variable)")
+
+
+def _add_cluster_option(p: argparse.ArgumentParser, what: str) -> None:
+    p.add_argument("--cluster", metavar="local[:N]|ADDRESS", help=what)
 
 
 def _threads(text: str) -> int:
@@ -728,6 +739,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("-o", "--output", help="PE file to write (default FILE.map.K)")
     _add_threads_option(p)
+    _add_cluster_option(p, "run each level's splits (hm, hm-ultra) on a dask cluster: local, "
+                        "local:N or a scheduler address (needs igpart[distributed])")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=cmd_map)
 

@@ -333,6 +333,7 @@ def map_processes(
     backend="auto",
     seed: int = 0,
     threads: int = 0,
+    cluster: Any = None,
 ) -> Mapping:
     """Maps the vertices of ``h`` onto the ``k = prod(hierarchy)`` PEs of a machine hierarchy
     (innermost level first, e.g. 4 GPUs per node, 8 nodes per rack, 2 racks) with ``distance``
@@ -347,7 +348,10 @@ def map_processes(
     baseline: a plain k-way partition (km1), then its blocks placed greedily on the PEs
     (:func:`greedy_placement`). ``"im"`` (integrated mapping) is not available yet.
     ``backend``, ``seed`` and ``threads`` (0: the default) go to every partitioner call, which
-    runs on the C++ or the GPU backend.
+    runs on the C++ or the GPU backend. ``cluster`` (``hm``, ``hm-ultra``): the splits of each
+    level run as tasks of a dask cluster (a ``distributed.Client``, an address, ``"local"`` or
+    ``"local:N"``; :mod:`igpart.distributed`), each group's sub-(hyper)graph sent to a worker
+    once; the mapping is the same as here.
 
     Raises InputError for a bad hierarchy or distance (see :func:`check_hierarchy`), an unknown
     algorithm, a negative epsilon or ``k`` larger than the number of vertices.
@@ -377,7 +381,15 @@ def map_processes(
     seeds = [int(seed) + s for s in range(ULTRA_SEEDS if algorithm == "hm-ultra" else 1)]
     config = {"threads": int(threads)} if threads else None
     if algorithm == "two-phase":
+        if cluster is not None:
+            raise InputError("the two-phase mapping does not run on a cluster (hm does)")
         pe, splits, used, timings = _two_phase(h, a, d, epsilon, backend, int(seed), config)
+    elif cluster is not None:
+        from .distributed import connect
+
+        with connect(cluster) as client:
+            pe, splits, used, timings = _multisection(h, a, epsilon, backend, seeds, config,
+                                                      client)
     else:
         pe, splits, used, timings = _multisection(h, a, epsilon, backend, seeds, config)
     seconds = time.perf_counter() - t0
@@ -388,16 +400,17 @@ def map_processes(
     )  # fmt: skip
 
 
-def _multisection(h, a: tuple[int, ...], epsilon: float, backend, seeds: list[int], config):
+def _multisection(h, a: tuple[int, ...], epsilon: float, backend, seeds: list[int], config,
+                  client=None):
     """Algorithm 2 of the paper, level by level from the outermost: every group of the current
-    level is split into the next level's count; returns (PE ids, splits, backend, timings)."""
-    from .multilevel import partition
-
+    level is split into the next level's count (each split a task of ``client``'s cluster when
+    given); returns (PE ids, splits, backend, timings)."""
     k = int(np.prod(a))
     total = int(h.vwgt.sum())
     pe = np.zeros(h.n, dtype=np.int64)  # the group id at the current level, mixed radix
     ngroups, splits, used_backend = 1, 0, None
     timings = {"partition": 0.0, "extract": 0.0}
+    backend_name = getattr(backend, "name", backend) if client is not None else backend
     for level in range(len(a), 0, -1):
         parts_here = a[level - 1]
         if parts_here == 1:
@@ -409,6 +422,7 @@ def _multisection(h, a: tuple[int, ...], epsilon: float, backend, seeds: list[in
         timings["extract"] += time.perf_counter() - t
         new = pe * parts_here
         t = time.perf_counter()
+        jobs = []
         for g, verts, sub in subs:
             if verts.size == 0:
                 continue
@@ -417,21 +431,38 @@ def _multisection(h, a: tuple[int, ...], epsilon: float, backend, seeds: list[in
                 continue
             eps = adaptive_epsilon(epsilon, total, k, int(sub.vwgt.sum()), sub_k, depth,
                                    parts_here)  # fmt: skip
-            best = None
-            for s in seeds:
-                try:
-                    p = partition(sub, parts_here, eps, "km1", backend, s, config)
-                except PartitionError as exc:
-                    raise PartitionError(f"split of level-{level} group {g}: {exc}") from exc
-                rank = (not p.balanced, p.km1)
-                if best is None or rank < best[0]:
-                    best = (rank, p)
-            new[verts] += best[1].parts
-            used_backend = best[1].backend
+            jobs.append((verts, (sub, parts_here, eps, backend_name, seeds, config, level, g)))
+        if client is None:
+            results = [best_split(*args) for _, args in jobs]
+        else:
+            from .distributed import run_tasks
+
+            results = run_tasks(client, best_split, [args for _, args in jobs], progress=False)
+        for (verts, _), (parts, used) in zip(jobs, results):
+            new[verts] += parts
+            used_backend = used
             splits += 1
         timings["partition"] += time.perf_counter() - t
         pe, ngroups = new, ngroups * parts_here
     return pe, splits, used_backend, timings
+
+
+def best_split(sub, parts: int, eps: float, backend, seeds: list[int], config, level: int,
+               group: int) -> tuple[np.ndarray, str]:
+    """Block ids of the best (balanced first, then least km1) of ``seeds`` partitions of one
+    group's ``sub`` into ``parts``, and the backend that made it."""
+    from .multilevel import partition
+
+    best = None
+    for s in seeds:
+        try:
+            p = partition(sub, parts, eps, "km1", backend, s, config)
+        except PartitionError as exc:
+            raise PartitionError(f"split of level-{level} group {group}: {exc}") from exc
+        rank = (not p.balanced, p.km1)
+        if best is None or rank < best[0]:
+            best = (rank, p)
+    return best[1].parts, best[1].backend
 
 
 def _two_phase(h, a: tuple[int, ...], d: np.ndarray, epsilon: float, backend, seed: int, config):

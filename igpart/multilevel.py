@@ -512,6 +512,7 @@ def partition(
     config: Config | dict | None = None,
     algorithm: str = "multilevel",
     fixed=None,
+    cluster: Any = None,
 ) -> Partition:
     """Partitions ``h`` into ``k`` blocks of weight at most ``(1+epsilon)*ceil(total/k)``.
 
@@ -522,9 +523,12 @@ def partition(
     fix file, :func:`igpart.io.read_fixed`): fixed vertices end in their block (see
     :mod:`igpart.fixed` for how each stage keeps them there; a Graph is then partitioned as the
     hypergraph of its edges, whose cut is the edge cut; ``algorithm="metis"`` takes none).
-    Raises PartitionError for k < 1 or k > number of vertices, InputError for bad arguments
-    (a fixed block out of range, the wrong length, fixed weight above a block's maximum
-    weight). The result's metrics are computed from scratch on ``h``.
+    ``cluster``: run over the workers of a dask cluster (a ``distributed.Client``, a scheduler
+    address, ``"local"`` or ``"local:N"``; see :mod:`igpart.distributed`) instead of here; needs
+    ``pip install igpart[distributed]``. Raises PartitionError for k < 1 or k > number of
+    vertices, InputError for bad arguments (a fixed block out of range, the wrong length, fixed
+    weight above a block's maximum weight). The result's metrics are computed from scratch on
+    ``h``.
     """
     _validate(h, k, epsilon, objective, seed)
     k = int(k)
@@ -535,6 +539,14 @@ def partition(
     if fixed is not None and algorithm == "metis":
         raise InputError("algorithm 'metis' cannot fix vertices; use 'multilevel'")
     cfg = Config.of(config)
+    if cluster is not None:
+        if algorithm != "multilevel":
+            raise InputError(f"algorithm '{algorithm}' does not run on a cluster (multilevel does)")
+        if fixed is not None:
+            raise InputError("a partition on a cluster takes no fixed vertices (run it here)")
+        from .distributed.partition import partition_on_cluster
+
+        return partition_on_cluster(h, k, epsilon, objective, backend, seed, cfg, cluster)
     t_start = time.perf_counter()
     if algorithm == "metis":
         parts = metis_partition(h, k, epsilon, seed)
@@ -543,6 +555,25 @@ def partition(
             h, parts, k, epsilon, objective, seconds=seconds, timings={"metis": seconds},
             backend="cpu", algorithm="metis", seed=seed, config={},
         )
+    be = get_backend(backend)
+    _check_memory(be, h, k)
+    timer = _Timer()
+    parts = run_multilevel(h, k, epsilon, objective, be, seed, cfg, timer, fixed=fixed)
+    seconds = time.perf_counter() - t_start
+    return Partition.from_parts(
+        h, parts, k, epsilon, objective, seconds=seconds, timings=timer.timings,
+        backend=be.name, algorithm="multilevel", seed=seed, config=dataclasses.asdict(cfg),
+    )
+
+
+def run_multilevel(h: Hypergraph | Graph, k: int, epsilon: float, objective: str, be: Backend,
+                   seed: int, cfg: Config, timer: _Timer,
+                   block_bounds: np.ndarray | None = None,
+                   fixed: np.ndarray | None = None) -> np.ndarray:
+    """Block ids (int32, host) of the multilevel pipeline on ``h``, with ``cfg``'s automatic
+    values resolved for this input (METIS worker processes, threads). ``block_bounds``: per-block
+    weight bounds instead of the balance rule (hypergraphs only); ``fixed``: checked fixed
+    blocks (-1: free; a Graph then runs as the hypergraph of its edges)."""
     processes = metis_processes(cfg, h.n, k)
     if processes:
         from .metis_pool import get_pool
@@ -553,23 +584,17 @@ def partition(
     # the drivers (and the recursive bisections inside the initial partitioning) get the
     # resolved value; the result reports the configured one
     run_cfg = dataclasses.replace(cfg, initial_metis_processes=processes)
-    be = get_backend(backend)
-    _check_memory(be, h, k)
-    timer = _Timer()
     with _stage_threads(cfg):
         if k == 1 or h.n == 0:
-            parts = np.zeros(h.n, dtype=np.int32)
-        elif isinstance(h, Hypergraph) or fixed is not None:
+            return np.zeros(h.n, dtype=np.int32)
+        if isinstance(h, Hypergraph) or fixed is not None:
             hyper = h if isinstance(h, Hypergraph) else h.to_hypergraph()
-            parts = _multilevel_hypergraph(hyper, k, epsilon, objective if hyper is h else "cut",
-                                           be, seed, run_cfg, timer, fixed=fixed)
-        else:
-            parts = _multilevel_graph(h, k, epsilon, be, seed, run_cfg, timer)
-    seconds = time.perf_counter() - t_start
-    return Partition.from_parts(
-        h, parts, k, epsilon, objective, seconds=seconds, timings=timer.timings,
-        backend=be.name, algorithm="multilevel", seed=seed, config=dataclasses.asdict(cfg),
-    )
+            return _multilevel_hypergraph(hyper, k, epsilon, objective if hyper is h else "cut",
+                                          be, seed, run_cfg, timer, block_bounds=block_bounds,
+                                          fixed=fixed)
+        if block_bounds is not None:
+            raise InputError("per-block weight bounds are for hypergraphs only")
+        return _multilevel_graph(h, k, epsilon, be, seed, run_cfg, timer)
 
 
 # ---------------------------------------------------------------------------------- helpers
