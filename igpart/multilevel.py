@@ -112,8 +112,19 @@ class Config:
       ``cluster_weight_factor``: a coarse vertex weighs at most
       ``factor * ceil(total / (contraction_limit * k))`` (and never more than the block bound),
       so that no cluster is too heavy for a balanced initial partition.
-    Coarsening of graphs (G-kway §3.1 + iG-kway §IV): ``graph_contraction_limit`` (35),
-      ``graph_min_shrink`` (0.10), ``graph_group_size`` (6), ``graph_cluster_weight_factor``.
+    Coarsening of graphs: ``graph_contraction_limit`` (35: stop below 35·k vertices),
+      ``graph_min_shrink`` (0.10), ``graph_cluster_weight_factor`` (a cluster weighs at most
+      ``factor * ceil(total / (graph_contraction_limit * k))``).
+      ``graph_coarsening``: ``"lp"`` (size-constrained label propagation clustering, as the
+      label-propagation graph partitioners coarsen: ``graph_lp_iterations`` passes, each cut
+      into ``graph_lp_sub_rounds`` slices whose vertices choose in parallel and move in order,
+      so the result does not depend on the threads; lone vertices that favour the same cluster
+      are grouped when a level would not halve), ``"gkway"`` (G-kway §3.1 union-find coarsening
+      with iG-kway §IV groups of at most ``graph_group_size`` (6) vertices), or ``"auto"`` (the
+      backend's ``default_graph_coarsening``: ``"lp"`` on the C++ backend, ``"gkway"`` on the
+      GPU). On the ``graphs`` suite at 2^16 (2 threads, dev VM) label propagation clustering
+      alone took rgg_n_2_16 from 1.7x KaMinPar's cut to parity (BENCHMARKS.md, "Graph
+      pipeline").
     ``max_levels``: hard cap on the number of levels.
     Initial partitioning (:mod:`igpart.initial`):
       ``initial``: ``"metis"`` (pymetis on the clique expansion, ``initial_runs`` seeds at
@@ -249,7 +260,17 @@ class Config:
       vertices joined by most pairs) a round cost moves x degree^2, up to 150x the level's
       pins; normal circuits stay below 20x (ISPD98 at k = 8 / 64: 0.5-5.6x on average, at
       most 18.8x on the 384-vertex coarsest level of ibm05).
-      ``graph_refine_rounds``: maximum rounds of independent-set refinement per level.
+      ``graph_refinement``: ``"lp+fm"`` (label propagation, ``graph_lp_refine_iterations``
+      passes over the vertices next to the last pass's moves, then the localized k-way FM:
+      ``graph_fm_rounds`` rounds of searches from every boundary vertex, each stopping after
+      ``graph_fm_max_fruitless_moves`` moves without a new best and rolled back to its best
+      prefix; a round starts no search once its gain evaluations read ``graph_fm_max_work``
+      times the level's adjacency, which bounds it on dense levels such as the clique graphs of
+      circuits), ``"lp"``, ``"gkway"`` (G-kway §3.2 independent-set refinement, at most
+      ``graph_refine_rounds`` rounds per level), or ``"auto"`` (the backend's
+      ``default_graph_refinement``: ``"lp+fm"`` on the C++ backend, ``"gkway"`` on the GPU).
+      Every mode rebalances first. The label propagation stages and the FM run on the C++
+      backend; another backend runs them on host copies of the level.
       ``vcycles``: at most this many V-cycles after the first pass (re-coarsening inside the
       blocks with a new clustering seed each time, refining on the way up; a cycle is kept only
       when it improves, and the first one that does not ends them). -1 (default): the

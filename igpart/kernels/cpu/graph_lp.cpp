@@ -14,6 +14,11 @@ namespace igp {
 
 namespace {
 
+// A slice of a label propagation pass runs in parallel from this many vertices on: each slice is
+// a parallel region and a barrier, which costs more than it saves on small slices (and much more
+// on a machine whose cores are shared). The result does not depend on it.
+constexpr int64_t kMinParallelSlice = 4 * kParallelMinItems;
+
 // Seeded pseudo-random permutation of 0..n-1 (a total order: the parallel sort gives the
 // sequential one's result).
 std::vector<int32_t> seeded_order(int64_t n, int64_t seed) {
@@ -145,7 +150,7 @@ int64_t cluster_graph_lp(const GraphView &g, int64_t max_cluster_weight, int64_t
         int64_t moved = 0;
         for (int64_t lo = 0; lo < n && nc > min_clusters; lo += slice) {
             const int64_t hi = std::min(n, lo + slice);
-#pragma omp parallel if (hi - lo >= kParallelMinItems)
+#pragma omp parallel if (hi - lo >= kMinParallelSlice)
             {
                 LabelSums sums;
 #pragma omp for schedule(dynamic, 256)
@@ -276,7 +281,7 @@ int64_t refine_graph_lp(const GraphView &g, int32_t *parts, int32_t k, const int
         int64_t moved = 0;
         for (int64_t lo = 0; lo < n; lo += slice) {
             const int64_t hi = std::min(n, lo + slice);
-#pragma omp parallel if (hi - lo >= kParallelMinItems)
+#pragma omp parallel if (hi - lo >= kMinParallelSlice)
             {
                 BlockConn sc(k);
 #pragma omp for schedule(dynamic, 512)
