@@ -1131,7 +1131,8 @@ def _multilevel_graph(g: Graph, k: int, epsilon: float, be: Backend, seed: int, 
     mcw = _max_cluster_weight(g.total_weight, k, cfg.graph_contraction_limit,
                               cfg.graph_cluster_weight_factor, bound)
 
-    refinement = graph_refinement(be, cfg)
+    # resolved once on the input's backend: host levels and the initial candidates run the same
+    coarsening, refinement = graph_coarsening(be, cfg), graph_refinement(be, cfg)
     limit = cfg.graph_contraction_limit * k
 
     def refiner(be: Backend, bounds):
@@ -1164,7 +1165,7 @@ def _multilevel_graph(g: Graph, k: int, epsilon: float, be: Backend, seed: int, 
     refine = refiner(be, bounds)
 
     def coarsener(b: Backend, s: int):
-        if graph_coarsening(b, cfg) == "lp":
+        if coarsening == "lp":
             return lambda ga: b.cluster_graph_lp(
                 ga, mcw, iterations=cfg.graph_lp_iterations, min_clusters=limit, seed=s,
                 sub_rounds=cfg.graph_lp_sub_rounds)
