@@ -70,15 +70,22 @@ def test_cluster_graph_lp_shrinks_a_grid_into_connected_clusters():
     assert int(contracted.vwgt.sum()) == g.total_weight
 
 
-def test_cluster_graph_lp_does_not_depend_on_threads():
+def test_label_propagation_does_not_depend_on_threads():
+    # slices of 20,000 vertices: large enough to run in parallel
     be = get_backend("cpu")
-    g = generators.rgg_graph(20_000, seed=3)
+    g = generators.grid_graph(200, 200)
     ga = be.graph_arrays(g)
-    with omp_threads(1):
-        one = be.cluster_graph_lp(ga, 30, iterations=4, seed=2, sub_rounds=4)
-    with omp_threads(2):
-        two = be.cluster_graph_lp(ga, 30, iterations=4, seed=2, sub_rounds=4)
-    assert one[1] == two[1] and np.array_equal(one[0], two[0])
+    parts, bounds = balanced_start(g, 4, 0)
+    runs = []
+    for threads in (1, 2):
+        with omp_threads(threads):
+            cmap, nc = be.cluster_graph_lp(ga, 30, iterations=4, seed=2, sub_rounds=2)
+            refined, gain = be.lp_refine_graph(ga, parts, 4, bounds, iterations=3, seed=2,
+                                               sub_rounds=2)
+        runs.append((cmap, nc, refined, gain))
+    (c1, n1, r1, g1), (c2, n2, r2, g2) = runs
+    assert n1 == n2 and np.array_equal(c1, c2)
+    assert g1 == g2 > 0 and np.array_equal(r1, r2)
 
 
 def test_cluster_graph_lp_groups_the_leaves_of_a_star():
