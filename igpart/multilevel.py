@@ -46,6 +46,14 @@ REFINEMENTS = ("auto", "fm", "jet", "jet+fm")
 #: Values of ``Config.coarsening`` (hypergraphs).
 COARSENINGS = ("heavy_edge", "hyperg")
 
+#: Values of ``Config.graph_coarsening``: size-constrained label propagation clustering, or
+#: G-kway's union-find coarsening with constrained grouping.
+GRAPH_COARSENINGS = ("auto", "lp", "gkway")
+
+#: Values of ``Config.graph_refinement``: G-kway's independent-set refinement, label
+#: propagation, label propagation then localized FM.
+GRAPH_REFINEMENTS = ("auto", "gkway", "lp", "lp+fm")
+
 
 @dataclass
 class Config:
@@ -105,8 +113,19 @@ class Config:
       ``cluster_weight_factor``: a coarse vertex weighs at most
       ``factor * ceil(total / (contraction_limit * k))`` (and never more than the block bound),
       so that no cluster is too heavy for a balanced initial partition.
-    Coarsening of graphs (G-kway §3.1 + iG-kway §IV): ``graph_contraction_limit`` (35),
-      ``graph_min_shrink`` (0.10), ``graph_group_size`` (6), ``graph_cluster_weight_factor``.
+    Coarsening of graphs: ``graph_contraction_limit`` (35: stop below 35·k vertices),
+      ``graph_min_shrink`` (0.10), ``graph_cluster_weight_factor`` (a cluster weighs at most
+      ``factor * ceil(total / (graph_contraction_limit * k))``).
+      ``graph_coarsening``: ``"lp"`` (size-constrained label propagation clustering, as the
+      label-propagation graph partitioners coarsen: ``graph_lp_iterations`` passes, each cut
+      into ``graph_lp_sub_rounds`` slices whose vertices choose in parallel and move in order,
+      so the result does not depend on the threads; lone vertices that favour the same cluster
+      are grouped when a level would not halve), ``"gkway"`` (G-kway §3.1 union-find coarsening
+      with iG-kway §IV groups of at most ``graph_group_size`` (6) vertices), or ``"auto"`` (the
+      backend's ``default_graph_coarsening``: ``"lp"`` on the C++ backend, ``"gkway"`` on the
+      GPU). On the ``graphs`` suite at 2^16 (2 threads, dev VM) label propagation clustering
+      alone took rgg_n_2_16 from 1.7x KaMinPar's cut to parity (BENCHMARKS.md, "Graph
+      pipeline").
     ``max_levels``: hard cap on the number of levels.
     Initial partitioning (:mod:`igpart.initial`):
       ``initial``: ``"metis"`` (pymetis on the clique expansion, ``initial_runs`` seeds at
@@ -242,7 +261,17 @@ class Config:
       vertices joined by most pairs) a round cost moves x degree^2, up to 150x the level's
       pins; normal circuits stay below 20x (ISPD98 at k = 8 / 64: 0.5-5.6x on average, at
       most 18.8x on the 384-vertex coarsest level of ibm05).
-      ``graph_refine_rounds``: maximum rounds of independent-set refinement per level.
+      ``graph_refinement``: ``"lp+fm"`` (label propagation, ``graph_lp_refine_iterations``
+      passes over the vertices next to the last pass's moves, then the localized k-way FM:
+      ``graph_fm_rounds`` rounds of searches from every boundary vertex, each stopping after
+      ``graph_fm_max_fruitless_moves`` moves without a new best and rolled back to its best
+      prefix; a round starts no search once its gain evaluations read ``graph_fm_max_work``
+      times the level's adjacency, which bounds it on dense levels such as the clique graphs of
+      circuits), ``"lp"``, ``"gkway"`` (G-kway §3.2 independent-set refinement, at most
+      ``graph_refine_rounds`` rounds per level), or ``"auto"`` (the backend's
+      ``default_graph_refinement``: ``"lp+fm"`` on the C++ backend, ``"gkway"`` on the GPU).
+      Every mode rebalances first. The label propagation stages and the FM run on the C++
+      backend; another backend runs them on host copies of the level.
       ``vcycles``: at most this many V-cycles after the first pass (re-coarsening inside the
       blocks with a new clustering seed each time, refining on the way up; a cycle is kept only
       when it improves, and the first one that does not ends them). -1 (default): the
@@ -301,6 +330,9 @@ class Config:
     graph_min_shrink: float = 0.10
     graph_group_size: int = 6
     graph_cluster_weight_factor: float = 1.0
+    graph_coarsening: str = "auto"
+    graph_lp_iterations: int = 5
+    graph_lp_sub_rounds: int = 8
     max_levels: int = 64
     initial: str = "auto"
     initial_runs: int = 8
@@ -328,6 +360,11 @@ class Config:
     fm_min_improvement: float = 0.001
     fm_max_work: float = 32.0
     graph_refine_rounds: int = 32
+    graph_refinement: str = "auto"
+    graph_lp_refine_iterations: int = 5
+    graph_fm_rounds: int = 3
+    graph_fm_max_fruitless_moves: int = 64
+    graph_fm_max_work: float = 8.0
     vcycles: int = -1
     vcycle_min_vertices: int = -1
     host_levels_below: int = 0
@@ -363,6 +400,8 @@ class Config:
             "rating_max_net_size",
             "graph_contraction_limit",
             "graph_group_size",
+            "graph_lp_sub_rounds",
+            "graph_fm_max_fruitless_moves",
             "max_levels",
             "initial_runs",
             "initial_runs_max",
@@ -381,6 +420,9 @@ class Config:
             "fm_rounds",
             "fm_max_fruitless_moves",
             "graph_refine_rounds",
+            "graph_lp_iterations",
+            "graph_lp_refine_iterations",
+            "graph_fm_rounds",
             "threads",
             "jet_iterations",
             "jet_fm_max_pins",
@@ -404,9 +446,10 @@ class Config:
         for name in ("min_shrink", "graph_min_shrink", "fm_min_improvement"):
             if not 0.0 <= number(name, "a number in [0, 1)") < 1.0:
                 raise InputError(f"config.{name} must lie in [0, 1), got {getattr(self, name)!r}")
-        if number("fm_max_work", "a non-negative number (0: no bound)") < 0:
-            raise InputError(f"config.fm_max_work must be a non-negative number (0: no bound), "
-                             f"got {self.fm_max_work!r}")
+        for name in ("fm_max_work", "graph_fm_max_work"):
+            if number(name, "a non-negative number (0: no bound)") < 0:
+                raise InputError(f"config.{name} must be a non-negative number (0: no bound), "
+                                 f"got {getattr(self, name)!r}")
         for name in ("cluster_weight_factor", "graph_cluster_weight_factor"):
             if number(name, "a positive number") <= 0:
                 raise InputError(
@@ -434,6 +477,8 @@ class Config:
         for name, allowed in (
             ("refinement", REFINEMENTS),
             ("coarsening", COARSENINGS),
+            ("graph_coarsening", GRAPH_COARSENINGS),
+            ("graph_refinement", GRAPH_REFINEMENTS),
             ("initial", INITIAL_METHODS),
             ("initial_bisector", INITIAL_BISECTORS),
         ):
@@ -1148,6 +1193,22 @@ def _vcycles(be, top, parts, k, objective, coarsener, refine, cfg, timer, count:
 
 
 # ---------------------------------------------------------------------------------- graphs
+def graph_coarsening(be: Backend, cfg: Config) -> str:
+    """``cfg.graph_coarsening`` resolved on ``be`` (``"auto"``: the backend's
+    ``default_graph_coarsening``, ``"gkway"`` where it has none)."""
+    if cfg.graph_coarsening != "auto":
+        return cfg.graph_coarsening
+    return getattr(be, "default_graph_coarsening", "gkway")
+
+
+def graph_refinement(be: Backend, cfg: Config) -> str:
+    """``cfg.graph_refinement`` resolved on ``be`` (``"auto"``: the backend's
+    ``default_graph_refinement``, ``"gkway"`` where it has none)."""
+    if cfg.graph_refinement != "auto":
+        return cfg.graph_refinement
+    return getattr(be, "default_graph_refinement", "gkway")
+
+
 def _multilevel_graph(g: Graph, k: int, epsilon: float, be: Backend, seed: int, cfg: Config,
                       timer: _Timer) -> np.ndarray:
     if be.name != "cpu" and g.n < cfg.host_levels_below:
@@ -1160,15 +1221,33 @@ def _multilevel_graph(g: Graph, k: int, epsilon: float, be: Backend, seed: int, 
     mcw = _max_cluster_weight(g.total_weight, k, cfg.graph_contraction_limit,
                               cfg.graph_cluster_weight_factor, bound)
 
+    # resolved once on the input's backend: host levels and the initial candidates run the same
+    coarsening, refinement = graph_coarsening(be, cfg), graph_refinement(be, cfg)
+    limit = cfg.graph_contraction_limit * k
+
     def refiner(be: Backend, bounds):
         def refine(ga: GraphArrays, parts, locked=None):  # graphs have no fixed vertices here
             t0 = time.perf_counter()
             parts = be.rebalance_graph(ga, parts, k, bounds)
             t0 = timer.add("rebalance", t0)
-            if cfg.graph_refine_rounds:
-                parts, _ = be.refine_graph(ga, parts, k, bounds,
-                                           max_rounds=cfg.graph_refine_rounds)  # fmt: skip
-                timer.add("refine", t0)
+            if refinement == "gkway":
+                if cfg.graph_refine_rounds:
+                    parts, _ = be.refine_graph(ga, parts, k, bounds,
+                                               max_rounds=cfg.graph_refine_rounds)  # fmt: skip
+                    timer.add("refine", t0)
+                return parts
+            if cfg.graph_lp_refine_iterations:
+                parts, _ = be.lp_refine_graph(ga, parts, k, bounds,
+                                              iterations=cfg.graph_lp_refine_iterations,
+                                              seed=seed, sub_rounds=cfg.graph_lp_sub_rounds)
+                t0 = timer.add("refine", t0)
+            if refinement == "lp+fm" and cfg.graph_fm_rounds:
+                parts, _ = be.fm_refine_graph(
+                    ga, parts, k, bounds, rounds=cfg.graph_fm_rounds,
+                    max_fruitless_moves=cfg.graph_fm_max_fruitless_moves,
+                    min_improvement=cfg.fm_min_improvement, seed=seed,
+                    max_work=cfg.graph_fm_max_work)
+                timer.add("fm", t0)
             return parts
 
         return refine
@@ -1176,6 +1255,10 @@ def _multilevel_graph(g: Graph, k: int, epsilon: float, be: Backend, seed: int, 
     refine = refiner(be, bounds)
 
     def coarsener(b: Backend, s: int):
+        if coarsening == "lp":
+            return lambda ga: b.cluster_graph_lp(
+                ga, mcw, iterations=cfg.graph_lp_iterations, min_clusters=limit, seed=s,
+                sub_rounds=cfg.graph_lp_sub_rounds)
         return lambda ga: b.coarsen_graph(ga, mcw, group_size=cfg.graph_group_size, seed=s)
 
     host = None
@@ -1187,7 +1270,7 @@ def _multilevel_graph(g: Graph, k: int, epsilon: float, be: Backend, seed: int, 
             lambda src, level: hbe.graph_arrays(graph_from_arrays(src, level)),
         )
     hierarchy = _coarsen(top, lambda a: a.n, coarsener(be, seed), be.contract_graph,
-                         cfg.graph_contraction_limit * k, cfg.graph_min_shrink, cfg.max_levels,
+                         limit, cfg.graph_min_shrink, cfg.max_levels,
                          timer, min_n=k, be=be, host=host,
                          host_coarsen_one=host.coarsener(seed) if host else None)
     coarsest, cbe = hierarchy[-1][0], hierarchy[-1][3]

@@ -24,7 +24,8 @@ from .test_multilevel import PROPS, check_partition, instances
 COUNTED = (
     "cluster_hypergraph", "coarsen_hypergraph", "contract_hypergraph", "communities", "project",
     "refine_hypergraph", "fm_refine_hypergraph", "rebalance_hypergraph", "coarsen_graph",
-    "contract_graph", "refine_graph", "hypergraph_arrays", "graph_arrays",
+    "contract_graph", "refine_graph", "hypergraph_arrays", "graph_arrays", "cluster_graph_lp",
+    "lp_refine_graph", "fm_refine_graph",
 )  # fmt: skip
 
 
@@ -99,21 +100,31 @@ def test_threshold_above_n_runs_on_the_host_and_equals_the_cpu_backend(host):
         assert host.calls["contract_hypergraph"] > 0
 
 
-def test_graphs(host):
+GRAPH_PIPELINES = [
+    ({"graph_coarsening": "gkway", "graph_refinement": "gkway"},
+     ("coarsen_graph", "contract_graph", "project", "refine_graph")),
+    ({"graph_coarsening": "lp", "graph_refinement": "lp+fm", "graph_contraction_limit": 5},
+     ("cluster_graph_lp", "contract_graph", "project", "lp_refine_graph", "fm_refine_graph")),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("cfg,stages", GRAPH_PIPELINES)
+def test_graphs(host, cfg, stages):
     g = igpart.generators.random_circuit(3000, seed=2).to_graph()
     for k in (2, 3, 8):
-        plain, _ = run(g, k, 0)
+        plain, _ = run(g, k, 0, config=cfg)
         host.calls.clear()
-        hybrid, dbe = run(g, k, 600)
+        hybrid, dbe = run(g, k, 600, config=cfg)
         check_partition(g, hybrid, k, 0.03)
         assert hybrid.balanced and np.array_equal(hybrid.parts, plain.parts)
         assert hybrid.cut == igpart.edge_cut(g, hybrid.parts)
         for be in (dbe, host):
-            for name in ("coarsen_graph", "contract_graph", "project", "refine_graph"):
+            for name in stages:
                 assert be.calls[name] > 0, (be.name, name)
         host.calls.clear()
-        whole, dbe = run(g, k, g.n + 1)
-        assert not dbe.calls and np.array_equal(whole.parts, igpart.partition(g, k).parts)
+        whole, dbe = run(g, k, g.n + 1, config=cfg)
+        assert not dbe.calls and np.array_equal(whole.parts,
+                                                igpart.partition(g, k, config=cfg).parts)
 
 
 SMALL = [

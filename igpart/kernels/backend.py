@@ -104,6 +104,17 @@ def _host_level(be: Backend, hg: HypergraphArrays):
     )
 
 
+def _host_graph(be: Backend, g: GraphArrays) -> GraphArrays:
+    """Host (numpy) copies of a backend graph level."""
+    import numpy as np
+
+    return GraphArrays(
+        n=g.n, total_weight=g.total_weight,
+        **{name: np.asarray(be.to_host(getattr(g, name)))
+           for name in ("xadj", "adjncy", "adjwgt", "vwgt")},
+    )
+
+
 class Backend:
     """Stage operations of the partitioning algorithms on one kind of device.
 
@@ -499,6 +510,93 @@ class Backend:
     def rebalance_graph(self, g: GraphArrays, parts, k: int, max_block_weights) -> Any:
         """As ``rebalance_hypergraph`` with edge-cut gains."""
         raise NotImplementedError
+
+    def cluster_graph_lp(
+        self,
+        g: GraphArrays,
+        max_cluster_weight: int,
+        *,
+        iterations: int = 5,
+        min_clusters: int = 0,
+        seed: int = 0,
+        sub_rounds: int = 8,
+    ) -> tuple[Any, int]:
+        """Size-constrained label propagation clustering (the coarsening of the label
+        propagation graph partitioners).
+
+        Every vertex starts alone; in up to ``iterations`` passes over a seeded order a vertex
+        joins the neighbouring cluster of highest summed edge weight that stays within
+        ``max_cluster_weight`` with it (ties: ``igp::tie_hash``) when that beats the weight
+        towards its current cluster. A pass is cut into ``sub_rounds`` slices: a slice's
+        vertices choose in parallel against the clusters before it, then move in order while
+        the target still has room, so the result depends on the seed and ``sub_rounds`` only.
+        Moves stop once ``min_clusters`` clusters remain. When more than half the vertices are
+        still alone, lone vertices favouring the same cluster are grouped (two-hop).
+        Returns ``(cmap, nc)`` as ``coarsen_graph``.
+        Default: the C++ backend's implementation on host copies.
+        """
+        from .cpu import CpuBackend
+
+        cmap, nc = CpuBackend().cluster_graph_lp(
+            _host_graph(self, g), max_cluster_weight, iterations=iterations,
+            min_clusters=min_clusters, seed=seed, sub_rounds=sub_rounds,
+        )
+        return self.asarray(cmap, "int32"), nc
+
+    def lp_refine_graph(
+        self,
+        g: GraphArrays,
+        parts,
+        k: int,
+        max_block_weights,
+        *,
+        iterations: int = 5,
+        seed: int = 0,
+        sub_rounds: int = 8,
+    ) -> tuple[Any, int]:
+        """Label propagation refinement: up to ``iterations`` passes (slices as in
+        ``cluster_graph_lp``) over the vertices next to a move of the pass before (all in the
+        first); a vertex moves to the adjacent block of highest connectivity with room for it
+        when that lowers the edge cut, or keeps it and makes its block lighter than the target
+        was; every move is re-checked against the current partition when applied.
+        Returns ``(parts, gain)``. Default: the C++ backend on host copies."""
+        from .cpu import CpuBackend
+
+        out, gain = CpuBackend().lp_refine_graph(
+            _host_graph(self, g), self.to_host(parts), k, self.to_host(max_block_weights),
+            iterations=iterations, seed=seed, sub_rounds=sub_rounds,
+        )
+        return self.asarray(out, "int32"), gain
+
+    def fm_refine_graph(
+        self,
+        g: GraphArrays,
+        parts,
+        k: int,
+        max_block_weights,
+        *,
+        rounds: int = 3,
+        max_fruitless_moves: int = 64,
+        min_improvement: float = 0.001,
+        seed: int = 0,
+        max_work: float = 0.0,
+    ) -> tuple[Any, int]:
+        """Localized k-way FM on the edge cut: each round starts a search at every boundary
+        vertex not yet moved in the round (seeded order); a search repeatedly moves the unlocked
+        vertex of highest gain (negative allowed) into a block with room, locks it, updates its
+        neighbours, stops after ``max_fruitless_moves`` moves without a new best and rolls back
+        to its best prefix. At most ``rounds`` rounds; stops after one that improves the cut by
+        less than ``min_improvement`` (a fraction); a round starts no search once its gain
+        evaluations have read ``max_work`` times the level's adjacency entries + vertices (0: no
+        bound). Returns ``(parts, gain)``. Default: the C++ backend on host copies."""
+        from .cpu import CpuBackend
+
+        out, gain = CpuBackend().fm_refine_graph(
+            _host_graph(self, g), self.to_host(parts), k, self.to_host(max_block_weights),
+            rounds=rounds, max_fruitless_moves=max_fruitless_moves,
+            min_improvement=min_improvement, seed=seed, max_work=max_work,
+        )
+        return self.asarray(out, "int32"), gain
 
     def dynamic_hypergraph(
         self, eptr, eind, n: int, vwgt, ewgt, parts, k: int, epsilon: float, **options

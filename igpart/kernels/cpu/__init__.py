@@ -115,6 +115,12 @@ class CpuBackend(Backend):
     #: the run has fewer threads than this or not.
     jet_min_threads = 0
 
+    #: ``Config.graph_coarsening = "auto"`` / ``graph_refinement = "auto"`` on this backend:
+    #: size-constrained label propagation clustering, and label propagation then localized FM
+    #: (BENCHMARKS.md, "Graph pipeline").
+    default_graph_coarsening = "lp"
+    default_graph_refinement = "lp+fm"
+
     def default_community_sub_rounds(self, n: int) -> int:
         """``Config.community_sub_rounds = -1`` on this backend for an input of ``n`` vertices:
         ``community_sub_rounds`` from ``sub_round_min_vertices`` on, else 0 (sequential)."""
@@ -253,6 +259,32 @@ class CpuBackend(Backend):
         out, gain = _cpu.refine_graph(
             g.xadj, g.adjncy, g.adjwgt, g.vwgt, _i32(parts), int(k), _i64(max_block_weights),
             int(max_rounds),
+        )
+        return out, int(gain)
+
+    def cluster_graph_lp(self, g: GraphArrays, max_cluster_weight: int, *, iterations: int = 5,
+                         min_clusters: int = 0, seed: int = 0, sub_rounds: int = 8):
+        cmap, nc = _cpu.cluster_graph_lp(
+            g.xadj, g.adjncy, g.adjwgt, g.vwgt, int(max_cluster_weight), int(iterations),
+            int(min_clusters), int(seed), int(sub_rounds),
+        )
+        return cmap, int(nc)
+
+    def lp_refine_graph(self, g, parts, k, max_block_weights, *, iterations: int = 5,
+                        seed: int = 0, sub_rounds: int = 8):
+        out, gain = _cpu.lp_refine_graph(
+            g.xadj, g.adjncy, g.adjwgt, g.vwgt, _i32(parts), int(k), _i64(max_block_weights),
+            int(iterations), int(seed), int(sub_rounds),
+        )
+        return out, int(gain)
+
+    def fm_refine_graph(self, g, parts, k, max_block_weights, *, rounds: int = 3,
+                        max_fruitless_moves: int = 64, min_improvement: float = 0.001,
+                        seed: int = 0, max_work: float = 0.0):
+        out, gain = _cpu.fm_refine_graph(
+            g.xadj, g.adjncy, g.adjwgt, g.vwgt, _i32(parts), int(k), _i64(max_block_weights),
+            int(rounds), int(max_fruitless_moves), float(min_improvement), int(seed),
+            float(max_work),
         )
         return out, int(gain)
 

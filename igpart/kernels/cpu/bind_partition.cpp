@@ -14,6 +14,7 @@
 
 #include "bindings.h"
 #include "numpy_util.h"
+#include "graph_lp.h"
 #include "partition.h"
 
 namespace py = pybind11;
@@ -505,6 +506,76 @@ void igp::bind_partition(py::module_ &m) {
         py::arg("xadj"), py::arg("adjncy"), py::arg("adjwgt"), py::arg("vwgt"), py::arg("parts"),
         py::arg("k"), py::arg("max_block_weights"), py::arg("max_rounds"),
         "Independent-set refinement (G-kway §3.2): (parts, gain).");
+
+    m.def(
+        "cluster_graph_lp",
+        [](Arr<int64_t> xadj, Arr<int32_t> adjncy, Arr<int64_t> adjwgt, Arr<int64_t> vwgt,
+           int64_t max_cluster_weight, int64_t iterations, int64_t min_clusters, int64_t seed,
+           int64_t sub_rounds) {
+            const GraphView g = graph_view(xadj, adjncy, adjwgt, vwgt, "cluster_graph_lp");
+            if (iterations < 0) fail("cluster_graph_lp", "iterations must be >= 0");
+            if (sub_rounds < 1) fail("cluster_graph_lp", "sub_rounds must be >= 1");
+            std::vector<int32_t> cmap;
+            int64_t nc;
+            {
+                py::gil_scoped_release release;
+                nc = cluster_graph_lp(g, max_cluster_weight, iterations, min_clusters, seed,
+                                      sub_rounds, cmap);
+            }
+            return py::make_tuple(to_numpy(std::move(cmap)), nc);
+        },
+        py::arg("xadj"), py::arg("adjncy"), py::arg("adjwgt"), py::arg("vwgt"),
+        py::arg("max_cluster_weight"), py::arg("iterations"), py::arg("min_clusters"),
+        py::arg("seed"), py::arg("sub_rounds"),
+        "Size-constrained label propagation clustering: (cmap, nc).");
+
+    m.def(
+        "lp_refine_graph",
+        [](Arr<int64_t> xadj, Arr<int32_t> adjncy, Arr<int64_t> adjwgt, Arr<int64_t> vwgt,
+           Arr<int32_t> parts, int32_t k, Arr<int64_t> bounds, int64_t iterations, int64_t seed,
+           int64_t sub_rounds) {
+            const GraphView g = graph_view(xadj, adjncy, adjwgt, vwgt, "lp_refine_graph");
+            std::vector<int32_t> p = parts_copy(parts, g.n, k, "lp_refine_graph");
+            check_bounds(bounds, k, "lp_refine_graph");
+            if (iterations < 0) fail("lp_refine_graph", "iterations must be >= 0");
+            if (sub_rounds < 1) fail("lp_refine_graph", "sub_rounds must be >= 1");
+            int64_t gain;
+            {
+                py::gil_scoped_release release;
+                gain = refine_graph_lp(g, p.data(), k, bounds.data(), iterations, seed,
+                                       sub_rounds);
+            }
+            return py::make_tuple(to_numpy(std::move(p)), gain);
+        },
+        py::arg("xadj"), py::arg("adjncy"), py::arg("adjwgt"), py::arg("vwgt"), py::arg("parts"),
+        py::arg("k"), py::arg("max_block_weights"), py::arg("iterations"), py::arg("seed"),
+        py::arg("sub_rounds"), "Label propagation refinement: (parts, gain).");
+
+    m.def(
+        "fm_refine_graph",
+        [](Arr<int64_t> xadj, Arr<int32_t> adjncy, Arr<int64_t> adjwgt, Arr<int64_t> vwgt,
+           Arr<int32_t> parts, int32_t k, Arr<int64_t> bounds, int64_t rounds,
+           int64_t max_fruitless_moves, double min_improvement, int64_t seed, double max_work) {
+            const GraphView g = graph_view(xadj, adjncy, adjwgt, vwgt, "fm_refine_graph");
+            std::vector<int32_t> p = parts_copy(parts, g.n, k, "fm_refine_graph");
+            check_bounds(bounds, k, "fm_refine_graph");
+            if (rounds < 0) fail("fm_refine_graph", "rounds must be >= 0");
+            if (max_fruitless_moves < 1) fail("fm_refine_graph", "max_fruitless_moves must be >= 1");
+            if (!(min_improvement >= 0.0 && min_improvement < 1.0))
+                fail("fm_refine_graph", "min_improvement must lie in [0, 1)");
+            if (!(max_work >= 0.0)) fail("fm_refine_graph", "max_work must be >= 0");
+            int64_t gain;
+            {
+                py::gil_scoped_release release;
+                gain = fm_refine_graph(g, p.data(), k, bounds.data(), rounds, max_fruitless_moves,
+                                       min_improvement, seed, max_work);
+            }
+            return py::make_tuple(to_numpy(std::move(p)), gain);
+        },
+        py::arg("xadj"), py::arg("adjncy"), py::arg("adjwgt"), py::arg("vwgt"), py::arg("parts"),
+        py::arg("k"), py::arg("max_block_weights"), py::arg("rounds"),
+        py::arg("max_fruitless_moves"), py::arg("min_improvement"), py::arg("seed"),
+        py::arg("max_work"), "Localized k-way FM on the edge cut: (parts, gain).");
 
     m.def(
         "rebalance_graph",

@@ -1,0 +1,525 @@
+// Label propagation clustering and refinement and localized k-way FM for graphs (graph_lp.h).
+#include "graph_lp.h"
+
+#include <algorithm>
+#include <numeric>
+#include <queue>
+#include <tuple>
+#include <utility>
+
+#include "partition_common.h"
+#include "refine_impl.h"
+
+namespace igp {
+
+namespace {
+
+// A slice of a label propagation pass runs in parallel from this many vertices on: each slice is
+// a parallel region and a barrier, which costs more than it saves on small slices (and much more
+// on a machine whose cores are shared). The result does not depend on it.
+constexpr int64_t kMinParallelSlice = 4 * kParallelMinItems;
+
+// Seeded pseudo-random permutation of 0..n-1 (a total order: the parallel sort gives the
+// sequential one's result).
+std::vector<int32_t> seeded_order(int64_t n, int64_t seed) {
+    std::vector<std::pair<uint32_t, int32_t>> key(static_cast<size_t>(n));
+#pragma omp parallel for schedule(static) if (n >= kParallelMinLightItems)
+    for (int64_t u = 0; u < n; ++u) key[u] = {tie_hash(seed, u, -2), static_cast<int32_t>(u)};
+    parallel_sort(key.begin(), key.end());
+    std::vector<int32_t> order(static_cast<size_t>(n));
+#pragma omp parallel for schedule(static) if (n >= kParallelMinLightItems)
+    for (int64_t i = 0; i < n; ++i) order[i] = key[i].second;
+    return order;
+}
+
+// Summed edge weight per cluster label of one vertex's neighbours: open addressing sized to the
+// degree, cleared in time proportional to the labels inserted.
+class LabelSums {
+   public:
+    void prepare(int64_t degree) {
+        size_t cap = 16;
+        while (cap < static_cast<size_t>(2 * degree + 2)) cap <<= 1;
+        if (cap > keys_.size()) {
+            keys_.assign(cap, -1);
+            vals_.assign(cap, 0);
+            mask_ = cap - 1;
+        }
+    }
+    void add(int32_t key, int64_t w) {
+        size_t i = (static_cast<uint32_t>(key) * 0x9E3779B1u) & mask_;
+        while (keys_[i] != key && keys_[i] != -1) i = (i + 1) & mask_;
+        if (keys_[i] == -1) {
+            keys_[i] = key;
+            vals_[i] = 0;
+            used_.push_back(i);
+        }
+        vals_[i] += w;
+    }
+    int64_t get(int32_t key) const {
+        size_t i = (static_cast<uint32_t>(key) * 0x9E3779B1u) & mask_;
+        for (; keys_[i] != -1; i = (i + 1) & mask_)
+            if (keys_[i] == key) return vals_[i];
+        return 0;
+    }
+    template <class F>
+    void for_each(F &&f) const {
+        for (size_t i : used_) f(keys_[i], vals_[i]);
+    }
+    void clear() {
+        for (size_t i : used_) keys_[i] = -1;
+        used_.clear();
+    }
+
+   private:
+    std::vector<int32_t> keys_;
+    std::vector<int64_t> vals_;
+    std::vector<size_t> used_;
+    size_t mask_ = 0;
+};
+
+// Fills `sums` with the edge weight from u to every neighbouring cluster.
+void sum_labels(const GraphView &g, int32_t u, const int32_t *label, LabelSums &sums) {
+    sums.clear();
+    sums.prepare(g.xadj[u + 1] - g.xadj[u]);
+    for (int64_t j = g.xadj[u]; j < g.xadj[u + 1]; ++j) sums.add(label[g.adjncy[j]], g.adjwgt[j]);
+}
+
+// The cluster u should join (its own label when none beats it).
+int32_t cluster_choice(const GraphView &g, int32_t u, const int32_t *label, const int64_t *cw,
+                       int64_t max_cluster_weight, int64_t seed, LabelSums &sums) {
+    const int32_t cur = label[u];
+    const int64_t wu = g.vwgt[u];
+    sum_labels(g, u, label, sums);
+    int32_t best = cur;
+    int64_t bs = sums.get(cur);
+    unsigned int bh = 0;
+    bool strict = true;  // the current cluster wins ties
+    sums.for_each([&](int32_t c, int64_t s) {
+        if (c == cur || cw[c] + wu > max_cluster_weight) return;
+        const unsigned int h = tie_hash(seed, u, c);
+        if (s > bs || (s == bs && !strict && h < bh)) {
+            best = c;
+            bs = s;
+            bh = h;
+            strict = false;
+        }
+    });
+    return best;
+}
+
+// The cluster of highest connection to u regardless of weight (-1: no neighbour).
+int32_t favoured_cluster(const GraphView &g, int32_t u, const int32_t *label, int64_t seed,
+                         LabelSums &sums) {
+    sum_labels(g, u, label, sums);
+    int32_t best = -1;
+    int64_t bs = 0;
+    unsigned int bh = 0;
+    sums.for_each([&](int32_t c, int64_t s) {
+        if (c == label[u]) return;
+        const unsigned int h = tie_hash(seed, u, c);
+        if (best < 0 || s > bs || (s == bs && h < bh)) {
+            best = c;
+            bs = s;
+            bh = h;
+        }
+    });
+    return best;
+}
+
+int64_t slice_length(int64_t n, int64_t sub_rounds) {
+    const int64_t r = std::max<int64_t>(1, sub_rounds);
+    return std::max<int64_t>(1, (n + r - 1) / r);
+}
+
+}  // namespace
+
+int64_t cluster_graph_lp(const GraphView &g, int64_t max_cluster_weight, int64_t iterations,
+                         int64_t min_clusters, int64_t seed, int64_t sub_rounds,
+                         std::vector<int32_t> &cmap) {
+    const int64_t n = g.n;
+    std::vector<int32_t> label(static_cast<size_t>(n));
+    std::iota(label.begin(), label.end(), 0);
+    std::vector<int64_t> cw(g.vwgt, g.vwgt + n);
+    std::vector<int32_t> size(static_cast<size_t>(n), 1);
+    const std::vector<int32_t> order = seeded_order(n, seed);
+    const int64_t slice = slice_length(n, n >= kParallelMinItems ? sub_rounds : 1);
+    std::vector<int32_t> choice(static_cast<size_t>(std::min(slice, n)), -1);
+    std::vector<char> active(static_cast<size_t>(n), 1), next(static_cast<size_t>(n), 0);
+    int64_t nc = n;
+    for (int64_t it = 0; it < iterations && nc > min_clusters; ++it) {
+        int64_t moved = 0;
+        for (int64_t lo = 0; lo < n && nc > min_clusters; lo += slice) {
+            const int64_t hi = std::min(n, lo + slice);
+#pragma omp parallel if (hi - lo >= kMinParallelSlice)
+            {
+                LabelSums sums;
+#pragma omp for schedule(dynamic, 256)
+                for (int64_t i = lo; i < hi; ++i)
+                    choice[i - lo] = active[order[i]]
+                                         ? cluster_choice(g, order[i], label.data(), cw.data(),
+                                                          max_cluster_weight, seed + it, sums)
+                                         : label[order[i]];
+            }
+            for (int64_t i = lo; i < hi && nc > min_clusters; ++i) {
+                const int32_t u = order[i], cur = label[u], c = choice[i - lo];
+                const int64_t wu = g.vwgt[u];
+                // an emptied cluster is no target (two vertices swapping labels stay together)
+                if (c == cur || cw[c] == 0 || cw[c] + wu > max_cluster_weight) continue;
+                cw[cur] -= wu;
+                cw[c] += wu;
+                nc -= --size[cur] == 0;
+                ++size[c];
+                label[u] = c;
+                ++moved;
+                for (int64_t j = g.xadj[u]; j < g.xadj[u + 1]; ++j) next[g.adjncy[j]] = 1;
+            }
+        }
+        if (moved == 0) break;
+        active.swap(next);
+        std::fill(next.begin(), next.end(), 0);
+    }
+    // two-hop clustering: lone vertices that favour the same cluster form clusters of their own
+    if (nc > min_clusters && 2 * nc > n) {
+        std::vector<std::pair<int32_t, int32_t>> lone;  // (favoured cluster, vertex)
+        std::vector<int32_t> fav(static_cast<size_t>(n), -1);
+#pragma omp parallel if (n >= kParallelMinItems)
+        {
+            LabelSums sums;
+#pragma omp for schedule(dynamic, 1024)
+            for (int64_t u = 0; u < n; ++u)
+                if (size[label[u]] == 1 && g.vwgt[u] < max_cluster_weight)
+                    fav[u] = favoured_cluster(g, static_cast<int32_t>(u), label.data(), seed, sums);
+        }
+        for (int64_t u = 0; u < n; ++u)
+            if (fav[u] >= 0) lone.push_back({fav[u], static_cast<int32_t>(u)});
+        parallel_sort(lone.begin(), lone.end());
+        for (size_t i = 0; i < lone.size() && nc > min_clusters;) {
+            const int32_t lead = label[lone[i].second];
+            size_t j = i + 1;
+            for (; j < lone.size() && lone[j].first == lone[i].first && nc > min_clusters; ++j) {
+                const int32_t u = lone[j].second;
+                if (cw[lead] + g.vwgt[u] > max_cluster_weight) break;
+                cw[label[u]] -= g.vwgt[u];
+                cw[lead] += g.vwgt[u];
+                label[u] = lead;
+                --nc;
+            }
+            i = j;
+        }
+    }
+    std::vector<int32_t> id(static_cast<size_t>(n), -1);
+    int32_t count = 0;
+    for (int64_t u = 0; u < n; ++u) id[label[u]] = 0;
+    for (int64_t c = 0; c < n; ++c)
+        if (id[c] == 0) id[c] = count++;
+    cmap.resize(static_cast<size_t>(n));
+#pragma omp parallel for schedule(static) if (n >= kParallelMinLightItems)
+    for (int64_t u = 0; u < n; ++u) cmap[u] = id[label[u]];
+    return count;
+}
+
+namespace {
+
+// Connectivity of u to its own and every adjacent block (scratch of k entries).
+struct BlockConn {
+    std::vector<int64_t> conn;
+    std::vector<int32_t> touched;
+    explicit BlockConn(int32_t k) : conn(static_cast<size_t>(k), 0) {}
+    // Fills conn for u's neighbours' blocks; returns the weight towards u's own block.
+    int64_t collect(const GraphView &g, const int32_t *parts, int32_t u) {
+        for (int32_t b : touched) conn[b] = 0;
+        touched.clear();
+        for (int64_t j = g.xadj[u]; j < g.xadj[u + 1]; ++j) {
+            const int32_t b = parts[g.adjncy[j]];
+            if (conn[b] == 0) touched.push_back(b);
+            conn[b] += g.adjwgt[j];
+        }
+        return conn[parts[u]];
+    }
+};
+
+// Best move of u into another adjacent block with room for it: highest connectivity, then
+// the lighter block, then tie_hash. Move::gain is the change of the edge cut's reduction.
+Move best_graph_move(const GraphView &g, const int32_t *parts, const int64_t *bw,
+                     const int64_t *bounds, int32_t u, int64_t seed, BlockConn &sc) {
+    const int32_t s = parts[u];
+    const int64_t wu = g.vwgt[u];
+    const int64_t internal = sc.collect(g, parts, u);
+    Move best;
+    unsigned int bh = 0;
+    for (int32_t b : sc.touched) {
+        if (b == s || bw[b] + wu > bounds[b]) continue;
+        const int64_t gb = graph_move_gain(sc.conn[b], internal);
+        const unsigned int h = tie_hash(seed, u, b);
+        if (!best.ok() || gb > best.gain ||
+            (gb == best.gain && (bw[b] < bw[best.to] || (bw[b] == bw[best.to] && h < bh)))) {
+            best = {b, gb};
+            bh = h;
+        }
+    }
+    return best;
+}
+
+// Whether a move of gain `gain` from block s to block b is taken by label propagation.
+bool lp_takes(int64_t gain, int64_t wu, int64_t bw_s, int64_t bw_b) {
+    return gain > 0 || (gain == 0 && bw_b + wu < bw_s);
+}
+
+}  // namespace
+
+int64_t refine_graph_lp(const GraphView &g, int32_t *parts, int32_t k, const int64_t *bounds,
+                        int64_t iterations, int64_t seed, int64_t sub_rounds) {
+    const int64_t n = g.n;
+    std::vector<int64_t> bw = weights_of(n, g.vwgt, parts, k);
+    const std::vector<int32_t> order = seeded_order(n, seed);
+    const int64_t slice = slice_length(n, n >= kParallelMinItems ? sub_rounds : 1);
+    std::vector<int32_t> choice(static_cast<size_t>(std::min(slice, n)), -1);
+    std::vector<char> active(static_cast<size_t>(n), 1), next(static_cast<size_t>(n), 0);
+    BlockConn apply_sc(k);
+    int64_t total = 0;
+    for (int64_t it = 0; it < iterations; ++it) {
+        int64_t moved = 0;
+        for (int64_t lo = 0; lo < n; lo += slice) {
+            const int64_t hi = std::min(n, lo + slice);
+#pragma omp parallel if (hi - lo >= kMinParallelSlice)
+            {
+                BlockConn sc(k);
+#pragma omp for schedule(dynamic, 512)
+                for (int64_t i = lo; i < hi; ++i) {
+                    const int32_t u = order[i];
+                    choice[i - lo] = -1;
+                    if (!active[u]) continue;
+                    const Move m = best_graph_move(g, parts, bw.data(), bounds, u, seed + it, sc);
+                    if (m.ok() && lp_takes(m.gain, g.vwgt[u], bw[parts[u]], bw[m.to]))
+                        choice[i - lo] = m.to;
+                }
+            }
+            for (int64_t i = lo; i < hi; ++i) {
+                const int32_t b = choice[i - lo];
+                if (b < 0) continue;
+                const int32_t u = order[i], s = parts[u];
+                const int64_t wu = g.vwgt[u];
+                if (bw[b] + wu > bounds[b]) continue;
+                // the gain against the current partition (neighbours of the slice moved)
+                const int64_t internal = apply_sc.collect(g, parts, u);
+                const int64_t gain = graph_move_gain(apply_sc.conn[b], internal);
+                if (!lp_takes(gain, wu, bw[s], bw[b])) continue;
+                parts[u] = b;
+                bw[s] -= wu;
+                bw[b] += wu;
+                total += gain;
+                ++moved;
+                for (int64_t j = g.xadj[u]; j < g.xadj[u + 1]; ++j) next[g.adjncy[j]] = 1;
+                next[u] = 1;
+            }
+        }
+        if (moved == 0) break;
+        active.swap(next);
+        std::fill(next.begin(), next.end(), 0);
+    }
+    return total;
+}
+
+namespace {
+
+// Connectivity to every block of the vertices one FM search has touched, kept exact as the search
+// moves vertices, with each vertex's best move: updated in O(1) when a neighbour moves, recomputed
+// over the k blocks only when its target lost weight towards it or ran out of room.
+class SearchGains {
+   public:
+    SearchGains(int64_t n, int32_t k) : k_(k), slot_(static_cast<size_t>(n), -1) {}
+
+    // Forgets every vertex (start of a search).
+    void reset() {
+        for (int32_t u : vertices_) slot_[u] = -1;
+        vertices_.clear();
+        to_.clear();
+        gain_.clear();
+        dirty_.clear();
+    }
+
+    bool has(int32_t u) const { return slot_[u] >= 0; }
+
+    // The best move of u into an adjacent block with room (to = -1: none).
+    Move best(const GraphView &g, const int32_t *parts, const int64_t *bw, const int64_t *bounds,
+              int32_t u, int64_t seed, double &work) {
+        const int32_t s = slot(g, parts, u, work);
+        const int32_t t = to_[s];
+        if (!dirty_[s] && t >= 0 && bw[t] + g.vwgt[u] > bounds[t]) dirty_[s] = 1;
+        if (dirty_[s]) {
+            const int64_t *c = &conn_[static_cast<size_t>(s) * k_];
+            const int32_t own = parts[u];
+            const int64_t wu = g.vwgt[u];
+            int32_t best = -1;
+            int64_t bg = 0;
+            unsigned int bh = 0;
+            for (int32_t b = 0; b < k_; ++b) {
+                if (b == own || c[b] == 0 || bw[b] + wu > bounds[b]) continue;
+                const int64_t gb = graph_move_gain(c[b], c[own]);
+                const unsigned int h = tie_hash(seed, u, b);
+                if (best < 0 || gb > bg ||
+                    (gb == bg && (bw[b] < bw[best] || (bw[b] == bw[best] && h < bh)))) {
+                    best = b;
+                    bg = gb;
+                    bh = h;
+                }
+            }
+            to_[s] = best;
+            gain_[s] = bg;
+            dirty_[s] = 0;
+            work += static_cast<double>(k_);
+        }
+        return {to_[s], gain_[s]};
+    }
+
+    // Neighbour v of the known vertex x (in block `own`, weight wx) moved from block a to block
+    // b across an edge of weight w.
+    void moved(int32_t x, int32_t own, int64_t wx, int32_t a, int32_t b, int64_t w,
+               const int64_t *bw, const int64_t *bounds) {
+        const int32_t s = slot_[x];
+        int64_t *c = &conn_[static_cast<size_t>(s) * k_];
+        c[a] -= w;
+        c[b] += w;
+        if (dirty_[s]) return;
+        int32_t &t = to_[s];
+        int64_t &gn = gain_[s];
+        if (t < 0 || t == a) {  // no move before, or the best target lost weight: rescan
+            dirty_[s] = 1;
+            return;
+        }
+        if (own == b) {  // every gain fell by w, a's by 2w: t stays best
+            gn -= w;
+            return;
+        }
+        if (t == b) {
+            gn += own == a ? 2 * w : w;
+            return;
+        }
+        if (own == a) gn += w;  // every gain rose by w, b's by 2w
+        const int64_t gb = graph_move_gain(c[b], c[own]);
+        if (gb > gn && bw[b] + wx <= bounds[b]) {
+            t = b;
+            gn = gb;
+        }
+    }
+
+   private:
+    int32_t k_;
+    std::vector<int32_t> slot_;      // per vertex: its slot, -1 unknown
+    std::vector<int32_t> vertices_;  // per slot: the vertex
+    std::vector<int64_t> conn_;      // per slot: k connectivities
+    std::vector<int32_t> to_;        // per slot: best target (-1: none)
+    std::vector<int64_t> gain_;      // per slot: its gain
+    std::vector<char> dirty_;        // per slot: best move to recompute
+
+    int32_t slot(const GraphView &g, const int32_t *parts, int32_t u, double &work) {
+        if (slot_[u] >= 0) return slot_[u];
+        const int32_t s = static_cast<int32_t>(vertices_.size());
+        vertices_.push_back(u);
+        const size_t need = static_cast<size_t>(s + 1) * k_;
+        if (conn_.size() < need) conn_.resize(std::max(need, 2 * conn_.size()));
+        int64_t *c = &conn_[static_cast<size_t>(s) * k_];
+        std::fill(c, c + k_, 0);
+        for (int64_t j = g.xadj[u]; j < g.xadj[u + 1]; ++j) c[parts[g.adjncy[j]]] += g.adjwgt[j];
+        work += static_cast<double>(g.xadj[u + 1] - g.xadj[u] + 1);
+        to_.push_back(-1);
+        gain_.push_back(0);
+        dirty_.push_back(1);
+        slot_[u] = s;
+        return s;
+    }
+};
+
+}  // namespace
+
+int64_t fm_refine_graph(const GraphView &g, int32_t *parts, int32_t k, const int64_t *bounds,
+                        int64_t rounds, int64_t max_fruitless_moves, double min_improvement,
+                        int64_t seed, double max_work) {
+    const int64_t n = g.n;
+    const double budget = max_work > 0.0 ? max_work * static_cast<double>(g.xadj[n] + n) : 0.0;
+    std::vector<int64_t> bw = weights_of(n, g.vwgt, parts, k);
+    std::vector<int64_t> locked(static_cast<size_t>(n), -1);  // round that moved the vertex
+    SearchGains gains(n, k);
+    using Entry = std::tuple<int64_t, uint32_t, int32_t>;  // gain, ~hash, vertex
+    std::priority_queue<Entry> heap;
+    std::vector<std::pair<int32_t, int32_t>> log;  // (vertex, block it left)
+    int64_t cut = graph_edge_cut(g, parts), total = 0;
+    for (int64_t round = 0; round < rounds && cut > 0; ++round) {
+        const int64_t rseed = seed + 7919 * (round + 1);
+        std::vector<std::pair<uint32_t, int32_t>> seeds;
+        for (int64_t u = 0; u < n; ++u) {
+            const int32_t s = parts[u];
+            for (int64_t j = g.xadj[u]; j < g.xadj[u + 1]; ++j)
+                if (parts[g.adjncy[j]] != s) {
+                    seeds.push_back({tie_hash(rseed, u, -3), static_cast<int32_t>(u)});
+                    break;
+                }
+        }
+        std::sort(seeds.begin(), seeds.end());
+        int64_t round_gain = 0;
+        double work = 0.0;
+        auto push = [&](int32_t v) {
+            const Move m = gains.best(g, parts, bw.data(), bounds, v, rseed, work);
+            if (m.ok()) heap.push({m.gain, ~tie_hash(rseed, v, m.to), v});
+        };
+        for (const auto &sd : seeds) {
+            if (budget > 0.0 && work > budget) break;
+            const int32_t start = sd.second;
+            if (locked[start] == round) continue;
+            heap = {};
+            log.clear();
+            gains.reset();
+            push(start);
+            int64_t cur = 0, best = 0, fruitless = 0;
+            size_t best_len = 0;
+            while (!heap.empty() && fruitless < max_fruitless_moves) {
+                const int64_t key = std::get<0>(heap.top());
+                const int32_t v = std::get<2>(heap.top());
+                heap.pop();
+                if (locked[v] == round) continue;
+                const Move m = gains.best(g, parts, bw.data(), bounds, v, rseed, work);
+                if (!m.ok()) continue;
+                if (m.gain < key) {  // stale entry: queue again with the gain it has now
+                    heap.push({m.gain, ~tie_hash(rseed, v, m.to), v});
+                    continue;
+                }
+                const int32_t from = parts[v], to = m.to;
+                parts[v] = to;
+                bw[from] -= g.vwgt[v];
+                bw[to] += g.vwgt[v];
+                locked[v] = round;
+                log.push_back({v, from});
+                cur += m.gain;
+                if (cur > best) {
+                    best = cur;
+                    best_len = log.size();
+                    fruitless = 0;
+                } else {
+                    ++fruitless;
+                }
+                for (int64_t j = g.xadj[v]; j < g.xadj[v + 1]; ++j) {
+                    const int32_t x = g.adjncy[j];
+                    if (locked[x] == round) continue;
+                    if (gains.has(x))
+                        gains.moved(x, parts[x], g.vwgt[x], from, to, g.adjwgt[j], bw.data(),
+                                    bounds);
+                    push(x);
+                }
+            }
+            for (size_t i = log.size(); i > best_len; --i) {  // back to the best prefix
+                const auto [v, from] = log[i - 1];
+                bw[parts[v]] -= g.vwgt[v];
+                bw[from] += g.vwgt[v];
+                parts[v] = from;
+            }
+            round_gain += best;
+        }
+        total += round_gain;
+        const int64_t before = cut;
+        cut -= round_gain;
+        if (static_cast<double>(round_gain) <= min_improvement * static_cast<double>(before)) break;
+    }
+    return total;
+}
+
+}  // namespace igp

@@ -1,0 +1,48 @@
+// Graph coarsening and refinement in the style of the label-propagation graph partitioners:
+// size-constrained label propagation clustering, balance-constrained label propagation
+// refinement and a localized k-way FM on the edge cut (graph_lp.cpp). Results depend on the
+// seed and the number of sub-rounds only, never on the number of threads.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "partition.h"
+
+namespace igp {
+
+// Size-constrained label propagation clustering. Every vertex starts in a cluster of its own;
+// in up to `iterations` passes over a seeded order (after the first, only vertices next to one
+// that moved in the pass before), a vertex joins the neighbouring cluster of
+// highest summed edge weight whose weight plus its own stays within max_cluster_weight (ties:
+// tie_hash), when that beats the weight towards its current cluster. A pass is cut into
+// `sub_rounds` slices (at least one): the vertices of a slice choose in parallel against the
+// clusters before the slice, then move in order while their target still has room. Moves stop
+// once `min_clusters` clusters remain. When the passes leave more than half the vertices alone,
+// the lone vertices that favour the same cluster are grouped (two-hop clustering). Fills cmap
+// (dense ids in ascending order of the clusters' labels) and returns the number of clusters.
+int64_t cluster_graph_lp(const GraphView &g, int64_t max_cluster_weight, int64_t iterations,
+                         int64_t min_clusters, int64_t seed, int64_t sub_rounds,
+                         std::vector<int32_t> &cmap);
+
+// Label propagation refinement: in up to `iterations` passes (sub-rounds as above) over the
+// vertices next to a vertex that moved in the pass before (all in the first), a vertex moves to
+// the adjacent block of highest connectivity that has room for it when that lowers the edge cut,
+// or keeps it and makes its block lighter than the target block was. Each move is re-checked
+// against the current partition when applied. Returns the total gain (>= 0).
+int64_t refine_graph_lp(const GraphView &g, int32_t *parts, int32_t k, const int64_t *bounds,
+                        int64_t iterations, int64_t seed, int64_t sub_rounds);
+
+// Localized k-way FM on the edge cut: each round starts a search at every boundary vertex not
+// yet touched (seeded order); a search moves the unlocked vertex of highest gain into a block
+// with room (negative gains allowed), locks it, updates its neighbours, stops after
+// `max_fruitless_moves` moves without a new best and rolls back to its best prefix. Rounds stop
+// after `rounds` or when one improves the cut by less than `min_improvement` (a fraction). A
+// round also stops starting searches once its gain evaluations have read max_work times the
+// level's adjacency entries + vertices (0: no bound; an evaluation reads the vertex's degree, so
+// a move costs the sum of its neighbours' degrees: dense levels would cost degree^2 per move).
+// Returns the total gain (>= 0).
+int64_t fm_refine_graph(const GraphView &g, int32_t *parts, int32_t k, const int64_t *bounds,
+                        int64_t rounds, int64_t max_fruitless_moves, double min_improvement,
+                        int64_t seed, double max_work);
+
+}  // namespace igp

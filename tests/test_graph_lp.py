@@ -1,0 +1,216 @@
+"""Label propagation coarsening and refinement and the localized FM of the graph pipeline: stage
+properties against oracles on every backend (the GPU one with the ``gpu`` marker), end-to-end
+partitions with every graph coarsening and refinement, and the errors of bad options."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import igpart
+from igpart import generators
+from igpart.errors import InputError
+from igpart.kernels import get_backend, omp_threads
+from igpart.metrics import max_block_weight
+
+from .test_stages import FAST, graphs, host
+
+
+@pytest.fixture(scope="module", params=["cpu", pytest.param("gpu", marks=pytest.mark.gpu)])
+def backend(request):
+    return get_backend(request.param)
+
+
+def edge_cut(g: igpart.Graph, parts: np.ndarray) -> int:
+    """The edge cut from scratch: each edge once (u < v)."""
+    src = np.repeat(np.arange(g.n), np.diff(g.xadj))
+    once = src < g.adjncy
+    return int(g.adjwgt[once][parts[src[once]] != parts[g.adjncy[once]]].sum())
+
+
+def balanced_start(g: igpart.Graph, k: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """A balanced (round-robin by weight order) start and the block bounds."""
+    rng = np.random.default_rng(seed)
+    order = rng.permutation(g.n)
+    parts = np.empty(g.n, dtype=np.int32)
+    parts[order] = np.arange(g.n) % k
+    bound = max(max_block_weight(g.total_weight, k, 0.03),
+                int(np.bincount(parts, weights=g.vwgt, minlength=k).max()))
+    return parts, np.full(k, bound, dtype=np.int64)
+
+
+# ------------------------------------------------------------------------------ coarsening
+@FAST
+@given(graphs(), st.integers(1, 80), st.integers(0, 30), st.integers(0, 3), st.integers(1, 4))
+def test_cluster_graph_lp_respects_weights_and_target(backend, g, mcw, min_clusters, seed, rounds):
+    ga = backend.graph_arrays(g)
+    cmap, nc = backend.cluster_graph_lp(ga, mcw, iterations=5, min_clusters=min_clusters, seed=seed,
+                                   sub_rounds=rounds)
+    cmap = host(backend, cmap)
+    assert cmap.shape == (g.n,) and set(np.unique(cmap)) == set(range(nc))
+    sizes = np.bincount(cmap, minlength=nc)
+    weights = np.bincount(cmap, weights=g.vwgt, minlength=nc)
+    assert np.all((weights <= mcw) | (sizes == 1))
+    assert nc >= min(min_clusters, g.n)
+    again, nc2 = backend.cluster_graph_lp(ga, mcw, iterations=5, min_clusters=min_clusters,
+                                     seed=seed, sub_rounds=rounds)
+    assert nc2 == nc and np.array_equal(host(backend, again), cmap)
+
+
+def test_cluster_graph_lp_shrinks_a_grid_into_connected_clusters():
+    be = get_backend("cpu")
+    g = generators.grid_graph(60, 60)
+    cmap, nc = be.cluster_graph_lp(be.graph_arrays(g), 8, iterations=5, seed=1)
+    assert nc <= g.n // 3  # a mesh clusters well: at least three vertices a cluster on average
+    assert np.bincount(cmap).max() <= 8
+    # without the two-hop grouping (it only runs on poor shrinks) clusters are connected
+    contracted = be.contract_graph(be.graph_arrays(g), cmap, nc)
+    assert int(contracted.vwgt.sum()) == g.total_weight
+
+
+def test_label_propagation_does_not_depend_on_threads():
+    # slices of 20,000 vertices: large enough to run in parallel
+    be = get_backend("cpu")
+    g = generators.grid_graph(200, 200)
+    ga = be.graph_arrays(g)
+    parts, bounds = balanced_start(g, 4, 0)
+    runs = []
+    for threads in (1, 2):
+        with omp_threads(threads):
+            cmap, nc = be.cluster_graph_lp(ga, 30, iterations=4, seed=2, sub_rounds=2)
+            refined, gain = be.lp_refine_graph(ga, parts, 4, bounds, iterations=3, seed=2,
+                                               sub_rounds=2)
+        runs.append((cmap, nc, refined, gain))
+    (c1, n1, r1, g1), (c2, n2, r2, g2) = runs
+    assert n1 == n2 and np.array_equal(c1, c2)
+    assert g1 == g2 > 0 and np.array_equal(r1, r2)
+
+
+def test_cluster_graph_lp_groups_the_leaves_of_a_star():
+    # a hub whose cluster fills up leaves its other neighbours alone: two-hop pairs them
+    be = get_backend("cpu")
+    g = igpart.Graph.from_edges(np.zeros(40, dtype=np.int64), np.arange(1, 41), n=41)
+    cmap, nc = be.cluster_graph_lp(be.graph_arrays(g), 4, iterations=5, seed=0)
+    assert nc <= 41 // 2 + 1
+    assert np.bincount(cmap).max() <= 4
+
+
+# ------------------------------------------------------------------------------ refinement
+@FAST
+@given(graphs(), st.integers(2, 6), st.integers(0, 3), st.sampled_from(["lp", "fm"]))
+def test_graph_refiners_gain_is_exact_and_balance_kept(backend, g, k, seed, which):
+    k = min(k, g.n)
+    parts, bounds = balanced_start(g, k, seed)
+    ga = backend.graph_arrays(g)
+    if which == "lp":
+        out, gain = backend.lp_refine_graph(ga, backend.asarray(parts, "int32"), k,
+                                       backend.asarray(bounds, "int64"), iterations=5, seed=seed,
+                                       sub_rounds=2)
+    else:
+        out, gain = backend.fm_refine_graph(ga, backend.asarray(parts, "int32"), k,
+                                       backend.asarray(bounds, "int64"), rounds=3,
+                                       max_fruitless_moves=8, seed=seed)
+    out = host(backend, out)
+    assert out.shape == (g.n,) and out.min() >= 0 and out.max() < k
+    assert gain >= 0 and edge_cut(g, parts) - edge_cut(g, out) == gain
+    assert np.bincount(out, weights=g.vwgt, minlength=k).max() <= bounds[0]
+
+
+def test_graph_fm_improves_a_label_propagation_local_optimum():
+    be = get_backend("cpu")
+    g = generators.grid_graph(30, 30, 6)
+    k = 8
+    parts, bounds = balanced_start(g, k, 0)
+    ga = be.graph_arrays(g)
+    lp, _ = be.lp_refine_graph(ga, parts, k, bounds, iterations=20, seed=0)
+    fm, gain = be.fm_refine_graph(ga, lp, k, bounds, rounds=3, max_fruitless_moves=50)
+    assert gain > 0 and edge_cut(g, fm) == edge_cut(g, lp) - gain
+
+
+@pytest.mark.parametrize("kw", [{"sub_rounds": 0}, {"iterations": -1}])
+def test_lp_stage_rejects_bad_arguments(kw):
+    be = get_backend("cpu")
+    ga = be.graph_arrays(generators.grid_graph(4, 4))
+    with pytest.raises(ValueError, match="sub_rounds|iterations"):
+        be.cluster_graph_lp(ga, 4, **kw)
+    with pytest.raises(ValueError, match="sub_rounds|iterations"):
+        be.lp_refine_graph(ga, np.zeros(16, np.int32), 2, np.full(2, 9), **kw)
+
+
+def test_fm_stage_rejects_bad_arguments():
+    be = get_backend("cpu")
+    ga = be.graph_arrays(generators.grid_graph(4, 4))
+    for kw, word in (({"max_fruitless_moves": 0}, "max_fruitless_moves"),
+                     ({"min_improvement": 1.5}, "min_improvement"), ({"rounds": -1}, "rounds"),
+                     ({"max_work": -1.0}, "max_work")):
+        with pytest.raises(ValueError, match=word):
+            be.fm_refine_graph(ga, np.zeros(16, np.int32), 2, np.full(2, 9), **kw)
+    with pytest.raises(ValueError, match="block id"):
+        be.fm_refine_graph(ga, np.full(16, 5, np.int32), 2, np.full(2, 9))
+
+
+# ------------------------------------------------------------------------------ end to end
+GRAPHS = {
+    "grid3d": lambda: generators.grid_graph(14, 14, 14),
+    "rgg": lambda: generators.rgg_graph(3000, seed=1),
+    "delaunay": lambda: generators.delaunay_graph(3000, seed=2),
+    "star": lambda: igpart.Graph.from_edges(np.zeros(300, dtype=np.int64), np.arange(1, 301),
+                                            n=301),
+}
+
+
+@pytest.mark.parametrize("coarsening,refinement", [("lp", "lp+fm"), ("lp", "lp"),
+                                                   ("gkway", "lp+fm"), ("lp", "gkway")])
+@pytest.mark.parametrize("name", sorted(GRAPHS))
+def test_partition_graph_valid_balanced_cut_recomputed(name, coarsening, refinement):
+    g = GRAPHS[name]()
+    for k in (2, 7, 16):
+        p = igpart.partition(g, k, 0.03, backend="cpu", seed=1,
+                             config={"graph_coarsening": coarsening,
+                                     "graph_refinement": refinement})
+        parts = np.asarray(p.parts)
+        assert parts.shape == (g.n,) and parts.min() >= 0 and parts.max() < k
+        bound = max_block_weight(g.total_weight, k, 0.03)
+        assert np.bincount(parts, weights=g.vwgt, minlength=k).max() <= bound
+        assert p.cut == edge_cut(g, parts)
+
+
+def test_partition_graph_is_deterministic_per_seed():
+    g = GRAPHS["rgg"]()
+    a = igpart.partition(g, 8, 0.03, backend="cpu", seed=3)
+    b = igpart.partition(g, 8, 0.03, backend="cpu", seed=3)
+    assert np.array_equal(a.parts, b.parts)
+
+
+def test_label_propagation_pipeline_beats_gkway_on_a_mesh():
+    g = generators.grid_graph(24, 24, 24)
+    lp = igpart.partition(g, 16, 0.03, backend="cpu", seed=0,
+                          config={"graph_coarsening": "lp", "graph_refinement": "lp+fm"})
+    gk = igpart.partition(g, 16, 0.03, backend="cpu", seed=0,
+                          config={"graph_coarsening": "gkway", "graph_refinement": "gkway"})
+    assert lp.cut < gk.cut
+
+
+@pytest.mark.gpu
+def test_gpu_backend_runs_the_label_propagation_pipeline():
+    g = GRAPHS["delaunay"]()
+    p = igpart.partition(g, 16, 0.03, backend="gpu", seed=0,
+                         config={"graph_coarsening": "lp", "graph_refinement": "lp+fm"})
+    parts = np.asarray(p.parts)
+    assert np.bincount(parts, weights=g.vwgt, minlength=16).max() <= max_block_weight(
+        g.total_weight, 16, 0.03)
+    assert p.cut == edge_cut(g, parts)
+
+
+@pytest.mark.parametrize("key,value", [
+    ("graph_coarsening", "metis"), ("graph_coarsening", 3), ("graph_refinement", "fm"),
+    ("graph_lp_iterations", -1), ("graph_lp_sub_rounds", 0), ("graph_lp_refine_iterations", 1.5),
+    ("graph_fm_rounds", -2), ("graph_fm_max_fruitless_moves", 0), ("graph_fm_rounds", True),
+    ("graph_fm_max_work", -1.0),
+])
+def test_bad_graph_options_are_rejected(key, value):
+    g = GRAPHS["grid3d"]()
+    with pytest.raises(InputError, match=key):
+        igpart.partition(g, 2, 0.03, backend="cpu", config={key: value})
