@@ -345,7 +345,12 @@ def map_processes(
     :func:`adaptive_epsilon`); ``"hm-ultra"``: the same with ``ULTRA_SEEDS`` partitioner seeds
     per split, keeping the one of least km1 (balanced first); ``"two-phase"``, the classic
     baseline: a plain k-way partition (km1), then its blocks placed greedily on the PEs
-    (:func:`greedy_placement`). ``"im"`` (integrated mapping) is not available yet.
+    (:func:`greedy_placement`). ``"im"``, integrated mapping (GPU-IM,
+    :func:`igpart.mapping_im.integrated_mapping`): the mapping objective inside the multilevel
+    pipeline: coarsening by the backend (to ``CONTRACTION_LIMIT * k`` vertices), hierarchical
+    multisection of the coarsest level, then on every level a label propagation with the
+    mapping gain (:func:`igpart.mapping_im.refine_mapping`, numpy and scipy on the host on both
+    backends); faster than ``hm`` at a higher cost (BENCHMARKS.md, "Process mapping").
     ``backend``, ``seed`` and ``threads`` (0: the default) go to every partitioner call, which
     runs on the C++ or the GPU backend.
 
@@ -358,9 +363,6 @@ def map_processes(
     if not isinstance(h, (Hypergraph, Graph)):
         raise InputError(f"expected a Hypergraph or Graph, got {type(h).__name__}")
     a, d = check_hierarchy(hierarchy, distance)
-    if algorithm == "im":
-        raise InputError("algorithm 'im' (integrated mapping) is not available yet; use 'hm', "
-                         "'hm-ultra' or 'two-phase'")  # fmt: skip
     if algorithm not in MAP_ALGORITHMS:
         raise InputError(
             f"unknown mapping algorithm '{algorithm}' (choose from {', '.join(MAP_ALGORITHMS)})"
@@ -378,6 +380,12 @@ def map_processes(
     config = {"threads": int(threads)} if threads else None
     if algorithm == "two-phase":
         pe, splits, used, timings = _two_phase(h, a, d, epsilon, backend, int(seed), config)
+    elif algorithm == "im":
+        from .mapping_im import integrated_mapping
+
+        hyper = h.to_hypergraph() if isinstance(h, Graph) else h
+        pe, splits, used, timings, _ = integrated_mapping(hyper, a, d, epsilon, backend,
+                                                          int(seed), config)  # fmt: skip
     else:
         pe, splits, used, timings = _multisection(h, a, epsilon, backend, seeds, config)
     seconds = time.perf_counter() - t0
@@ -388,9 +396,11 @@ def map_processes(
     )  # fmt: skip
 
 
-def _multisection(h, a: tuple[int, ...], epsilon: float, backend, seeds: list[int], config):
+def _multisection(h, a: tuple[int, ...], epsilon: float, backend, seeds: list[int], config,
+                  partitioner: str = "multilevel"):  # fmt: skip
     """Algorithm 2 of the paper, level by level from the outermost: every group of the current
-    level is split into the next level's count; returns (PE ids, splits, backend, timings)."""
+    level is split into the next level's count (by :func:`igpart.partition` with
+    ``algorithm=partitioner``); returns (PE ids, splits, backend, timings)."""
     from .multilevel import partition
 
     k = int(np.prod(a))
@@ -420,7 +430,8 @@ def _multisection(h, a: tuple[int, ...], epsilon: float, backend, seeds: list[in
             best = None
             for s in seeds:
                 try:
-                    p = partition(sub, parts_here, eps, "km1", backend, s, config)
+                    p = partition(sub, parts_here, eps, "km1", backend, s, config,
+                                  algorithm=partitioner)
                 except PartitionError as exc:
                     raise PartitionError(f"split of level-{level} group {g}: {exc}") from exc
                 rank = (not p.balanced, p.km1)
