@@ -6,7 +6,8 @@ the OpenTimer shell's names (``read_celllib [-min|-max] lib``, ``read_verilog de
 ``read_sdc`` (ignored), ``update_timing``, ``report_slew``) and ``help``, plus the ``igpart::``
 namespace: ``igpart::read_verilog``, ``igpart::read``, ``igpart::partition``,
 ``igpart::refine``, ``igpart::block_of``, ``igpart::blocks``, ``igpart::write_partition``,
-``igpart::report``, ``igpart::replay``, ``igpart::pending``, ``igpart::help`` and the id-level
+``igpart::report``, ``igpart::replay``, ``igpart::pending``, ``igpart::help``, ``igpart::map``
+(a process mapping the session keeps and refines after each batch) and the id-level
 changes (``igpart::insert_vertex``, ...). :func:`run_stream` reads commands from a stream
 (``igpart tcl`` without a script: stdin, with a prompt on a terminal).
 Options are written ``-name value`` (``igpart::partition -k 4 -epsilon 0.05``); ``-config`` takes
