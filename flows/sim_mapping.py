@@ -28,6 +28,7 @@ writes the kept mapping as ``name PE`` lines (what ``igpart evaluate`` reads as 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import sys
@@ -206,14 +207,10 @@ def main(argv: list[str] | None = None) -> int:
                     "port (after the replay with --ops)")  # fmt: skip
     ap.add_argument("--json", action="store_true", help="print the report as JSON")
     args = ap.parse_args(argv)
-    if args.plot:
-        try:
-            import matplotlib  # noqa: F401
-        except ImportError:
-            print("sim_mapping: error: --plot needs matplotlib (pip install matplotlib, or "
-                  'pip install -e ".[plot]")', file=sys.stderr)  # fmt: skip
-            return 1
     try:
+        if args.plot and importlib.util.find_spec("matplotlib") is None:  # before the run
+            raise InputError('--plot needs matplotlib (pip install matplotlib, or pip install -e '
+                             '".[plot]")')  # fmt: skip
         report = run(args)
         if args.plot:
             shown = report["mappings"] + ([report["replay"]] if "replay" in report else [])

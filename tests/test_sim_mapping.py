@@ -4,8 +4,8 @@ matplotlib code that tests/test_timing_opt.py exercises)."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
+import runpy
 from pathlib import Path
 
 import numpy as np
@@ -16,11 +16,9 @@ from igpart.mapping import communication_cost, level_costs
 REPO = Path(__file__).resolve().parents[1]
 
 
-def load_flow():
-    spec = importlib.util.spec_from_file_location("sim_mapping", REPO / "flows" / "sim_mapping.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+class load_flow:  # noqa: N801 - the flow script's functions as attributes
+    def __init__(self):
+        self.__dict__.update(runpy.run_path(str(REPO / "flows" / "sim_mapping.py")))
 
 
 def test_sim_mapping_per_level_costs_recomputable(tau2015, tmp_path, capsys):
