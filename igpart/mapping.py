@@ -349,8 +349,8 @@ def map_processes(
     :func:`igpart.mapping_im.integrated_mapping`): the mapping objective inside the multilevel
     pipeline: coarsening by the backend (to ``CONTRACTION_LIMIT * k`` vertices), hierarchical
     multisection of the coarsest level, then on every level a label propagation with the
-    mapping gain (:func:`igpart.mapping_im.refine_mapping`, numpy and scipy on the host on both
-    backends); faster than ``hm`` at a higher cost (BENCHMARKS.md, "Process mapping").
+    mapping gain (:func:`igpart.mapping_im.refine_mapping`, its gains from a C++ kernel on the
+    host on both backends); faster than ``hm`` at a higher cost (BENCHMARKS.md, "Process mapping").
     ``backend``, ``seed`` and ``threads`` (0: the default) go to every partitioner call, which
     runs on the C++ or the GPU backend.
 

@@ -19,19 +19,21 @@ km1 gain of the move on each level of the hierarchy, weighted by ``c_j``. For a 
 a 2-pin net) this is the change of ``sum w(u, v) D(pe(u), pe(v))``.
 
 :func:`refine_mapping` is a Jet-style label propagation with that gain: every vertex computes its
-best target PE at once (numpy and ``scipy.sparse`` products, no per-vertex loop), the moves of
-positive gain are kept while the target PE has room (by descending gain), applied together, and
-the cost is recomputed; when moves of neighbours interfere so that the round gains less than
-its movers that share no net with a better mover would (their gains add up exactly), only those
-move. Balanced in, balanced out: the bound is never
-exceeded. :func:`integrated_mapping` runs it on every level of igpart's coarsening, starting
-from a hierarchical multisection of the coarsest level.
+best target PE at once (the C++ backend's ``mapping_moves``, OpenMP over the vertices; a numpy
+and ``scipy.sparse`` formulation, :func:`_analyse_numpy`, is the tests' independent check), the
+moves of positive gain are kept while the target PE has room (by descending gain), applied
+together, and the cost is recomputed; when moves of neighbours interfere so that the round
+gains less than its movers that share no net with a better mover would (their gains add up
+exactly), only those move. Balanced in, balanced out: the bound is never exceeded.
+:func:`integrated_mapping` runs it on every level of igpart's coarsening, starting from a
+hierarchical multisection of the coarsest level (by METIS: :data:`COARSEST_PARTITIONER`).
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import scipy.sparse as sp
@@ -92,7 +94,7 @@ class _Level:
     pin_v: np.ndarray  # int64, vertex of each pin (pins sorted by net)
     pin_e: np.ndarray  # int64, net of each pin
     pin_w: np.ndarray  # float64, weight of the pin's net
-    incidence: sp.csr_matrix  # (n, m), ones
+    h: Hypergraph
     vwgt: np.ndarray  # int64
     wsum: np.ndarray  # float64, W(v)
     ewgt_total: float  # weight of the nets with at least one pin
@@ -104,13 +106,19 @@ class _Level:
         pin_e = h.pin_nets.astype(np.int64)
         pin_v = h.eind.astype(np.int64)
         pin_w = h.ewgt.astype(np.float64)[pin_e]
-        inc = sp.csr_matrix((np.ones(pin_v.size), (pin_v, pin_e)), shape=(h.n, h.m))
-        inc.sort_indices()
         wsum = np.bincount(pin_v, weights=pin_w, minlength=h.n)
         size = np.diff(h.eptr)
         total = float(h.ewgt[size > 0].astype(np.float64).sum())
-        return cls(h.n, h.m, pin_v, pin_e, pin_w, inc, h.vwgt.astype(np.int64), wsum, total,
+        return cls(h.n, h.m, pin_v, pin_e, pin_w, h, h.vwgt.astype(np.int64), wsum, total,
                    h.eptr[:-1][size > 0].astype(np.int64), size[size > 0])
+
+    @cached_property
+    def incidence(self) -> sp.csr_matrix:
+        """(n, m) vertex-net incidence, ones (the numpy analysis only)."""
+        inc = sp.csr_matrix((np.ones(self.pin_v.size), (self.pin_v, self.pin_e)),
+                            shape=(self.n, self.m))  # fmt: skip
+        inc.sort_indices()
+        return inc
 
 
 @dataclass
@@ -123,7 +131,22 @@ class _Analysis:
 def _analyse(lv: _Level, parts: np.ndarray, k: int, sizes, coefs, const: float,
              active: np.ndarray | None) -> _Analysis:  # fmt: skip
     """The cost of ``parts`` and every vertex's best move (``active``: only these vertices
-    get candidates)."""
+    get candidates), by the C++ backend's ``mapping_moves`` (OpenMP over the vertices)."""
+    from .kernels import _cpu
+
+    h = lv.h
+    cand = np.ones(lv.n, dtype=np.uint8) if active is None else active.astype(np.uint8)
+    best_q, best_gain, cost = _cpu.mapping_moves(
+        h.eptr, h.eind, h.ewgt, h.vptr, h.vind, parts.astype(np.int32), int(k),
+        np.asarray(sizes, dtype=np.int64), np.asarray(coefs, dtype=np.float64), cand,
+    )  # fmt: skip
+    return _Analysis(cost + const, best_q.astype(np.int64), best_gain)
+
+
+def _analyse_numpy(lv: _Level, parts: np.ndarray, k: int, sizes, coefs, const: float,
+                   active: np.ndarray | None) -> _Analysis:  # fmt: skip
+    """:func:`_analyse` in numpy and ``scipy.sparse`` (sparse products of the incidence with the
+    per-level net-group matrices): the independent implementation the tests compare with."""
     pe = parts.astype(np.int64)
     # pins sorted by (net, PE): group ids are monotone in the PE id, so the distinct (net,
     # group) pairs of every level are where the pair changes in this one order
@@ -271,6 +294,13 @@ def integrated_mapping(h: Hypergraph, a: tuple[int, ...], d: np.ndarray, epsilon
     :func:`refine_mapping` on each. Returns (PE ids, splits, backend name, timings, trace) with
     ``trace["initial"]``: the coarsest level's multisection projected onto ``h`` (the finest
     level's mapping costs at most as much) and ``trace["levels"]``: the vertices per level."""
+    from .multilevel import Config, _stage_threads
+
+    with _stage_threads(Config.of(config)):  # Config.threads: the OpenMP threads of every stage
+        return _integrated_mapping(h, a, d, epsilon, backend, seed, config)
+
+
+def _integrated_mapping(h, a, d, epsilon, backend, seed, config):
     from .kernels import get_backend
     from .mapping import _multisection
     from .multilevel import (

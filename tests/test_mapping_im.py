@@ -10,7 +10,14 @@ import pytest
 import igpart
 from igpart.generators import random_circuit
 from igpart.mapping import check_hierarchy, communication_cost
-from igpart.mapping_im import _analyse, _Level, _split_levels, integrated_mapping, refine_mapping
+from igpart.mapping_im import (
+    _analyse,
+    _analyse_numpy,
+    _Level,
+    _split_levels,
+    integrated_mapping,
+    refine_mapping,
+)
 from igpart.metrics import max_block_weight
 
 HIERARCHIES = [((2, 2, 2), (1, 10, 100)), ((4, 8, 1), (1, 10, 100)), ((3, 2), (2, 5)),
@@ -25,7 +32,7 @@ def test_gain_equals_cost_change_and_is_best_among_connected_pes(hierarchy, dist
     parts = np.random.default_rng(1).integers(0, k, h.n)
     sizes, coefs, const = _split_levels(hierarchy, distance)
     lv = _Level.of(h)
-    an = _analyse(lv, parts, k, sizes, coefs, const * lv.ewgt_total, None)
+    an = _analyse_numpy(lv, parts, k, sizes, coefs, const * lv.ewgt_total, None)
     base = communication_cost(h, parts, hierarchy, distance)
     assert an.cost == pytest.approx(base)
     checked = 0
@@ -44,6 +51,26 @@ def test_gain_equals_cost_change_and_is_best_among_connected_pes(hierarchy, dist
         assert an.best_gain[v] == pytest.approx(gains[int(an.best_q[v])])
         assert an.best_gain[v] >= max(gains.values()) - 1e-9
     assert checked > 0
+
+
+@pytest.mark.parametrize("hierarchy,distance", HIERARCHIES)
+def test_cpp_gains_equal_the_numpy_ones(hierarchy, distance):
+    # the C++ kernel against the sparse-matrix formulation, big nets and an active set included
+    rng = np.random.default_rng(4)
+    h = random_circuit(1500, seed=6)
+    big = [rng.choice(h.n, size=300, replace=False).tolist() for _ in range(3)]
+    h = igpart.Hypergraph.from_nets([h.net(e).tolist() for e in range(h.m)] + big, n=h.n,
+                                    ewgt=rng.integers(1, 5, size=h.m + 3))  # fmt: skip
+    k = int(np.prod(hierarchy))
+    sizes, coefs, const = _split_levels(hierarchy, distance)
+    lv = _Level.of(h)
+    for active in (None, rng.random(h.n) < 0.3):
+        parts = rng.integers(0, k, h.n)
+        a = _analyse(lv, parts, k, sizes, coefs, const * lv.ewgt_total, active)
+        b = _analyse_numpy(lv, parts, k, sizes, coefs, const * lv.ewgt_total, active)
+        assert a.cost == pytest.approx(b.cost) == communication_cost(h, parts, hierarchy, distance)
+        assert (a.best_q == b.best_q).all()
+        assert np.allclose(a.best_gain, b.best_gain)
 
 
 @pytest.mark.parametrize("hierarchy,distance", HIERARCHIES[:3])

@@ -28,5 +28,6 @@ void bind_dynamic(py::module_ &m);    // bind_dynamic.cpp: dynamic hypergraph (i
 void bind_incremental(py::module_ &m);  // bind_incremental.cpp: incremental refinement
 void bind_community(py::module_ &m);  // bind_community.cpp: community detection (Louvain)
 void bind_netlist(py::module_ &m);    // bind_netlist.cpp: fast flat-Verilog reader
+void bind_mapping(py::module_ &m);    // mapping_gain.cpp: process mapping gains
 
 }  // namespace igp

@@ -30,4 +30,5 @@ PYBIND11_MODULE(_cpu, m) {
     bind_incremental(m);
     bind_community(m);
     bind_netlist(m);
+    bind_mapping(m);
 }
