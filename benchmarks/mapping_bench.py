@@ -1,8 +1,8 @@
-"""Process mapping side by side: igpart's hierarchical multisection (``hm``, ``hm-ultra``) and
-two-phase baseline (k-way partition, then blocks placed greedily on the PEs), Mt-KaHyPar's
-``map_onto_graph`` (Steiner tree objective on the complete target graph with the hierarchy's
-distances) and Mt-KaHyPar's two-phase baseline (its k-way km1 partition, then the same greedy
-placement), all in one process on the same threads.
+"""Process mapping side by side: igpart's hierarchical multisection (``hm``, ``hm-ultra``),
+integrated mapping (``im``) and two-phase baseline (k-way partition, then blocks placed greedily
+on the PEs), Mt-KaHyPar's ``map_onto_graph`` (Steiner tree objective on the complete target
+graph with the hierarchy's distances) and Mt-KaHyPar's two-phase baseline (its k-way km1
+partition, then the same greedy placement), all in one process on the same threads.
 
 Every cost is recomputed by ``igpart.communication_cost`` and checked against Mt-KaHyPar's own
 ``steiner_tree`` of the same PE ids (independent code); a mismatch or an unbalanced mapping is
@@ -37,7 +37,8 @@ from igpart.mapping import (  # noqa: E402
     parse_levels,
 )
 
-TOOLS = ("igpart-hm", "igpart-hm-ultra", "igpart-two-phase", "mtkahypar", "mtkahypar-two-phase")
+TOOLS = ("igpart-hm", "igpart-hm-ultra", "igpart-two-phase", "igpart-im", "mtkahypar",
+         "mtkahypar-two-phase")
 
 
 def mtk_setup(threads: int):

@@ -734,7 +734,7 @@ def build_parser() -> argparse.ArgumentParser:
                    "(default 1:10:100)")  # fmt: skip
     p.add_argument("-e", "--epsilon", type=float, default=0.03,
                    help="allowed imbalance per PE: (1+eps)*ceil(total/k)")  # fmt: skip
-    p.add_argument("--algorithm", default="hm", help="hm (default), hm-ultra, two-phase")
+    p.add_argument("--algorithm", default="hm", help="hm (default), hm-ultra, two-phase, im")
     p.add_argument("--backend", choices=BACKENDS, default="auto")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("-o", "--output", help="PE file to write (default FILE.map.K)")

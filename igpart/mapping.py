@@ -346,7 +346,12 @@ def map_processes(
     :func:`adaptive_epsilon`); ``"hm-ultra"``: the same with ``ULTRA_SEEDS`` partitioner seeds
     per split, keeping the one of least km1 (balanced first); ``"two-phase"``, the classic
     baseline: a plain k-way partition (km1), then its blocks placed greedily on the PEs
-    (:func:`greedy_placement`). ``"im"`` (integrated mapping) is not available yet.
+    (:func:`greedy_placement`). ``"im"``, integrated mapping (GPU-IM,
+    :func:`igpart.mapping_im.integrated_mapping`): the mapping objective inside the multilevel
+    pipeline: coarsening by the backend (to ``CONTRACTION_LIMIT * k`` vertices), hierarchical
+    multisection of the coarsest level, then on every level a label propagation with the
+    mapping gain (:func:`igpart.mapping_im.refine_mapping`, its gains from a C++ kernel on the
+    host on both backends); faster than ``hm`` at a higher cost (BENCHMARKS.md, "Process mapping").
     ``backend``, ``seed`` and ``threads`` (0: the default) go to every partitioner call, which
     runs on the C++ or the GPU backend. ``cluster`` (``hm``, ``hm-ultra``): the splits of each
     level run as tasks of a dask cluster (a ``distributed.Client``, an address, ``"local"`` or
@@ -362,9 +367,6 @@ def map_processes(
     if not isinstance(h, (Hypergraph, Graph)):
         raise InputError(f"expected a Hypergraph or Graph, got {type(h).__name__}")
     a, d = check_hierarchy(hierarchy, distance)
-    if algorithm == "im":
-        raise InputError("algorithm 'im' (integrated mapping) is not available yet; use 'hm', "
-                         "'hm-ultra' or 'two-phase'")  # fmt: skip
     if algorithm not in MAP_ALGORITHMS:
         raise InputError(
             f"unknown mapping algorithm '{algorithm}' (choose from {', '.join(MAP_ALGORITHMS)})"
@@ -384,6 +386,14 @@ def map_processes(
         if cluster is not None:
             raise InputError("the two-phase mapping does not run on a cluster (hm does)")
         pe, splits, used, timings = _two_phase(h, a, d, epsilon, backend, int(seed), config)
+    elif algorithm == "im":
+        if cluster is not None:
+            raise InputError("the integrated mapping does not run on a cluster (hm does)")
+        from .mapping_im import integrated_mapping
+
+        hyper = h.to_hypergraph() if isinstance(h, Graph) else h
+        pe, splits, used, timings, _ = integrated_mapping(hyper, a, d, epsilon, backend,
+                                                          int(seed), config)  # fmt: skip
     elif cluster is not None:
         from .distributed import connect
 
@@ -401,10 +411,11 @@ def map_processes(
 
 
 def _multisection(h, a: tuple[int, ...], epsilon: float, backend, seeds: list[int], config,
-                  client=None):
+                  client=None, partitioner: str = "multilevel"):  # fmt: skip
     """Algorithm 2 of the paper, level by level from the outermost: every group of the current
-    level is split into the next level's count (each split a task of ``client``'s cluster when
-    given); returns (PE ids, splits, backend, timings)."""
+    level is split into the next level's count (by :func:`igpart.partition` with
+    ``algorithm=partitioner``; each split a task of ``client``'s cluster when given); returns
+    (PE ids, splits, backend, timings)."""
     k = int(np.prod(a))
     total = int(h.vwgt.sum())
     pe = np.zeros(h.n, dtype=np.int64)  # the group id at the current level, mixed radix
@@ -431,7 +442,8 @@ def _multisection(h, a: tuple[int, ...], epsilon: float, backend, seeds: list[in
                 continue
             eps = adaptive_epsilon(epsilon, total, k, int(sub.vwgt.sum()), sub_k, depth,
                                    parts_here)  # fmt: skip
-            jobs.append((verts, (sub, parts_here, eps, backend_name, seeds, config, level, g)))
+            jobs.append((verts, (sub, parts_here, eps, backend_name, seeds, config, level, g,
+                                 partitioner)))
         if client is None:
             results = [best_split(*args) for _, args in jobs]
         else:
@@ -448,15 +460,16 @@ def _multisection(h, a: tuple[int, ...], epsilon: float, backend, seeds: list[in
 
 
 def best_split(sub, parts: int, eps: float, backend, seeds: list[int], config, level: int,
-               group: int) -> tuple[np.ndarray, str]:
+               group: int, partitioner: str = "multilevel") -> tuple[np.ndarray, str]:
     """Block ids of the best (balanced first, then least km1) of ``seeds`` partitions of one
-    group's ``sub`` into ``parts``, and the backend that made it."""
+    group's ``sub`` into ``parts`` (:func:`igpart.partition` with ``algorithm=partitioner``),
+    and the backend that made it."""
     from .multilevel import partition
 
     best = None
     for s in seeds:
         try:
-            p = partition(sub, parts, eps, "km1", backend, s, config)
+            p = partition(sub, parts, eps, "km1", backend, s, config, algorithm=partitioner)
         except PartitionError as exc:
             raise PartitionError(f"split of level-{level} group {group}: {exc}") from exc
         rank = (not p.balanced, p.km1)

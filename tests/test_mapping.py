@@ -230,7 +230,7 @@ def test_adaptive_epsilon_bounds_every_child():
             assert max_block_weight(sub_total, parts, eps) == max_block_weight(total, k, 0.03)
 
 
-@pytest.mark.parametrize("algorithm", ["hm", "hm-ultra", "two-phase"])
+@pytest.mark.parametrize("algorithm", ["hm", "hm-ultra", "two-phase", "im"])
 @pytest.mark.parametrize("hierarchy,distance", [((4, 2, 2), (1, 10, 100)), ((2, 3), (1, 5)),
                                                 ((4, 8, 1), (1, 10, 100))])  # fmt: skip
 def test_every_mapping_balanced_and_reported_figures_recomputable(algorithm, hierarchy, distance):
@@ -246,7 +246,7 @@ def test_every_mapping_balanced_and_reported_figures_recomputable(algorithm, hie
         assert m.cost == communication_cost(x, m.parts, hierarchy, distance)
         assert m.km1 == igpart.km1(x, m.parts, k)
         assert (m.groups[1] == m.parts // hierarchy[0]).all()
-        if algorithm == "two-phase":
+        if algorithm in ("two-phase", "im"):
             continue
         assert m.splits == sum(
             int(np.prod(hierarchy[i + 1 :])) for i, a in enumerate(hierarchy) if a > 1
@@ -307,10 +307,11 @@ def test_same_seed_same_mapping():
 TINY_FACTOR = 1.25  # measured: at most 1.05x the optimum on 20 such inputs, mostly optimal
 
 
+@pytest.mark.parametrize("algorithm", ["hm", "im"])
 @pytest.mark.parametrize("hierarchy,distance,n", [((2, 2), (1, 10), 8), ((3,), (5,), 9)])
-def test_tiny_inputs_within_factor_of_brute_force_optimum(hierarchy, distance, n):
+def test_tiny_inputs_within_factor_of_brute_force_optimum(hierarchy, distance, n, algorithm):
     """All k^n assignments (65,536 and 19,683), vectorised: the least cost among the balanced
-    ones is the optimum; hm stays within TINY_FACTOR of it on every input."""
+    ones is the optimum; hm and im stay within TINY_FACTOR of it on every input."""
     k = int(np.prod(hierarchy))
     allp = np.array(list(itertools.product(range(k), repeat=n)), dtype=np.int64)
     loads = np.stack([(allp == b).sum(axis=1) for b in range(k)], axis=1)
@@ -320,7 +321,7 @@ def test_tiny_inputs_within_factor_of_brute_force_optimum(hierarchy, distance, n
              else random_graph(rng, n, 14))  # fmt: skip
         ok = loads.max(axis=1) <= max_block_weight(x.total_weight, k, 0.03)
         opt = _all_costs(x, allp[ok], hierarchy, distance).min()
-        m = igpart.map(x, hierarchy, distance, epsilon=0.03, seed=trial)
+        m = igpart.map(x, hierarchy, distance, epsilon=0.03, seed=trial, algorithm=algorithm)
         assert m.balanced
         assert m.cost <= TINY_FACTOR * opt + 1e-9, (trial, m.cost, opt)
 
@@ -358,7 +359,6 @@ def _all_costs(x, assignments: np.ndarray, hierarchy, distance) -> np.ndarray:
         (dict(hierarchy=(2, 2), distance=(10, 1)), "non-decreasing"),
         (dict(hierarchy=(), distance=()), "at least one level"),
         (dict(hierarchy=(8, 8), distance=(1, 10)), "k = 64 PEs, more than the 50 vertices"),
-        (dict(hierarchy=(2, 2), distance=(1, 10), algorithm="im"), "'im' (integrated mapping)"),
         (dict(hierarchy=(2, 2), distance=(1, 10), algorithm="x"), "unknown mapping algorithm"),
         (dict(hierarchy=(2, 2), distance=(1, 10), epsilon=-0.1), "epsilon"),
     ],
@@ -400,12 +400,16 @@ def test_cli_round_trip(tmp_path, capsys):
     rc = main(["map", str(path), "--hierarchy", "2:x", "--distance", "1:10"])
     err = capsys.readouterr().err
     assert rc == 1 and "--hierarchy" in err and err.count("\n") == 1
-    rc = main(["map", str(path), "--hierarchy", "2:2", "--distance", "1:10", "--algorithm", "im"])
-    assert rc == 1 and "not available yet" in capsys.readouterr().err
+    rc = main(["map", str(path), "--hierarchy", "2:2", "--distance", "1:10", "--algorithm", "im",
+               "--json"])  # fmt: skip
+    d = json.loads(capsys.readouterr().out)
+    assert rc == 0 and d["algorithm"] == "im" and d["balanced"]
+    parts = igpart.read_partition(tmp_path / "c.hgr.map.4", n=h.n, k=4)
+    assert d["cost"] == communication_cost(h, parts, (2, 2), (1, 10))
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("algorithm", ["hm", "two-phase"])
+@pytest.mark.parametrize("algorithm", ["hm", "two-phase", "im"])
 def test_gpu_backend_mapping_balanced_and_recomputable(algorithm):
     # every split runs igpart.partition on the GPU backend
     h = random_circuit(3000, seed=6)

@@ -29,6 +29,12 @@ Design and partition
                                                   then ports; what ``igpart evaluate`` reads)
                                                   or one block per line by vertex id
   ``report``                                      metrics of the session
+  ``map hierarchy distance [algorithm=im] [seed=]``
+      maps the session's k blocks onto a machine hierarchy (``4:8:2`` or a list; prod = k)
+      with distances per level (``1:10:100``), ``algorithm`` one of igpart.map's or ``refine``
+      (keep the blocks as PE ids, refine them with the mapping gain), and keeps the mapping:
+      every later ``refine`` refines it around the batch and reports its cost; returns the
+      mapping (hierarchy, distance, cost, level_costs, moved, seconds)
   ``replay path``                                 replays a TAU 2015 .ops file, one refine per
                                                   batch; returns the per-batch summaries
   ``help [command]``                              the commands and their parameters
@@ -78,7 +84,7 @@ ID_CHANGES = ("insert_vertex", "delete_vertex", "insert_hyperedge", "delete_hype
               "delete_edge")  # fmt: skip
 #: Commands of the igpart:: namespace (Tcl) / top-level requests (server).
 IGPART_COMMANDS = ("read_verilog", "read", "partition", "refine", "fix", "block_of", "blocks",
-                   "write_partition", "report", "replay", "pending", "help")  # fmt: skip
+                   "write_partition", "report", "replay", "pending", "help", "map")  # fmt: skip
 #: OpenTimer shell commands (top-level Tcl commands as OpenTimer names them; requests too).
 OPENTIMER_COMMANDS = ("read_celllib", "read_verilog", "read_sdc")
 #: OpenTimer action commands that, like TAU_BOUNDARIES, mark a batch boundary.
@@ -99,6 +105,7 @@ _HELP = {
     "blocks": "every block: {name: block} for a circuit, a list by vertex id otherwise",
     "write_partition": "write the blocks to a file ('name block' lines or one block per line)",
     "report": "metrics of the session",
+    "map": "map the blocks onto a machine hierarchy (prod = k) and keep refining that mapping",
     "replay": "replay a TAU 2015 .ops file, one refine per batch",
     "pending": "number of queued changes",
     "help": "the commands and their parameters (or one command's)",
@@ -262,6 +269,15 @@ class Commands:
             count = len(blocks)
         atomic_write(path, text)
         return {"path": str(path), "lines": count}
+
+    def cmd_map(self, hierarchy, distance, algorithm: str = "im", seed: int | None = None
+                ) -> dict:  # fmt: skip
+        if not isinstance(algorithm, str):
+            raise InputError(f"map: algorithm must be a string, got {_short(algorithm)}")
+        try:
+            return self._session().map(hierarchy, distance, algorithm, seed)
+        except InputError as exc:
+            raise InputError(f"map: {exc}") from None
 
     def cmd_help(self, command: str | None = None) -> dict:
         if command is None:

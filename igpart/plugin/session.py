@@ -67,6 +67,7 @@ class SessionResult:
     stats: dict[str, Any] = field(default_factory=dict)
     engine: IncrementalResult | None = field(default=None, repr=False)
     line: int | None = None
+    mapping: dict[str, Any] | None = None
 
     @property
     def changed_cells(self) -> list[Any]:
@@ -98,6 +99,7 @@ class SessionResult:
             "timings": {k: round(v, 6) for k, v in self.timings.items()},
             **({"transfer": dict(self.stats["transfer"])} if "transfer" in self.stats else {}),
             "line": self.line,
+            **({"mapping": self.mapping} if self.mapping is not None else {}),
         }
 
 
@@ -118,7 +120,11 @@ class Session:
     budget in bytes (or e.g. ``"2GiB"``; default: ``IGPART_GPU_MEMORY_BUDGET``): the design's
     adjacency then lives in a host store with a hot-row cache, with the same results; each
     result's ``stats["transfer"]`` reports the bytes a batch moves host -> device
-    (:class:`~igpart.incremental.IncrementalPartitioner`).
+    (:class:`~igpart.incremental.IncrementalPartitioner`). ``mapping`` (not with ``fixed``):
+    ``{"hierarchy": (4, 8), "distance": (1, 10), "algorithm": "im"}`` keeps a process mapping of the k blocks onto a
+    machine hierarchy (``prod(hierarchy) == k``): the initial partition is that mapping (or
+    ``parts`` are taken as PE ids), and every :meth:`refine` also refines it with the mapping
+    gain around the batch (see :meth:`map`, :mod:`igpart.plugin.mapping`).
 
     >>> from igpart import Hypergraph
     >>> s = Session(Hypergraph.from_nets([[0, 1], [1, 2], [2, 3]]), k=2, parts=[0, 0, 1, 1])
@@ -147,6 +153,7 @@ class Session:
         engine: str = "cpu",
         fixed=None,
         memory_budget: int | str | None = None,
+        mapping: dict[str, Any] | None = None,
     ):
         t0 = time.perf_counter()
         config = Config.of(config)  # a bad config fails before the design is converted
@@ -175,11 +182,31 @@ class Session:
             )
         if isinstance(fixed, dict):
             fixed = self._fixed_array(fixed, model.n)
+        self._mapping = None
+        map_options = _mapping_options(mapping, k)
+        if map_options is not None and fixed is not None:
+            raise InputError("a Session keeps fixed cells or a process mapping, not both (the "
+                             "mapping's refinement does not lock cells)")
+        keep = parts is not None
+        if map_options is not None and parts is None:
+            from ..mapping import map_processes
+
+            parts = map_processes(model, map_options["hierarchy"], map_options["distance"],
+                                  epsilon, map_options["algorithm"], backend, seed).parts
         self.engine = IncrementalPartitioner(
             model, k, epsilon, objective, parts=parts, backend=backend, seed=seed,
             config=config, options=options, engine=engine, fixed=fixed,
             memory_budget=memory_budget,
         )  # fmt: skip
+        if map_options is not None:
+            from . import mapping as session_mapping
+
+            # the blocks are the PEs already (given or just mapped): recorded and refined
+            self._mapping = session_mapping.start(
+                self.engine.dynamic, map_options["hierarchy"], map_options["distance"],
+                map_options["algorithm"], epsilon=self.engine.epsilon, keep=True,
+            )  # fmt: skip
+            self._mapping.algorithm = "given" if keep else map_options["algorithm"]
         if self._circuit is not None:
             self._circuit.dynamic = self.engine.dynamic
         self._pending = Batch()
@@ -234,7 +261,8 @@ class Session:
         return {"k": self.k, "epsilon": self.epsilon, "objective": self.engine.objective, **m,
                 "vertices": self.dynamic.num_vertices, "nets": self.dynamic.num_nets,
                 "pins": self.dynamic.num_pins, "batches": self.engine.batches,
-                "full_partitions": self.engine.full_partitions}  # fmt: skip
+                "full_partitions": self.engine.full_partitions,
+                **({"mapping": self.mapping} if self._mapping is not None else {})}  # fmt: skip
 
     def vertex_of(self, name) -> int:
         """The engine's vertex id of a cell or port name (circuit sessions) or of an id."""
@@ -261,6 +289,69 @@ class Session:
         parts = self.engine.parts
         live = np.flatnonzero(parts >= 0)
         return {self.vertex_name(v): int(parts[v]) for v in live.tolist()}
+
+    # ------------------------------------------------------------------ process mapping
+    @property
+    def mapping(self) -> dict[str, Any] | None:
+        """The kept process mapping (hierarchy, distance, algorithm, cost, level costs, moves
+        and seconds of its last step), or None: see :meth:`map`."""
+        return None if self._mapping is None else self._mapping.report()
+
+    def map(self, hierarchy, distance, algorithm: str = "im", seed: int | None = None
+            ) -> dict[str, Any]:  # fmt: skip
+        """Maps the current design onto a machine hierarchy (``k = prod(hierarchy)`` must be
+        the session's k; hierarchy and distance as sequences or ``"4:8:2"`` text) with
+        :func:`igpart.map`'s ``algorithm`` (``"refine"``: keep the current blocks as the PE ids
+        and only refine them with the mapping gain) and keeps it: from then on every
+        :meth:`refine` also refines the mapping around the batch (:mod:`igpart.plugin.mapping`)
+        and its result carries the mapping's cost. Queued changes stay queued. Returns
+        :attr:`mapping`; a bad argument raises InputError and changes nothing."""
+        from . import mapping as session_mapping
+
+        if (self.engine.fixed >= 0).any():
+            raise InputError("a Session keeps fixed cells or a process mapping, not both (the "
+                             "mapping's refinement does not lock cells)")
+        keep = algorithm == "refine"
+        self._mapping = session_mapping.start(
+            self.dynamic, hierarchy, distance, "im" if keep else algorithm,
+            epsilon=self.epsilon, seed=self.engine.seed if seed is None else _int("seed", seed),
+            backend=self.engine.backend, keep=keep,
+        )  # fmt: skip
+        self._mapping.algorithm = algorithm
+        return self.mapping
+
+    def _map_batch(self, result: SessionResult, r: IncrementalResult, applied) -> None:
+        """After a batch: the kept mapping refined around it (everywhere after a full
+        re-partition); the moves, metrics and mapping figures go into ``result``."""
+        from . import mapping as session_mapping
+
+        t0 = time.perf_counter()
+        seeds = [r.moved, r.new_vertices]
+        nets = ()
+        if applied is not None:
+            seeds.append(applied.touched_vertices)
+            nets = applied.touched_nets
+        moves = session_mapping.after_batch(self.dynamic, self._mapping, np.concatenate(seeds),
+                                            nets, full=r.full_repartition)  # fmt: skip
+        before = dict(zip(r.moved.tolist(), r.moved_from.tolist()))
+        new = set(r.new_vertices.tolist())
+        name = self.vertex_name
+        for v, pe in moves.items():
+            key = name(v)
+            if v in new or before.get(v, -1) != pe:
+                if key not in result.changed and v not in new:
+                    result.moved.append(key)
+                result.changed[key] = pe
+            else:  # moved back to its block before the batch
+                result.changed.pop(key, None)
+                result.moved.remove(key)
+        m = self.dynamic.metrics()
+        result.cut, result.km1 = int(m["cut"]), int(m["km1"])
+        result.block_weights = [int(w) for w in m["block_weights"]]
+        result.imbalance, result.balanced = float(m["imbalance"]), bool(m["balanced"])
+        result.mapping = self.mapping
+        result.timings["mapping"] = time.perf_counter() - t0
+        result.timings["total"] += result.timings["mapping"]
 
     def on_refine(self, callback: Callable[[SessionResult], Any]) -> Callable:
         """Registers ``callback(result)``, called after every :meth:`refine`; returns it."""
@@ -398,9 +489,12 @@ class Session:
         timings: dict[str, float] = {}
         applied = False
 
+        batch_result = None
+
         def on_applied(res) -> None:  # the engine's structure took the batch
-            nonlocal applied
+            nonlocal applied, batch_result
             applied = True
+            batch_result = res
             if self._circuit is not None:
                 self._circuit.commit(res)
 
@@ -419,6 +513,8 @@ class Session:
                 self._circuit.discard()
             raise
         result = self._result(r, timings, t0, line)
+        if self._mapping is not None:
+            self._map_batch(result, r, batch_result)
         for cb in self._callbacks:
             cb(result)
         return result
@@ -438,6 +534,9 @@ class Session:
         maximum weight raises InputError and changes nothing."""
         t0 = time.perf_counter()
         v = self.vertex_of(name)
+        if self._mapping is not None and _int("block", block) >= 0:
+            raise InputError("a Session keeps fixed cells or a process mapping, not both (the "
+                             "mapping's refinement does not lock cells)")
         result = self._result(self.engine.fix([v], [_int("block", block)]), {}, t0, None)
         for cb in self._callbacks:
             cb(result)
@@ -446,7 +545,11 @@ class Session:
     def repartition(self) -> SessionResult:
         """Re-partitions fully now (warm-started, as the quality guard does)."""
         t0 = time.perf_counter()
-        return self._result(self.engine.repartition("requested"), {}, t0, None)
+        r = self.engine.repartition("requested")
+        result = self._result(r, {}, t0, None)
+        if self._mapping is not None:
+            self._map_batch(result, r, None)
+        return result
 
     def _result(self, r: IncrementalResult, timings, t0: float, line) -> SessionResult:
         name = self.vertex_name
@@ -515,6 +618,37 @@ def _iterate(ops) -> Iterable:
         return iter(ops)
     except TypeError:
         raise InputError(f"replay needs an .ops path or batches, not {ops!r}") from None
+
+
+def _mapping_options(mapping, k) -> dict[str, Any] | None:
+    """The validated ``mapping`` option of a Session: ``{"hierarchy", "distance",
+    "algorithm"}`` (algorithm default ``"im"``; hierarchy and distance as sequences or
+    ``"4:8:2"`` text), with ``prod(hierarchy) == k``."""
+    if mapping is None:
+        return None
+    if not isinstance(mapping, dict):
+        raise InputError(f"mapping must be a dict with hierarchy and distance, not "
+                         f"{type(mapping).__name__}")  # fmt: skip
+    from ..mapping import MAP_ALGORITHMS, check_hierarchy
+    from .mapping import levels_argument
+
+    unknown = set(mapping) - {"hierarchy", "distance", "algorithm"}
+    if unknown:
+        raise InputError(f"mapping: unknown key(s) {', '.join(sorted(map(str, unknown)))} "
+                         "(hierarchy, distance, algorithm)")  # fmt: skip
+    for key in ("hierarchy", "distance"):
+        if key not in mapping:
+            raise InputError(f"mapping: {key} is missing")
+    a, d = check_hierarchy(levels_argument(mapping["hierarchy"], "hierarchy"),
+                           levels_argument(mapping["distance"], "distance", float))  # fmt: skip
+    algorithm = mapping.get("algorithm", "im")
+    if algorithm not in MAP_ALGORITHMS:
+        raise InputError(f"mapping: unknown algorithm '{algorithm}' (choose from "
+                         f"{', '.join(MAP_ALGORITHMS)})")  # fmt: skip
+    if int(np.prod(a)) != _int("k", k):
+        raise InputError(f"mapping: the hierarchy {':'.join(map(str, a))} has "
+                         f"{int(np.prod(a))} PEs but k = {k}")  # fmt: skip
+    return {"hierarchy": a, "distance": d, "algorithm": algorithm}
 
 
 def _is_circuit(obj) -> bool:

@@ -7,7 +7,8 @@ the OpenTimer shell's names (``read_celllib [-min|-max] lib``, ``read_verilog de
 namespace: ``igpart::read_verilog``, ``igpart::read``, ``igpart::partition``,
 ``igpart::refine``, ``igpart::fix`` (``igpart::fix u7 2``: a fixed cell, -1 frees it),
 ``igpart::block_of``, ``igpart::blocks``, ``igpart::write_partition``,
-``igpart::report``, ``igpart::replay``, ``igpart::pending``, ``igpart::help`` and the id-level
+``igpart::report``, ``igpart::replay``, ``igpart::pending``, ``igpart::help``, ``igpart::map``
+(a process mapping the session keeps and refines after each batch) and the id-level
 changes (``igpart::insert_vertex``, ...). :func:`run_stream` reads commands from a stream
 (``igpart tcl`` without a script: stdin, with a prompt on a terminal).
 Options are written ``-name value`` (``igpart::partition -k 4 -epsilon 0.05``); ``-config`` takes

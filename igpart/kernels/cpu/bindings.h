@@ -32,5 +32,6 @@ void bind_store(py::module_ &m);      // bind_store.cpp: PMA-CSR, hot-subgraph c
 class DynamicHypergraph;
 // bind_store.cpp: the host-store methods of the DynamicHypergraph class
 void bind_dynamic_store(py::class_<DynamicHypergraph> &cls);
+void bind_mapping(py::module_ &m);    // mapping_gain.cpp: process mapping gains
 
 }  // namespace igp

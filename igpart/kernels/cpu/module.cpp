@@ -31,4 +31,5 @@ PYBIND11_MODULE(_cpu, m) {
     bind_community(m);
     bind_netlist(m);
     bind_store(m);
+    bind_mapping(m);
 }
