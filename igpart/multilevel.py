@@ -241,6 +241,14 @@ class Config:
       vertices joined by most pairs) a round cost moves x degree^2, up to 150x the level's
       pins; normal circuits stay below 20x (ISPD98 at k = 8 / 64: 0.5-5.6x on average, at
       most 18.8x on the 384-vertex coarsest level of ibm05).
+      ``deterministic`` (default None: the backend's choice): True runs the sequential FM (one
+      priority queue over the boundary, gains kept by a gain cache; the result depends on the
+      seed, never on the threads); False the parallel localized FM (local searches from
+      boundary seeds on the OpenMP threads, the exact gains of their global move sequence, a
+      rollback to its best balanced prefix; with several threads the result depends on their
+      interleaving); None: the C++ backend runs the parallel FM from
+      ``CpuBackend.parallel_fm_min_threads`` threads on. (Default choice: see BENCHMARKS.md "FM modes".)
+      Backends without the parallel FM (``parallel_fm``) ignore it.
       ``graph_refine_rounds``: maximum rounds of independent-set refinement per level.
       ``vcycles``: at most this many V-cycles after the first pass (re-coarsening inside the
       blocks with a new clustering seed each time, refining on the way up; a cycle is kept only
@@ -326,6 +334,7 @@ class Config:
     fm_max_fruitless_moves: int = 250
     fm_min_improvement: float = 0.001
     fm_max_work: float = 32.0
+    deterministic: bool | None = None
     graph_refine_rounds: int = 32
     vcycles: int = -1
     vcycle_min_vertices: int = -1
@@ -396,6 +405,9 @@ class Config:
             v = getattr(self, name)
             if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or v < -1:
                 raise InputError(f"config.{name} must be {what}, got {v!r}")
+        if self.deterministic is not None and not isinstance(self.deterministic, (bool, np.bool_)):
+            raise InputError(f"config.deterministic must be true, false or null (the backend's "
+                             f"choice), got {self.deterministic!r}")
         for name in ("communities", "weight_penalty", "fm"):
             v = getattr(self, name)
             if not isinstance(v, (bool, np.bool_)):
@@ -832,12 +844,16 @@ def _fm_polisher(be: Backend, k: int, bounds, objective: str, cfg: Config, seed:
     ``Config.initial_fm_top`` initial candidates get after rebalancing and sequence
     refinement)."""
 
+    # the FM mode reaches backends that offer the parallel FM (the others run their own)
+    mode = {"deterministic": cfg.deterministic} if getattr(be, "parallel_fm", False) else {}
+
     def polish(ha: HypergraphArrays, parts):
         t0 = time.perf_counter()
         parts, _ = be.fm_refine_hypergraph(
             ha, parts, k, bounds, objective, max_rounds=cfg.fm_rounds,
             max_fruitless_moves=cfg.fm_max_fruitless_moves,
             min_improvement=cfg.fm_min_improvement, seed=seed, max_work=cfg.fm_max_work,
+            **mode,
         )
         timer.add("fm", t0)
         return parts

@@ -110,6 +110,24 @@ class CpuBackend(Backend):
     #: the run has fewer threads than this or not.
     jet_min_threads = 0
 
+    #: ``fm_refine_hypergraph`` takes ``locked`` and ``deterministic`` (the parallel FM).
+    parallel_fm = True
+    #: From this many OpenMP threads on, ``fm_refine_hypergraph(deterministic=None)`` (what
+    #: ``Config.deterministic = None`` passes) runs the parallel localized FM instead of the
+    #: sequential one; 0: never. See ``Config.deterministic`` for the measurements behind it.
+    parallel_fm_min_threads = 0
+
+    def fm_is_deterministic(self, deterministic: bool | None = None) -> bool:
+        """Whether ``fm_refine_hypergraph(deterministic=...)`` runs the sequential FM: True and
+        False as given; None: the parallel FM only from ``parallel_fm_min_threads`` threads on
+        (the calling thread's OpenMP threads). Either way one thread gives the sequential FM's
+        result only in the deterministic mode; the parallel FM on one thread is deterministic
+        too, but its moves differ."""
+        if deterministic is not None:
+            return bool(deterministic)
+        threads = int(_cpu.get_num_threads())
+        return not (self.parallel_fm_min_threads > 0 and threads >= self.parallel_fm_min_threads)
+
     def default_community_sub_rounds(self, n: int) -> int:
         """``Config.community_sub_rounds = -1`` on this backend for an input of ``n`` vertices:
         ``community_sub_rounds`` from ``sub_round_min_vertices`` on, else 0 (sequential)."""
@@ -174,11 +192,25 @@ class CpuBackend(Backend):
         min_improvement: float = 0.001,
         seed: int = 0,
         max_work: float = 0.0,
+        locked=None,
+        deterministic: bool | None = None,
     ):
+        """``locked``: optional per-vertex mask (uint8, 1 = never moved). ``deterministic``:
+        True runs the sequential FM (one priority queue; the result depends on the seed only),
+        False the parallel localized FM on the OpenMP threads (depends on their interleaving
+        when there are several), None chooses (:meth:`fm_is_deterministic`)."""
+        mask = None
+        if locked is not None:
+            mask = np.ascontiguousarray(locked)
+            if mask.dtype != np.bool_ and not np.issubdtype(mask.dtype, np.integer):
+                raise ValueError(f"fm_refine_hypergraph: locked must be a 0/1 mask, got dtype "
+                                 f"{mask.dtype}")
+            mask = (mask != 0).astype(np.uint8)
         out, gain = _cpu.fm_refine_hypergraph(
             hg.eptr, hg.eind, hg.ewgt, hg.vptr, hg.vind, hg.vwgt, _i32(parts), int(k),
             _i64(max_block_weights), _objective_code(objective), int(max_rounds),
             int(max_fruitless_moves), float(min_improvement), int(seed), float(max_work),
+            mask, self.fm_is_deterministic(deterministic),
         )
         return out, int(gain)
 

@@ -13,6 +13,7 @@
 #endif
 
 #include "bindings.h"
+#include "gain_cache.h"
 #include "numpy_util.h"
 #include "partition.h"
 
@@ -298,17 +299,27 @@ void igp::bind_partition(py::module_ &m) {
         [](Arr<int64_t> eptr, Arr<int32_t> eind, Arr<int64_t> ewgt, Arr<int64_t> vptr,
            Arr<int32_t> vind, Arr<int64_t> vwgt, Arr<int32_t> parts, int32_t k,
            Arr<int64_t> bounds, int objective, int64_t max_rounds, int64_t max_fruitless,
-           double min_improvement, int64_t seed, double max_work) {
+           double min_improvement, int64_t seed, double max_work,
+           std::optional<Arr<uint8_t>> locked, bool deterministic) {
             const HgView h = hg_view(eptr, eind, ewgt, vptr, vind, vwgt, "fm_refine_hypergraph");
             std::vector<int32_t> p = parts_copy(parts, h.n, k, "fm_refine_hypergraph");
             check_bounds(bounds, k, "fm_refine_hypergraph");
             check_objective(objective, "fm_refine_hypergraph");
+            const uint8_t *fixed = nullptr;
+            if (locked) {
+                check_len(*locked, h.n, "locked", "fm_refine_hypergraph");
+                fixed = locked->data();
+            }
+            const int64_t fruitless = std::max<int64_t>(1, max_fruitless);
             int64_t gain;
             {
                 py::gil_scoped_release release;
-                gain = refine_fm(h, p.data(), k, bounds.data(), objective, max_rounds,
-                                 std::max<int64_t>(1, max_fruitless), min_improvement, seed,
-                                 max_work);
+                gain = deterministic
+                           ? refine_fm(h, p.data(), k, bounds.data(), objective, max_rounds,
+                                       fruitless, min_improvement, seed, max_work, fixed)
+                           : refine_fm_parallel(h, p.data(), k, bounds.data(), objective,
+                                                max_rounds, fruitless, min_improvement, seed,
+                                                fixed);
             }
             return py::make_tuple(to_numpy(std::move(p)), gain);
         },
@@ -316,7 +327,37 @@ void igp::bind_partition(py::module_ &m) {
         py::arg("vwgt"), py::arg("parts"), py::arg("k"), py::arg("max_block_weights"),
         py::arg("objective"), py::arg("max_rounds"), py::arg("max_fruitless_moves"),
         py::arg("min_improvement"), py::arg("seed"), py::arg("max_work") = 0.0,
-        "Boundary k-way FM: (parts, gain); max_work > 0 bounds the work of a k-way round.");
+        py::arg("locked") = py::none(), py::arg("deterministic") = true,
+        "Boundary k-way FM: (parts, gain); max_work > 0 bounds the work of a k-way round "
+        "(deterministic only); locked (uint8, n): vertices with a nonzero entry never move; "
+        "deterministic=False: the parallel localized FM.");
+
+    m.def(
+        "fm_gain_cache_after_moves",
+        [](Arr<int64_t> eptr, Arr<int32_t> eind, Arr<int64_t> ewgt, Arr<int64_t> vptr,
+           Arr<int32_t> vind, Arr<int64_t> vwgt, Arr<int32_t> parts, int32_t k, int objective,
+           Arr<int32_t> move_vertices, Arr<int32_t> move_targets) {
+            const std::string what = "fm_gain_cache_after_moves";
+            const HgView h = hg_view(eptr, eind, ewgt, vptr, vind, vwgt, what);
+            std::vector<int32_t> p = parts_copy(parts, h.n, k, what);
+            check_objective(objective, what);
+            const int64_t moves = move_vertices.shape(0);
+            check_len(move_targets, moves, "move_targets", what);
+            for (int64_t i = 0; i < moves; ++i)
+                if (move_vertices.data()[i] < 0 || move_vertices.data()[i] >= h.n ||
+                    move_targets.data()[i] < 0 || move_targets.data()[i] >= k)
+                    fail(what, "move " + std::to_string(i) + " out of range");
+            std::vector<int64_t> gains;
+            std::vector<uint8_t> offered;
+            gain_cache_after_moves(h, p.data(), k, objective, move_vertices.data(),
+                                   move_targets.data(), moves, gains, offered);
+            py::array_t<int64_t> g = to_numpy(std::move(gains));
+            py::array_t<uint8_t> o = to_numpy(std::move(offered));
+            return py::make_tuple(to_numpy(std::move(p)), g.reshape({h.n, int64_t(k)}),
+                                  o.reshape({h.n, int64_t(k)}));
+        },
+        "Test hook of the FM's gain cache: (parts after the moves, cached gain of every (vertex, "
+        "block), whether the block is offered).");
 
     m.def(
         "jet_refine_hypergraph",

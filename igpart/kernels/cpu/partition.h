@@ -136,9 +136,17 @@ int64_t refine_sequence(const HgView &h, int32_t *parts, int32_t k, const int64_
                         int64_t parallel_min_moves = kParallelMinLightItems);
 // refine_fm: max_work > 0 stops a round of the k-way FM (k > 2, or weights the bisection's gain
 // tracking does not take) once its gain evaluations have read max_work * (pins + n) pins.
+// fixed (n entries, or nullptr): vertices with a nonzero entry never move. Sequential moves from
+// one priority queue (the gains kept by a gain cache): the result does not depend on the threads.
 int64_t refine_fm(const HgView &h, int32_t *parts, int32_t k, const int64_t *bounds, int objective,
                   int64_t max_rounds, int64_t max_fruitless, double min_improvement, int64_t seed,
-                  double max_work = 0.0);
+                  double max_work = 0.0, const uint8_t *fixed = nullptr);
+// Parallel localized FM (fm_parallel.cpp): the same stopping rules per round, local searches
+// from boundary seeds on the OpenMP threads, the exact gains of their global move sequence and
+// a rollback to its best balanced prefix. Depends on the thread interleaving when threads > 1.
+int64_t refine_fm_parallel(const HgView &h, int32_t *parts, int32_t k, const int64_t *bounds,
+                           int objective, int64_t max_rounds, int64_t max_fruitless,
+                           double min_improvement, int64_t seed, const uint8_t *fixed = nullptr);
 void rebalance_hypergraph(const HgView &h, int32_t *parts, int32_t k, const int64_t *bounds,
                           int objective);
 
