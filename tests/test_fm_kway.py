@@ -131,7 +131,7 @@ def test_parallel_fm_on_small_random_levels(case):
     bounds = bounds_for(h.total_weight, k, float(rng.choice([0.03, 0.1, 0.5])))
     parts = be.rebalance_hypergraph(ha, rng.integers(0, k, n).astype(np.int32), k, bounds, "cut")
     for obj in ("cut", "km1"):
-        out, gain = _on_threads(3, lambda: be.fm_refine_hypergraph(
+        out, gain = _on_threads(3, lambda obj=obj: be.fm_refine_hypergraph(
             ha, parts, k, bounds, obj, seed=case, max_fruitless_moves=20, deterministic=False))
         _check(be, ha, h, parts, out, gain, k, bounds, obj)
 
