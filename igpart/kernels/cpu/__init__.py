@@ -116,13 +116,16 @@ class CpuBackend(Backend):
     #: ``Config.deterministic = None`` passes) runs the parallel localized FM instead of the
     #: sequential one; 0: never. See ``Config.deterministic`` for the measurements behind it.
     parallel_fm_min_threads = 0
+    #: The parallel FM runs on levels of at least this many vertices (and two threads or
+    #: more); smaller levels get the sequential FM: on the loaded 2-core VM the parallel FM's
+    #: per-call setup and barriers on the coarse levels and initial candidates made ibm01's FM
+    #: time 27x the sequential FM's at k = 2.
+    parallel_fm_min_vertices = 16_384
 
     def fm_is_deterministic(self, deterministic: bool | None = None) -> bool:
         """Whether ``fm_refine_hypergraph(deterministic=...)`` runs the sequential FM: True and
         False as given; None: the parallel FM only from ``parallel_fm_min_threads`` threads on
-        (the calling thread's OpenMP threads). Either way one thread gives the sequential FM's
-        result only in the deterministic mode; the parallel FM on one thread is deterministic
-        too, but its moves differ."""
+        (the calling thread's OpenMP threads)."""
         if deterministic is not None:
             return bool(deterministic)
         threads = int(_cpu.get_num_threads())
@@ -197,8 +200,9 @@ class CpuBackend(Backend):
     ):
         """``locked``: optional per-vertex mask (uint8, 1 = never moved). ``deterministic``:
         True runs the sequential FM (one priority queue; the result depends on the seed only),
-        False the parallel localized FM on the OpenMP threads (depends on their interleaving
-        when there are several), None chooses (:meth:`fm_is_deterministic`)."""
+        False the parallel localized FM on the OpenMP threads (depends on their interleaving)
+        on levels of at least ``parallel_fm_min_vertices`` vertices when there are two threads
+        or more (else the sequential FM), None chooses (:meth:`fm_is_deterministic`)."""
         mask = None
         if locked is not None:
             mask = np.ascontiguousarray(locked)
@@ -210,7 +214,7 @@ class CpuBackend(Backend):
             hg.eptr, hg.eind, hg.ewgt, hg.vptr, hg.vind, hg.vwgt, _i32(parts), int(k),
             _i64(max_block_weights), _objective_code(objective), int(max_rounds),
             int(max_fruitless_moves), float(min_improvement), int(seed), float(max_work),
-            mask, self.fm_is_deterministic(deterministic),
+            mask, self.fm_is_deterministic(deterministic), int(self.parallel_fm_min_vertices),
         )
         return out, int(gain)
 

@@ -300,7 +300,7 @@ void igp::bind_partition(py::module_ &m) {
            Arr<int32_t> vind, Arr<int64_t> vwgt, Arr<int32_t> parts, int32_t k,
            Arr<int64_t> bounds, int objective, int64_t max_rounds, int64_t max_fruitless,
            double min_improvement, int64_t seed, double max_work,
-           std::optional<Arr<uint8_t>> locked, bool deterministic) {
+           std::optional<Arr<uint8_t>> locked, bool deterministic, int64_t parallel_min_vertices) {
             const HgView h = hg_view(eptr, eind, ewgt, vptr, vind, vwgt, "fm_refine_hypergraph");
             std::vector<int32_t> p = parts_copy(parts, h.n, k, "fm_refine_hypergraph");
             check_bounds(bounds, k, "fm_refine_hypergraph");
@@ -319,7 +319,7 @@ void igp::bind_partition(py::module_ &m) {
                                        fruitless, min_improvement, seed, max_work, fixed)
                            : refine_fm_parallel(h, p.data(), k, bounds.data(), objective,
                                                 max_rounds, fruitless, min_improvement, seed,
-                                                fixed);
+                                                fixed, parallel_min_vertices);
             }
             return py::make_tuple(to_numpy(std::move(p)), gain);
         },
@@ -328,9 +328,11 @@ void igp::bind_partition(py::module_ &m) {
         py::arg("objective"), py::arg("max_rounds"), py::arg("max_fruitless_moves"),
         py::arg("min_improvement"), py::arg("seed"), py::arg("max_work") = 0.0,
         py::arg("locked") = py::none(), py::arg("deterministic") = true,
+        py::arg("parallel_min_vertices") = kParallelFmMinVertices,
         "Boundary k-way FM: (parts, gain); max_work > 0 bounds the work of a k-way round "
         "(deterministic only); locked (uint8, n): vertices with a nonzero entry never move; "
-        "deterministic=False: the parallel localized FM.");
+        "deterministic=False: the parallel localized FM on levels of at least "
+        "parallel_min_vertices vertices when there are two threads or more.");
 
     m.def(
         "fm_gain_cache_after_moves",

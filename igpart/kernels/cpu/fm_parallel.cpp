@@ -1,13 +1,13 @@
 // Parallel localized k-way FM (after Mt-KaHyPar's): per round, the OpenMP threads take seed
 // vertices from the boundary (those with a move of gain >= 0, best first) and run local FM
-// searches around them on the
-// shared partition: a search owns the vertices it claims (atomic compare-and-swap), moves them
-// with the gains of a shared gain cache, reserves room in the target block atomically, expands
-// to the pins of the nets its moves change, and at its end undoes its moves after its own best
-// prefix and appends the rest to a global move sequence. After the searches the exact gain of
-// every move of the global sequence (each with the earlier ones applied) is recomputed, and the
-// partition rolls back to the sequence's best balanced prefix: a round never worsens the
-// objective and keeps every block within max(bound, its weight before the round).
+// searches around them on the shared partition: a search owns the vertices it claims (atomic
+// compare-and-swap), moves them with the gains of a shared gain cache, reserves room in the
+// target block atomically, expands to the pins of the nets its moves change, and at its end
+// undoes its moves after its own best prefix and appends the rest to a global move sequence.
+// After the searches the exact gain of every move of the global sequence (each with the earlier
+// ones applied) is recomputed, and the partition rolls back to the sequence's best balanced
+// prefix: a round never worsens the objective and keeps every block within max(bound, its
+// weight before the round).
 #include <algorithm>
 #include <atomic>
 #include <queue>
@@ -371,8 +371,9 @@ int64_t run_parallel_fm(const HgView &h, int32_t *parts, int32_t k, const int64_
 
 int64_t refine_fm_parallel(const HgView &h, int32_t *parts, int32_t k, const int64_t *bounds,
                            int objective, int64_t max_rounds, int64_t max_fruitless,
-                           double min_improvement, int64_t seed, const uint8_t *fixed) {
-    if (!GainCache<int32_t>::fits(h, k))
+                           double min_improvement, int64_t seed, const uint8_t *fixed,
+                           int64_t min_vertices) {
+    if (h.n < min_vertices || thread_count() < 2 || !GainCache<int32_t>::fits(h, k))
         return refine_fm(h, parts, k, bounds, objective, max_rounds, max_fruitless,
                          min_improvement, seed, 0.0, fixed);
     if (GainCache<int32_t>::holds(h))

@@ -143,10 +143,14 @@ int64_t refine_fm(const HgView &h, int32_t *parts, int32_t k, const int64_t *bou
                   double max_work = 0.0, const uint8_t *fixed = nullptr);
 // Parallel localized FM (fm_parallel.cpp): the same stopping rules per round, local searches
 // from boundary seeds on the OpenMP threads, the exact gains of their global move sequence and
-// a rollback to its best balanced prefix. Depends on the thread interleaving when threads > 1.
+// a rollback to its best balanced prefix; depends on the threads' interleaving. Levels of fewer
+// than min_vertices vertices, runs on one thread, and levels whose gain cache would not fit
+// (n * k > 2^28) get refine_fm instead (without a work bound).
+constexpr int64_t kParallelFmMinVertices = 16384;
 int64_t refine_fm_parallel(const HgView &h, int32_t *parts, int32_t k, const int64_t *bounds,
                            int objective, int64_t max_rounds, int64_t max_fruitless,
-                           double min_improvement, int64_t seed, const uint8_t *fixed = nullptr);
+                           double min_improvement, int64_t seed, const uint8_t *fixed = nullptr,
+                           int64_t min_vertices = kParallelFmMinVertices);
 void rebalance_hypergraph(const HgView &h, int32_t *parts, int32_t k, const int64_t *bounds,
                           int objective);
 
