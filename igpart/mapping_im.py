@@ -346,7 +346,7 @@ def _integrated_mapping(h, a, d, epsilon, backend, seed, config):
     timer.add("refine", t0)
     for i in range(len(levels) - 2, -1, -1):
         t0 = time.perf_counter()
-        level, cmap, _, lbe = levels[i]
+        level, cmap, _, lbe = levels[i][:4]
         fine = h if i == 0 else hypergraph_from_arrays(lbe, level)
         pe = np.asarray(pe)[lbe.to_host(cmap)]
         timer.add("project", t0)

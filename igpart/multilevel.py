@@ -272,6 +272,21 @@ class Config:
       ``default_graph_refinement``: ``"lp+fm"`` on the C++ backend, ``"gkway"`` on the GPU).
       Every mode rebalances first. The label propagation stages and the FM run on the C++
       backend; another backend runs them on host copies of the level.
+      ``deterministic`` (default None: the backend's choice): True runs the sequential FM (one
+      priority queue over the boundary, gains kept by a gain cache; the result depends on the
+      seed, never on the threads); False the parallel localized FM (local searches from
+      boundary seeds on the OpenMP threads, the exact gains of their global move sequence, a
+      rollback to its best balanced prefix; the result depends on the threads' interleaving)
+      on levels of at least ``CpuBackend.parallel_fm_min_vertices`` (16,384) vertices when the
+      run has two threads or more; None: the C++ backend runs the parallel FM from
+      ``CpuBackend.parallel_fm_min_threads`` threads on (0, the default: never, so the default
+      stays deterministic). Measured on the 2-core dev VM (2026-11-26, load 10-19, 2 threads,
+      ``benchmarks/fm_bench.py``, ibm01-05 and 30,000 vertices of random two-pin nets at k = 2,
+      8, 64): the parallel FM gave cuts within -0.4% .. +1.1% of the sequential FM's and took
+      0.9-3x its FM time: two threads do not pay for the local searches' extra work; whether
+      16 do is for the 16-core run (BENCHMARKS.md, "FM modes") to say before
+      ``parallel_fm_min_threads`` is set. Backends without the parallel FM (``parallel_fm``)
+      ignore it; the GPU backend's host FM follows the C++ backend's None rule.
       ``vcycles``: at most this many V-cycles after the first pass (re-coarsening inside the
       blocks with a new clustering seed each time, refining on the way up; a cycle is kept only
       when it improves, and the first one that does not ends them). -1 (default): the
@@ -359,6 +374,7 @@ class Config:
     fm_max_fruitless_moves: int = 250
     fm_min_improvement: float = 0.001
     fm_max_work: float = 32.0
+    deterministic: bool | None = None
     graph_refine_rounds: int = 32
     graph_refinement: str = "auto"
     graph_lp_refine_iterations: int = 5
@@ -439,6 +455,9 @@ class Config:
             v = getattr(self, name)
             if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or v < -1:
                 raise InputError(f"config.{name} must be {what}, got {v!r}")
+        if self.deterministic is not None and not isinstance(self.deterministic, (bool, np.bool_)):
+            raise InputError(f"config.deterministic must be true, false or null (the backend's "
+                             f"choice), got {self.deterministic!r}")
         for name in ("communities", "weight_penalty", "fm"):
             v = getattr(self, name)
             if not isinstance(v, (bool, np.bool_)):
@@ -941,6 +960,9 @@ def _fm_polisher(be: Backend, k: int, bounds, objective: str, cfg: Config, seed:
     ``Config.initial_fm_top`` initial candidates get after rebalancing and sequence
     refinement). ``polish(level, parts, locked=None)``."""
 
+    # the FM mode reaches backends that offer the parallel FM (the others run their own)
+    mode = {"deterministic": cfg.deterministic} if getattr(be, "parallel_fm", False) else {}
+
     def polish(ha: HypergraphArrays, parts, locked=None):
         t0 = time.perf_counter()
         lk = {} if locked is None else {"locked": locked}
@@ -948,6 +970,7 @@ def _fm_polisher(be: Backend, k: int, bounds, objective: str, cfg: Config, seed:
             ha, parts, k, bounds, objective, max_rounds=cfg.fm_rounds,
             max_fruitless_moves=cfg.fm_max_fruitless_moves,
             min_improvement=cfg.fm_min_improvement, seed=seed, max_work=cfg.fm_max_work, **lk,
+            **mode,
         )
         timer.add("fm", t0)
         return parts

@@ -387,6 +387,10 @@ class Backend:
         once the gain evaluations after its first pass have read ``max_work * (pins + n)`` pins
         (``Config.fm_max_work``); 0: no bound. Returns ``(parts, gain)`` as
         ``refine_hypergraph``.
+
+        The C++ backend also takes ``locked`` (per-vertex mask, 1 = never moved) and
+        ``deterministic`` (False: its parallel localized FM, ``Config.deterministic``); a
+        backend that offers the parallel FM sets ``parallel_fm = True``.
         """
         raise NotImplementedError
 

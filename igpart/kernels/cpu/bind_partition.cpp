@@ -13,6 +13,7 @@
 #endif
 
 #include "bindings.h"
+#include "gain_cache.h"
 #include "numpy_util.h"
 #include "graph_lp.h"
 #include "partition.h"
@@ -311,18 +312,22 @@ void igp::bind_partition(py::module_ &m) {
            Arr<int32_t> vind, Arr<int64_t> vwgt, Arr<int32_t> parts, int32_t k,
            Arr<int64_t> bounds, int objective, int64_t max_rounds, int64_t max_fruitless,
            double min_improvement, int64_t seed, double max_work,
-           std::optional<Arr<uint8_t>> locked) {
+           std::optional<Arr<uint8_t>> locked, bool deterministic, int64_t parallel_min_vertices) {
             const HgView h = hg_view(eptr, eind, ewgt, vptr, vind, vwgt, "fm_refine_hypergraph");
             const uint8_t *lk = locked_mask(locked, h.n, "fm_refine_hypergraph");
             std::vector<int32_t> p = parts_copy(parts, h.n, k, "fm_refine_hypergraph");
             check_bounds(bounds, k, "fm_refine_hypergraph");
             check_objective(objective, "fm_refine_hypergraph");
+            const int64_t fruitless = std::max<int64_t>(1, max_fruitless);
             int64_t gain;
             {
                 py::gil_scoped_release release;
-                gain = refine_fm(h, p.data(), k, bounds.data(), objective, max_rounds,
-                                 std::max<int64_t>(1, max_fruitless), min_improvement, seed,
-                                 max_work, lk);
+                gain = deterministic
+                           ? refine_fm(h, p.data(), k, bounds.data(), objective, max_rounds,
+                                       fruitless, min_improvement, seed, max_work, lk)
+                           : refine_fm_parallel(h, p.data(), k, bounds.data(), objective,
+                                                max_rounds, fruitless, min_improvement, seed,
+                                                lk, parallel_min_vertices);
             }
             return py::make_tuple(to_numpy(std::move(p)), gain);
         },
@@ -330,9 +335,39 @@ void igp::bind_partition(py::module_ &m) {
         py::arg("vwgt"), py::arg("parts"), py::arg("k"), py::arg("max_block_weights"),
         py::arg("objective"), py::arg("max_rounds"), py::arg("max_fruitless_moves"),
         py::arg("min_improvement"), py::arg("seed"), py::arg("max_work") = 0.0,
-        py::arg("locked") = py::none(),
-        "Boundary k-way FM: (parts, gain); max_work > 0 bounds the work of a k-way round; "
-        "locked (uint8 per vertex, optional): vertices that never move.");
+        py::arg("locked") = py::none(), py::arg("deterministic") = true,
+        py::arg("parallel_min_vertices") = kParallelFmMinVertices,
+        "Boundary k-way FM: (parts, gain); max_work > 0 bounds the work of a k-way round "
+        "(deterministic only); locked (uint8, n): vertices with a nonzero entry never move; "
+        "deterministic=False: the parallel localized FM on levels of at least "
+        "parallel_min_vertices vertices when there are two threads or more.");
+
+    m.def(
+        "fm_gain_cache_after_moves",
+        [](Arr<int64_t> eptr, Arr<int32_t> eind, Arr<int64_t> ewgt, Arr<int64_t> vptr,
+           Arr<int32_t> vind, Arr<int64_t> vwgt, Arr<int32_t> parts, int32_t k, int objective,
+           Arr<int32_t> move_vertices, Arr<int32_t> move_targets) {
+            const std::string what = "fm_gain_cache_after_moves";
+            const HgView h = hg_view(eptr, eind, ewgt, vptr, vind, vwgt, what);
+            std::vector<int32_t> p = parts_copy(parts, h.n, k, what);
+            check_objective(objective, what);
+            const int64_t moves = move_vertices.shape(0);
+            check_len(move_targets, moves, "move_targets", what);
+            for (int64_t i = 0; i < moves; ++i)
+                if (move_vertices.data()[i] < 0 || move_vertices.data()[i] >= h.n ||
+                    move_targets.data()[i] < 0 || move_targets.data()[i] >= k)
+                    fail(what, "move " + std::to_string(i) + " out of range");
+            std::vector<int64_t> gains;
+            std::vector<uint8_t> offered;
+            gain_cache_after_moves(h, p.data(), k, objective, move_vertices.data(),
+                                   move_targets.data(), moves, gains, offered);
+            py::array_t<int64_t> g = to_numpy(std::move(gains));
+            py::array_t<uint8_t> o = to_numpy(std::move(offered));
+            return py::make_tuple(to_numpy(std::move(p)), g.reshape({h.n, int64_t(k)}),
+                                  o.reshape({h.n, int64_t(k)}));
+        },
+        "Test hook of the FM's gain cache: (parts after the moves, cached gain of every (vertex, "
+        "block), whether the block is offered).");
 
     m.def(
         "jet_refine_hypergraph",

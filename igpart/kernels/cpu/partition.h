@@ -138,9 +138,21 @@ int64_t refine_sequence(const HgView &h, int32_t *parts, int32_t k, const int64_
                         const uint8_t *locked = nullptr);
 // refine_fm: max_work > 0 stops a round of the k-way FM (k > 2, or weights the bisection's gain
 // tracking does not take) once its gain evaluations have read max_work * (pins + n) pins.
+// fixed (n entries, or nullptr): vertices with a nonzero entry never move. Sequential moves from
+// one priority queue (the gains kept by a gain cache): the result does not depend on the threads.
 int64_t refine_fm(const HgView &h, int32_t *parts, int32_t k, const int64_t *bounds, int objective,
                   int64_t max_rounds, int64_t max_fruitless, double min_improvement, int64_t seed,
-                  double max_work = 0.0, const uint8_t *locked = nullptr);
+                  double max_work = 0.0, const uint8_t *fixed = nullptr);
+// Parallel localized FM (fm_parallel.cpp): the same stopping rules per round, local searches
+// from boundary seeds on the OpenMP threads, the exact gains of their global move sequence and
+// a rollback to its best balanced prefix; depends on the threads' interleaving. Levels of fewer
+// than min_vertices vertices, runs on one thread, and levels whose gain cache would not fit
+// (n * k > 2^28) get refine_fm instead (without a work bound).
+constexpr int64_t kParallelFmMinVertices = 16384;
+int64_t refine_fm_parallel(const HgView &h, int32_t *parts, int32_t k, const int64_t *bounds,
+                           int objective, int64_t max_rounds, int64_t max_fruitless,
+                           double min_improvement, int64_t seed, const uint8_t *fixed = nullptr,
+                           int64_t min_vertices = kParallelFmMinVertices);
 void rebalance_hypergraph(const HgView &h, int32_t *parts, int32_t k, const int64_t *bounds,
                           int objective, const uint8_t *locked = nullptr);
 

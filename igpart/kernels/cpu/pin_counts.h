@@ -69,6 +69,14 @@ class PinCounts {
     std::vector<int32_t> lam_, blk_, cnt_;
 };
 
+// Whether u has a pin on a net of two or more blocks: for any other vertex no block is a move
+// target (the FM's full passes skip it at the cost of reading the lambdas).
+inline bool on_boundary(const HgView &h, const PinCounts &phi, int32_t u) {
+    for (int64_t j = h.vptr[u]; j < h.vptr[u + 1]; ++j)
+        if (phi.lambda(h.vind[j]) > 1) return true;
+    return false;
+}
+
 // Objective (cut or km1) of the partition the counts describe.
 inline int64_t objective_of(const HgView &h, const PinCounts &phi, int objective) {
     int64_t total = 0;
