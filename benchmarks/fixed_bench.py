@@ -2,12 +2,13 @@
 with the same vertices fixed (when installed).
 
 For every input and k, ``--fraction`` of the vertices (seeded, ``--fix-seeds``) are fixed:
-``random`` pads (random vertices to random blocks, the issue's I/O pads) or ``placed`` ones
-(random vertices fixed to the block the free igpart partition gave them: fixed vertices that
-agree with a good partition, which should cost nothing). Each row: the objective and seconds of
-the free igpart run, of igpart with the fixed vertices, of Mt-KaHyPar DEFAULT with and without
-them (same seed, same threads), and the ratio fixed / free for both; every fixed partition is
-checked (fixed vertices in place, balanced) by code independent of the partitioner.
+``random`` pads (random vertices to random blocks, like I/O pads assigned without regard to
+the netlist) or ``placed`` ones (random vertices fixed to the block the free igpart partition
+gave them: fixed vertices that agree with a good partition, which should cost nothing). Each
+row: the objective and seconds of the free igpart run, of igpart with the fixed vertices, of
+Mt-KaHyPar DEFAULT with and without them (same seed, same threads), and the ratio fixed / free
+for both; every fixed partition is checked (fixed vertices in place, balanced) by code
+independent of the partitioner.
 
     python benchmarks/fixed_bench.py --inputs ibm01 --ks 8 --fraction 0.05 --fix-seeds 1,2,3
     python benchmarks/fixed_bench.py --inputs ibm01,ibm05 --ks 2,8,32 --backend gpu --json
