@@ -183,12 +183,50 @@ def cluster(hg: HypergraphArrays, mcw: int, max_net_size: int, communities, max_
         if j == 0:
             break
     if nc > target:
+        nc -= _pair_choices(best, rep, cw, csize, mcw, nc - target, seed)
+    if nc > target:
         nc -= _pair_unrated(hg, rep, cw, csize, mcw, max_net_size, communities, nc - target, seed)
     root = rep == cp.arange(n, dtype=cp.int32)
     dense = cumsum(root, dtype=cp.int32) - 1
     cmap = dense[rep]
     STATS.add(4)
     return cmap, int(dense[-1]) + 1
+
+
+def _pair_choices(best, rep, cw, csize, mcw: int, limit: int, seed: int) -> int:
+    """Pairs lone vertices with the lone vertex of their last choice when the rounds stop above
+    their target: the rounds join two lone vertices only on mutual choices, and where many
+    vertices rate alike (one net joining them all) choices are rarely mutual, so the rounds
+    stall (the C++ backend joins in visiting order and does not). Each chosen vertex takes one
+    proposer (the first in a seeded order); a vertex both chosen and proposing keeps the pair
+    it was chosen in. Pairs share a rated net, stay in one community (the choice respected
+    both) and within ``mcw``; at most ``limit`` pairs. Updates ``rep`` / ``cw`` / ``csize``;
+    returns the number of pairs."""
+    n = rep.shape[0]
+    ids = cp.arange(n, dtype=cp.int32)
+    alone = (rep == ids) & (csize == 1)
+    target = cp.maximum(best, 0)
+    prop = cp.flatnonzero(alone & (best >= 0) & alone[target] & (best != ids)).astype(cp.int64)
+    if prop.size == 0:
+        return 0
+    to = best[prop].astype(cp.int64)
+    mix = (prop * 2654435761 + (int(seed) % 65521) * 40503 + 977) & 0xFFFFFFFF
+    order = cp.argsort((to << 32) | mix)
+    prop, to = prop[order], to[order]
+    first = cp.ones(to.size, dtype=cp.bool_)
+    first[1:] = to[1:] != to[:-1]
+    u, v = prop[first], to[first]  # v takes proposer u
+    chosen = cp.zeros(n, dtype=cp.bool_)
+    chosen[v] = True
+    keep = ~chosen[u] & (cw[u] + cw[v] <= mcw)
+    u, v = u[keep][:limit], v[keep][:limit]
+    if u.size == 0:
+        return 0
+    rep[u] = v.astype(cp.int32)
+    cw[v] += cw[u]
+    csize[v] += 1
+    STATS.add(25)
+    return int(u.size)
 
 
 def _pair_unrated(hg: HypergraphArrays, rep, cw, csize, mcw: int, max_net_size: int,
