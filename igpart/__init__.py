@@ -22,8 +22,9 @@ from .metrics import (
     max_block_weight,
     soed,
 )
-from .multilevel import Config, partition
+from .multilevel import Config, improve, partition
 from .partition import Partition
+from .presets import PRESETS
 
 __all__ = [
     "__version__",
@@ -42,11 +43,13 @@ __all__ = [
     "InputError",
     "Partition",
     "PartitionError",
+    "PRESETS",
     "block_weights",
     "communication_cost",
     "cut",
     "edge_cut",
     "imbalance",
+    "improve",
     "partition",
     "is_balanced",
     "km1",

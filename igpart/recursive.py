@@ -69,13 +69,16 @@ def sub_hypergraph(h: Hypergraph, vertices: np.ndarray, objective: str) -> Hyper
     )
 
 
-def adapted_epsilon(epsilon: float, total: int, k: int, sub_total: int, k_sub: int) -> float:
+def adapted_epsilon(epsilon: float, total: int, k: int, sub_total: int, k_sub: int,
+                    capacity: int | None = None) -> float:
     """KaHyPar's imbalance for one bisection of a sub-hypergraph of weight ``sub_total`` that is
-    to become ``k_sub`` of the ``k`` blocks of a hypergraph of weight ``total``."""
+    to become ``k_sub`` of the ``k`` blocks of a hypergraph of weight ``total``. ``capacity``:
+    the sum of those blocks' maximum weights (default ``k_sub`` times the epsilon bound, i.e.
+    ``(1 + epsilon) * ceil(total / k) * k_sub``)."""
     if k_sub < 2 or sub_total <= 0:
         return float(epsilon)
     perfect = -(-int(total) // int(k))
-    base = (1.0 + epsilon) * perfect * k_sub / sub_total
+    base = ((1.0 + epsilon) * perfect * k_sub if capacity is None else capacity) / sub_total
     return max(0.0, base ** (1.0 / math.ceil(math.log2(k_sub))) - 1.0)
 
 
@@ -150,6 +153,7 @@ def recursive_bisection(
     config=None,
     threads: int = 1,
     concurrent: bool = False,
+    block_bounds: np.ndarray | None = None,
 ) -> np.ndarray:
     """Block ids (int32) of ``h`` in ``k`` blocks by recursive multilevel bisection (see the
     module docstring). ``runs``: METIS seeds per bisection. ``config``: the
@@ -161,7 +165,9 @@ def recursive_bisection(
     recursion (first block, number of blocks), so the result does not depend on ``threads``.
     ``concurrent``: other work runs beside this call (the other initial candidates), so with
     worker processes every bisection, the first one too and on one thread too, runs in a worker
-    (``BISECT_IN_WORKERS``).
+    (``BISECT_IN_WORKERS``). ``block_bounds``: one maximum weight per block instead of the
+    epsilon bound; each bisection then aims at the sums of its sides' bounds, with the adapted
+    imbalance of those capacities (:func:`adapted_epsilon`).
     Raises PartitionError for k < 1 or k > n, InputError for other bad arguments."""
     from .errors import InputError
     from .initial import c_stdout_to_stderr
@@ -196,19 +202,27 @@ def recursive_bisection(
     total = int(h.total_weight)
     perfect = -(-total // int(k))
     final = math.floor((1.0 + epsilon) * perfect + 1e-9)
+    targets = None if block_bounds is None else np.asarray(block_bounds, dtype=np.int64)
 
     def split(task, inner: int) -> list:
         """The two sub-problems of one bisection."""
         sub, ids, first, ks = task
         k0 = (ks + 1) // 2
         k1 = ks - k0
-        eps = adapted_epsilon(epsilon, total, k, int(sub.total_weight), ks)
-        bounds = np.array(
-            [math.floor((1.0 + eps) * sub.total_weight * kk / ks + 1e-9) for kk in (k0, k1)],
-            dtype=np.int64,
-        )
-        # never more than the sides' share of the final k-way bound
-        bounds = np.minimum(bounds, np.array([final * k0, final * k1], dtype=np.int64))
+        if targets is None:
+            caps = np.array([final * k0, final * k1], dtype=np.int64)
+            eps = adapted_epsilon(epsilon, total, k, int(sub.total_weight), ks)
+            shares, whole = (k0, k1), ks
+        else:  # the sides' capacities: the sums of their blocks' bounds
+            caps = np.array([targets[first:first + k0].sum(),
+                             targets[first + k0:first + ks].sum()], dtype=np.int64)
+            eps = adapted_epsilon(0.0, total, k, int(sub.total_weight), ks,
+                                  capacity=int(caps.sum()))
+            shares, whole = caps.tolist(), max(1, int(caps.sum()))
+        bounds = np.array([math.floor((1.0 + eps) * sub.total_weight * share / whole + 1e-9)
+                           for share in shares], dtype=np.int64)
+        # never more than the sides' share of the final k-way bounds
+        bounds = np.minimum(bounds, caps)
         bcfg = cfg if inner == 1 else dataclasses.replace(cfg, threads=inner)
         # on a worker thread (threads > 1) the C++ calls get this bisection's share of them
         with omp_threads(inner) if threads > 1 else contextlib.nullcontext():

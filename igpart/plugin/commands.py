@@ -9,11 +9,12 @@ Design and partition
   ``read_verilog path [lib=] [top=] [parser=]``  reads a Verilog netlist (igpart.netlist)
   ``read path [format=]``                         reads an hMETIS / METIS file
   ``partition [k=2] [epsilon=0.03] [objective=cut] [seed=0] [backend=auto] [weights=unit]
-  [config={}]``
+  [config={}] [preset=default]``
       partitions the design read last and opens the session; returns the metrics. ``config``:
       multilevel :class:`~igpart.multilevel.Config` fields (a dict, or its JSON text) used by
-      the initial partition and the quality guard's re-partitions; a bad one raises the
-      InputError of ``Config.from_dict`` and the current session stays
+      the initial partition and the quality guard's re-partitions, over the values of
+      ``preset`` (``speed``, ``default``, ``quality``); a bad one raises the InputError of
+      ``Config.from_dict`` and the current session stays
   ``refine``                                      applies the queued changes, refines
   ``block_of name``                               block of a cell / port (or vertex id)
   ``blocks``                                      every block at once: {name: block} for a
@@ -192,11 +193,12 @@ class Commands:
 
     def cmd_partition(self, k: int = 2, epsilon: float = 0.03, objective: str = "cut",
                       seed: int = 0, backend: str = "auto", weights: str = "unit",
-                      config: dict | str | None = None) -> dict:  # fmt: skip
+                      config: dict | str | None = None,
+                      preset: str | None = None) -> dict:  # fmt: skip
         if self.design is None:
             raise InputError("partition: no design read yet (read_verilog or read first)")
         eps = _to_float("partition", "epsilon", epsilon)
-        cfg = Config.of(_config_dict(config))
+        cfg = Config.of(_config_dict(config), preset)
         kw = {} if isinstance(self.design, (Hypergraph, Graph)) else {"weights": weights}
         self.session = Session(self.design, k=k, epsilon=eps, objective=objective, seed=seed,
                                backend=backend, config=cfg, **kw)  # fmt: skip
