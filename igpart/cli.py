@@ -370,7 +370,7 @@ def cmd_evaluate(args) -> int:
         _progress(args).phase(f"reading {args.partfile}")
         parts = read_partition(args.partfile, n=h.n, k=args.k)
     _progress(args).phase("evaluating")
-    d = evaluate(h, parts, args.k, args.epsilon)
+    d = evaluate(h, parts, args.k, args.epsilon, _block_weights(args))
     d["block_weights"] = [int(x) for x in d["block_weights"]]
     _progress(args).close()
     if args.json:
@@ -616,9 +616,7 @@ def _add_partition_options(p: argparse.ArgumentParser, k_required: bool = True) 
     p.add_argument("--preset", choices=tuple(PRESETS), default=None,
                    help="speed (about half the time), default, quality (more time, lower cut); "
                    "--config fields override it")  # fmt: skip
-    p.add_argument("--block-weights", metavar="FILE|W1,W2,...",
-                   help="maximum weight of each block (k integers, a file of one per line or a "
-                   "comma list) instead of --epsilon")  # fmt: skip
+    _add_block_weights_option(p)
     p.add_argument(
         "--config",
         help="multilevel Config fields (igpart.Config, documented there): a JSON file or an "
@@ -626,6 +624,12 @@ def _add_partition_options(p: argparse.ArgumentParser, k_required: bool = True) 
     )
     _add_threads_option(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def _add_block_weights_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--block-weights", metavar="FILE|W1,W2,...",
+                   help="maximum weight of each block (k integers, a file of one per line or a "
+                   "comma list) instead of --epsilon")  # fmt: skip
 
 
 def _threads(text: str) -> int:
@@ -717,6 +721,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", choices=("hgr", "graph", "verilog"), help="override the suffix")
     p.add_argument("-k", type=int, required=True)
     p.add_argument("-e", "--epsilon", type=float, default=0.03)
+    _add_block_weights_option(p)
     _add_netlist_options(p)
     _add_threads_option(p)
     p.add_argument("--json", action="store_true")

@@ -216,6 +216,12 @@ def test_cli_preset_block_weights_and_initial(circuit, tmp_path):
         d = json.loads(r.stdout)
         assert d["max_block_weights"] == [int(b) for b in bounds] and d["balanced"]
         assert (igpart.block_weights(circuit, igpart.read_partition(out), 4) <= bounds).all()
+    # evaluate measures balance against the same bounds: one block's bound too small fails it
+    tight = bounds.copy()
+    tight[0] = igpart.block_weights(circuit, igpart.read_partition(out), 4)[0] - 1
+    tight[3] += circuit.total_weight
+    r = run("evaluate", hgr, out, "-k", 4, "--block-weights", ",".join(map(str, tight)), "--json")
+    assert r.returncode == 3 and json.loads(r.stdout)["balanced"] is False
 
 
 def test_cli_bad_inputs_name_file_and_line(circuit, tmp_path):
