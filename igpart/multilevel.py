@@ -63,9 +63,11 @@ class Config:
       default / quality): the fields a call does not give take the preset's values
       (:data:`igpart.presets.PRESETS`, one dict per preset); fields given explicitly win, also
       in ``Config.from_dict`` and ``partition(..., preset=, config={...})``. ``speed``: no
-      V-cycles, fewer initial candidates and shorter FM and Louvain passes (at least 2x faster
-      than ``default``); ``quality``: the best of ``repetitions`` runs, each with more V-cycles,
-      more initial candidates with FM on several of them and longer FM passes. Values and
+      V-cycles, coarsening on to ``20 * k`` vertices, one recursive bisection with fewer METIS
+      seeds, shorter Louvain, refinement and FM (2.2x faster than ``default`` on the ``small``
+      suite); ``quality``: the best of two runs (``repetitions``), each with four V-cycles,
+      Jet before FM on every level (``"jet+fm"``), more initial candidates with FM on four of
+      them and longer FM passes (about 5x the time of ``default``). Values and
       measurements: BENCHMARKS.md, "Presets".
     ``repetitions`` (default 1): independent runs of the whole pipeline with seeds ``seed``,
       ``seed + REPETITION_SEED_STRIDE``, ...; the best balanced one is kept (the first run is

@@ -17,18 +17,26 @@ from .errors import InputError
 
 #: The presets, each a read-only mapping of Config fields to their values under it.
 PRESETS: MappingProxyType[str, MappingProxyType[str, Any]] = MappingProxyType({
-    # about half the time of the default: no V-cycles, fewer initial candidates, shorter FM
+    # less than half the time of the default: no V-cycles, coarsening on to 20·k vertices (a
+    # smaller coarsest level for the initial partitioning) in fewer, larger steps, one
+    # recursive bisection with fewer METIS seeds, shorter Louvain, refinement and FM
     "speed": MappingProxyType({
         "vcycles": 0,
-        "fm_rounds": 2,
+        "contraction_limit": 20,
+        "max_shrink": 3.0,
+        "community_levels": 2,
+        "community_passes": 4,
         "initial_rb_runs": 1,
         "initial_rb_seeds": 8,
         "initial_runs": 4,
+        "refine_rounds": 8,
+        "fm_rounds": 2,
     }),
     "default": MappingProxyType({}),
-    # more time for a lower cut: more V-cycles, more initial candidates with FM on several of
-    # them, Jet before FM on every level, longer FM passes
+    # more time for a lower cut: the best of two runs, each with more V-cycles, more initial
+    # candidates with FM on several of them, Jet before FM on every level, longer FM passes
     "quality": MappingProxyType({
+        "repetitions": 2,
         "vcycles": 4,
         "refinement": "jet+fm",
         "initial_rb_runs": 8,
