@@ -18,7 +18,8 @@ Sets (``--suite``, a comma list):
   shrink to about 2^S vertices (side ``round(2^(S/2))``, ``round(2^(S/3))``), for quick runs
   (``--graph-scale 16``).
 
-Tools (``--tools``): ``igpart`` (every ``--backend`` of a comma list), ``mtkahypar`` (DEFAULT
+Tools (``--tools``): ``igpart`` (every ``--backend`` of a comma list; ``--variants`` of Config
+fields and ``--presets speed,default,quality`` run side by side), ``mtkahypar`` (DEFAULT
 preset; graph mode on ``.graph`` inputs), ``mtkahypar-quality`` (QUALITY) and ``kaminpar``
 (KaMinPar's default context; graph inputs only), all with the same epsilon, objective, seeds
 (``--seeds N``: 0..N-1) and thread count; ``--threads 1,2,4,8,16`` runs every tool at every
@@ -881,6 +882,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                     "(comma list)")
     ap.add_argument("--variants", help='igpart variants as JSON, name -> Config overrides, e.g. '
                     '\'{"base": {}, "jet": {"refinement": "jet"}}\' (default: one, unnamed)')
+    ap.add_argument("--presets", help="igpart presets as variants named after them, e.g. "
+                    "speed,default,quality (Config preset; beside any --variants)")
     ap.add_argument("--threads", default="2", help="thread counts (comma list)")
     ap.add_argument("--seeds", type=int, default=1, help="seeds 0..N-1 for every tool")
     ap.add_argument("-e", "--epsilon", type=float, default=0.03)
@@ -931,6 +934,15 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                              f"'{args.compare}'")
         args.compare = cmp
     args.variants = _variants(args.variants)
+    if args.presets:
+        from igpart.presets import PRESETS
+
+        named = {name: {"preset": name} for name in _names(args.presets, tuple(PRESETS),
+                                                            "preset")}
+        clash = sorted(set(named) & set(args.variants))
+        if clash:
+            raise SuiteError(f"--presets: variant '{clash[0]}' is also in --variants")
+        args.variants = {**({} if args.variants == {"": {}} else args.variants), **named}
     if args.seeds < 1:
         raise SuiteError(f"--seeds must be >= 1, got {args.seeds}")
     if args.limit is not None and args.limit < 1:

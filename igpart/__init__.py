@@ -33,6 +33,7 @@ from .metrics import (
 )
 from .multilevel import Config, improve, partition
 from .partition import Partition
+from .presets import PRESETS
 
 __all__ = [
     "__version__",
@@ -51,6 +52,7 @@ __all__ = [
     "InputError",
     "Partition",
     "PartitionError",
+    "PRESETS",
     "block_weights",
     "communication_cost",
     "cut",

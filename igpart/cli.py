@@ -20,8 +20,9 @@ from .hypergraph import Graph, Hypergraph
 from .io import atomic_write, detect_format, read, read_fixed, read_partition, write_partition
 from .kernels import BACKENDS
 from .metrics import OBJECTIVES, evaluate
-from .multilevel import ALGORITHMS, partition
+from .multilevel import ALGORITHMS, improve, partition
 from .partition import Partition
+from .presets import PRESETS
 
 log = logging.getLogger("igpart")
 
@@ -208,8 +209,9 @@ def _report_partition(args, h, p, out: str | None) -> None:
         "cut": p.cut,
         "km1": p.km1,
         "soed": p.soed,
-        "imbalance": f"{p.imbalance:.4f} (bound {p.epsilon}, "
-        + ("balanced" if p.balanced else "NOT balanced")
+        "imbalance": f"{p.imbalance:.4f} ("
+        + (f"bound {p.epsilon}" if p.max_block_weights is None else "per-block bounds")
+        + ", " + ("balanced" if p.balanced else "NOT balanced")
         + ")",
         "block weights": " ".join(str(int(w)) for w in p.block_weights[:16])
         + (" ..." if p.k > 16 else ""),
@@ -248,24 +250,51 @@ def _config(args) -> dict | None:
     return cfg
 
 
+def block_weights_arg(text: str, k: int) -> np.ndarray:
+    """A ``--block-weights`` value: a file of one weight per line, or ``w1,w2,...``; ``k``
+    non-negative integers (InputError naming the file and line or the entry otherwise)."""
+    from .io import read_block_weights
+
+    if os.path.exists(text) or "," not in text and not text.strip().lstrip("+").isdigit():
+        return read_block_weights(text, k)
+    fields = [f.strip() for f in text.split(",")]
+    bad = next((f for f in fields if not re.fullmatch(r"\+?\d{1,18}", f)), None)
+    if bad is not None:
+        raise InputError(f"--block-weights: '{bad[:40]}' is not a non-negative integer")
+    if len(fields) != k:
+        raise InputError(f"--block-weights: {len(fields)} weights, expected k = {k}")
+    return np.array([int(f) for f in fields], dtype=np.int64)
+
+
+def _block_weights(args) -> np.ndarray | None:
+    text = getattr(args, "block_weights", None)
+    return None if text is None else block_weights_arg(text, args.k)
+
+
 def _partition(h, args, fixed=None) -> Partition:
     """``igpart.partition`` with the options every partitioning subcommand shares (``fixed``:
-    the vertices' fixed blocks, -1: free)."""
+    the vertices' fixed blocks, -1: free; ``igpart.improve`` of the ``--initial`` partition
+    when given)."""
     _progress(args).phase(
         f"partitioning {getattr(args, 'file', None) or 'the circuit'} (k = {args.k})"
     )
-    return partition(
-        h,
-        args.k,
-        epsilon=args.epsilon,
-        objective=args.objective,
-        backend=_backend_with_budget(h, args),
-        seed=args.seed,
-        algorithm=args.algorithm,
-        config=_config(args),
-        fixed=fixed,
-        cluster=getattr(args, "cluster", None),
-    )
+    options = dict(epsilon=args.epsilon, objective=args.objective,
+                   backend=_backend_with_budget(h, args), seed=args.seed, config=_config(args),
+                   preset=getattr(args, "preset", None), max_block_weights=_block_weights(args),
+                   fixed=fixed)  # fmt: skip
+    initial = getattr(args, "initial", None)
+    cluster = getattr(args, "cluster", None)
+    if initial is not None:
+        if args.algorithm != ALGORITHMS[0]:
+            raise InputError(f"--initial improves a partition with the multilevel algorithm, "
+                             f"not --algorithm {args.algorithm}")
+        if cluster is not None:
+            raise InputError("--initial improves a partition here, not on a --cluster")
+        _progress(args).phase(f"reading {initial}")
+        parts = read_partition(initial, n=h.n, k=args.k)
+        _progress(args).phase(f"improving {initial} (k = {args.k})")
+        return improve(h, parts, args.k, **options)
+    return partition(h, args.k, algorithm=args.algorithm, cluster=cluster, **options)
 
 
 def _backend_with_budget(h, args):
@@ -291,6 +320,9 @@ def cmd_partition(args) -> int:
         if getattr(args, "fixed", None):
             raise InputError("--fixed takes .hgr / .graph inputs (one line per vertex); fix "
                              "cells of a netlist through a session (igpart.plugin.Session)")
+        if getattr(args, "initial", None) is not None:
+            raise InputError("--initial takes hypergraph and graph files (a partition of a "
+                             "netlist: partition its .hgr, see 'igpart info')")
         return _partition_verilog(args)
     _progress(args).phase(f"reading {args.file}")
     h = _load(args.file, args.format)
@@ -369,7 +401,7 @@ def cmd_evaluate(args) -> int:
         _progress(args).phase(f"reading {args.partfile}")
         parts = read_partition(args.partfile, n=h.n, k=args.k)
     _progress(args).phase("evaluating")
-    d = evaluate(h, parts, args.k, args.epsilon)
+    d = evaluate(h, parts, args.k, args.epsilon, _block_weights(args))
     d["block_weights"] = [int(x) for x in d["block_weights"]]
     _progress(args).close()
     if args.json:
@@ -626,6 +658,10 @@ def _add_partition_options(p: argparse.ArgumentParser, k_required: bool = True) 
     _add_memory_budget_option(p)
     p.add_argument("--algorithm", choices=ALGORITHMS, default=ALGORITHMS[0])
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--preset", choices=tuple(PRESETS), default=None,
+                   help="speed (about half the time), default, quality (more time, lower cut); "
+                   "--config fields override it")  # fmt: skip
+    _add_block_weights_option(p)
     p.add_argument(
         "--config",
         help="multilevel Config fields (igpart.Config, documented there): a JSON file or an "
@@ -657,6 +693,12 @@ def _add_memory_budget_option(p: argparse.ArgumentParser, sessions: bool = False
 
 def _add_cluster_option(p: argparse.ArgumentParser, what: str) -> None:
     p.add_argument("--cluster", metavar="local[:N]|ADDRESS", help=what)
+
+
+def _add_block_weights_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--block-weights", metavar="FILE|W1,W2,...",
+                   help="maximum weight of each block (k integers, a file of one per line or a "
+                   "comma list) instead of --epsilon")  # fmt: skip
 
 
 def _threads(text: str) -> int:
@@ -718,6 +760,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="fixed vertices (KaHyPar's fix file): one line per vertex, its block or -1 when "
         "free; fixed vertices end in their block (.hgr / .graph inputs)",
     )
+    p.add_argument("--initial", metavar="PARTFILE",
+                   help="improve this partition (one block per line) with V-cycles instead of "
+                   "starting over; the result is never worse than a balanced input")
     _add_netlist_options(p)
     _add_partition_options(p)
     p.set_defaults(func=cmd_partition)
@@ -753,6 +798,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", choices=("hgr", "graph", "verilog"), help="override the suffix")
     p.add_argument("-k", type=int, required=True)
     p.add_argument("-e", "--epsilon", type=float, default=0.03)
+    _add_block_weights_option(p)
     _add_netlist_options(p)
     _add_threads_option(p)
     p.add_argument("--json", action="store_true")

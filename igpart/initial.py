@@ -105,6 +105,13 @@ def check_k(n: int, k: int) -> None:
         raise PartitionError(f"k = {k} exceeds the number of vertices ({n})")
 
 
+def target_fractions(bounds) -> list[float]:
+    """METIS's target weight fractions (``tpwgts``) in the proportions of the per-block
+    ``bounds`` (METIS rejects zero targets: a bound of 0 counts as 1)."""
+    positive = np.maximum(np.asarray(bounds, dtype=np.int64), 1)
+    return list(positive / positive.sum())
+
+
 def metis_partition(
     h: Hypergraph | Graph,
     k: int,
@@ -422,12 +429,11 @@ def initial_partition(
                         threads=rb_threads,
                         concurrent=count > 1 and int(threads) > 1,
                         **({} if fixed is None else {"fixed": fixed}),
+                        block_bounds=block_bounds,
                     ),
                 )
             )
-    # METIS rejects zero target weights
-    positive = np.maximum(bounds, 1)
-    tpwgts = None if block_bounds is None else list(positive / positive.sum())
+    tpwgts = None if block_bounds is None else target_fractions(bounds)
     use_ghg = use_metis and k == 2 and isinstance(h, Hypergraph) and bisector != "metis"
     if use_metis and not (use_ghg and bisector == "ghg"):
         # one clique expansion for every seed

@@ -549,6 +549,23 @@ def read_fixed(path, n: int | None = None, k: int | None = None) -> np.ndarray:
     return fixed.astype(np.int32)
 
 
+def read_block_weights(path, k: int | None = None) -> np.ndarray:
+    """Reads per-block maximum weights (``max_block_weights``): one non-negative integer per
+    line, block 0 first; with ``k``, exactly ``k`` of them. Errors name the file and line."""
+    L = _Lines(path)
+    nonblank = np.flatnonzero(L.counts > 0)
+    wrong = np.flatnonzero(L.counts[nonblank] != 1)
+    if wrong.size:
+        raise L.error("a block weight line must hold exactly one weight", int(nonblank[wrong[0]]))
+    weights = L.values[L.ptr[nonblank]].astype(np.int64)
+    neg = np.flatnonzero(weights < 0)
+    if neg.size:
+        raise L.error(f"negative block weight {int(weights[neg[0]])}", int(nonblank[neg[0]]))
+    if k is not None and weights.size != k:
+        raise InputError(f"holds {weights.size} block weights, expected k = {k}", file=L.file)
+    return weights
+
+
 def write_partition(parts, path) -> None:
     """Writes one block id per line."""
     p = np.asarray(parts, dtype=np.int64)

@@ -101,6 +101,31 @@ def max_block_weight(total: int, k: int, epsilon: float) -> int:
     return int(math.floor((1.0 + epsilon) * perfect_block_weight(total, k) + 1e-9))
 
 
+def check_block_weights(weights, k: int, total: int) -> np.ndarray:
+    """Per-block maximum weights (``max_block_weights``, as Mt-KaHyPar's individual target
+    block weights) as int64: ``k`` non-negative integers whose sum is at least ``total``, the
+    total vertex weight; InputError naming the problem otherwise."""
+    arr = np.asarray(weights)
+    if arr.ndim != 1 or arr.shape[0] != k:
+        raise InputError(f"max_block_weights has {arr.size} entries, expected one per block "
+                         f"(k = {k})")
+    if arr.size and arr.dtype.kind == "f":
+        whole = np.isfinite(arr) & (arr == np.floor(arr))
+        if not whole.all():
+            bad = int(np.flatnonzero(~whole)[0])
+            raise InputError(f"max_block_weights[{bad}] = {arr[bad]!r} is not an integer")
+    elif arr.size and arr.dtype.kind not in "iu":
+        raise InputError(f"max_block_weights must be integers, got dtype {arr.dtype}")
+    arr = arr.astype(np.int64)
+    if arr.size and int(arr.min()) < 0:
+        bad = int(np.flatnonzero(arr < 0)[0])
+        raise InputError(f"max_block_weights[{bad}] = {int(arr[bad])} is negative")
+    if int(arr.sum()) < int(total):
+        raise InputError(f"max_block_weights sum to {int(arr.sum())}, less than the total "
+                         f"vertex weight {int(total)}: no partition fits")
+    return arr
+
+
 def imbalance(h: Hypergraph | Graph, parts, k: int | None = None) -> float:
     """max_b w(V_b) / ceil(w(V) / k) - 1."""
     p = check_parts(parts, h.n, k)
@@ -117,10 +142,24 @@ def is_balanced(h: Hypergraph | Graph, parts, k: int, epsilon: float) -> bool:
     return bool(block_weights(h, parts, k).max(initial=0) <= bound)
 
 
-def evaluate(h: Hypergraph | Graph, parts, k: int, epsilon: float = 0.03) -> dict:
-    """Every metric at once, recomputed from scratch."""
+def evaluate(h: Hypergraph | Graph, parts, k: int, epsilon: float = 0.03,
+             max_block_weights=None) -> dict:
+    """Every metric at once, recomputed from scratch. With ``max_block_weights`` (one bound per
+    block, :func:`check_block_weights`) balance is measured against them instead of epsilon:
+    ``balanced`` when every block weighs at most its bound, ``imbalance = max_b w(V_b) /
+    bound_b - 1`` (0 or less when balanced), ``max_block_weight`` the largest bound."""
     p = check_parts(parts, h.n, k)
     bw = block_weights(h, p, k)
+    if max_block_weights is not None:
+        bounds = check_block_weights(max_block_weights, k, h.total_weight)
+        ratio = bw / np.maximum(bounds, 1)  # a bound of 0: any weight shows as overload
+        balance = {
+            "max_block_weight": int(bounds.max(initial=0)),
+            "imbalance": float(ratio.max(initial=0.0)) - 1.0,
+            "balanced": bool((bw <= bounds).all()),
+        }
+    else:
+        balance = {}
     bound = max_block_weight(h.total_weight, k, epsilon)
     perfect = perfect_block_weight(h.total_weight, k)
     if isinstance(h, Graph):
@@ -140,4 +179,5 @@ def evaluate(h: Hypergraph | Graph, parts, k: int, epsilon: float = 0.03) -> dic
         "max_block_weight": bound,
         "imbalance": (float(bw.max()) / perfect - 1.0) if perfect else 0.0,
         "balanced": bool(bw.max(initial=0) <= bound),
+        **balance,
     }

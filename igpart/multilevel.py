@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import logging
 import math
 import os
@@ -30,11 +31,19 @@ import numpy as np
 from .errors import InputError, PartitionError
 from .fixed import align_to_fixed, check_fixed, coarse_fixed, fixed_labels, locked_mask
 from .hypergraph import Graph, Hypergraph
-from .initial import INITIAL_BISECTORS, INITIAL_METHODS, check_k, initial_partition, metis_partition
+from .initial import (
+    INITIAL_BISECTORS,
+    INITIAL_METHODS,
+    check_k,
+    initial_partition,
+    metis_partition,
+    target_fractions,
+)
 from .kernels import get_backend
 from .kernels.backend import Backend, GraphArrays, HypergraphArrays
-from .metrics import OBJECTIVES, max_block_weight
+from .metrics import OBJECTIVES, check_block_weights, max_block_weight
 from .partition import Partition
+from .presets import PRESETS, preset_values
 
 log = logging.getLogger("igpart")
 
@@ -59,6 +68,19 @@ GRAPH_REFINEMENTS = ("auto", "gkway", "lp", "lp+fm")
 class Config:
     """Every tunable of the multilevel partitioners, with the defaults igpart ships.
 
+    ``preset`` (``"speed"``, ``"default"``, ``"quality"``; as Mt-KaHyPar's deterministic /
+      default / quality): the fields a call does not give take the preset's values
+      (:data:`igpart.presets.PRESETS`, one dict per preset); fields given explicitly win, also
+      in ``Config.from_dict`` and ``partition(..., preset=, config={...})``. ``speed``: no
+      V-cycles, coarsening on to ``20 * k`` vertices, one recursive bisection with fewer METIS
+      seeds, shorter Louvain, refinement and FM (2.2x faster than ``default`` on the ``small``
+      suite); ``quality``: the best of two runs (``repetitions``), each with four V-cycles,
+      Jet before FM on every level (``"jet+fm"``), more initial candidates with FM on four of
+      them and longer FM passes (about 5x the time of ``default``). Values and
+      measurements: BENCHMARKS.md, "Presets".
+    ``repetitions`` (default 1): independent runs of the whole pipeline with seeds ``seed``,
+      ``seed + REPETITION_SEED_STRIDE``, ...; the best balanced one is kept (the first run is
+      the one ``repetitions = 1`` gives, so more never give a worse result).
     Coarsening of hypergraphs:
       ``coarsening``: ``"heavy_edge"`` (default: cluster-aware heavy-edge clustering,
       ``Backend.cluster_hypergraph``, at most ``max_shrink`` times fewer vertices per level
@@ -384,6 +406,8 @@ class Config:
     vcycles: int = -1
     vcycle_min_vertices: int = -1
     host_levels_below: int = 0
+    repetitions: int = 1
+    preset: str = "default"
 
     def validate(self) -> Config:
         """Raises InputError, naming the field and the value, on values the algorithms cannot
@@ -427,6 +451,7 @@ class Config:
             "initial_rb_seeds",
             "jet_patience",
             "jet_afterburner_max_net_size",
+            "repetitions",
         )
         for name in positive_ints:
             integer(name, 1)
@@ -500,6 +525,7 @@ class Config:
             ("graph_refinement", GRAPH_REFINEMENTS),
             ("initial", INITIAL_METHODS),
             ("initial_bisector", INITIAL_BISECTORS),
+            ("preset", tuple(PRESETS)),
         ):
             v = getattr(self, name)
             if not isinstance(v, str) or v not in allowed:
@@ -507,16 +533,33 @@ class Config:
         return self
 
     @classmethod
-    def of(cls, config: Config | dict[str, Any] | None) -> Config:
+    def of(cls, config: Config | dict[str, Any] | None, preset: str | None = None) -> Config:
         """A validated copy of ``config``: a Config, a dict of overrides (unknown keys raise
-        InputError) or None (the defaults)."""
+        InputError) or None (the defaults). ``preset`` (None: the config's own): the preset
+        the fields that ``config`` does not set come from; a Config made under another preset
+        keeps the fields in which it differs from that preset's values."""
+        if preset is not None:
+            preset_values(preset)
         if config is None:
-            return cls()
+            return cls(preset=preset or "default").validate()
         if isinstance(config, Config):
-            return dataclasses.replace(config).validate()
+            if preset is None or preset == config.preset:
+                return dataclasses.replace(config).validate()
+            return config.with_preset(preset).validate()
         if isinstance(config, dict):
-            return cls.from_dict(config)
+            if preset is not None and config.get("preset", preset) != preset:
+                raise InputError(f"preset '{preset}' and config preset "
+                                 f"{config['preset']!r} differ")
+            return cls.from_dict(config if preset is None else {"preset": preset, **config})
         raise InputError(f"config must be a Config or a dict, got {type(config).__name__}")
+
+    def with_preset(self, preset: str) -> Config:
+        """This config under ``preset``: the fields in which it differs from its own preset's
+        values are kept, the others take ``preset``'s."""
+        base = Config(preset=self.preset)
+        changed = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)
+                   if f.name != "preset" and getattr(self, f.name) != getattr(base, f.name)}
+        return Config(preset=preset, **changed)
 
     @classmethod
     def from_dict(cls, d: dict[str, Any] | None) -> Config:
@@ -527,6 +570,23 @@ class Config:
         if unknown:
             raise InputError(f"unknown config option(s): {', '.join(unknown)}")
         return cls(**d).validate()
+
+
+_config_init = Config.__init__
+
+
+@functools.wraps(_config_init)
+def _init_config(self: Config, *args, **kwargs) -> None:
+    """The dataclass ``__init__``, then the preset's values for the fields the call did not
+    give (``dataclasses.replace`` gives all of them, so copies keep their values)."""
+    _config_init(self, *args, **kwargs)
+    given = {f.name for f in dataclasses.fields(Config)[: len(args)]} | set(kwargs)
+    for name, value in preset_values(self.preset).items():
+        if name not in given:
+            setattr(self, name, value)
+
+
+Config.__init__ = _init_config  # type: ignore[method-assign]
 
 
 @dataclass
@@ -577,11 +637,17 @@ def partition(
     algorithm: str = "multilevel",
     fixed=None,
     cluster: Any = None,
+    preset: str | None = None,
+    max_block_weights=None,
 ) -> Partition:
     """Partitions ``h`` into ``k`` blocks of weight at most ``(1+epsilon)*ceil(total/k)``.
 
     ``objective``: ``"cut"`` or ``"km1"`` (graphs: edge cut either way). ``backend``: ``"auto"``,
     ``"cpu"``, ``"gpu"`` or a Backend object. ``config``: a :class:`Config` or a dict of overrides.
+    ``preset``: ``"speed"``, ``"default"`` or ``"quality"`` (:mod:`igpart.presets`), the values
+    of the Config fields that ``config`` does not set. ``max_block_weights``: one maximum
+    weight per block (k non-negative integers summing to at least the total vertex weight)
+    instead of the epsilon bound; the result's balance is measured against them.
     ``algorithm``: ``"multilevel"`` (igpart) or ``"metis"`` (pymetis on the clique expansion,
     the peer). ``fixed`` (optional, one int per vertex: its block, or -1 when free; KaHyPar's
     fix file, :func:`igpart.io.read_fixed`): fixed vertices end in their block (see
@@ -602,31 +668,40 @@ def partition(
     fixed = _check_fixed(h, fixed, k, epsilon)
     if fixed is not None and algorithm == "metis":
         raise InputError("algorithm 'metis' cannot fix vertices; use 'multilevel'")
-    cfg = Config.of(config)
+    cfg = Config.of(config, preset)
+    targets = None if max_block_weights is None else check_block_weights(
+        max_block_weights, k, h.total_weight)
+    if fixed is not None and targets is not None:
+        raise InputError("fixed vertices and per-block maximum weights cannot be combined (the "
+                         "fixed blocks are checked against the epsilon bound)")
     if cluster is not None:
         if algorithm != "multilevel":
             raise InputError(f"algorithm '{algorithm}' does not run on a cluster (multilevel does)")
-        if fixed is not None:
-            raise InputError("a partition on a cluster takes no fixed vertices (run it here)")
+        if fixed is not None or targets is not None:
+            raise InputError("a partition on a cluster takes no fixed vertices and no per-block "
+                             "weights (run it here)")
         from .distributed.partition import partition_on_cluster
 
         return partition_on_cluster(h, k, epsilon, objective, backend, seed, cfg, cluster)
     t_start = time.perf_counter()
     if algorithm == "metis":
-        parts = metis_partition(h, k, epsilon, seed)
+        parts = metis_partition(h, k, epsilon, seed,
+                                tpwgts=None if targets is None else target_fractions(targets))
         seconds = time.perf_counter() - t_start
         return Partition.from_parts(
             h, parts, k, epsilon, objective, seconds=seconds, timings={"metis": seconds},
-            backend="cpu", algorithm="metis", seed=seed, config={},
+            backend="cpu", algorithm="metis", seed=seed, config={}, max_block_weights=targets,
         )
     be = get_backend(backend)
     _check_memory(be, h, k)
     timer = _Timer()
-    parts = run_multilevel(h, k, epsilon, objective, be, seed, cfg, timer, fixed=fixed)
+    parts = run_multilevel(h, k, epsilon, objective, be, seed, cfg, timer, block_bounds=targets,
+                           fixed=fixed)
     seconds = time.perf_counter() - t_start
     return Partition.from_parts(
         h, parts, k, epsilon, objective, seconds=seconds, timings=timer.timings,
         backend=be.name, algorithm="multilevel", seed=seed, config=dataclasses.asdict(cfg),
+        max_block_weights=targets,
     )
 
 
@@ -635,9 +710,10 @@ def run_multilevel(h: Hypergraph | Graph, k: int, epsilon: float, objective: str
                    block_bounds: np.ndarray | None = None,
                    fixed: np.ndarray | None = None) -> np.ndarray:
     """Block ids (int32, host) of the multilevel pipeline on ``h``, with ``cfg``'s automatic
-    values resolved for this input (METIS worker processes, threads). ``block_bounds``: per-block
-    weight bounds instead of the balance rule (hypergraphs only); ``fixed``: checked fixed
-    blocks (-1: free; a Graph then runs as the hypergraph of its edges)."""
+    values resolved for this input (METIS worker processes, threads), the best of
+    ``cfg.repetitions`` runs. ``block_bounds``: per-block weight bounds instead of the balance
+    rule; ``fixed``: checked fixed blocks (-1: free; a Graph then runs as the hypergraph of its
+    edges)."""
     processes = metis_processes(cfg, h.n, k)
     if processes:
         from .metis_pool import get_pool
@@ -651,14 +727,42 @@ def run_multilevel(h: Hypergraph | Graph, k: int, epsilon: float, objective: str
     with _stage_threads(cfg):
         if k == 1 or h.n == 0:
             return np.zeros(h.n, dtype=np.int32)
-        if isinstance(h, Hypergraph) or fixed is not None:
-            hyper = h if isinstance(h, Hypergraph) else h.to_hypergraph()
-            return _multilevel_hypergraph(hyper, k, epsilon, objective if hyper is h else "cut",
-                                          be, seed, run_cfg, timer, block_bounds=block_bounds,
-                                          fixed=fixed)
-        if block_bounds is not None:
-            raise InputError("per-block weight bounds are for hypergraphs only")
-        return _multilevel_graph(h, k, epsilon, be, seed, run_cfg, timer)
+
+        def run(s: int) -> np.ndarray:
+            if isinstance(h, Hypergraph) or fixed is not None:
+                hyper = h if isinstance(h, Hypergraph) else h.to_hypergraph()
+                return _multilevel_hypergraph(hyper, k, epsilon,
+                                              objective if hyper is h else "cut", be, s, run_cfg,
+                                              timer, block_bounds=block_bounds, fixed=fixed)
+            return _multilevel_graph(h, k, epsilon, be, s, run_cfg, timer,
+                                     block_bounds=block_bounds)
+
+        return _best_run(h, k, epsilon, objective, block_bounds, run, seed, cfg.repetitions)
+
+
+#: ``Config.repetitions``: the i-th run's seed is ``seed + i * REPETITION_SEED_STRIDE`` (the
+#: V-cycles and bisections of a run derive seeds of their own from it).
+REPETITION_SEED_STRIDE = 1_000_003
+
+
+def _best_run(h, k: int, epsilon: float, objective: str, targets, run: Callable[[int], Any],
+              seed: int, repetitions: int) -> np.ndarray:
+    """The best of ``repetitions`` runs ``run(seed_i)`` (``Config.repetitions``): the least
+    overloaded, then the lowest objective, then the first."""
+    from .metrics import evaluate
+
+    best, best_score = None, None
+    for i in range(int(repetitions)):
+        parts = run(seed + i * REPETITION_SEED_STRIDE)
+        if repetitions == 1:
+            return parts
+        m = evaluate(h, parts, k, epsilon, targets)
+        bounds = (np.full(k, m["max_block_weight"], dtype=np.int64) if targets is None
+                  else targets)
+        score = (int(np.maximum(m["block_weights"] - bounds, 0).sum()), m[objective])
+        if best_score is None or score < best_score:
+            best, best_score = parts, score
+    return best
 
 
 # ---------------------------------------------------------------------------------- helpers
@@ -896,6 +1000,9 @@ def vcycles(be: Backend, cfg: Config, k: int, n: int) -> int:
     return 2 if default is None else int(default(k, n))
 
 
+_resolve_vcycles = vcycles  # for functions whose parameter is named ``vcycles``
+
+
 def _backend_default(be: Backend, name: str, k: int, n: int, fallback):
     """The backend's ``default_<name>`` (``fallback`` where it has none), or its
     ``default_<name>_k2`` at k = 2 on inputs of at least its ``LARGE_MIN_N`` vertices where it
@@ -1053,7 +1160,7 @@ def _multilevel_hypergraph(h: Hypergraph, k: int, epsilon: float, objective: str
         bounds = _bounds(be, h.total_weight, k, epsilon)
     else:
         block_bounds = np.asarray(block_bounds, dtype=np.int64)
-        bound = int(block_bounds.min())
+        bound = int(block_bounds[block_bounds > 0].min(initial=h.total_weight))
         bounds = be.asarray(block_bounds, "int64")
 
     def bounds_on(b: Backend):
@@ -1233,14 +1340,22 @@ def graph_refinement(be: Backend, cfg: Config) -> str:
 
 
 def _multilevel_graph(g: Graph, k: int, epsilon: float, be: Backend, seed: int, cfg: Config,
-                      timer: _Timer) -> np.ndarray:
+                      timer: _Timer, block_bounds: np.ndarray | None = None) -> np.ndarray:
+    """igpart's multilevel pipeline on a graph; ``block_bounds``: as for hypergraphs."""
     if be.name != "cpu" and g.n < cfg.host_levels_below:
         be = get_backend("cpu")  # every level would be a host level (Config.host_levels_below)
     t0 = time.perf_counter()
     top = be.graph_arrays(g)
     timer.add("upload", t0)
     bound = max_block_weight(g.total_weight, k, epsilon)
-    bounds = _bounds(be, g.total_weight, k, epsilon)
+    if block_bounds is not None:
+        bound = int(block_bounds[block_bounds > 0].min(initial=g.total_weight))
+
+    def bounds_on(b: Backend):
+        return (_bounds(b, g.total_weight, k, epsilon) if block_bounds is None
+                else b.asarray(block_bounds, "int64"))
+
+    bounds = bounds_on(be)
     mcw = _max_cluster_weight(g.total_weight, k, cfg.graph_contraction_limit,
                               cfg.graph_cluster_weight_factor, bound)
 
@@ -1289,7 +1404,7 @@ def _multilevel_graph(g: Graph, k: int, epsilon: float, be: Backend, seed: int, 
         hbe = get_backend("cpu")
         host = _HostLevels(
             cfg.host_levels_below, hbe, lambda s: coarsener(hbe, s), hbe.contract_graph,
-            refiner(hbe, _bounds(hbe, g.total_weight, k, epsilon)),
+            refiner(hbe, bounds_on(hbe)),
             lambda src, level: hbe.graph_arrays(graph_from_arrays(src, level)),
         )
     hierarchy = _coarsen(top, lambda a: a.n, coarsener(be, seed), be.contract_graph,
@@ -1302,10 +1417,11 @@ def _multilevel_graph(g: Graph, k: int, epsilon: float, be: Backend, seed: int, 
     # as for hypergraphs: the C++ backend refines the initial candidates
     ibe = cbe if cbe.name == "cpu" else get_backend("cpu")
     ilevel = coarsest if ibe is cbe else ibe.graph_arrays(coarse_host)
-    irefine = refine if ibe is be else refiner(ibe, _bounds(ibe, g.total_weight, k, epsilon))
+    irefine = refine if ibe is be else refiner(ibe, bounds_on(ibe))
     parts_host = initial_partition(
         coarse_host, k, epsilon, "cut", seed=seed, method=cfg.initial,
         runs=_initial_runs(cfg, k), max_net_size=cfg.initial_max_net_size,
+        block_bounds=block_bounds,
         refine=lambda p: ibe.to_host(irefine(ilevel, ibe.asarray(p, "int32"))),
         evaluate=lambda p: ibe.graph_edge_cut(ilevel, ibe.asarray(p, "int32")),
         threads=_threads(cfg), metis_processes=cfg.initial_metis_processes,
@@ -1325,54 +1441,92 @@ def improve(
     backend: str | Backend = "auto",
     seed: int = 0,
     config: Config | dict | None = None,
-    vcycles: int = 1,
+    vcycles: int | None = None,
     fixed=None,
+    preset: str | None = None,
+    max_block_weights=None,
 ) -> Partition:
     """Full multilevel re-partitioning warm-started from ``parts`` (what the incremental engine's
-    quality guard runs): rebalance and refine on the input level, then ``vcycles`` V-cycles that
+    quality guard runs): rebalance and refine on the input level, then ``vcycles`` V-cycles
+    (None: the config's ``Config.vcycles``, resolved on the backend) that
     coarsen inside the current blocks (so the partition carries to every level), refine on the
-    way up and are kept only when they do not worsen the objective. A graph is handled as the
-    hypergraph of its edges (2-pin nets), whose cut is the edge cut. ``fixed`` (as in
-    :func:`partition`): fixed vertices are first put into their blocks (where ``parts`` has
-    them elsewhere), then locked through rebalancing, refinement and V-cycles."""
+    way up and are kept only when they do not worsen the objective. The result is never worse
+    than a balanced input: when the refinement does not find a better partition, ``parts``
+    comes back. A graph is handled as the hypergraph of its edges (2-pin nets), whose cut is
+    the edge cut. ``fixed`` (as in :func:`partition`): fixed vertices are first put into their
+    blocks (where ``parts`` has them elsewhere), then locked through rebalancing, refinement
+    and V-cycles. ``preset``, ``max_block_weights``: as for :func:`partition` (not together
+    with ``fixed``)."""
     from .metrics import check_parts
 
     _validate(h, k, epsilon, objective, seed)
     k, epsilon = int(k), float(epsilon)
-    cfg = Config.of(config)
+    cfg = Config.of(config, preset)
+    if vcycles is not None and (isinstance(vcycles, bool) or vcycles < 0
+                                or not isinstance(vcycles, (int, np.integer))):
+        raise InputError(f"vcycles must be a non-negative integer, got {vcycles!r}")
+    targets = None if max_block_weights is None else check_block_weights(
+        max_block_weights, k, h.total_weight)
     hyper = h.to_hypergraph() if isinstance(h, Graph) else h
     p = check_parts(parts, hyper.n, k)
     fixed = _check_fixed(h, fixed, k, epsilon)
+    if fixed is not None and targets is not None:
+        raise InputError("fixed vertices and per-block maximum weights cannot be combined (the "
+                         "fixed blocks are checked against the epsilon bound)")
     if fixed is not None:
         p = np.where(fixed >= 0, fixed, p).astype(np.int32)
     t_start = time.perf_counter()
     be = get_backend(backend)
     _check_memory(be, hyper, k)
+    if vcycles is None:
+        vcycles = _resolve_vcycles(be, cfg, k, hyper.n)
     timer = _Timer()
     with _stage_threads(cfg):
-        p = _improve(hyper, p, k, epsilon, objective, be, seed, cfg, timer, vcycles, fixed)
+        p = _improve(hyper, p, k, epsilon, objective, be, seed, cfg, timer, vcycles, targets,
+                     fixed)
     seconds = time.perf_counter() - t_start
     return Partition.from_parts(
         h, p, k, epsilon, objective, seconds=seconds, timings=timer.timings, backend=be.name,
         algorithm="multilevel-warm", seed=seed, config=dataclasses.asdict(cfg),
+        max_block_weights=targets,
     )
 
 
-def _improve(hyper, p, k, epsilon, objective, be, seed, cfg, timer, vcycles, fixed=None):
-    """The refinement and V-cycles of :func:`improve` (block ids on the host; ``fixed``: host
-    int32 or None, the fixed vertices already in their blocks in ``p``)."""
+def _improve(hyper, p, k, epsilon, objective, be, seed, cfg, timer, vcycles, targets=None,
+             fixed=None):
+    """The refinement and V-cycles of :func:`improve` (block ids on the host); ``targets``:
+    per-block bounds (None: the epsilon bound); ``fixed``: host int32 or None, the fixed
+    vertices already in their blocks in ``p``. A balanced input comes back unless the result
+    is balanced and at least as good."""
     if k > 1 and hyper.n:
         top = be.hypergraph_arrays(hyper)
         top_fixed = None if fixed is None else be.asarray(fixed, "int32")
         lock = {} if fixed is None else {"locked": locked_mask(be.xp, top_fixed)}
-        bound = max_block_weight(hyper.total_weight, k, epsilon)
-        bounds = _bounds(be, hyper.total_weight, k, epsilon)
+        if targets is None:
+            bound = max_block_weight(hyper.total_weight, k, epsilon)
+            bounds = _bounds(be, hyper.total_weight, k, epsilon)
+            host_bounds = np.full(k, bound, dtype=np.int64)
+        else:
+            bound = int(targets[targets > 0].min(initial=hyper.total_weight))
+            bounds, host_bounds = be.asarray(targets, "int64"), targets
         mcw = _max_cluster_weight(hyper.total_weight, k, cfg.contraction_limit,
                                   cfg.cluster_weight_factor, bound)
         refine = _refiner_hypergraph(be, k, bounds, objective, cfg, seed, timer,
                                      finest_n=top.n)
-        cur = refine(top, be.asarray(p, "int32"), **lock)
+        start = be.asarray(p, "int32")
+        cur = refine(top, start, **lock)
         cur = _vcycles(be, top, cur, k, objective, lambda s: _hypergraph_coarsener(
             be, k, mcw, cfg, s), refine, cfg, timer, vcycles, seed, fixed=top_fixed)
+        if _fits(hyper, p, k, host_bounds):
+            new = be.to_host(cur).astype(np.int32, copy=False)
+            worse = (not _fits(hyper, new, k, host_bounds)
+                     or be.hypergraph_objective(top, cur, k, objective)
+                     > be.hypergraph_objective(top, start, k, objective))
+            return p if worse else new
         p = be.to_host(cur).astype(np.int32, copy=False)
     return p
+
+
+def _fits(h: Hypergraph, parts: np.ndarray, k: int, bounds: np.ndarray) -> bool:
+    """Whether every block of ``parts`` weighs at most its bound."""
+    return bool((np.bincount(parts, weights=h.vwgt, minlength=k) <= bounds).all())

@@ -36,16 +36,22 @@ class Partition:
     algorithm: str = "multilevel"
     seed: int = 0
     config: dict[str, Any] = field(default_factory=dict)
+    max_block_weights: np.ndarray | None = None
 
     @classmethod
     def from_parts(
-        cls, h: Hypergraph | Graph, parts, k: int, epsilon: float, objective: str = "cut", **info
+        cls, h: Hypergraph | Graph, parts, k: int, epsilon: float, objective: str = "cut",
+        max_block_weights=None, **info
     ) -> Partition:
-        """Builds the result, computing every metric from scratch."""
+        """Builds the result, computing every metric from scratch (balance against
+        ``max_block_weights``, one bound per block, when given; else against epsilon)."""
         parts = np.ascontiguousarray(parts, dtype=np.int32)
-        metrics = evaluate(h, parts, k, epsilon)
+        metrics = evaluate(h, parts, k, epsilon, max_block_weights)
+        if max_block_weights is not None:
+            max_block_weights = np.asarray(max_block_weights, dtype=np.int64)
         return cls(
-            parts=parts, k=int(k), epsilon=float(epsilon), objective=objective, **metrics, **info
+            parts=parts, k=int(k), epsilon=float(epsilon), objective=objective, **metrics,
+            max_block_weights=max_block_weights, **info,
         )
 
     @property
@@ -73,6 +79,8 @@ class Partition:
             "seed": self.seed,
             "config": self.config,
         }
+        if self.max_block_weights is not None:
+            d["max_block_weights"] = [int(x) for x in self.max_block_weights]
         if with_parts:
             d["parts"] = self.parts.tolist()
         return d

@@ -69,13 +69,16 @@ def sub_hypergraph(h: Hypergraph, vertices: np.ndarray, objective: str) -> Hyper
     )
 
 
-def adapted_epsilon(epsilon: float, total: int, k: int, sub_total: int, k_sub: int) -> float:
+def adapted_epsilon(epsilon: float, total: int, k: int, sub_total: int, k_sub: int,
+                    capacity: int | None = None) -> float:
     """KaHyPar's imbalance for one bisection of a sub-hypergraph of weight ``sub_total`` that is
-    to become ``k_sub`` of the ``k`` blocks of a hypergraph of weight ``total``."""
+    to become ``k_sub`` of the ``k`` blocks of a hypergraph of weight ``total``. ``capacity``:
+    the sum of those blocks' maximum weights (default ``k_sub`` times the epsilon bound, i.e.
+    ``(1 + epsilon) * ceil(total / k) * k_sub``)."""
     if k_sub < 2 or sub_total <= 0:
         return float(epsilon)
     perfect = -(-int(total) // int(k))
-    base = (1.0 + epsilon) * perfect * k_sub / sub_total
+    base = ((1.0 + epsilon) * perfect * k_sub if capacity is None else capacity) / sub_total
     return max(0.0, base ** (1.0 / math.ceil(math.log2(k_sub))) - 1.0)
 
 
@@ -157,6 +160,7 @@ def recursive_bisection(
     threads: int = 1,
     concurrent: bool = False,
     fixed: np.ndarray | None = None,
+    block_bounds: np.ndarray | None = None,
 ) -> np.ndarray:
     """Block ids (int32) of ``h`` in ``k`` blocks by recursive multilevel bisection (see the
     module docstring). ``runs``: METIS seeds per bisection. ``config``: the
@@ -171,6 +175,9 @@ def recursive_bisection(
     (``BISECT_IN_WORKERS``). ``fixed`` (int32 per vertex, -1: free): every bisection fixes
     each fixed vertex to the side of its block, so fixed vertices end in their blocks (balance
     is aimed at as above).
+    (``BISECT_IN_WORKERS``). ``block_bounds``: one maximum weight per block instead of the
+    epsilon bound; each bisection then aims at the sums of its sides' bounds, with the adapted
+    imbalance of those capacities (:func:`adapted_epsilon`).
     Raises PartitionError for k < 1 or k > n, InputError for other bad arguments."""
     from .errors import InputError
     from .initial import c_stdout_to_stderr
@@ -208,19 +215,27 @@ def recursive_bisection(
     total = int(h.total_weight)
     perfect = -(-total // int(k))
     final = math.floor((1.0 + epsilon) * perfect + 1e-9)
+    targets = None if block_bounds is None else np.asarray(block_bounds, dtype=np.int64)
 
     def split(task, inner: int) -> list:
         """The two sub-problems of one bisection."""
         sub, ids, first, ks = task
         k0 = (ks + 1) // 2
         k1 = ks - k0
-        eps = adapted_epsilon(epsilon, total, k, int(sub.total_weight), ks)
-        bounds = np.array(
-            [math.floor((1.0 + eps) * sub.total_weight * kk / ks + 1e-9) for kk in (k0, k1)],
-            dtype=np.int64,
-        )
-        # never more than the sides' share of the final k-way bound
-        bounds = np.minimum(bounds, np.array([final * k0, final * k1], dtype=np.int64))
+        if targets is None:
+            caps = np.array([final * k0, final * k1], dtype=np.int64)
+            eps = adapted_epsilon(epsilon, total, k, int(sub.total_weight), ks)
+            shares, whole = (k0, k1), ks
+        else:  # the sides' capacities: the sums of their blocks' bounds
+            caps = np.array([targets[first:first + k0].sum(),
+                             targets[first + k0:first + ks].sum()], dtype=np.int64)
+            eps = adapted_epsilon(0.0, total, k, int(sub.total_weight), ks,
+                                  capacity=int(caps.sum()))
+            shares, whole = caps.tolist(), max(1, int(caps.sum()))
+        bounds = np.array([math.floor((1.0 + eps) * sub.total_weight * share / whole + 1e-9)
+                           for share in shares], dtype=np.int64)
+        # never more than the sides' share of the final k-way bounds
+        bounds = np.minimum(bounds, caps)
         bcfg = cfg if inner == 1 else dataclasses.replace(cfg, threads=inner)
         sides = None
         if fixed is not None:

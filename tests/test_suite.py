@@ -270,6 +270,8 @@ def test_graph_set_end_to_end(ispd98, tmp_path):
     (["--cases", "nothing-like-this"], "matches no input"),
     (["--threads", "1,2", "--compare", "1,4"], "--compare: expected two of the --threads"),
     (["--variants", '{"x": {"no_such_option": 1}}'], "--variants: x: unknown config option"),
+    (["--presets", "speed,fast"], "unknown preset 'fast'"),
+    (["--presets", "speed", "--variants", '{"speed": {}}'], "--presets: variant 'speed' is also"),
 ])
 def test_suite_bad_arguments(ispd98, tmp_path, args, message):
     r = subprocess.run([sys.executable, str(SUITE), "--data", str(ispd98.parent),

@@ -9,11 +9,12 @@ Design and partition
   ``read_verilog path [lib=] [top=] [parser=]``  reads a Verilog netlist (igpart.netlist)
   ``read path [format=]``                         reads an hMETIS / METIS file
   ``partition [k=2] [epsilon=0.03] [objective=cut] [seed=0] [backend=auto] [weights=unit]
-  [config={}]``
+  [config={}] [preset=default]``
       partitions the design read last and opens the session; returns the metrics. ``config``:
       multilevel :class:`~igpart.multilevel.Config` fields (a dict, or its JSON text) used by
-      the initial partition and the quality guard's re-partitions; a bad one raises the
-      InputError of ``Config.from_dict`` and the current session stays
+      the initial partition and the quality guard's re-partitions, over the values of
+      ``preset`` (``speed``, ``default``, ``quality``); a bad one raises the InputError of
+      ``Config.from_dict`` and the current session stays
   ``refine``                                      applies the queued changes, refines
   ``fix name block``                              fixes a cell / port (or vertex id) to a block
                                                   (-1: frees it) at once, refines around it;
@@ -207,11 +208,12 @@ class Commands:
     def cmd_partition(self, k: int = 2, epsilon: float = 0.03, objective: str = "cut",
                       seed: int = 0, backend: str = "auto", weights: str = "unit",
                       config: dict | str | None = None,
-                      fixed: str | None = None) -> dict:  # fmt: skip
+                      fixed: str | None = None, preset: str | None = None
+                      ) -> dict:  # fmt: skip
         if self.design is None:
             raise InputError("partition: no design read yet (read_verilog or read first)")
         eps = _to_float("partition", "epsilon", epsilon)
-        cfg = Config.of(_config_dict(config))
+        cfg = Config.of(_config_dict(config), preset)
         kw = {} if isinstance(self.design, (Hypergraph, Graph)) else {"weights": weights}
         if fixed is not None:
             if not isinstance(self.design, (Hypergraph, Graph)):

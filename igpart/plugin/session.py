@@ -110,7 +110,8 @@ class Session:
     ``"unit"`` or ``"area"``, clock nets and nets above ``max_net_size`` pins left out as in
     :meth:`Circuit.to_hypergraph`), a Hypergraph or a Graph. ``parts`` starts from a given
     partition instead of partitioning with :func:`igpart.partition` (``backend``, ``seed``,
-    ``config``). ``options``: :class:`~igpart.incremental.IncrementalConfig` or a dict.
+    ``config``, ``preset``: as for :func:`igpart.partition`; also the quality guard's
+    re-partitions). ``options``: :class:`~igpart.incremental.IncrementalConfig` or a dict.
     ``engine``: where the dynamic structure and incremental refinement run, ``"cpu"`` (C++) or
     ``"gpu"`` (CUDA; BackendUnavailable without a device).
     ``fixed``: cells (I/O pads, macros, placed cells) that stay in their block: a dict
@@ -154,9 +155,11 @@ class Session:
         fixed=None,
         memory_budget: int | str | None = None,
         mapping: dict[str, Any] | None = None,
+        preset: str | None = None,
     ):
         t0 = time.perf_counter()
-        config = Config.of(config)  # a bad config fails before the design is converted
+        # a bad config fails before the design is converted
+        config = Config.of(config, preset)
         seed = _int("seed", seed)
         if abs(seed) >= 1 << 62:  # the partitioner derives further seeds from it
             raise InputError(f"seed must be an integer of magnitude below 2^62, got {seed}")
