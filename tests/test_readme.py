@@ -1,4 +1,5 @@
-"""The README's Python snippets run as written (file names pointed at ../shared/benchmarks)."""
+"""The Python snippets of the README and then of docs/guide.md run as written (file names
+pointed at ../shared/benchmarks)."""
 
 from __future__ import annotations
 
@@ -6,10 +7,12 @@ import re
 from pathlib import Path
 
 README = Path(__file__).resolve().parents[1] / "README.md"
+GUIDE = README.parent / "docs" / "guide.md"
 
 
 def _blocks() -> list[str]:
-    return re.findall(r"```python\n(.*?)```", README.read_text(), flags=re.S)
+    return [b for doc in (README, GUIDE)
+            for b in re.findall(r"```python\n(.*?)```", doc.read_text(), flags=re.S)]
 
 
 def test_readme_python_snippets_run(ispd98, tau2015, tmp_path, monkeypatch):
