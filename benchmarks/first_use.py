@@ -92,22 +92,22 @@ def main(argv=None) -> int:
     cmd = [sys.executable, "-m", "igpart", "partition", str(path), "-k", str(args.k),
            "--backend", "gpu", "-o", str(out)]
     results = {"input": args.input, "k": args.k, "settings": {}}
-    for threads in [int(t) for t in args.compile_processes.split(",")]:
+    for procs in [int(t) for t in args.compile_processes.split(",")]:
         row = {}
         with tempfile.TemporaryDirectory() as cache:
-            env = dict(os.environ, CUPY_CACHE_DIR=cache, IGPART_GPU_COMPILE_PROCESSES=str(threads))
+            env = dict(os.environ, CUPY_CACHE_DIR=cache, IGPART_GPU_COMPILE_PROCESSES=str(procs))
             row["cold"], _ = run(cmd, env)
             row["warm"] = [run(cmd, env)[0] for _ in range(args.repeat)]
         with tempfile.TemporaryDirectory() as cache:
-            env = dict(os.environ, CUPY_CACHE_DIR=cache, IGPART_GPU_COMPILE_PROCESSES=str(threads),
+            env = dict(os.environ, CUPY_CACHE_DIR=cache, IGPART_GPU_COMPILE_PROCESSES=str(procs),
                        CUPY_CACHE_SAVE_CUDA_SOURCE="1")
             _, text = run([sys.executable, "-c", SPLIT, str(path), str(args.k)], env)
             row["cold_split"] = json.loads(text.strip().splitlines()[-1])
         row["cold_minus_warm"] = row["cold"] - min(row["warm"])
-        results["settings"][threads] = row
+        results["settings"][procs] = row
         split = ", ".join(f"{a} {b:.2f}" if isinstance(b, float) else f"{a} {b}"
                           for a, b in row["cold_split"].items())
-        print(f"compile processes {threads}: cold {row['cold']:.2f} s, warm "
+        print(f"compile processes {procs}: cold {row['cold']:.2f} s, warm "
               f"{' / '.join(f'{w:.2f}' for w in row['warm'])} s, first use costs "
               f"{row['cold_minus_warm']:.2f} s more; cold run split: {split}", flush=True)
     if args.json:

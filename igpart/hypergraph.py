@@ -87,6 +87,13 @@ def _as_int_array(values, name: str, length: int | None, default: int | None) ->
 _INT64_MAX = 2**63 - 1
 
 
+def _check_km1_total(ewgt: np.ndarray, eptr: np.ndarray) -> None:
+    """Refuses net weights whose km1 total (weight times net size, summed) would overflow."""
+    if ewgt.size and sum_exceeds_int64(ewgt, np.diff(eptr)) is not None:
+        raise InputError("net weights times net sizes sum to more than 2**63 - 1 "
+                         "(km1 would overflow)")
+
+
 def sum_exceeds_int64(w: np.ndarray, mult: np.ndarray | None = None) -> int | None:
     """Index of the element at which the running sum of ``w * mult`` (non-negative integers)
     first exceeds ``2**63 - 1``, or None when the whole sum fits."""
@@ -161,9 +168,7 @@ class Hypergraph:
                 self.__dict__["unit_net_weights"] = True
             vwgt = _as_int_array(vwgt, "vertex weights", n, 1)
             ewgt = _as_int_array(ewgt, "net weights", m, 1)
-            if m and sum_exceeds_int64(ewgt, np.diff(eptr)) is not None:
-                raise InputError("net weights times net sizes sum to more than 2**63 - 1 "
-                                 "(km1 would overflow)")
+            _check_km1_total(ewgt, eptr)
         self.n = int(n)
         self.eptr = _frozen(eptr, np.int64)
         self.eind = _frozen(eind, np.int32)
@@ -281,6 +286,8 @@ class Hypergraph:
         """A copy with other vertex and/or net weights."""
         vw = self.vwgt if vwgt is None else _as_int_array(vwgt, "vertex weights", self.n, None)
         ew = self.ewgt if ewgt is None else _as_int_array(ewgt, "net weights", self.m, None)
+        if ewgt is not None:
+            _check_km1_total(ew, self.eptr)
         return Hypergraph(self.eptr, self.eind, self.n, vw, ew, check=False)
 
     def to_incidence(self):

@@ -418,3 +418,12 @@ def test_seed_out_of_range_is_an_input_error():
         with pytest.raises(InputError, match="seed must lie within"):
             igpart.partition(h, 2, seed=seed)
     assert igpart.partition(h, 2, seed=2**62 - 1).balanced
+
+
+def test_with_weights_checks_the_km1_total():
+    import numpy as np
+
+    h = igpart.Hypergraph(np.array([0, 4]), np.arange(4), 4)
+    with pytest.raises(InputError, match="km1 would overflow"):
+        h.with_weights(ewgt=[2**61])
+    assert h.with_weights(ewgt=[2**61 - 1]).ewgt[0] == 2**61 - 1

@@ -210,23 +210,16 @@ def _pair_choices(best, rep, cw, csize, mcw: int, limit: int, seed: int) -> int:
     if prop.size == 0:
         return 0
     to = best[prop].astype(cp.int64)
-    mix = (prop * 2654435761 + (int(seed) % 65521) * 40503 + 977) & 0xFFFFFFFF
-    order = cp.argsort((to << 32) | mix)
+    order = cp.argsort((to << 32) | _seeded_key(prop, seed, 977))
     prop, to = prop[order], to[order]
     first = cp.ones(to.size, dtype=cp.bool_)
     first[1:] = to[1:] != to[:-1]
     u, v = prop[first], to[first]  # v takes proposer u
     chosen = cp.zeros(n, dtype=cp.bool_)
     chosen[v] = True
-    keep = ~chosen[u] & (cw[u] + cw[v] <= mcw)
-    u, v = u[keep][:limit], v[keep][:limit]
-    if u.size == 0:
-        return 0
-    rep[u] = v.astype(cp.int32)
-    cw[v] += cw[u]
-    csize[v] += 1
+    keep = ~chosen[u]
     STATS.add(25)
-    return int(u.size)
+    return _join_pairs(rep, cw, csize, u[keep], v[keep], mcw, limit)
 
 
 def _pair_unrated(hg: HypergraphArrays, rep, cw, csize, mcw: int, max_net_size: int,
@@ -262,8 +255,7 @@ def _pair_unrated(hg: HypergraphArrays, rep, cw, csize, mcw: int, max_net_size: 
         return 0
     comm = (communities[ids].astype(cp.int64) if communities is not None
             else cp.zeros(ids.size, dtype=cp.int64))
-    mix = (ids * 2654435761 + (int(seed) % 65521) * 40503 + 12345) & 0xFFFFFFFF
-    order = cp.argsort((comm << 32) | mix)
+    order = cp.argsort((comm << 32) | _seeded_key(ids, seed, 12345))
     ids, comm = ids[order], comm[order]
     pos = cp.arange(ids.size, dtype=cp.int64)
     first = cp.ones(ids.size, dtype=cp.bool_)
@@ -273,16 +265,28 @@ def _pair_unrated(hg: HypergraphArrays, rep, cw, csize, mcw: int, max_net_size: 
     rank = pos - starts[run]
     head = cp.flatnonzero((rank % 2 == 0) & (pos + 1 < ids.size))
     head = head[comm[head + 1] == comm[head]]
-    a, b = ids[head], ids[head + 1]
-    fit = cw[a] + cw[b] <= mcw
-    a, b = a[fit][:limit], b[fit][:limit]
-    if a.size == 0:
-        return 0
-    rep[b] = a.astype(cp.int32)
-    cw[a] += cw[b]
-    csize[a] += 1
     STATS.add(30)
-    return int(a.size)
+    return _join_pairs(rep, cw, csize, ids[head + 1], ids[head], mcw, limit)
+
+
+def _seeded_key(ids, seed: int, salt: int):
+    """A seeded 32-bit pseudo-random key per id (int64 ``ids``): the visiting order of the
+    pairing steps."""
+    return (ids * 2654435761 + (int(seed) % 65521) * 40503 + salt) & 0xFFFFFFFF
+
+
+def _join_pairs(rep, cw, csize, members, reps, mcw: int, limit: int) -> int:
+    """Joins lone vertex ``members[i]`` into lone vertex ``reps[i]`` (disjoint pairs) where the
+    two weigh at most ``mcw`` together, the first ``limit`` such pairs in order; updates
+    ``rep`` / ``cw`` / ``csize`` and returns the number joined."""
+    fit = cw[members] + cw[reps] <= mcw
+    members, reps = members[fit][:limit], reps[fit][:limit]
+    if members.size == 0:
+        return 0
+    rep[members] = reps.astype(cp.int32)
+    cw[reps] += cw[members]
+    csize[reps] += 1
+    return int(members.size)
 
 
 # ------------------------------------------------------------------------------ contraction

@@ -99,7 +99,8 @@ def _marker() -> Path:
     return cache / f"igpart-kernels-{h.hexdigest()[:24]}.ok"
 
 
-#: Seconds each module took to compile on an H100 (NVRTC, CuPy 14): the workers' shares are
+#: Seconds each module took to compile on an H100 (NVRTC, CuPy 14; jet and jet_balance: halves
+#: of the 2.4 s jet.cu took before it was split, not measured apart): the workers' shares are
 #: balanced by them (a warm-up call compiles in about 0.1 s).
 _COMPILE_SECONDS = {"jet": 1.3, "jet_balance": 1.2, "coarsen": 1.06, "contract": 0.87,
                     "refine": 0.77, "scan": 0.49, "metrics": 0.26, "util": 0.22}
