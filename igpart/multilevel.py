@@ -1104,8 +1104,12 @@ def _hypergraph_coarsener(be: Backend, k: int, mcw: int, cfg: Config, seed: int,
 
     def coarsen_one(ha, communities=None):
         if cfg.coarsening == "hyperg":
+            # as the clustering below, never (much) below the contraction limit in one step:
+            # groups of ``group_size`` shrink a level up to that many times, so near the limit
+            # they are made smaller (1: the level is not coarsened and the hierarchy ends)
+            group = max(1, min(cfg.group_size, round(ha.n / (cfg.contraction_limit * k))))
             return be.coarsen_hypergraph(
-                ha, mcw, group_size=cfg.group_size, max_net_size=cfg.rating_max_net_size,
+                ha, mcw, group_size=group, max_net_size=cfg.rating_max_net_size,
                 communities=communities, seed=seed,
             )
         # never (much) below the contraction limit in one step; at least 1.01 (1%) per level
