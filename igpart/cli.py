@@ -23,6 +23,7 @@ from .metrics import OBJECTIVES, evaluate
 from .multilevel import ALGORITHMS, improve, partition
 from .partition import Partition
 from .presets import PRESETS
+from .stats import describe
 
 log = logging.getLogger("igpart")
 
@@ -96,42 +97,6 @@ class Progress:
 def _progress(args) -> Progress:
     p = getattr(args, "progress", None)
     return p if p is not None else Progress()
-
-
-def _stats(a: np.ndarray) -> dict:
-    if a.size == 0:
-        return {"min": 0, "mean": 0.0, "max": 0}
-    return {"min": int(a.min()), "mean": round(float(a.mean()), 4), "max": int(a.max())}
-
-
-def describe(h: Hypergraph | Graph) -> dict:
-    """The numbers ``igpart info`` prints."""
-    if isinstance(h, Hypergraph):
-        return {
-            "kind": "hypergraph",
-            "vertices": h.n,
-            "nets": h.m,
-            "pins": h.num_pins,
-            "total_vertex_weight": h.total_weight,
-            "total_net_weight": int(h.ewgt.sum()),
-            "vertex_weight": _stats(h.vwgt),
-            "net_weight": _stats(h.ewgt),
-            "vertex_degree": _stats(h.vertex_degrees),
-            "net_size": _stats(h.net_sizes),
-            "nets_below_2_pins": int((h.net_sizes < 2).sum()),
-            "isolated_vertices": int((h.vertex_degrees == 0).sum()),
-        }
-    return {
-        "kind": "graph",
-        "vertices": h.n,
-        "edges": h.num_edges,
-        "total_vertex_weight": h.total_weight,
-        "total_edge_weight": int(h.adjwgt.sum() // 2),
-        "vertex_weight": _stats(h.vwgt),
-        "edge_weight": _stats(h.adjwgt),
-        "degree": _stats(h.degrees),
-        "isolated_vertices": int((h.degrees == 0).sum()),
-    }
 
 
 def _print_table(d: dict, indent: str = "") -> None:

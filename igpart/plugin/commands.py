@@ -196,8 +196,8 @@ class Commands:
         return self.design.summary()
 
     def cmd_read(self, path: str, format: str | None = None) -> dict:
-        from ..cli import describe
         from ..io import read
+        from ..stats import describe
 
         self._check_file("read", path)
         self.design = read(path, format)
