@@ -29,6 +29,7 @@ import cupy as cp
 import numpy as np
 
 from ..backend import OBJECTIVES, Backend, GraphArrays, HypergraphArrays
+from ..host_fallback import HostFallback
 from . import _dynamic, _graph, _hypergraph, _jet
 from ._common import STATS, block_weights
 
@@ -82,7 +83,7 @@ def _objective_code(objective: str) -> int:
     return OBJECTIVES.index(objective)
 
 
-class GpuBackend(Backend):
+class GpuBackend(HostFallback, Backend):
     """Stage operations on CuPy arrays of the current CUDA device."""
 
     name = "gpu"
