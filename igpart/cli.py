@@ -20,8 +20,9 @@ from .hypergraph import Graph, Hypergraph
 from .io import atomic_write, detect_format, read, read_fixed, read_partition, write_partition
 from .kernels import BACKENDS
 from .metrics import OBJECTIVES, evaluate
-from .multilevel import ALGORITHMS, improve, partition
 from .partition import Partition
+from .partitioner.api import improve, partition
+from .partitioner.config import ALGORITHMS, Config
 from .presets import PRESETS
 from .stats import describe
 
@@ -191,8 +192,6 @@ def config_arg(text: str) -> dict:
     """A ``--config`` value: an inline JSON object (``'{"refinement": "jet"}'``) or the path of a
     JSON file of Config fields; InputError naming what is wrong otherwise."""
     from .bench import load_config
-    from .multilevel import Config
-
     if not text.lstrip().startswith("{") or os.path.exists(text):
         return load_config(text)
     try:

@@ -151,7 +151,6 @@ def test_graph_sees_function_level_and_relative_imports():
     assert find_cycle({"a": {"b"}, "b": set()}) is None
 
 
-@pytest.mark.xfail(strict=True, reason="circles remain until the driver is laid out by stage")
 def test_no_import_cycles(graph):
     cycle = find_cycle(graph)
     assert cycle is None, "import circle: " + " -> ".join(cycle)

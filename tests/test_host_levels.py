@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 import igpart
 import igpart.generators
-import igpart.multilevel as ml
+import igpart.partitioner.driver as ml
 from igpart import Config
 from igpart.errors import InputError
 from igpart.kernels.cpu import CpuBackend

@@ -2,7 +2,7 @@
 
 A backend offers the stage operations of the multilevel partitioners on arrays of its own array
 module ``xp`` (numpy for the C++ backend, cupy for the GPU backend). The drivers
-(``igpart.multilevel``, ``igpart.initial``) only sequence these calls: per level, only Python
+(``igpart.partitioner``: its driver and stages) only sequence these calls: per level, only Python
 scalars (sizes, gains, flags) cross to the host; arrays stay on the backend until the coarsest
 level goes to the host for initial partitioning and the final partition comes back.
 
