@@ -47,7 +47,7 @@ from pathlib import Path
 from scale_bench import commit  # this folder is sys.path[0] when run as a script
 
 import igpart
-import igpart.partitioner.driver as ml
+import igpart.partitioner.initial.coarsest as ml
 import igpart.partitioner.uncoarsening as uncoarsening
 from igpart.generators import inflate
 from igpart.kernels import _cpu

@@ -37,9 +37,10 @@ from pathlib import Path
 import numpy as np
 
 import igpart
-import igpart.partitioner.driver as ml
+import igpart.partitioner.initial.coarsest as ml
 from igpart.generators import inflate
 from igpart.partitioner.config import Config
+from igpart.partitioner.driver import bisect
 from igpart.partitioner.initial.recursive import recursive_bisection
 
 REPO = Path(__file__).resolve().parents[1]
@@ -152,7 +153,7 @@ def main() -> None:
                 def one_rb(coarse=coarse, k=k, ckw=ckw, extra=extra):
                     return recursive_bisection(
                         coarse, k, 0.03, "cut", seed=args.seed, runs=ckw["rb_seeds"],
-                        max_net_size=ckw["max_net_size"], config=ckw["config"], bisect=ml.bisect,
+                        max_net_size=ckw["max_net_size"], config=ckw["config"], bisect=bisect,
                         **extra,
                     )  # fmt: skip
 

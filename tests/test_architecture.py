@@ -156,9 +156,9 @@ def test_no_import_cycles(graph):
     assert cycle is None, "import circle: " + " -> ".join(cycle)
 
 
-PIPELINE = ("igpart.partitioner", "igpart.multilevel", "igpart.initial", "igpart.recursive",
-            "igpart.mapping", "igpart.mapping_im", "igpart.incremental", "igpart.cli",
-            "igpart.plugin", "igpart.distributed", "igpart.parallel")
+PIPELINE = ("igpart.partitioner", "igpart.parallel", "igpart.mapping", "igpart.mapping_im",
+            "igpart.incremental", "igpart.dynamic", "igpart.cli", "igpart.plugin",
+            "igpart.distributed", "igpart.bench")
 
 
 def _under(name: str, prefixes) -> bool:
@@ -183,6 +183,17 @@ def test_netlist_never_imports_the_plugin_or_cli(graph):
     assert _violations(graph, ("igpart.netlist",), ("igpart.plugin", "igpart.cli")) == []
 
 
+def test_partitioner_never_imports_its_users(graph):
+    users = ("igpart.mapping", "igpart.mapping_im", "igpart.incremental", "igpart.cli",
+             "igpart.plugin", "igpart.bench", "igpart.netlist")
+    assert _violations(graph, ("igpart.partitioner",), users) == []
+    # the worker pool sits below the partitioner; only the worker's entry point runs it
+    pool = [m for m in graph if _under(m, ("igpart.parallel",)) and m != "igpart.parallel.worker"]
+    assert [f"{m} -> {t}" for m in pool for t in sorted(_reach(graph, m))
+            if _under(t, ("igpart.partitioner",))] == []
+    assert not any("igpart.parallel.worker" in targets for targets in graph.values())
+
+
 def test_data_model_imports_nothing_above_it(graph):
     model = ("igpart.hypergraph", "igpart.graph", "igpart.io")
     allowed = ("igpart.errors", "igpart.kernels", "igpart.hypergraph", "igpart.graph",
@@ -193,3 +204,15 @@ def test_data_model_imports_nothing_above_it(graph):
             bad += [f"{mod} -> {t}" for t in sorted(_reach(graph, mod))
                     if not _under(t, allowed)]
     assert bad == []
+
+
+def test_driver_only_sequences_stages():
+    """The driver holds no loop over vertices, nets, pins or levels: its one loop is over the
+    repetitions of a run (the stages and the backends do the rest)."""
+    tree = ast.parse((ROOT / "partitioner" / "driver.py").read_text())
+    loops = [n for n in ast.walk(tree)
+             if isinstance(n, (ast.For, ast.While, ast.comprehension, ast.AsyncFor))]
+    assert loops, "expected the loop over the repetitions"
+    for loop in loops:
+        source = ast.unparse(loop.iter if not isinstance(loop, ast.While) else loop.test)
+        assert "repetitions" in source, f"driver.py loops over {source}"

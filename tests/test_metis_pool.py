@@ -85,7 +85,7 @@ def test_initial_partition_equal_in_process(fresh_pool, method, k):
 def test_ispd98_coarsest_level_equal_in_process(fresh_pool, monkeypatch):
     """The driver's own initial_partition call on ibm01's coarsest level at k = 16 (rb with
     METIS seeds in every bisection, refinement callbacks): the same blocks, balanced."""
-    import igpart.partitioner.driver as ml
+    import igpart.partitioner.initial.coarsest as ml
 
     h = igpart.read_hgr(ISPD98 / "ibm01.hgr")
     seen = {}

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import igpart
-import igpart.partitioner.driver as ml
+import igpart.partitioner.initial.coarsest as ml
 from igpart import Hypergraph
 from igpart.generators import random_circuit
 from igpart.kernels import get_backend

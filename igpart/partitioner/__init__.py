@@ -6,9 +6,9 @@ Dependencies point one way, top to bottom:
   a dask cluster);
 - :mod:`.driver`: sequences the stages on one backend (hypergraphs, graphs, warm starts, the
   k = 2 pipeline of recursive bisection);
-- the stages: :mod:`.preprocessing` (communities), :mod:`.coarsening`, :mod:`.initial`
-  (candidate pool, METIS, recursive bisection, Mt-KaHyPar), :mod:`.refinement`,
-  :mod:`.uncoarsening` (projection, V-cycles);
+- the stages: :mod:`.preprocessing` (communities), :mod:`.coarsening`, :mod:`.initial` (the
+  coarsest level on the host, the candidate pool, METIS, recursive bisection, Mt-KaHyPar),
+  :mod:`.refinement`, :mod:`.uncoarsening` (projection, V-cycles);
 - :mod:`.context` (every input-, k-, backend- and machine-dependent value resolved) over
   :mod:`.config` (:class:`Config`, presets applied).
 

@@ -74,6 +74,18 @@ def epsilon_bounds(be: Backend, total: int, k: int, epsilon: float):
     return be.asarray(np.full(k, max_block_weight(total, k, epsilon), dtype=np.int64), "int64")
 
 
+def balance_bounds(total: int, k: int, epsilon: float, block_bounds=None):
+    """``(bound, bounds_on)``: the smallest positive per-block bound (what caps a cluster's
+    weight) and ``bounds_on(backend)``, the k bounds as that backend's int64 array: the
+    caller's ``block_bounds`` (int64 per block) or else the epsilon bound for every block."""
+    if block_bounds is None:
+        return (max_block_weight(total, k, epsilon),
+                lambda b: epsilon_bounds(b, total, k, epsilon))
+    block_bounds = np.asarray(block_bounds, dtype=np.int64)
+    return (int(block_bounds[block_bounds > 0].min(initial=total)),
+            lambda b: b.asarray(block_bounds, "int64"))
+
+
 def initial_runs_of(cfg: Config, k: int, hypergraph: bool = False, n: int = 0) -> int:
     """METIS seeds on the coarsest level of an input of ``n`` vertices (``Config.initial``)."""
     if k > 64:

@@ -28,13 +28,13 @@ from typing import Any
 
 import numpy as np
 
-from ..fixed import align_to_fixed, fixed_labels, locked_mask
+from ..fixed import fixed_labels, locked_mask
 from ..hypergraph import Graph, Hypergraph
 from ..kernels import get_backend
 from ..kernels.backend import Backend
 from ..metrics import evaluate, max_block_weight
 from ..parallel import metis_pool
-from ..parallel.threads import stage_threads, threads_of
+from ..parallel.threads import stage_threads
 from ..partition import Partition
 from .coarsening import (
     HostLevels,
@@ -47,20 +47,19 @@ from .coarsening import (
 from .config import Config
 from .context import (
     Timer,
+    balance_bounds,
     check_memory,
     epsilon_bounds,
     graph_coarsening,
     graph_refinement,
-    initial_runs_of,
     max_cluster_weight,
     metis_processes,
-    rb_effort,
     refinement_mode,
     vcycles,
 )
-from .initial.pool import initial_partition
+from .initial.coarsest import initial_graph, initial_hypergraph
 from .preprocessing import detect_communities
-from .refinement import fm_polisher, graph_refiner, hypergraph_refiner
+from .refinement import graph_refiner, hypergraph_refiner
 from .uncoarsening import run_vcycles, uncoarsen
 
 log = logging.getLogger("igpart")
@@ -178,9 +177,9 @@ def best_run(h, k: int, epsilon: float, objective: str, targets, run: Callable[[
 
 
 def multilevel_hypergraph(h: Hypergraph, k: int, epsilon: float, objective: str, be: Backend,
-                           seed: int, cfg: Config, timer: Timer,
-                           block_bounds: np.ndarray | None = None,
-                           fixed: np.ndarray | None = None) -> np.ndarray:
+                          seed: int, cfg: Config, timer: Timer,
+                          block_bounds: np.ndarray | None = None,
+                          fixed: np.ndarray | None = None) -> np.ndarray:
     """igpart's multilevel pipeline on a hypergraph. ``block_bounds`` (int64 per block, default
     ``max_block_weight`` for every block) lets blocks have different bounds (the bisections of
     :mod:`.initial.recursive`); METIS then aims at weights in the same proportions. ``fixed``
@@ -194,124 +193,62 @@ def multilevel_hypergraph(h: Hypergraph, k: int, epsilon: float, objective: str,
     top = be.hypergraph_arrays(h)
     top_fixed = None if fixed is None else be.asarray(fixed, "int32")
     timer.add("upload", t0)
-    if block_bounds is None:
-        bound = max_block_weight(h.total_weight, k, epsilon)
-        bounds = epsilon_bounds(be, h.total_weight, k, epsilon)
-    else:
-        block_bounds = np.asarray(block_bounds, dtype=np.int64)
-        bound = int(block_bounds[block_bounds > 0].min(initial=h.total_weight))
-        bounds = be.asarray(block_bounds, "int64")
-
-    def bounds_on(b: Backend):
-        return (epsilon_bounds(b, h.total_weight, k, epsilon) if block_bounds is None
-                else b.asarray(block_bounds, "int64"))
-
+    bound, bounds_on = balance_bounds(h.total_weight, k, epsilon, block_bounds)
     mcw = max_cluster_weight(h.total_weight, k, cfg.contraction_limit, cfg.cluster_weight_factor,
-                              bound)
-    refine = hypergraph_refiner(be, k, bounds, objective, cfg, seed, timer, finest_n=top.n)
-    coarsen_one = hypergraph_coarsener(be, k, mcw, cfg, seed, h.n)
-    host = None
-    if be.name != "cpu" and cfg.host_levels_below:
-        hbe = get_backend("cpu")
-        host = HostLevels(
-            cfg.host_levels_below, hbe,
-            lambda s: hypergraph_coarsener(hbe, k, mcw, cfg, s, h.n),
-            hbe.contract_hypergraph,
-            # the device's refinement on the host levels too (Jet: the C++ one returns the
-            # same partition as the kernels)
-            hypergraph_refiner(hbe, k, bounds_on(hbe), objective,
-                                dataclasses.replace(
-                                    cfg, refinement=refinement_mode(be, cfg)),
-                                seed, timer, finest_n=top.n),  # fmt: skip
-            lambda src, level: hbe.hypergraph_arrays(hypergraph_from_arrays(src, level)),
-        )
+                             bound)
+    refine = hypergraph_refiner(be, k, bounds_on(be), objective, cfg, seed, timer,
+                                finest_n=top.n)
+    host = _hypergraph_host_levels(be, k, mcw, bounds_on, objective, cfg, seed, timer, h.n)
+    # preprocessing, coarsening, initial partitioning, uncoarsening, V-cycles
     communities = detect_communities(be, top, h, k, cfg, seed, timer)
     if top_fixed is not None:
         communities = fixed_labels(be.xp, top_fixed, communities)
-    hierarchy = coarsen(top, lambda a: a.n, coarsen_one, be.contract_hypergraph,
-                         cfg.contraction_limit * k, cfg.min_shrink, cfg.max_levels, timer,
-                         labels=communities, xp=be.xp, min_n=k, be=be, host=host,
-                         host_coarsen_one=host.coarsener(seed) if host else None,
-                         fixed=top_fixed)
-    coarsest, cbe, cfixed = hierarchy[-1][0], hierarchy[-1][3], hierarchy[-1][4]
-    t0 = time.perf_counter()
-    coarse_host = hypergraph_from_arrays(cbe, coarsest)
-    large = h.n >= cfg.initial_runs_min_n
-    rb_runs, rb_seeds = rb_effort(cfg, k, large)
-    # The coarsest level is small and on the host already: the initial candidates are refined
-    # by the C++ backend (the same algorithms), concurrently and without a device round trip per
-    # stage and candidate.
-    ibe = cbe if cbe.name == "cpu" else get_backend("cpu")
-    ilevel = coarsest if ibe is cbe else ibe.hypergraph_arrays(coarse_host)
-    ibounds = bounds if ibe is be else bounds_on(ibe)
-    top_fm = cfg.initial_fm_top
-    irefine = hypergraph_refiner(ibe, k, ibounds, objective,
-                                  dataclasses.replace(cfg, fm=cfg.fm and not top_fm), seed, timer,
-                                  initial=True)  # fmt: skip
-    ipolish = None
-    if top_fm and cfg.fm and cfg.fm_rounds > 0:
-        ipolish = fm_polisher(ibe, k, ibounds, objective, cfg, seed, timer)
-    # fixed vertices on the coarsest level: every candidate is renamed to agree with them, they
-    # are put into their blocks, and rebalancing and refinement keep them there
-    ifixed = None if cfixed is None else cbe.to_host(cfixed)
-    ilock = {} if ifixed is None else {"locked": locked_mask(np, ifixed)}
-    align = (lambda p: p) if ifixed is None else (
-        lambda p: align_to_fixed(p, ifixed, coarse_host.vwgt, k, ibe.to_host(ibounds)))
-    refine_batch = None
-    if hasattr(ibe, "refine_candidates") and not (cfg.fm and not top_fm):
-        # irefine without FM: rebalance + sequence refinement, which the C++ backend does for
-        # all candidates in one call (a few ms instead of ~12 on 16 Python threads, H100)
-        def refine_batch(cands):
-            t0 = time.perf_counter()
-            out, values = ibe.refine_candidates(
-                ilevel, np.stack([align(c) for c in cands]), k, ibe.to_host(ibounds), objective,
-                max_rounds=cfg.refine_rounds, **ilock)
-            timer.add("refine", t0)
-            return list(out), [int(v) for v in values]
-
-    parts_host = initial_partition(
-        coarse_host, k, epsilon, objective, seed=seed, method=cfg.initial,
-        runs=initial_runs_of(cfg, k, hypergraph=True, n=h.n),
-        max_net_size=cfg.initial_max_net_size,
-        refine=lambda p: ibe.to_host(irefine(ilevel, ibe.asarray(align(p), "int32"), **ilock)),
-        evaluate=lambda p: ibe.hypergraph_objective(ilevel, ibe.asarray(p, "int32"), k, objective),
-        threads=threads_of(cfg), rb_runs=rb_runs, rb_seeds=rb_seeds, config=cfg,
-        block_bounds=block_bounds, large=large,
-        polish=None if ipolish is None else (
-            lambda p: ibe.to_host(ipolish(ilevel, ibe.asarray(p, "int32"), **ilock))),
-        polish_top=top_fm, bisector=cfg.initial_bisector,
-        metis_processes=cfg.initial_metis_processes, refine_batch=refine_batch,
-        **({} if ifixed is None else {"fixed": ifixed}), bisect=bisect,
-    )
-    timer.add("initial", t0)
-    parts = cbe.asarray(parts_host, "int32")
+    hierarchy = coarsen(top, lambda a: a.n, hypergraph_coarsener(be, k, mcw, cfg, seed, h.n),
+                        be.contract_hypergraph, cfg.contraction_limit * k, cfg.min_shrink,
+                        cfg.max_levels, timer, labels=communities, xp=be.xp, min_n=k, be=be,
+                        host=host, host_coarsen_one=host.coarsener(seed) if host else None,
+                        fixed=top_fixed)
+    parts = initial_hypergraph(hierarchy[-1], h.n, k, epsilon, objective, bounds_on,
+                               None if block_bounds is None else np.asarray(block_bounds,
+                                                                            dtype=np.int64),
+                               cfg, seed, timer, bisect)
     parts = uncoarsen(be, hierarchy, parts, refine, timer, host)
-    parts = run_vcycles(be, top, parts, k, objective, lambda s: hypergraph_coarsener(
-        be, k, mcw, cfg, s, h.n), refine, cfg, timer, vcycles(be, cfg, k, h.n), seed, host,
-        fixed=top_fixed)
+    parts = run_vcycles(be, top, parts, k, objective,
+                        lambda s: hypergraph_coarsener(be, k, mcw, cfg, s, h.n), refine, cfg,
+                        timer, vcycles(be, cfg, k, h.n), seed, host, fixed=top_fixed)
     return be.to_host(parts).astype(np.int32, copy=False)
 
 
+def _hypergraph_host_levels(be: Backend, k: int, mcw: int, bounds_on, objective: str,
+                            cfg: Config, seed: int, timer: Timer, n: int) -> HostLevels | None:
+    """``Config.host_levels_below`` on a device backend: the C++ backend's clustering and the
+    device's refinement algorithm (Jet: the C++ one returns the same partition as the
+    kernels) for the small levels; None on the C++ backend."""
+    if be.name == "cpu" or not cfg.host_levels_below:
+        return None
+    hbe = get_backend("cpu")
+    return HostLevels(
+        cfg.host_levels_below, hbe,
+        lambda s: hypergraph_coarsener(hbe, k, mcw, cfg, s, n),
+        hbe.contract_hypergraph,
+        hypergraph_refiner(hbe, k, bounds_on(hbe), objective,
+                           dataclasses.replace(cfg, refinement=refinement_mode(be, cfg)),
+                           seed, timer, finest_n=n),
+        lambda src, level: hbe.hypergraph_arrays(hypergraph_from_arrays(src, level)),
+    )
+
+
 def multilevel_graph(g: Graph, k: int, epsilon: float, be: Backend, seed: int, cfg: Config,
-                      timer: Timer, block_bounds: np.ndarray | None = None) -> np.ndarray:
+                     timer: Timer, block_bounds: np.ndarray | None = None) -> np.ndarray:
     """igpart's multilevel pipeline on a graph; ``block_bounds``: as for hypergraphs."""
     if be.name != "cpu" and g.n < cfg.host_levels_below:
         be = get_backend("cpu")  # every level would be a host level (Config.host_levels_below)
     t0 = time.perf_counter()
     top = be.graph_arrays(g)
     timer.add("upload", t0)
-    bound = max_block_weight(g.total_weight, k, epsilon)
-    if block_bounds is not None:
-        bound = int(block_bounds[block_bounds > 0].min(initial=g.total_weight))
-
-    def bounds_on(b: Backend):
-        return (epsilon_bounds(b, g.total_weight, k, epsilon) if block_bounds is None
-                else b.asarray(block_bounds, "int64"))
-
-    bounds = bounds_on(be)
+    bound, bounds_on = balance_bounds(g.total_weight, k, epsilon, block_bounds)
     mcw = max_cluster_weight(g.total_weight, k, cfg.graph_contraction_limit,
-                              cfg.graph_cluster_weight_factor, bound)
-
+                             cfg.graph_cluster_weight_factor, bound)
     # resolved once on the input's backend: host levels and the initial candidates run the same
     coarsening, refinement = graph_coarsening(be, cfg), graph_refinement(be, cfg)
     limit = cfg.graph_contraction_limit * k
@@ -319,11 +256,10 @@ def multilevel_graph(g: Graph, k: int, epsilon: float, be: Backend, seed: int, c
     def refiner(b: Backend, bounds):
         return graph_refiner(b, k, bounds, refinement, cfg, seed, timer)
 
-    refine = refiner(be, bounds)
-
     def coarsener(b: Backend, s: int):
         return graph_coarsener(b, coarsening, mcw, limit, cfg, s)
 
+    refine = refiner(be, bounds_on(be))
     host = None
     if be.name != "cpu" and cfg.host_levels_below:
         hbe = get_backend("cpu")
@@ -332,32 +268,18 @@ def multilevel_graph(g: Graph, k: int, epsilon: float, be: Backend, seed: int, c
             refiner(hbe, bounds_on(hbe)),
             lambda src, level: hbe.graph_arrays(graph_from_arrays(src, level)),
         )
-    hierarchy = coarsen(top, lambda a: a.n, coarsener(be, seed), be.contract_graph,
-                         limit, cfg.graph_min_shrink, cfg.max_levels,
-                         timer, min_n=k, be=be, host=host,
-                         host_coarsen_one=host.coarsener(seed) if host else None)
-    coarsest, cbe = hierarchy[-1][0], hierarchy[-1][3]
-    t0 = time.perf_counter()
-    coarse_host = graph_from_arrays(cbe, coarsest)
-    # as for hypergraphs: the C++ backend refines the initial candidates
-    ibe = cbe if cbe.name == "cpu" else get_backend("cpu")
-    ilevel = coarsest if ibe is cbe else ibe.graph_arrays(coarse_host)
-    irefine = refine if ibe is be else refiner(ibe, bounds_on(ibe))
-    parts_host = initial_partition(
-        coarse_host, k, epsilon, "cut", seed=seed, method=cfg.initial,
-        runs=initial_runs_of(cfg, k), max_net_size=cfg.initial_max_net_size,
-        block_bounds=block_bounds,
-        refine=lambda p: ibe.to_host(irefine(ilevel, ibe.asarray(p, "int32"))),
-        evaluate=lambda p: ibe.graph_edge_cut(ilevel, ibe.asarray(p, "int32")),
-        threads=threads_of(cfg), metis_processes=cfg.initial_metis_processes,
-    )
-    timer.add("initial", t0)
-    parts = uncoarsen(be, hierarchy, cbe.asarray(parts_host, "int32"), refine, timer, host)
+    # coarsening, initial partitioning, uncoarsening
+    hierarchy = coarsen(top, lambda a: a.n, coarsener(be, seed), be.contract_graph, limit,
+                        cfg.graph_min_shrink, cfg.max_levels, timer, min_n=k, be=be, host=host,
+                        host_coarsen_one=host.coarsener(seed) if host else None)
+    parts = initial_graph(hierarchy[-1], k, epsilon, refiner, bounds_on, block_bounds, cfg, seed,
+                          timer)
+    parts = uncoarsen(be, hierarchy, parts, refine, timer, host)
     return be.to_host(parts).astype(np.int32, copy=False)
 
 
-def improve_hypergraph(hyper, p, k, epsilon, objective, be, seed, cfg, timer, vcycles, targets=None,
-             fixed=None):
+def improve_hypergraph(hyper, p, k, epsilon, objective, be, seed, cfg, timer, vcycles,
+                       targets=None, fixed=None):
     """The refinement and V-cycles of :func:`improve` (block ids on the host); ``targets``:
     per-block bounds (None: the epsilon bound); ``fixed``: host int32 or None, the fixed
     vertices already in their blocks in ``p``. A balanced input comes back unless the result
@@ -374,9 +296,9 @@ def improve_hypergraph(hyper, p, k, epsilon, objective, be, seed, cfg, timer, vc
             bound = int(targets[targets > 0].min(initial=hyper.total_weight))
             bounds, host_bounds = be.asarray(targets, "int64"), targets
         mcw = max_cluster_weight(hyper.total_weight, k, cfg.contraction_limit,
-                                  cfg.cluster_weight_factor, bound)
+                                 cfg.cluster_weight_factor, bound)
         refine = hypergraph_refiner(be, k, bounds, objective, cfg, seed, timer,
-                                     finest_n=top.n)
+                                    finest_n=top.n)
         start = be.asarray(p, "int32")
         cur = refine(top, start, **lock)
         cur = run_vcycles(be, top, cur, k, objective, lambda s: hypergraph_coarsener(
