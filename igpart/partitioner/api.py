@@ -125,8 +125,7 @@ def improve(
         raise InputError(f"vcycles must be a non-negative integer, got {vcycles!r}")
     targets = None if max_block_weights is None else check_block_weights(
         max_block_weights, k, h.total_weight)
-    hyper = h.to_hypergraph() if isinstance(h, Graph) else h
-    p = check_parts(parts, hyper.n, k)
+    p = check_parts(parts, h.n, k)  # a graph's hypergraph of its edges has its vertices
     fixed = check_fixed_input(h, fixed, k, epsilon)
     if fixed is not None and targets is not None:
         raise InputError("fixed vertices and per-block maximum weights cannot be combined (the "

@@ -35,6 +35,8 @@ class Timer:
 
 
 def check_arguments(h, k, epsilon, objective, seed=0) -> None:
+    """Raises InputError (PartitionError for k) unless ``h`` is a Hypergraph or Graph, the
+    objective known, epsilon a non-negative number, 1 <= k <= n and the seed an integer."""
     if not isinstance(h, (Hypergraph, Graph)):
         raise InputError(f"expected a Hypergraph or Graph, got {type(h).__name__}")
     if objective not in OBJECTIVES:
@@ -71,6 +73,8 @@ def check_memory(be: Backend, h: Hypergraph | Graph, k: int) -> None:
 
 
 def epsilon_bounds(be: Backend, total: int, k: int, epsilon: float):
+    """The epsilon bound ``max_block_weight(total, k, epsilon)`` for each of the k blocks, as an
+    int64 array of ``be``."""
     return be.asarray(np.full(k, max_block_weight(total, k, epsilon), dtype=np.int64), "int64")
 
 
@@ -174,6 +178,8 @@ def community_max_weight(cfg: Config, total: int, k: int) -> int:
 
 
 def max_cluster_weight(total: int, k: int, limit: int, factor: float, bound: int) -> int:
+    """The weight cap of a cluster: ``ceil(factor * total / (limit * k))`` (``limit``: the
+    contraction limit per block), at most the smallest block bound ``bound``, at least 1."""
     return max(1, min(int(math.ceil(factor * total / (limit * k))), bound))
 
 
