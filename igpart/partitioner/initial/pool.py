@@ -1,8 +1,8 @@
 """Initial partitioning of the coarsest level: the pool of candidates (recursive bisection,
 :mod:`.recursive`; METIS with several seeds, :mod:`.metis`; greedy hypergraph growing at k = 2;
 Mt-KaHyPar when asked for and installed, :mod:`.mtkahypar`), each rebalanced and refined by the
-caller's backend, the best balanced one kept. ``initial_partition`` is what the driver calls on
-its coarsest level.
+caller's backend, the best balanced one kept. ``initial_partition`` is what
+:mod:`.coarsest` calls on the coarsest level of the driver's hierarchy.
 """
 
 from __future__ import annotations
@@ -166,7 +166,7 @@ def initial_partition(
 
     ``fixed`` (int32 per vertex, -1: free): recursive bisection fixes them in every bisection
     and Mt-KaHyPar takes them as its fixed vertices; the other candidates know nothing of them,
-    so ``refine`` / ``refine_batch`` must put them into their blocks (the multilevel driver
+    so ``refine`` / ``refine_batch`` must put them into their blocks (:mod:`.coarsest`
     renames the candidate's blocks to agree with them first,
     :func:`igpart.fixed.align_to_fixed`). ``bisect``: the k = 2 pipeline each recursive
     bisection runs (:data:`.recursive.Bisect`; needed when a hypergraph gets ``rb`` candidates).
