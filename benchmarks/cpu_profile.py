@@ -44,13 +44,15 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
+from scale_bench import commit  # this folder is sys.path[0] when run as a script
+
 import igpart
-import igpart.multilevel as ml
+import igpart.partitioner.initial.coarsest as ml
+import igpart.partitioner.uncoarsening as uncoarsening
 from igpart.generators import inflate
 from igpart.kernels import _cpu
 from igpart.kernels.cpu import CpuBackend
 from igpart.metrics import evaluate
-from scale_bench import commit  # this folder is sys.path[0] when run as a script
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = REPO.parent / "shared" / "benchmarks"
@@ -145,7 +147,7 @@ def install() -> None:
                     REC.calls[key] += 1
 
     ml.initial_partition = initial_partition
-    vcycle = ml._vcycle_hypergraph
+    vcycle = uncoarsening.vcycle_hypergraph
 
     def vcycle_hypergraph(*args, **kwargs):
         before = REC.context
@@ -155,7 +157,7 @@ def install() -> None:
         finally:
             REC.context = before
 
-    ml._vcycle_hypergraph = vcycle_hypergraph
+    uncoarsening.vcycle_hypergraph = vcycle_hypergraph
 
 
 def load(spec: str, data: Path) -> tuple[str, igpart.Hypergraph]:
@@ -249,7 +251,7 @@ def mtkahypar_runs(spec: str, args, ks: list[int], T: int) -> dict:
 
 def mtk_worker(args) -> None:
     """Mt-KaHyPar at every k on one input and thread count; one JSON line per k."""
-    from igpart.initial import mtkahypar_partition
+    from igpart.partitioner.initial.mtkahypar import mtkahypar_partition
 
     _, h = load(args.inputs, Path(args.data))
     T = int(args.threads)

@@ -27,7 +27,7 @@ import numpy as np
 from _data import load
 
 import igpart
-from igpart.initial import mtkahypar_available, mtkahypar_partition
+from igpart.partitioner.initial.mtkahypar import mtkahypar_available, mtkahypar_partition
 
 
 def fixed_array(n: int, k: int, fraction: float, seed: int, mode: str, free_parts) -> np.ndarray:

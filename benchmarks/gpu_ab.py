@@ -40,9 +40,9 @@ from pathlib import Path
 from _data import ISPD98, load  # this folder is sys.path[0] when run as a script
 
 import igpart
-import igpart.recursive as rec
-from igpart import metis_pool
+import igpart.partitioner.initial.recursive as rec
 from igpart.generators import inflate
+from igpart.parallel import metis_pool
 
 REPO = Path(__file__).resolve().parents[1]
 

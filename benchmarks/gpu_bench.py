@@ -142,7 +142,7 @@ def median_run(runs: list[dict]) -> dict:
 def run_mtk(path: Path, h, k: int, threads: int, seed: int) -> dict:
     import mtkahypar
 
-    from igpart.initial import mtkahypar_initializer
+    from igpart.partitioner.initial.mtkahypar import mtkahypar_initializer
 
     init = mtkahypar_initializer(threads)
     mtkahypar.set_seed(seed)

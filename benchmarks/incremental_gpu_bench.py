@@ -98,7 +98,7 @@ def main() -> None:
     t = time.perf_counter()
     h = random_circuit(args.n, seed=args.seed)
     print(f"random_circuit({args.n}): m={h.m} pins={h.num_pins}  {time.perf_counter() - t:.2f} s")
-    from igpart.multilevel import partition
+    from igpart import partition
 
     if args.initial == "stripes":
         parts = stripes(h.n, args.k)

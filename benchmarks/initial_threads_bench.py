@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 import igpart
-import igpart.multilevel as ml
+import igpart.partitioner.initial.coarsest as ml
 from igpart.generators import inflate
 from igpart.io import write_hgr
 from igpart.metrics import evaluate

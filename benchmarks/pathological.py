@@ -85,7 +85,7 @@ def mtkahypar_run(path: Path, k: int, eps: float, seed: int, threads: int):
     """Mt-KaHyPar (DEFAULT preset) on the hMETIS file ``path``: (parts, seconds of the call)."""
     import mtkahypar
 
-    from igpart.initial import mtkahypar_initializer
+    from igpart.partitioner.initial.mtkahypar import mtkahypar_initializer
 
     init = mtkahypar_initializer(threads)
     mtkahypar.set_seed(seed)

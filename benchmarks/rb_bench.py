@@ -1,11 +1,11 @@
 """Time of the recursive-bisection initial partitioner on the coarsest level of inflated inputs.
 
 For every input (an ISPD98 circuit inflated with ``igpart.generators.inflate``) and k, runs the
-multilevel driver on the C++ backend down to its coarsest level and keeps that level together
-with the arguments the driver hands to ``igpart.initial.initial_partition`` (the driver stops
-there). Then times, for every ``--threads`` value, (a) one ``recursive_bisection`` of the
-coarsest level with the driver's METIS seeds per bisection and (b) the whole initial
-partitioning as the driver runs it (``initial_rb_runs`` recursive bisections on a thread pool,
+multilevel driver on the C++ backend down to its coarsest level and keeps that level together with
+the arguments the driver hands to ``igpart.partitioner.initial.pool.initial_partition`` (the driver
+stops there). Then times, for every ``--threads`` value, (a) one ``recursive_bisection`` of the
+coarsest level with the driver's METIS seeds per bisection and (b) the whole initial partitioning as
+the driver runs it (``initial_rb_runs`` recursive bisections on a thread pool,
 each refined k-way), best of ``--reps``, and prints an md5 of the partitions, so that runs of
 two versions of igpart (``PYTHONPATH=<other checkout>``) show identical results and their
 times in one table. Versions without the ``threads`` argument of ``recursive_bisection`` run
@@ -37,9 +37,11 @@ from pathlib import Path
 import numpy as np
 
 import igpart
-import igpart.multilevel as ml
+import igpart.partitioner.initial.coarsest as ml
 from igpart.generators import inflate
-from igpart.recursive import recursive_bisection
+from igpart.partitioner.config import Config
+from igpart.partitioner.driver import bisect
+from igpart.partitioner.initial.recursive import recursive_bisection
 
 REPO = Path(__file__).resolve().parents[1]
 ISPD98 = Path(os.environ.get("IGPART_BENCHMARKS", REPO.parent / "shared" / "benchmarks")) / "ispd98"
@@ -82,8 +84,8 @@ def best_of(reps: int, fn):
 def pool_start_up(size: int) -> float:
     """Seconds from starting a fresh pool of ``size`` METIS workers to the end of ``size``
     concurrent METIS calls on a tiny graph (process start, imports, first call)."""
-    from igpart import metis_pool
-    from igpart.initial import metis_partition
+    from igpart.parallel import metis_pool
+    from igpart.partitioner.initial.metis import metis_partition
 
     u = np.arange(63)
     g = igpart.Graph.from_edges(u, u + 1, None, n=64)
@@ -115,7 +117,7 @@ def main() -> None:
         print(f"METIS worker pool start-up ({p} workers, to {p} first calls done): "
               f"{pool_start_up(p):.3f} s")  # fmt: skip
     has_threads = "threads" in inspect.signature(recursive_bisection).parameters
-    has_procs = any(f.name == "initial_metis_processes" for f in dataclasses.fields(ml.Config))
+    has_procs = any(f.name == "initial_metis_processes" for f in dataclasses.fields(Config))
     print(f"igpart from {Path(igpart.__file__).parent}; recursive_bisection threads: {has_threads}")
     print(
         "| input | k | coarsest n | rb runs x seeds | bisector | threads | METIS processes "
@@ -151,7 +153,8 @@ def main() -> None:
                 def one_rb(coarse=coarse, k=k, ckw=ckw, extra=extra):
                     return recursive_bisection(
                         coarse, k, 0.03, "cut", seed=args.seed, runs=ckw["rb_seeds"],
-                        max_net_size=ckw["max_net_size"], config=ckw["config"], **extra,
+                        max_net_size=ckw["max_net_size"], config=ckw["config"], bisect=bisect,
+                        **extra,
                     )  # fmt: skip
 
                 t_rb, p_rb = best_of(args.reps, one_rb)

@@ -25,9 +25,9 @@ from pathlib import Path
 
 import igpart
 from igpart.generators import inflate
-from igpart.initial import mtkahypar_partition
 from igpart.kernels import _cpu
 from igpart.metrics import evaluate
+from igpart.partitioner.initial.mtkahypar import mtkahypar_partition
 
 REPO = Path(__file__).resolve().parents[1]
 ISPD98 = Path(os.environ.get("IGPART_BENCHMARKS", REPO.parent / "shared" / "benchmarks")) / "ispd98"

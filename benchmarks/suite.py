@@ -845,8 +845,8 @@ def _variants(text: str | None) -> dict[str, dict[str, Any]]:
     """``--variants``: a JSON object of named Config overrides, each checked by igpart."""
     if not text:
         return {"": {}}
+    from igpart import Config
     from igpart.errors import InputError
-    from igpart.multilevel import Config
 
     try:
         d = json.loads(text)

@@ -31,8 +31,9 @@ from .metrics import (
     max_block_weight,
     soed,
 )
-from .multilevel import Config, improve, partition
 from .partition import Partition
+from .partitioner.api import improve, partition
+from .partitioner.config import Config
 from .presets import PRESETS
 
 __all__ = [

@@ -33,10 +33,12 @@ from typing import Any
 
 from .errors import InputError, PartitionError
 from .hypergraph import Hypergraph
-from .initial import metis_partition, mtkahypar_available, mtkahypar_partition
 from .io import atomic_writer, read
 from .metrics import OBJECTIVES, evaluate
-from .multilevel import Config, partition
+from .partitioner.api import partition
+from .partitioner.config import Config
+from .partitioner.initial.metis import metis_partition
+from .partitioner.initial.mtkahypar import mtkahypar_available, mtkahypar_partition
 
 #: Peers the benchmark knows.
 PEERS = ("mtkahypar", "metis")

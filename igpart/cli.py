@@ -20,9 +20,11 @@ from .hypergraph import Graph, Hypergraph
 from .io import atomic_write, detect_format, read, read_fixed, read_partition, write_partition
 from .kernels import BACKENDS
 from .metrics import OBJECTIVES, evaluate
-from .multilevel import ALGORITHMS, improve, partition
 from .partition import Partition
+from .partitioner.api import improve, partition
+from .partitioner.config import ALGORITHMS, Config
 from .presets import PRESETS
+from .stats import describe
 
 log = logging.getLogger("igpart")
 
@@ -96,42 +98,6 @@ class Progress:
 def _progress(args) -> Progress:
     p = getattr(args, "progress", None)
     return p if p is not None else Progress()
-
-
-def _stats(a: np.ndarray) -> dict:
-    if a.size == 0:
-        return {"min": 0, "mean": 0.0, "max": 0}
-    return {"min": int(a.min()), "mean": round(float(a.mean()), 4), "max": int(a.max())}
-
-
-def describe(h: Hypergraph | Graph) -> dict:
-    """The numbers ``igpart info`` prints."""
-    if isinstance(h, Hypergraph):
-        return {
-            "kind": "hypergraph",
-            "vertices": h.n,
-            "nets": h.m,
-            "pins": h.num_pins,
-            "total_vertex_weight": h.total_weight,
-            "total_net_weight": int(h.ewgt.sum()),
-            "vertex_weight": _stats(h.vwgt),
-            "net_weight": _stats(h.ewgt),
-            "vertex_degree": _stats(h.vertex_degrees),
-            "net_size": _stats(h.net_sizes),
-            "nets_below_2_pins": int((h.net_sizes < 2).sum()),
-            "isolated_vertices": int((h.vertex_degrees == 0).sum()),
-        }
-    return {
-        "kind": "graph",
-        "vertices": h.n,
-        "edges": h.num_edges,
-        "total_vertex_weight": h.total_weight,
-        "total_edge_weight": int(h.adjwgt.sum() // 2),
-        "vertex_weight": _stats(h.vwgt),
-        "edge_weight": _stats(h.adjwgt),
-        "degree": _stats(h.degrees),
-        "isolated_vertices": int((h.degrees == 0).sum()),
-    }
 
 
 def _print_table(d: dict, indent: str = "") -> None:
@@ -226,8 +192,6 @@ def config_arg(text: str) -> dict:
     """A ``--config`` value: an inline JSON object (``'{"refinement": "jet"}'``) or the path of a
     JSON file of Config fields; InputError naming what is wrong otherwise."""
     from .bench import load_config
-    from .multilevel import Config
-
     if not text.lstrip().startswith("{") or os.path.exists(text):
         return load_config(text)
     try:

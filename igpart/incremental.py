@@ -31,7 +31,7 @@ Quality guard: when the changes since the last full partition (batch records) ex
 ``max_change_fraction`` of the design (vertices + nets at that time), or the objective exceeds
 ``(1 + max_cut_drift) * reference + cut_drift_slack`` (reference: the objective right after the
 last full partition), the design is re-partitioned fully, warm-started from the current
-partition (:func:`igpart.multilevel.improve`: rebalance, refinement and V-cycles inside the
+partition (:func:`igpart.improve`: rebalance, refinement and V-cycles inside the
 current blocks), and, with ``guard_fresh``, also from scratch (:func:`igpart.partition`); the
 better balanced result is kept. The result says so (``full_repartition``, ``reason``).
 
@@ -56,7 +56,8 @@ from .errors import BackendUnavailable, InputError
 from .hypergraph import Graph, Hypergraph
 from .kernels import budget, get_backend
 from .metrics import OBJECTIVES
-from .multilevel import Config, improve, partition
+from .partitioner.api import improve, partition
+from .partitioner.config import Config
 
 log = logging.getLogger(__name__)
 

@@ -39,6 +39,8 @@ import numpy as np
 from .errors import InputError, PartitionError
 from .hypergraph import Graph, Hypergraph
 from .metrics import check_parts, evaluate, max_block_weight
+from .subgraphs import subgraphs as _subgraphs
+from .subgraphs import subhypergraphs as _subhypergraphs
 
 MAP_ALGORITHMS = ("hm", "hm-ultra", "two-phase", "im")
 ULTRA_SEEDS = 4  # partitioner seeds per multisection of "hm-ultra" (the best km1 is kept)
@@ -243,70 +245,6 @@ class Mapping:
         )
 
 
-# ------------------------------------------------------------------------- sub-(hyper)graphs
-def _subhypergraphs(h: Hypergraph, group: np.ndarray, ngroups: int):
-    """The sub-hypergraph of each group (its vertices, its nets restricted to them, nets of
-    fewer than 2 pins dropped), built for all groups at once: yields ``(g, vertices, sub)``."""
-    order = np.argsort(group, kind="stable")
-    vstart = np.searchsorted(group[order], np.arange(ngroups + 1))
-    local = np.empty(h.n, dtype=np.int64)
-    local[order] = np.arange(h.n) - vstart[group[order]]
-    # pins sorted by (group, net), pin order inside a net kept
-    pg = group[h.eind].astype(np.int64)
-    porder = np.lexsort((h.pin_nets, pg))
-    key = pg[porder] * max(h.m, 1) + h.pin_nets[porder]
-    seg = np.flatnonzero(np.r_[True, key[1:] != key[:-1]]) if key.size else np.zeros(0, np.int64)
-    seg_end = np.r_[seg[1:], key.size]
-    size = seg_end - seg
-    keep = size >= 2
-    seg, size = seg[keep], size[keep]
-    seg_group = pg[porder][seg]
-    seg_net = h.pin_nets[porder][seg]
-    pins = porder[_ranges(seg, size)]
-    pins_local = local[h.eind[pins]].astype(np.int32)
-    nstart = np.searchsorted(seg_group, np.arange(ngroups + 1))
-    pstart = np.r_[0, np.cumsum(size)]
-    for g in range(ngroups):
-        verts = order[vstart[g] : vstart[g + 1]]
-        e0, e1 = nstart[g], nstart[g + 1]
-        eptr = pstart[e0 : e1 + 1] - pstart[e0]
-        eind = pins_local[pstart[e0] : pstart[e1]]
-        sub = Hypergraph(eptr, eind, verts.size, h.vwgt[verts], h.ewgt[seg_net[e0:e1]], check=False)
-        yield g, verts, sub
-
-
-def _ranges(start: np.ndarray, size: np.ndarray) -> np.ndarray:
-    """Concatenation of ``arange(s, s + z)`` for each (s, z), without a Python loop."""
-    total = int(size.sum())
-    if total == 0:
-        return np.zeros(0, dtype=np.int64)
-    offs = np.repeat(start - np.r_[0, np.cumsum(size)[:-1]], size)
-    return np.arange(total, dtype=np.int64) + offs
-
-
-def _subgraphs(g: Graph, group: np.ndarray, ngroups: int):
-    """The induced subgraph of each group, built for all groups at once: yields
-    ``(g, vertices, sub)``."""
-    order = np.argsort(group, kind="stable")
-    vstart = np.searchsorted(group[order], np.arange(ngroups + 1))
-    local = np.empty(g.n, dtype=np.int64)
-    local[order] = np.arange(g.n) - vstart[group[order]]
-    src = np.repeat(np.arange(g.n, dtype=np.int64), g.degrees)
-    inside = group[src] == group[g.adjncy]
-    src, dst, w = src[inside], g.adjncy[inside], g.adjwgt[inside]
-    eorder = np.argsort(group[src], kind="stable")  # rows stay in vertex order inside a group
-    src, dst, w = src[eorder], dst[eorder], w[eorder]
-    estart = np.searchsorted(group[src], np.arange(ngroups + 1))
-    deg = np.bincount(src, minlength=g.n)
-    for i in range(ngroups):
-        verts = order[vstart[i] : vstart[i + 1]]
-        xadj = np.r_[0, np.cumsum(deg[verts])].astype(np.int64)
-        e0, e1 = estart[i], estart[i + 1]
-        sub = Graph(xadj, local[dst[e0:e1]].astype(np.int32), verts.size, w[e0:e1], g.vwgt[verts],
-                    check=False)  # fmt: skip
-        yield i, verts, sub
-
-
 # ---------------------------------------------------------------------------------- driver
 def adaptive_epsilon(epsilon: float, total: int, k: int, sub_total: int, sub_k: int,
                      depth: int, parts: int) -> float:  # fmt: skip
@@ -361,7 +299,7 @@ def map_processes(
     Raises InputError for a bad hierarchy or distance (see :func:`check_hierarchy`), an unknown
     algorithm, a negative epsilon or ``k`` larger than the number of vertices.
     """
-    from .multilevel import _validate
+    from .partitioner.context import check_arguments as _validate
 
     t0 = time.perf_counter()
     if not isinstance(h, (Hypergraph, Graph)):
@@ -393,7 +331,7 @@ def map_processes(
 
         hyper = h.to_hypergraph() if isinstance(h, Graph) else h
         pe, splits, used, timings, _ = integrated_mapping(hyper, a, d, epsilon, backend,
-                                                          int(seed), config)  # fmt: skip
+                                                          int(seed), config, _multisection)
     elif cluster is not None:
         from .distributed import connect
 
@@ -464,7 +402,7 @@ def best_split(sub, parts: int, eps: float, backend, seeds: list[int], config, l
     """Block ids of the best (balanced first, then least km1) of ``seeds`` partitions of one
     group's ``sub`` into ``parts`` (:func:`igpart.partition` with ``algorithm=partitioner``),
     and the backend that made it."""
-    from .multilevel import partition
+    from .partitioner.api import partition
 
     best = None
     for s in seeds:
@@ -481,7 +419,7 @@ def best_split(sub, parts: int, eps: float, backend, seeds: list[int], config, l
 def _two_phase(h, a: tuple[int, ...], d: np.ndarray, epsilon: float, backend, seed: int, config):
     """The two-phase baseline: a plain k-way partition (km1), then its blocks placed on the PEs
     greedily (:func:`greedy_placement`); returns (PE ids, 1, backend, timings)."""
-    from .multilevel import partition
+    from .partitioner.api import partition
 
     k = int(np.prod(a))
     t = time.perf_counter()

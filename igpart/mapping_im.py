@@ -288,29 +288,29 @@ def refine_mapping(h: Hypergraph, parts, hierarchy, distance, bounds, *, active=
 
 # ------------------------------------------------------------------------------- driver
 def integrated_mapping(h: Hypergraph, a: tuple[int, ...], d: np.ndarray, epsilon: float,
-                       backend, seed: int, config):  # fmt: skip
+                       backend, seed: int, config, multisection):  # fmt: skip
     """GPU-IM: coarsen with the backend's clustering (as :func:`igpart.partition` does), map
     the coarsest level by hierarchical multisection, then project level by level, refining with
     :func:`refine_mapping` on each. Returns (PE ids, splits, backend name, timings, trace) with
     ``trace["initial"]``: the coarsest level's multisection projected onto ``h`` (the finest
-    level's mapping costs at most as much) and ``trace["levels"]``: the vertices per level."""
-    from .multilevel import Config, _stage_threads
+    level's mapping costs at most as much) and ``trace["levels"]``: the vertices per level.
+    ``multisection``: the hierarchical multisection of the coarsest level (the caller's,
+    ``igpart.mapping._multisection``)."""
+    from .parallel.threads import stage_threads as _stage_threads
+    from .partitioner.config import Config
 
     with _stage_threads(Config.of(config)):  # Config.threads: the OpenMP threads of every stage
-        return _integrated_mapping(h, a, d, epsilon, backend, seed, config)
+        return _integrated_mapping(h, a, d, epsilon, backend, seed, config, multisection)
 
 
-def _integrated_mapping(h, a, d, epsilon, backend, seed, config):
+def _integrated_mapping(h, a, d, epsilon, backend, seed, config, _multisection):
     from .kernels import get_backend
-    from .mapping import _multisection
-    from .multilevel import (
-        Config,
-        _coarsen,
-        _hypergraph_coarsener,
-        _max_cluster_weight,
-        _Timer,
-        hypergraph_from_arrays,
-    )
+    from .partitioner.coarsening import coarsen as _coarsen
+    from .partitioner.coarsening import hypergraph_coarsener as _hypergraph_coarsener
+    from .partitioner.coarsening import hypergraph_from_arrays
+    from .partitioner.config import Config
+    from .partitioner.context import Timer as _Timer
+    from .partitioner.context import max_cluster_weight as _max_cluster_weight
 
     k = int(np.prod(a))
     cfg = Config.of(config)

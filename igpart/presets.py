@@ -1,4 +1,4 @@
-"""Presets: named sets of :class:`igpart.multilevel.Config` values, as Mt-KaHyPar's
+"""Presets: named sets of :class:`igpart.Config` values, as Mt-KaHyPar's
 deterministic / default / quality.
 
 A preset is data: a dict of Config fields that differ from the defaults. ``Config(preset=name)``

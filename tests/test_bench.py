@@ -14,8 +14,8 @@ import pytest
 from igpart import bench, io
 from igpart.errors import InputError
 from igpart.generators import random_circuit
-from igpart.initial import mtkahypar_available
 from igpart.metrics import evaluate
+from igpart.partitioner.initial.mtkahypar import mtkahypar_available
 
 from .test_cli import run
 

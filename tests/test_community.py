@@ -139,7 +139,10 @@ def test_cluster_merges_heaviest_pair_first():
 
 
 def test_backend_fallback_uses_cpu_on_host_arrays():
-    class Minimal(igpart.kernels.backend.Backend):  # only transfers: stages fall back to the CPU
+    from igpart.kernels.host_fallback import HostFallback
+
+    # only transfers: the stages come from the C++ backend on host copies
+    class Minimal(HostFallback, igpart.kernels.backend.Backend):
         name = "minimal"
         xp = np
 
@@ -233,7 +236,8 @@ def test_bad_resolution_is_rejected(bad):
 
 
 def test_community_resolution_follows_the_size():
-    from igpart.multilevel import Config, community_resolution
+    from igpart.partitioner.config import Config
+    from igpart.partitioner.context import community_resolution
 
     assert community_resolution(Config(), 10**9) == 1.0  # the default: resolution 1
     cfg = Config(community_resolution=0.0)  # automatic
@@ -275,7 +279,8 @@ def test_community_weight_cap_splits_merged_cliques():
 
 
 def test_driver_caps_communities_at_a_block():
-    from igpart.multilevel import Config, community_max_weight
+    from igpart.partitioner.config import Config
+    from igpart.partitioner.context import community_max_weight
 
     assert community_max_weight(Config(), 1000, 8) == 125
     assert community_max_weight(Config(community_max_weight=0.5), 1001, 2) == 251

@@ -22,7 +22,8 @@ from igpart.generators import random_circuit
 from igpart.io import read_fixed, read_partition, write_hgr
 from igpart.kernels import get_backend
 from igpart.metrics import max_block_weight
-from igpart.recursive import recursive_bisection
+from igpart.partitioner.driver import bisect
+from igpart.partitioner.initial import recursive as rb
 
 from .test_jet import jet_cases
 from .test_multilevel import check_partition
@@ -217,7 +218,7 @@ def test_fixed_vertices_of_one_block_pull_their_neighbourhood():
 def test_recursive_bisection_keeps_fixed_vertices():
     h = random_circuit(800, seed=6)
     fixed = random_fixed(h.n, 6, 0.15, seed=2)
-    parts = recursive_bisection(h, 6, 0.03, "km1", seed=1, runs=2, fixed=fixed)
+    parts = rb.recursive_bisection(h, 6, 0.03, "km1", seed=1, runs=2, fixed=fixed, bisect=bisect)
     assert_fixed_kept(parts, fixed)
 
 

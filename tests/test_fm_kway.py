@@ -11,7 +11,7 @@ import igpart
 from igpart.generators import random_circuit
 from igpart.kernels import _cpu, get_backend
 from igpart.kernels.cpu import CpuBackend
-from igpart.multilevel import Config
+from igpart.partitioner.config import Config
 
 from .test_stages import bounds_for, objective
 from .test_threads import _on_threads

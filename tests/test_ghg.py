@@ -1,4 +1,4 @@
-"""Greedy hypergraph growing (``igpart.initial.ghg_bisections``, C++) and
+"""Greedy hypergraph growing (``igpart.partitioner.initial.pool.ghg_bisections``, C++) and
 ``Config.initial_bisector``: valid bisections within their bounds, deterministic for a seed and
 independent of the OpenMP threads, the obvious bisection on tiny instances, config errors, and
 valid + balanced end-to-end partitions with every bisector."""
@@ -14,9 +14,9 @@ import igpart
 import igpart.generators
 from igpart import Config, Hypergraph
 from igpart.errors import InputError, PartitionError
-from igpart.initial import ghg_bisections, initial_partition
 from igpart.kernels import _cpu
 from igpart.metrics import block_weights, cut, max_block_weight
+from igpart.partitioner.initial.pool import ghg_bisections, initial_partition
 
 from .test_multilevel import check_partition, instances
 from .util import random_hypergraph

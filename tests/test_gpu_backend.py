@@ -33,7 +33,8 @@ def host(a):
 def test_auto_picks_the_gpu(gpu):
     assert get_backend("auto").name == "gpu" and gpu.name == "gpu"
     assert gpu.xp.__name__ == "cupy"
-    from igpart.multilevel import Config, vcycles
+    from igpart.partitioner.config import Config
+    from igpart.partitioner.context import vcycles
 
     big = gpu.LARGE_MIN_N
     assert [vcycles(gpu, Config(), k, big) for k in (2, 3, 64)] == [1, 2, 2]

@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 
 import igpart
 import igpart.generators
-import igpart.multilevel as ml
+import igpart.partitioner.driver as ml
+import igpart.partitioner.initial.coarsest as coarsest
 from igpart import Config
 from igpart.errors import InputError
 from igpart.kernels.cpu import CpuBackend
@@ -56,7 +57,9 @@ def host(monkeypatch):
     """The C++ backend the driver gets for its host levels, counting calls."""
     be = Counting()
     real = ml.get_backend
-    monkeypatch.setattr(ml, "get_backend", lambda name="auto": be if name == "cpu" else real(name))
+    for module in (ml, coarsest):  # the host levels, the initial partitioning's candidates
+        monkeypatch.setattr(module, "get_backend",
+                            lambda name="auto": be if name == "cpu" else real(name))
     return be
 
 

@@ -7,12 +7,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from igpart import BatchError, Graph, Hypergraph, InputError
+from igpart import BatchError, Graph, Hypergraph, InputError, improve
 from igpart.dynamic import Batch
 from igpart.generators import random_circuit
 from igpart.incremental import IncrementalConfig, IncrementalPartitioner
 from igpart.metrics import edge_cut, evaluate
-from igpart.multilevel import improve
 
 from .dynamic_model import Model, random_batch
 from .util import random_graph, random_hypergraph

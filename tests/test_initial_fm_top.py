@@ -1,6 +1,6 @@
-"""``Config.initial_fm_top``: FM on the best few initial candidates only (:mod:`igpart.initial`):
-valid, balanced, deterministic whatever the threads, equal to FM on every candidate when the
-few are all of them, errors on bad values."""
+"""``Config.initial_fm_top``: FM on the best few initial candidates only
+(:mod:`igpart.partitioner.initial`): valid, balanced, deterministic whatever the threads, equal
+to FM on every candidate when the few are all of them, errors on bad values."""
 
 from __future__ import annotations
 
@@ -13,8 +13,9 @@ import igpart
 import igpart.generators
 from igpart import Config
 from igpart.errors import InputError
-from igpart.initial import initial_partition, metis_partition
 from igpart.metrics import block_weights, cut, max_block_weight
+from igpart.partitioner.initial.metis import metis_partition
+from igpart.partitioner.initial.pool import initial_partition
 
 from .test_multilevel import check_partition, instances
 from .util import random_hypergraph
@@ -95,11 +96,11 @@ def test_bad_fm_top_names_the_field(bad):
 
 
 def test_one_rb_candidate_at_k64_is_valid_and_independent_of_threads():
-    """From k = 64 on, "rb" runs as one candidate with all the seeds (``_rb_effort``), its
+    """From k = 64 on, "rb" runs as one candidate with all the seeds (``rb_effort``), its
     bisections concurrently: the same partition whatever the threads, valid and balanced."""
-    from igpart.multilevel import _rb_effort
+    from igpart.partitioner.context import rb_effort
 
-    assert _rb_effort(Config(), 64)[0] == 1
+    assert rb_effort(Config(), 64)[0] == 1
     h = igpart.generators.random_circuit(4000, seed=9)
     p = [
         igpart.partition(h, 64, backend="cpu", seed=2, config=Config(threads=t, vcycles=0))

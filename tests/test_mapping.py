@@ -15,8 +15,6 @@ from igpart import Graph, Hypergraph, InputError
 from igpart.cli import main
 from igpart.generators import random_circuit
 from igpart.mapping import (
-    _subgraphs,
-    _subhypergraphs,
     adaptive_epsilon,
     block_communication,
     check_hierarchy,
@@ -26,6 +24,7 @@ from igpart.mapping import (
     level_costs,
 )
 from igpart.metrics import max_block_weight
+from igpart.subgraphs import subgraphs, subhypergraphs
 
 HIERARCHIES = [((2,), (3,)), ((2, 2), (1, 10)), ((3, 2), (2, 5)), ((2, 3, 2), (1, 10, 100)),
                ((2, 1, 2), (1, 4, 4)), ((4, 2), (1.5, 2.5))]  # fmt: skip
@@ -146,7 +145,7 @@ def test_cost_equals_mtkahypar_steiner_tree(hierarchy, distance):
     """Mt-KaHyPar's ``steiner_tree`` of the same PE ids on the complete target graph with the
     hierarchy's distances (independent code; skipped without Mt-KaHyPar)."""
     mtk = pytest.importorskip("mtkahypar")
-    from igpart.initial import mtkahypar_initializer
+    from igpart.partitioner.initial.mtkahypar import mtkahypar_initializer
 
     init = mtkahypar_initializer(1)
     k = int(np.prod(hierarchy))
@@ -177,7 +176,7 @@ def test_subhypergraphs_equal_plain_python_extraction():
     rng = np.random.default_rng(3)
     h = random_hypergraph(rng, 30, 40, max_size=6)
     group = rng.integers(0, 4, size=h.n)
-    for g, verts, sub in _subhypergraphs(h, group, 4):
+    for g, verts, sub in subhypergraphs(h, group, 4):
         assert verts.tolist() == [v for v in range(h.n) if group[v] == g]
         local = {int(v): i for i, v in enumerate(verts)}
         want = []
@@ -194,7 +193,7 @@ def test_subgraphs_equal_induced_subgraphs():
     rng = np.random.default_rng(4)
     g0 = random_graph(rng, 40, 120)
     group = rng.integers(0, 3, size=g0.n)
-    for g, verts, sub in _subgraphs(g0, group, 3):
+    for g, verts, sub in subgraphs(g0, group, 3):
         assert verts.tolist() == [v for v in range(g0.n) if group[v] == g]
         local = {int(v): i for i, v in enumerate(verts)}
         want = sorted(

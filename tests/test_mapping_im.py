@@ -9,7 +9,7 @@ import pytest
 
 import igpart
 from igpart.generators import random_circuit
-from igpart.mapping import check_hierarchy, communication_cost
+from igpart.mapping import _multisection, check_hierarchy, communication_cost
 from igpart.mapping_im import (
     _analyse,
     _analyse_numpy,
@@ -111,7 +111,8 @@ def test_integrated_mapping_never_worse_than_its_coarsest_multisection(hierarchy
     a, d = check_hierarchy(hierarchy, distance)
     k = int(np.prod(a))
     for x in (h, h.to_graph().to_hypergraph()):
-        pe, _, backend, timings, trace = integrated_mapping(x, a, d, 0.03, "cpu", 0, None)
+        pe, _, backend, timings, trace = integrated_mapping(x, a, d, 0.03, "cpu", 0, None,
+                                                            _multisection)
         assert backend == "cpu" and "refine" in timings
         assert len(trace["levels"]) > 1 and trace["levels"][0] == x.n  # it coarsened
         bound = max_block_weight(x.total_weight, k, 0.03)

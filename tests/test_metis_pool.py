@@ -1,11 +1,12 @@
-"""METIS in worker processes (``Config.initial_metis_processes``, :mod:`igpart.metis_pool`):
-the same blocks as in-process METIS (single calls, the initial partitioning of an ISPD98
-coarsest level and of random hypergraphs, end-to-end partitions at k = 2 and 16), config errors,
-errors raised in a worker, METIS's stdout warnings kept off the caller's stdout (and the CLI's
-``--json`` output), a worker killed mid-run (fallback, no hang, the same result, reaped), and
-shutdown reaping every worker; the automatic default (-1, ``igpart.multilevel.metis_processes``)
-for CPU counts, input sizes, threads and k (CPU count monkeypatched), no pool on small inputs,
-the resolved value reaching the METIS calls, and the configured -1 in the result."""
+"""METIS in worker processes (``Config.initial_metis_processes``,
+:mod:`igpart.parallel.metis_pool`): the same blocks as in-process METIS (single calls, the
+initial partitioning of an ISPD98 coarsest level and of random hypergraphs, end-to-end partitions
+at k = 2 and 16), config errors, errors raised in a worker, METIS's stdout warnings kept off the
+caller's stdout (and the CLI's ``--json`` output), a worker killed mid-run (fallback, no hang,
+the same result, reaped), and shutdown reaping every worker; the automatic default (-1,
+``igpart.partitioner.context.metis_processes``) for CPU counts, input sizes, threads and k (CPU
+count monkeypatched), no pool on small inputs, the resolved value reaching the METIS calls, and
+the configured -1 in the result."""
 
 from __future__ import annotations
 
@@ -21,10 +22,12 @@ import pytest
 
 import igpart
 from igpart import Config, Graph
-from igpart import metis_pool as mp
 from igpart.errors import InputError
-from igpart.initial import initial_partition, metis_partition
 from igpart.metrics import block_weights, max_block_weight
+from igpart.parallel import metis_pool as mp
+from igpart.partitioner.driver import bisect
+from igpart.partitioner.initial.metis import metis_partition
+from igpart.partitioner.initial.pool import initial_partition
 
 from .test_multilevel import check_partition
 from .util import random_hypergraph
@@ -72,7 +75,7 @@ def test_single_calls_equal_in_process(fresh_pool):
 def test_initial_partition_equal_in_process(fresh_pool, method, k):
     rng = np.random.default_rng(k)
     h = random_hypergraph(rng, 400, 700, weighted=True)
-    kw = dict(seed=3, method=method, runs=3, rb_runs=2, rb_seeds=3, threads=2)
+    kw = dict(seed=3, method=method, runs=3, rb_runs=2, rb_seeds=3, threads=2, bisect=bisect)
     a = initial_partition(h, k, 0.05, "cut", **kw)
     b = initial_partition(h, k, 0.05, "cut", metis_processes=2, **kw)
     assert np.array_equal(a, b)
@@ -82,7 +85,7 @@ def test_initial_partition_equal_in_process(fresh_pool, method, k):
 def test_ispd98_coarsest_level_equal_in_process(fresh_pool, monkeypatch):
     """The driver's own initial_partition call on ibm01's coarsest level at k = 16 (rb with
     METIS seeds in every bisection, refinement callbacks): the same blocks, balanced."""
-    import igpart.multilevel as ml
+    import igpart.partitioner.initial.coarsest as ml
 
     h = igpart.read_hgr(ISPD98 / "ibm01.hgr")
     seen = {}
@@ -152,7 +155,7 @@ def test_metis_warnings_stay_off_stdout(tmp_path):
         "import numpy as np\n"
         "sys.path.insert(0, sys.argv[1])\n"
         "from tests.test_metis_pool import _chain\n"
-        "from igpart.initial import metis_partition\n"
+        "from igpart.partitioner.initial.metis import metis_partition\n"
         "p = metis_partition(_chain(20, 1000), 8, processes=int(sys.argv[2]))\n"
         "print(json.dumps({'blocks': int(p.max()) + 1}))\n"
     )
@@ -218,7 +221,7 @@ def test_shutdown_reaps_workers(fresh_pool):
 def test_seed_chunks_and_pool_growth(fresh_pool):
     """More seeds than workers (requests of several seeds), then a larger pool: the blocks of
     each seed are those of in-process METIS, in seed order."""
-    from igpart.initial import metis_partitions
+    from igpart.partitioner.initial.metis import metis_partitions
 
     h = random_hypergraph(np.random.default_rng(9), 250, 400, weighted=True)
     seeds = [3, 4, 5, 6, 7]
@@ -273,7 +276,7 @@ def test_default_is_automatic():
     ],
 )
 def test_metis_processes_automatic(monkeypatch, cpus, n, k, threads, expected):
-    import igpart.multilevel as ml
+    import igpart.partitioner.context as ml
 
     monkeypatch.setattr(ml, "usable_cpus", lambda: cpus)
     cfg = Config(threads=threads)
@@ -284,7 +287,7 @@ def test_metis_processes_automatic(monkeypatch, cpus, n, k, threads, expected):
 
 def test_metis_processes_automatic_uses_the_run_threads(monkeypatch):
     """``threads = 0`` (the default): the C++ backend's OpenMP threads decide."""
-    import igpart.multilevel as ml
+    import igpart.partitioner.context as ml
     from igpart.kernels import omp_threads
 
     monkeypatch.setattr(ml, "usable_cpus", lambda: 16)
@@ -296,7 +299,7 @@ def test_metis_processes_automatic_uses_the_run_threads(monkeypatch):
 
 @pytest.mark.parametrize("value", [0, 3, 12])
 def test_metis_processes_explicit_kept(monkeypatch, value):
-    import igpart.multilevel as ml
+    import igpart.partitioner.context as ml
 
     for cpus in (1, 2, 64):
         monkeypatch.setattr(ml, "usable_cpus", lambda cpus=cpus: cpus)
@@ -306,7 +309,7 @@ def test_metis_processes_explicit_kept(monkeypatch, value):
 
 
 def test_usable_cpus(monkeypatch):
-    import igpart.multilevel as ml
+    import igpart.parallel.threads as ml
 
     assert ml.usable_cpus() >= 1
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 3, 5}, raising=False)
@@ -321,7 +324,7 @@ def test_usable_cpus(monkeypatch):
 def test_default_config_small_input_starts_no_pool(fresh_pool, monkeypatch):
     """The default (-1) on a small input, even on a machine of many CPUs with threads: no
     worker pool is started, METIS runs in-process, and the result reports the configured -1."""
-    import igpart.multilevel as ml
+    import igpart.partitioner.context as ml
 
     monkeypatch.setattr(ml, "usable_cpus", lambda: 64)
     requested = []
@@ -338,8 +341,8 @@ def test_default_config_large_input_resolves_to_workers(fresh_pool, monkeypatch)
     """The default (-1) where the input counts as large (``initial_runs_min_n`` lowered) on a
     machine of 8 CPUs: the pool is started with 7 workers, the drivers and the METIS calls get
     7, the blocks equal those of in-process METIS, and the result reports -1."""
-    import igpart.initial as ini
-    import igpart.multilevel as ml
+    import igpart.partitioner.context as ml
+    import igpart.partitioner.initial.pool as ini
 
     monkeypatch.setattr(ml, "usable_cpus", lambda: 8)
     requested = []
@@ -368,17 +371,17 @@ def test_default_config_large_input_resolves_to_workers(fresh_pool, monkeypatch)
 
 @pytest.mark.parametrize("objective,k", [("cut", 8), ("km1", 5)])
 def test_bisections_in_workers_equal_in_process(fresh_pool, monkeypatch, objective, k):
-    """``recursive.BISECT_IN_WORKERS``: with worker processes and threads, every bisection of
-    recursive bisection but the first runs in a worker (counted), and the blocks equal one
-    thread's in-process bisections; a worker that cannot serve one leaves it to the caller, same
-    blocks."""
-    from igpart import recursive
+    """``BISECT_IN_WORKERS`` of :mod:`igpart.partitioner.initial.recursive`: with worker processes
+    and threads, every bisection of recursive bisection but the first runs in a worker (counted),
+    and the blocks equal one thread's in-process bisections; a worker that cannot serve one leaves
+    it to the caller, same blocks."""
+    from igpart.partitioner.initial import recursive
 
     rng = np.random.default_rng(k)
     h = random_hypergraph(rng, 1500, 2500, weighted=True)
     cfg = Config(initial_metis_processes=2)
     here = recursive.recursive_bisection(h, k, 0.03, objective, seed=4, runs=3,
-                                         config=Config(initial_metis_processes=0))
+                                         config=Config(initial_metis_processes=0), bisect=bisect)
     served = []
     real = mp.MetisPool.bisect
 
@@ -388,12 +391,12 @@ def test_bisections_in_workers_equal_in_process(fresh_pool, monkeypatch, objecti
 
     monkeypatch.setattr(mp.MetisPool, "bisect", spy)
     there = recursive.recursive_bisection(h, k, 0.03, objective, seed=4, runs=3, config=cfg,
-                                          threads=3)
+                                          threads=3, bisect=bisect)
     assert len(served) == k - 2 and h.n not in served
     assert np.array_equal(here, there)
     served.clear()  # beside other candidates: every bisection in a worker, even on one thread
     beside = recursive.recursive_bisection(h, k, 0.03, objective, seed=4, runs=3, config=cfg,
-                                           threads=1, concurrent=True)
+                                           threads=1, concurrent=True, bisect=bisect)
     assert len(served) == k - 1 and served[0] == h.n
     assert np.array_equal(here, beside)
 
@@ -402,5 +405,5 @@ def test_bisections_in_workers_equal_in_process(fresh_pool, monkeypatch, objecti
 
     monkeypatch.setattr(mp.MetisPool, "bisect", gone)
     fallback = recursive.recursive_bisection(h, k, 0.03, objective, seed=4, runs=3, config=cfg,
-                                             threads=3)
+                                             threads=3, bisect=bisect)
     assert np.array_equal(here, fallback)

@@ -180,7 +180,8 @@ def test_vcycles_never_worsen_the_first_pass():
 def test_vcycle_count_resolves_per_backend_and_k(monkeypatch):
     """``vcycles=-1`` is the backend's ``default_vcycles(k)`` (2 where it has none); the count
     resolved is the number of V-cycles run at most; bad values are refused."""
-    import igpart.multilevel as ml
+    import igpart.partitioner.context as ml
+    import igpart.partitioner.driver as driver
     from igpart.kernels import get_backend
 
     cpu = get_backend("cpu")
@@ -197,8 +198,9 @@ def test_vcycle_count_resolves_per_backend_and_k(monkeypatch):
     assert ml.vcycles(Device(), Config(), 2, 100) == 2
     assert ml.vcycles(Device(), Config(vcycles=3), 2, 1000) == 3
     counts = []
-    real = ml._vcycles
-    monkeypatch.setattr(ml, "_vcycles", lambda *a, **kw: counts.append(a[9]) or real(*a, **kw))
+    real = driver.run_vcycles
+    monkeypatch.setattr(driver, "run_vcycles",
+                        lambda *a, **kw: counts.append(a[9]) or real(*a, **kw))
     h = igpart.generators.random_circuit(2000, seed=3)
     for cfg in (Config(), Config(vcycles=1)):
         assert igpart.partition(h, 2, seed=1, backend="cpu", config=cfg).balanced
@@ -212,7 +214,9 @@ def test_vcycle_coarsening_stops_at_vcycle_min_vertices(monkeypatch):
     """A V-cycle's coarsening stops below ``vcycle_min_vertices`` (resolved per backend: -1 is
     the backend's default, 0 on the C++ backend), and the result stays balanced and no worse
     than the first pass."""
-    import igpart.multilevel as ml
+    import igpart.partitioner.context as ml
+    import igpart.partitioner.driver as driver
+    import igpart.partitioner.uncoarsening as uncoarsening
     from igpart.kernels import get_backend
 
     cpu = get_backend("cpu")
@@ -237,14 +241,15 @@ def test_vcycle_coarsening_stops_at_vcycle_min_vertices(monkeypatch):
 
     h = igpart.generators.random_circuit(3000, seed=8)
     levels = []
-    real = ml._coarsen
+    real = uncoarsening.coarsen
 
     def spy(*args, **kwargs):
         out = real(*args, **kwargs)
         levels.append((args[4], [lv[0].n for lv in out]))
         return out
 
-    monkeypatch.setattr(ml, "_coarsen", spy)
+    for module in (driver, uncoarsening):  # the first pass, then the V-cycles
+        monkeypatch.setattr(module, "coarsen", spy)
     for limit in (0, 1000):
         levels.clear()
         cfg = Config(vcycles=1, vcycle_min_vertices=limit, communities=False)
@@ -268,19 +273,19 @@ def test_initial_seed_count_follows_k():
     """Large hypergraphs: more METIS seeds on the (smaller) coarsest level of a small k, capped
     at ``initial_runs_max``; ``initial_runs`` at k = 64, fewer beyond; small inputs and graphs
     keep ``initial_runs`` up to k = 64."""
-    from igpart.multilevel import _initial_runs
+    from igpart.partitioner.context import initial_runs_of
 
     cfg = Config()
     big = cfg.initial_runs_min_n
     ks = [2, 3, 4, 8, 16, 32, 63, 64, 65, 128, 1000, 10**6]
-    runs = [_initial_runs(cfg, k, hypergraph=True, n=big) for k in ks]
+    runs = [initial_runs_of(cfg, k, hypergraph=True, n=big) for k in ks]
     assert all(a >= b for a, b in zip(runs, runs[1:]))  # non-increasing in k
     assert all(1 <= r <= max(cfg.initial_runs, cfg.initial_runs_max) for r in runs)
-    assert _initial_runs(cfg, 64, hypergraph=True, n=big) == cfg.initial_runs
-    assert _initial_runs(cfg, 2, hypergraph=True, n=big) == cfg.initial_runs_max
-    assert _initial_runs(cfg, 2, hypergraph=True, n=big - 1) == cfg.initial_runs  # small input
-    assert _initial_runs(cfg, 8, n=big) == cfg.initial_runs  # graphs
-    assert _initial_runs(Config(initial_runs=4, initial_runs_max=2), 2, True, big) == 4
+    assert initial_runs_of(cfg, 64, hypergraph=True, n=big) == cfg.initial_runs
+    assert initial_runs_of(cfg, 2, hypergraph=True, n=big) == cfg.initial_runs_max
+    assert initial_runs_of(cfg, 2, hypergraph=True, n=big - 1) == cfg.initial_runs  # small input
+    assert initial_runs_of(cfg, 8, n=big) == cfg.initial_runs  # graphs
+    assert initial_runs_of(Config(initial_runs=4, initial_runs_max=2), 2, True, big) == 4
     for bad in ({"initial_runs_max": 0}, {"initial_runs_min_n": 0}):
         with pytest.raises(InputError):
             Config.from_dict(bad)
@@ -294,7 +299,7 @@ def test_initial_seed_count_follows_k():
 def test_refinement_mode_resolves_per_backend():
     """``refinement="auto"``: the backend's default_refinement whatever the input's size;
     explicit modes stand for themselves."""
-    import igpart.multilevel as ml
+    import igpart.partitioner.context as ml
     from igpart.kernels import get_backend
 
     cpu = get_backend("cpu")
@@ -310,7 +315,7 @@ def test_refinement_mode_resolves_per_backend():
 def test_max_shrink_resolves_per_backend_k_and_size():
     """``max_shrink=-1``: 2.5, or the backend's default_max_shrink_k2 at k = 2 on inputs of at
     least its LARGE_MIN_N vertices; explicit values stand; bad ones are refused."""
-    import igpart.multilevel as ml
+    import igpart.partitioner.context as ml
     from igpart.kernels import get_backend
 
     cpu = get_backend("cpu")

@@ -15,12 +15,11 @@ import threading
 import numpy as np
 import pytest
 
-from igpart import BatchError, Config, Graph, InputError, partition, read, write_hgr
+from igpart import BatchError, Config, Graph, InputError, improve, partition, read, write_hgr
 from igpart.cli import main
 from igpart.dynamic import Batch
 from igpart.generators import random_circuit
 from igpart.metrics import evaluate
-from igpart.multilevel import improve
 from igpart.plugin import Commands, JsonLinesServer, Session
 from igpart.plugin.tcl import TclBridge, run_script, split_options
 

@@ -1,8 +1,10 @@
-"""Recursive bisection (``Config.initial = "rb"``, :mod:`igpart.recursive`): valid, balanced,
-deterministic partitions, sub-hypergraphs equal to a brute-force reference, errors."""
+"""Recursive bisection (``Config.initial = "rb"``, :mod:`igpart.partitioner.initial.recursive`):
+valid, balanced, deterministic partitions, sub-hypergraphs equal to a brute-force reference,
+errors."""
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -15,10 +17,15 @@ import igpart.generators
 from igpart import Config, PartitionError
 from igpart.errors import InputError
 from igpart.metrics import block_weights, max_block_weight
-from igpart.recursive import adapted_epsilon, recursive_bisection, sub_hypergraph
+from igpart.partitioner.driver import bisect
+from igpart.partitioner.initial import recursive as rb
+from igpart.partitioner.initial.recursive import adapted_epsilon, sub_hypergraph
 
 from .test_multilevel import check_partition, instances
 from .util import random_graph, random_hypergraph
+
+#: recursive bisection with igpart's own k = 2 pipeline, as the driver runs it
+recursive_bisection = functools.partial(rb.recursive_bisection, bisect=bisect)
 
 PROPS = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 KS = [2, 3, 5, 8, 16]
@@ -120,7 +127,8 @@ def reference_recursive_bisection(h, k, epsilon, objective, seed, runs):
     import dataclasses
 
     from igpart.kernels import get_backend
-    from igpart.multilevel import _multilevel_hypergraph, _Timer
+    from igpart.partitioner.context import Timer
+    from igpart.partitioner.driver import multilevel_hypergraph
 
     cfg = dataclasses.replace(
         Config(), initial="metis", initial_runs=runs, threads=1, vcycles=0, refinement="fm"
@@ -144,8 +152,8 @@ def reference_recursive_bisection(h, k, epsilon, objective, seed, runs):
             ],
             dtype=np.int64,
         )
-        side = _multilevel_hypergraph(
-            sub, 2, eps, objective, be, seed + 7919 * first + ks, cfg, _Timer(), block_bounds=bounds
+        side = multilevel_hypergraph(
+            sub, 2, eps, objective, be, seed + 7919 * first + ks, cfg, Timer(), block_bounds=bounds
         )
         for s, (off, kk) in enumerate(((first, k0), (first + k0, k1))):
             local = np.flatnonzero(side == s)
@@ -206,8 +214,8 @@ def test_graphs_with_rb_fall_back_to_metis():
 
 
 def test_auto_rule_and_effort():
-    from igpart.initial import resolve_initial_method
-    from igpart.multilevel import _rb_effort
+    from igpart.partitioner.context import rb_effort
+    from igpart.partitioner.initial.pool import resolve_initial_method
 
     assert Config().initial == "auto"
     assert resolve_initial_method("auto", 3, True) == "rb"
@@ -217,23 +225,24 @@ def test_auto_rule_and_effort():
     assert resolve_initial_method("auto", 8, False) == "metis"  # graphs
     assert resolve_initial_method("metis", 8, True) == "metis"
     cfg = Config()
-    assert _rb_effort(cfg, 16) == _rb_effort(cfg, 32) == (4, 16)
-    assert _rb_effort(cfg, 64) == _rb_effort(cfg, 64, large=False) == (1, 16)
-    assert _rb_effort(cfg, 128) == _rb_effort(cfg, 128, large=False) == (1, 4)
-    assert _rb_effort(cfg, 2, large=False) == (2, 8)
+    assert rb_effort(cfg, 16) == rb_effort(cfg, 32) == (4, 16)
+    assert rb_effort(cfg, 64) == rb_effort(cfg, 64, large=False) == (1, 16)
+    assert rb_effort(cfg, 128) == rb_effort(cfg, 128, large=False) == (1, 4)
+    assert rb_effort(cfg, 2, large=False) == (2, 8)
     for large in (True, False):
-        efforts = [_rb_effort(cfg, k, large) for k in (2, 16, 32, 64, 128, 1024)]
+        efforts = [rb_effort(cfg, k, large) for k in (2, 16, 32, 64, 128, 1024)]
         assert all(r >= 1 and s >= 4 for r, s in efforts)
         assert all(a[0] * a[1] >= b[0] * b[1] for a, b in zip(efforts, efforts[1:]))
-    assert _rb_effort(Config(initial_rb_runs=1, initial_rb_seeds=1), 1024, False) == (1, 1)
+    assert rb_effort(Config(initial_rb_runs=1, initial_rb_seeds=1), 1024, False) == (1, 1)
 
 
 @pytest.mark.parametrize("threads", [1, 3])
 def test_equal_candidates_are_refined_once_with_the_same_winner(threads):
     """initial_partition refines a METIS candidate equal to an earlier one only once; the
     result is the best of all candidates, each refined and scored from scratch (ties: first)."""
-    from igpart.initial import initial_partition, metis_partition
     from igpart.kernels import get_backend
+    from igpart.partitioner.initial.metis import metis_partition
+    from igpart.partitioner.initial.pool import initial_partition
 
     be = get_backend("cpu")
     h = igpart.generators.random_circuit(60, seed=2)
@@ -297,25 +306,22 @@ def test_omp_threads_caps_the_calling_thread_only_and_restores():
     assert _cpu.get_num_threads() == before
 
 
-def test_worker_threads_get_a_share_of_the_openmp_threads(monkeypatch):
+def test_worker_threads_get_a_share_of_the_openmp_threads():
     """With ``threads`` > 1 every bisection runs with its share (threads * k_sub / k) of the
     OpenMP threads, and the partition is the one of a single thread."""
-    import igpart.recursive as rc
     from igpart.kernels import _cpu
 
     h = random_hypergraph(np.random.default_rng(5), 600, 900)
     seen = []
-    real = rc._bisect
 
     def spy(be, sub, *args):
         seen.append((sub.n, _cpu.get_num_threads()))
-        return real(be, sub, *args)
+        return bisect(be, sub, *args)
 
-    monkeypatch.setattr(rc, "_bisect", spy)
-    one = recursive_bisection(h, 8, 0.03, "cut", seed=1, runs=2, threads=1)
+    one = recursive_bisection(h, 8, 0.03, "cut", seed=1, runs=2, threads=1, bisect=spy)
     assert {t for _, t in seen} == {_cpu.get_num_threads()}
     seen.clear()
-    many = recursive_bisection(h, 8, 0.03, "cut", seed=1, runs=2, threads=4)
+    many = recursive_bisection(h, 8, 0.03, "cut", seed=1, runs=2, threads=4, bisect=spy)
     np.testing.assert_array_equal(one, many)
     top = max(seen)  # the first bisection, on every vertex: all 4 threads; the 4 last: 1 each
     assert top == (h.n, 4)

@@ -10,12 +10,15 @@ import numpy as np
 import pytest
 
 import igpart
-import igpart.multilevel as ml
+import igpart.partitioner.initial.coarsest as ml
 from igpart import Hypergraph
 from igpart.generators import random_circuit
 from igpart.kernels import get_backend
 from igpart.metrics import evaluate
-from igpart.recursive import recursive_bisection
+from igpart.partitioner.config import Config
+from igpart.partitioner.driver import bisect
+from igpart.partitioner.initial import recursive as rb
+from igpart.partitioner.preprocessing import share_unconnected_community
 
 
 def one_net(n: int) -> Hypergraph:
@@ -45,7 +48,7 @@ def test_one_net_coarsens_down_to_the_contraction_limit(monkeypatch, k, backend)
 
     monkeypatch.setattr(ml, "initial_partition", spy)
     p = igpart.partition(h, k, backend=backend, seed=1)
-    cfg = ml.Config()
+    cfg = Config()
     # the first call is the top-level coarsest level; the others are levels inside the
     # bisections of the recursive-bisection initial partitioning (k = 8)
     assert sizes[0] <= 4 * cfg.contraction_limit * k
@@ -106,7 +109,7 @@ def test_share_unconnected_community_matches_an_oracle():
     be = get_backend("cpu")
     ha = be.hypergraph_arrays(h)
     comm = rng.permutation(n).astype(np.int32) % 40
-    out = ml.share_unconnected_community(np, ha, comm, 50)
+    out = share_unconnected_community(np, ha, comm, 50)
     connected = np.zeros(n, dtype=bool)
     for e in range(h.m):
         pins = h.net(e)
@@ -175,7 +178,7 @@ def test_config_fm_max_work_reaches_the_fm(monkeypatch):
     monkeypatch.setattr(type(be), "fm_refine_hypergraph", spy)
     igpart.partition(dense_level(), 4, backend="cpu", seed=1, config={"fm_max_work": 7.5})
     assert seen and set(seen) == {7.5}
-    assert ml.Config().fm_max_work > 0
+    assert Config().fm_max_work > 0
     with pytest.raises(igpart.InputError, match="fm_max_work"):
         igpart.partition(dense_level(), 4, backend="cpu", config={"fm_max_work": -1})
 
@@ -202,11 +205,12 @@ def test_recursive_bisection_waits_in_time_linear_in_k(monkeypatch):
     monkeypatch.setattr(futures_base, "Future", _CountingFuture)
     _CountingFuture.reads = 0
     h = random_circuit(600, seed=1)
-    parts = recursive_bisection(h, h.n, 0.03, threads=2, runs=1)
+    parts = rb.recursive_bisection(h, h.n, 0.03, threads=2, runs=1, bisect=bisect)
     assert np.array_equal(np.sort(parts), np.arange(h.n))  # one vertex per block
     assert 0 < _CountingFuture.reads <= 12 * h.n
     monkeypatch.undo()
-    assert np.array_equal(recursive_bisection(h, h.n, 0.03, threads=1, runs=1), parts)
+    one = rb.recursive_bisection(h, h.n, 0.03, threads=1, runs=1, bisect=bisect)
+    assert np.array_equal(one, parts)
 
 
 def test_cached_properties_of_different_hypergraphs_do_not_wait_for_each_other():

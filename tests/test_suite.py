@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from igpart.initial import mtkahypar_available
+from igpart.partitioner.initial.mtkahypar import mtkahypar_available
 
 from .conftest import REPO
 

@@ -156,7 +156,8 @@ def test_sub_rounds_by_default_on_large_inputs_only():
     """``Config.community_sub_rounds = -1`` and the clustering's default: sub-rounds from
     ``CpuBackend.sub_round_min_vertices`` vertices on, sequential below; backends without a
     default of their own get 0."""
-    from igpart.multilevel import Config, community_sub_rounds
+    from igpart.partitioner.config import Config
+    from igpart.partitioner.context import community_sub_rounds
 
     cpu, cfg = CpuBackend(), Config()
     big = cpu.sub_round_min_vertices

@@ -7,7 +7,7 @@ import sys
 
 from distributed.diagnostics.plugin import WorkerPlugin
 
-from .cluster import pin_worker_cores
+from ._affinity import pin_worker_cores
 
 
 class PinCores(WorkerPlugin):

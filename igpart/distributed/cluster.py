@@ -23,6 +23,7 @@ import warnings
 from dataclasses import dataclass
 
 from ..errors import IgpartError, InputError
+from ._affinity import CPUS_ENV
 
 log = logging.getLogger("igpart.distributed")
 
@@ -30,9 +31,6 @@ log = logging.getLogger("igpart.distributed")
 EXTRA_HINT = "pip install igpart[distributed]"
 #: Cores per worker of a default local CPU cluster.
 DEFAULT_CORES_PER_WORKER = 4
-#: Environment variable naming the cores of a local worker (a comma list), read by the plugin
-#: that pins the worker process to them.
-CPUS_ENV = "IGPART_WORKER_CPUS"
 #: How long a client waits for a scheduler it is given the address of.
 CONNECT_TIMEOUT = "30s"
 
@@ -132,17 +130,6 @@ def parse_spec(spec: str) -> tuple[str, int | None]:
         raise InputError(f"--cluster '{spec}': expected local, local:N or a scheduler address "
                          "such as tcp://host:8786")
     return "address", None
-
-
-def pin_worker_cores(worker=None) -> None:
-    """Pins every thread of this worker process to the cores named by ``CPUS_ENV``."""
-    text = os.environ.get(CPUS_ENV)
-    if not text or not hasattr(os, "sched_setaffinity"):
-        return
-    cpus = {int(c) for c in text.split(",")}
-    for tid in os.listdir("/proc/self/task"):
-        with contextlib.suppress(OSError):
-            os.sched_setaffinity(int(tid), cpus)
 
 
 def _cpus() -> list[int]:

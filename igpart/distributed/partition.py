@@ -14,7 +14,7 @@ more for the first ``k % g``). Then:
    with the largest imbalance that keeps its blocks within the final bound
    ``(1 + eps) * ceil(W/k)``;
 3. the blocks' ids come back to the first worker, which refines the whole k-way partition
-   (:func:`igpart.multilevel.improve`: rebalance, refinement and ``FINAL_VCYCLES`` V-cycles)
+   (:func:`igpart.improve`: rebalance, refinement and ``FINAL_VCYCLES`` V-cycles)
    and returns it.
 
 Each task's seed follows from the caller's seed and its group, and the groups from the number
@@ -37,11 +37,15 @@ import warnings
 import numpy as np
 
 from ..hypergraph import Graph, Hypergraph
+from ..kernels import get_backend
 from ..metrics import max_block_weight
 from ..partition import Partition
+from ..partitioner.context import Timer
+from ..partitioner.driver import run_improve, run_multilevel, run_partition
+from ..subgraphs import subhypergraphs
 from .cluster import connect, worker_addresses
 
-#: Seed offset between groups (a prime, as in :mod:`igpart.recursive`).
+#: Seed offset between groups (a prime, as in :mod:`igpart.partitioner.initial.recursive`).
 GROUP_SEED_STRIDE = 7919
 #: V-cycles of the final k-way refinement and, below, the first split's configuration. Cut
 #: against the partition here at k = 64 on ibm01 ibm03 ibm05 ibm08 ibm10, four groups, seed 0
@@ -94,30 +98,22 @@ def _input(h: Hypergraph) -> Hypergraph:
 def _split(h: Hypergraph, bounds: np.ndarray, objective: str, backend: str, seed: int,
            config) -> tuple[np.ndarray, float]:
     """Group ids of the first split and the seconds it took."""
-    from ..kernels import get_backend
-    from ..multilevel import _Timer, run_multilevel
-
     t0 = time.perf_counter()
     total = int(h.total_weight)
     eps = float(bounds.max()) * len(bounds) / max(total, 1) - 1.0
     groups = run_multilevel(h, len(bounds), max(eps, 0.0), objective, get_backend(backend),
-                            seed, config, _Timer(), block_bounds=bounds)
+                            seed, config, Timer(), block_bounds=bounds)
     return groups, time.perf_counter() - t0
 
 
 def _extract(h: Hypergraph, split: tuple[np.ndarray, float], ngroups: int) -> list:
     """``(vertices, sub-hypergraph)`` of each group."""
-    from ..mapping import _subhypergraphs
-
-    return [(verts, sub) for _, verts, sub in _subhypergraphs(h, split[0], ngroups)]
+    return [(verts, sub) for _, verts, sub in subhypergraphs(h, split[0], ngroups)]
 
 
 def _partition_group(piece: tuple, k_sub: int, final: int, objective: str, backend: str,
                      seed: int, config) -> tuple[np.ndarray, float]:
     """Block ids (0 .. k_sub-1) of one group's sub-hypergraph and the seconds it took."""
-    from ..kernels import get_backend
-    from ..multilevel import _Timer, run_multilevel
-
     t0 = time.perf_counter()
     _, sub = piece
     if k_sub <= 1 or sub.n == 0:
@@ -126,7 +122,7 @@ def _partition_group(piece: tuple, k_sub: int, final: int, objective: str, backe
         return np.arange(sub.n, dtype=np.int32), 0.0
     eps = block_epsilon(final, int(sub.total_weight), k_sub)
     parts = run_multilevel(sub, k_sub, eps, objective, get_backend(backend), seed, config,
-                           _Timer())
+                           Timer())
     return parts, time.perf_counter() - t0
 
 
@@ -134,12 +130,10 @@ def _refine(h: Hypergraph | Graph, pieces: list, results: list, first: np.ndarra
             epsilon: float, objective: str, backend: str, seed: int, config,
             vcycles: int) -> Partition:
     """The groups' blocks assembled into one k-way partition of ``h``, refined."""
-    from ..multilevel import improve
-
     parts = np.zeros(h.n, dtype=np.int32)
     for (verts, _), (local, _), off in zip(pieces, results, first):
         parts[verts] = local + off
-    return improve(h, parts, k, epsilon, objective, backend, seed, config, vcycles=vcycles)
+    return run_improve(h, parts, k, epsilon, objective, backend, seed, config, vcycles)
 
 
 # --------------------------------------------------------------------------------- driver
@@ -219,9 +213,7 @@ def _pipeline(submit, value, held, h, k: int, epsilon: float, objective: str, ba
 
 def _whole(h, k, epsilon, objective, backend, seed, cfg) -> Partition:
     """The whole partition on one worker (a cluster of one worker, or k = 1)."""
-    from ..multilevel import partition
-
-    return partition(h, k, epsilon, objective, backend, seed, cfg)
+    return run_partition(h, k, epsilon, objective, backend, seed, cfg)
 
 
 def _finish(p: Partition, timings: dict, t_start: float, cfg, groups: int,

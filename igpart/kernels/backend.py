@@ -2,7 +2,7 @@
 
 A backend offers the stage operations of the multilevel partitioners on arrays of its own array
 module ``xp`` (numpy for the C++ backend, cupy for the GPU backend). The drivers
-(``igpart.multilevel``, ``igpart.initial``) only sequence these calls: per level, only Python
+(``igpart.partitioner``: its driver and stages) only sequence these calls: per level, only Python
 scalars (sizes, gains, flags) cross to the host; arrays stay on the backend until the coarsest
 level goes to the host for initial partitioning and the final partition comes back.
 
@@ -91,28 +91,6 @@ class GraphArrays:
     @property
     def num_edges(self) -> int:
         return int(self.adjncy.shape[0] // 2)
-
-
-def _host_level(be: Backend, hg: HypergraphArrays):
-    """Host (numpy) copies of a backend level, in HypergraphArrays form."""
-    import numpy as np
-
-    return HypergraphArrays(
-        n=hg.n, m=hg.m, total_weight=hg.total_weight,
-        **{name: np.asarray(be.to_host(getattr(hg, name)))
-           for name in ("eptr", "eind", "vptr", "vind", "vwgt", "ewgt")},
-    )
-
-
-def _host_graph(be: Backend, g: GraphArrays) -> GraphArrays:
-    """Host (numpy) copies of a backend graph level."""
-    import numpy as np
-
-    return GraphArrays(
-        n=g.n, total_weight=g.total_weight,
-        **{name: np.asarray(be.to_host(getattr(g, name)))
-           for name in ("xadj", "adjncy", "adjwgt", "vwgt")},
-    )
 
 
 class Backend:
@@ -267,18 +245,10 @@ class Backend:
         communities guide will have (0: not said); a backend may pick its approximation by it
         (the GPU's level of Louvain), the result is correct either way.
 
-        Default: the C++ backend's implementation on host copies (a backend may override it;
-        any community assignment is correct, only the coarsening quality depends on it).
+        ``HostFallback`` (``host_fallback.py``): the C++ backend's implementation on host copies
+        (any community assignment is correct, only the coarsening quality depends on it).
         """
-        from .cpu import CpuBackend
-
-        cpu = CpuBackend()
-        comm = cpu.communities(
-            cpu.hypergraph_arrays(_host_level(self, hg)), max_net_size=max_net_size,
-            max_levels=max_levels, max_passes=max_passes, min_move_fraction=min_move_fraction,
-            seed=seed, resolution=resolution, max_weight=max_weight, sub_rounds=sub_rounds,
-        )
-        return self.asarray(comm, "int32")
+        raise NotImplementedError
 
     def cluster_hypergraph(
         self,
@@ -304,19 +274,11 @@ class Backend:
         (first vertex of the cluster). Returns ``(cmap, nc)`` with the postconditions of
         ``coarsen_hypergraph``.
 
-        Default: the C++ backend's implementation on host copies (it is sequential by nature;
-        a GPU backend may override it with a parallel variant honouring the postconditions).
+        ``HostFallback``: the C++ backend's implementation on host copies (it is sequential by
+        nature; a GPU backend may override it with a parallel variant honouring the
+        postconditions).
         """
-        from .cpu import CpuBackend
-
-        cpu = CpuBackend()
-        comm = None if communities is None else self.to_host(communities)
-        cmap, nc = cpu.cluster_hypergraph(
-            cpu.hypergraph_arrays(_host_level(self, hg)), max_cluster_weight,
-            max_net_size=max_net_size, communities=comm, max_shrink=max_shrink,
-            weight_penalty=weight_penalty, seed=seed,
-        )
-        return self.asarray(cmap, "int32"), int(nc)
+        raise NotImplementedError
 
     def contract_hypergraph(self, hg: HypergraphArrays, cmap, nc: int) -> HypergraphArrays:
         """The coarse hypergraph of a clustering.
@@ -537,15 +499,9 @@ class Backend:
         Moves stop once ``min_clusters`` clusters remain. When more than half the vertices are
         still alone, lone vertices favouring the same cluster are grouped (two-hop).
         Returns ``(cmap, nc)`` as ``coarsen_graph``.
-        Default: the C++ backend's implementation on host copies.
+        ``HostFallback``: the C++ backend's implementation on host copies.
         """
-        from .cpu import CpuBackend
-
-        cmap, nc = CpuBackend().cluster_graph_lp(
-            _host_graph(self, g), max_cluster_weight, iterations=iterations,
-            min_clusters=min_clusters, seed=seed, sub_rounds=sub_rounds,
-        )
-        return self.asarray(cmap, "int32"), nc
+        raise NotImplementedError
 
     def lp_refine_graph(
         self,
@@ -563,14 +519,8 @@ class Backend:
         first); a vertex moves to the adjacent block of highest connectivity with room for it
         when that lowers the edge cut, or keeps it and makes its block lighter than the target
         was; every move is re-checked against the current partition when applied.
-        Returns ``(parts, gain)``. Default: the C++ backend on host copies."""
-        from .cpu import CpuBackend
-
-        out, gain = CpuBackend().lp_refine_graph(
-            _host_graph(self, g), self.to_host(parts), k, self.to_host(max_block_weights),
-            iterations=iterations, seed=seed, sub_rounds=sub_rounds,
-        )
-        return self.asarray(out, "int32"), gain
+        Returns ``(parts, gain)``. ``HostFallback``: the C++ backend on host copies."""
+        raise NotImplementedError
 
     def fm_refine_graph(
         self,
@@ -592,15 +542,8 @@ class Backend:
         to its best prefix. At most ``rounds`` rounds; stops after one that improves the cut by
         less than ``min_improvement`` (a fraction); a round starts no search once its gain
         evaluations have read ``max_work`` times the level's adjacency entries + vertices (0: no
-        bound). Returns ``(parts, gain)``. Default: the C++ backend on host copies."""
-        from .cpu import CpuBackend
-
-        out, gain = CpuBackend().fm_refine_graph(
-            _host_graph(self, g), self.to_host(parts), k, self.to_host(max_block_weights),
-            rounds=rounds, max_fruitless_moves=max_fruitless_moves,
-            min_improvement=min_improvement, seed=seed, max_work=max_work,
-        )
-        return self.asarray(out, "int32"), gain
+        bound). Returns ``(parts, gain)``. ``HostFallback``: the C++ backend on host copies."""
+        raise NotImplementedError
 
     def dynamic_hypergraph(
         self, eptr, eind, n: int, vwgt, ewgt, parts, k: int, epsilon: float, **options

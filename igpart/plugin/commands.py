@@ -11,7 +11,7 @@ Design and partition
   ``partition [k=2] [epsilon=0.03] [objective=cut] [seed=0] [backend=auto] [weights=unit]
   [config={}] [preset=default]``
       partitions the design read last and opens the session; returns the metrics. ``config``:
-      multilevel :class:`~igpart.multilevel.Config` fields (a dict, or its JSON text) used by
+      multilevel :class:`~igpart.Config` fields (a dict, or its JSON text) used by
       the initial partition and the quality guard's re-partitions, over the values of
       ``preset`` (``speed``, ``default``, ``quality``); a bad one raises the InputError of
       ``Config.from_dict`` and the current session stays
@@ -70,7 +70,7 @@ from typing import Any
 
 from ..errors import InputError
 from ..hypergraph import Graph, Hypergraph
-from ..multilevel import Config
+from ..partitioner.config import Config
 from .session import Session
 
 #: TAU 2015 operations that queue a change.
@@ -196,8 +196,8 @@ class Commands:
         return self.design.summary()
 
     def cmd_read(self, path: str, format: str | None = None) -> dict:
-        from ..cli import describe
         from ..io import read
+        from ..stats import describe
 
         self._check_file("read", path)
         self.design = read(path, format)

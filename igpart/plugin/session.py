@@ -36,7 +36,7 @@ from ..dynamic import Batch
 from ..errors import InputError
 from ..hypergraph import Graph, Hypergraph
 from ..incremental import IncrementalConfig, IncrementalPartitioner, IncrementalResult
-from ..multilevel import Config
+from ..partitioner.config import Config
 
 
 @dataclass

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import BatchError, IgpartError, InputError
-from ..multilevel import Config
+from ..partitioner.config import Config
 from .commands import (
     BOUNDARIES,
     ID_CHANGES,

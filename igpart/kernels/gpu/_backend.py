@@ -29,6 +29,7 @@ import cupy as cp
 import numpy as np
 
 from ..backend import OBJECTIVES, Backend, GraphArrays, HypergraphArrays
+from ..host_fallback import HostFallback
 from . import _dynamic, _graph, _hypergraph, _jet
 from ._common import STATS, block_weights
 
@@ -82,7 +83,7 @@ def _objective_code(objective: str) -> int:
     return OBJECTIVES.index(objective)
 
 
-class GpuBackend(Backend):
+class GpuBackend(HostFallback, Backend):
     """Stage operations on CuPy arrays of the current CUDA device."""
 
     name = "gpu"
@@ -102,11 +103,11 @@ class GpuBackend(Backend):
     #: at 10cd44d, "V-cycles stop coarsening at 25,000 vertices").
     default_vcycle_min_vertices = 25_000
     #: ... at k = 2 on inputs of at least ``LARGE_MIN_N`` vertices
-    #: (``igpart.multilevel.Config.vcycle_min_vertices``)
+    #: (``igpart.Config.vcycle_min_vertices``)
     default_vcycle_min_vertices_k2 = 100_000
     #: ``Config(max_shrink=-1)`` at k = 2 on inputs of at least ``LARGE_MIN_N`` vertices (2.5
     #: otherwise): fewer levels, each a fixed cost of launches and host reads
-    #: (``igpart.multilevel.Config``).
+    #: (``igpart.Config``).
     default_max_shrink_k2 = 3.0
 
     #: Inputs of at least this many vertices are large: they get the cheaper k = 2 settings (one
@@ -119,7 +120,7 @@ class GpuBackend(Backend):
         """``Config(vcycles=-1)``: one V-cycle at k = 2 on inputs of at least
         ``LARGE_MIN_N`` vertices, two otherwise (H200, ibm01x200 / ibm09x100, seeds 1-8: at
         k = 2 the second cost ~50 ms for no measurable cut; at k = 16 and 64 it bought
-        1.4-3.9%; ``igpart.multilevel.Config``)."""
+        1.4-3.9%; ``igpart.Config``)."""
         return 1 if k == 2 and n >= self.LARGE_MIN_N else 2
 
     #: Default size limit (pins) of the levels on which FM runs (on the host); None: every level.

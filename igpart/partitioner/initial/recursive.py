@@ -3,13 +3,14 @@
 As KaHyPar / Mt-KaHyPar do for their initial partition: the hypergraph is split in two (blocks
 ``0 .. k0-1`` on one side, ``k0 .. k-1`` on the other, ``k0 = ceil(k/2)``), each side is
 split again on its own sub-hypergraph, down to single blocks. Each bisection is a small
-run of igpart's own k = 2 multilevel pipeline on the CPU backend (``_multilevel_hypergraph``
-with per-block bounds): Louvain communities, heavy-edge clustering within them down to
-``2 * contraction_limit`` vertices, METIS bisections of the clique expansion with target weights
-``k0 : k1`` (``runs`` seeds) each rebalanced and refined with the sequence refinement, FM on
-the best ``Config.initial_fm_top`` of them (default 1; 0: on all), the best kept, then
-projected up and refined on every level (no V-cycles: they changed nothing measurable inside
-bisections). The communities matter most: on the coarsest level of ibm01x80
+run of igpart's own k = 2 multilevel pipeline on the CPU backend, which the caller hands in as
+``bisect`` (:func:`igpart.partitioner.driver.bisect`: ``multilevel_hypergraph`` with per-block
+bounds, so that this stage never imports the driver that calls it): Louvain communities,
+heavy-edge clustering within them down to ``2 * contraction_limit`` vertices, METIS bisections
+of the clique expansion with target weights ``k0 : k1`` (``runs`` seeds) each rebalanced and refined
+with the sequence refinement, FM on the best ``Config.initial_fm_top`` of them (default 1; 0: on
+all), the best kept, then projected up and refined on every level (no V-cycles: they changed nothing
+measurable inside bisections). The communities matter most: on the coarsest level of ibm01x80
 (k = 16, 787 vertices) one bisection cuts 1020–1049 with them, 1332–1462 without, Mt-KaHyPar
 1051. Sub-hypergraphs drop the nets the bisection cut
 (objective ``cut``: such a net is cut whatever happens inside the sides) or keep their pins on
@@ -21,7 +22,8 @@ sub-hypergraph to be split into ``k_sub`` blocks.
 
 All loops over vertices, nets and pins run in numpy or in the C++ kernels; Python only walks the
 ``k - 1`` bisections and the levels of each; independent bisections run concurrently
-(``threads``), each in a worker process of :mod:`igpart.metis_pool` when the config has them
+(``threads``), each in a worker process of :mod:`igpart.parallel.metis_pool` when the config has
+them
 (``BISECT_IN_WORKERS``). Deterministic for a seed, whatever the number of threads and
 processes.
 """
@@ -32,12 +34,25 @@ import contextlib
 import dataclasses
 import math
 import queue
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from .hypergraph import Hypergraph
-from .initial import CLIQUE_MAX_NET_SIZE
+from ...errors import InputError
+from ...fixed import check_fixed
+from ...hypergraph import Hypergraph
+from ...kernels import get_backend, omp_threads
+from ...parallel import metis_pool
+from ...parallel.threads import c_stdout_to_stderr
+from ..config import Config
+from ..context import check_arguments, metis_processes
+from .metis import CLIQUE_MAX_NET_SIZE
+
+#: ``bisect(be, h, bounds, eps, objective, seed, cfg, fixed) -> sides``: block ids 0/1 of igpart's
+#: multilevel k = 2 pipeline on ``h`` with the two blocks' weight bounds ``bounds`` (METIS aims at
+#: weights in their proportions); ``fixed`` (0/1 per vertex, -1: free): vertices fixed to a side.
+Bisect = Callable[..., np.ndarray]
 
 #: FM inside the bisections stops a pass after this many moves without improvement (or the
 #: config's ``fm_max_fruitless_moves`` when lower). The sub-hypergraphs are small: on the
@@ -82,24 +97,10 @@ def adapted_epsilon(epsilon: float, total: int, k: int, sub_total: int, k_sub: i
     return max(0.0, base ** (1.0 / math.ceil(math.log2(k_sub))) - 1.0)
 
 
-def _bisect(
-    be, h: Hypergraph, bounds: np.ndarray, eps: float, objective: str, seed: int, cfg,
-    fixed: np.ndarray | None = None,
-) -> np.ndarray:
-    """Block ids 0/1 of igpart's multilevel k = 2 pipeline on ``h`` with the two blocks'
-    weight bounds ``bounds`` (METIS aims at weights in their proportions); ``fixed`` (0/1 per
-    vertex, -1: free): vertices fixed to a side."""
-    from .multilevel import _multilevel_hypergraph, _Timer
-
-    return _multilevel_hypergraph(
-        h, 2, eps, objective, be, seed, cfg, _Timer(), block_bounds=bounds, fixed=fixed
-    )
-
-
 #: With worker processes (``Config.initial_metis_processes`` > 0) and more than one thread, each
 #: bisection but the first (which runs alone, here, its METIS seeds in the workers) runs whole in
-#: a worker of :mod:`igpart.metis_pool` (:func:`bisect_request`) instead of on a thread of this
-#: process (every bisection, whatever the threads, when the call runs beside other initial
+#: a worker of :mod:`igpart.parallel.metis_pool` (:func:`bisect_request`) instead of on a thread
+#: of this process (every bisection, whatever the threads, when the call runs beside other initial
 #: candidates: ``recursive_bisection(concurrent=True)``): on threads the bisections' Python
 #: code, and pymetis, which holds the GIL, took turns (H100 machine, 16 cores: recursive
 #: bisection of a 3,876-vertex coarsest level into 64 blocks 1.19 s on one thread, 1.04 s on
@@ -110,27 +111,23 @@ def _bisect(
 BISECT_IN_WORKERS = True
 
 
-def bisect_request(*, eptr, eind, n, vwgt, ewgt, bounds, eps, objective, seed, config,
-                   fixed=None):
-    """:func:`_bisect` on the C++ backend from a worker's request: the sub-hypergraph's arrays,
-    the two blocks' bounds, the adapted epsilon, the objective, the seed, the
-    :class:`igpart.multilevel.Config` fields (METIS in-process) and the fixed sides."""
-    from .kernels import get_backend
-    from .multilevel import Config
-
+def bisect_request(bisect: Bisect, *, eptr, eind, n, vwgt, ewgt, bounds, eps, objective, seed,
+                   config, fixed=None):
+    """``bisect`` on the C++ backend from a worker's request: the sub-hypergraph's arrays, the
+    two blocks' bounds, the adapted epsilon, the objective, the seed, the :class:`Config`
+    fields (METIS in-process) and the fixed sides."""
     h = Hypergraph(eptr, eind, int(n), vwgt, ewgt, check=False)
-    return _bisect(get_backend("cpu"), h, np.asarray(bounds, dtype=np.int64), float(eps),
+    return bisect(get_backend("cpu"), h, np.asarray(bounds, dtype=np.int64), float(eps),
                    objective, int(seed), Config(**config),
                    None if fixed is None else np.asarray(fixed, dtype=np.int32))
 
 
-def _bisect_anywhere(be, h: Hypergraph, bounds: np.ndarray, eps: float, objective: str,
-                     seed: int, cfg, workers: bool, fixed: np.ndarray | None = None) -> np.ndarray:
-    """:func:`_bisect`, in a worker process when ``workers`` (see ``BISECT_IN_WORKERS``)."""
+def _bisect_anywhere(bisect: Bisect, be, h: Hypergraph, bounds: np.ndarray, eps: float,
+                     objective: str, seed: int, cfg, workers: bool,
+                     fixed: np.ndarray | None = None) -> np.ndarray:
+    """``bisect``, in a worker process when ``workers`` (see ``BISECT_IN_WORKERS``)."""
     if workers:
-        from .metis_pool import WorkerGone, get_pool
-
-        pool = get_pool(int(cfg.initial_metis_processes))
+        pool = metis_pool.get_pool(int(cfg.initial_metis_processes))
         if pool.usable:
             request = dict(
                 eptr=h.eptr, eind=h.eind, n=h.n, vwgt=h.vwgt, ewgt=h.ewgt, bounds=bounds,
@@ -142,9 +139,9 @@ def _bisect_anywhere(be, h: Hypergraph, bounds: np.ndarray, eps: float, objectiv
                 request["fixed"] = fixed
             try:
                 return np.asarray(pool.bisect(request), dtype=np.int32)
-            except WorkerGone:
+            except metis_pool.WorkerGone:
                 pass  # logged by the pool; run it here
-    return _bisect(be, h, bounds, eps, objective, seed, cfg, fixed)
+    return bisect(be, h, bounds, eps, objective, seed, cfg, fixed)
 
 
 def recursive_bisection(
@@ -161,10 +158,12 @@ def recursive_bisection(
     concurrent: bool = False,
     fixed: np.ndarray | None = None,
     block_bounds: np.ndarray | None = None,
+    bisect: Bisect,
 ) -> np.ndarray:
     """Block ids (int32) of ``h`` in ``k`` blocks by recursive multilevel bisection (see the
-    module docstring). ``runs``: METIS seeds per bisection. ``config``: the
-    :class:`igpart.multilevel.Config` whose coarsening and refinement knobs the bisections use
+    module docstring), each bisection by ``bisect`` (:data:`Bisect`; igpart's is
+    :func:`igpart.partitioner.driver.bisect`). ``runs``: METIS seeds per bisection. ``config``: the
+    :class:`Config` whose coarsening and refinement knobs the bisections use
     (default: the defaults). Balance is aimed at, not guaranteed (heavy vertices); callers
     rebalance. ``threads``: bisections run concurrently on this many threads, each as soon as
     its parent is done, and a bisection of ``k_sub`` blocks runs its METIS candidates on
@@ -179,21 +178,14 @@ def recursive_bisection(
     epsilon bound; each bisection then aims at the sums of its sides' bounds, with the adapted
     imbalance of those capacities (:func:`adapted_epsilon`).
     Raises PartitionError for k < 1 or k > n, InputError for other bad arguments."""
-    from .errors import InputError
-    from .initial import c_stdout_to_stderr
-    from .kernels import get_backend, omp_threads
-    from .multilevel import Config, _validate, metis_processes
-
     if not isinstance(h, Hypergraph):
         raise InputError(f"recursive_bisection needs a Hypergraph, got {type(h).__name__}")
-    _validate(h, k, epsilon, objective, seed)  # k, epsilon, objective, seed: clear errors
+    check_arguments(h, k, epsilon, objective, seed)  # k, epsilon, objective, seed: clear errors
     if isinstance(runs, bool) or not isinstance(runs, (int, np.integer)) or runs < 1:
         raise InputError(f"runs must be a positive integer, got {runs!r}")
     if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or threads < 1:
         raise InputError(f"threads must be a positive integer, got {threads!r}")
     k, epsilon, threads = int(k), float(epsilon), int(threads)
-    from .fixed import check_fixed
-
     fixed = check_fixed(fixed, h.n, k)
     config = config if config is not None else Config()
     cfg = dataclasses.replace(
@@ -245,8 +237,9 @@ def recursive_bisection(
         with omp_threads(inner) if threads > 1 else contextlib.nullcontext():
             # the first bisection runs alone: here, with every thread and the METIS workers
             # for its seeds; the others side by side, each in a worker
-            side = _bisect_anywhere(be, sub, bounds, eps, objective, seed + 7919 * first + ks,
-                                    bcfg, workers and (concurrent or ks < k), sides)
+            side = _bisect_anywhere(bisect, be, sub, bounds, eps, objective,
+                                    seed + 7919 * first + ks, bcfg,
+                                    workers and (concurrent or ks < k), sides)
         out = []
         for s, (off, kk) in enumerate(((first, k0), (first + k0, k1))):
             local = np.flatnonzero(side == s)

@@ -3,15 +3,15 @@
 pymetis holds the GIL during a call and GKlib's RNG is process-global, so in one process the
 METIS calls of the initial partitioning (one per seed on the coarsest level and per seed inside
 every bisection of ``"rb"``) run one at a time, whatever the threads. The pool keeps persistent
-worker processes (``python -m igpart._metis_worker``, started with ``subprocess.Popen``: no
+worker processes (``python -m igpart.parallel.worker``, started with ``subprocess.Popen``: no
 ``multiprocessing``, whose spawn re-imports the caller's ``__main__`` and whose fork after
 OpenMP / CUDA is unsafe). A thread that needs METIS checks out a free worker, sends the call's
 arguments and blocks on the pipe (without the GIL), so up to N calls run at once. A request
 carries one graph and several seeds (one round trip for them: a round trip costs about as much
 as one METIS call on the ~100-vertex coarsest levels of the bisections), and
 :meth:`MetisPool.submit` lets a caller send all its seeds at once and refine earlier results
-while METIS runs (:func:`igpart.initial.metis_partitions`). Each call is seeded, so the blocks
-are those of in-process METIS.
+while METIS runs (:func:`igpart.partitioner.initial.metis.metis_partitions`). Each call is
+seeded, so the blocks are those of in-process METIS.
 
 The pool is process-wide: :func:`get_pool` starts it (non-blocking; the workers import while the
 caller goes on) and grows it to the largest size asked for; :func:`shutdown` (registered with
@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from . import _metis_worker as proto
+from . import protocol as proto
 
 log = logging.getLogger("igpart")
 
@@ -49,7 +49,7 @@ class _Worker:
     def __init__(self) -> None:
         # the worker's stdout carries the protocol, its stderr is ours (METIS's warnings)
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "igpart._metis_worker"],
+            [sys.executable, "-m", "igpart.parallel.worker"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             close_fds=True,
@@ -128,18 +128,19 @@ class MetisPool:
 
     def part_graphs(self, request: dict[str, Any], seeds: list[int]) -> list[np.ndarray]:
         """METIS in a worker, once per seed (``request``: the other keyword arguments of
-        :func:`igpart._metis_worker.part_graph`); raises WorkerGone when no worker could serve
-        the call (the caller runs it in-process) and what METIS raised otherwise."""
+        :func:`igpart.partitioner.initial.metis.part_graph`); raises WorkerGone when no worker
+        could serve the call (the caller runs it in-process) and what METIS raised otherwise."""
         return self.call({**request, "seeds": list(seeds)})
 
     def bisect(self, request: dict[str, Any]) -> np.ndarray:
-        """One bisection of :mod:`igpart.recursive` in a worker (``request``: the keyword
-        arguments of :func:`igpart.recursive.bisect_request`); raises like
+        """One bisection of :mod:`igpart.partitioner.initial.recursive` in a worker
+        (``request``: the keyword arguments of
+        :func:`igpart.partitioner.initial.recursive.bisect_request`); raises like
         :meth:`part_graphs`."""
         return self.call({**request, "op": "bisect"})
 
     def call(self, request: dict[str, Any]) -> Any:
-        """One request (see :mod:`igpart._metis_worker`) served by a free worker."""
+        """One request (see :mod:`igpart.parallel.protocol`) served by a free worker."""
         worker = self._free.get()  # blocks while every slot is busy
         try:
             if worker is None:
@@ -172,9 +173,9 @@ class MetisPool:
 
     def submit(self, fn, /, *args: Any, **kwargs: Any) -> Future:
         """``fn(*args, **kwargs)`` (a function that calls :meth:`part_graph`, e.g.
-        :func:`igpart.initial.metis_partition`) on one of ``size`` threads of the pool, which
-        wait on the workers' pipes without the GIL: a caller submits all its METIS calls at
-        once and goes on (refining earlier results) while they run."""
+        :func:`igpart.partitioner.initial.metis.metis_partition`) on one of ``size`` threads of the
+        pool, which wait on the workers' pipes without the GIL: a caller submits all its METIS calls
+        at once and goes on (refining earlier results) while they run."""
         with self._lock:
             if self._executor is None:
                 self._executor = ThreadPoolExecutor(

@@ -1,211 +1,47 @@
-"""Initial partitioning of the coarsest level, and METIS as a partitioner of its own.
-
-``metis_partition`` (pymetis on a graph or a hypergraph's clique expansion) is also the ``metis``
-algorithm of ``igpart partition`` and the METIS peer of the regression flow: it reports what METIS
-gives, without any igpart refinement.
-
-``initial_partition`` is what the multilevel driver calls on its coarsest level: several
-candidates (recursive bisection of :mod:`igpart.recursive`, METIS with several seeds,
-Mt-KaHyPar when asked for and installed), each rebalanced and refined by the caller's backend,
-the best balanced one kept.
+"""Initial partitioning of the coarsest level: the pool of candidates (recursive bisection,
+:mod:`.recursive`; METIS with several seeds, :mod:`.metis`; greedy hypergraph growing at k = 2;
+Mt-KaHyPar when asked for and installed, :mod:`.mtkahypar`), each rebalanced and refined by the
+caller's backend, the best balanced one kept. ``initial_partition`` is what
+:mod:`.coarsest` calls on the coarsest level of the driver's hierarchy.
 """
 
 from __future__ import annotations
 
-import contextlib
-import ctypes
 import logging
-import os
-import sys
 import threading
-import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
 
-from .errors import PartitionError
-from .hypergraph import Graph, Hypergraph
-from .metrics import block_weights, max_block_weight
+from ...errors import PartitionError
+from ...hypergraph import Graph, Hypergraph
+from ...kernels import omp_threads
+from ...metrics import block_weights, max_block_weight
+from ...parallel.threads import c_stdout_to_stderr
+from ..config import INITIAL_BISECTORS, INITIAL_METHODS
+from .metis import CLIQUE_MAX_NET_SIZE, metis_partitions, target_fractions
+from .mtkahypar import mtkahypar_available, mtkahypar_partition
+from .recursive import Bisect, recursive_bisection
 
 log = logging.getLogger("igpart")
 
-#: Nets with more pins than this are left out of the clique expansion handed to METIS (a net of
-#: s pins adds s(s-1)/2 edges; large nets carry little locality information).
-CLIQUE_MAX_NET_SIZE = 100
-
-#: Values of ``Config.initial``.
-INITIAL_METHODS = ("auto", "metis", "mtkahypar", "all", "rb", "rb+metis")
-
-#: Values of ``Config.initial_bisector``: the seeded candidates of a k = 2 coarsest level
-#: (METIS, greedy hypergraph growing, or both pools).
-INITIAL_BISECTORS = ("metis", "ghg", "both")
 
 #: Greedy-growing runs per METIS seed they stand for (``Config.initial_bisector``).
 GHG_RUNS_FACTOR = 1
 
 
-
 def resolve_initial_method(method: str, k: int, hypergraph: bool, large: bool = False) -> str:
     """The method that ``method`` stands for at ``k`` blocks: ``"auto"`` is ``"rb"`` on
     hypergraphs with k >= 3 and ``"metis"`` otherwise (graphs, hypergraphs at k = 2, whatever
-    their size: ``large`` no longer changes it); see :class:`igpart.multilevel.Config`. Other
+    their size: ``large`` no longer changes it); see :class:`igpart.Config`. Other
     values stand for themselves."""
     if method != "auto":
         return method
     if not hypergraph:
         return "metis"
     return "rb" if k >= 3 else "metis"
-
-
-_REDIRECT = {"lock": threading.Lock(), "depth": 0, "saved": -1}
-
-
-def _flush_c_stdio() -> None:
-    try:
-        ctypes.CDLL(None).fflush(None)
-    except (OSError, AttributeError):  # no C library handle on this platform
-        pass
-
-
-@contextlib.contextmanager
-def c_stdout_to_stderr():
-    """Sends what C code writes to file descriptor 1 (METIS prints its warnings there, e.g.
-    "Cannot bisect a graph with 0 vertices" on heavy vertices) to stderr, so that stdout stays
-    clean for ``--json`` output. Re-entrant and thread-safe: only the outermost use (the one
-    that runs the METIS calls, possibly on worker threads) swaps the descriptors."""
-    with _REDIRECT["lock"]:
-        _REDIRECT["depth"] += 1
-        if _REDIRECT["depth"] == 1:
-            try:
-                sys.stdout.flush()
-                _flush_c_stdio()
-                _REDIRECT["saved"] = os.dup(1)
-                os.dup2(2, 1)
-            except (OSError, ValueError):  # no usable descriptors (embedded interpreters)
-                _REDIRECT["saved"] = -1
-    try:
-        yield
-    finally:
-        with _REDIRECT["lock"]:
-            _REDIRECT["depth"] -= 1
-            if _REDIRECT["depth"] == 0 and _REDIRECT["saved"] >= 0:
-                _flush_c_stdio()
-                os.dup2(_REDIRECT["saved"], 1)
-                os.close(_REDIRECT["saved"])
-                _REDIRECT["saved"] = -1
-
-
-def check_k(n: int, k: int) -> None:
-    """Raises PartitionError unless 1 <= k <= max(n, 1)."""
-    if int(k) != k or k < 1:
-        raise PartitionError(f"k must be a positive integer, got {k}")
-    if k > max(n, 1):
-        raise PartitionError(f"k = {k} exceeds the number of vertices ({n})")
-
-
-def target_fractions(bounds) -> list[float]:
-    """METIS's target weight fractions (``tpwgts``) in the proportions of the per-block
-    ``bounds`` (METIS rejects zero targets: a bound of 0 counts as 1)."""
-    positive = np.maximum(np.asarray(bounds, dtype=np.int64), 1)
-    return list(positive / positive.sum())
-
-
-def metis_partition(
-    h: Hypergraph | Graph,
-    k: int,
-    epsilon: float = 0.03,
-    seed: int = 0,
-    max_net_size: int = CLIQUE_MAX_NET_SIZE,
-    tpwgts: list[float] | None = None,
-    processes: int = 0,
-) -> np.ndarray:
-    """Block ids (int32) from METIS k-way on ``h`` (a hypergraph goes through its clique
-    expansion). METIS's own balance tolerance is set from ``epsilon``; METIS does not guarantee
-    it, so callers check balance. ``tpwgts``: target fractions of the total weight per block
-    (default: equal). ``processes > 0``: the call runs in one of that many worker processes
-    (:mod:`igpart.metis_pool`, ``Config.initial_metis_processes``), so that concurrent calls
-    from several threads run at once; same blocks as in-process, which is where it runs when
-    no worker can serve it."""
-    check_k(h.n, k)
-    if k == 1:
-        return np.zeros(h.n, dtype=np.int32)
-    request = _metis_request(h, k, epsilon, max_net_size, tpwgts)
-    if processes > 0:
-        from .metis_pool import get_pool
-
-        return _metis_chunk(get_pool(processes), request, [int(seed)])[0]
-    return _metis_here(request, [int(seed)])[0]
-
-
-def metis_partitions(
-    h: Hypergraph | Graph,
-    k: int,
-    epsilon: float,
-    seeds: list[int],
-    max_net_size: int = CLIQUE_MAX_NET_SIZE,
-    tpwgts: list[float] | None = None,
-    processes: int = 0,
-) -> list[Callable[[], np.ndarray]]:
-    """One function per seed that returns :func:`metis_partition`'s blocks for that seed.
-    In-process (``processes == 0``) each runs METIS when called. With worker processes every
-    seed is sent now, in ``min(processes, len(seeds))`` requests of consecutive seeds (one
-    graph per request: fewer round trips), and the functions wait for their blocks, so that
-    METIS runs in the workers while the caller goes on (refining earlier candidates)."""
-    check_k(h.n, k)
-    seeds = [int(s) for s in seeds]
-    if k == 1:
-        return [lambda: np.zeros(h.n, dtype=np.int32) for _ in seeds]
-    request = _metis_request(h, k, epsilon, max_net_size, tpwgts)
-    if processes <= 0 or not seeds:
-        return [lambda s=s: _metis_here(request, [s])[0] for s in seeds]
-    from .metis_pool import get_pool
-
-    pool = get_pool(processes)
-    chunks = np.array_split(np.asarray(seeds), min(int(processes), len(seeds)))
-    getters = []
-    for chunk in chunks:
-        future = pool.submit(_metis_chunk, pool, request, [int(s) for s in chunk])
-        getters += [lambda f=future, j=j: f.result()[j] for j in range(chunk.size)]
-    return getters
-
-
-def _metis_request(h, k, epsilon, max_net_size, tpwgts) -> dict[str, Any]:
-    """The keyword arguments of :func:`igpart._metis_worker.part_graph` but the seed."""
-    g = h if isinstance(h, Graph) else h.to_graph("clique", max_net_size=max_net_size)
-    vw = g.vwgt.astype(np.int64)
-    # METIS rejects all-zero vertex weights; with a zero total any assignment is balanced
-    if not vw.any():
-        vw = np.ones_like(vw)
-    return dict(
-        nparts=int(k),
-        xadj=g.xadj.astype(np.int64),
-        adjncy=g.adjncy.astype(np.int64),
-        vweights=vw,
-        eweights=g.adjwgt.astype(np.int64) if g.adjncy.size else None,
-        tpwgts=tpwgts,
-        ufactor=max(1, int(round(epsilon * 1000))),
-    )
-
-
-def _metis_here(request: dict[str, Any], seeds: list[int]) -> list[np.ndarray]:
-    from ._metis_worker import part_graph  # (imports pymetis)
-
-    with c_stdout_to_stderr():
-        return [part_graph(seed=s, **request) for s in seeds]
-
-
-def _metis_chunk(pool, request: dict[str, Any], seeds: list[int]) -> list[np.ndarray]:
-    """METIS for ``seeds`` in a worker of ``pool``, in-process when none can serve them."""
-    from .metis_pool import WorkerGone
-
-    if pool.usable:
-        try:
-            return pool.part_graphs(request, seeds)
-        except WorkerGone:
-            pass  # logged by the pool; run them here
-    return _metis_here(request, seeds)
 
 
 def ghg_bisections(h: Hypergraph, bounds, seed: int = 0, runs: int = 1) -> np.ndarray:
@@ -219,7 +55,7 @@ def ghg_bisections(h: Hypergraph, bounds, seed: int = 0, runs: int = 1) -> np.nd
     of the total weight, never exceeding ``bounds[b]`` (``bounds``: the two blocks' weight
     bounds). As KaHyPar / Mt-KaHyPar's initial-partitioning pool; callers rebalance and refine.
     Deterministic for a seed, whatever the number of threads."""
-    from .kernels import _cpu
+    from ...kernels import _cpu
 
     if not isinstance(h, Hypergraph):
         raise PartitionError(f"ghg_bisections needs a Hypergraph, got {type(h).__name__}")
@@ -258,60 +94,7 @@ def _batch_results(h, k: int, bounds, candidates, refine_batch) -> list:
     return [out[i] for i in index]
 
 
-def mtkahypar_available() -> bool:
-    """Whether the ``mtkahypar`` Python package imports."""
-    try:
-        import mtkahypar  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
 _MTK_INIT: dict = {}
-
-
-def mtkahypar_initializer(threads: int = 1):
-    """The process-wide Mt-KaHyPar initializer for ``threads`` threads (created once)."""
-    import mtkahypar
-
-    init = _MTK_INIT.get("init")
-    if init is None or _MTK_INIT.get("threads") != threads:
-        init = mtkahypar.initialize(int(threads))
-        _MTK_INIT.update(init=init, threads=threads)
-    return init
-
-
-def mtkahypar_partition(
-    h: Hypergraph, k: int, epsilon: float = 0.03, objective: str = "cut", seed: int = 0,
-    threads: int = 1, timed: bool = False, fixed: np.ndarray | None = None,
-):
-    """Block ids from Mt-KaHyPar's DEFAULT preset (raises PartitionError when not installed).
-    ``fixed`` (int per vertex, -1: free): Mt-KaHyPar's fixed vertices.
-
-    With ``timed``, returns ``(parts, seconds)`` where ``seconds`` covers Mt-KaHyPar's own
-    partitioning call only (not the conversion of ``h`` into Mt-KaHyPar's Python input lists).
-    """
-    try:
-        import mtkahypar
-    except ImportError:
-        raise PartitionError("Mt-KaHyPar is not installed (pip install mtkahypar)") from None
-    init = mtkahypar_initializer(threads)
-    mtkahypar.set_seed(int(seed))
-    ctx = init.context_from_preset(mtkahypar.PresetType.DEFAULT)
-    obj = mtkahypar.Objective.CUT if objective == "cut" else mtkahypar.Objective.KM1
-    ctx.set_partitioning_parameters(int(k), float(epsilon), obj)
-    ctx.logging = False
-    nets = np.split(h.eind.astype(np.int64), h.eptr[1:-1])
-    hg = init.create_hypergraph(
-        ctx, h.n, h.m, [e.tolist() for e in nets], h.vwgt.tolist(), h.ewgt.tolist()
-    )
-    if fixed is not None:
-        hg.add_fixed_vertices(np.asarray(fixed).tolist(), int(k))
-    t0 = time.perf_counter()
-    p = hg.partition(ctx)
-    seconds = time.perf_counter() - t0
-    parts = np.asarray(p.get_partition(), dtype=np.int32)
-    return (parts, seconds) if timed else parts
 
 
 def initial_partition(
@@ -338,12 +121,13 @@ def initial_partition(
     metis_processes: int = 0,
     refine_batch: Callable[[list[np.ndarray]], tuple[list[np.ndarray], list[int]]] | None = None,
     fixed: np.ndarray | None = None,
+    bisect: Bisect | None = None,
 ) -> np.ndarray:
     """The best balanced partition of ``h`` (the coarsest level) among several candidates.
 
     Candidates: Mt-KaHyPar (``mtkahypar`` or ``all``, when installed; ``mtkahypar`` falls back
     to METIS), recursive bisection with seeds ``seed .. seed+rb_runs-1`` and ``rb_seeds`` METIS
-    seeds per bisection (``rb`` or ``rb+metis``, hypergraphs only, :mod:`igpart.recursive`,
+    seeds per bisection (``rb`` or ``rb+metis``, hypergraphs only, :mod:`.recursive`,
     using ``config``'s coarsening and refinement knobs) and METIS with seeds
     ``seed .. seed+runs-1`` (``metis``, ``all``, ``rb+metis``, and graphs whatever the method);
     ``bisector`` (``Config.initial_bisector``) applies to hypergraphs at k = 2: the METIS seeds
@@ -369,9 +153,9 @@ def initial_partition(
     it runs on every candidate right after ``refine``. The winner is then chosen as above among
     all candidates, polished or not.
 
-    ``metis_processes`` (``Config.initial_metis_processes``): the METIS candidates run in that
-    many worker processes (:mod:`igpart.metis_pool`) instead of in-process (0), so that they
-    run concurrently on ``threads``; the blocks are the same.
+    ``metis_processes`` (``Config.initial_metis_processes``): the METIS candidates run in that many
+    worker processes (:mod:`igpart.parallel.metis_pool`) instead of in-process (0), so that they run
+    concurrently on ``threads``; the blocks are the same.
 
     ``refine_batch(list of parts) -> (refined parts, objective values)`` (optional): does what
     ``refine`` then ``evaluate`` do, for many candidates in one call (the C++ backend's
@@ -382,9 +166,10 @@ def initial_partition(
 
     ``fixed`` (int32 per vertex, -1: free): recursive bisection fixes them in every bisection
     and Mt-KaHyPar takes them as its fixed vertices; the other candidates know nothing of them,
-    so ``refine`` / ``refine_batch`` must put them into their blocks (the multilevel driver
+    so ``refine`` / ``refine_batch`` must put them into their blocks (:mod:`.coarsest`
     renames the candidate's blocks to agree with them first,
-    :func:`igpart.fixed.align_to_fixed`).
+    :func:`igpart.fixed.align_to_fixed`). ``bisect``: the k = 2 pipeline each recursive
+    bisection runs (:data:`.recursive.Bisect`; needed when a hypergraph gets ``rb`` candidates).
     """
     if method not in INITIAL_METHODS:
         raise PartitionError(f"unknown initial partitioning method '{method}'")
@@ -406,9 +191,10 @@ def initial_partition(
         )
     use_rb = method in ("rb", "rb+metis") and isinstance(h, Hypergraph)
     use_metis = method in ("metis", "all", "rb+metis") or not (use_mtk or use_rb)
+    if use_rb and bisect is None:
+        raise PartitionError("initial partitioning by recursive bisection needs the bisection "
+                             "pipeline (bisect=)")
     if use_rb:
-        from .recursive import recursive_bisection
-
         # the threads the candidates' pool leaves over go to the bisections inside each
         # (candidates run one after another next to Mt-KaHyPar, see below)
         count = max(1, rb_runs) + (max(1, runs) if use_metis else 0)
@@ -430,6 +216,7 @@ def initial_partition(
                         concurrent=count > 1 and int(threads) > 1,
                         **({} if fixed is None else {"fixed": fixed}),
                         block_bounds=block_bounds,
+                        bisect=bisect,
                     ),
                 )
             )
@@ -483,8 +270,6 @@ def initial_partition(
         overload = int(np.maximum(block_weights(h, parts, k) - bounds, 0).sum())
         value = int(evaluate(parts)) if evaluate is not None else 0
         return (overload, value), parts
-
-    from .kernels import omp_threads
 
     def sharing(fn: Callable, pool_size: int) -> Callable:
         """``fn`` run on one of ``pool_size`` worker threads: its C++ calls get that share of

@@ -1,0 +1,145 @@
+"""Coarsening: the level hierarchy. One level's clustering as :class:`Config` asks
+(:func:`hypergraph_coarsener`: cluster-aware heavy-edge clustering or HyperG's grouping;
+:func:`graph_coarsener`: label propagation or G-kway), the generic loop that clusters and
+contracts level after level (:func:`coarsen`, labels and fixed vertices carried along, small
+levels moved to the host backend), and host copies of a level."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..fixed import coarse_fixed
+from ..hypergraph import Graph, Hypergraph
+from ..kernels.backend import Backend, GraphArrays, HypergraphArrays
+from .config import Config
+from .context import Timer, max_shrink
+
+log = logging.getLogger("igpart")
+
+
+def hypergraph_from_arrays(be: Backend, ha: HypergraphArrays) -> Hypergraph:
+    """A host Hypergraph from a backend level (for initial partitioning)."""
+    return Hypergraph(
+        be.to_host(ha.eptr), be.to_host(ha.eind), ha.n, be.to_host(ha.vwgt), be.to_host(ha.ewgt),
+        check=False,
+    )
+
+
+def graph_from_arrays(be: Backend, ga: GraphArrays) -> Graph:
+    """A host Graph from a backend level."""
+    return Graph(
+        be.to_host(ga.xadj), be.to_host(ga.adjncy), ga.n, be.to_host(ga.adjwgt),
+        be.to_host(ga.vwgt), check=False,
+    )
+
+
+@dataclass
+class HostLevels:
+    """``Config.host_levels_below``: levels of fewer than ``below`` vertices live on ``be`` (the
+    C++ backend), which coarsens (``coarsener(seed)`` gives its ``coarsen_one``, ``contract_one``)
+    and refines (``refine``) them; ``level_to_host(from_be, level)`` copies a level there."""
+
+    below: int
+    be: Backend
+    coarsener: Callable[[int], Callable]
+    contract_one: Callable
+    refine: Callable
+    level_to_host: Callable
+
+
+def move_parts(parts, src: Backend, dst: Backend):
+    """``parts`` (int32 per vertex) of backend ``src`` as an array of ``dst``."""
+    return parts if src is dst else dst.asarray(src.to_host(parts), "int32")
+
+
+def coarsen(levels_fine, n_of, coarsen_one, contract_one, limit: int, min_shrink: float,
+             max_levels: int, timer: Timer, labels=None, xp=np, min_n: int = 1,
+             be: Backend | None = None, host: HostLevels | None = None,
+             host_coarsen_one=None, fixed=None) -> list:
+    """Generic coarsening loop: returns [[level, cmap-to-next or None, labels, backend,
+    fixed], ...] fine to coarse. ``fixed`` (int32 per vertex, -1: free; None: no fixed vertex)
+    is carried to every level (:func:`igpart.fixed.coarse_fixed`); the labels must keep
+    vertices fixed to different blocks apart. ``labels`` (communities or blocks, int32 per
+    vertex) restrict the clustering
+    when given and are carried to every level (all members of a cluster share their label). A
+    level with fewer than ``min_n`` (k) vertices is never used. ``host`` (with ``be``, the
+    backend of ``levels_fine``): the first level of fewer than ``host.below`` vertices (not the
+    finest) is replaced by its copy on ``host.be`` (labels copied too), and the coarser levels
+    are made there with ``host_coarsen_one`` and ``host.contract_one``."""
+    hierarchy = [[levels_fine, None, labels, be, fixed]]
+    cur = levels_fine
+    while n_of(cur) >= limit and len(hierarchy) < max_levels:
+        if (host is not None and hierarchy[-1][3] is not host.be and len(hierarchy) > 1
+                and n_of(cur) < host.below):
+            t0 = time.perf_counter()
+            src = hierarchy[-1][3]
+            cur = host.level_to_host(src, cur)
+            if labels is not None:
+                labels = move_parts(labels, src, host.be)
+            if fixed is not None:
+                fixed = move_parts(fixed, src, host.be)
+            hierarchy[-1] = [cur, None, labels, host.be, fixed]
+            coarsen_one, contract_one, xp = host_coarsen_one, host.contract_one, host.be.xp
+            timer.add("to_host", t0)
+            log.debug("level %d (%d vertices) and coarser on the host", len(hierarchy) - 1,
+                      n_of(cur))
+        t0 = time.perf_counter()
+        cmap, nc = (coarsen_one(cur) if labels is None
+                    else coarsen_one(cur, communities=labels))
+        t0 = timer.add("coarsen", t0)
+        if nc > (1.0 - min_shrink) * n_of(cur) or nc == n_of(cur) or nc < min_n:
+            break
+        nxt = contract_one(cur, cmap, nc)
+        if labels is not None:
+            coarse = xp.zeros(nc, dtype=xp.int32)
+            coarse[cmap] = labels
+            labels = coarse
+        if fixed is not None:
+            fixed = coarse_fixed(xp, fixed, cmap, nc)
+        timer.add("contract", t0)
+        hierarchy[-1][1] = cmap
+        hierarchy.append([nxt, None, labels, hierarchy[-1][3], fixed])
+        log.debug("level %d: %d -> %d vertices", len(hierarchy) - 1, n_of(cur), nc)
+        cur = nxt
+    return hierarchy
+
+
+def hypergraph_coarsener(be: Backend, k: int, mcw: int, cfg: Config, seed: int, n: int = 0):
+    """One level's clustering, ``coarsen_one(level, communities=None) -> (cmap, nc)``, as the
+    config asks (HyperG grouping or the default clustering); ``n``: the input's vertices."""
+    limit = max_shrink(be, cfg, k, n)
+
+    def coarsen_one(ha, communities=None):
+        if cfg.coarsening == "hyperg":
+            # as the clustering below, never (much) below the contraction limit in one step:
+            # groups of ``group_size`` shrink a level up to that many times, so near the limit
+            # they are made smaller (1: the level is not coarsened and the hierarchy ends)
+            group = max(1, min(cfg.group_size, round(ha.n / (cfg.contraction_limit * k))))
+            return be.coarsen_hypergraph(
+                ha, mcw, group_size=group, max_net_size=cfg.rating_max_net_size,
+                communities=communities, seed=seed,
+            )
+        # never (much) below the contraction limit in one step; at least 1.01 (1%) per level
+        shrink = max(min(limit, ha.n / (cfg.contraction_limit * k)), 1.01)
+        return be.cluster_hypergraph(
+            ha, mcw, max_net_size=cfg.rating_max_net_size, communities=communities,
+            max_shrink=shrink, weight_penalty=cfg.weight_penalty, seed=seed,
+        )
+
+    return coarsen_one
+
+
+def graph_coarsener(b: Backend, coarsening: str, mcw: int, limit: int, cfg: Config, s: int):
+    """One graph level's clustering, ``coarsen_one(level) -> (cmap, nc)``: size-constrained
+    label propagation (``"lp"``, down to ``limit`` clusters) or G-kway's grouping, clusters of
+    at most ``mcw``, seed ``s``."""
+    if coarsening == "lp":
+        return lambda ga: b.cluster_graph_lp(
+            ga, mcw, iterations=cfg.graph_lp_iterations, min_clusters=limit, seed=s,
+            sub_rounds=cfg.graph_lp_sub_rounds)
+    return lambda ga: b.coarsen_graph(ga, mcw, group_size=cfg.graph_group_size, seed=s)

@@ -1,0 +1,565 @@
+"""The configuration of the multilevel partitioner: :class:`Config`, every tunable of every stage
+with its default, its validation, and the preset values applied to the fields a call does not
+give (:mod:`igpart.presets`). The values that depend on the input, ``k`` or the backend
+(``-1`` / ``"auto"`` fields) are resolved in :mod:`igpart.partitioner.context`."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..errors import InputError
+from ..presets import PRESETS, preset_values
+
+ALGORITHMS = ("multilevel", "metis")
+
+#: Values of ``Config.refinement`` (hypergraphs).
+REFINEMENTS = ("auto", "fm", "jet", "jet+fm")
+
+#: Values of ``Config.coarsening`` (hypergraphs).
+COARSENINGS = ("heavy_edge", "hyperg")
+
+#: Values of ``Config.graph_coarsening``: size-constrained label propagation clustering, or
+#: G-kway's union-find coarsening with constrained grouping.
+GRAPH_COARSENINGS = ("auto", "lp", "gkway")
+
+#: Values of ``Config.graph_refinement``: G-kway's independent-set refinement, label
+#: propagation, label propagation then localized FM.
+GRAPH_REFINEMENTS = ("auto", "gkway", "lp", "lp+fm")
+
+#: Values of ``Config.initial``.
+INITIAL_METHODS = ("auto", "metis", "mtkahypar", "all", "rb", "rb+metis")
+
+#: Values of ``Config.initial_bisector``: the seeded candidates of a k = 2 coarsest level
+#: (METIS, greedy hypergraph growing, or both pools).
+INITIAL_BISECTORS = ("metis", "ghg", "both")
+
+
+@dataclass
+class Config:
+    """Every tunable of the multilevel partitioners, with the defaults igpart ships.
+
+    ``preset`` (``"speed"``, ``"default"``, ``"quality"``; as Mt-KaHyPar's deterministic /
+      default / quality): the fields a call does not give take the preset's values
+      (:data:`igpart.presets.PRESETS`, one dict per preset); fields given explicitly win, also
+      in ``Config.from_dict`` and ``partition(..., preset=, config={...})``. ``speed``: no
+      V-cycles, coarsening on to ``20 * k`` vertices, one recursive bisection with fewer METIS
+      seeds, shorter Louvain, refinement and FM (2.2x faster than ``default`` on the ``small``
+      suite); ``quality``: the best of two runs (``repetitions``), each with four V-cycles,
+      Jet before FM on every level (``"jet+fm"``), more initial candidates with FM on four of
+      them and longer FM passes (about 5x the time of ``default``). Values and
+      measurements: BENCHMARKS.md, "Presets".
+    ``repetitions`` (default 1): independent runs of the whole pipeline with seeds ``seed``,
+      ``seed + REPETITION_SEED_STRIDE``, ...; the best balanced one is kept (the first run is
+      the one ``repetitions = 1`` gives, so more never give a worse result).
+    Coarsening of hypergraphs:
+      ``coarsening``: ``"heavy_edge"`` (default: cluster-aware heavy-edge clustering,
+      ``Backend.cluster_hypergraph``, at most ``max_shrink`` times fewer vertices per level
+      (default -1: the backend's, 2.5, as Mt-KaHyPar; 3.0 on the GPU at k = 2 on inputs of at
+      least 100,000 vertices, ``GpuBackend.default_max_shrink_k2``: H100, ibm01x200 / ibm09x100,
+      seeds 1-8, three calls: 0.89-0.96x the time at k = 2 for cut geomeans -0.4% to +1.0%; not
+      at k = 64, where ibm01x200's cut was 4.3% higher with it),
+      ``weight_penalty`` divides a cluster's rating by its weight) or ``"hyperg"`` (HyperG §3.1
+      balanced group coarsening, ``Backend.coarsen_hypergraph``, subgroups of at most
+      ``group_size`` vertices, HyperG's s).
+      ``communities``: restrict clustering to communities found once on the finest level
+      (``Backend.communities``: Louvain on the clique expansion of nets of at most
+      ``community_max_net_size`` pins, ``community_levels`` levels, ``community_passes`` passes);
+      applies to both coarsening methods.
+      ``community_max_weight``: a community weighs at most ``community_max_weight * total / k``
+      (one block's weight; 0: no cap). Modularity has a resolution limit: its communities grow
+      like the square root of the total edge weight, so on large inputs they outgrow the blocks
+      (ibm01 inflated 20x: 46 communities of ~5k vertices, vs 27 of ~400 on ibm01 itself, and
+      blocks of 4k vertices at k = 64) and no longer guide the clustering where the cut goes.
+      The cap keeps them within a block whatever the size (inflated inputs, k = 64: 1.2–5.8%
+      lower cut; unchanged at k <= 16, where the communities are smaller than a block anyway).
+      ``community_sub_rounds`` (default -1: the backend's ``default_community_sub_rounds(n)``,
+      on the C++ backend 64 on inputs of at least 100,000 vertices
+      (``CpuBackend.sub_round_min_vertices``), else 0, as on the GPU; 0: sequential local
+      moving): Louvain's local moving
+      in this many synchronous sub-rounds per pass on graphs of at least 4096 vertices: the
+      vertices of a sub-round (a slice of the seeded order) choose their community in parallel
+      (OpenMP) against the state before it, then move in order (a move that would overfill its
+      community is dropped); the result does not depend on the threads. Measured 2026-11-23 on
+      the dev VM (2 cores, 16 sub-rounds; BENCHMARKS.md at 10cd44d): Louvain alone 1.76x /
+      1.71x faster on ibm09x10 / ibm01x20 (1.07–1.2x slower on 1 thread), modularity within
+      0.001; end to end on the C++ backend (ibm01 / ibm05 k = 8, ibm03 k = 64, ibm01x20 k = 16,
+      ibm09x10 k = 64, seeds 1, 2) 0.81x the time (``communities`` 12.6 -> 7.2 s of 28 s) for a
+      cut geomean 0.997x; but on ibm01–09 at k = 2 the cut geomean is 1.027x, ibm08 seed 2 1.48x
+      (the small inputs' communities decide the k = 2 cut), hence off by default then. With 64
+      sub-rounds (slices closer to the sequential order) the same ibm01–09 k = 2 runs (seeds 1,
+      2, 2026-11-26) gave a cut geomean of 0.998x against sequential (0.915–1.126x), hence the
+      C++ backend's default on large inputs: its Louvain scales with the threads and gives the
+      same communities on any number of them (smaller inputs gain little from threads, and on
+      a loaded 2-core machine the sub-rounds' barriers cost more than they save).
+      ``community_resolution``: Louvain's resolution (> 1: smaller communities everywhere);
+      1 by default; 0 chooses it from the size, ``max(1, pins / community_resolution_pins)``
+      (measured on inflated inputs: better at k = 64, worse as often as better at k <= 16, so
+      not the default).
+      ``contraction_limit``: stop once a level has fewer than ``contraction_limit * k`` vertices.
+      igpart ships 40 rather than HyperG's / Mt-KaHyPar's 160: the initial partitioner (METIS on
+      the clique expansion) is weaker than the multilevel refinement on hypergraph levels, so
+      coarsening further is both better (ISPD98 geomean cut ratio vs Mt-KaHyPar 1.020 -> 1.015,
+      k = 64: 1.058 -> 1.036) and faster; ``Config(contraction_limit=160)`` restores the paper's.
+      ``min_shrink``: stop when a level removes less than this fraction of its vertices.
+      ``rating_max_net_size``: nets with more pins are ignored by the rating.
+      ``cluster_weight_factor``: a coarse vertex weighs at most
+      ``factor * ceil(total / (contraction_limit * k))`` (and never more than the block bound),
+      so that no cluster is too heavy for a balanced initial partition.
+    Coarsening of graphs: ``graph_contraction_limit`` (35: stop below 35·k vertices),
+      ``graph_min_shrink`` (0.10), ``graph_cluster_weight_factor`` (a cluster weighs at most
+      ``factor * ceil(total / (graph_contraction_limit * k))``).
+      ``graph_coarsening``: ``"lp"`` (size-constrained label propagation clustering, as the
+      label-propagation graph partitioners coarsen: ``graph_lp_iterations`` passes, each cut
+      into ``graph_lp_sub_rounds`` slices whose vertices choose in parallel and move in order,
+      so the result does not depend on the threads; lone vertices that favour the same cluster
+      are grouped when a level would not halve), ``"gkway"`` (G-kway §3.1 union-find coarsening
+      with iG-kway §IV groups of at most ``graph_group_size`` (6) vertices), or ``"auto"`` (the
+      backend's ``default_graph_coarsening``: ``"lp"`` on the C++ backend, ``"gkway"`` on the
+      GPU). On the ``graphs`` suite at 2^16 (2 threads, dev VM) label propagation clustering
+      alone took rgg_n_2_16 from 1.7x KaMinPar's cut to parity (BENCHMARKS.md, "Graph
+      pipeline").
+    ``max_levels``: hard cap on the number of levels.
+    Initial partitioning (:mod:`igpart.partitioner.initial`):
+      ``initial``: ``"metis"`` (pymetis on the clique expansion, ``initial_runs`` seeds at
+      k = 64, ``max(1, initial_runs * 64 // k)`` beyond: METIS's time grows with k and so does
+      the coarsest level, which keeps k close to n affordable. Hypergraphs of at least
+      ``initial_runs_min_n`` vertices also get more seeds below k = 64, up to
+      ``initial_runs_max``: the coarsest level (40·k vertices) is then smaller, so more seeds
+      cost the same, and on large inputs its vertices stand for thousands of cells, where the
+      best of many METIS runs matters (ibm01x20 k = 2: 8 seeds 353, 64 seeds 299; ibm09x10
+      k = 16: 10670 -> 10070); on ISPD98 (< 100k vertices) 64 seeds gave the same cuts in 18 of
+      20 cases for 1.5x the time, hence the threshold),
+      ``"mtkahypar"`` (Mt-KaHyPar when installed, else METIS) or ``"all"`` (both);
+      ``"rb"``: recursive bisection (:mod:`.initial.recursive`, as KaHyPar / Mt-KaHyPar): each
+      bisection is igpart's own k = 2 multilevel pipeline (communities, clustering, METIS
+      candidates aiming at weights k0 : k1, rebalancing, refinement and FM on every level; no
+      V-cycles) on the sub-hypergraph, with KaHyPar's adapted imbalance per bisection;
+      ``initial_rb_runs`` recursive bisections (seeds) with ``initial_rb_seeds`` METIS seeds per
+      bisection on inputs of at least ``initial_runs_min_n`` vertices, both scaled by 32 / k
+      beyond k = 32 (4 x 16 up to k = 32), half of each on smaller inputs below
+      k = 64 (2 x 8; on the ISPD98 subset 4 x 16 gave the same cuts for a time ratio vs
+      Mt-KaHyPar of 1.29 instead of 0.96), and from k = 64 on one candidate with all the
+      seeds (1 x 16 at k = 64: the same cuts as 2 x 8 in 0.67x the time, see ``rb_effort``);
+      graphs fall back to METIS. ``"rb+metis"``: both pools
+      of candidates. ``"auto"`` (default): ``"rb"`` on hypergraphs at k >= 3, ``"metis"``
+      otherwise (graphs, hypergraphs at k = 2). Why: the coarsest level of a large input has few
+      vertices standing for thousands of cells, where METIS on the clique expansion is weak
+      (coarsest level of ibm01x80, k = 16, 787 vertices: best of 8 METIS seeds 3223, Mt-KaHyPar
+      2456, recursive bisection 2456–2664 per seed; k = 2 on the same level: METIS 1491,
+      Mt-KaHyPar 1051, one igpart bisection 1020–1049, whose communities are what makes the
+      difference). End to end (BENCHMARKS.md at 10cd44d, "Recursive-bisection initial"):
+      ibm01x80 k = 16 cut 2596 -> 1997 (Mt-KaHyPar 2003); ibm01x20 / ibm09x10 / ibm06x20 at k = 2
+      / 16 / 64 geomean cut -3.2% against ``"metis"`` (k = 16: -2.7% to -6.2%, k = 64: -2.7% to
+      -5.7%, none worse); ISPD98 subset (ibm01/03/05/07/09, k = 2 / 8 / 32 / 64) -1.3% with the
+      time ratio vs Mt-KaHyPar 1.00 -> 0.96. At k = 2 recursive bisection alone is not better than
+      64 METIS seeds on large inputs (ibm01x20: 334 vs 299), and adding it to them
+      (``"rb+metis"``, the k = 2 default on inputs of at least ``initial_runs_min_n`` vertices
+      until 2026-11-26) gave the same cuts end to end: GPU backend on an H200, ibm01x200 /
+      ibm09x100, seeds 1-8, twice (two V-cycles, and none): cut geomeans 2150 / 4773 against 2154
+      / 4774 with METIS alone, and 2216 / 4778 against 2224 / 4776, for 25-35 ms more (``initial``
+      0.063 against 0.033-0.041 s: the bisections and their FM are a critical path of their own).
+      Every candidate is rebalanced and refined, the best balanced one is kept.
+      ``initial_max_net_size``: nets above this size are left out of the clique expansion.
+      ``initial_rb_runs`` (default 4), ``initial_rb_seeds`` (default 16): the effort of
+      ``"rb"`` (above); both at least 1.
+      ``initial_fm_top`` (default 1; 0: every candidate): every initial candidate (on the
+      coarsest level and inside every bisection of ``"rb"``) is rebalanced and refined with the
+      sequence refinement, and only the ``initial_fm_top`` best distinct ones then get the FM
+      pass (the rest keep their score). FM on the tiny, dense coarsest levels (~100 vertices of
+      degree ~70 at k = 2) was 85% of the initial partitioning's time at k = 2 and 45% at
+      k = 64. Measured 2026-11-23 (C++ backend, 1 thread, ibm01x20 / ibm09x10 at k = 2 / 16 /
+      64, ibm01/03/05 at k = 2 / 8 / 64, seeds 1 and 2, against 0): the same cuts at k = 2,
+      geomean cut ratio 0.999 at k >= 8 (0.962–1.059), ``initial`` time 0.32x at k = 2 and
+      0.79x beyond (BENCHMARKS.md at 10cd44d, "FM on the best initial candidate only").
+      ``initial_bisector`` (default ``"metis"``): the seeded candidates of a k = 2 coarsest
+      level of a hypergraph, i.e. inside every bisection of ``"rb"`` and in k = 2 runs whose
+      coarsest level gets METIS seeds (``"metis"`` / ``"rb+metis"``): ``"metis"`` (pymetis on
+      the clique expansion, bisection weights in the bounds' proportions), ``"ghg"`` (greedy
+      hypergraph growing with the same seeds, as in KaHyPar / Mt-KaHyPar's initial pool:
+      from a seeded start vertex one block takes the adjacent vertex most connected to it
+      until it reaches its share; all seeds in one C++ call without the GIL, so the bisections of
+      ``"rb"`` run concurrently on ``threads``; :func:`.initial.pool.ghg_bisections`) or
+      ``"both"`` (both pools). Every candidate is rebalanced and refined the same way.
+      Measurements: BENCHMARKS.md at 10cd44d, "GIL-free initial bisector".
+      ``initial_metis_processes`` (default -1: automatic): METIS calls of the initial
+      partitioning (the seeds on the coarsest level and inside every bisection of ``"rb"``) run
+      in this many persistent worker processes (:mod:`igpart.parallel.metis_pool`, started when
+      ``partition`` starts, so that they import while the levels are coarsened, and reused for
+      the process lifetime); 0 runs them in-process. pymetis holds the GIL, so in-process the
+      calls run one at a time whatever ``threads``; in workers up to this many run at once. Same
+      blocks either way (each call is seeded); a worker that dies is replaced and its call runs
+      in-process (a logged warning). With threads, the bisections of ``"rb"`` but the first
+      run whole in these workers (``recursive.BISECT_IN_WORKERS``). -1 chooses per run
+      (:func:`metis_processes`): ``min(15, cpus - 1)`` workers (8 before the bisections moved
+      into the workers; 15 instead of 8 on the H100 machine, ibm01x200 / ibm09x100 at k = 64:
+      0.96 -> 0.85 s and 1.67 -> 1.55 s) on machines of at least 8 usable CPUs when the run has more
+      than one thread, k > 1 and the input has at least ``initial_runs_min_n`` vertices, else
+      in-process (so on the 2-core dev VM and CI it stays in-process); the result's ``config``
+      reports -1, the resolved value is logged (debug). Measured 2026-11-23 on the H100
+      machine (16 CPU cores, commit 07f492c, GPU backend, ``benchmarks/gpu_bench.py --inputs
+      ibm01:200,ibm09:100 --ks 2,16,64 --repeat 2``), 8 workers vs in-process: end to end
+      1.12–1.27x faster (ibm01x200 k = 2 / 16 / 64: 1.10 -> 0.99, 1.76 -> 1.43, 2.06 -> 1.62 s;
+      ibm09x100: 2.06 -> 1.76, 3.46 -> 2.95, 3.53 -> 3.05 s), ``initial`` 0.17 -> 0.09, 0.89 ->
+      0.49, 1.11 -> 0.67 s and 0.20 -> 0.11, 1.33 -> 0.84, 1.62 -> 1.02 s. More: BENCHMARKS.md
+      at 10cd44d, "METIS in worker processes".
+      ``threads``: candidates run concurrently on this many threads (0: as many as the C++
+      backend's OpenMP threads), and the threads they leave over run independent bisections
+      of each ``"rb"`` candidate concurrently; the result does not depend on it.
+    Refinement:
+      ``refine_rounds``: maximum rounds of sequence-based refinement per level (HyperG §3.2).
+      ``fm``: run the boundary FM pass after the sequence refinement (hypergraphs and graphs).
+      ``refinement`` (hypergraphs; default ``"auto"``): ``"fm"`` (sequence refinement + FM on
+      every level), ``"jet"`` (Jet refinement, ``Backend.jet_refine_hypergraph``, on every level,
+      no FM), ``"jet+fm"`` (Jet, then FM on levels of at most ``jet_fm_max_pins`` pins) or
+      ``"auto"`` (the backend's ``default_refinement``: on the C++ backend ``"fm"``, or
+      ``"jet+fm"`` from ``CpuBackend.jet_min_threads`` threads on (0, the default: never);
+      ``"jet+fm"`` on the GPU, ``GpuBackend.default_refinement``). The initial partitioning
+      candidates on the coarsest level and the bisections of ``"rb"`` are always refined the
+      ``"fm"`` way (with Jet on each of up to 64 candidates, initial partitioning took 3.6 s
+      instead of 0.34 s on the GPU, ibm01x200 k = 2).
+      On the C++ backend (1 thread, ibm01/03/05, k = 2, 16, 64) ``"jet+fm"`` gave lower
+      cuts than ``"fm"`` in all 9 cases (geomean 0.968) but took 1.7x the time (geomean) and
+      ``"jet"`` alone was better in 6 of 9, so the CPU default stays ``"fm"``.
+      ``jet_iterations`` (default 64): Jet's iteration cap per level (0: no Jet; the Jet levels
+      are only rebalanced, and refined by FM with ``"jet+fm"``). ``jet_patience`` (default 6;
+      12 in the Jet paper and ``Backend.jet_refine_hypergraph``): stop after that many
+      iterations without a 0.1% improvement of the best. Measured on an H200 (2026-11-26,
+      ``gpu_ab.py``, ibm01x200 / ibm09x100 at k = 2, 16, 64, 4 runs each, 8 against 12): the Jet
+      timer 0.69–0.78x, end to end 0.87–0.99x (medians), cut geomean ratio 1.000 over the six
+      cases (0.983–1.026 per case, within the runs' spread); a second call at k = 2 (5 runs):
+      0.85x / 1.01x the time, cuts as spread as with 12. 6 against 8 on an H100 (same day, same
+      inputs, seeds 1-8 at k = 2, 1-4 at k = 16 and 64, medians): 0.93x / 0.96x the time at
+      k = 2, 0.89x / 0.94x at k = 16, 0.94x / 0.97x at k = 64; cut geomean 1.000 / 1.000,
+      0.979 / 1.001, 0.980 / 0.992.
+      ``jet_negative_gain_fine`` / ``jet_negative_gain_coarse`` (defaults 0.25 / 0.75, the
+      paper's): Jet's negative-gain threshold c on the finest level / the others, finite and
+      >= 0 (a vertex whose move loses less than c times its internal connection is a
+      candidate; 0: non-negative gains only).
+      ``jet_afterburner_max_net_size`` (default 256): nets with more pins count with the pin
+      counts before the iteration in the afterburner (exact counting costs their size per
+      candidate pin).
+      ``jet_fm_max_pins`` (default 3,000,000): with ``"jet+fm"``, FM also runs on levels of at
+      most this many pins (on the GPU, on a host copy of the level). 500,000 left the Titan23
+      circuits enlarged to 2M vertices at k = 2 with up to 1.5x the cut (BENCHMARKS.md, "GPU
+      refinement").
+      ``jet_min_pins`` (default 0: none): in the Jet modes, levels of at most this many pins
+      are refined the ``"fm"`` way instead.
+      ``fm_rounds``, ``fm_max_fruitless_moves``, ``fm_min_improvement``: FM stopping rules.
+      ``fm_max_work`` (default 32; 0: no bound): a round of the k-way FM (k > 2) also stops once
+      the gain evaluations of its moves have read this many times the level's pins + vertices
+      (``Backend.fm_refine_hypergraph(max_work)``). A move re-evaluates every vertex on its
+      nets at the cost of that vertex's degree, so on dense levels (coarse levels of inputs
+      without locality: 10 random two-pin nets per vertex give levels of a few hundred
+      vertices joined by most pairs) a round cost moves x degree^2, up to 150x the level's
+      pins; normal circuits stay below 20x (ISPD98 at k = 8 / 64: 0.5-5.6x on average, at
+      most 18.8x on the 384-vertex coarsest level of ibm05).
+      ``graph_refinement``: ``"lp+fm"`` (label propagation, ``graph_lp_refine_iterations``
+      passes over the vertices next to the last pass's moves, then the localized k-way FM:
+      ``graph_fm_rounds`` rounds of searches from every boundary vertex, each stopping after
+      ``graph_fm_max_fruitless_moves`` moves without a new best and rolled back to its best
+      prefix; a round starts no search once its gain evaluations read ``graph_fm_max_work``
+      times the level's adjacency, which bounds it on dense levels such as the clique graphs of
+      circuits), ``"lp"``, ``"gkway"`` (G-kway §3.2 independent-set refinement, at most
+      ``graph_refine_rounds`` rounds per level), or ``"auto"`` (the backend's
+      ``default_graph_refinement``: ``"lp+fm"`` on the C++ backend, ``"gkway"`` on the GPU).
+      Every mode rebalances first. The label propagation stages and the FM run on the C++
+      backend; another backend runs them on host copies of the level.
+      ``deterministic`` (default None: the backend's choice): True runs the sequential FM (one
+      priority queue over the boundary, gains kept by a gain cache; the result depends on the
+      seed, never on the threads); False the parallel localized FM (local searches from
+      boundary seeds on the OpenMP threads, the exact gains of their global move sequence, a
+      rollback to its best balanced prefix; the result depends on the threads' interleaving)
+      on levels of at least ``CpuBackend.parallel_fm_min_vertices`` (16,384) vertices when the
+      run has two threads or more; None: the C++ backend runs the parallel FM from
+      ``CpuBackend.parallel_fm_min_threads`` threads on (0, the default: never, so the default
+      stays deterministic). Measured on the 2-core dev VM (2026-11-26, load 10-19, 2 threads,
+      ``benchmarks/fm_bench.py``, ibm01-05 and 30,000 vertices of random two-pin nets at k = 2,
+      8, 64): the parallel FM gave cuts within -0.4% .. +1.1% of the sequential FM's and took
+      0.9-3x its FM time: two threads do not pay for the local searches' extra work; whether
+      16 do is for the 16-core run (BENCHMARKS.md, "FM modes") to say before
+      ``parallel_fm_min_threads`` is set. Backends without the parallel FM (``parallel_fm``)
+      ignore it; the GPU backend's host FM follows the C++ backend's None rule.
+      ``vcycles``: at most this many V-cycles after the first pass (re-coarsening inside the
+      blocks with a new clustering seed each time, refining on the way up; a cycle is kept only
+      when it improves, and the first one that does not ends them). -1 (default): the
+      backend's ``default_vcycles(k, n)``: two on the C++ backend (ISPD98, against no V-cycle:
+      about 1.5% lower cut for about 1.6x the time); on the GPU two, but one at k = 2 on inputs
+      of at least 100,000 vertices (``GpuBackend.LARGE_MIN_N``). Measured
+      on an H200 (2026-11-26, ibm01x200 / ibm09x100, seeds 1-8, with METIS-only initial
+      partitioning): at k = 2 one V-cycle took 0.83x / 0.89x the time of two (medians 0.228 /
+      0.411 s) for cut geomeans 2133 / 4780 against 2154 / 4774, and none saved another ~50 ms
+      but lost 3% of cut on ibm01x200 (2216 against 2147); at k = 16 and 64 each V-cycle buys
+      2-10% of cut (ibm01x200 / ibm09x100, 3 runs each: one instead of two gave 1.4-3.9% more
+      cut, none 2.2-9.6% more).
+      ``vcycle_min_vertices`` (default -1: the backend's ``default_vcycle_min_vertices``,
+      25,000 on the GPU (100,000 at k = 2 on inputs of at least 100,000 vertices,
+      ``default_vcycle_min_vertices_k2``: H100, ibm01x200
+      / ibm09x100, seeds 1-8: 0.93x / 0.96x the time, cut geomean 0.992 / 1.000; at k = 16 it
+      was slower, 1.09x / 1.03x), 0 on the C++ backend): a V-cycle's coarsening also stops at the
+      first level of fewer than this many vertices (it needs no initial partition, so it may
+      stop well above the first pass's ``contraction_limit * k``). On the GPU every level
+      costs a fixed time of launches and host round trips; on the H100, 25,000 instead of 0
+      took 0.86x the time (geomean of ibm01x200 / ibm09x100 at k = 2 and 64, 4 runs each)
+      for a geomean cut ratio of 0.998 (BENCHMARKS.md at 10cd44d, "V-cycles stop coarsening").
+    ``host_levels_below`` (default 0: off; experimental; measured on the H100 with 50,000 at
+      commit 354e603, ibm01x200 / ibm09x100 at k = 2 and 64: from 6% faster to 31% slower
+      than the default and 0.8–4.6% more cut; with Jet on the host levels, commit 85efa87,
+      20,000 and 50,000: 1.0–2.0x the default's time; the small levels' fixed costs are now
+      cut by ``GpuBackend(cluster_max_size, jet_host_max_pins)`` instead): on a backend
+      other than the C++ one, a level of fewer than this many vertices is copied to
+      the host once, and the rest of that hierarchy (coarsening, initial partitioning, the
+      refinement of those levels, in the ``refinement`` mode resolved for the device: Jet by
+      default, whose C++ version returns the kernels' partition) runs on the C++ backend; on
+      the way up the partition of the first host level is uploaded and projected with the
+      device's cluster map. Applies to every hierarchy (V-cycles included; communities and
+      V-cycle blocks are carried across) of hypergraphs and graphs. An input
+      of fewer vertices runs on the C++ backend entirely. Meant to cut the fixed per-level
+      costs (kernel launches, host syncs) of the small levels of a deep GPU hierarchy.
+    """
+
+    coarsening: str = "heavy_edge"
+    communities: bool = True
+    community_max_net_size: int = 50
+    community_levels: int = 8
+    community_passes: int = 8
+    community_max_weight: float = 1.0
+    community_resolution: float = 1.0
+    community_resolution_pins: int = 250_000
+    community_sub_rounds: int = -1
+    max_shrink: float = -1.0
+    weight_penalty: bool = False
+    contraction_limit: int = 40
+    min_shrink: float = 0.05
+    group_size: int = 4
+    rating_max_net_size: int = 1000
+    cluster_weight_factor: float = 1.0
+    graph_contraction_limit: int = 35
+    graph_min_shrink: float = 0.10
+    graph_group_size: int = 6
+    graph_cluster_weight_factor: float = 1.0
+    graph_coarsening: str = "auto"
+    graph_lp_iterations: int = 5
+    graph_lp_sub_rounds: int = 8
+    max_levels: int = 64
+    initial: str = "auto"
+    initial_runs: int = 8
+    initial_runs_max: int = 64
+    initial_runs_min_n: int = 100_000
+    initial_max_net_size: int = 100
+    initial_rb_runs: int = 4
+    initial_rb_seeds: int = 16
+    initial_fm_top: int = 1
+    initial_bisector: str = "metis"
+    initial_metis_processes: int = -1
+    threads: int = 0
+    refine_rounds: int = 16
+    fm: bool = True
+    refinement: str = "auto"
+    jet_iterations: int = 64
+    jet_patience: int = 6
+    jet_negative_gain_fine: float = 0.25
+    jet_negative_gain_coarse: float = 0.75
+    jet_afterburner_max_net_size: int = 256
+    jet_fm_max_pins: int = 3_000_000
+    jet_min_pins: int = 0
+    fm_rounds: int = 4
+    fm_max_fruitless_moves: int = 250
+    fm_min_improvement: float = 0.001
+    fm_max_work: float = 32.0
+    deterministic: bool | None = None
+    graph_refine_rounds: int = 32
+    graph_refinement: str = "auto"
+    graph_lp_refine_iterations: int = 5
+    graph_fm_rounds: int = 3
+    graph_fm_max_fruitless_moves: int = 64
+    graph_fm_max_work: float = 8.0
+    vcycles: int = -1
+    vcycle_min_vertices: int = -1
+    host_levels_below: int = 0
+    repetitions: int = 1
+    preset: str = "default"
+
+    def validate(self) -> Config:
+        """Raises InputError, naming the field and the value, on values the algorithms cannot
+        use (wrong type included: a string, None or a bool where a number is expected);
+        returns self."""
+
+        def integer(name: str, low: int) -> None:
+            v = getattr(self, name)
+            if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or v < low:
+                kind = "a positive" if low == 1 else "a non-negative"
+                raise InputError(f"config.{name} must be {kind} integer, got {v!r}")
+
+        def number(name: str, what: str = "a number") -> float:
+            v = getattr(self, name)
+            if (
+                isinstance(v, (bool, np.bool_))
+                or not isinstance(v, (int, float, np.number))
+                or not math.isfinite(float(v))
+            ):
+                raise InputError(f"config.{name} must be {what}, got {v!r}")
+            return float(v)
+
+        positive_ints = (
+            "contraction_limit",
+            "community_max_net_size",
+            "community_levels",
+            "community_passes",
+            "community_resolution_pins",
+            "group_size",
+            "rating_max_net_size",
+            "graph_contraction_limit",
+            "graph_group_size",
+            "graph_lp_sub_rounds",
+            "graph_fm_max_fruitless_moves",
+            "max_levels",
+            "initial_runs",
+            "initial_runs_max",
+            "initial_runs_min_n",
+            "initial_max_net_size",
+            "initial_rb_runs",
+            "initial_rb_seeds",
+            "jet_patience",
+            "jet_afterburner_max_net_size",
+            "repetitions",
+        )
+        for name in positive_ints:
+            integer(name, 1)
+        for name in (
+            "refine_rounds",
+            "initial_fm_top",
+            "fm_rounds",
+            "fm_max_fruitless_moves",
+            "graph_refine_rounds",
+            "graph_lp_iterations",
+            "graph_lp_refine_iterations",
+            "graph_fm_rounds",
+            "threads",
+            "jet_iterations",
+            "jet_fm_max_pins",
+            "jet_min_pins",
+            "host_levels_below",
+        ):
+            integer(name, 0)
+        for name, what in (
+            ("vcycles", "-1 (the backend's default) or a non-negative integer"),
+            ("vcycle_min_vertices", "-1 (the backend's default) or a non-negative integer"),
+            ("community_sub_rounds", "-1 (the backend's default) or a non-negative integer"),
+            ("initial_metis_processes", "-1 (automatic), 0 (in-process) or a positive integer"),
+        ):
+            v = getattr(self, name)
+            if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or v < -1:
+                raise InputError(f"config.{name} must be {what}, got {v!r}")
+        if self.deterministic is not None and not isinstance(self.deterministic, (bool, np.bool_)):
+            raise InputError(f"config.deterministic must be true, false or null (the backend's "
+                             f"choice), got {self.deterministic!r}")
+        for name in ("communities", "weight_penalty", "fm"):
+            v = getattr(self, name)
+            if not isinstance(v, (bool, np.bool_)):
+                raise InputError(f"config.{name} must be true or false, got {v!r}")
+        for name in ("min_shrink", "graph_min_shrink", "fm_min_improvement"):
+            if not 0.0 <= number(name, "a number in [0, 1)") < 1.0:
+                raise InputError(f"config.{name} must lie in [0, 1), got {getattr(self, name)!r}")
+        for name in ("fm_max_work", "graph_fm_max_work"):
+            if number(name, "a non-negative number (0: no bound)") < 0:
+                raise InputError(f"config.{name} must be a non-negative number (0: no bound), "
+                                 f"got {getattr(self, name)!r}")
+        for name in ("cluster_weight_factor", "graph_cluster_weight_factor"):
+            if number(name, "a positive number") <= 0:
+                raise InputError(
+                    f"config.{name} must be a positive number, got {getattr(self, name)!r}"
+                )
+        what = "a non-negative number (0: automatic)"
+        if number("community_resolution", what) < 0:
+            raise InputError(
+                f"config.community_resolution must be {what}, got {self.community_resolution!r}"
+            )
+        what = "a non-negative number (0: no cap)"
+        if number("community_max_weight", what) < 0:
+            raise InputError(
+                f"config.community_max_weight must be {what}, got {self.community_max_weight!r}"
+            )
+        what = "-1 (the backend's default) or a number greater than 1"
+        shrink = number("max_shrink", what)
+        if not (shrink > 1.0 or shrink == -1.0):
+            raise InputError(f"config.max_shrink must be {what}, got {self.max_shrink!r}")
+        for name in ("jet_negative_gain_fine", "jet_negative_gain_coarse"):
+            if number(name, "a non-negative number") < 0:
+                raise InputError(
+                    f"config.{name} must be a non-negative number, got {getattr(self, name)!r}"
+                )
+        for name, allowed in (
+            ("refinement", REFINEMENTS),
+            ("coarsening", COARSENINGS),
+            ("graph_coarsening", GRAPH_COARSENINGS),
+            ("graph_refinement", GRAPH_REFINEMENTS),
+            ("initial", INITIAL_METHODS),
+            ("initial_bisector", INITIAL_BISECTORS),
+            ("preset", tuple(PRESETS)),
+        ):
+            v = getattr(self, name)
+            if not isinstance(v, str) or v not in allowed:
+                raise InputError(f"config.{name} must be one of {', '.join(allowed)}, got {v!r}")
+        return self
+
+    @classmethod
+    def of(cls, config: Config | dict[str, Any] | None, preset: str | None = None) -> Config:
+        """A validated copy of ``config``: a Config, a dict of overrides (unknown keys raise
+        InputError) or None (the defaults). ``preset`` (None: the config's own): the preset
+        the fields that ``config`` does not set come from; a Config made under another preset
+        keeps the fields in which it differs from that preset's values."""
+        if preset is not None:
+            preset_values(preset)
+        if config is None:
+            return cls(preset=preset or "default").validate()
+        if isinstance(config, Config):
+            if preset is None or preset == config.preset:
+                return dataclasses.replace(config).validate()
+            return config.with_preset(preset).validate()
+        if isinstance(config, dict):
+            if preset is not None and config.get("preset", preset) != preset:
+                raise InputError(f"preset '{preset}' and config preset "
+                                 f"{config['preset']!r} differ")
+            return cls.from_dict(config if preset is None else {"preset": preset, **config})
+        raise InputError(f"config must be a Config or a dict, got {type(config).__name__}")
+
+    def with_preset(self, preset: str) -> Config:
+        """This config under ``preset``: the fields in which it differs from its own preset's
+        values are kept, the others take ``preset``'s."""
+        base = Config(preset=self.preset)
+        changed = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)
+                   if f.name != "preset" and getattr(self, f.name) != getattr(base, f.name)}
+        return Config(preset=preset, **changed)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any] | None) -> Config:
+        """A config from keyword overrides; unknown keys raise InputError."""
+        d = dict(d or {})
+        names = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(d) - names)
+        if unknown:
+            raise InputError(f"unknown config option(s): {', '.join(unknown)}")
+        return cls(**d).validate()
+
+
+_config_init = Config.__init__
+
+
+@functools.wraps(_config_init)
+def _init_config(self: Config, *args, **kwargs) -> None:
+    """The dataclass ``__init__``, then the preset's values for the fields the call did not
+    give (``dataclasses.replace`` gives all of them, so copies keep their values)."""
+    _config_init(self, *args, **kwargs)
+    given = {f.name for f in dataclasses.fields(Config)[: len(args)]} | set(kwargs)
+    for name, value in preset_values(self.preset).items():
+        if name not in given:
+            setattr(self, name, value)
+
+
+Config.__init__ = _init_config  # type: ignore[method-assign]

@@ -1,0 +1,256 @@
+"""The context of a run: its arguments checked, and every value of a :class:`Config` that
+depends on the input's size, ``k``, the backend or the machine resolved here, in one place (the
+stages read plain numbers): balance bounds, cluster weights, initial partitioning effort, METIS
+worker processes, Louvain's parameters, the refinement and coarsening algorithms, V-cycles and
+shrink limits (``-1`` / ``"auto"``: the backend's ``default_*`` attributes). Also the run's
+:class:`Timer`."""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import InputError, PartitionError
+from ..fixed import check_fixed
+from ..hypergraph import Graph, Hypergraph
+from ..kernels.backend import Backend
+from ..metrics import OBJECTIVES, max_block_weight
+from ..parallel.threads import threads_of, usable_cpus
+from .config import Config
+
+
+@dataclass
+class Timer:
+    """Seconds per phase of a run (``Partition.timings``)."""
+
+    timings: dict[str, float] = field(default_factory=dict)
+
+    def add(self, name: str, t0: float) -> float:
+        t = time.perf_counter()
+        self.timings[name] = self.timings.get(name, 0.0) + (t - t0)
+        return t
+
+
+def check_arguments(h, k, epsilon, objective, seed=0) -> None:
+    """Raises InputError (PartitionError for k) unless ``h`` is a Hypergraph or Graph, the
+    objective known, epsilon a non-negative number, 1 <= k <= n and the seed an integer."""
+    if not isinstance(h, (Hypergraph, Graph)):
+        raise InputError(f"expected a Hypergraph or Graph, got {type(h).__name__}")
+    if objective not in OBJECTIVES:
+        raise InputError(f"unknown objective '{objective}' (choose from {', '.join(OBJECTIVES)})")
+    try:
+        eps = float(epsilon)
+    except (TypeError, ValueError):
+        raise InputError(f"epsilon must be a number, got {epsilon!r}") from None
+    if not math.isfinite(eps) or eps < 0:
+        raise InputError(f"epsilon must be a non-negative number, got {epsilon}")
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
+        raise PartitionError(f"k must be a positive integer, got {k!r}")
+    check_k(h.n, int(k))
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise InputError(f"seed must be an integer, got {seed!r}")
+    if abs(int(seed)) >= 1 << 62:  # the partitioner derives further seeds from it (seed + r)
+        raise InputError(f"seed must lie within +-2**62, got {seed}")
+
+
+def check_fixed_input(h, fixed, k: int, epsilon: float) -> np.ndarray | None:
+    """``fixed`` validated against ``h`` at ``k`` blocks (see :func:`igpart.fixed.check_fixed`:
+    the vertices fixed to a block must fit its maximum weight)."""
+    bound = max_block_weight(h.total_weight, k, epsilon)
+    return check_fixed(fixed, h.n, k, h.vwgt, np.full(k, bound, dtype=np.int64))
+
+
+# ---------------------------------------------------------------------------------- helpers
+def check_memory(be: Backend, h: Hypergraph | Graph, k: int) -> None:
+    """The backend's memory budget check for ``h`` (graphs: one 2-pin net per edge)."""
+    if isinstance(h, Hypergraph):
+        be.check_memory(h.n, h.m, int(h.eind.shape[0]), k)
+    else:
+        be.check_memory(h.n, int(h.adjncy.shape[0]) // 2, int(h.adjncy.shape[0]), k)
+
+
+def epsilon_bounds(be: Backend, total: int, k: int, epsilon: float):
+    """The epsilon bound ``max_block_weight(total, k, epsilon)`` for each of the k blocks, as an
+    int64 array of ``be``."""
+    return be.asarray(np.full(k, max_block_weight(total, k, epsilon), dtype=np.int64), "int64")
+
+
+def balance_bounds(total: int, k: int, epsilon: float, block_bounds=None):
+    """``(bound, bounds_on)``: the smallest positive per-block bound (what caps a cluster's
+    weight) and ``bounds_on(backend)``, the k bounds as that backend's int64 array: the
+    caller's ``block_bounds`` (int64 per block) or else the epsilon bound for every block."""
+    if block_bounds is None:
+        return (max_block_weight(total, k, epsilon),
+                lambda b: epsilon_bounds(b, total, k, epsilon))
+    block_bounds = np.asarray(block_bounds, dtype=np.int64)
+    return (int(block_bounds[block_bounds > 0].min(initial=total)),
+            lambda b: b.asarray(block_bounds, "int64"))
+
+
+def initial_runs_of(cfg: Config, k: int, hypergraph: bool = False, n: int = 0) -> int:
+    """METIS seeds on the coarsest level of an input of ``n`` vertices (``Config.initial``)."""
+    if k > 64:
+        return max(1, cfg.initial_runs * 64 // k)
+    if hypergraph and n >= cfg.initial_runs_min_n:
+        return max(cfg.initial_runs, min(cfg.initial_runs_max, cfg.initial_runs * 64 // k))
+    return cfg.initial_runs
+
+
+def rb_effort(cfg: Config, k: int, large: bool = True) -> tuple[int, int]:
+    """Recursive-bisection candidates and METIS seeds per bisection (``Config.initial``).
+    Inputs of at least ``initial_runs_min_n`` vertices (``large``): ``initial_rb_runs`` x
+    ``initial_rb_seeds`` up to k = 32, both scaled by 32 / k beyond; smaller inputs: half of
+    each up to k = 64, scaled by 64 / k beyond; at least 1 candidate and 4 seeds, as the
+    coarsest level and the number of bisections grow with k. From k = 64 on, the candidates'
+    seeds go to one candidate (``runs * seeds`` seeds per bisection): with FM on the best
+    candidate only (``initial_fm_top``) a METIS seed costs far less than a recursive bisection
+    (defaults: 4 x 16 up to k = 32 for large inputs, 2 x 8 below k = 64 for small ones,
+    1 x 16 at k = 64, 1 x 4 at k = 128)."""
+    runs, seeds, kmax = cfg.initial_rb_runs, cfg.initial_rb_seeds, 32
+    if not large:
+        runs, seeds, kmax = max(1, runs // 2), max(1, seeds // 2), 64
+    if k > kmax:
+        runs, seeds = max(1, runs * kmax // k), max(min(4, seeds), seeds * kmax // k)
+    if k >= _RB_ONE_CANDIDATE_FROM_K:
+        runs, seeds = 1, runs * seeds
+    return runs, seeds
+
+
+#: From this k on, recursive bisection runs as one candidate (see :func:`rb_effort`): on
+#: ibm01x20 / ibm09x10 / ibm01/03/05 at k = 64 (seeds 1, 2), 1 x 16 instead of 2 x 8 gave cut
+#: ratio 0.999 (0.991–1.012) for 0.67x the initial partitioning time; 1 x 8: 1.006, 0.50x;
+#: 2 x 32 at k = 16 / 1 x 16 at k = 8 instead of 4 x 16 / 2 x 8: 1.3% / 1.7% worse.
+_RB_ONE_CANDIDATE_FROM_K = 64
+
+
+#: ``Config.initial_metis_processes = -1`` (automatic): worker processes only on machines of at
+#: least this many usable CPUs, and at most this many of them (one CPU left to the caller).
+AUTO_METIS_MIN_CPUS = 8
+AUTO_METIS_MAX_PROCESSES = 15
+
+
+def metis_processes(cfg: Config, n: int, k: int, threads: int | None = None) -> int:
+    """The METIS worker processes of a run on an input of ``n`` vertices into ``k`` blocks
+    (``Config.initial_metis_processes``). An explicit value (0: in-process, N > 0: N workers)
+    is kept. -1 (automatic, the default) gives ``min(15, cpus - 1)`` workers (``cpus``:
+    :func:`usable_cpus`) when the machine has at least 8 usable CPUs, the run has more than
+    one thread (``threads``, default the run's, ``Config.threads``), ``k > 1`` and the input
+    is large (``n >= cfg.initial_runs_min_n``), and 0 otherwise: only then are there enough
+    concurrent METIS calls, and cores left beside the run's threads, to pay for the workers.
+    """
+    configured = int(cfg.initial_metis_processes)
+    if configured >= 0:
+        return configured
+    if k <= 1 or n < cfg.initial_runs_min_n:
+        return 0
+    cpus = usable_cpus()
+    if cpus < AUTO_METIS_MIN_CPUS:
+        return 0
+    if (threads_of(cfg) if threads is None else int(threads)) <= 1:
+        return 0
+    return min(AUTO_METIS_MAX_PROCESSES, cpus - 1)
+
+
+def community_resolution(cfg: Config, pins: int) -> float:
+    """Louvain's resolution for an input of ``pins`` pins: ``cfg.community_resolution`` when
+    set, else ``max(1, pins / cfg.community_resolution_pins)`` (see :class:`Config`)."""
+    if cfg.community_resolution > 0:
+        return float(cfg.community_resolution)
+    return max(1.0, pins / cfg.community_resolution_pins)
+
+
+def community_sub_rounds(be: Backend, cfg: Config, n: int) -> int:
+    """``cfg.community_sub_rounds`` resolved on ``be`` for an input of ``n`` vertices (-1: the
+    backend's ``default_community_sub_rounds(n)``, 0 where it has none)."""
+    if cfg.community_sub_rounds >= 0:
+        return int(cfg.community_sub_rounds)
+    default = getattr(be, "default_community_sub_rounds", None)
+    return 0 if default is None else int(default(n))
+
+
+def community_max_weight(cfg: Config, total: int, k: int) -> int:
+    """The cap on a community's vertex weight, ``ceil(cfg.community_max_weight * total / k)``
+    (0: no cap)."""
+    return int(math.ceil(float(cfg.community_max_weight) * total / k))
+
+
+def max_cluster_weight(total: int, k: int, limit: int, factor: float, bound: int) -> int:
+    """The weight cap of a cluster: ``ceil(factor * total / (limit * k))`` (``limit``: the
+    contraction limit per block), at most the smallest block bound ``bound``, at least 1."""
+    return max(1, min(int(math.ceil(factor * total / (limit * k))), bound))
+
+
+# ---------------------------------------------------------------------------------- hypergraphs
+def refinement_mode(be: Backend, cfg: Config) -> str:
+    """The refinement ``cfg.refinement`` resolves to on ``be`` (``"auto"``: the backend's
+    ``default_refinement``, whatever the input's size)."""
+    if cfg.refinement != "auto":
+        return cfg.refinement
+    return getattr(be, "default_refinement", "fm")
+
+
+def vcycles(be: Backend, cfg: Config, k: int, n: int) -> int:
+    """``cfg.vcycles`` resolved on ``be`` at ``k`` blocks for an input of ``n`` vertices (-1:
+    the backend's ``default_vcycles(k, n)``, 2 where it has none)."""
+    if cfg.vcycles >= 0:
+        return int(cfg.vcycles)
+    default = getattr(be, "default_vcycles", None)
+    return 2 if default is None else int(default(k, n))
+
+
+def _backend_default(be: Backend, name: str, k: int, n: int, fallback):
+    """The backend's ``default_<name>`` (``fallback`` where it has none), or its
+    ``default_<name>_k2`` at k = 2 on inputs of at least its ``LARGE_MIN_N`` vertices where it
+    has one: the value a ``-1`` of ``Config.<name>`` stands for."""
+    k2 = getattr(be, f"default_{name}_k2", None)
+    if k == 2 and k2 is not None and n >= int(getattr(be, "LARGE_MIN_N", 0)):
+        return k2
+    return getattr(be, f"default_{name}", fallback)
+
+
+def vcycle_min_vertices(be: Backend, cfg: Config, k: int = 0, n: int = 0) -> int:
+    """``cfg.vcycle_min_vertices`` resolved on ``be`` at ``k`` blocks for an input of ``n``
+    vertices (-1: :func:`_backend_default`, 0 where the backend has none)."""
+    if cfg.vcycle_min_vertices >= 0:
+        return int(cfg.vcycle_min_vertices)
+    return int(_backend_default(be, "vcycle_min_vertices", k, n, 0))
+
+
+#: ``Config.max_shrink`` of backends without a default of their own.
+MAX_SHRINK = 2.5
+
+
+def max_shrink(be: Backend, cfg: Config, k: int, n: int) -> float:
+    """``cfg.max_shrink`` resolved on ``be`` at ``k`` blocks for an input of ``n`` vertices (-1:
+    :func:`_backend_default`, ``MAX_SHRINK`` where the backend has none)."""
+    if cfg.max_shrink != -1:
+        return float(cfg.max_shrink)
+    return float(_backend_default(be, "max_shrink", k, n, MAX_SHRINK))
+
+
+# ---------------------------------------------------------------------------------- graphs
+def graph_coarsening(be: Backend, cfg: Config) -> str:
+    """``cfg.graph_coarsening`` resolved on ``be`` (``"auto"``: the backend's
+    ``default_graph_coarsening``, ``"gkway"`` where it has none)."""
+    if cfg.graph_coarsening != "auto":
+        return cfg.graph_coarsening
+    return getattr(be, "default_graph_coarsening", "gkway")
+
+
+def graph_refinement(be: Backend, cfg: Config) -> str:
+    """``cfg.graph_refinement`` resolved on ``be`` (``"auto"``: the backend's
+    ``default_graph_refinement``, ``"gkway"`` where it has none)."""
+    if cfg.graph_refinement != "auto":
+        return cfg.graph_refinement
+    return getattr(be, "default_graph_refinement", "gkway")
+
+
+def check_k(n: int, k: int) -> None:
+    """Raises PartitionError unless 1 <= k <= max(n, 1)."""
+    if int(k) != k or k < 1:
+        raise PartitionError(f"k must be a positive integer, got {k}")
+    if k > max(n, 1):
+        raise PartitionError(f"k = {k} exceeds the number of vertices ({n})")

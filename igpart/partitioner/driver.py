@@ -1,0 +1,318 @@
+"""The multilevel driver (DESIGN §4): sequences the stages on one backend, with no loop over
+vertices, nets or pins of its own.
+
+The algorithm is backend-agnostic: the stages (:mod:`.preprocessing`, :mod:`.coarsening`,
+:mod:`.initial`, :mod:`.refinement`, :mod:`.uncoarsening`) compose the operations of a
+:class:`igpart.kernels.Backend` (coarsen, contract, project, refine, rebalance) on arrays of the
+backend's array module, with the values :mod:`.context` resolves. Per level only scalars come
+back to the host; the coarsest level goes to the host for initial partitioning, the final
+partition comes back once.
+
+Hypergraphs: by default each level is coarsened by cluster-aware heavy-edge clustering restricted
+to communities found once on the finest level (Louvain on the clique expansion, see
+:mod:`igpart.community`); HyperG's balanced group coarsening is the selectable alternative
+(``Config(coarsening="hyperg")``). Refinement follows HyperG (sequence-based refinement) with a
+boundary FM pass after it, plus optional V-cycles. Graphs follow G-kway (union-find coarsening
+with scoring, iG-kway's constrained grouping, independent-set refinement). Recursive bisection,
+the initial partitioner at k >= 3, runs this driver's k = 2 pipeline (:func:`bisect`), which it
+receives as a callable.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..fixed import fixed_labels, locked_mask
+from ..hypergraph import Graph, Hypergraph
+from ..kernels import get_backend
+from ..kernels.backend import Backend
+from ..metrics import evaluate, max_block_weight
+from ..parallel import metis_pool
+from ..parallel.threads import stage_threads
+from ..partition import Partition
+from .coarsening import (
+    HostLevels,
+    coarsen,
+    graph_coarsener,
+    graph_from_arrays,
+    hypergraph_coarsener,
+    hypergraph_from_arrays,
+)
+from .config import Config
+from .context import (
+    Timer,
+    balance_bounds,
+    check_memory,
+    epsilon_bounds,
+    graph_coarsening,
+    graph_refinement,
+    max_cluster_weight,
+    metis_processes,
+    refinement_mode,
+    vcycles,
+)
+from .initial.coarsest import initial_graph, initial_hypergraph
+from .preprocessing import detect_communities
+from .refinement import graph_refiner, hypergraph_refiner
+from .uncoarsening import run_vcycles, uncoarsen
+
+log = logging.getLogger("igpart")
+
+
+def run_partition(h: Hypergraph | Graph, k: int, epsilon: float, objective: str,
+                  backend: str | Backend, seed: int, cfg: Config,
+                  targets: np.ndarray | None = None, fixed: np.ndarray | None = None,
+                  t_start: float | None = None) -> Partition:
+    """The multilevel :class:`Partition` of checked arguments (:func:`igpart.partition` without
+    its checks and dispatch): ``targets`` the per-block bounds or None, ``fixed`` the checked
+    fixed blocks or None; ``t_start`` (default now) the start of the reported seconds."""
+    t_start = time.perf_counter() if t_start is None else t_start
+    be = get_backend(backend)
+    check_memory(be, h, k)
+    timer = Timer()
+    parts = run_multilevel(h, k, epsilon, objective, be, seed, cfg, timer, block_bounds=targets,
+                           fixed=fixed)
+    seconds = time.perf_counter() - t_start
+    return Partition.from_parts(
+        h, parts, k, epsilon, objective, seconds=seconds, timings=timer.timings,
+        backend=be.name, algorithm="multilevel", seed=seed, config=dataclasses.asdict(cfg),
+        max_block_weights=targets,
+    )
+
+
+def run_improve(h: Hypergraph | Graph, p: np.ndarray, k: int, epsilon: float, objective: str,
+                backend: str | Backend, seed: int, cfg: Config, cycles: int | None = None,
+                targets: np.ndarray | None = None,
+                fixed: np.ndarray | None = None) -> Partition:
+    """:func:`igpart.improve` of checked arguments: ``p`` the host int32 blocks (fixed vertices
+    already in theirs), ``cycles`` the V-cycles (None: ``cfg``'s, resolved on the backend)."""
+    hyper = h.to_hypergraph() if isinstance(h, Graph) else h
+    t_start = time.perf_counter()
+    be = get_backend(backend)
+    check_memory(be, hyper, k)
+    if cycles is None:
+        cycles = vcycles(be, cfg, k, hyper.n)
+    timer = Timer()
+    with stage_threads(cfg):
+        p = improve_hypergraph(hyper, p, k, epsilon, objective, be, seed, cfg, timer, cycles,
+                               targets, fixed)
+    seconds = time.perf_counter() - t_start
+    return Partition.from_parts(
+        h, p, k, epsilon, objective, seconds=seconds, timings=timer.timings, backend=be.name,
+        algorithm="multilevel-warm", seed=seed, config=dataclasses.asdict(cfg),
+        max_block_weights=targets,
+    )
+
+
+def bisect(be: Backend, h: Hypergraph, bounds: np.ndarray, eps: float, objective: str, seed: int,
+           cfg: Config, fixed: np.ndarray | None = None) -> np.ndarray:
+    """Block ids 0/1 of the k = 2 pipeline on ``h`` with the two blocks' weight bounds
+    ``bounds`` (METIS aims at weights in their proportions); ``fixed`` (0/1 per vertex, -1:
+    free): vertices fixed to a side. What each recursive bisection runs
+    (:data:`igpart.partitioner.initial.recursive.Bisect`)."""
+    return multilevel_hypergraph(h, 2, eps, objective, be, seed, cfg, Timer(),
+                                 block_bounds=bounds, fixed=fixed)
+
+
+def run_multilevel(h: Hypergraph | Graph, k: int, epsilon: float, objective: str, be: Backend,
+                   seed: int, cfg: Config, timer: Timer,
+                   block_bounds: np.ndarray | None = None,
+                   fixed: np.ndarray | None = None) -> np.ndarray:
+    """Block ids (int32, host) of the multilevel pipeline on ``h``, with ``cfg``'s automatic
+    values resolved for this input (METIS worker processes, threads), the best of
+    ``cfg.repetitions`` runs. ``block_bounds``: per-block weight bounds instead of the balance
+    rule; ``fixed``: checked fixed blocks (-1: free; a Graph then runs as the hypergraph of its
+    edges)."""
+    processes = metis_processes(cfg, h.n, k)
+    if processes:
+        metis_pool.get_pool(processes)  # the workers import while the levels coarsen
+    if cfg.initial_metis_processes < 0:
+        log.debug("initial_metis_processes=-1 (automatic): %d worker processes", processes)
+    # the drivers (and the recursive bisections inside the initial partitioning) get the
+    # resolved value; the result reports the configured one
+    run_cfg = dataclasses.replace(cfg, initial_metis_processes=processes)
+    with stage_threads(cfg):
+        if k == 1 or h.n == 0:
+            return np.zeros(h.n, dtype=np.int32)
+
+        def run(s: int) -> np.ndarray:
+            if isinstance(h, Hypergraph) or fixed is not None:
+                hyper = h if isinstance(h, Hypergraph) else h.to_hypergraph()
+                return multilevel_hypergraph(hyper, k, epsilon,
+                                              objective if hyper is h else "cut", be, s, run_cfg,
+                                              timer, block_bounds=block_bounds, fixed=fixed)
+            return multilevel_graph(h, k, epsilon, be, s, run_cfg, timer,
+                                     block_bounds=block_bounds)
+
+        return best_run(h, k, epsilon, objective, block_bounds, run, seed, cfg.repetitions)
+
+
+#: ``Config.repetitions``: the i-th run's seed is ``seed + i * REPETITION_SEED_STRIDE`` (the
+#: V-cycles and bisections of a run derive seeds of their own from it).
+REPETITION_SEED_STRIDE = 1_000_003
+
+
+def best_run(h, k: int, epsilon: float, objective: str, targets, run: Callable[[int], Any],
+              seed: int, repetitions: int) -> np.ndarray:
+    """The best of ``repetitions`` runs ``run(seed_i)`` (``Config.repetitions``): the least
+    overloaded, then the lowest objective, then the first."""
+    best, best_score = None, None
+    for i in range(int(repetitions)):
+        parts = run(seed + i * REPETITION_SEED_STRIDE)
+        if repetitions == 1:
+            return parts
+        m = evaluate(h, parts, k, epsilon, targets)
+        bounds = (np.full(k, m["max_block_weight"], dtype=np.int64) if targets is None
+                  else targets)
+        score = (int(np.maximum(m["block_weights"] - bounds, 0).sum()), m[objective])
+        if best_score is None or score < best_score:
+            best, best_score = parts, score
+    return best
+
+
+def multilevel_hypergraph(h: Hypergraph, k: int, epsilon: float, objective: str, be: Backend,
+                          seed: int, cfg: Config, timer: Timer,
+                          block_bounds: np.ndarray | None = None,
+                          fixed: np.ndarray | None = None) -> np.ndarray:
+    """igpart's multilevel pipeline on a hypergraph. ``block_bounds`` (int64 per block, default
+    ``max_block_weight`` for every block) lets blocks have different bounds (the bisections of
+    :mod:`.initial.recursive`); METIS then aims at weights in the same proportions. ``fixed``
+    (host int32 per vertex, -1: free; validated by the caller): vertices that end in their
+    block (:mod:`igpart.fixed`)."""
+    if fixed is not None and not bool((fixed >= 0).any()):
+        fixed = None
+    if be.name != "cpu" and h.n < cfg.host_levels_below:
+        be = get_backend("cpu")  # every level would be a host level (Config.host_levels_below)
+    t0 = time.perf_counter()
+    top = be.hypergraph_arrays(h)
+    top_fixed = None if fixed is None else be.asarray(fixed, "int32")
+    timer.add("upload", t0)
+    bound, bounds_on = balance_bounds(h.total_weight, k, epsilon, block_bounds)
+    mcw = max_cluster_weight(h.total_weight, k, cfg.contraction_limit, cfg.cluster_weight_factor,
+                             bound)
+    refine = hypergraph_refiner(be, k, bounds_on(be), objective, cfg, seed, timer,
+                                finest_n=top.n)
+    host = _hypergraph_host_levels(be, k, mcw, bounds_on, objective, cfg, seed, timer, h.n)
+    # preprocessing, coarsening, initial partitioning, uncoarsening, V-cycles
+    communities = detect_communities(be, top, h, k, cfg, seed, timer)
+    if top_fixed is not None:
+        communities = fixed_labels(be.xp, top_fixed, communities)
+    hierarchy = coarsen(top, lambda a: a.n, hypergraph_coarsener(be, k, mcw, cfg, seed, h.n),
+                        be.contract_hypergraph, cfg.contraction_limit * k, cfg.min_shrink,
+                        cfg.max_levels, timer, labels=communities, xp=be.xp, min_n=k, be=be,
+                        host=host, host_coarsen_one=host.coarsener(seed) if host else None,
+                        fixed=top_fixed)
+    parts = initial_hypergraph(hierarchy[-1], h.n, k, epsilon, objective, bounds_on,
+                               None if block_bounds is None else np.asarray(block_bounds,
+                                                                            dtype=np.int64),
+                               cfg, seed, timer, bisect)
+    parts = uncoarsen(be, hierarchy, parts, refine, timer, host)
+    parts = run_vcycles(be, top, parts, k, objective,
+                        lambda s: hypergraph_coarsener(be, k, mcw, cfg, s, h.n), refine, cfg,
+                        timer, vcycles(be, cfg, k, h.n), seed, host, fixed=top_fixed)
+    return be.to_host(parts).astype(np.int32, copy=False)
+
+
+def _hypergraph_host_levels(be: Backend, k: int, mcw: int, bounds_on, objective: str,
+                            cfg: Config, seed: int, timer: Timer, n: int) -> HostLevels | None:
+    """``Config.host_levels_below`` on a device backend: the C++ backend's clustering and the
+    device's refinement algorithm (Jet: the C++ one returns the same partition as the
+    kernels) for the small levels; None on the C++ backend."""
+    if be.name == "cpu" or not cfg.host_levels_below:
+        return None
+    hbe = get_backend("cpu")
+    return HostLevels(
+        cfg.host_levels_below, hbe,
+        lambda s: hypergraph_coarsener(hbe, k, mcw, cfg, s, n),
+        hbe.contract_hypergraph,
+        hypergraph_refiner(hbe, k, bounds_on(hbe), objective,
+                           dataclasses.replace(cfg, refinement=refinement_mode(be, cfg)),
+                           seed, timer, finest_n=n),
+        lambda src, level: hbe.hypergraph_arrays(hypergraph_from_arrays(src, level)),
+    )
+
+
+def multilevel_graph(g: Graph, k: int, epsilon: float, be: Backend, seed: int, cfg: Config,
+                     timer: Timer, block_bounds: np.ndarray | None = None) -> np.ndarray:
+    """igpart's multilevel pipeline on a graph; ``block_bounds``: as for hypergraphs."""
+    if be.name != "cpu" and g.n < cfg.host_levels_below:
+        be = get_backend("cpu")  # every level would be a host level (Config.host_levels_below)
+    t0 = time.perf_counter()
+    top = be.graph_arrays(g)
+    timer.add("upload", t0)
+    bound, bounds_on = balance_bounds(g.total_weight, k, epsilon, block_bounds)
+    mcw = max_cluster_weight(g.total_weight, k, cfg.graph_contraction_limit,
+                             cfg.graph_cluster_weight_factor, bound)
+    # resolved once on the input's backend: host levels and the initial candidates run the same
+    coarsening, refinement = graph_coarsening(be, cfg), graph_refinement(be, cfg)
+    limit = cfg.graph_contraction_limit * k
+
+    def refiner(b: Backend, bounds):
+        return graph_refiner(b, k, bounds, refinement, cfg, seed, timer)
+
+    def coarsener(b: Backend, s: int):
+        return graph_coarsener(b, coarsening, mcw, limit, cfg, s)
+
+    refine = refiner(be, bounds_on(be))
+    host = None
+    if be.name != "cpu" and cfg.host_levels_below:
+        hbe = get_backend("cpu")
+        host = HostLevels(
+            cfg.host_levels_below, hbe, lambda s: coarsener(hbe, s), hbe.contract_graph,
+            refiner(hbe, bounds_on(hbe)),
+            lambda src, level: hbe.graph_arrays(graph_from_arrays(src, level)),
+        )
+    # coarsening, initial partitioning, uncoarsening
+    hierarchy = coarsen(top, lambda a: a.n, coarsener(be, seed), be.contract_graph, limit,
+                        cfg.graph_min_shrink, cfg.max_levels, timer, min_n=k, be=be, host=host,
+                        host_coarsen_one=host.coarsener(seed) if host else None)
+    parts = initial_graph(hierarchy[-1], k, epsilon, refiner, bounds_on, block_bounds, cfg, seed,
+                          timer)
+    parts = uncoarsen(be, hierarchy, parts, refine, timer, host)
+    return be.to_host(parts).astype(np.int32, copy=False)
+
+
+def improve_hypergraph(hyper, p, k, epsilon, objective, be, seed, cfg, timer, vcycles,
+                       targets=None, fixed=None):
+    """The refinement and V-cycles of :func:`improve` (block ids on the host); ``targets``:
+    per-block bounds (None: the epsilon bound); ``fixed``: host int32 or None, the fixed
+    vertices already in their blocks in ``p``. A balanced input comes back unless the result
+    is balanced and at least as good."""
+    if k > 1 and hyper.n:
+        top = be.hypergraph_arrays(hyper)
+        top_fixed = None if fixed is None else be.asarray(fixed, "int32")
+        lock = {} if fixed is None else {"locked": locked_mask(be.xp, top_fixed)}
+        if targets is None:
+            bound = max_block_weight(hyper.total_weight, k, epsilon)
+            bounds = epsilon_bounds(be, hyper.total_weight, k, epsilon)
+            host_bounds = np.full(k, bound, dtype=np.int64)
+        else:
+            bound = int(targets[targets > 0].min(initial=hyper.total_weight))
+            bounds, host_bounds = be.asarray(targets, "int64"), targets
+        mcw = max_cluster_weight(hyper.total_weight, k, cfg.contraction_limit,
+                                 cfg.cluster_weight_factor, bound)
+        refine = hypergraph_refiner(be, k, bounds, objective, cfg, seed, timer,
+                                    finest_n=top.n)
+        start = be.asarray(p, "int32")
+        cur = refine(top, start, **lock)
+        cur = run_vcycles(be, top, cur, k, objective, lambda s: hypergraph_coarsener(
+            be, k, mcw, cfg, s), refine, cfg, timer, vcycles, seed, fixed=top_fixed)
+        if _fits(hyper, p, k, host_bounds):
+            new = be.to_host(cur).astype(np.int32, copy=False)
+            worse = (not _fits(hyper, new, k, host_bounds)
+                     or be.hypergraph_objective(top, cur, k, objective)
+                     > be.hypergraph_objective(top, start, k, objective))
+            return p if worse else new
+        p = be.to_host(cur).astype(np.int32, copy=False)
+    return p
+
+
+def _fits(h: Hypergraph, parts: np.ndarray, k: int, bounds: np.ndarray) -> bool:
+    """Whether every block of ``parts`` weighs at most its bound."""
+    return bool((np.bincount(parts, weights=h.vwgt, minlength=k) <= bounds).all())

@@ -1,0 +1,145 @@
+"""METIS on the coarsest level, and as a partitioner of its own.
+
+:func:`part_graph` is the one place where igpart calls pymetis, here and in the worker processes
+of :mod:`igpart.parallel.metis_pool` (``Config.initial_metis_processes``), so that both give the
+same blocks for the same seed. :func:`metis_partition` (pymetis on a graph or a hypergraph's
+clique expansion) is also the ``metis`` algorithm of ``igpart partition`` and the METIS peer of
+the regression flow: it reports what METIS gives, without any igpart refinement.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ...hypergraph import Graph, Hypergraph
+from ...parallel import metis_pool
+from ...parallel.threads import c_stdout_to_stderr
+from ..context import check_k
+
+
+def part_graph(
+    nparts: int,
+    xadj: np.ndarray,
+    adjncy: np.ndarray,
+    vweights: np.ndarray,
+    eweights: np.ndarray | None,
+    tpwgts: list[float] | None,
+    seed: int,
+    ufactor: int,
+) -> np.ndarray:
+    """Block ids (int32) of METIS k-way (pymetis' default method for ``nparts``) on the CSR
+    graph; the caller sends METIS's stdout elsewhere."""
+    import pymetis
+
+    res = pymetis.part_graph(
+        int(nparts),
+        pymetis.CSRAdjacency(xadj, adjncy),
+        vweights=vweights,
+        eweights=eweights,
+        tpwgts=tpwgts,
+        options=pymetis.Options(seed=int(seed), ufactor=int(ufactor)),
+    )
+    return np.asarray(res.vertex_part, dtype=np.int32)
+
+
+#: Nets with more pins than this are left out of the clique expansion handed to METIS (a net of
+#: s pins adds s(s-1)/2 edges; large nets carry little locality information).
+CLIQUE_MAX_NET_SIZE = 100
+
+
+def target_fractions(bounds) -> list[float]:
+    """METIS's target weight fractions (``tpwgts``) in the proportions of the per-block
+    ``bounds`` (METIS rejects zero targets: a bound of 0 counts as 1)."""
+    positive = np.maximum(np.asarray(bounds, dtype=np.int64), 1)
+    return list(positive / positive.sum())
+
+
+def metis_partition(
+    h: Hypergraph | Graph,
+    k: int,
+    epsilon: float = 0.03,
+    seed: int = 0,
+    max_net_size: int = CLIQUE_MAX_NET_SIZE,
+    tpwgts: list[float] | None = None,
+    processes: int = 0,
+) -> np.ndarray:
+    """Block ids (int32) from METIS k-way on ``h`` (a hypergraph goes through its clique
+    expansion). METIS's own balance tolerance is set from ``epsilon``; METIS does not guarantee
+    it, so callers check balance. ``tpwgts``: target fractions of the total weight per block
+    (default: equal). ``processes > 0``: the call runs in one of that many worker processes
+    (:mod:`igpart.parallel.metis_pool`, ``Config.initial_metis_processes``), so that
+    concurrent calls from several threads run at once; same blocks as in-process, which is
+    where it runs when no worker can serve it."""
+    check_k(h.n, k)
+    if k == 1:
+        return np.zeros(h.n, dtype=np.int32)
+    request = _metis_request(h, k, epsilon, max_net_size, tpwgts)
+    if processes > 0:
+        return _metis_chunk(metis_pool.get_pool(processes), request, [int(seed)])[0]
+    return _metis_here(request, [int(seed)])[0]
+
+
+def metis_partitions(
+    h: Hypergraph | Graph,
+    k: int,
+    epsilon: float,
+    seeds: list[int],
+    max_net_size: int = CLIQUE_MAX_NET_SIZE,
+    tpwgts: list[float] | None = None,
+    processes: int = 0,
+) -> list[Callable[[], np.ndarray]]:
+    """One function per seed that returns :func:`metis_partition`'s blocks for that seed.
+    In-process (``processes == 0``) each runs METIS when called. With worker processes every
+    seed is sent now, in ``min(processes, len(seeds))`` requests of consecutive seeds (one
+    graph per request: fewer round trips), and the functions wait for their blocks, so that
+    METIS runs in the workers while the caller goes on (refining earlier candidates)."""
+    check_k(h.n, k)
+    seeds = [int(s) for s in seeds]
+    if k == 1:
+        return [lambda: np.zeros(h.n, dtype=np.int32) for _ in seeds]
+    request = _metis_request(h, k, epsilon, max_net_size, tpwgts)
+    if processes <= 0 or not seeds:
+        return [lambda s=s: _metis_here(request, [s])[0] for s in seeds]
+    pool = metis_pool.get_pool(processes)
+    chunks = np.array_split(np.asarray(seeds), min(int(processes), len(seeds)))
+    getters = []
+    for chunk in chunks:
+        future = pool.submit(_metis_chunk, pool, request, [int(s) for s in chunk])
+        getters += [lambda f=future, j=j: f.result()[j] for j in range(chunk.size)]
+    return getters
+
+
+def _metis_request(h, k, epsilon, max_net_size, tpwgts) -> dict[str, Any]:
+    """The keyword arguments of :func:`part_graph` but the seed."""
+    g = h if isinstance(h, Graph) else h.to_graph("clique", max_net_size=max_net_size)
+    vw = g.vwgt.astype(np.int64)
+    # METIS rejects all-zero vertex weights; with a zero total any assignment is balanced
+    if not vw.any():
+        vw = np.ones_like(vw)
+    return dict(
+        nparts=int(k),
+        xadj=g.xadj.astype(np.int64),
+        adjncy=g.adjncy.astype(np.int64),
+        vweights=vw,
+        eweights=g.adjwgt.astype(np.int64) if g.adjncy.size else None,
+        tpwgts=tpwgts,
+        ufactor=max(1, int(round(epsilon * 1000))),
+    )
+
+
+def _metis_here(request: dict[str, Any], seeds: list[int]) -> list[np.ndarray]:
+    with c_stdout_to_stderr():
+        return [part_graph(seed=s, **request) for s in seeds]
+
+
+def _metis_chunk(pool, request: dict[str, Any], seeds: list[int]) -> list[np.ndarray]:
+    """METIS for ``seeds`` in a worker of ``pool``, in-process when none can serve them."""
+    if pool.usable:
+        try:
+            return pool.part_graphs(request, seeds)
+        except metis_pool.WorkerGone:
+            pass  # logged by the pool; run them here
+    return _metis_here(request, seeds)

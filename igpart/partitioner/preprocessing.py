@@ -1,0 +1,53 @@
+"""Preprocessing of the finest level: Louvain communities (:mod:`igpart.community` on the C++
+backend, the backend's ``communities``) that restrict the clustering of every level."""
+
+from __future__ import annotations
+
+import time
+
+from ..hypergraph import Hypergraph
+from ..kernels.backend import Backend, HypergraphArrays
+from .config import Config
+from .context import Timer, community_max_weight, community_resolution, community_sub_rounds
+
+
+def share_unconnected_community(xp, top: HypergraphArrays, communities, max_net_size: int):
+    """``communities`` with every vertex that no net of 2 to ``max_net_size`` pins connects
+    (Louvain's clique expansion leaves it alone in a community of its own: one net over every
+    vertex, nets all larger than that, no nets) moved into one community they share, ids dense
+    again. Clustering stays within communities, so left alone such vertices would never be
+    clustered and the levels would stop shrinking (a single net over 100,000 vertices sent all
+    of them to the initial partitioning); together they are paired (``cluster_hypergraph``)."""
+    sizes = xp.diff(top.eptr)
+    kept = ((sizes >= 2) & (sizes <= max_net_size)).astype(xp.int64)
+    counts = xp.concatenate([xp.zeros(1, dtype=xp.int64), xp.cumsum(kept[top.vind])])
+    kept_nets = counts[top.vptr[1:]] - counts[top.vptr[:-1]]
+    # min() rather than any() of a mask: on the GPU CuPy compiles its any() over a large array
+    # (a CUB reduction) on first use, about 5 s; min / max ship compiled
+    if top.n == 0 or int(kept_nets.min()) > 0:
+        return communities
+    alone = kept_nets == 0
+    labels = xp.where(alone, -1, communities.astype(xp.int64))
+    return xp.unique(labels, return_inverse=True)[1].reshape(-1).astype(xp.int32)
+
+
+def detect_communities(be: Backend, top: HypergraphArrays, h: Hypergraph, k: int, cfg: Config,
+                       seed: int, timer: Timer):
+    """Louvain communities of the finest level (int32 per vertex, on ``be``) that restrict the
+    clustering, or None when ``cfg.communities`` is off or the input is already below the
+    contraction limit; the vertices no rated net connects share one community
+    (:func:`share_unconnected_community`)."""
+    if not (cfg.communities and top.n >= cfg.contraction_limit * k):
+        return None
+    t0 = time.perf_counter()
+    communities = be.communities(
+        top, max_net_size=cfg.community_max_net_size, max_levels=cfg.community_levels,
+        max_passes=cfg.community_passes, seed=seed,
+        resolution=community_resolution(cfg, h.num_pins),
+        max_weight=community_max_weight(cfg, h.total_weight, k),
+        sub_rounds=community_sub_rounds(be, cfg, h.n), k=k,
+    )
+    communities = share_unconnected_community(be.xp, top, communities,
+                                              cfg.community_max_net_size)
+    timer.add("communities", t0)
+    return communities
