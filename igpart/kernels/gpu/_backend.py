@@ -29,8 +29,8 @@ import cupy as cp
 import numpy as np
 
 from ..backend import OBJECTIVES, Backend, GraphArrays, HypergraphArrays
-from . import _dynamic, _graph, _hypergraph, _jet
-from ._common import STATS, block_weights
+from . import _dynamic, _graph, _graph_lp, _hypergraph, _jet
+from ._common import STATS, block_weights, i64, launch
 
 __all__ = ["GpuBackend"]
 
@@ -80,6 +80,27 @@ def _objective_code(objective: str) -> int:
     if objective not in OBJECTIVES:
         raise ValueError(f"unknown objective '{objective}'")
     return OBJECTIVES.index(objective)
+
+
+class _CupyOps(_graph_lp.ArrayOps):
+    """``_graph_lp``'s array operations on the device: scatter-adds and block weights by the
+    kernels of ``util.cu``."""
+
+    def __init__(self) -> None:
+        super().__init__(cp)
+
+    def add_at(self, out, idx, val) -> None:
+        if idx.shape[0]:
+            STATS.add()
+            launch("util", "scatter_add_i64", idx.shape[0],
+                   (i64(idx.shape[0]), cp.ascontiguousarray(idx, dtype=cp.int32),
+                    cp.ascontiguousarray(val, dtype=cp.int64), out))
+
+    def block_weights(self, vwgt, parts, k: int):
+        return block_weights(vwgt, parts, k)
+
+
+_OPS = _CupyOps()
 
 
 class GpuBackend(Backend):
@@ -497,6 +518,22 @@ class GpuBackend(Backend):
         parts = self._parts(parts, g.n, k, "refine_graph")
         bounds = self._bounds(max_block_weights, k, "refine_graph")
         return _graph.refine(g, parts, int(k), bounds, int(max_rounds))
+
+    def cluster_graph_lp(self, g: GraphArrays, max_cluster_weight: int, *, iterations: int = 5,
+                         min_clusters: int = 0, seed: int = 0, sub_rounds: int = 8):
+        """Synchronous label propagation clustering on the device (``_graph_lp.cluster``)."""
+        _graph_lp.check_arguments("cluster_graph_lp", iterations, sub_rounds)
+        return _graph_lp.cluster(g, int(max_cluster_weight), int(iterations), int(min_clusters),
+                                 int(seed), int(sub_rounds), _OPS)
+
+    def lp_refine_graph(self, g, parts, k, max_block_weights, *, iterations: int = 5,
+                        seed: int = 0, sub_rounds: int = 8):
+        """Synchronous label propagation refinement on the device (``_graph_lp.refine``)."""
+        _graph_lp.check_arguments("lp_refine_graph", iterations, sub_rounds)
+        parts = self._parts(parts, g.n, k, "lp_refine_graph")
+        bounds = self._bounds(max_block_weights, k, "lp_refine_graph")
+        return _graph_lp.refine(g, parts, int(k), bounds, int(iterations), int(seed),
+                                int(sub_rounds), _OPS)
 
     # ------------------------------------------------------------------ incremental engine
     def dynamic_hypergraph(self, eptr, eind, n: int, vwgt, ewgt, parts, k: int, epsilon: float,

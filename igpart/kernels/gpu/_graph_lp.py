@@ -1,0 +1,466 @@
+"""Label propagation clustering and refinement of graphs as array operations (the device
+implementation of ``Backend.cluster_graph_lp`` / ``lp_refine_graph``).
+
+Synchronous label propagation, as the GPU graph partitioners run it: in a round every vertex of
+a seeded slice chooses at once against the labels before the round, and the choices are then
+admitted together by a vectorised rule, so a round is a fixed number of array operations:
+
+* choice: gather ``(row, label[v], w)`` for every adjacency entry of the round's vertices, sort
+  by the 64-bit key ``row << 32 | label``, sum each run (the weight from the vertex to each
+  adjacent cluster or block), and take per row the run of highest sum, ties to the smaller
+  seeded hash (:func:`tie_hash`), by a lexicographic sort;
+* admission: movers sorted by (target, gain descending, hash); a segmented prefix sum of their
+  weights admits them in that order while the target has room under its bound, so no bound is
+  exceeded whatever the order of application.
+
+Everything is written against an array module (``numpy`` or ``cupy``) passed in as ``xp``
+through an :class:`ArrayOps`, so that the same code runs on the device and, with numpy, on the
+host, where it is tested. No loop runs over vertices or edges: the Python loops are over rounds
+and slices.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+_MASK32 = 0xFFFFFFFF
+_K1 = np.uint64(0x9E3779B97F4A7C15)
+_K2 = np.uint64(0xBF58476D1CE4E5B9)
+_K3 = np.uint64(0x94D049BB133111EB)
+
+
+class ArrayOps:
+    """The array module and the two operations whose fastest form differs between modules:
+    ``add_at(out, idx, val)`` (``out[idx] += val`` with repeated indices accumulating, int64) and
+    ``block_weights(vwgt, parts, k)``."""
+
+    def __init__(self, xp: Any) -> None:
+        self.xp = xp
+
+    def add_at(self, out, idx, val) -> None:
+        np.add.at(out, idx, val)
+
+    def block_weights(self, vwgt, parts, k: int):
+        out = self.xp.zeros(k, dtype=self.xp.int64)
+        self.add_at(out, parts, vwgt)
+        return out
+
+
+NUMPY_OPS = ArrayOps(np)
+
+
+def check_arguments(what: str, iterations: int, sub_rounds: int) -> None:
+    """Raises ValueError naming the bad argument of the stage ``what``."""
+    if int(iterations) < 0:
+        raise ValueError(f"{what}: iterations must be >= 0, got {iterations}")
+    if int(sub_rounds) < 1:
+        raise ValueError(f"{what}: sub_rounds must be >= 1, got {sub_rounds}")
+
+
+def tie_hash(xp, seed: int, a, b):
+    """A seeded 31-bit hash of the pairs ``(a[i], b[i])`` (int64 arrays; the same values on
+    every array module): the tie-break of equal choices."""
+    s = np.uint64(int(seed) % (1 << 64))
+    x = (a.astype(xp.uint64) * _K1) ^ ((b.astype(xp.uint64) + s) * _K2)
+    x ^= x >> np.uint64(31)
+    x *= _K3
+    x ^= x >> np.uint64(29)
+    return (x >> np.uint64(33)).astype(xp.int64)
+
+
+def _expand(xp, xadj, rows):
+    """For the CSR rows ``rows``: (index into ``rows`` of every entry, the entry's position)."""
+    start = xadj[rows]
+    deg = xadj[rows + 1] - start
+    ends = xp.cumsum(deg)
+    total = int(ends[-1]) if rows.shape[0] else 0
+    idx = xp.arange(total, dtype=xp.int64)
+    r = xp.searchsorted(ends, idx, side="right")
+    return r, start[r] + idx - (ends[r] - deg[r])
+
+
+def _run_sums(xp, key, w):
+    """For a sorted key array: (first key of each run, the sum of ``w`` over each run)."""
+    n = key.shape[0]
+    if n == 0:
+        return key, w
+    flag = xp.ones(n, dtype=xp.bool_)
+    if n > 1:
+        xp.not_equal(key[1:], key[:-1], out=flag[1:])
+    starts = xp.flatnonzero(flag)
+    cs = xp.cumsum(w)
+    ends = xp.concatenate([starts[1:], xp.asarray([n], dtype=starts.dtype)]) - 1
+    before = cs[starts] - w[starts]
+    return key[starts], cs[ends] - before
+
+
+def _connections(xp, g, rows, label):
+    """The weight from each vertex of ``rows`` to each label among its neighbours: arrays
+    (row index, label, weight), one entry per (row, label), sorted by row."""
+    r, pos = _expand(xp, g.xadj, rows)
+    lab = label[g.adjncy[pos]]
+    key = (r.astype(xp.int64) << 32) | lab.astype(xp.int64)
+    order = xp.argsort(key)
+    ukey, sums = _run_sums(xp, key[order], g.adjwgt[pos][order])
+    return (ukey >> 32), (ukey & _MASK32).astype(xp.int32), sums
+
+
+def _best_per_row(xp, row, primary, *secondary):
+    """Index (into the arrays) of the best entry of each row present: highest ``primary``, then
+    smallest of each ``secondary`` key in turn. ``row`` sorted ascending."""
+    keys = [s for s in reversed(secondary)] + [-primary, row]
+    order = xp.lexsort(xp.stack(keys))
+    srow = row[order]
+    first = xp.ones(srow.shape[0], dtype=xp.bool_)
+    if srow.shape[0] > 1:
+        xp.not_equal(srow[1:], srow[:-1], out=first[1:])
+    return order[first]
+
+
+def _segment_prefix(xp, seg, w):
+    """Inclusive prefix sums of ``w`` restarting where the sorted ``seg`` changes."""
+    n = seg.shape[0]
+    flag = xp.ones(n, dtype=xp.bool_)
+    if n > 1:
+        xp.not_equal(seg[1:], seg[:-1], out=flag[1:])
+    starts = xp.flatnonzero(flag)
+    first = starts[xp.cumsum(flag) - 1]
+    cs = xp.cumsum(w)
+    return cs - (cs[first] - w[first])
+
+
+def _admit(xp, target, gain, tie, w, room):
+    """Indices of the moves admitted: per target in order of (gain descending, tie), while the
+    summed weight of those admitted stays within ``room[target]``."""
+    if target.shape[0] == 0:
+        return target.astype(xp.int64)
+    order = xp.lexsort(xp.stack([tie, -gain, target.astype(xp.int64)]))
+    t = target[order]
+    prefix = _segment_prefix(xp, t, w[order])
+    return order[prefix <= room[t]]
+
+
+def _slices(xp, n: int, seed: int, sub_rounds: int):
+    """The slice of every vertex: its position in a seeded order, cut into ``sub_rounds``
+    slices of equal length."""
+    v = xp.arange(n, dtype=xp.int64)
+    rank = xp.empty(n, dtype=xp.int64)
+    rank[xp.argsort(tie_hash(xp, seed, v, xp.full(n, -2, dtype=xp.int64)) * n + v)] = v
+    length = max(1, -(-n // max(1, sub_rounds)))
+    return rank // length, -(-n // length)
+
+
+def _neighbours_mask(xp, g, rows, out) -> None:
+    """Sets ``out[v]`` for every neighbour ``v`` of a vertex of ``rows``."""
+    if rows.shape[0]:
+        _, pos = _expand(xp, g.xadj, rows)
+        out[g.adjncy[pos]] = True
+
+
+# ------------------------------------------------------------------------------ clustering
+def cluster(g, max_cluster_weight: int, iterations: int, min_clusters: int, seed: int,
+            sub_rounds: int, ops: ArrayOps = NUMPY_OPS):
+    """Size-constrained label propagation clustering of ``g`` (a ``GraphArrays`` of ``ops.xp``
+    arrays): ``Backend.cluster_graph_lp``'s contract, in synchronous rounds.
+
+    A pass over the vertices next to a move of the pass before (all in the first) is cut into
+    ``sub_rounds`` seeded slices. In a slice each vertex chooses the adjacent cluster of highest
+    summed edge weight that has room for it and beats its own cluster's; moves are admitted per
+    target cluster in order of gain while the cluster stays within ``max_cluster_weight``
+    (weight leaving it in the same slice is not counted, so the bound holds). A lone vertex
+    that is itself chosen by an admitted mover stays, to be joined (of two lone vertices
+    choosing each other the one of larger id moves). Once the clusters emptied by a slice would
+    drop their number below ``min_clusters``, only a prefix of its moves in order of gain is
+    applied. Then the two-hop grouping of lone vertices, and compact ids in order of label.
+    Returns ``(cmap int32, nc)``."""
+    xp = ops.xp
+    n = g.n
+    mcw = int(max_cluster_weight)
+    label = xp.arange(n, dtype=xp.int32)
+    cw = g.vwgt.astype(xp.int64, copy=True)
+    size = xp.ones(n, dtype=xp.int64)
+    nc = n
+    if n == 0:
+        return label, 0
+    slice_of, nslices = _slices(xp, n, seed, sub_rounds)
+    active = xp.ones(n, dtype=xp.bool_)
+    owner = xp.full(n, -1, dtype=xp.int64)  # scratch of _keep_seeds, all -1 between slices
+    mcw_all = xp.full(n, mcw, dtype=xp.int64)
+    for it in range(iterations):
+        if nc <= min_clusters:
+            break
+        nxt = xp.zeros(n, dtype=xp.bool_)
+        moved = 0
+        for s in range(nslices):
+            if nc <= min_clusters:
+                break
+            rows = xp.flatnonzero(active & (slice_of == s))
+            if rows.shape[0] == 0:
+                continue
+            u, to, gain = _proposals(xp, g, rows, label, (cw, mcw_all), seed + it)
+            if u.shape[0] == 0:
+                continue
+            w = g.vwgt[u]
+            tie = tie_hash(xp, seed + it, u, to.astype(xp.int64))
+            keep = _admit(xp, to, gain, tie, w, mcw - cw)
+            u, to, gain, w, tie = u[keep], to[keep], gain[keep], w[keep], tie[keep]
+            u, to, gain, w, tie = _keep_seeds(xp, u, to, gain, w, tie, label, size, owner)
+            if u.shape[0] == 0:
+                continue
+            frm = label[u]
+            u, to, frm, w = _limit_emptied(xp, u, to, frm, gain, tie, w, size, n,
+                                           nc - min_clusters)
+            if u.shape[0] == 0:
+                break
+            label[u] = to
+            ops.add_at(cw, frm, -w)
+            ops.add_at(cw, to, w)
+            ones = xp.ones(u.shape[0], dtype=xp.int64)
+            ops.add_at(size, frm, -ones)
+            ops.add_at(size, to, ones)
+            nc = int(xp.count_nonzero(size))
+            moved += int(u.shape[0])
+            _neighbours_mask(xp, g, u, nxt)
+        if moved == 0:
+            break
+        active = nxt
+    if nc > min_clusters and 2 * nc > n:
+        nc = _two_hop(xp, g, label, cw, size, mcw, seed, nc - min_clusters, nc)
+    _, cmap = xp.unique(label, return_inverse=True)
+    cmap = cmap.reshape(-1).astype(xp.int32)
+    return cmap, int(cmap.max()) + 1
+
+
+def _proposals(xp, g, rows, label, room, seed: int, lighter=None):
+    """The best move of each vertex of ``rows`` away from its own label: (vertex, target label,
+    gain over staying > 0). Targets are the adjacent labels with ``weight[label] + vwgt[u] <=
+    room[label]`` (``room``: a pair (weight, bound) of per-label arrays); the best has the
+    highest connection, then (with ``lighter``) the smallest ``lighter[label]``, then the
+    smallest hash."""
+    weight, bound = room
+    r, lab, sums = _connections(xp, g, rows, label)
+    u = rows[r]
+    mine = lab == label[u]
+    own_conn = xp.zeros(rows.shape[0], dtype=xp.int64)
+    own_conn[r[mine]] = sums[mine]
+    cand = xp.flatnonzero(~mine & (weight[lab] + g.vwgt[u] <= bound[lab]))
+    empty = xp.zeros(0, dtype=xp.int64)
+    if cand.shape[0] == 0:
+        return empty, empty.astype(xp.int32), empty
+    rc, lc, sc = r[cand], lab[cand], sums[cand]
+    keys = () if lighter is None else (lighter[lc],)
+    best = _best_per_row(xp, rc, sc, *keys, tie_hash(xp, seed, rows[rc], lc.astype(xp.int64)))
+    rb = rc[best]
+    gain = sc[best] - own_conn[rb]
+    go = gain > 0
+    return rows[rb[go]], lc[best[go]], gain[go]
+
+
+def _keep_seeds(xp, u, to, gain, w, tie, label, size, owner):
+    """Drops the admitted moves of lone vertices whose own cluster is the target of another
+    admitted move (they stay, to be joined), except that of two lone vertices choosing each
+    other the larger id moves."""
+    frm = label[u]
+    lone = size[frm] == 1
+    targeted = xp.zeros(size.shape[0], dtype=xp.bool_)
+    targeted[to] = True
+    drop = lone & targeted[frm]
+    # the mover whose lone cluster is each target, where there is one (owner: all -1 between)
+    owner[frm[lone]] = xp.flatnonzero(lone)
+    other = owner[to]
+    owner[frm[lone]] = -1
+    idx = xp.flatnonzero(drop & (other >= 0))
+    pair = to[other[idx]] == frm[idx]  # u's target's lone member moves into u's cluster
+    idx = idx[pair]
+    drop[idx] = u[idx] < u[other[idx]]
+    keep = ~drop
+    return u[keep], to[keep], gain[keep], w[keep], tie[keep]
+
+
+def _limit_emptied(xp, u, to, frm, gain, tie, w, size, n: int, allowed: int):
+    """The moves, cut to a prefix in order of (gain descending, tie) when the clusters they
+    empty would exceed ``allowed`` (counted as if no cluster received a mover: never fewer)."""
+    leaving = xp.bincount(frm, minlength=n)  # per cluster: movers out of it
+    arrivals = xp.zeros(n, dtype=xp.bool_)
+    arrivals[to] = True
+    full = (leaving == size) & (size > 0)
+    if int(xp.count_nonzero(full & ~arrivals)) <= allowed:
+        return u, to, frm, w
+    order = xp.lexsort(xp.stack([tie, -gain]))
+    pos = xp.empty(u.shape[0], dtype=xp.int64)
+    pos[order] = xp.arange(u.shape[0], dtype=xp.int64)
+    by_cluster = xp.lexsort(xp.stack([pos, frm.astype(xp.int64)]))
+    f = frm[by_cluster]
+    last = xp.ones(f.shape[0], dtype=xp.bool_)
+    if f.shape[0] > 1:
+        xp.not_equal(f[1:], f[:-1], out=last[:-1])
+    last &= full[f]
+    empties = xp.zeros(u.shape[0], dtype=xp.int64)
+    empties[pos[by_cluster[last]]] = 1
+    length = int(xp.count_nonzero(xp.cumsum(empties) <= allowed))
+    sel = order[:length]
+    return u[sel], to[sel], frm[sel], w[sel]
+
+
+def _two_hop(xp, g, label, cw, size, mcw: int, seed: int, allowed: int, nc: int) -> int:
+    """Lone vertices favouring the same cluster (highest connection, regardless of weight)
+    are grouped: in order of (favoured cluster, vertex) they are cut into consecutive chunks
+    of at most ``max_cluster_weight``, each joining the cluster of its first vertex; at most
+    ``allowed`` joins, in that order. Returns the new cluster count."""
+    lone = xp.flatnonzero((size[label] == 1) & (g.vwgt < mcw))
+    if lone.shape[0] < 2:
+        return nc
+    r, lab, sums = _connections(xp, g, lone, label)
+    other = lab != label[lone[r]]
+    r, lab, sums = r[other], lab[other], sums[other]
+    if r.shape[0] == 0:
+        return nc
+    best = _best_per_row(xp, r, sums, tie_hash(xp, seed, lone[r], lab.astype(xp.int64)))
+    u, fav = lone[r[best]], lab[best].astype(xp.int64)
+    order = xp.argsort((fav << 32) | u)
+    u, fav = u[order], fav[order]
+    # per favoured cluster, consecutive chunks of at most mcw weight: a vertex belongs to the
+    # chunk its start (exclusive prefix) falls in, unless it would cross the chunk's end
+    w = g.vwgt[u]
+    end = _segment_prefix(xp, fav, w)
+    chunk = (end - w) // mcw
+    fits = end <= (chunk + 1) * mcw
+    key = (fav << 32) | chunk
+    head = xp.ones(u.shape[0], dtype=xp.bool_)
+    if u.shape[0] > 1:
+        xp.not_equal(key[1:], key[:-1], out=head[1:])
+    starts = xp.flatnonzero(head)
+    lead = u[starts[xp.cumsum(head) - 1]]
+    join = ~head & fits & (g.vwgt[lead] + w <= mcw)
+    join &= xp.cumsum(join) <= allowed
+    idx = xp.flatnonzero(join)
+    label[u[idx]] = label[lead[idx]]
+    return nc - int(idx.shape[0])
+
+
+# ------------------------------------------------------------------------------ refinement
+def refine(g, parts, k: int, bounds, iterations: int, seed: int, sub_rounds: int,
+           ops: ArrayOps = NUMPY_OPS):
+    """Label propagation refinement of ``parts`` (``Backend.lp_refine_graph``'s contract), in
+    synchronous rounds over seeded slices of the vertices next to a move of the pass before.
+
+    Each vertex of a slice chooses the adjacent block of highest connectivity with room for it
+    (ties: the lighter block, then the hash) and proposes the move when it lowers the cut. The
+    proposals are filtered as Jet's afterburner does: a move is kept only if its gain is still
+    positive once every proposal of higher (gain, hash) priority among its neighbours is
+    applied. The rest are admitted per target block in order of gain within the block's bound
+    (weight leaving a block is not counted). The exact cut change of the applied moves is
+    computed; a slice whose moves would not lower the cut is undone.
+    Returns ``(parts, gain)`` with ``gain`` the edge-cut reduction."""
+    xp = ops.xp
+    n = g.n
+    parts = parts.astype(xp.int32, copy=True)
+    if n == 0 or k < 2:
+        return parts, 0
+    bw = ops.block_weights(g.vwgt, parts, k)
+    slice_of, nslices = _slices(xp, n, seed, sub_rounds)
+    active = xp.ones(n, dtype=xp.bool_)
+    total = 0
+    for it in range(iterations):
+        nxt = xp.zeros(n, dtype=xp.bool_)
+        moved = 0
+        for s in range(nslices):
+            rows = xp.flatnonzero(active & (slice_of == s))
+            if rows.shape[0] == 0:
+                continue
+            u, to, gain = _proposals(xp, g, rows, parts, (bw, bounds), seed + it, bw)
+            if u.shape[0] == 0:
+                continue
+            tie = tie_hash(xp, seed + it, u, to.astype(xp.int64))
+            u, to, gain, tie = _afterburner(xp, g, parts, u, to, gain, tie, n)
+            if u.shape[0] == 0:
+                continue
+            w = g.vwgt[u]
+            keep = _admit(xp, to, gain, tie, w, bounds - bw)
+            u, to, w = u[keep], to[keep], w[keep]
+            if u.shape[0] == 0:
+                continue
+            frm = parts[u]
+            delta = _cut_reduction(xp, g, parts, u, to, n)
+            if delta <= 0:
+                continue
+            parts[u] = to
+            ops.add_at(bw, frm, -w)
+            ops.add_at(bw, to, w)
+            total += delta
+            moved += int(u.shape[0])
+            nxt[u] = True
+            _neighbours_mask(xp, g, u, nxt)
+        if moved == 0:
+            break
+        active = nxt
+    return parts, total
+
+
+def _afterburner(xp, g, parts, u, to, gain, tie, n: int):
+    """The proposals whose gain stays positive when the proposals of higher priority (gain
+    descending, then tie) among the mover's neighbours are applied first."""
+    order = xp.lexsort(xp.stack([tie, -gain]))
+    prio = xp.full(n, -1, dtype=xp.int64)  # rank of each mover, -1 for the others
+    prio[u[order]] = xp.arange(u.shape[0], dtype=xp.int64)
+    dest = parts.copy()
+    dest[u] = to
+    r, pos = _expand(xp, g.xadj, u)
+    v = g.adjncy[pos]
+    pv = prio[v]
+    earlier = (pv >= 0) & (pv < prio[u[r]])
+    blk = xp.where(earlier, dest[v], parts[v])
+    w = g.adjwgt[pos]
+    contrib = xp.where(blk == to[r], w, 0) - xp.where(blk == parts[u[r]], w, 0)
+    g2 = xp.zeros(u.shape[0], dtype=xp.int64)
+    _add_rows(xp, g2, r, contrib)
+    keep = g2 > 0
+    return u[keep], to[keep], g2[keep], tie[keep]
+
+
+def _add_rows(xp, out, r, val) -> None:
+    """``out[r] += val`` for a sorted ``r`` (segment sums by prefix sums)."""
+    key, sums = _run_sums(xp, r, val)
+    out[key] += sums
+
+
+def _cut_reduction(xp, g, parts, u, to, n: int) -> int:
+    """The exact edge-cut reduction of moving the vertices ``u`` to blocks ``to`` together."""
+    new = parts.copy()
+    new[u] = to
+    moving = xp.zeros(n, dtype=xp.bool_)
+    moving[u] = True
+    r, pos = _expand(xp, g.xadj, u)
+    v = g.adjncy[pos]
+    pu = parts[u[r]]
+    before = (pu != parts[v]).astype(xp.int64)
+    after = (to[r] != new[v]).astype(xp.int64)
+    c = g.adjwgt[pos] * (before - after)
+    both = moving[v]
+    return int(c[~both].sum()) + int(c[both].sum()) // 2
+
+
+# ------------------------------------------------------------------------------ host reference
+def reference_backend():
+    """The C++ backend with ``cluster_graph_lp`` and ``lp_refine_graph`` run by this module on
+    numpy arrays: the device algorithm on the host, to test it and to measure its partitions
+    where no device is present."""
+    from ..cpu import CpuBackend
+
+    class NumpyLabelPropagation(CpuBackend):
+        def cluster_graph_lp(self, g, max_cluster_weight, *, iterations=5, min_clusters=0,
+                             seed=0, sub_rounds=8):
+            check_arguments("cluster_graph_lp", iterations, sub_rounds)
+            return cluster(g, int(max_cluster_weight), int(iterations), int(min_clusters),
+                           int(seed), int(sub_rounds))
+
+        def lp_refine_graph(self, g, parts, k, max_block_weights, *, iterations=5, seed=0,
+                            sub_rounds=8):
+            check_arguments("lp_refine_graph", iterations, sub_rounds)
+            return refine(g, np.asarray(parts, dtype=np.int32), int(k),
+                          np.asarray(max_block_weights, dtype=np.int64), int(iterations),
+                          int(seed), int(sub_rounds))
+
+    return NumpyLabelPropagation()
