@@ -60,8 +60,8 @@ COARSENINGS = ("heavy_edge", "hyperg")
 GRAPH_COARSENINGS = ("auto", "lp", "gkway")
 
 #: Values of ``Config.graph_refinement``: G-kway's independent-set refinement, label
-#: propagation, label propagation then localized FM.
-GRAPH_REFINEMENTS = ("auto", "gkway", "lp", "lp+fm")
+#: propagation, label propagation then localized FM, label propagation then Jet.
+GRAPH_REFINEMENTS = ("auto", "gkway", "lp", "lp+fm", "lp+jet")
 
 
 @dataclass
@@ -289,11 +289,13 @@ class Config:
       ``graph_fm_max_fruitless_moves`` moves without a new best and rolled back to its best
       prefix; a round starts no search once its gain evaluations read ``graph_fm_max_work``
       times the level's adjacency, which bounds it on dense levels such as the clique graphs of
-      circuits), ``"lp"``, ``"gkway"`` (G-kway §3.2 independent-set refinement, at most
+      circuits), ``"lp"``, ``"lp+jet"`` (label propagation, then Jet on the graph's edges as
+      2-pin nets, ``Backend.jet_refine_graph``, with the ``jet_*`` settings: on the GPU every
+      stage stays on the device), ``"gkway"`` (G-kway §3.2 independent-set refinement, at most
       ``graph_refine_rounds`` rounds per level), or ``"auto"`` (the backend's
       ``default_graph_refinement``: ``"lp+fm"`` on the C++ backend, ``"gkway"`` on the GPU).
-      Every mode rebalances first. The label propagation stages and the FM run on the C++
-      backend; another backend runs them on host copies of the level.
+      Every mode rebalances first. The FM runs on the C++ backend (on the GPU, on host copies
+      of the level); the GPU runs label propagation on the device.
       ``deterministic`` (default None: the backend's choice): True runs the sequential FM (one
       priority queue over the boundary, gains kept by a gain cache; the result depends on the
       seed, never on the threads); False the parallel localized FM (local searches from
@@ -1379,6 +1381,13 @@ def _multilevel_graph(g: Graph, k: int, epsilon: float, be: Backend, seed: int, 
                                               iterations=cfg.graph_lp_refine_iterations,
                                               seed=seed, sub_rounds=cfg.graph_lp_sub_rounds)
                 t0 = timer.add("refine", t0)
+            if refinement == "lp+jet" and cfg.jet_iterations:
+                factor = (cfg.jet_negative_gain_fine if ga.n == g.n
+                          else cfg.jet_negative_gain_coarse)
+                parts, _ = be.jet_refine_graph(
+                    ga, parts, k, bounds, max_iterations=cfg.jet_iterations,
+                    patience=cfg.jet_patience, negative_gain_factor=factor, seed=seed)
+                t0 = timer.add("jet", t0)
             if refinement == "lp+fm" and cfg.graph_fm_rounds:
                 parts, _ = be.fm_refine_graph(
                     ga, parts, k, bounds, rounds=cfg.graph_fm_rounds,

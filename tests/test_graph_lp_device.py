@@ -98,15 +98,31 @@ def test_refinement_improves_a_random_partition_of_a_mesh(be, k):
     assert np.bincount(out, weights=g.vwgt, minlength=k).max() <= bounds[0]
 
 
+@pytest.mark.parametrize("backend_name", ["cpu", pytest.param("gpu", marks=pytest.mark.gpu)])
+def test_jet_on_the_edge_nets_reports_the_exact_cut_change(backend_name):
+    be = get_backend(backend_name)
+    g = generators.delaunay_graph(2000, seed=7)
+    ga = be.graph_arrays(g)
+    nets = be.graph_edge_nets(ga)
+    assert nets.m == g.num_edges and int(nets.ewgt.sum()) == int(g.adjwgt.sum()) // 2
+    parts, bounds = balanced_start(g, 4, 2)
+    dparts = be.asarray(parts, "int32")
+    assert be.hypergraph_objective(nets, dparts, 4, "cut") == edge_cut(g, parts)
+    out, gain = be.jet_refine_graph(ga, dparts, 4, be.asarray(bounds, "int64"))
+    out = host(be, out)
+    assert gain > 0 and edge_cut(g, parts) - edge_cut(g, out) == gain
+    assert np.bincount(out, weights=g.vwgt, minlength=4).max() <= bounds[0]
+
+
 # ------------------------------------------------------------------------------ end to end
-@pytest.mark.parametrize("make", [lambda: generators.grid_graph(64, 64),
-                                  lambda: generators.grid_graph(16, 16, 16),
-                                  lambda: generators.delaunay_graph(5000, seed=2)],
+@pytest.mark.parametrize("make", [lambda: generators.grid_graph(48, 48),
+                                  lambda: generators.grid_graph(12, 12, 12),
+                                  lambda: generators.delaunay_graph(3000, seed=2)],
                          ids=["grid2d", "grid3d", "delaunay"])
-@pytest.mark.parametrize("refinement", ["lp", "lp+fm"])
+@pytest.mark.parametrize("refinement", ["lp", "lp+fm", "lp+jet"])
 def test_whole_partition_is_valid_and_balanced(be, make, refinement):
     g = make()
-    for k in (2, 13):
+    for k in (2, 13) if refinement == "lp" else (5,):
         p = igpart.partition(g, k, 0.03, backend=be, seed=1,
                              config={"graph_coarsening": "lp", "graph_refinement": refinement})
         parts = np.asarray(p.parts)

@@ -572,6 +572,32 @@ class Backend:
         )
         return self.asarray(out, "int32"), gain
 
+    def graph_edge_nets(self, g: GraphArrays) -> HypergraphArrays:
+        """``g`` as the hypergraph of its edges (one 2-pin net per edge, in order of (smaller,
+        larger) endpoint), whose cut is the edge cut; ``vptr`` is ``g.xadj`` and each vertex's
+        nets come in the order of its neighbours."""
+        xp = self.xp
+        n, nnz = g.n, int(g.adjncy.shape[0])
+        src = xp.searchsorted(g.xadj, xp.arange(nnz, dtype=xp.int64), side="right") - 1
+        lo = xp.minimum(src, g.adjncy).astype(xp.int64)
+        hi = xp.maximum(src, g.adjncy).astype(xp.int64)
+        order = xp.argsort(lo * n + hi)  # the two entries of an edge are adjacent
+        m = nnz // 2
+        eid = xp.empty(nnz, dtype=xp.int32)
+        eid[order] = (xp.arange(nnz, dtype=xp.int64) // 2).astype(xp.int32)
+        return HypergraphArrays(
+            n=n, m=m, eptr=xp.arange(0, 2 * m + 1, 2, dtype=xp.int64),
+            eind=src[order].astype(xp.int32), vptr=g.xadj, vind=eid, vwgt=g.vwgt,
+            ewgt=xp.ascontiguousarray(g.adjwgt[order[0::2]]), total_weight=g.total_weight,
+        )
+
+    def jet_refine_graph(self, g: GraphArrays, parts, k: int, max_block_weights,
+                         **options) -> tuple[Any, int]:
+        """Jet refinement of the edge cut: ``jet_refine_hypergraph`` (same ``options``) on
+        :meth:`graph_edge_nets`. Returns ``(parts, gain)``."""
+        return self.jet_refine_hypergraph(self.graph_edge_nets(g), parts, k, max_block_weights,
+                                          "cut", **options)
+
     def fm_refine_graph(
         self,
         g: GraphArrays,
