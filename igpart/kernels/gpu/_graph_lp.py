@@ -142,6 +142,34 @@ def _admit(xp, target, gain, tie, w, room):
     return order[prefix <= room[t]]
 
 
+#: Rounds of the outflow credit in :func:`_admit_swaps` before it falls back to none.
+CREDIT_ROUNDS = 3
+
+
+def _admit_swaps(ops: ArrayOps, frm, target, gain, tie, w, bw, bounds, k: int):
+    """Indices of the block moves admitted as by :func:`_admit`, where a block's room also
+    counts the weight that admitted moves take out of it (so full blocks can swap vertices).
+    The outflow is that of the moves admitted in the round before; the set only shrinks, and
+    at a fixed point every block ends within its bound. Without one after ``CREDIT_ROUNDS``
+    rounds the credit is dropped (the plain rule on the set left, always safe)."""
+    xp = ops.xp
+    if target.shape[0] == 0:
+        return target.astype(xp.int64)
+    order = xp.lexsort(xp.stack([tie, -gain, target.astype(xp.int64)]))
+    t, f, ws = target[order], frm[order], w[order]
+    keep = xp.ones(t.shape[0], dtype=xp.bool_)
+    for _ in range(CREDIT_ROUNDS):
+        out = xp.zeros(k, dtype=xp.int64)
+        ops.add_at(out, f[keep], ws[keep])
+        prefix = _segment_prefix(xp, t, xp.where(keep, ws, 0))
+        new = keep & (bw[t] - out[t] + prefix <= bounds[t])
+        if int(xp.count_nonzero(new)) == int(xp.count_nonzero(keep)):
+            return order[new]
+        keep = new
+    keep &= bw[t] + _segment_prefix(xp, t, xp.where(keep, ws, 0)) <= bounds[t]
+    return order[keep]
+
+
 def _slices(xp, n: int, seed: int, sub_rounds: int):
     """The slice of every vertex: its position in a seeded order, cut into ``sub_rounds``
     slices of equal length."""
@@ -233,12 +261,13 @@ def cluster(g, max_cluster_weight: int, iterations: int, min_clusters: int, seed
     return cmap, int(cmap.max()) + 1
 
 
-def _proposals(xp, g, rows, label, room, seed: int, lighter=None):
+def _proposals(xp, g, rows, label, room, seed: int, balance: bool = False):
     """The best move of each vertex of ``rows`` away from its own label: (vertex, target label,
-    gain over staying > 0). Targets are the adjacent labels with ``weight[label] + vwgt[u] <=
-    room[label]`` (``room``: a pair (weight, bound) of per-label arrays); the best has the
-    highest connection, then (with ``lighter``) the smallest ``lighter[label]``, then the
-    smallest hash."""
+    gain over staying). Targets are the adjacent labels with ``weight[label] + vwgt[u] <=
+    bound[label]`` (``room``: the pair (weight, bound) of per-label arrays); the best has the
+    highest connection, then (with ``balance``) the smallest weight, then the smallest hash.
+    Proposed: moves of positive gain and, with ``balance``, moves of gain 0 after which the
+    target still weighs less than the vertex's own label did."""
     weight, bound = room
     r, lab, sums = _connections(xp, g, rows, label)
     u = rows[r]
@@ -250,12 +279,15 @@ def _proposals(xp, g, rows, label, room, seed: int, lighter=None):
     if cand.shape[0] == 0:
         return empty, empty.astype(xp.int32), empty
     rc, lc, sc = r[cand], lab[cand], sums[cand]
-    keys = () if lighter is None else (lighter[lc],)
+    keys = (weight[lc],) if balance else ()
     best = _best_per_row(xp, rc, sc, *keys, tie_hash(xp, seed, rows[rc], lc.astype(xp.int64)))
-    rb = rc[best]
+    rb, to = rc[best], lc[best]
     gain = sc[best] - own_conn[rb]
     go = gain > 0
-    return rows[rb[go]], lc[best[go]], gain[go]
+    if balance:
+        v = rows[rb]
+        go |= (gain == 0) & (weight[to] + g.vwgt[v] < weight[label[v]])
+    return rows[rb[go]], to[go], gain[go]
 
 
 def _keep_seeds(xp, u, to, gain, w, tie, label, size, owner):
@@ -347,12 +379,15 @@ def refine(g, parts, k: int, bounds, iterations: int, seed: int, sub_rounds: int
     synchronous rounds over seeded slices of the vertices next to a move of the pass before.
 
     Each vertex of a slice chooses the adjacent block of highest connectivity with room for it
-    (ties: the lighter block, then the hash) and proposes the move when it lowers the cut. The
-    proposals are filtered as Jet's afterburner does: a move is kept only if its gain is still
-    positive once every proposal of higher (gain, hash) priority among its neighbours is
-    applied. The rest are admitted per target block in order of gain within the block's bound
-    (weight leaving a block is not counted). The exact cut change of the applied moves is
-    computed; a slice whose moves would not lower the cut is undone.
+    (ties: the lighter block, then the hash) and proposes the move when it lowers the cut, or
+    keeps it and leaves the target lighter than its own block was. The proposals are filtered
+    as Jet's afterburner does: a move is kept only if its gain is still positive (0 for the
+    moves of gain 0) once every proposal of higher (gain, hash) priority among its neighbours
+    is applied; moves of gain 0 between two blocks are kept while their weight stays within
+    half the blocks' difference. The rest are admitted per target block in order of gain within the block's bound,
+    counting the weight the admitted moves take out of it (:func:`_admit_swaps`). The exact
+    cut change of the applied moves is
+    computed; the moves of a slice that would raise the cut are not applied.
     Returns ``(parts, gain)`` with ``gain`` the edge-cut reduction."""
     xp = ops.xp
     n = g.n
@@ -370,21 +405,22 @@ def refine(g, parts, k: int, bounds, iterations: int, seed: int, sub_rounds: int
             rows = xp.flatnonzero(active & (slice_of == s))
             if rows.shape[0] == 0:
                 continue
-            u, to, gain = _proposals(xp, g, rows, parts, (bw, bounds), seed + it, bw)
+            u, to, gain = _proposals(xp, g, rows, parts, (bw, bounds), seed + it, True)
             if u.shape[0] == 0:
                 continue
             tie = tie_hash(xp, seed + it, u, to.astype(xp.int64))
             u, to, gain, tie = _afterburner(xp, g, parts, u, to, gain, tie, n)
+            u, to, gain, tie = _limit_even_moves(xp, parts, bw, g.vwgt, u, to, gain, tie, k)
             if u.shape[0] == 0:
                 continue
             w = g.vwgt[u]
-            keep = _admit(xp, to, gain, tie, w, bounds - bw)
+            keep = _admit_swaps(ops, parts[u], to, gain, tie, w, bw, bounds, k)
             u, to, w = u[keep], to[keep], w[keep]
             if u.shape[0] == 0:
                 continue
             frm = parts[u]
             delta = _cut_reduction(xp, g, parts, u, to, n)
-            if delta <= 0:
+            if delta < 0:
                 continue
             parts[u] = to
             ops.add_at(bw, frm, -w)
@@ -416,8 +452,26 @@ def _afterburner(xp, g, parts, u, to, gain, tie, n: int):
     contrib = xp.where(blk == to[r], w, 0) - xp.where(blk == parts[u[r]], w, 0)
     g2 = xp.zeros(u.shape[0], dtype=xp.int64)
     _add_rows(xp, g2, r, contrib)
-    keep = g2 > 0
+    keep = (g2 > 0) | ((g2 == 0) & (gain == 0))
     return u[keep], to[keep], g2[keep], tie[keep]
+
+
+def _limit_even_moves(xp, parts, bw, vwgt, u, to, gain, tie, k: int):
+    """The moves, of which those of gain 0 (made for balance) are kept per (source, target)
+    pair in order of tie only while their summed weight stays within half the difference of
+    the two blocks' weights (so together they do not overshoot)."""
+    even = xp.flatnonzero(gain == 0)
+    if even.shape[0] == 0:
+        return u, to, gain, tie
+    frm = parts[u[even]].astype(xp.int64)
+    pair = frm * k + to[even]
+    order = xp.lexsort(xp.stack([tie[even], pair]))
+    prefix = _segment_prefix(xp, pair[order], vwgt[u[even]][order])
+    f, t = frm[order], to[even][order]
+    drop = even[order[2 * prefix > bw[f] - bw[t]]]
+    keep = xp.ones(u.shape[0], dtype=xp.bool_)
+    keep[drop] = False
+    return u[keep], to[keep], gain[keep], tie[keep]
 
 
 def _add_rows(xp, out, r, val) -> None:
