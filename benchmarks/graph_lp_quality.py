@@ -33,6 +33,7 @@ CONFIGS = {
     "cpp lp": ("cpu", {"graph_coarsening": "lp", "graph_refinement": "lp"}),
     "device lp": ("ref", {"graph_coarsening": "lp", "graph_refinement": "lp"}),
     "device lp+fm": ("ref", {"graph_coarsening": "lp", "graph_refinement": "lp+fm"}),
+    "device lp+jet": ("ref", {"graph_coarsening": "lp", "graph_refinement": "lp+jet"}),
     "gkway": ("cpu", {"graph_coarsening": "gkway", "graph_refinement": "gkway"}),
 }
 

@@ -141,7 +141,9 @@ class Config:
       ``graph_coarsening``: ``"lp"`` (size-constrained label propagation clustering, as the
       label-propagation graph partitioners coarsen: ``graph_lp_iterations`` passes, each cut
       into ``graph_lp_sub_rounds`` slices whose vertices choose in parallel and move in order,
-      so the result does not depend on the threads; lone vertices that favour the same cluster
+      so the result does not depend on the threads (on the GPU a slice's moves are admitted
+      together by a vectorised rule, ``igpart.kernels.gpu._graph_lp``, each slice costing a
+      fixed number of launches and host reads); lone vertices that favour the same cluster
       are grouped when a level would not halve), ``"gkway"`` (G-kway §3.1 union-find coarsening
       with iG-kway §IV groups of at most ``graph_group_size`` (6) vertices), or ``"auto"`` (the
       backend's ``default_graph_coarsening``: ``"lp"`` on the C++ backend, ``"gkway"`` on the

@@ -18,6 +18,10 @@ CPU fallback, through the C++ backend on a host copy of the level (made once per
   leaves most of the fine-level improvement: on an inflated ibm01 of 510k vertices at k = 16 a
   400k-pin cap gave a 2.1x larger cut; see BENCHMARKS.md at 10cd44d, "Why the GPU was ~3x
   worse at scale").
+
+Label propagation clustering and refinement of graphs (``_graph_lp``) run on the device as
+sorted segmented reductions, with Jet on the graph's edges for ``graph_refinement="lp+jet"``;
+the FM of ``"lp+fm"`` runs on the host, as the hypergraph FM.
 """
 
 from __future__ import annotations
