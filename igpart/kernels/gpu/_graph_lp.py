@@ -70,6 +70,12 @@ def tie_hash(xp, seed: int, a, b):
     return (x >> np.uint64(33)).astype(xp.int64)
 
 
+def _take(xp, mask, *arrays):
+    """``a[mask]`` of each array, through one index array (one host read of its length)."""
+    idx = xp.flatnonzero(mask)
+    return tuple(a[idx] for a in arrays)
+
+
 def _expand(xp, xadj, rows):
     """For the CSR rows ``rows``: (index into ``rows`` of every entry, the entry's position)."""
     start = xadj[rows]
@@ -273,7 +279,7 @@ def _proposals(xp, g, rows, label, room, seed: int, balance: bool = False):
     u = rows[r]
     mine = lab == label[u]
     own_conn = xp.zeros(rows.shape[0], dtype=xp.int64)
-    own_conn[r[mine]] = sums[mine]
+    own_conn[r[mine]] = sums[mine]  # at most one own label per row: no repeated index
     cand = xp.flatnonzero(~mine & (weight[lab] + g.vwgt[u] <= bound[lab]))
     empty = xp.zeros(0, dtype=xp.int64)
     if cand.shape[0] == 0:
@@ -287,7 +293,7 @@ def _proposals(xp, g, rows, label, room, seed: int, balance: bool = False):
     if balance:
         v = rows[rb]
         go |= (gain == 0) & (weight[to] + g.vwgt[v] < weight[label[v]])
-    return rows[rb[go]], to[go], gain[go]
+    return _take(xp, go, rows[rb], to, gain)
 
 
 def _keep_seeds(xp, u, to, gain, w, tie, label, size, owner):
@@ -298,17 +304,17 @@ def _keep_seeds(xp, u, to, gain, w, tie, label, size, owner):
     lone = size[frm] == 1
     targeted = xp.zeros(size.shape[0], dtype=xp.bool_)
     targeted[to] = True
-    drop = lone & targeted[frm]
     # the mover whose lone cluster is each target, where there is one (owner: all -1 between)
-    owner[frm[lone]] = xp.flatnonzero(lone)
+    li = xp.flatnonzero(lone)
+    fl = frm[li]
+    owner[fl] = li
     other = owner[to]
-    owner[frm[lone]] = -1
-    idx = xp.flatnonzero(drop & (other >= 0))
-    pair = to[other[idx]] == frm[idx]  # u's target's lone member moves into u's cluster
-    idx = idx[pair]
-    drop[idx] = u[idx] < u[other[idx]]
+    owner[fl] = -1
+    o = xp.maximum(other, 0)
+    mutual = (other >= 0) & (to[o] == frm)  # u's target's lone member moves into u's cluster
+    drop = lone & targeted[frm] & ~(mutual & (u > u[o]))
     keep = ~drop
-    return u[keep], to[keep], gain[keep], w[keep], tie[keep]
+    return _take(xp, keep, u, to, gain, w, tie)
 
 
 def _limit_emptied(xp, u, to, frm, gain, tie, w, size, n: int, allowed: int):
@@ -346,7 +352,7 @@ def _two_hop(xp, g, label, cw, size, mcw: int, seed: int, allowed: int, nc: int)
         return nc
     r, lab, sums = _connections(xp, g, lone, label)
     other = lab != label[lone[r]]
-    r, lab, sums = r[other], lab[other], sums[other]
+    r, lab, sums = _take(xp, other, r, lab, sums)
     if r.shape[0] == 0:
         return nc
     best = _best_per_row(xp, r, sums, tie_hash(xp, seed, lone[r], lab.astype(xp.int64)))
@@ -453,7 +459,7 @@ def _afterburner(xp, g, parts, u, to, gain, tie, n: int):
     g2 = xp.zeros(u.shape[0], dtype=xp.int64)
     _add_rows(xp, g2, r, contrib)
     keep = (g2 > 0) | ((g2 == 0) & (gain == 0))
-    return u[keep], to[keep], g2[keep], tie[keep]
+    return _take(xp, keep, u, to, g2, tie)
 
 
 def _limit_even_moves(xp, parts, bw, vwgt, u, to, gain, tie, k: int):
@@ -471,7 +477,7 @@ def _limit_even_moves(xp, parts, bw, vwgt, u, to, gain, tie, k: int):
     drop = even[order[2 * prefix > bw[f] - bw[t]]]
     keep = xp.ones(u.shape[0], dtype=xp.bool_)
     keep[drop] = False
-    return u[keep], to[keep], gain[keep], tie[keep]
+    return _take(xp, keep, u, to, gain, tie)
 
 
 def _add_rows(xp, out, r, val) -> None:
