@@ -147,6 +147,14 @@ class GpuBackend(Backend):
         1.4-3.9%; ``igpart.multilevel.Config``)."""
         return 1 if k == 2 and n >= self.LARGE_MIN_N else 2
 
+    #: ``Config.graph_coarsening = "auto"`` / ``graph_refinement = "auto"`` on this backend:
+    #: label propagation clustering and refinement on the device, then Jet on the edges. With
+    #: numpy on the ``graphs`` set at 2^16 (k = 2, 16, 64; ``benchmarks/graph_lp_quality.py``,
+    #: dev VM, 2026-11-26) the cut geomean was 0.999x the C++ backend's ``"lp"`` / ``"lp+fm"``
+    #: (worst 1.205x, grid2d k = 2) where the G-kway stages (``"gkway"``) gave 1.360x.
+    default_graph_coarsening = "lp"
+    default_graph_refinement = "lp+jet"
+
     #: Default size limit (pins) of the levels on which FM runs (on the host); None: every level.
     FM_HOST_MAX_PINS: int | None = None
 

@@ -390,10 +390,10 @@ def refine(g, parts, k: int, bounds, iterations: int, seed: int, sub_rounds: int
     as Jet's afterburner does: a move is kept only if its gain is still positive (0 for the
     moves of gain 0) once every proposal of higher (gain, hash) priority among its neighbours
     is applied; moves of gain 0 between two blocks are kept while their weight stays within
-    half the blocks' difference. The rest are admitted per target block in order of gain within the block's bound,
-    counting the weight the admitted moves take out of it (:func:`_admit_swaps`). The exact
-    cut change of the applied moves is
-    computed; the moves of a slice that would raise the cut are not applied.
+    half the blocks' difference. The rest are admitted per target block in order of gain
+    within the block's bound, counting the weight the admitted moves take out of it
+    (:func:`_admit_swaps`). The exact cut change of the applied moves is computed; the moves
+    of a slice that would raise the cut are not applied.
     Returns ``(parts, gain)`` with ``gain`` the edge-cut reduction."""
     xp = ops.xp
     n = g.n
