@@ -34,7 +34,7 @@ import numpy as np
 
 from ..backend import OBJECTIVES, Backend, GraphArrays, HypergraphArrays
 from . import _dynamic, _graph, _graph_lp, _hypergraph, _jet
-from ._common import STATS, block_weights, i64, launch
+from ._common import NULL, STATS, block_weights, i64, launch
 
 __all__ = ["GpuBackend"]
 
@@ -102,6 +102,26 @@ class _CupyOps(_graph_lp.ArrayOps):
 
     def block_weights(self, vwgt, parts, k: int):
         return block_weights(vwgt, parts, k)
+
+    def best_per_row(self, row, primary, secondary, tie):
+        """One thread per row scans its entries (``util.segment_best_i64``) instead of a
+        lexicographic sort of all of them."""
+        n = row.shape[0]
+        first = cp.ones(n, dtype=cp.bool_)
+        if n > 1:
+            cp.not_equal(row[1:], row[:-1], out=first[1:])
+        starts = cp.flatnonzero(first)
+        nseg = int(starts.shape[0])
+        ptr = cp.empty(nseg + 1, dtype=cp.int64)
+        ptr[:nseg] = starts
+        ptr[nseg] = n
+        out = cp.empty(nseg, dtype=cp.int64)
+        STATS.add(4)
+        launch("util", "segment_best_i64", nseg, (
+            i64(nseg), ptr, cp.ascontiguousarray(primary, dtype=cp.int64),
+            NULL if secondary is None else cp.ascontiguousarray(secondary, dtype=cp.int64),
+            cp.ascontiguousarray(tie, dtype=cp.int64), out))
+        return out
 
 
 _OPS = _CupyOps()

@@ -32,9 +32,9 @@ _K3 = np.uint64(0x94D049BB133111EB)
 
 
 class ArrayOps:
-    """The array module and the two operations whose fastest form differs between modules:
-    ``add_at(out, idx, val)`` (``out[idx] += val`` with repeated indices accumulating, int64) and
-    ``block_weights(vwgt, parts, k)``."""
+    """The array module and the operations whose fastest form differs between modules:
+    ``add_at(out, idx, val)`` (``out[idx] += val`` with repeated indices accumulating, int64),
+    ``block_weights(vwgt, parts, k)`` and ``best_per_row`` (a segmented argmax)."""
 
     def __init__(self, xp: Any) -> None:
         self.xp = xp
@@ -46,6 +46,10 @@ class ArrayOps:
         out = self.xp.zeros(k, dtype=self.xp.int64)
         self.add_at(out, parts, vwgt)
         return out
+
+    def best_per_row(self, row, primary, secondary, tie):
+        """:func:`_best_per_row` (a lexicographic sort)."""
+        return _best_per_row(self.xp, row, primary, secondary, tie)
 
 
 NUMPY_OPS = ArrayOps(np)
@@ -113,10 +117,11 @@ def _connections(xp, g, rows, label):
     return (ukey >> 32), (ukey & _MASK32).astype(xp.int32), sums
 
 
-def _best_per_row(xp, row, primary, *secondary):
-    """Index (into the arrays) of the best entry of each row present: highest ``primary``, then
-    smallest of each ``secondary`` key in turn. ``row`` sorted ascending."""
-    keys = [s for s in reversed(secondary)] + [-primary, row]
+def _best_per_row(xp, row, primary, secondary, tie):
+    """Index (into the arrays) of the best entry of each row present, in order of row: highest
+    ``primary``, then smallest ``secondary`` (None: no such key), then smallest ``tie``, then
+    the smaller index. ``row`` sorted ascending, int64 keys."""
+    keys = [tie] + ([] if secondary is None else [secondary]) + [-primary, row]
     order = xp.lexsort(xp.stack(keys))
     srow = row[order]
     first = xp.ones(srow.shape[0], dtype=xp.bool_)
@@ -233,7 +238,7 @@ def cluster(g, max_cluster_weight: int, iterations: int, min_clusters: int, seed
             rows = xp.flatnonzero(active & (slice_of == s))
             if rows.shape[0] == 0:
                 continue
-            u, to, gain = _proposals(xp, g, rows, label, (cw, mcw_all), seed + it)
+            u, to, gain = _proposals(ops, g, rows, label, (cw, mcw_all), seed + it)
             if u.shape[0] == 0:
                 continue
             w = g.vwgt[u]
@@ -261,19 +266,20 @@ def cluster(g, max_cluster_weight: int, iterations: int, min_clusters: int, seed
             break
         active = nxt
     if nc > min_clusters and 2 * nc > n:
-        nc = _two_hop(xp, g, label, cw, size, mcw, seed, nc - min_clusters, nc)
+        nc = _two_hop(ops, g, label, cw, size, mcw, seed, nc - min_clusters, nc)
     _, cmap = xp.unique(label, return_inverse=True)
     cmap = cmap.reshape(-1).astype(xp.int32)
     return cmap, int(cmap.max()) + 1
 
 
-def _proposals(xp, g, rows, label, room, seed: int, balance: bool = False):
+def _proposals(ops: ArrayOps, g, rows, label, room, seed: int, balance: bool = False):
     """The best move of each vertex of ``rows`` away from its own label: (vertex, target label,
     gain over staying). Targets are the adjacent labels with ``weight[label] + vwgt[u] <=
     bound[label]`` (``room``: the pair (weight, bound) of per-label arrays); the best has the
     highest connection, then (with ``balance``) the smallest weight, then the smallest hash.
     Proposed: moves of positive gain and, with ``balance``, moves of gain 0 after which the
     target still weighs less than the vertex's own label did."""
+    xp = ops.xp
     weight, bound = room
     r, lab, sums = _connections(xp, g, rows, label)
     u = rows[r]
@@ -285,8 +291,8 @@ def _proposals(xp, g, rows, label, room, seed: int, balance: bool = False):
     if cand.shape[0] == 0:
         return empty, empty.astype(xp.int32), empty
     rc, lc, sc = r[cand], lab[cand], sums[cand]
-    keys = (weight[lc],) if balance else ()
-    best = _best_per_row(xp, rc, sc, *keys, tie_hash(xp, seed, rows[rc], lc.astype(xp.int64)))
+    best = ops.best_per_row(rc, sc, weight[lc] if balance else None,
+                            tie_hash(xp, seed, rows[rc], lc.astype(xp.int64)))
     rb, to = rc[best], lc[best]
     gain = sc[best] - own_conn[rb]
     go = gain > 0
@@ -342,11 +348,13 @@ def _limit_emptied(xp, u, to, frm, gain, tie, w, size, n: int, allowed: int):
     return u[sel], to[sel], frm[sel], w[sel]
 
 
-def _two_hop(xp, g, label, cw, size, mcw: int, seed: int, allowed: int, nc: int) -> int:
+def _two_hop(ops: ArrayOps, g, label, cw, size, mcw: int, seed: int, allowed: int,
+             nc: int) -> int:
     """Lone vertices favouring the same cluster (highest connection, regardless of weight)
     are grouped: in order of (favoured cluster, vertex) they are cut into consecutive chunks
     of at most ``max_cluster_weight``, each joining the cluster of its first vertex; at most
     ``allowed`` joins, in that order. Returns the new cluster count."""
+    xp = ops.xp
     lone = xp.flatnonzero((size[label] == 1) & (g.vwgt < mcw))
     if lone.shape[0] < 2:
         return nc
@@ -355,7 +363,7 @@ def _two_hop(xp, g, label, cw, size, mcw: int, seed: int, allowed: int, nc: int)
     r, lab, sums = _take(xp, other, r, lab, sums)
     if r.shape[0] == 0:
         return nc
-    best = _best_per_row(xp, r, sums, tie_hash(xp, seed, lone[r], lab.astype(xp.int64)))
+    best = ops.best_per_row(r, sums, None, tie_hash(xp, seed, lone[r], lab.astype(xp.int64)))
     u, fav = lone[r[best]], lab[best].astype(xp.int64)
     order = xp.argsort((fav << 32) | u)
     u, fav = u[order], fav[order]
@@ -411,7 +419,7 @@ def refine(g, parts, k: int, bounds, iterations: int, seed: int, sub_rounds: int
             rows = xp.flatnonzero(active & (slice_of == s))
             if rows.shape[0] == 0:
                 continue
-            u, to, gain = _proposals(xp, g, rows, parts, (bw, bounds), seed + it, True)
+            u, to, gain = _proposals(ops, g, rows, parts, (bw, bounds), seed + it, True)
             if u.shape[0] == 0:
                 continue
             tie = tie_hash(xp, seed + it, u, to.astype(xp.int64))
