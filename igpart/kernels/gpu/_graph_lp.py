@@ -249,10 +249,11 @@ def cluster(g, max_cluster_weight: int, iterations: int, min_clusters: int, seed
             if u.shape[0] == 0:
                 continue
             frm = label[u]
-            u, to, frm, w = _limit_emptied(xp, u, to, frm, gain, tie, w, size, n,
-                                           nc - min_clusters)
-            if u.shape[0] == 0:
-                break
+            if u.shape[0] > nc - min_clusters:  # each move empties at most one cluster
+                u, to, frm, w = _limit_emptied(xp, u, to, frm, gain, tie, w, size, n,
+                                               nc - min_clusters)
+                if u.shape[0] == 0:
+                    break
             label[u] = to
             ops.add_at(cw, frm, -w)
             ops.add_at(cw, to, w)
