@@ -595,6 +595,8 @@ class Backend:
                          **options) -> tuple[Any, int]:
         """Jet refinement of the edge cut: ``jet_refine_hypergraph`` (same ``options``) on
         :meth:`graph_edge_nets`. Returns ``(parts, gain)``."""
+        if g.num_edges == 0:  # nothing to cut
+            return self.asarray(parts, "int32").copy(), 0
         return self.jet_refine_hypergraph(self.graph_edge_nets(g), parts, k, max_block_weights,
                                           "cut", **options)
 
