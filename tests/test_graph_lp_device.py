@@ -73,6 +73,15 @@ def test_two_hop_groups_the_leaves_of_a_star(be):
     assert nc <= 41 // 2 + 1
 
 
+def test_lexsort_by_stable_sorts_equals_lexsort():
+    rng = np.random.default_rng(3)
+    for n in (0, 1, 7, 500):
+        keys = [rng.integers(-3, 4, n).astype(np.int64) for _ in range(3)]
+        got = _graph_lp.lexsort_by_stable_sorts(np, keys,
+                                                lambda a: np.argsort(a, kind="stable"))
+        assert np.array_equal(got, np.lexsort(np.stack(keys)))
+
+
 def test_bad_arguments_are_rejected(be):
     ga = be.graph_arrays(generators.grid_graph(4, 4))
     for kw in ({"sub_rounds": 0}, {"iterations": -1}):

@@ -103,6 +103,11 @@ class _CupyOps(_graph_lp.ArrayOps):
     def block_weights(self, vwgt, parts, k: int):
         return block_weights(vwgt, parts, k)
 
+    def lexsort(self, keys):
+        """One stable radix sort per key (CuPy's argsort is stable) instead of ``cupy.lexsort``,
+        which compares every key in a merge sort."""
+        return _graph_lp.lexsort_by_stable_sorts(cp, keys, cp.argsort)
+
     def best_per_row(self, row, primary, secondary, tie):
         """One thread per row scans its entries (``util.segment_best_i64``) instead of a
         lexicographic sort of all of them."""

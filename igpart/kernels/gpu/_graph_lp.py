@@ -51,6 +51,19 @@ class ArrayOps:
         """:func:`_best_per_row` (a lexicographic sort)."""
         return _best_per_row(self.xp, row, primary, secondary, tie)
 
+    def lexsort(self, keys):
+        """``xp.lexsort`` of the 1-D int64 arrays ``keys`` (the last is the primary key)."""
+        return self.xp.lexsort(self.xp.stack(keys))
+
+
+def lexsort_by_stable_sorts(xp, keys, stable_argsort):
+    """``lexsort(keys)`` as one stable sort per key, from the last-priority key on: radix sorts
+    of plain arrays where the module's lexsort compares all keys per comparison."""
+    order = stable_argsort(keys[0])
+    for key in keys[1:]:
+        order = order[stable_argsort(key[order])]
+    return order
+
 
 NUMPY_OPS = ArrayOps(np)
 
@@ -142,12 +155,13 @@ def _segment_prefix(xp, seg, w):
     return cs - (cs[first] - w[first])
 
 
-def _admit(xp, target, gain, tie, w, room):
+def _admit(ops: ArrayOps, target, gain, tie, w, room):
     """Indices of the moves admitted: per target in order of (gain descending, tie), while the
     summed weight of those admitted stays within ``room[target]``."""
+    xp = ops.xp
     if target.shape[0] == 0:
         return target.astype(xp.int64)
-    order = xp.lexsort(xp.stack([tie, -gain, target.astype(xp.int64)]))
+    order = ops.lexsort([tie, -gain, target.astype(xp.int64)])
     t = target[order]
     prefix = _segment_prefix(xp, t, w[order])
     return order[prefix <= room[t]]
@@ -166,7 +180,7 @@ def _admit_swaps(ops: ArrayOps, frm, target, gain, tie, w, bw, bounds, k: int):
     xp = ops.xp
     if target.shape[0] == 0:
         return target.astype(xp.int64)
-    order = xp.lexsort(xp.stack([tie, -gain, target.astype(xp.int64)]))
+    order = ops.lexsort([tie, -gain, target.astype(xp.int64)])
     t, f, ws = target[order], frm[order], w[order]
     keep = xp.ones(t.shape[0], dtype=xp.bool_)
     for _ in range(CREDIT_ROUNDS):
@@ -243,14 +257,14 @@ def cluster(g, max_cluster_weight: int, iterations: int, min_clusters: int, seed
                 continue
             w = g.vwgt[u]
             tie = tie_hash(xp, seed + it, u, to.astype(xp.int64))
-            keep = _admit(xp, to, gain, tie, w, mcw - cw)
+            keep = _admit(ops, to, gain, tie, w, mcw - cw)
             u, to, gain, w, tie = u[keep], to[keep], gain[keep], w[keep], tie[keep]
             u, to, gain, w, tie = _keep_seeds(xp, u, to, gain, w, tie, label, size, owner)
             if u.shape[0] == 0:
                 continue
             frm = label[u]
             if u.shape[0] > nc - min_clusters:  # each move empties at most one cluster
-                u, to, frm, w = _limit_emptied(xp, u, to, frm, gain, tie, w, size, n,
+                u, to, frm, w = _limit_emptied(ops, u, to, frm, gain, tie, w, size, n,
                                                nc - min_clusters)
                 if u.shape[0] == 0:
                     break
@@ -324,19 +338,20 @@ def _keep_seeds(xp, u, to, gain, w, tie, label, size, owner):
     return _take(xp, keep, u, to, gain, w, tie)
 
 
-def _limit_emptied(xp, u, to, frm, gain, tie, w, size, n: int, allowed: int):
+def _limit_emptied(ops: ArrayOps, u, to, frm, gain, tie, w, size, n: int, allowed: int):
     """The moves, cut to a prefix in order of (gain descending, tie) when the clusters they
     empty would exceed ``allowed`` (counted as if no cluster received a mover: never fewer)."""
+    xp = ops.xp
     leaving = xp.bincount(frm, minlength=n)  # per cluster: movers out of it
     arrivals = xp.zeros(n, dtype=xp.bool_)
     arrivals[to] = True
     full = (leaving == size) & (size > 0)
     if int(xp.count_nonzero(full & ~arrivals)) <= allowed:
         return u, to, frm, w
-    order = xp.lexsort(xp.stack([tie, -gain]))
+    order = ops.lexsort([tie, -gain])
     pos = xp.empty(u.shape[0], dtype=xp.int64)
     pos[order] = xp.arange(u.shape[0], dtype=xp.int64)
-    by_cluster = xp.lexsort(xp.stack([pos, frm.astype(xp.int64)]))
+    by_cluster = ops.lexsort([pos, frm.astype(xp.int64)])
     f = frm[by_cluster]
     last = xp.ones(f.shape[0], dtype=xp.bool_)
     if f.shape[0] > 1:
@@ -424,8 +439,8 @@ def refine(g, parts, k: int, bounds, iterations: int, seed: int, sub_rounds: int
             if u.shape[0] == 0:
                 continue
             tie = tie_hash(xp, seed + it, u, to.astype(xp.int64))
-            u, to, gain, tie = _afterburner(xp, g, parts, u, to, gain, tie, n)
-            u, to, gain, tie = _limit_even_moves(xp, parts, bw, g.vwgt, u, to, gain, tie, k)
+            u, to, gain, tie = _afterburner(ops, g, parts, u, to, gain, tie, n)
+            u, to, gain, tie = _limit_even_moves(ops, parts, bw, g.vwgt, u, to, gain, tie, k)
             if u.shape[0] == 0:
                 continue
             w = g.vwgt[u]
@@ -450,10 +465,11 @@ def refine(g, parts, k: int, bounds, iterations: int, seed: int, sub_rounds: int
     return parts, total
 
 
-def _afterburner(xp, g, parts, u, to, gain, tie, n: int):
+def _afterburner(ops: ArrayOps, g, parts, u, to, gain, tie, n: int):
     """The proposals whose gain stays positive when the proposals of higher priority (gain
     descending, then tie) among the mover's neighbours are applied first."""
-    order = xp.lexsort(xp.stack([tie, -gain]))
+    xp = ops.xp
+    order = ops.lexsort([tie, -gain])
     prio = xp.full(n, -1, dtype=xp.int64)  # rank of each mover, -1 for the others
     prio[u[order]] = xp.arange(u.shape[0], dtype=xp.int64)
     dest = parts.copy()
@@ -471,16 +487,17 @@ def _afterburner(xp, g, parts, u, to, gain, tie, n: int):
     return _take(xp, keep, u, to, g2, tie)
 
 
-def _limit_even_moves(xp, parts, bw, vwgt, u, to, gain, tie, k: int):
+def _limit_even_moves(ops: ArrayOps, parts, bw, vwgt, u, to, gain, tie, k: int):
     """The moves, of which those of gain 0 (made for balance) are kept per (source, target)
     pair in order of tie only while their summed weight stays within half the difference of
     the two blocks' weights (so together they do not overshoot)."""
+    xp = ops.xp
     even = xp.flatnonzero(gain == 0)
     if even.shape[0] == 0:
         return u, to, gain, tie
     frm = parts[u[even]].astype(xp.int64)
     pair = frm * k + to[even]
-    order = xp.lexsort(xp.stack([tie[even], pair]))
+    order = ops.lexsort([tie[even], pair])
     prefix = _segment_prefix(xp, pair[order], vwgt[u[even]][order])
     f, t = frm[order], to[even][order]
     drop = even[order[2 * prefix > bw[f] - bw[t]]]
