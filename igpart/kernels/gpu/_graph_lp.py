@@ -188,7 +188,7 @@ def _admit_swaps(ops: ArrayOps, frm, target, gain, tie, w, bw, bounds, k: int):
         ops.add_at(out, f[keep], ws[keep])
         prefix = _segment_prefix(xp, t, xp.where(keep, ws, 0))
         new = keep & (bw[t] - out[t] + prefix <= bounds[t])
-        if int(xp.count_nonzero(new)) == int(xp.count_nonzero(keep)):
+        if not int(xp.count_nonzero(new != keep)):
             return order[new]
         keep = new
     keep &= bw[t] + _segment_prefix(xp, t, xp.where(keep, ws, 0)) <= bounds[t]
@@ -524,8 +524,8 @@ def _cut_reduction(xp, g, parts, u, to, n: int) -> int:
     before = (pu != parts[v]).astype(xp.int64)
     after = (to[r] != new[v]).astype(xp.int64)
     c = g.adjwgt[pos] * (before - after)
-    both = moving[v]
-    return int(c[~both].sum()) + int(c[both].sum()) // 2
+    # an edge between two movers is seen from both ends with the same change: counted half
+    return int(xp.where(moving[v], c, 2 * c).sum()) // 2
 
 
 # ------------------------------------------------------------------------------ host reference
