@@ -114,6 +114,10 @@ def test_jet_on_the_edge_nets_reports_the_exact_cut_change(backend_name):
     ga = be.graph_arrays(g)
     nets = be.graph_edge_nets(ga)
     assert nets.m == g.num_edges and int(nets.ewgt.sum()) == int(g.adjwgt.sum()) // 2
+    eind, vind = host(be, nets.eind), host(be, nets.vind)
+    src = np.repeat(np.arange(g.n), np.diff(g.xadj))
+    pins = np.sort(np.stack([eind[2 * vind], eind[2 * vind + 1]], axis=1), axis=1)
+    assert np.array_equal(pins, np.sort(np.stack([src, g.adjncy], axis=1), axis=1))
     parts, bounds = balanced_start(g, 4, 2)
     dparts = be.asarray(parts, "int32")
     assert be.hypergraph_objective(nets, dparts, 4, "cut") == edge_cut(g, parts)

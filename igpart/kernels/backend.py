@@ -573,22 +573,26 @@ class Backend:
         return self.asarray(out, "int32"), gain
 
     def graph_edge_nets(self, g: GraphArrays) -> HypergraphArrays:
-        """``g`` as the hypergraph of its edges (one 2-pin net per edge, in order of (smaller,
-        larger) endpoint), whose cut is the edge cut; ``vptr`` is ``g.xadj`` and each vertex's
-        nets come in the order of its neighbours."""
+        """``g`` as the hypergraph of its edges: one 2-pin net (smaller endpoint first) per
+        edge, in order of (smaller, larger) endpoint; its cut is the edge cut. ``vptr`` is
+        ``g.xadj``: each vertex's nets come in the order of its neighbours."""
         xp = self.xp
         n, nnz = g.n, int(g.adjncy.shape[0])
         src = xp.searchsorted(g.xadj, xp.arange(nnz, dtype=xp.int64), side="right") - 1
-        lo = xp.minimum(src, g.adjncy).astype(xp.int64)
-        hi = xp.maximum(src, g.adjncy).astype(xp.int64)
-        order = xp.argsort(lo * n + hi)  # the two entries of an edge are adjacent
-        m = nnz // 2
+        dst = g.adjncy.astype(xp.int64)
+        fwd = xp.flatnonzero(src < dst)  # one entry per edge (no self loops)
+        fkey = src[fwd] * n + dst[fwd]
+        order = xp.argsort(fkey)
+        fwd, fkey = fwd[order], fkey[order]
+        m = int(fwd.shape[0])
         eid = xp.empty(nnz, dtype=xp.int32)
-        eid[order] = (xp.arange(nnz, dtype=xp.int64) // 2).astype(xp.int32)
+        eid[fwd] = xp.arange(m, dtype=xp.int32)
+        bwd = xp.flatnonzero(src > dst)
+        eid[bwd] = xp.searchsorted(fkey, dst[bwd] * n + src[bwd]).astype(xp.int32)
         return HypergraphArrays(
             n=n, m=m, eptr=xp.arange(0, 2 * m + 1, 2, dtype=xp.int64),
-            eind=src[order].astype(xp.int32), vptr=g.xadj, vind=eid, vwgt=g.vwgt,
-            ewgt=xp.ascontiguousarray(g.adjwgt[order[0::2]]), total_weight=g.total_weight,
+            eind=xp.stack([src[fwd], dst[fwd]], axis=1).reshape(-1).astype(xp.int32),
+            vptr=g.xadj, vind=eid, vwgt=g.vwgt, ewgt=g.adjwgt[fwd], total_weight=g.total_weight,
         )
 
     def jet_refine_graph(self, g: GraphArrays, parts, k: int, max_block_weights,
