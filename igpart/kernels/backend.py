@@ -522,6 +522,38 @@ class Backend:
         Returns ``(parts, gain)``. ``HostFallback``: the C++ backend on host copies."""
         raise NotImplementedError
 
+    def graph_edge_nets(self, g: GraphArrays) -> HypergraphArrays:
+        """``g`` as the hypergraph of its edges: one 2-pin net (smaller endpoint first) per
+        edge, in order of (smaller, larger) endpoint; its cut is the edge cut. ``vptr`` is
+        ``g.xadj``: each vertex's nets come in the order of its neighbours."""
+        xp = self.xp
+        n, nnz = g.n, int(g.adjncy.shape[0])
+        src = xp.searchsorted(g.xadj, xp.arange(nnz, dtype=xp.int64), side="right") - 1
+        dst = g.adjncy.astype(xp.int64)
+        fwd = xp.flatnonzero(src < dst)  # one entry per edge (no self loops)
+        fkey = src[fwd] * n + dst[fwd]
+        order = xp.argsort(fkey)
+        fwd, fkey = fwd[order], fkey[order]
+        m = int(fwd.shape[0])
+        eid = xp.empty(nnz, dtype=xp.int32)
+        eid[fwd] = xp.arange(m, dtype=xp.int32)
+        bwd = xp.flatnonzero(src > dst)
+        eid[bwd] = xp.searchsorted(fkey, dst[bwd] * n + src[bwd]).astype(xp.int32)
+        return HypergraphArrays(
+            n=n, m=m, eptr=xp.arange(0, 2 * m + 1, 2, dtype=xp.int64),
+            eind=xp.stack([src[fwd], dst[fwd]], axis=1).reshape(-1).astype(xp.int32),
+            vptr=g.xadj, vind=eid, vwgt=g.vwgt, ewgt=g.adjwgt[fwd], total_weight=g.total_weight,
+        )
+
+    def jet_refine_graph(self, g: GraphArrays, parts, k: int, max_block_weights,
+                         **options) -> tuple[Any, int]:
+        """Jet refinement of the edge cut: ``jet_refine_hypergraph`` (same ``options``) on
+        :meth:`graph_edge_nets`. Returns ``(parts, gain)``."""
+        if g.num_edges == 0:  # nothing to cut
+            return self.asarray(parts, "int32").copy(), 0
+        return self.jet_refine_hypergraph(self.graph_edge_nets(g), parts, k, max_block_weights,
+                                          "cut", **options)
+
     def fm_refine_graph(
         self,
         g: GraphArrays,

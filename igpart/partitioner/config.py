@@ -29,8 +29,8 @@ COARSENINGS = ("heavy_edge", "hyperg")
 GRAPH_COARSENINGS = ("auto", "lp", "gkway")
 
 #: Values of ``Config.graph_refinement``: G-kway's independent-set refinement, label
-#: propagation, label propagation then localized FM.
-GRAPH_REFINEMENTS = ("auto", "gkway", "lp", "lp+fm")
+#: propagation, label propagation then localized FM, label propagation then Jet.
+GRAPH_REFINEMENTS = ("auto", "gkway", "lp", "lp+fm", "lp+jet")
 
 #: Values of ``Config.initial``.
 INITIAL_METHODS = ("auto", "metis", "mtkahypar", "all", "rb", "rb+metis")
@@ -117,13 +117,14 @@ class Config:
       ``graph_coarsening``: ``"lp"`` (size-constrained label propagation clustering, as the
       label-propagation graph partitioners coarsen: ``graph_lp_iterations`` passes, each cut
       into ``graph_lp_sub_rounds`` slices whose vertices choose in parallel and move in order,
-      so the result does not depend on the threads; lone vertices that favour the same cluster
+      so the result does not depend on the threads (on the GPU a slice's moves are admitted
+      together by a vectorised rule, ``igpart.kernels.gpu._graph_lp``, each slice costing a
+      fixed number of launches and host reads); lone vertices that favour the same cluster
       are grouped when a level would not halve), ``"gkway"`` (G-kway §3.1 union-find coarsening
       with iG-kway §IV groups of at most ``graph_group_size`` (6) vertices), or ``"auto"`` (the
-      backend's ``default_graph_coarsening``: ``"lp"`` on the C++ backend, ``"gkway"`` on the
-      GPU). On the ``graphs`` suite at 2^16 (2 threads, dev VM) label propagation clustering
-      alone took rgg_n_2_16 from 1.7x KaMinPar's cut to parity (BENCHMARKS.md, "Graph
-      pipeline").
+      backend's ``default_graph_coarsening``: ``"lp"`` on both backends). On the ``graphs``
+      suite at 2^16 (2 threads, dev VM) label propagation clustering alone took rgg_n_2_16
+      from 1.7x KaMinPar's cut to parity (BENCHMARKS.md, "Graph pipeline").
     ``max_levels``: hard cap on the number of levels.
     Initial partitioning (:mod:`igpart.partitioner.initial`):
       ``initial``: ``"metis"`` (pymetis on the clique expansion, ``initial_runs`` seeds at
@@ -265,11 +266,13 @@ class Config:
       ``graph_fm_max_fruitless_moves`` moves without a new best and rolled back to its best
       prefix; a round starts no search once its gain evaluations read ``graph_fm_max_work``
       times the level's adjacency, which bounds it on dense levels such as the clique graphs of
-      circuits), ``"lp"``, ``"gkway"`` (G-kway §3.2 independent-set refinement, at most
+      circuits), ``"lp"``, ``"lp+jet"`` (label propagation, then Jet on the graph's edges as
+      2-pin nets, ``Backend.jet_refine_graph``, with the ``jet_*`` settings: on the GPU every
+      stage stays on the device), ``"gkway"`` (G-kway §3.2 independent-set refinement, at most
       ``graph_refine_rounds`` rounds per level), or ``"auto"`` (the backend's
-      ``default_graph_refinement``: ``"lp+fm"`` on the C++ backend, ``"gkway"`` on the GPU).
-      Every mode rebalances first. The label propagation stages and the FM run on the C++
-      backend; another backend runs them on host copies of the level.
+      ``default_graph_refinement``: ``"lp+fm"`` on the C++ backend, ``"lp+jet"`` on the GPU).
+      Every mode rebalances first. The FM runs on the C++ backend (on the GPU, on host copies
+      of the level); the GPU runs label propagation on the device.
       ``deterministic`` (default None: the backend's choice): True runs the sequential FM (one
       priority queue over the boundary, gains kept by a gain cache; the result depends on the
       seed, never on the threads); False the parallel localized FM (local searches from

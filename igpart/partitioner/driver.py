@@ -254,7 +254,7 @@ def multilevel_graph(g: Graph, k: int, epsilon: float, be: Backend, seed: int, c
     limit = cfg.graph_contraction_limit * k
 
     def refiner(b: Backend, bounds):
-        return graph_refiner(b, k, bounds, refinement, cfg, seed, timer)
+        return graph_refiner(b, k, bounds, refinement, cfg, seed, timer, g.n)
 
     def coarsener(b: Backend, s: int):
         return graph_coarsener(b, coarsening, mcw, limit, cfg, s)

@@ -79,9 +79,10 @@ def fm_polisher(be: Backend, k: int, bounds, objective: str, cfg: Config, seed: 
 
 
 def graph_refiner(be: Backend, k: int, bounds, refinement: str, cfg: Config, seed: int,
-                  timer: Timer) -> Callable[[GraphArrays, Any], Any]:
+                  timer: Timer, finest_n: int = -1) -> Callable[[GraphArrays, Any], Any]:
     """The refinement of one graph level (rebalance first): ``refinement`` (resolved:
-    ``"gkway"``, ``"lp"`` or ``"lp+fm"``) as :class:`Config` sets its rounds.
+    ``"gkway"``, ``"lp"``, ``"lp+fm"`` or ``"lp+jet"``) as :class:`Config` sets its rounds;
+    ``finest_n``: the input's vertices (Jet's negative-gain factor differs there).
     ``refine(level, parts, locked=None)``."""
 
     def refine(ga: GraphArrays, parts, locked=None):  # graphs have no fixed vertices here
@@ -99,6 +100,13 @@ def graph_refiner(be: Backend, k: int, bounds, refinement: str, cfg: Config, see
                                           iterations=cfg.graph_lp_refine_iterations,
                                           seed=seed, sub_rounds=cfg.graph_lp_sub_rounds)
             t0 = timer.add("refine", t0)
+        if refinement == "lp+jet" and cfg.jet_iterations:
+            factor = (cfg.jet_negative_gain_fine if ga.n == finest_n
+                      else cfg.jet_negative_gain_coarse)
+            parts, _ = be.jet_refine_graph(
+                ga, parts, k, bounds, max_iterations=cfg.jet_iterations,
+                patience=cfg.jet_patience, negative_gain_factor=factor, seed=seed)
+            t0 = timer.add("jet", t0)
         if refinement == "lp+fm" and cfg.graph_fm_rounds:
             parts, _ = be.fm_refine_graph(
                 ga, parts, k, bounds, rounds=cfg.graph_fm_rounds,

@@ -18,6 +18,10 @@ CPU fallback, through the C++ backend on a host copy of the level (made once per
   leaves most of the fine-level improvement: on an inflated ibm01 of 510k vertices at k = 16 a
   400k-pin cap gave a 2.1x larger cut; see BENCHMARKS.md at 10cd44d, "Why the GPU was ~3x
   worse at scale").
+
+Label propagation clustering and refinement of graphs (``_graph_lp``) run on the device as
+sorted segmented reductions, with Jet on the graph's edges for ``graph_refinement="lp+jet"``;
+the FM of ``"lp+fm"`` runs on the host, as the hypergraph FM.
 """
 
 from __future__ import annotations
@@ -30,8 +34,8 @@ import numpy as np
 
 from ..backend import OBJECTIVES, Backend, GraphArrays, HypergraphArrays
 from ..host_fallback import HostFallback
-from . import _dynamic, _graph, _hypergraph, _jet
-from ._common import STATS, block_weights
+from . import _dynamic, _graph, _graph_lp, _hypergraph, _jet
+from ._common import NULL, STATS, block_weights, i64, launch
 
 __all__ = ["GpuBackend"]
 
@@ -83,6 +87,52 @@ def _objective_code(objective: str) -> int:
     return OBJECTIVES.index(objective)
 
 
+class _CupyOps(_graph_lp.ArrayOps):
+    """``_graph_lp``'s array operations on the device: scatter-adds and block weights by the
+    kernels of ``util.cu``."""
+
+    def __init__(self) -> None:
+        super().__init__(cp)
+
+    def add_at(self, out, idx, val) -> None:
+        if idx.shape[0]:
+            STATS.add()
+            launch("util", "scatter_add_i64", idx.shape[0],
+                   (i64(idx.shape[0]), cp.ascontiguousarray(idx, dtype=cp.int32),
+                    cp.ascontiguousarray(val, dtype=cp.int64), out))
+
+    def block_weights(self, vwgt, parts, k: int):
+        return block_weights(vwgt, parts, k)
+
+    def lexsort(self, keys):
+        """One stable radix sort per key (CuPy's argsort is stable) instead of ``cupy.lexsort``,
+        which compares every key in a merge sort."""
+        return _graph_lp.lexsort_by_stable_sorts(cp, keys, cp.argsort)
+
+    def best_per_row(self, row, primary, secondary, tie):
+        """One thread per row scans its entries (``util.segment_best_i64``) instead of a
+        lexicographic sort of all of them."""
+        n = row.shape[0]
+        first = cp.ones(n, dtype=cp.bool_)
+        if n > 1:
+            cp.not_equal(row[1:], row[:-1], out=first[1:])
+        starts = cp.flatnonzero(first)
+        nseg = int(starts.shape[0])
+        ptr = cp.empty(nseg + 1, dtype=cp.int64)
+        ptr[:nseg] = starts
+        ptr[nseg] = n
+        out = cp.empty(nseg, dtype=cp.int64)
+        STATS.add(4)
+        launch("util", "segment_best_i64", nseg, (
+            i64(nseg), ptr, cp.ascontiguousarray(primary, dtype=cp.int64),
+            NULL if secondary is None else cp.ascontiguousarray(secondary, dtype=cp.int64),
+            cp.ascontiguousarray(tie, dtype=cp.int64), out))
+        return out
+
+
+_OPS = _CupyOps()
+
+
 class GpuBackend(HostFallback, Backend):
     """Stage operations on CuPy arrays of the current CUDA device."""
 
@@ -122,6 +172,14 @@ class GpuBackend(HostFallback, Backend):
         k = 2 the second cost ~50 ms for no measurable cut; at k = 16 and 64 it bought
         1.4-3.9%; ``igpart.Config``)."""
         return 1 if k == 2 and n >= self.LARGE_MIN_N else 2
+
+    #: ``Config.graph_coarsening = "auto"`` / ``graph_refinement = "auto"`` on this backend:
+    #: label propagation clustering and refinement on the device, then Jet on the edges. With
+    #: numpy on the ``graphs`` set at 2^16 (k = 2, 16, 64; ``benchmarks/graph_lp_quality.py``,
+    #: dev VM, 2026-11-26) the cut geomean was 0.999x the C++ backend's ``"lp"`` / ``"lp+fm"``
+    #: (worst 1.205x, grid2d k = 2) where the G-kway stages (``"gkway"``) gave 1.360x.
+    default_graph_coarsening = "lp"
+    default_graph_refinement = "lp+jet"
 
     #: Default size limit (pins) of the levels on which FM runs (on the host); None: every level.
     FM_HOST_MAX_PINS: int | None = None
@@ -498,6 +556,22 @@ class GpuBackend(HostFallback, Backend):
         parts = self._parts(parts, g.n, k, "refine_graph")
         bounds = self._bounds(max_block_weights, k, "refine_graph")
         return _graph.refine(g, parts, int(k), bounds, int(max_rounds))
+
+    def cluster_graph_lp(self, g: GraphArrays, max_cluster_weight: int, *, iterations: int = 5,
+                         min_clusters: int = 0, seed: int = 0, sub_rounds: int = 8):
+        """Synchronous label propagation clustering on the device (``_graph_lp.cluster``)."""
+        _graph_lp.check_arguments("cluster_graph_lp", iterations, sub_rounds)
+        return _graph_lp.cluster(g, int(max_cluster_weight), int(iterations), int(min_clusters),
+                                 int(seed), int(sub_rounds), _OPS)
+
+    def lp_refine_graph(self, g, parts, k, max_block_weights, *, iterations: int = 5,
+                        seed: int = 0, sub_rounds: int = 8):
+        """Synchronous label propagation refinement on the device (``_graph_lp.refine``)."""
+        _graph_lp.check_arguments("lp_refine_graph", iterations, sub_rounds)
+        parts = self._parts(parts, g.n, k, "lp_refine_graph")
+        bounds = self._bounds(max_block_weights, k, "lp_refine_graph")
+        return _graph_lp.refine(g, parts, int(k), bounds, int(iterations), int(seed),
+                                int(sub_rounds), _OPS)
 
     # ------------------------------------------------------------------ incremental engine
     def dynamic_hypergraph(self, eptr, eind, n: int, vwgt, ewgt, parts, k: int, epsilon: float,

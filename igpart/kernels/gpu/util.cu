@@ -95,3 +95,27 @@ extern "C" __global__ void block_sort_u64(long long len, igp_u64 *keys) {
 extern "C" __global__ void block_sort_u32(long long len, unsigned int *keys) {
     block_bitonic_sort<unsigned int>(len, keys);
 }
+
+// Per segment [ptr[s], ptr[s+1]) of entries (ptr: nseg+1 offsets, no segment empty): the index of
+// its best entry, of highest primary, then smallest secondary (when given), then smallest tie, then
+// smallest index: the order of the sort in igpart.kernels.gpu._graph_lp._best_per_row. Thread per
+// segment (a segment holds the labels around one vertex).
+extern "C" __global__ void segment_best_i64(long long nseg, const long long *ptr,
+                                            const long long *primary, const long long *secondary,
+                                            const long long *tie, long long *out) {
+    for (long long s = igp_tid(); s < nseg; s += igp_nthreads()) {
+        long long b = ptr[s];
+        for (long long i = b + 1; i < ptr[s + 1]; ++i) {
+            if (primary[i] != primary[b]) {
+                if (primary[i] > primary[b]) b = i;
+                continue;
+            }
+            if (secondary && secondary[i] != secondary[b]) {
+                if (secondary[i] < secondary[b]) b = i;
+                continue;
+            }
+            if (tie[i] < tie[b]) b = i;
+        }
+        out[s] = b;
+    }
+}

@@ -1,0 +1,552 @@
+"""Label propagation clustering and refinement of graphs as array operations (the device
+implementation of ``Backend.cluster_graph_lp`` / ``lp_refine_graph``).
+
+Synchronous label propagation, as the GPU graph partitioners run it: in a round every vertex of
+a seeded slice chooses at once against the labels before the round, and the choices are then
+admitted together by a vectorised rule, so a round is a fixed number of array operations:
+
+* choice: gather ``(row, label[v], w)`` for every adjacency entry of the round's vertices, sort
+  by the 64-bit key ``row << 32 | label``, sum each run (the weight from the vertex to each
+  adjacent cluster or block), and take per row the run of highest sum, ties to the smaller
+  seeded hash (:func:`tie_hash`), by a lexicographic sort;
+* admission: movers sorted by (target, gain descending, hash); a segmented prefix sum of their
+  weights admits them in that order while the target has room under its bound, so no bound is
+  exceeded whatever the order of application.
+
+Everything is written against an array module (``numpy`` or ``cupy``) passed in as ``xp``
+through an :class:`ArrayOps`, so that the same code runs on the device and, with numpy, on the
+host, where it is tested. No loop runs over vertices or edges: the Python loops are over rounds
+and slices.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+_MASK32 = 0xFFFFFFFF
+_K1 = np.uint64(0x9E3779B97F4A7C15)
+_K2 = np.uint64(0xBF58476D1CE4E5B9)
+_K3 = np.uint64(0x94D049BB133111EB)
+
+
+class ArrayOps:
+    """The array module and the operations whose fastest form differs between modules:
+    ``add_at(out, idx, val)`` (``out[idx] += val`` with repeated indices accumulating, int64),
+    ``block_weights(vwgt, parts, k)`` and ``best_per_row`` (a segmented argmax)."""
+
+    def __init__(self, xp: Any) -> None:
+        self.xp = xp
+
+    def add_at(self, out, idx, val) -> None:
+        np.add.at(out, idx, val)
+
+    def block_weights(self, vwgt, parts, k: int):
+        out = self.xp.zeros(k, dtype=self.xp.int64)
+        self.add_at(out, parts, vwgt)
+        return out
+
+    def best_per_row(self, row, primary, secondary, tie):
+        """:func:`_best_per_row` (a lexicographic sort)."""
+        return _best_per_row(self.xp, row, primary, secondary, tie)
+
+    def lexsort(self, keys):
+        """``xp.lexsort`` of the 1-D int64 arrays ``keys`` (the last is the primary key)."""
+        return self.xp.lexsort(self.xp.stack(keys))
+
+
+def lexsort_by_stable_sorts(xp, keys, stable_argsort):
+    """``lexsort(keys)`` as one stable sort per key, from the last-priority key on: radix sorts
+    of plain arrays where the module's lexsort compares all keys per comparison."""
+    order = stable_argsort(keys[0])
+    for key in keys[1:]:
+        order = order[stable_argsort(key[order])]
+    return order
+
+
+NUMPY_OPS = ArrayOps(np)
+
+
+def check_arguments(what: str, iterations: int, sub_rounds: int) -> None:
+    """Raises ValueError naming the bad argument of the stage ``what``."""
+    if int(iterations) < 0:
+        raise ValueError(f"{what}: iterations must be >= 0, got {iterations}")
+    if int(sub_rounds) < 1:
+        raise ValueError(f"{what}: sub_rounds must be >= 1, got {sub_rounds}")
+
+
+def tie_hash(xp, seed: int, a, b):
+    """A seeded 31-bit hash of the pairs ``(a[i], b[i])`` (int64 arrays; the same values on
+    every array module): the tie-break of equal choices."""
+    s = np.uint64(int(seed) % (1 << 64))
+    x = (a.astype(xp.uint64) * _K1) ^ ((b.astype(xp.uint64) + s) * _K2)
+    x ^= x >> np.uint64(31)
+    x *= _K3
+    x ^= x >> np.uint64(29)
+    return (x >> np.uint64(33)).astype(xp.int64)
+
+
+def _take(xp, mask, *arrays):
+    """``a[mask]`` of each array, through one index array (one host read of its length)."""
+    idx = xp.flatnonzero(mask)
+    return tuple(a[idx] for a in arrays)
+
+
+def _expand(xp, xadj, rows):
+    """For the CSR rows ``rows``: (index into ``rows`` of every entry, the entry's position)."""
+    start = xadj[rows]
+    deg = xadj[rows + 1] - start
+    ends = xp.cumsum(deg)
+    total = int(ends[-1]) if rows.shape[0] else 0
+    idx = xp.arange(total, dtype=xp.int64)
+    r = xp.searchsorted(ends, idx, side="right")
+    return r, start[r] + idx - (ends[r] - deg[r])
+
+
+def _run_sums(xp, key, w):
+    """For a sorted key array: (first key of each run, the sum of ``w`` over each run)."""
+    n = key.shape[0]
+    if n == 0:
+        return key, w
+    flag = xp.ones(n, dtype=xp.bool_)
+    if n > 1:
+        xp.not_equal(key[1:], key[:-1], out=flag[1:])
+    starts = xp.flatnonzero(flag)
+    cs = xp.cumsum(w)
+    ends = xp.concatenate([starts[1:], xp.asarray([n], dtype=starts.dtype)]) - 1
+    before = cs[starts] - w[starts]
+    return key[starts], cs[ends] - before
+
+
+def _connections(xp, g, rows, label):
+    """The weight from each vertex of ``rows`` to each label among its neighbours: arrays
+    (row index, label, weight), one entry per (row, label), sorted by row."""
+    r, pos = _expand(xp, g.xadj, rows)
+    lab = label[g.adjncy[pos]]
+    key = (r.astype(xp.int64) << 32) | lab.astype(xp.int64)
+    order = xp.argsort(key)
+    ukey, sums = _run_sums(xp, key[order], g.adjwgt[pos][order])
+    return (ukey >> 32), (ukey & _MASK32).astype(xp.int32), sums
+
+
+def _best_per_row(xp, row, primary, secondary, tie):
+    """Index (into the arrays) of the best entry of each row present, in order of row: highest
+    ``primary``, then smallest ``secondary`` (None: no such key), then smallest ``tie``, then
+    the smaller index. ``row`` sorted ascending, int64 keys."""
+    keys = [tie] + ([] if secondary is None else [secondary]) + [-primary, row]
+    order = xp.lexsort(xp.stack(keys))
+    srow = row[order]
+    first = xp.ones(srow.shape[0], dtype=xp.bool_)
+    if srow.shape[0] > 1:
+        xp.not_equal(srow[1:], srow[:-1], out=first[1:])
+    return order[first]
+
+
+def _segment_prefix(xp, seg, w):
+    """Inclusive prefix sums of ``w`` restarting where the sorted ``seg`` changes."""
+    n = seg.shape[0]
+    flag = xp.ones(n, dtype=xp.bool_)
+    if n > 1:
+        xp.not_equal(seg[1:], seg[:-1], out=flag[1:])
+    starts = xp.flatnonzero(flag)
+    first = starts[xp.cumsum(flag) - 1]
+    cs = xp.cumsum(w)
+    return cs - (cs[first] - w[first])
+
+
+def _admit(ops: ArrayOps, target, gain, tie, w, room):
+    """Indices of the moves admitted: per target in order of (gain descending, tie), while the
+    summed weight of those admitted stays within ``room[target]``."""
+    xp = ops.xp
+    if target.shape[0] == 0:
+        return target.astype(xp.int64)
+    order = ops.lexsort([tie, -gain, target.astype(xp.int64)])
+    t = target[order]
+    prefix = _segment_prefix(xp, t, w[order])
+    return order[prefix <= room[t]]
+
+
+#: Rounds of the outflow credit in :func:`_admit_swaps` before it falls back to none.
+CREDIT_ROUNDS = 3
+
+
+def _admit_swaps(ops: ArrayOps, frm, target, gain, tie, w, bw, bounds, k: int):
+    """Indices of the block moves admitted as by :func:`_admit`, where a block's room also
+    counts the weight that admitted moves take out of it (so full blocks can swap vertices).
+    The outflow is that of the moves admitted in the round before; the set only shrinks, and
+    at a fixed point every block ends within its bound. Without one after ``CREDIT_ROUNDS``
+    rounds the credit is dropped (the plain rule on the set left, always safe)."""
+    xp = ops.xp
+    if target.shape[0] == 0:
+        return target.astype(xp.int64)
+    order = ops.lexsort([tie, -gain, target.astype(xp.int64)])
+    t, f, ws = target[order], frm[order], w[order]
+    keep = xp.ones(t.shape[0], dtype=xp.bool_)
+    for _ in range(CREDIT_ROUNDS):
+        out = xp.zeros(k, dtype=xp.int64)
+        ops.add_at(out, f[keep], ws[keep])
+        prefix = _segment_prefix(xp, t, xp.where(keep, ws, 0))
+        new = keep & (bw[t] - out[t] + prefix <= bounds[t])
+        if not int(xp.count_nonzero(new != keep)):
+            return order[new]
+        keep = new
+    keep &= bw[t] + _segment_prefix(xp, t, xp.where(keep, ws, 0)) <= bounds[t]
+    return order[keep]
+
+
+def _slices(xp, n: int, seed: int, sub_rounds: int):
+    """The slice of every vertex: its position in a seeded order, cut into ``sub_rounds``
+    slices of equal length."""
+    v = xp.arange(n, dtype=xp.int64)
+    rank = xp.empty(n, dtype=xp.int64)
+    rank[xp.argsort(tie_hash(xp, seed, v, xp.full(n, -2, dtype=xp.int64)) * n + v)] = v
+    length = max(1, -(-n // max(1, sub_rounds)))
+    return rank // length, -(-n // length)
+
+
+def _neighbours_mask(xp, g, rows, out) -> None:
+    """Sets ``out[v]`` for every neighbour ``v`` of a vertex of ``rows``."""
+    if rows.shape[0]:
+        _, pos = _expand(xp, g.xadj, rows)
+        out[g.adjncy[pos]] = True
+
+
+# ------------------------------------------------------------------------------ clustering
+def cluster(g, max_cluster_weight: int, iterations: int, min_clusters: int, seed: int,
+            sub_rounds: int, ops: ArrayOps = NUMPY_OPS):
+    """Size-constrained label propagation clustering of ``g`` (a ``GraphArrays`` of ``ops.xp``
+    arrays): ``Backend.cluster_graph_lp``'s contract, in synchronous rounds.
+
+    A pass over the vertices next to a move of the pass before (all in the first) is cut into
+    ``sub_rounds`` seeded slices. In a slice each vertex chooses the adjacent cluster of highest
+    summed edge weight that has room for it and beats its own cluster's; moves are admitted per
+    target cluster in order of gain while the cluster stays within ``max_cluster_weight``
+    (weight leaving it in the same slice is not counted, so the bound holds). A lone vertex
+    that is itself chosen by an admitted mover stays, to be joined (of two lone vertices
+    choosing each other the one of larger id moves). Once the clusters emptied by a slice would
+    drop their number below ``min_clusters``, only a prefix of its moves in order of gain is
+    applied. Then the two-hop grouping of lone vertices, and compact ids in order of label.
+    Returns ``(cmap int32, nc)``."""
+    xp = ops.xp
+    n = g.n
+    mcw = int(max_cluster_weight)
+    label = xp.arange(n, dtype=xp.int32)
+    cw = g.vwgt.astype(xp.int64, copy=True)
+    size = xp.ones(n, dtype=xp.int64)
+    nc = n
+    if n == 0:
+        return label, 0
+    slice_of, nslices = _slices(xp, n, seed, sub_rounds)
+    active = xp.ones(n, dtype=xp.bool_)
+    owner = xp.full(n, -1, dtype=xp.int64)  # scratch of _keep_seeds, all -1 between slices
+    mcw_all = xp.full(n, mcw, dtype=xp.int64)
+    for it in range(iterations):
+        if nc <= min_clusters:
+            break
+        nxt = xp.zeros(n, dtype=xp.bool_)
+        moved = 0
+        for s in range(nslices):
+            if nc <= min_clusters:
+                break
+            rows = xp.flatnonzero(active & (slice_of == s))
+            if rows.shape[0] == 0:
+                continue
+            u, to, gain = _proposals(ops, g, rows, label, (cw, mcw_all), seed + it)
+            if u.shape[0] == 0:
+                continue
+            w = g.vwgt[u]
+            tie = tie_hash(xp, seed + it, u, to.astype(xp.int64))
+            keep = _admit(ops, to, gain, tie, w, mcw - cw)
+            u, to, gain, w, tie = u[keep], to[keep], gain[keep], w[keep], tie[keep]
+            u, to, gain, w, tie = _keep_seeds(xp, u, to, gain, w, tie, label, size, owner)
+            if u.shape[0] == 0:
+                continue
+            frm = label[u]
+            if u.shape[0] > nc - min_clusters:  # each move empties at most one cluster
+                u, to, frm, w = _limit_emptied(ops, u, to, frm, gain, tie, w, size, n,
+                                               nc - min_clusters)
+                if u.shape[0] == 0:
+                    break
+            label[u] = to
+            ops.add_at(cw, frm, -w)
+            ops.add_at(cw, to, w)
+            ones = xp.ones(u.shape[0], dtype=xp.int64)
+            ops.add_at(size, frm, -ones)
+            ops.add_at(size, to, ones)
+            nc = int(xp.count_nonzero(size))
+            moved += int(u.shape[0])
+            _neighbours_mask(xp, g, u, nxt)
+        if moved == 0:
+            break
+        active = nxt
+    if nc > min_clusters and 2 * nc > n:
+        nc = _two_hop(ops, g, label, cw, size, mcw, seed, nc - min_clusters, nc)
+    _, cmap = xp.unique(label, return_inverse=True)
+    cmap = cmap.reshape(-1).astype(xp.int32)
+    return cmap, int(cmap.max()) + 1
+
+
+def _proposals(ops: ArrayOps, g, rows, label, room, seed: int, balance: bool = False):
+    """The best move of each vertex of ``rows`` away from its own label: (vertex, target label,
+    gain over staying). Targets are the adjacent labels with ``weight[label] + vwgt[u] <=
+    bound[label]`` (``room``: the pair (weight, bound) of per-label arrays); the best has the
+    highest connection, then (with ``balance``) the smallest weight, then the smallest hash.
+    Proposed: moves of positive gain and, with ``balance``, moves of gain 0 after which the
+    target still weighs less than the vertex's own label did."""
+    xp = ops.xp
+    weight, bound = room
+    r, lab, sums = _connections(xp, g, rows, label)
+    u = rows[r]
+    mine = lab == label[u]
+    own_conn = xp.zeros(rows.shape[0], dtype=xp.int64)
+    own_conn[r[mine]] = sums[mine]  # at most one own label per row: no repeated index
+    cand = xp.flatnonzero(~mine & (weight[lab] + g.vwgt[u] <= bound[lab]))
+    empty = xp.zeros(0, dtype=xp.int64)
+    if cand.shape[0] == 0:
+        return empty, empty.astype(xp.int32), empty
+    rc, lc, sc = r[cand], lab[cand], sums[cand]
+    best = ops.best_per_row(rc, sc, weight[lc] if balance else None,
+                            tie_hash(xp, seed, rows[rc], lc.astype(xp.int64)))
+    rb, to = rc[best], lc[best]
+    gain = sc[best] - own_conn[rb]
+    go = gain > 0
+    if balance:
+        v = rows[rb]
+        go |= (gain == 0) & (weight[to] + g.vwgt[v] < weight[label[v]])
+    return _take(xp, go, rows[rb], to, gain)
+
+
+def _keep_seeds(xp, u, to, gain, w, tie, label, size, owner):
+    """Drops the admitted moves of lone vertices whose own cluster is the target of another
+    admitted move (they stay, to be joined), except that of two lone vertices choosing each
+    other the larger id moves."""
+    frm = label[u]
+    lone = size[frm] == 1
+    targeted = xp.zeros(size.shape[0], dtype=xp.bool_)
+    targeted[to] = True
+    # the mover whose lone cluster is each target, where there is one (owner: all -1 between)
+    li = xp.flatnonzero(lone)
+    fl = frm[li]
+    owner[fl] = li
+    other = owner[to]
+    owner[fl] = -1
+    o = xp.maximum(other, 0)
+    mutual = (other >= 0) & (to[o] == frm)  # u's target's lone member moves into u's cluster
+    drop = lone & targeted[frm] & ~(mutual & (u > u[o]))
+    keep = ~drop
+    return _take(xp, keep, u, to, gain, w, tie)
+
+
+def _limit_emptied(ops: ArrayOps, u, to, frm, gain, tie, w, size, n: int, allowed: int):
+    """The moves, cut to a prefix in order of (gain descending, tie) when the clusters they
+    empty would exceed ``allowed`` (counted as if no cluster received a mover: never fewer)."""
+    xp = ops.xp
+    leaving = xp.bincount(frm, minlength=n)  # per cluster: movers out of it
+    arrivals = xp.zeros(n, dtype=xp.bool_)
+    arrivals[to] = True
+    full = (leaving == size) & (size > 0)
+    if int(xp.count_nonzero(full & ~arrivals)) <= allowed:
+        return u, to, frm, w
+    order = ops.lexsort([tie, -gain])
+    pos = xp.empty(u.shape[0], dtype=xp.int64)
+    pos[order] = xp.arange(u.shape[0], dtype=xp.int64)
+    by_cluster = ops.lexsort([pos, frm.astype(xp.int64)])
+    f = frm[by_cluster]
+    last = xp.ones(f.shape[0], dtype=xp.bool_)
+    if f.shape[0] > 1:
+        xp.not_equal(f[1:], f[:-1], out=last[:-1])
+    last &= full[f]
+    empties = xp.zeros(u.shape[0], dtype=xp.int64)
+    empties[pos[by_cluster[last]]] = 1
+    length = int(xp.count_nonzero(xp.cumsum(empties) <= allowed))
+    sel = order[:length]
+    return u[sel], to[sel], frm[sel], w[sel]
+
+
+def _two_hop(ops: ArrayOps, g, label, cw, size, mcw: int, seed: int, allowed: int,
+             nc: int) -> int:
+    """Lone vertices favouring the same cluster (highest connection, regardless of weight)
+    are grouped: in order of (favoured cluster, vertex) they are cut into consecutive chunks
+    of at most ``max_cluster_weight``, each joining the cluster of its first vertex; at most
+    ``allowed`` joins, in that order. Returns the new cluster count."""
+    xp = ops.xp
+    lone = xp.flatnonzero((size[label] == 1) & (g.vwgt < mcw))
+    if lone.shape[0] < 2:
+        return nc
+    r, lab, sums = _connections(xp, g, lone, label)
+    other = lab != label[lone[r]]
+    r, lab, sums = _take(xp, other, r, lab, sums)
+    if r.shape[0] == 0:
+        return nc
+    best = ops.best_per_row(r, sums, None, tie_hash(xp, seed, lone[r], lab.astype(xp.int64)))
+    u, fav = lone[r[best]], lab[best].astype(xp.int64)
+    order = xp.argsort((fav << 32) | u)
+    u, fav = u[order], fav[order]
+    # per favoured cluster, consecutive chunks of at most mcw weight: a vertex belongs to the
+    # chunk its start (exclusive prefix) falls in, unless it would cross the chunk's end
+    w = g.vwgt[u]
+    end = _segment_prefix(xp, fav, w)
+    chunk = (end - w) // mcw
+    fits = end <= (chunk + 1) * mcw
+    key = (fav << 32) | chunk
+    head = xp.ones(u.shape[0], dtype=xp.bool_)
+    if u.shape[0] > 1:
+        xp.not_equal(key[1:], key[:-1], out=head[1:])
+    starts = xp.flatnonzero(head)
+    lead = u[starts[xp.cumsum(head) - 1]]
+    join = ~head & fits & (g.vwgt[lead] + w <= mcw)
+    join &= xp.cumsum(join) <= allowed
+    idx = xp.flatnonzero(join)
+    label[u[idx]] = label[lead[idx]]
+    return nc - int(idx.shape[0])
+
+
+# ------------------------------------------------------------------------------ refinement
+def refine(g, parts, k: int, bounds, iterations: int, seed: int, sub_rounds: int,
+           ops: ArrayOps = NUMPY_OPS):
+    """Label propagation refinement of ``parts`` (``Backend.lp_refine_graph``'s contract), in
+    synchronous rounds over seeded slices of the vertices next to a move of the pass before.
+
+    Each vertex of a slice chooses the adjacent block of highest connectivity with room for it
+    (ties: the lighter block, then the hash) and proposes the move when it lowers the cut, or
+    keeps it and leaves the target lighter than its own block was. The proposals are filtered
+    as Jet's afterburner does: a move is kept only if its gain is still positive (0 for the
+    moves of gain 0) once every proposal of higher (gain, hash) priority among its neighbours
+    is applied; moves of gain 0 between two blocks are kept while their weight stays within
+    half the blocks' difference. The rest are admitted per target block in order of gain
+    within the block's bound, counting the weight the admitted moves take out of it
+    (:func:`_admit_swaps`). The exact cut change of the applied moves is computed; the moves
+    of a slice that would raise the cut are not applied.
+    Returns ``(parts, gain)`` with ``gain`` the edge-cut reduction."""
+    xp = ops.xp
+    n = g.n
+    parts = parts.astype(xp.int32, copy=True)
+    if n == 0 or k < 2:
+        return parts, 0
+    bw = ops.block_weights(g.vwgt, parts, k)
+    slice_of, nslices = _slices(xp, n, seed, sub_rounds)
+    active = xp.ones(n, dtype=xp.bool_)
+    total = 0
+    for it in range(iterations):
+        nxt = xp.zeros(n, dtype=xp.bool_)
+        moved = 0
+        for s in range(nslices):
+            rows = xp.flatnonzero(active & (slice_of == s))
+            if rows.shape[0] == 0:
+                continue
+            u, to, gain = _proposals(ops, g, rows, parts, (bw, bounds), seed + it, True)
+            if u.shape[0] == 0:
+                continue
+            tie = tie_hash(xp, seed + it, u, to.astype(xp.int64))
+            u, to, gain, tie = _afterburner(ops, g, parts, u, to, gain, tie, n)
+            u, to, gain, tie = _limit_even_moves(ops, parts, bw, g.vwgt, u, to, gain, tie, k)
+            if u.shape[0] == 0:
+                continue
+            w = g.vwgt[u]
+            keep = _admit_swaps(ops, parts[u], to, gain, tie, w, bw, bounds, k)
+            u, to, w = u[keep], to[keep], w[keep]
+            if u.shape[0] == 0:
+                continue
+            frm = parts[u]
+            delta = _cut_reduction(xp, g, parts, u, to, n)
+            if delta < 0:
+                continue
+            parts[u] = to
+            ops.add_at(bw, frm, -w)
+            ops.add_at(bw, to, w)
+            total += delta
+            moved += int(u.shape[0])
+            nxt[u] = True
+            _neighbours_mask(xp, g, u, nxt)
+        if moved == 0:
+            break
+        active = nxt
+    return parts, total
+
+
+def _afterburner(ops: ArrayOps, g, parts, u, to, gain, tie, n: int):
+    """The proposals whose gain stays positive when the proposals of higher priority (gain
+    descending, then tie) among the mover's neighbours are applied first."""
+    xp = ops.xp
+    order = ops.lexsort([tie, -gain])
+    prio = xp.full(n, -1, dtype=xp.int64)  # rank of each mover, -1 for the others
+    prio[u[order]] = xp.arange(u.shape[0], dtype=xp.int64)
+    dest = parts.copy()
+    dest[u] = to
+    r, pos = _expand(xp, g.xadj, u)
+    v = g.adjncy[pos]
+    pv = prio[v]
+    earlier = (pv >= 0) & (pv < prio[u[r]])
+    blk = xp.where(earlier, dest[v], parts[v])
+    w = g.adjwgt[pos]
+    contrib = xp.where(blk == to[r], w, 0) - xp.where(blk == parts[u[r]], w, 0)
+    g2 = xp.zeros(u.shape[0], dtype=xp.int64)
+    _add_rows(xp, g2, r, contrib)
+    keep = (g2 > 0) | ((g2 == 0) & (gain == 0))
+    return _take(xp, keep, u, to, g2, tie)
+
+
+def _limit_even_moves(ops: ArrayOps, parts, bw, vwgt, u, to, gain, tie, k: int):
+    """The moves, of which those of gain 0 (made for balance) are kept per (source, target)
+    pair in order of tie only while their summed weight stays within half the difference of
+    the two blocks' weights (so together they do not overshoot)."""
+    xp = ops.xp
+    even = xp.flatnonzero(gain == 0)
+    if even.shape[0] == 0:
+        return u, to, gain, tie
+    frm = parts[u[even]].astype(xp.int64)
+    pair = frm * k + to[even]
+    order = ops.lexsort([tie[even], pair])
+    prefix = _segment_prefix(xp, pair[order], vwgt[u[even]][order])
+    f, t = frm[order], to[even][order]
+    drop = even[order[2 * prefix > bw[f] - bw[t]]]
+    keep = xp.ones(u.shape[0], dtype=xp.bool_)
+    keep[drop] = False
+    return _take(xp, keep, u, to, gain, tie)
+
+
+def _add_rows(xp, out, r, val) -> None:
+    """``out[r] += val`` for a sorted ``r`` (segment sums by prefix sums)."""
+    key, sums = _run_sums(xp, r, val)
+    out[key] += sums
+
+
+def _cut_reduction(xp, g, parts, u, to, n: int) -> int:
+    """The exact edge-cut reduction of moving the vertices ``u`` to blocks ``to`` together."""
+    new = parts.copy()
+    new[u] = to
+    moving = xp.zeros(n, dtype=xp.bool_)
+    moving[u] = True
+    r, pos = _expand(xp, g.xadj, u)
+    v = g.adjncy[pos]
+    pu = parts[u[r]]
+    before = (pu != parts[v]).astype(xp.int64)
+    after = (to[r] != new[v]).astype(xp.int64)
+    c = g.adjwgt[pos] * (before - after)
+    # an edge between two movers is seen from both ends with the same change: counted half
+    return int(xp.where(moving[v], c, 2 * c).sum()) // 2
+
+
+# ------------------------------------------------------------------------------ host reference
+def reference_backend():
+    """The C++ backend with ``cluster_graph_lp`` and ``lp_refine_graph`` run by this module on
+    numpy arrays: the device algorithm on the host, to test it and to measure its partitions
+    where no device is present."""
+    from ..cpu import CpuBackend
+
+    class NumpyLabelPropagation(CpuBackend):
+        def cluster_graph_lp(self, g, max_cluster_weight, *, iterations=5, min_clusters=0,
+                             seed=0, sub_rounds=8):
+            check_arguments("cluster_graph_lp", iterations, sub_rounds)
+            return cluster(g, int(max_cluster_weight), int(iterations), int(min_clusters),
+                           int(seed), int(sub_rounds))
+
+        def lp_refine_graph(self, g, parts, k, max_block_weights, *, iterations=5, seed=0,
+                            sub_rounds=8):
+            check_arguments("lp_refine_graph", iterations, sub_rounds)
+            return refine(g, np.asarray(parts, dtype=np.int32), int(k),
+                          np.asarray(max_block_weights, dtype=np.int64), int(iterations),
+                          int(seed), int(sub_rounds))
+
+    return NumpyLabelPropagation()

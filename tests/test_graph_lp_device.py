@@ -1,0 +1,162 @@
+"""The device label propagation (igpart.kernels.gpu._graph_lp): its array code run with numpy
+(the reference backend) and, with the ``gpu`` marker, with CuPy on the GPU backend, where it
+must give the numpy results exactly."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import igpart
+from igpart import generators
+from igpart.kernels import get_backend
+from igpart.kernels.gpu import _graph_lp
+from igpart.metrics import max_block_weight
+
+from .test_graph_lp import (  # noqa: F401  (the stage property tests, run on REF here)
+    balanced_start,
+    edge_cut,
+    test_cluster_graph_lp_respects_weights_and_target,
+    test_graph_refiners_gain_is_exact_and_balance_kept,
+)
+from .test_stages import host
+
+REF = _graph_lp.reference_backend()
+
+
+@pytest.fixture(scope="module", params=["numpy", pytest.param("gpu", marks=pytest.mark.gpu)])
+def be(request):
+    return REF if request.param == "numpy" else get_backend("gpu")
+
+
+def check_clustering(g, cmap, nc, mcw, min_clusters):
+    assert cmap.shape == (g.n,) and cmap.dtype == np.int32
+    assert set(np.unique(cmap).tolist()) == set(range(nc))
+    sizes = np.bincount(cmap, minlength=nc)
+    weights = np.bincount(cmap, weights=g.vwgt, minlength=nc)
+    assert np.all((weights <= mcw) | (sizes == 1))
+    assert nc >= min(min_clusters, g.n)
+
+
+# ------------------------------------------------------------------------------ clustering
+@pytest.fixture(scope="module")
+def backend():
+    """The numpy reference for the stage property tests of test_graph_lp (the GPU backend runs
+    them there)."""
+    return REF
+
+
+@pytest.mark.parametrize("min_clusters", [0, 500, 2000, 3500])
+def test_clustering_stops_at_min_clusters_and_shrinks_a_mesh(be, min_clusters):
+    g = generators.delaunay_graph(4000, seed=3)
+    cmap, nc = be.cluster_graph_lp(be.graph_arrays(g), 10, iterations=5,
+                                   min_clusters=min_clusters, seed=1, sub_rounds=4)
+    check_clustering(g, host(be, cmap), nc, 10, min_clusters)
+    assert nc <= max(min_clusters + 50, g.n // 3)  # clusters of ~3+ vertices down to the stop
+
+
+def test_clustering_of_a_grid_is_as_strong_as_the_cpp_one():
+    cpu = get_backend("cpu")
+    g = generators.grid_graph(80, 80)
+    ga = cpu.graph_arrays(g)
+    cmap, nc = REF.cluster_graph_lp(ga, 8, iterations=5, seed=1)
+    ccmap, cnc = cpu.cluster_graph_lp(ga, 8, iterations=5, seed=1)
+    inner = int(cpu.contract_graph(ga, cmap, nc).adjwgt.sum())
+    cinner = int(cpu.contract_graph(ga, ccmap, cnc).adjwgt.sum())
+    assert nc <= 1.1 * cnc and inner <= 1.1 * cinner  # edge weight left between clusters
+
+
+def test_two_hop_groups_the_leaves_of_a_star(be):
+    g = igpart.Graph.from_edges(np.zeros(40, dtype=np.int64), np.arange(1, 41), n=41)
+    cmap, nc = be.cluster_graph_lp(be.graph_arrays(g), 4, iterations=5, seed=0)
+    check_clustering(g, host(be, cmap), nc, 4, 0)
+    assert nc <= 41 // 2 + 1
+
+
+def test_lexsort_by_stable_sorts_equals_lexsort():
+    rng = np.random.default_rng(3)
+    for n in (0, 1, 7, 500):
+        keys = [rng.integers(-3, 4, n).astype(np.int64) for _ in range(3)]
+        got = _graph_lp.lexsort_by_stable_sorts(np, keys,
+                                                lambda a: np.argsort(a, kind="stable"))
+        assert np.array_equal(got, np.lexsort(np.stack(keys)))
+
+
+def test_bad_arguments_are_rejected(be):
+    ga = be.graph_arrays(generators.grid_graph(4, 4))
+    for kw in ({"sub_rounds": 0}, {"iterations": -1}):
+        with pytest.raises(ValueError, match="sub_rounds|iterations"):
+            be.cluster_graph_lp(ga, 4, **kw)
+        with pytest.raises(ValueError, match="sub_rounds|iterations"):
+            be.lp_refine_graph(ga, be.asarray(np.zeros(16, np.int32)), 2,
+                               be.asarray(np.full(2, 9)), **kw)
+
+
+# ------------------------------------------------------------------------------ refinement
+@pytest.mark.parametrize("k", [2, 8])
+def test_refinement_improves_a_random_partition_of_a_mesh(be, k):
+    g = generators.delaunay_graph(3000, seed=5)
+    parts, bounds = balanced_start(g, k, 1)
+    ga = be.graph_arrays(g)
+    out, gain = be.lp_refine_graph(ga, be.asarray(parts, "int32"), k,
+                                   be.asarray(bounds, "int64"), iterations=10, seed=0)
+    out = host(be, out)
+    assert gain > edge_cut(g, parts) // 4  # a random start leaves most edges to gain
+    assert edge_cut(g, parts) - edge_cut(g, out) == gain == (
+        edge_cut(g, parts) - be.graph_edge_cut(ga, be.asarray(out, "int32")))
+    assert np.bincount(out, weights=g.vwgt, minlength=k).max() <= bounds[0]
+
+
+@pytest.mark.parametrize("backend_name", ["cpu", pytest.param("gpu", marks=pytest.mark.gpu)])
+def test_jet_on_the_edge_nets_reports_the_exact_cut_change(backend_name):
+    be = get_backend(backend_name)
+    g = generators.delaunay_graph(2000, seed=7)
+    ga = be.graph_arrays(g)
+    nets = be.graph_edge_nets(ga)
+    assert nets.m == g.num_edges and int(nets.ewgt.sum()) == int(g.adjwgt.sum()) // 2
+    eind, vind = host(be, nets.eind), host(be, nets.vind)
+    src = np.repeat(np.arange(g.n), np.diff(g.xadj))
+    pins = np.sort(np.stack([eind[2 * vind], eind[2 * vind + 1]], axis=1), axis=1)
+    assert np.array_equal(pins, np.sort(np.stack([src, g.adjncy], axis=1), axis=1))
+    parts, bounds = balanced_start(g, 4, 2)
+    dparts = be.asarray(parts, "int32")
+    assert be.hypergraph_objective(nets, dparts, 4, "cut") == edge_cut(g, parts)
+    out, gain = be.jet_refine_graph(ga, dparts, 4, be.asarray(bounds, "int64"))
+    out = host(be, out)
+    assert gain > 0 and edge_cut(g, parts) - edge_cut(g, out) == gain
+    assert np.bincount(out, weights=g.vwgt, minlength=4).max() <= bounds[0]
+
+
+# ------------------------------------------------------------------------------ end to end
+@pytest.mark.parametrize("make", [lambda: generators.grid_graph(48, 48),
+                                  lambda: generators.grid_graph(12, 12, 12),
+                                  lambda: generators.delaunay_graph(3000, seed=2)],
+                         ids=["grid2d", "grid3d", "delaunay"])
+@pytest.mark.parametrize("refinement", ["lp", "lp+fm", "lp+jet"])
+def test_whole_partition_is_valid_and_balanced(be, make, refinement):
+    g = make()
+    for k in (2, 13) if refinement == "lp" else (5,):
+        p = igpart.partition(g, k, 0.03, backend=be, seed=1,
+                             config={"graph_coarsening": "lp", "graph_refinement": refinement})
+        parts = np.asarray(p.parts)
+        assert parts.shape == (g.n,) and parts.min() >= 0 and parts.max() < k
+        assert np.bincount(parts, weights=g.vwgt, minlength=k).max() <= max_block_weight(
+            g.total_weight, k, 0.03)
+        assert p.cut == edge_cut(g, parts)
+
+
+# ------------------------------------------------------------------------------ device = host
+@pytest.mark.gpu
+def test_device_results_equal_the_numpy_reference():
+    gpu = get_backend("gpu")
+    g = generators.delaunay_graph(20000, seed=4)
+    ga, gh = gpu.graph_arrays(g), REF.graph_arrays(g)
+    for mcw, min_clusters in ((6, 0), (40, 3000)):
+        cmap, nc = gpu.cluster_graph_lp(ga, mcw, min_clusters=min_clusters, seed=2)
+        rmap, rnc = REF.cluster_graph_lp(gh, mcw, min_clusters=min_clusters, seed=2)
+        assert nc == rnc and np.array_equal(host(gpu, cmap), rmap)
+    parts, bounds = balanced_start(g, 8, 0)
+    out, gain = gpu.lp_refine_graph(ga, gpu.asarray(parts, "int32"), 8,
+                                    gpu.asarray(bounds, "int64"), seed=3)
+    rout, rgain = REF.lp_refine_graph(gh, parts, 8, bounds, seed=3)
+    assert gain == rgain and np.array_equal(host(gpu, out), rout)
