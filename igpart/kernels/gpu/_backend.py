@@ -174,12 +174,13 @@ class GpuBackend(HostFallback, Backend):
         return 1 if k == 2 and n >= self.LARGE_MIN_N else 2
 
     #: ``Config.graph_coarsening = "auto"`` / ``graph_refinement = "auto"`` on this backend:
-    #: label propagation clustering and refinement on the device, then Jet on the edges. With
-    #: numpy on the ``graphs`` set at 2^16 (k = 2, 16, 64; ``benchmarks/graph_lp_quality.py``,
-    #: dev VM, 2026-11-26) the cut geomean was 0.999x the C++ backend's ``"lp"`` / ``"lp+fm"``
-    #: (worst 1.205x, grid2d k = 2) where the G-kway stages (``"gkway"``) gave 1.360x.
-    default_graph_coarsening = "lp"
-    default_graph_refinement = "lp+jet"
+    #: G-kway's stages. Label propagation on the device (``"lp"`` / ``"lp+jet"``) cuts less
+    #: (H100, 2^20 grids / delaunay / rgg, k = 2, 16, 64, one seed: 0.92-1.13x Mt-KaHyPar-16's
+    #: edge cut against G-kway's 1.10-1.57x) but took 1.9-3.8 s per partition against G-kway's
+    #: 0.12-0.58 s and KaMinPar-16's 0.14-0.26 s (``benchmarks/suite.py --suite graphs``,
+    #: BENCHMARKS.md "Graph pipeline"), so it stays an option until its slices cost less.
+    default_graph_coarsening = "gkway"
+    default_graph_refinement = "gkway"
 
     #: Default size limit (pins) of the levels on which FM runs (on the host); None: every level.
     FM_HOST_MAX_PINS: int | None = None
