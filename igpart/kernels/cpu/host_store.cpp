@@ -13,6 +13,15 @@ HostStore::HostStore(const HostStoreOptions &opt)
     if (opt.page_model > 0) pages_ = std::make_unique<PageModel>(opt.cache_budget, opt.page_model);
 }
 
+HostStore::HostStore(const HostStore &other)
+    : opt_(other.opt_),
+      vrows_(other.vrows_),
+      erows_(other.erows_),
+      cache_(other.cache_),
+      pages_(other.pages_ ? std::make_unique<PageModel>(*other.pages_) : nullptr),
+      pages_moved_(other.pages_moved_),
+      pages_faults_(other.pages_faults_) {}
+
 void HostStore::pages_written() {
     if (!pages_) return;
     const PmaRows *arrays[] = {&vrows_, &erows_};

@@ -30,6 +30,8 @@ struct HostStoreOptions {
 class HostStore {
    public:
     explicit HostStore(const HostStoreOptions &opt);
+    HostStore(const HostStore &other);  // a deep copy (the page model included)
+    HostStore &operator=(const HostStore &) = delete;
 
     // Rows from CSRs of both directions (vptr: n + 1 offsets into vind, eptr: m + 1 into eind).
     void build(const int64_t *vptr, const int32_t *vind, int64_t n, const int64_t *eptr,
