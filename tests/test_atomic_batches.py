@@ -70,6 +70,7 @@ def same_result(r1, r2) -> None:
                  "block_weights"):  # fmt: skip
         assert np.array_equal(getattr(r1, name), getattr(r2, name)), name
     assert (r1.cut, r1.km1, r1.full_repartition) == (r2.cut, r2.km1, r2.full_repartition)
+    assert r1.stats.get("transfer") == r2.stats.get("transfer")  # the cache policy's figures
 
 
 def fail_then_compare(make, inject, engine_kind: str = "cpu", exc=Injected, **kw):

@@ -749,7 +749,7 @@ void DynamicHypergraph::begin_batch() {
     const size_t sizes[7] = {vstatus_.size(), estatus_.size(), vwgt_.size(), ewgt_.size(),
                              part_.size(),    lambda_.size(),  phi_dense_.size()};
     std::copy(sizes, sizes + 7, c.sizes);
-    c.store = store_ ? std::make_unique<HostStore>(*store_) : nullptr;
+    if (store_) store_->begin();
     undo_.open();
     journal(&undo_);
 }
@@ -757,7 +757,7 @@ void DynamicHypergraph::begin_batch() {
 void DynamicHypergraph::commit_batch() {
     undo_.clear();
     journal(nullptr);
-    saved_.store.reset();
+    if (store_) store_->commit();
 }
 
 void DynamicHypergraph::rollback_batch() {
@@ -787,7 +787,7 @@ void DynamicHypergraph::rollback_batch() {
     part_.resize(c.sizes[4]);
     lambda_.resize(c.sizes[5]);
     phi_dense_.resize(c.sizes[6]);
-    if (saved_.store) store_ = std::move(saved_.store);
+    if (store_) store_->rollback();
 }
 
 // -------------------------------------------------------------------------------- queries

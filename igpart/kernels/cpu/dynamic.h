@@ -30,7 +30,7 @@
 // (apply, move, move_vertex) records the old value of what it overwrites, and rollback_batch()
 // restores the state at begin_batch() byte for byte (sizes of grown arrays, counters and free
 // stacks included), in time proportional to the writes; commit_batch() drops the journal. The
-// host store, when attached, is copied at begin_batch() (its layout moves in rebalances).
+// host store, when attached, journals its own changes (HostStore::begin).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -350,7 +350,6 @@ class DynamicHypergraph {
         size_t pool_size[3][3];  // slot, aux, next
         size_t hdr_size[3];
         size_t sizes[7];       // vstatus, estatus, vwgt, ewgt, part, lambda, phi_dense
-        std::unique_ptr<HostStore> store;  // copy of the host store, when one is attached
     } saved_;
     void journal(UndoLog *log);  // sets (or clears) the pools' journal pointer
     void save_vertex(int32_t v) {  // status, weight and block of v, journaled
