@@ -71,6 +71,8 @@ def main() -> None:
     ap.add_argument("--mtkahypar-threads", type=int, default=0,
                     help="also partition the final design with Mt-KaHyPar DEFAULT on this many "
                          "threads (benchmarks/mtkahypar_cli.py, 3 fresh processes; 0: off)")
+    ap.add_argument("--engine", default="cpu", choices=["cpu", "gpu"],
+                    help="where the dynamic structure and incremental refinement run")
     ap.add_argument("--compare-atomic", action="store_true",
                     help="also run a twin engine with atomic batches off on the same batches, "
                          "in alternating order, and report both wall-clock medians of apply()")
@@ -88,11 +90,12 @@ def main() -> None:
     print(f"initial full partition: {args.objective}={p0.objective_value}  "
           f"{time.perf_counter() - t:.2f} s")  # fmt: skip
     ip = IncrementalPartitioner(h, args.k, args.epsilon, args.objective, parts=p0.parts,
-                                seed=args.seed)  # fmt: skip
+                                seed=args.seed, engine=args.engine)  # fmt: skip
     twin = None
     if args.compare_atomic:
         twin = IncrementalPartitioner(h, args.k, args.epsilon, args.objective, parts=p0.parts,
-                                      seed=args.seed, options={"atomic": False})  # fmt: skip
+                                      seed=args.seed, engine=args.engine,
+                                      options={"atomic": False})  # fmt: skip
     wall = {True: [], False: []}
     rng = np.random.default_rng(args.seed + 1)
     latency, apply_s, refine_s, records, moved, affected = [], [], [], [], [], []
@@ -114,7 +117,7 @@ def main() -> None:
         refine_s.append(r.timings["refine"])
         records.append(len(b))
         moved.append(r.moved.size + r.new_vertices.size)
-        affected.append(r.stats["affected"])
+        affected.append(r.stats.get("affected", r.stats.get("region", 0)))  # GPU: region
         if (i + 1) % args.compare_every == 0 or i + 1 == args.batches:
             secs, cut, rebuild = full_repartition(ip, args)
             fulls.append({"batch": i, "seconds": secs, "rebuild": rebuild, "full": cut,
