@@ -310,6 +310,8 @@ class IncrementalPartitioner:
             parts = np.where(fixed >= 0, fixed, check_parts(parts, h.n, self.k))
         #: block of each fixed vertex id, -1 for free ids (grown with the id space)
         self._fixed = (np.full(h.n, -1, np.int32) if fixed is None else fixed.copy())
+        #: whether any vertex is fixed (kept with _fixed, so that batches skip a scan of it)
+        self._has_fixed = bool((self._fixed >= 0).any())
         self.dynamic = DynamicHypergraph.from_hypergraph(
             hyper, parts, self.k, self.epsilon, phi=phi, backend=engine,
             memory_budget=self.memory_budget, cache_tau=cache_tau, cache_staging=cache_staging,
@@ -341,7 +343,7 @@ class IncrementalPartitioner:
 
     def _locked(self):
         """The refiner's ``locked`` mask (uint8 per vertex id), or None without fixed ones."""
-        if not bool((self._fixed >= 0).any()):
+        if not self._has_fixed:
             return None
         return (self._fixed >= 0).astype(np.uint8)
 
@@ -355,7 +357,7 @@ class IncrementalPartitioner:
 
     # ------------------------------------------------------------------ transactions
     _SAVED = ("batches", "full_partitions", "_changes_since_full", "_design_size",
-              "_reference", "_fixed")  # fmt: skip
+              "_reference", "_fixed", "_has_fixed")  # fmt: skip
 
     @contextlib.contextmanager
     def transaction(self):
@@ -425,6 +427,7 @@ class IncrementalPartitioner:
                              f"{int(load[b])}, more than its maximum weight "
                              f"{self.dynamic.max_block_weight}")
         self._fixed = fixed
+        self._has_fixed = bool((fixed >= 0).any())
         go = np.flatnonzero((bs >= 0) & (cur != bs))
         t0 = time.perf_counter()
         if go.size:
@@ -490,11 +493,12 @@ class IncrementalPartitioner:
     def _apply(self, batch: Batch, on_applied) -> IncrementalResult:
         t0 = time.perf_counter()
         res = self.dynamic.apply(batch)
-        if bool((self._fixed >= 0).any()):
+        if self._has_fixed:
             # deleted vertices are no longer fixed, and an id a new vertex reuses is free
             ids = np.flatnonzero(self._fixed >= 0)
             self._forget_fixed(ids[self.dynamic.blocks_of(ids) < 0])
             self._forget_fixed(res.new_vertices)
+            self._has_fixed = bool((self._fixed >= 0).any())
         if on_applied is not None:
             on_applied(res)
         t1 = time.perf_counter()
