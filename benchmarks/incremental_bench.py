@@ -13,7 +13,11 @@ cut / km1 / block weights equal a from-scratch evaluation, and after every batch
 partition is balanced.
 
     python benchmarks/incremental_bench.py [--n 1000000] [--k 8] [--batches 200]
-        [--batch-size 100] [--compare-every 50] [--seed 0] [--json out.json]
+        [--batch-size 100] [--compare-every 50] [--seed 0] [--compare-atomic] [--json out.json]
+
+``--compare-atomic`` also replays every batch on a twin engine with atomic batches off
+(``IncrementalConfig.atomic``), alternating which goes first, and reports both wall-clock
+medians of ``apply()``: the cost of the undo journal.
 """
 
 from __future__ import annotations
@@ -67,6 +71,11 @@ def main() -> None:
     ap.add_argument("--mtkahypar-threads", type=int, default=0,
                     help="also partition the final design with Mt-KaHyPar DEFAULT on this many "
                          "threads (benchmarks/mtkahypar_cli.py, 3 fresh processes; 0: off)")
+    ap.add_argument("--engine", default="cpu", choices=["cpu", "gpu"],
+                    help="where the dynamic structure and incremental refinement run")
+    ap.add_argument("--compare-atomic", action="store_true",
+                    help="also run a twin engine with atomic batches off on the same batches, "
+                         "in alternating order, and report both wall-clock medians of apply()")
     ap.add_argument("--json", help="write the figures to this file")
     args = ap.parse_args()
 
@@ -81,13 +90,26 @@ def main() -> None:
     print(f"initial full partition: {args.objective}={p0.objective_value}  "
           f"{time.perf_counter() - t:.2f} s")  # fmt: skip
     ip = IncrementalPartitioner(h, args.k, args.epsilon, args.objective, parts=p0.parts,
-                                seed=args.seed)  # fmt: skip
+                                seed=args.seed, engine=args.engine)  # fmt: skip
+    twin = None
+    if args.compare_atomic:
+        twin = IncrementalPartitioner(h, args.k, args.epsilon, args.objective, parts=p0.parts,
+                                      seed=args.seed, engine=args.engine,
+                                      options={"atomic": False})  # fmt: skip
+    wall = {True: [], False: []}
     rng = np.random.default_rng(args.seed + 1)
     latency, apply_s, refine_s, records, moved, affected = [], [], [], [], [], []
     fulls, guard = [], 0
     for i in range(args.batches):
         b = timing_batch(ip.dynamic, rng, args.batch_size)  # generated before the clock starts
-        r = ip.apply(b)
+        outs = {}
+        for atomic in ((True, False) if i % 2 == 0 else (False, True)) if twin else (True,):
+            t = time.perf_counter()
+            outs[atomic] = (ip if atomic else twin).apply(b)
+            wall[atomic].append(time.perf_counter() - t)
+        r = outs[True]
+        if twin is not None:
+            assert np.array_equal(outs[False].moved, r.moved) and outs[False].cut == r.cut
         assert r.balanced, f"batch {i} left the partition unbalanced"
         guard += r.full_repartition
         latency.append(r.timings["total"])
@@ -95,7 +117,7 @@ def main() -> None:
         refine_s.append(r.timings["refine"])
         records.append(len(b))
         moved.append(r.moved.size + r.new_vertices.size)
-        affected.append(r.stats["affected"])
+        affected.append(r.stats.get("affected", r.stats.get("region", 0)))  # GPU: region
         if (i + 1) % args.compare_every == 0 or i + 1 == args.batches:
             secs, cut, rebuild = full_repartition(ip, args)
             fulls.append({"batch": i, "seconds": secs, "rebuild": rebuild, "full": cut,
@@ -130,6 +152,11 @@ def main() -> None:
           f"apply {res['apply_ms_median']:.3f}, refine {res['refine_ms_median']:.3f}); "
           f"full re-partition median {res['full_s']['median']:.2f} s; "
           f"speedup {res['speedup_median']:.0f}x")  # fmt: skip
+    if twin is not None:
+        on, off = (float(np.median(wall[a]) * 1e3) for a in (True, False))
+        res["atomic_wall_ms"] = {"on": on, "off": off, "overhead": on - off}
+        print(f"apply() wall clock, median: atomic batches {on:.3f} ms, without {off:.3f} ms "
+              f"(overhead {on - off:+.3f} ms)")
     print(f"quality after the replay: incremental {final['incremental']} vs full {final['full']} "
           f"(ratio {res['quality_ratio']:.4f}); guard re-partitions: {guard}; oracle ok")
     if args.mtkahypar_threads > 0:

@@ -3,7 +3,8 @@ takes time proportional to the input's size.
 
 Three seeded inputs (numpy), each partitioned by igpart (``backend="cpu"``) and by Mt-KaHyPar
 (DEFAULT preset, the same threads; the time of its partitioning call only, the input read from
-an hMETIS file by Mt-KaHyPar's own reader), eps 0.03, objective cut:
+an hMETIS file by Mt-KaHyPar's own reader; in a child process, so that its crash is a failed
+row), eps 0.03, objective cut:
 
 - ``two_pin``: ``10 n`` random two-pin nets over ``n`` vertices (an expander: no locality, every
   refinement pass sees a large boundary), k = 8;
@@ -27,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import multiprocessing
 import os
 import platform
 import tempfile
@@ -99,6 +101,20 @@ def mtkahypar_run(path: Path, k: int, eps: float, seed: int, threads: int):
     return np.asarray(p.get_partition(), dtype=np.int32), seconds
 
 
+def mtkahypar_isolated(path: Path, k: int, eps: float, seed: int, threads: int):
+    """:func:`mtkahypar_run` in a child process: (parts, seconds), or (None, reason) when the
+    child died (Mt-KaHyPar aborts when an allocation fails, e.g. its n x k gain cache at large
+    k), so that a crash there is a failed row, not the end of the run."""
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
+        try:
+            return pool.submit(mtkahypar_run, path, k, eps, seed, threads).result()
+        except BrokenProcessPool:
+            return None, "crashed"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cases", default=",".join(CASES), help=f"comma-separated, of {CASES}")
@@ -144,11 +160,16 @@ def main() -> None:
                     print(f"  k={k} igpart: {row['result']} {row['seconds']:.2f} s "
                           f"({row['phases']})", flush=True)
                     if not args.skip_mtkahypar:
-                        mp, ms = mtkahypar_run(path, k, args.epsilon, args.seed, args.threads)
-                        mm = evaluate(h, mp, k, args.epsilon)
-                        row["mtk"] = f"{mm['cut']}" + ("" if mm["balanced"] else " UNBALANCED")
-                        row["mtk_seconds"] = ms
-                        print(f"  k={k} Mt-KaHyPar: {row['mtk']} {ms:.2f} s", flush=True)
+                        mp, ms = mtkahypar_isolated(path, k, args.epsilon, args.seed,
+                                                    args.threads)  # fmt: skip
+                        if mp is None:
+                            row["mtk"] = f"failed ({ms})"
+                            print(f"  k={k} Mt-KaHyPar: {row['mtk']}", flush=True)
+                        else:
+                            mm = evaluate(h, mp, k, args.epsilon)
+                            row["mtk"] = f"{mm['cut']}" + ("" if mm["balanced"] else " UNBALANCED")
+                            row["mtk_seconds"] = ms
+                            print(f"  k={k} Mt-KaHyPar: {row['mtk']} {ms:.2f} s", flush=True)
                     rows.append(row)
     print("\n| input | pins | k | igpart cut | igpart s | slowest phases (s) | MtK cut | MtK s "
           "| time ratio |")

@@ -410,6 +410,27 @@ class DynamicHypergraph:
             raise BatchError(index, op.name.lower(), tuple(vals), reason, text) from None
         return BatchResult(created, touched_v, touched_e, ops)
 
+    # ------------------------------------------------------------------ transactions
+    def begin_batch(self) -> None:
+        """Opens a transaction: from now on every change (batches, moves) is journaled, so
+        that :meth:`rollback_batch` restores the state as it is now, byte for byte; the cost
+        is proportional to what changes (with a host store, the store is copied)."""
+        self._impl.begin_batch()
+
+    def commit_batch(self) -> None:
+        """Closes the open transaction and keeps its changes."""
+        self._impl.commit_batch()
+
+    def rollback_batch(self) -> None:
+        """Restores the state at :meth:`begin_batch` (structure, partition, metrics, counters,
+        capacities) and closes the transaction."""
+        self._impl.rollback_batch()
+
+    @property
+    def in_batch(self) -> bool:
+        """Whether a transaction is open."""
+        return bool(self._impl.in_batch)
+
     # ------------------------------------------------------------------ host store
     @property
     def has_store(self) -> bool:

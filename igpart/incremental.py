@@ -35,6 +35,16 @@ partition (:func:`igpart.improve`: rebalance, refinement and V-cycles inside the
 current blocks), and, with ``guard_fresh``, also from scratch (:func:`igpart.partition`); the
 better balanced result is kept. The result says so (``full_repartition``, ``reason``).
 
+Atomic batches: :meth:`IncrementalPartitioner.apply` (also :meth:`~IncrementalPartitioner.fix`
+and :meth:`~IncrementalPartitioner.repartition`) runs as one transaction. When anything fails
+after the structure took the batch (refinement, the quality guard, an allocation, an interrupt,
+a callback), the engine returns to its state before the batch: hypergraph, weights, partition,
+block weights, cut / km1, free ids, capacities and counters (the C++ structure keeps an undo
+journal of the batch's writes, in time proportional to them; the GPU structure copies its
+arrays at the start of each batch, which ``atomic=False`` turns off), and the exception
+propagates unchanged (a BatchError / InputError for bad input). :meth:`transaction` lets a
+caller make its own steps after the batch part of it.
+
 ``engine="gpu"`` keeps the dynamic structure on the GPU and runs the same three steps there
 (``DynamicHypergraph.refine``: igpart/kernels/gpu/dynamic.cu, one launch; its local refinement is
 rounds of exact-gain moves of vertices sharing no net, without the FM pass); the quality guard is
@@ -43,6 +53,7 @@ the same.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import logging
 import time
@@ -75,6 +86,8 @@ class IncrementalConfig:
     Guard: ``guard`` (on/off), ``max_change_fraction``, ``max_cut_drift``, ``cut_drift_slack``
     (see the module docstring), ``guard_vcycles`` (V-cycles of the warm start), ``guard_fresh``
     (also partition from scratch and keep the better).
+    ``atomic``: a failure after the structure took a batch rolls the batch back (see the
+    module docstring); False leaves it applied (and spares the GPU engine its per-batch copy).
     """
 
     max_net_size: int = 64
@@ -90,6 +103,7 @@ class IncrementalConfig:
     cut_drift_slack: int = 16
     guard_vcycles: int = 1
     guard_fresh: bool = True
+    atomic: bool = True
 
     def validate(self) -> IncrementalConfig:
         """Raises InputError on values the engine cannot use; returns self."""
@@ -297,6 +311,8 @@ class IncrementalPartitioner:
             parts = np.where(fixed >= 0, fixed, check_parts(parts, h.n, self.k))
         #: block of each fixed vertex id, -1 for free ids (grown with the id space)
         self._fixed = (np.full(h.n, -1, np.int32) if fixed is None else fixed.copy())
+        #: whether any vertex is fixed (kept with _fixed, so that batches skip a scan of it)
+        self._has_fixed = bool((self._fixed >= 0).any())
         self.dynamic = DynamicHypergraph.from_hypergraph(
             hyper, parts, self.k, self.epsilon, phi=phi, backend=engine,
             memory_budget=self.memory_budget, cache_tau=cache_tau, cache_staging=cache_staging,
@@ -308,6 +324,7 @@ class IncrementalPartitioner:
         self.batches = 0
         self.full_partitions = 0
         self._changes_since_full = 0
+        self._txn: dict | None = None  # the open transaction (see transaction())
         self._reset_guard()
         self.setup_seconds = time.perf_counter() - t0
 
@@ -327,7 +344,7 @@ class IncrementalPartitioner:
 
     def _locked(self):
         """The refiner's ``locked`` mask (uint8 per vertex id), or None without fixed ones."""
-        if not bool((self._fixed >= 0).any()):
+        if not self._has_fixed:
             return None
         return (self._fixed >= 0).astype(np.uint8)
 
@@ -335,7 +352,42 @@ class IncrementalPartitioner:
         """Frees the given vertex ids (deleted vertices, new vertices that reuse an id)."""
         vs = np.asarray(vertices, dtype=np.int64)
         vs = vs[(vs >= 0) & (vs < self._fixed.size)]
+        if self._txn is not None:
+            self._txn["fixed_log"].append((self._fixed, vs, self._fixed[vs].copy()))
         self._fixed[vs] = -1
+
+    # ------------------------------------------------------------------ transactions
+    _SAVED = ("batches", "full_partitions", "_changes_since_full", "_design_size",
+              "_reference", "_fixed", "_has_fixed")  # fmt: skip
+
+    @contextlib.contextmanager
+    def transaction(self):
+        """A context in which everything the engine does is one transaction: when the block
+        raises (any exception, KeyboardInterrupt included), the engine returns to its state
+        on entry (structure, partition, metrics, fixed vertices, counters) and the exception
+        propagates. Inside an open transaction it only joins it; with ``atomic=False`` it does
+        nothing."""
+        if self._txn is not None or not self.options.atomic:
+            yield self
+            return
+        saved = {name: getattr(self, name) for name in self._SAVED}
+        self.dynamic.begin_batch()
+        self._txn = {"saved": saved, "fixed_log": []}
+        try:
+            yield self
+        except BaseException:
+            self._rollback()
+            raise
+        self._txn = None
+        self.dynamic.commit_batch()
+
+    def _rollback(self) -> None:
+        txn, self._txn = self._txn, None
+        self.dynamic.rollback_batch()
+        for name, value in txn["saved"].items():
+            setattr(self, name, value)
+        for arr, vs, old in reversed(txn["fixed_log"]):
+            arr[vs] = old
 
     def fix(self, vertices, blocks) -> IncrementalResult:
         """Fixes ``vertices[i]`` (live ids) to ``blocks[i]`` (-1 frees it again): each moves
@@ -353,6 +405,10 @@ class IncrementalPartitioner:
         if vs.size and (vs.dtype.kind not in "iu" or bs.dtype.kind not in "iu"):
             raise InputError("fix: vertex ids and blocks must be integers")
         vs, bs = vs.astype(np.int64), bs.astype(np.int64)
+        with self.transaction():
+            return self._fix(vs, bs)
+
+    def _fix(self, vs: np.ndarray, bs: np.ndarray) -> IncrementalResult:
         cur = self.dynamic.blocks_of(vs)
         dead = np.flatnonzero(cur < 0)
         if dead.size:
@@ -372,11 +428,12 @@ class IncrementalPartitioner:
                              f"{int(load[b])}, more than its maximum weight "
                              f"{self.dynamic.max_block_weight}")
         self._fixed = fixed
+        self._has_fixed = bool((fixed >= 0).any())
         go = np.flatnonzero((bs >= 0) & (cur != bs))
         t0 = time.perf_counter()
         if go.size:
             self.dynamic.move(vs[go], bs[go])
-        res = self.refine(touched_vertices=vs[go].astype(np.int32))
+        res = self._refine_given(vs[go].astype(np.int32), (), ())
         # the moves relative to the blocks before this call: a vertex moved here came from
         # its block then, one the refinement moved from its block on entry (res.moved sorted)
         g, gfrom = vs[go], cur[go]
@@ -428,14 +485,21 @@ class IncrementalPartitioner:
         """Validates and applies ``batch`` (an invalid record raises BatchError and changes
         nothing), refines the partition around it, and runs the quality guard.
         ``on_applied(batch_result)`` is called once the structure holds the batch, before
-        refinement (for callers that keep their own state in step with it)."""
+        refinement (for callers that keep their own state in step with it).
+        Atomic: when anything fails after the structure took the batch, the engine returns to
+        its state before it and the exception propagates (see :meth:`transaction`)."""
+        with self.transaction():
+            return self._apply(batch, on_applied)
+
+    def _apply(self, batch: Batch, on_applied) -> IncrementalResult:
         t0 = time.perf_counter()
         res = self.dynamic.apply(batch)
-        if bool((self._fixed >= 0).any()):
+        if self._has_fixed:
             # deleted vertices are no longer fixed, and an id a new vertex reuses is free
             ids = np.flatnonzero(self._fixed >= 0)
             self._forget_fixed(ids[self.dynamic.blocks_of(ids) < 0])
             self._forget_fixed(res.new_vertices)
+            self._has_fixed = bool((self._fixed >= 0).any())
         if on_applied is not None:
             on_applied(res)
         t1 = time.perf_counter()
@@ -443,7 +507,12 @@ class IncrementalPartitioner:
 
     def refine(self, touched_vertices=(), touched_nets=(), new_vertices=()) -> IncrementalResult:
         """Refines around the given vertex / net ids (no change applied): what :meth:`apply`
-        does after the batch, for callers that change the structure themselves."""
+        does after the batch, for callers that change the structure themselves; atomic as
+        :meth:`apply`."""
+        with self.transaction():
+            return self._refine_given(touched_vertices, touched_nets, new_vertices)
+
+    def _refine_given(self, touched_vertices, touched_nets, new_vertices) -> IncrementalResult:
         t0 = time.perf_counter()
         res = BatchResult(
             np.zeros(0, np.int64), np.asarray(touched_vertices, np.int32),
@@ -519,7 +588,12 @@ class IncrementalPartitioner:
         return moved, info["changed_from"].astype(np.int32), stats
 
     def repartition(self, reason: str = "requested") -> IncrementalResult:
-        """Re-partitions fully now (as the quality guard does) and reports the moves."""
+        """Re-partitions fully now (as the quality guard does) and reports the moves; atomic as
+        :meth:`apply`."""
+        with self.transaction():
+            return self._repartition_now(reason)
+
+    def _repartition_now(self, reason: str) -> IncrementalResult:
         t0 = time.perf_counter()
         d = self.dynamic
         before = d.parts

@@ -9,19 +9,31 @@ properties catch silent wrong results: the hMETIS reader accepts exactly what a 
 reference reader accepts and reads the same hypergraph, and whatever the fast Verilog reader
 reads, pyverilog reads to the same circuit.
 
+The Liberty reader and the JSON-lines server (request lines mutated, answered by one server
+whose session stays open) are fuzzed the same way: every request gets one strict-JSON answer,
+never an InternalError, and the session still answers afterwards.
+
 Each reader gets ``IGPART_FUZZ_EXAMPLES`` cases (default 300: about 15 s in all on two cores);
 ``IGPART_FUZZ_EXAMPLES=20000 python -m pytest -q tests/test_fuzz_readers.py`` is the long run,
-and ``IGPART_FUZZ_SEED`` picks another stream of cases. A failure prints the reader, the case
-number and the input bytes, so it can be replayed.
+and ``IGPART_FUZZ_SEED`` picks another stream of cases. ``IGPART_FUZZ_LIMITS=1`` also holds
+every case to the resource target, at most ``CASE_SECONDS`` (1 s, timed again once when over
+it, so that a module's first import does not count) and at most ``CASE_BYTES``
+(100 MB) more than the process held when its reader's run began (its peak resident size), for
+a quiet machine. A failure prints the reader, the case number and the input bytes, so it can
+be replayed.
 """
 
 from __future__ import annotations
 
+import contextlib
 import gzip
+import json
 import os
 import random
 import re
+import resource
 import signal
+import time
 from collections.abc import Callable
 from contextlib import contextmanager
 
@@ -35,6 +47,9 @@ EXAMPLES = int(os.environ.get("IGPART_FUZZ_EXAMPLES", "300"))
 BASE_SEED = int(os.environ.get("IGPART_FUZZ_SEED", "0"))
 MAX_BYTES = 1024
 HANG_GUARD_S = 20
+LIMITS = os.environ.get("IGPART_FUZZ_LIMITS", "") == "1"
+CASE_SECONDS = 1.0
+CASE_BYTES = 100 << 20
 
 LIB = parse_liberty(
     """library (t) {
@@ -213,6 +228,7 @@ def fuzz(
     for data in seeds:  # the seeds themselves are valid
         read(data)
     errors = 0
+    rss0 = _resident_bytes()
     for case in range(EXAMPLES):
         data = mutate(rng, rng.choice(seeds), seeds, tokens)
         if rng.random() < 0.3:  # mutate again: some inputs drift far from any seed
@@ -221,6 +237,7 @@ def fuzz(
         def describe(case=case, data=data) -> str:
             return f"reader {name}, case {case} (IGPART_FUZZ_SEED={BASE_SEED}): {data!r}"
 
+        t0 = time.perf_counter()
         try:
             with hang_guard(describe):
                 read(data)
@@ -231,8 +248,29 @@ def fuzz(
             str(exc).encode("utf-8")  # printable as it is
         except Exception as exc:
             pytest.fail(f"{type(exc).__name__}: {exc} from {describe()}")
+        seconds = time.perf_counter() - t0
+        if LIMITS and seconds > CASE_SECONDS:  # once more: a first import is not the input's
+            t0 = time.perf_counter()
+            with contextlib.suppress(InputError), hang_guard(describe):
+                read(data)
+            seconds = time.perf_counter() - t0
+            if seconds > CASE_SECONDS:
+                pytest.fail(f"{seconds:.2f} s (over {CASE_SECONDS} s) for {describe()}")
+    grown = _peak_bytes() - rss0
+    if LIMITS and grown > CASE_BYTES:
+        pytest.fail(f"reader {name}: the peak resident size grew by {grown >> 20} MB (over "
+                    f"{CASE_BYTES >> 20} MB)")
     if EXAMPLES >= 20:  # the mutator must reach both outcomes, or the property tests little
         assert errors > 0 and (errors < EXAMPLES or not some_valid)
+
+
+def _resident_bytes() -> int:
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def _peak_bytes() -> int:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 
 @pytest.fixture
@@ -381,3 +419,76 @@ def test_fuzz_verilog_readers_agree(caplog):
 
 def test_fuzz_ops(as_file):
     fuzz("ops", OPS_SEEDS, lambda d: as_file(read_ops, "fuzz.ops", d))
+
+
+LIBERTY_SEEDS = [
+    b"""library (t) {
+  cell (AND2) { area : 1.5; pin (A) { direction : input; } pin (B) { direction : input; }
+                pin (Z) { direction : output; function : "A&B"; } }
+  cell (DFF) { area : 4; pin (CK) { direction : input; clock : true; }
+               pin (D) { direction : input; } pin (Q) { direction : output; } }
+}
+""",
+    b"""/* buses */ library (b) {
+  type (b4) { base_type : array; data_type : bit; bit_width : 4; bit_from : 3; bit_to : 0; }
+  cell (MUX4) { area : 2; bus (D) { bus_type : b4; direction : input; }
+                pin (S) { direction : input; } pin (Z) { direction : output; } }
+  cell (TIE) { pin (Z) { direction : output; } }
+}
+""",
+]
+
+
+def test_fuzz_liberty():
+    fuzz("liberty", LIBERTY_SEEDS, lambda d: parse_liberty(d.decode("latin-1"), "fuzz.lib"))
+
+
+SERVER_SEEDS = [
+    b'{"id": 1, "method": "report"}',
+    b'{"id": "a", "method": "block_of", "params": [3]}',
+    b'{"id": 2, "method": "block_of", "params": {"name": 0}}',
+    b'{"id": 3, "method": "insert_vertex", "params": {"weight": 2, "block": -1}}',
+    b'{"id": 4, "method": "insert_pin", "params": [0, 1]}',
+    b'{"id": 5, "method": "set_vertex_weight", "params": [2, 3]}',
+    b'{"id": 6, "method": "delete_pin", "params": {"v": 1, "e": 0}}',
+    b'{"id": 7, "method": "refine"}',
+    b'{"id": 8, "method": "pending"}',
+    b'{"id": 9, "method": "help", "params": ["fix"]}',
+    b'{"id": 10, "method": "fix", "params": [4, 1]}',
+]
+SERVER_TOKENS = TOKENS + [b'"', b'": ', b"null", b"true", b"[]", b"{}", b"NaN", b"1e999",
+                          b"-0", b"1.5", b'"params"', b'"method"', b'"id"', b"\\u0000"]
+
+
+def test_fuzz_server_requests(tmp_path, monkeypatch):
+    """Mutated request lines against one server with an open session: every answer is one
+    line of strict JSON with ``ok`` (errors typed, never InternalError), and the session still
+    answers and stays consistent afterwards."""
+    from igpart.plugin import JsonLinesServer
+
+    monkeypatch.chdir(tmp_path)  # a mutated request can only name files here
+    (tmp_path / "d.hgr").write_bytes(HGR_SEEDS[3])
+    server = JsonLinesServer()
+    for req in ({"method": "read", "params": {"path": "d.hgr"}},
+                {"method": "partition", "params": {"k": 2}}):  # fmt: skip
+        assert server.handle(json.dumps(req))["ok"]
+
+    def strict(text: str):
+        raise ValueError(f"non-standard JSON constant {text}")
+
+    def ask(data: bytes) -> None:
+        out = server.respond(data)
+        if out is None:
+            return
+        assert out.endswith(b"\n") and out.count(b"\n") == 1, out
+        resp = json.loads(out, parse_constant=strict)
+        if not resp["ok"]:
+            kind = resp["error"]["type"]
+            if kind == "InternalError":
+                raise AssertionError(f"InternalError: {resp['error']['message']}")
+            raise InputError(f"{kind}: {resp['error']['message']}", file="request")
+
+    fuzz("server", SERVER_SEEDS, ask, tokens=SERVER_TOKENS)
+    session = server.commands.session
+    session.dynamic.check()
+    assert server.handle('{"id": 0, "method": "report"}')["ok"]

@@ -204,3 +204,21 @@ def test_mutated_libraries_are_read_or_refused_with_input_error(pieces, at):
         assert e.file == "m.lib"
         return
     assert all(d in liberty.DIRECTIONS for c in lib.cells.values() for d in c.pins.values())
+
+
+@pytest.mark.parametrize("text", [
+    "library (t) {\n  cell (AND1) { area : (",
+    "library (t) {\n  cell (AND1) { area : ( 1 + 2",
+    "library (t) {\n  cell (A) { pin (Z) { function : \"A\" ; } }\n  cell (B) { x : (",
+    "library (t) { cell (A) ) }",
+])
+def test_unbalanced_text_is_an_error_not_a_hang(text, monkeypatch):
+    """Text that ends inside a group or an argument list (a truncated file) is an error of the
+    fast reader; it is not handed to liberty-parser, which can loop for minutes on it."""
+
+    def never(*args):
+        raise AssertionError("handed to liberty-parser")
+
+    monkeypatch.setattr(liberty, "_parse_with_liberty_parser", never)
+    with pytest.raises(InputError, match=r"t\.lib:\d+: Liberty syntax error"):
+        parse_liberty(text, "t.lib")

@@ -183,3 +183,21 @@ def test_names_matching():
     got = names_matching(names, re.compile("clk|clock", re.I))
     assert got.tolist() == [True, False, True, False, True, True, False]
     assert names_matching([], re.compile("x")).size == 0
+
+
+@pytest.mark.parametrize("parser", ["fast", "pyverilog"])
+def test_a_netlist_without_instances_has_a_view(tmp_path, parser):
+    """Ports only (a design whose submodules hold no cells, CRLF line ends): every port is a
+    vertex and the view and the CLI work, whichever reader read it."""
+    one = "module top (a, b, y);\r\n  input a, b; output y;\r\n  assign y = a;\r\nendmodule\r\n"
+    two = ("module sub (p);\r\n  input p;\r\nendmodule\r\n"
+           "module top (a, b);\r\n  input a, b;\r\n  sub u1 (.p(a));\r\nendmodule\r\n")  # fmt: skip
+    for text in (one, two) if parser == "pyverilog" else (one,):
+        path = tmp_path / "ports.v"
+        path.write_bytes(text.encode())
+        c = read_verilog(path, parser=parser)
+        view = c.to_hypergraph()
+        assert view.hypergraph.n == c.num_ports and not c.instance_names
+        out = subprocess.run([sys.executable, "-m", "igpart", "info", str(path), "--parser",
+                              parser], capture_output=True, text=True)  # fmt: skip
+        assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr

@@ -330,6 +330,18 @@ def _simple_attribute(t: list[str], i: int, n: int, group: _Group) -> int:
     return k
 
 
+def _balanced(t: list[str]) -> bool:
+    """Whether every '{' and '(' token is closed, in order."""
+    stack: list[str] = []
+    for x in t:
+        if x in ("{", "("):
+            stack.append("}" if x == "{" else ")")
+        elif x in ("}", ")"):
+            if not stack or stack.pop() != x:
+                return False
+    return not stack
+
+
 # --------------------------------------------------------------------------- liberty-parser
 def _parse_with_liberty_parser(text: str, src: _Source) -> _Group:
     """The library group by the ``liberty-parser`` package, converted to :class:`_Group`."""
@@ -509,11 +521,14 @@ def _library(root: _Group, src: _Source) -> Library:
 def parse_liberty(text: str, file: str = "<liberty>") -> Library:
     """A :class:`Library` from Liberty source text (see the module docstring)."""
     src = _Source(file, text, len(text))
+    toks = _tokens(text)
     try:
-        root = _parse_fast(_tokens(text))
+        root = _parse_fast(toks)
     except _Syntax as exc:
         error = src.error(f"Liberty syntax error: {exc.message}", exc.at)
-        if exc.definite:
+        # unbalanced brackets: no reader can make sense of it (and liberty-parser can loop
+        # forever on text that ends inside a group or an argument list)
+        if exc.definite or not _balanced(toks):
             raise error from None
         try:
             root = _parse_with_liberty_parser(text, _Source(file))

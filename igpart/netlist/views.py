@@ -173,7 +173,9 @@ def hypergraph_view(
         keep &= ~_clock_nets(circuit, owner, pname, net)
 
     on = net >= 0
-    vert = np.where(owner >= 0, vertex_of_instance[np.maximum(owner, 0)], ni + (-1 - owner))
+    # one spare entry, so that the lookup stays valid in a netlist without instances
+    lookup = np.append(vertex_of_instance, np.int32(-1))
+    vert = np.where(owner >= 0, lookup[np.maximum(owner, 0)], ni + (-1 - owner))
     pairs = np.unique(net[on].astype(np.int64) * max(n, 1) + vert[on].astype(np.int64))
     pnet = pairs // max(n, 1)
     pv = (pairs % max(n, 1)).astype(np.int32)

@@ -84,6 +84,7 @@ class CircuitMirror:
         self._queue: list = []
         self._line: int | None = None
         self._pending_batch: tuple | None = None
+        self._undo: tuple | None = None  # what the last commit() changed in the id maps
 
     # ------------------------------------------------------------------ setup helpers
     def _area_scale(self) -> float:
@@ -178,6 +179,7 @@ class CircuitMirror:
 
         records, self._queue = self._queue, []
         line, self._line = self._line, None
+        self._undo = None
         t0 = time.perf_counter()
         applied = self.circuit.apply(records) if records else None
         timings["circuit"] = time.perf_counter() - t0
@@ -254,38 +256,63 @@ class CircuitMirror:
         return new_inst, new_net, removed_inst, removed_net, counts
 
     def discard(self) -> None:
-        """Reverts the circuit changes of the last :meth:`take` (the engine rejected them)."""
-        if self._pending_batch is not None:
+        """Reverts the last :meth:`take` (the engine rejected its batch, or rolled it back):
+        the id maps :meth:`commit` changed, then the circuit."""
+        undo, self._undo = self._undo, None
+        if undo is not None:
+            for ids, i, old, n in reversed(undo[0]):
+                ids.a[i] = old
+                ids.n = n
+            for key, old in reversed(undo[1]):
+                if old is None:
+                    self.multi.pop(key, None)
+                else:
+                    self.multi[key] = old
+            self.circuit.revert_last()
+        elif self._pending_batch is not None:
             self._pending_batch = None
             self.circuit.revert_last()
 
     def commit(self, result) -> None:
         """Records the ids the engine gave the batch's new vertices and nets (``result``: the
-        engine's result, with ``id_of(reference)``)."""
+        engine's result, with ``id_of(reference)``); :meth:`discard` can still undo it until
+        the next :meth:`take`."""
+        self._undo = None
         if self._pending_batch is None:
             return
         new_inst, new_net, removed_inst, removed_net, counts = self._pending_batch
         self._pending_batch = None
+        ids_log: list = []
+        multi_log: list = []
+        self._undo = (ids_log, multi_log)
+
+        def put(ids: _Ids, i: int, value: int) -> None:
+            n = ids.n
+            ids.ensure(i + 1)
+            ids_log.append((ids, i, int(ids.a[i]), n))
+            ids.a[i] = value
+
         for i in removed_inst:  # before the inserts: the engine may reuse the freed ids
             v = self.vertex_of_instance.get(i)
-            self.vertex_of_instance.set(i, -1)
-            self.owner_of_vertex.set(v, REMOVED)
+            put(self.vertex_of_instance, i, -1)
+            put(self.owner_of_vertex, v, REMOVED)
         for n in removed_net:
             e = self.net_of_circuit.get(n)
-            self.net_of_circuit.set(n, -1)
-            self.circuit_net_of.set(e, -1)
+            put(self.net_of_circuit, n, -1)
+            put(self.circuit_net_of, e, -1)
         real: dict[int, int] = {}
         for i, ref in new_inst.items():
             v = real[ref] = result.id_of(ref)
-            self.vertex_of_instance.set(i, v)
-            self.owner_of_vertex.set(v, i)
+            put(self.vertex_of_instance, i, v)
+            put(self.owner_of_vertex, v, i)
         for n, ref in new_net.items():
             e = real[ref] = result.id_of(ref)
-            self.net_of_circuit.set(n, e)
-            self.circuit_net_of.set(e, n)
+            put(self.net_of_circuit, n, e)
+            put(self.circuit_net_of, e, n)
         # a removed vertex or net had all its pins disconnected first: its pairs reached 0
         for (v, e), k in counts.items():
             key = (real.get(v, v), real.get(e, e))
+            multi_log.append((key, self.multi.get(key)))
             if k > 1:
                 self.multi[key] = k
             else:

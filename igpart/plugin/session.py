@@ -25,6 +25,7 @@ Change methods:
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -482,42 +483,48 @@ class Session:
     # ------------------------------------------------------------------ refinement
     def refine(self) -> SessionResult:
         """Applies the queued changes as one batch, refines, calls the callbacks, and returns
-        what changed. An invalid change raises InputError and nothing is applied (the queue is
-        dropped, so the session stays usable); so does any other error before the engine's
-        structure took the batch. Once it has, the circuit has it too (an error in refinement
-        itself leaves both with the batch applied)."""
+        what changed. The batch is atomic: an invalid change raises InputError, and any other
+        failure (in refinement, the quality guard, the mapping step, an interrupt) re-raises
+        the original exception, in both cases with the circuit, the engine and the kept
+        mapping as they were before the batch; the queue is dropped, so the session stays
+        usable. Callbacks run once the batch is complete (an error in one leaves it applied)."""
         t0 = time.perf_counter()
         batch, self._pending = self._pending, Batch()
         line = None
         timings: dict[str, float] = {}
-        applied = False
-
         batch_result = None
 
         def on_applied(res) -> None:  # the engine's structure took the batch
-            nonlocal applied, batch_result
-            applied = True
+            nonlocal batch_result
             batch_result = res
             if self._circuit is not None:
                 self._circuit.commit(res)
 
+        kept = None if self._mapping is None else dataclasses.replace(self._mapping)
+        results = self.results
         try:
-            if self._circuit is not None:
-                # applied to the circuit first (which takes nothing of an invalid batch)
-                circuit_batch, line = self._circuit.take(timings)
-                circuit_batch.extend(batch)  # weight changes queued at id level
-                batch = circuit_batch
-            _check_columns(batch)
-            r = self.engine.apply(batch, on_applied=on_applied)
+            with self.engine.transaction():
+                if self._circuit is not None:
+                    # applied to the circuit first (which takes nothing of an invalid batch)
+                    circuit_batch, line = self._circuit.take(timings)
+                    circuit_batch.extend(batch)  # weight changes queued at id level
+                    batch = circuit_batch
+                _check_columns(batch)
+                r = self.engine.apply(batch, on_applied=on_applied)
+                result = self._result(r, timings, t0, line)
+                if self._mapping is not None:
+                    self._map_batch(result, r, batch_result)
         except BaseException:
-            # whatever failed before the engine took the batch (an invalid record, a value
-            # beyond int64, an interrupt): undo it in the circuit too, so both stay in step
-            if self._circuit is not None and not applied:
-                self._circuit.discard()
+            # the engine is back before the batch (or never took it): so are the circuit,
+            # the kept mapping and the counters; without atomic batches an engine that took
+            # the batch keeps it, and so does the circuit
+            if batch_result is None or self.engine.options.atomic:
+                if self._circuit is not None:
+                    self._circuit.discard()
+                if kept is not None:
+                    self._mapping = kept
+                self.results = results
             raise
-        result = self._result(r, timings, t0, line)
-        if self._mapping is not None:
-            self._map_batch(result, r, batch_result)
         for cb in self._callbacks:
             cb(result)
         return result
@@ -546,12 +553,22 @@ class Session:
         return result
 
     def repartition(self) -> SessionResult:
-        """Re-partitions fully now (warm-started, as the quality guard does)."""
+        """Re-partitions fully now (warm-started, as the quality guard does); atomic as
+        :meth:`refine`."""
         t0 = time.perf_counter()
-        r = self.engine.repartition("requested")
-        result = self._result(r, {}, t0, None)
-        if self._mapping is not None:
-            self._map_batch(result, r, None)
+        kept = None if self._mapping is None else dataclasses.replace(self._mapping)
+        results = self.results
+        try:
+            with self.engine.transaction():
+                r = self.engine.repartition("requested")
+                result = self._result(r, {}, t0, None)
+                if self._mapping is not None:
+                    self._map_batch(result, r, None)
+        except BaseException:
+            if self.engine.options.atomic:
+                self._mapping = kept if kept is not None else self._mapping
+                self.results = results
+            raise
         return result
 
     def _result(self, r: IncrementalResult, timings, t0: float, line) -> SessionResult:

@@ -144,6 +144,14 @@ void igp::bind_dynamic(py::module_ &m) {
             },
             py::arg("vertices"), py::arg("blocks"),
             "Moves vertices[i] to blocks[i] in order; returns the change of (cut, km1).")
+        .def("begin_batch", &DynamicHypergraph::begin_batch,
+             "Opens a transaction: writes from now on are journaled (see rollback_batch).")
+        .def("commit_batch", &DynamicHypergraph::commit_batch,
+             "Closes the open transaction, keeping its changes.")
+        .def("rollback_batch", &DynamicHypergraph::rollback_batch,
+             "Restores the state at begin_batch() byte for byte and closes the transaction.")
+        .def_property_readonly("in_batch", &DynamicHypergraph::in_batch)
+        .def_property_readonly("journal_entries", &DynamicHypergraph::journal_entries)
         .def_property_readonly("k", &DynamicHypergraph::k)
         .def_property_readonly("epsilon", &DynamicHypergraph::epsilon)
         .def_property_readonly("gamma", [](const DynamicHypergraph &h) { return h.options().gamma; })

@@ -55,7 +55,7 @@ int64_t BucketPool::alloc() {
     if (free_top != -1) {
         const int64_t b = free_top;
         free_top = next[b];
-        next[b] = -1;
+        set_next(b, -1);
         --free_count;
         return b;
     }
@@ -64,7 +64,7 @@ int64_t BucketPool::alloc() {
 }
 
 void BucketPool::release(int64_t b) {
-    next[b] = free_top;
+    set_next(b, free_top);
     free_top = b;
     ++free_count;
 }
@@ -77,12 +77,13 @@ void BucketLists::resize_ids(int64_t count) {
 
 void BucketLists::add_bucket(int32_t id) {
     const int64_t b = pool.alloc();
-    if (hdr[id].tail == -1)
-        hdr[id].head = b;
+    ListHeader &h = header(id);
+    if (h.tail == -1)
+        h.head = b;
     else
-        pool.next[hdr[id].tail] = b;
-    hdr[id].tail = b;
-    ++hdr[id].nbuckets;
+        pool.set_next(h.tail, b);
+    h.tail = b;
+    ++h.nbuckets;
 }
 
 int64_t BucketLists::find(int32_t id, int32_t value) const {
@@ -113,15 +114,20 @@ int64_t BucketLists::insert(int32_t id, int32_t value) {
             }
         }
     }
+    if (pool.undo) pool.undo->save(pool.slot, pos);
     pool.slot[pos] = value;
-    ++hdr[id].size;
+    ++header(id).size;
     return pos;
 }
 
 void BucketLists::erase_at(int32_t id, int64_t pos) {
+    if (pool.undo) pool.undo->save(pool.slot, pos);
     pool.slot[pos] = IGP_EMPTY_SLOT;
-    if (pool.with_aux) pool.aux[pos] = 0;
-    --hdr[id].size;
+    if (pool.with_aux) {
+        if (pool.undo) pool.undo->save(pool.aux, pos);
+        pool.aux[pos] = 0;
+    }
+    --header(id).size;
 }
 
 void BucketLists::trim(int32_t id, int32_t keep) {
@@ -136,13 +142,14 @@ void BucketLists::trim(int32_t id, int32_t keep) {
         pool.release(b);
         b = nb;
     }
+    ListHeader &h = header(id);
     if (last == -1) {
-        hdr[id].head = hdr[id].tail = -1;
+        h.head = h.tail = -1;
     } else {
-        pool.next[last] = -1;
-        hdr[id].tail = last;
+        pool.set_next(last, -1);
+        h.tail = last;
     }
-    hdr[id].nbuckets = keep;
+    h.nbuckets = keep;
 }
 
 // ------------------------------------------------------------------------- DynamicHypergraph
@@ -282,6 +289,7 @@ int32_t DynamicHypergraph::take_vertex_id() {
     if (!vfree_.empty()) {
         const int32_t v = vfree_.back();
         vfree_.pop_back();
+        undo_.stack_op(vfree_, v);
         return v;
     }
     return static_cast<int32_t>(n_ids_++);
@@ -291,6 +299,7 @@ int32_t DynamicHypergraph::take_net_id() {
     if (!efree_.empty()) {
         const int32_t e = efree_.back();
         efree_.pop_back();
+        undo_.stack_op(efree_, e);
         return e;
     }
     return static_cast<int32_t>(m_ids_++);
@@ -303,24 +312,30 @@ void DynamicHypergraph::set_lambda(int32_t e, int32_t lambda) {
     const int32_t old = lambda_[e];
     cut_ += cut_term(lambda, w) - cut_term(old, w);
     km1_ += km1_term(lambda, w) - km1_term(old, w);
+    undo_.save(lambda_, e);
     lambda_[e] = lambda;
 }
 
 void DynamicHypergraph::add_pin_count(int32_t e, int32_t block, int32_t delta) {
     int32_t before;
     if (!opt_.sparse_phi) {
-        int32_t &c = phi_dense_[static_cast<int64_t>(e) * k_ + block];
+        const int64_t at = static_cast<int64_t>(e) * k_ + block;
+        undo_.save(phi_dense_, at);
+        int32_t &c = phi_dense_[at];
         before = c;
         c += delta;
     } else {
         const int64_t pos = phis_.find(e, block);
         if (pos >= 0) {
             before = phis_.pool.aux[pos];
+            undo_.save(phis_.pool.aux, pos);
             phis_.pool.aux[pos] += delta;
             if (phis_.pool.aux[pos] == 0) phis_.erase_at(e, pos);
         } else {  // delta == +1: a new (block, 1) entry
             before = 0;
-            phis_.pool.aux[phis_.insert(e, block)] = 1;
+            const int64_t at = phis_.insert(e, block);
+            undo_.save(phis_.pool.aux, at);
+            phis_.pool.aux[at] = 1;
         }
     }
     const int32_t after = before + delta;
@@ -533,9 +548,11 @@ BatchResult DynamicHypergraph::apply(const int8_t *op, const int64_t *a, const i
             case OP_INSERT_VERTEX: {
                 const int32_t v = take_vertex_id();
                 if (v != r.x) throw std::logic_error("vertex id assignment diverged");
+                const int32_t blk = r.y >= 0 ? r.y : lightest_block(bw_.data(), k_);
+                save_vertex(v);
+                undo_.save(bw_, blk);
                 vstatus_[v] = 1;
                 vwgt_[v] = r.w;
-                const int32_t blk = r.y >= 0 ? r.y : lightest_block(bw_.data(), k_);
                 part_[v] = blk;
                 bw_[blk] += r.w;
                 total_w_ += r.w;
@@ -547,6 +564,8 @@ BatchResult DynamicHypergraph::apply(const int8_t *op, const int64_t *a, const i
             }
             case OP_DELETE_VERTEX: {
                 const int32_t v = r.x;
+                save_vertex(v);
+                undo_.save(bw_, part_[v]);
                 bw_[part_[v]] -= vwgt_[v];
                 total_w_ -= vwgt_[v];
                 --live_v_;
@@ -560,6 +579,7 @@ BatchResult DynamicHypergraph::apply(const int8_t *op, const int64_t *a, const i
             case OP_INSERT_NET: {
                 const int32_t e = take_net_id();
                 if (e != r.x) throw std::logic_error("net id assignment diverged");
+                save_net(e);
                 estatus_[e] = 1;
                 ewgt_[e] = r.w;
                 lambda_[e] = 0;
@@ -571,6 +591,7 @@ BatchResult DynamicHypergraph::apply(const int8_t *op, const int64_t *a, const i
             }
             case OP_DELETE_NET: {
                 const int32_t e = r.x;
+                save_net(e);
                 --live_e_;
                 estatus_[e] = 0;
                 ewgt_[e] = 0;
@@ -601,6 +622,8 @@ BatchResult DynamicHypergraph::apply(const int8_t *op, const int64_t *a, const i
             }
             case OP_SET_VERTEX_WEIGHT: {
                 const int32_t v = r.x;
+                undo_.save(bw_, part_[v]);
+                undo_.save(vwgt_, v);
                 bw_[part_[v]] += r.w - vwgt_[v];
                 total_w_ += r.w - vwgt_[v];
                 vwgt_[v] = r.w;
@@ -612,14 +635,21 @@ BatchResult DynamicHypergraph::apply(const int8_t *op, const int64_t *a, const i
                 const int32_t l = lambda_[e];
                 cut_ += cut_term(l, r.w) - cut_term(l, ewgt_[e]);
                 km1_ += km1_term(l, r.w) - km1_term(l, ewgt_[e]);
+                undo_.save(ewgt_, e);
                 ewgt_[e] = r.w;
                 res.touched_e.push_back(e);
                 break;
             }
         }
     }
-    vfree_.insert(vfree_.end(), freed_v.begin(), freed_v.end());
-    efree_.insert(efree_.end(), freed_e.begin(), freed_e.end());
+    for (int32_t v : freed_v) {
+        vfree_.push_back(v);
+        undo_.stack_op(vfree_, -1);
+    }
+    for (int32_t e : freed_e) {
+        efree_.push_back(e);
+        undo_.stack_op(efree_, -1);
+    }
     if (store_) store_->finish_changes();
     ++batches_;
     records_ += count;
@@ -662,9 +692,102 @@ void DynamicHypergraph::move_vertex(int32_t v, int32_t to) {
         add_pin_count(e, to, +1);
         add_pin_count(e, from, -1);
     });
+    undo_.save(bw_, from);
+    undo_.save(bw_, to);
+    undo_.save(part_, v);
     bw_[from] -= vwgt_[v];
     bw_[to] += vwgt_[v];
     part_[v] = to;
+}
+
+// --------------------------------------------------------------------------- transactions
+
+void UndoLog::undo() {
+    on_ = false;
+    for (auto it = cells_.rbegin(); it != cells_.rend(); ++it) {
+        const size_t i = static_cast<size_t>(it->index);
+        if (it->width == 1)
+            (*static_cast<std::vector<int8_t> *>(it->array))[i] = static_cast<int8_t>(it->old);
+        else if (it->width == 4)
+            (*static_cast<std::vector<int32_t> *>(it->array))[i] = static_cast<int32_t>(it->old);
+        else
+            (*static_cast<std::vector<int64_t> *>(it->array))[i] = it->old;
+    }
+    for (auto it = headers_.rbegin(); it != headers_.rend(); ++it)
+        (*it->array)[static_cast<size_t>(it->index)] = it->old;
+    for (auto it = stacks_.rbegin(); it != stacks_.rend(); ++it) {
+        if (it->popped >= 0)
+            it->stack->push_back(static_cast<int32_t>(it->popped));
+        else
+            it->stack->pop_back();
+    }
+    clear();
+}
+
+void DynamicHypergraph::journal(UndoLog *log) {
+    for (BucketLists *l : {&vnets_, &epins_, &phis_}) l->pool.undo = log;
+}
+
+void DynamicHypergraph::begin_batch() {
+    if (undo_.on()) throw std::logic_error("a transaction is already open");
+    Checkpoint &c = saved_;
+    const int64_t scalars[12] = {n_ids_, m_ids_, total_w_, cut_, km1_, live_v_, live_e_,
+                                 pins_, vid_growths_, eid_growths_, batches_, records_};
+    std::copy(scalars, scalars + 12, c.scalars);
+    const BucketLists *lists[3] = {&vnets_, &epins_, &phis_};
+    for (int i = 0; i < 3; ++i) {
+        const BucketPool &p = lists[i]->pool;
+        c.pool[i][0] = p.used;
+        c.pool[i][1] = p.free_top;
+        c.pool[i][2] = p.free_count;
+        c.pool[i][3] = p.growths;
+        c.pool_size[i][0] = p.slot.size();
+        c.pool_size[i][1] = p.aux.size();
+        c.pool_size[i][2] = p.next.size();
+        c.hdr_size[i] = lists[i]->hdr.size();
+    }
+    const size_t sizes[7] = {vstatus_.size(), estatus_.size(), vwgt_.size(), ewgt_.size(),
+                             part_.size(),    lambda_.size(),  phi_dense_.size()};
+    std::copy(sizes, sizes + 7, c.sizes);
+    if (store_) store_->begin();
+    undo_.open();
+    journal(&undo_);
+}
+
+void DynamicHypergraph::commit_batch() {
+    undo_.clear();
+    journal(nullptr);
+    if (store_) store_->commit();
+}
+
+void DynamicHypergraph::rollback_batch() {
+    if (!undo_.on()) throw std::logic_error("no transaction is open");
+    journal(nullptr);
+    undo_.undo();  // elements first: some lie in the grown parts cut off below
+    const Checkpoint &c = saved_;
+    int64_t *scalars[12] = {&n_ids_,  &m_ids_,  &total_w_,     &cut_,         &km1_,     &live_v_,
+                            &live_e_, &pins_,   &vid_growths_, &eid_growths_, &batches_, &records_};
+    for (int i = 0; i < 12; ++i) *scalars[i] = c.scalars[i];
+    BucketLists *lists[3] = {&vnets_, &epins_, &phis_};
+    for (int i = 0; i < 3; ++i) {
+        BucketPool &p = lists[i]->pool;
+        p.used = c.pool[i][0];
+        p.free_top = c.pool[i][1];
+        p.free_count = c.pool[i][2];
+        p.growths = c.pool[i][3];
+        p.slot.resize(c.pool_size[i][0]);
+        p.aux.resize(c.pool_size[i][1]);
+        p.next.resize(c.pool_size[i][2]);
+        lists[i]->hdr.resize(c.hdr_size[i]);
+    }
+    vstatus_.resize(c.sizes[0]);
+    estatus_.resize(c.sizes[1]);
+    vwgt_.resize(c.sizes[2]);
+    ewgt_.resize(c.sizes[3]);
+    part_.resize(c.sizes[4]);
+    lambda_.resize(c.sizes[5]);
+    phi_dense_.resize(c.sizes[6]);
+    if (store_) store_->rollback();
 }
 
 // -------------------------------------------------------------------------------- queries

@@ -25,6 +25,12 @@
 // Batches are validated completely before anything changes (an invalid record raises RecordError
 // and leaves the state untouched, byte for byte), then capacity for the batch's worst case is
 // reserved, then the records are applied in order; applying cannot fail.
+//
+// Transactions. begin_batch() opens an undo journal: from then on every write to the state
+// (apply, move, move_vertex) records the old value of what it overwrites, and rollback_batch()
+// restores the state at begin_batch() byte for byte (sizes of grown arrays, counters and free
+// stacks included), in time proportional to the writes; commit_batch() drops the journal. The
+// host store, when attached, journals its own changes (HostStore::begin).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -42,6 +48,72 @@
 
 namespace igp {
 
+// Header of one chain: one 24-byte record, so that a list costs one cache line to open.
+struct ListHeader {
+    int64_t head = -1;     // first bucket, -1 when the chain is empty
+    int64_t tail = -1;     // last bucket
+    int32_t nbuckets = 0;  // buckets in the chain
+    int32_t size = 0;      // occupied slots in the chain
+};
+
+// Undo journal of a transaction (see DynamicHypergraph::begin_batch): the old values of the
+// elements written while it is open, in write order, and the free-stack operations.
+class UndoLog {
+   public:
+    bool on() const { return on_; }
+    // Records v[i] before it is overwritten (T: int8_t, int32_t or int64_t).
+    template <class T>
+    void save(std::vector<T> &v, int64_t i) {
+        static_assert(sizeof(T) == 1 || sizeof(T) == 4 || sizeof(T) == 8, "element width");
+        if (on_)
+            cells_.push_back({&v, i, static_cast<int64_t>(v[static_cast<size_t>(i)]),
+                              static_cast<uint8_t>(sizeof(T))});
+    }
+    void save(std::vector<ListHeader> &v, int64_t i) {
+        if (on_) headers_.push_back({&v, i, v[static_cast<size_t>(i)]});
+    }
+    // A value popped from a free stack (popped >= 0), or a push (popped = -1).
+    void stack_op(std::vector<int32_t> &stack, int64_t popped) {
+        if (on_) stacks_.push_back({&stack, popped});
+    }
+    void open() {
+        clear();
+        on_ = true;
+    }
+    void clear() {
+        on_ = false;
+        cells_.clear();
+        headers_.clear();
+        stacks_.clear();
+    }
+    // Restores every recorded element, newest first, and closes the journal.
+    void undo();
+    int64_t entries() const {
+        return static_cast<int64_t>(cells_.size() + headers_.size() + stacks_.size());
+    }
+
+   private:
+    struct Cell {
+        void *array;  // a std::vector of int8_t, int32_t or int64_t (by width)
+        int64_t index;
+        int64_t old;
+        uint8_t width;
+    };
+    struct Header {
+        std::vector<ListHeader> *array;
+        int64_t index;
+        ListHeader old;
+    };
+    struct StackOp {
+        std::vector<int32_t> *stack;
+        int64_t popped;
+    };
+    bool on_ = false;
+    std::vector<Cell> cells_;
+    std::vector<Header> headers_;
+    std::vector<StackOp> stacks_;
+};
+
 // A pool of fixed-width buckets. Buckets [0, used) have been handed out at least once; released
 // buckets (always empty) form a stack linked through `next`, reused before the pool grows.
 struct BucketPool {
@@ -55,6 +127,7 @@ struct BucketPool {
     int64_t free_top = -1;
     int64_t free_count = 0;
     int64_t growths = 0;
+    UndoLog *undo = nullptr;  // the owner's journal while a transaction is open
 
     void init(int width_, bool aux_, int64_t capacity, double growth_);
     int64_t capacity() const { return static_cast<int64_t>(next.size()); }
@@ -66,14 +139,11 @@ struct BucketPool {
     int64_t alloc();
     // Returns an empty bucket to the free stack.
     void release(int64_t b);
-};
-
-// Header of one chain: one 24-byte record, so that a list costs one cache line to open.
-struct ListHeader {
-    int64_t head = -1;     // first bucket, -1 when the chain is empty
-    int64_t tail = -1;     // last bucket
-    int32_t nbuckets = 0;  // buckets in the chain
-    int32_t size = 0;      // occupied slots in the chain
+    // next[b] = value, journaled.
+    void set_next(int64_t b, int64_t value) {
+        if (undo) undo->save(next, b);
+        next[b] = value;
+    }
 };
 
 // One chain of buckets per id, all in one pool.
@@ -82,6 +152,11 @@ struct BucketLists {
     std::vector<ListHeader> hdr;
 
     int64_t ids() const { return static_cast<int64_t>(hdr.size()); }
+    // hdr[id], journaled before the caller changes it.
+    ListHeader &header(int32_t id) {
+        if (pool.undo) pool.undo->save(hdr, id);
+        return hdr[id];
+    }
     void resize_ids(int64_t count);  // new ids get an empty chain
     void add_bucket(int32_t id);     // pool must have room (reserve first)
     // Flat slot index (bucket * width + slot) of `value` in the list of `id`, or -1.
@@ -152,6 +227,13 @@ class DynamicHypergraph {
     // Moves live vertex v to block `to` (caller guarantees both are valid): what refinement
     // calls per move, without move()'s validation.
     void move_vertex(int32_t v, int32_t to);
+
+    // ----- transactions (see the file comment)
+    void begin_batch();
+    void commit_batch();
+    void rollback_batch();
+    bool in_batch() const { return undo_.on(); }
+    int64_t journal_entries() const { return undo_.entries(); }
 
     // ----- queries
     int32_t k() const { return k_; }
@@ -259,6 +341,27 @@ class DynamicHypergraph {
     int64_t live_v_ = 0, live_e_ = 0, pins_ = 0;
     int64_t vid_growths_ = 0, eid_growths_ = 0;
     int64_t batches_ = 0, records_ = 0;
+
+    // The open transaction: its journal and what begin_batch() saw.
+    UndoLog undo_;
+    struct Checkpoint {
+        int64_t scalars[12];
+        int64_t pool[3][4];    // used, free_top, free_count, growths per pool
+        size_t pool_size[3][3];  // slot, aux, next
+        size_t hdr_size[3];
+        size_t sizes[7];       // vstatus, estatus, vwgt, ewgt, part, lambda, phi_dense
+    } saved_;
+    void journal(UndoLog *log);  // sets (or clears) the pools' journal pointer
+    void save_vertex(int32_t v) {  // status, weight and block of v, journaled
+        undo_.save(vstatus_, v);
+        undo_.save(vwgt_, v);
+        undo_.save(part_, v);
+    }
+    void save_net(int32_t e) {  // status, weight and lambda of e, journaled
+        undo_.save(estatus_, e);
+        undo_.save(ewgt_, e);
+        undo_.save(lambda_, e);
+    }
 
     // Scratch of validate(): what the batch changed so far (not part of the state).
     struct EntityDelta {

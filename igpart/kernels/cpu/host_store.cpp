@@ -13,6 +13,40 @@ HostStore::HostStore(const HostStoreOptions &opt)
     if (opt.page_model > 0) pages_ = std::make_unique<PageModel>(opt.cache_budget, opt.page_model);
 }
 
+void HostStore::begin() {
+    saved_ = std::make_unique<Saved>(Saved{vrows_.save_scalars(), erows_.save_scalars(),
+                                           cache_.save_scalars(), pages_moved_, pages_faults_,
+                                           pages_ ? std::make_unique<PageModel>(*pages_)
+                                                  : nullptr});
+    journal_.open();
+    vrows_.journal(&journal_);
+    erows_.journal(&journal_);
+    cache_.journal(&journal_);
+}
+
+void HostStore::commit() {
+    vrows_.journal(nullptr);
+    erows_.journal(nullptr);
+    cache_.journal(nullptr);
+    journal_.clear();
+    saved_.reset();
+}
+
+void HostStore::rollback() {
+    vrows_.journal(nullptr);
+    erows_.journal(nullptr);
+    cache_.journal(nullptr);
+    journal_.undo();
+    if (!saved_) return;
+    vrows_.restore_scalars(saved_->vrows);
+    erows_.restore_scalars(saved_->erows);
+    cache_.restore_scalars(saved_->cache);
+    pages_moved_ = saved_->pages_moved;
+    pages_faults_ = saved_->pages_faults;
+    if (saved_->pages) pages_ = std::move(saved_->pages);
+    saved_.reset();
+}
+
 void HostStore::pages_written() {
     if (!pages_) return;
     const PmaRows *arrays[] = {&vrows_, &erows_};

@@ -30,6 +30,8 @@ struct HostStoreOptions {
 class HostStore {
    public:
     explicit HostStore(const HostStoreOptions &opt);
+    HostStore(const HostStore &) = delete;
+    HostStore &operator=(const HostStore &) = delete;
 
     // Rows from CSRs of both directions (vptr: n + 1 offsets into vind, eptr: m + 1 into eind).
     void build(const int64_t *vptr, const int32_t *vind, int64_t n, const int64_t *eptr,
@@ -67,6 +69,14 @@ class HostStore {
     // Bytes of the two slot arrays and their row indices (start, length, entries).
     int64_t host_bytes() const;
 
+    // A transaction (see DynamicHypergraph::begin_batch): from begin() on every change of the
+    // rows and of the cache policy is journaled (journal.h), so that rollback() restores them
+    // byte for byte in time proportional to the changes; commit() keeps them. The page model,
+    // when one is attached, is copied at begin().
+    void begin();
+    void commit();
+    void rollback();
+
    private:
     HostStoreOptions opt_;
     PmaRows vrows_, erows_;
@@ -74,6 +84,14 @@ class HostStore {
     std::unique_ptr<PageModel> pages_;  // managed-memory model, when asked for
     int64_t pages_moved_ = 0, pages_faults_ = 0;  // at the end of the last batch
     void pages_written();  // tells the page model what the last update wrote
+    Journal journal_;
+    struct Saved {
+        PmaRows::Scalars vrows, erows;
+        HotCache::Scalars cache;
+        int64_t pages_moved, pages_faults;
+        std::unique_ptr<PageModel> pages;
+    };
+    std::unique_ptr<Saved> saved_;
 };
 
 }  // namespace igp

@@ -16,6 +16,13 @@ HotCache::HotCache(int64_t budget_bytes, int32_t tau, int32_t min_hotness, bool 
 
 void HotCache::resize(int64_t count) {
     if (count < keys()) throw std::invalid_argument("the cache's keys cannot shrink");
+    if (j_) {
+        j_->size(packed_);
+        j_->size(hot_);
+        j_->size(dirty_);
+        j_->size(staged_);
+        j_->size(hot_size_);
+    }
     packed_.resize(static_cast<size_t>(count), 0);
     hot_.resize(static_cast<size_t>(count), 0);
     dirty_.resize(static_cast<size_t>(count), 0);
@@ -30,8 +37,14 @@ int32_t HotCache::hotness(int64_t key) const {
 }
 
 void HotCache::finish_changes(const std::function<int64_t(int64_t)> &bytes_of) {
+    if (j_) j_->whole(changed_);
     std::sort(changed_.begin(), changed_.end());
     for (int64_t key : changed_) {
+        if (j_) {
+            j_->element(dirty_, key);
+            j_->element(hot_, key);
+            j_->element(hot_size_, key);
+        }
         dirty_[key] = 0;
         if (!hot_[key]) continue;
         const int64_t b = bytes_of(key);
@@ -73,6 +86,25 @@ CacheStats HotCache::end_batch(const std::function<int64_t(int64_t)> &bytes_of) 
         size.push_back(b);
     }
     // evict what is not chosen (dirty_ marks the chosen keys meanwhile; it is clear here)
+    if (j_) {
+        for (int64_t key : chosen) {
+            j_->element(dirty_, key);
+            j_->element(hot_, key);
+            j_->element(hot_size_, key);
+        }
+        for (int64_t key : hot_list_) {
+            j_->element(hot_, key);
+            j_->element(hot_size_, key);
+        }
+        for (int64_t key : staged_list_) {
+            j_->element(hot_size_, key);
+            j_->element(staged_, key);
+        }
+        for (int64_t key : active_) j_->element(packed_, key);
+        j_->whole(staged_list_);
+        j_->whole(hot_list_);
+        j_->whole(active_);
+    }
     for (int64_t key : chosen) dirty_[key] = 1;
     for (int64_t key : hot_list_)
         if (hot_[key] && !dirty_[key]) {

@@ -37,6 +37,8 @@
 #include <functional>
 #include <vector>
 
+#include "journal.h"
+
 namespace igp {
 
 struct CacheStats {
@@ -67,7 +69,11 @@ class HotCache {
     // A read of row `key` of `bytes` bytes.
     void record(int64_t key, int64_t bytes) {
         uint64_t &w = packed_[key];
-        if (w == 0) active_.push_back(key);
+        if (j_) j_->element(packed_, key);
+        if (w == 0) {
+            if (j_) j_->size(active_);
+            active_.push_back(key);
+        }
         if ((w & 0xff) != 0xff) ++w;
         if (hot_[key] || staged_[key]) {
             ++cur_.hits;
@@ -77,6 +83,11 @@ class HotCache {
             ++cur_.cold_reads;
             cur_.cold_bytes += bytes;
             if (stage_ && hot_bytes_ + staged_bytes_ + bytes <= budget_) {
+                if (j_) {
+                    j_->element(staged_, key);
+                    j_->element(hot_size_, key);
+                    j_->size(staged_list_);
+                }
                 staged_[key] = 1;
                 hot_size_[key] = bytes;
                 staged_bytes_ += bytes;
@@ -88,6 +99,12 @@ class HotCache {
     // Row `key` changed (its bytes in the hot set, if there, are stale; if staged, it is
     // dropped).
     void modified(int64_t key) {
+        if (j_) {
+            j_->element(staged_, key);
+            j_->element(hot_size_, key);
+            j_->element(dirty_, key);
+            j_->size(changed_);
+        }
         if (staged_[key]) {
             staged_[key] = 0;
             staged_bytes_ -= hot_size_[key];
@@ -116,6 +133,19 @@ class HotCache {
     // The hot set, ascending.
     std::vector<int64_t> hot_keys() const;
 
+    // Journals every change from now on into `j` (nullptr: stop); see journal.h. The scalars
+    // are saved by save_scalars() and put back by restore_scalars().
+    void journal(Journal *j) { j_ = j; }
+    struct Scalars {
+        int64_t staged_bytes, hot_bytes, hot_count;
+        CacheStats cur;
+    };
+    Scalars save_scalars() const { return {staged_bytes_, hot_bytes_, hot_count_, cur_}; }
+    void restore_scalars(const Scalars &s) {
+        staged_bytes_ = s.staged_bytes, hot_bytes_ = s.hot_bytes, hot_count_ = s.hot_count;
+        cur_ = s.cur;
+    }
+
    private:
     int64_t budget_;
     int32_t tau_, min_hotness_;
@@ -130,6 +160,7 @@ class HotCache {
     int64_t staged_bytes_ = 0;  // the hot set (may also list keys evicted since, hot_ = 0)
     int64_t hot_bytes_ = 0, hot_count_ = 0;
     CacheStats cur_;
+    Journal *j_ = nullptr;
 };
 
 }  // namespace igp

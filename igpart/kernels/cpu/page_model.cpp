@@ -11,6 +11,12 @@ PageModel::PageModel(int64_t budget_bytes, int64_t page_bytes)
     if (page_bytes < 1) throw std::invalid_argument("page size must be positive");
 }
 
+PageModel::PageModel(const PageModel &other)
+    : page_(other.page_), capacity_(other.capacity_), lru_(other.lru_),
+      moved_(other.moved_), faults_(other.faults_) {
+    for (auto it = lru_.begin(); it != lru_.end(); ++it) where_[*it] = it;
+}
+
 void PageModel::read(int array, int64_t begin, int64_t end) {
     for (int64_t p = begin / page_; p * page_ < end; ++p) {
         const int64_t key = p * 2 + array;

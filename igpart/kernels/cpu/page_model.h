@@ -14,6 +14,8 @@ namespace igp {
 class PageModel {
    public:
     PageModel(int64_t budget_bytes, int64_t page_bytes);
+    PageModel(const PageModel &other);  // the LRU order and its index rebuilt over the copy
+    PageModel &operator=(const PageModel &) = delete;
 
     // A device read of bytes [begin, end) of array `array` (0 or 1).
     void read(int array, int64_t begin, int64_t end);

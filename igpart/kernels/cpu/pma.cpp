@@ -29,6 +29,7 @@ void PmaRows::set_capacity_for(int64_t used, double density) {
     height_ = h;
     reallocated_ = true;
     if (static_cast<int32_t>(rebalances_.size()) < h + 1) rebalances_.resize(h + 1, 0);
+    if (j_) j_->whole(slot_);
     slot_.assign(static_cast<size_t>(opt_.leaf << h), IGP_EMPTY_SLOT);
 }
 
@@ -48,12 +49,21 @@ void PmaRows::build(const int64_t *ptr, const int32_t *ind, int64_t rows) {
 
 void PmaRows::add_rows(int64_t count) {
     const int64_t at = rows() > 0 ? start_.back() + len_.back() : 0;
+    if (j_) {
+        j_->size(start_);
+        j_->size(len_);
+        j_->size(live_);
+    }
     start_.resize(start_.size() + count, at);
     len_.resize(len_.size() + count, 0);
     live_.resize(live_.size() + count, 0);
 }
 
 void PmaRows::insert(int32_t r, int32_t value) {
+    if (j_) {
+        j_->element(len_, r);
+        j_->element(live_, r);
+    }
     int64_t pos = -1;
     if (live_[r] < len_[r]) {  // a hole: the first one
         const int32_t *s = slot_.data() + start_[r];
@@ -65,9 +75,11 @@ void PmaRows::insert(int32_t r, int32_t value) {
     } else {
         if (start_[r] + len_[r] == end_of(r)) make_room(r);
         pos = start_[r] + len_[r];
+        if (j_) j_->element(len_, r);  // make_room may have journaled an older value
         ++len_[r];
         ++used_;
     }
+    if (j_) j_->element(slot_, pos);
     slot_[pos] = value;
     written(pos, pos + 1);
     ++live_[r];
@@ -79,6 +91,11 @@ bool PmaRows::erase(int32_t r, int32_t value) {
     int64_t i = 0;
     while (i < len_[r] && s[i] != value) ++i;
     if (i == len_[r]) return false;
+    if (j_) {
+        j_->element(slot_, start_[r] + i);
+        j_->element(len_, r);
+        j_->element(live_, r);
+    }
     s[i] = IGP_EMPTY_SLOT;
     written(start_[r] + i, start_[r] + i + 1);
     --live_[r];
@@ -93,6 +110,11 @@ bool PmaRows::erase(int32_t r, int32_t value) {
 }
 
 void PmaRows::clear(int32_t r) {
+    if (j_) {
+        j_->range(slot_, start_[r], start_[r] + len_[r]);
+        j_->element(len_, r);
+        j_->element(live_, r);
+    }
     std::fill(slot_.begin() + start_[r], slot_.begin() + start_[r] + len_[r], IGP_EMPTY_SLOT);
     written(start_[r], start_[r] + len_[r]);
     entries_ -= live_[r];
@@ -146,9 +168,11 @@ void PmaRows::redistribute(int64_t lo, int64_t hi, int64_t begin, int64_t end, i
         for (int64_t r = lo; r <= hi; ++r)
             buffer_.insert(buffer_.end(), slot_.begin() + start_[r],
                            slot_.begin() + start_[r] + len_[r]);
+        if (j_) j_->range(slot_, begin, end);
         std::fill(slot_.begin() + begin, slot_.begin() + end, IGP_EMPTY_SLOT);
         written(begin, end);
     }
+    if (j_) j_->range(start_, lo, hi + 1);
     const int64_t count = hi - lo + 1;
     const int64_t free = end - begin - static_cast<int64_t>(buffer_.size()) - extra;
     int64_t pos = begin, from = 0;

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "bucket.h"
+#include "journal.h"
 
 namespace igp {
 
@@ -91,6 +92,25 @@ class PmaRows {
     // Verifies the layout invariants; throws std::logic_error naming the first violation.
     void check() const;
 
+    // Journals every change from now on into `j` (nullptr: stop); see journal.h. The scalars
+    // are saved by save_scalars() and put back by restore_scalars().
+    void journal(Journal *j) { j_ = j; }
+    struct Scalars {
+        int64_t entries, used, moved, growths, shrinks, written_lo, written_hi;
+        int32_t height;
+        bool reallocated;
+        std::vector<int64_t> rebalances;
+    };
+    Scalars save_scalars() const {
+        return {entries_, used_, moved_, growths_, shrinks_, written_lo_, written_hi_,
+                height_, reallocated_, rebalances_};
+    }
+    void restore_scalars(const Scalars &s) {
+        entries_ = s.entries, used_ = s.used, moved_ = s.moved, growths_ = s.growths;
+        shrinks_ = s.shrinks, written_lo_ = s.written_lo, written_hi_ = s.written_hi;
+        height_ = s.height, reallocated_ = s.reallocated, rebalances_ = s.rebalances;
+    }
+
    private:
     PmaOptions opt_;
     std::vector<int32_t> slot_;
@@ -103,6 +123,7 @@ class PmaRows {
     std::vector<int32_t> buffer_;  // scratch of redistribute()
     int64_t written_lo_ = 0, written_hi_ = 0;
     bool reallocated_ = false;
+    Journal *j_ = nullptr;
     void written(int64_t lo, int64_t hi) {
         if (written_lo_ == written_hi_) {
             written_lo_ = lo;
