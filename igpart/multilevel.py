@@ -306,9 +306,10 @@ class Config:
       ``CpuBackend.parallel_fm_min_threads`` threads on (0, the default: never, so the default
       stays deterministic). Measured on the 2-core dev VM (2026-11-26, 2 threads,
       ``benchmarks/fm_bench.py``, ibm01-11 and the Titan23 circuits at k = 2, 16, 64, seed 1):
-      the parallel FM's cut is 1.006x the sequential FM's (geomean) but 1.17x on cholesky_mc at
-      k = 2 (seeds 2-4: 1.05x, 0.99x, 1.10x), so it stays off by default until it meets "within 1%,
-      no case above +5%" and the 16-core run (BENCHMARKS.md, "FM modes") shows it faster.
+      the parallel FM's cut is 1.006x the sequential FM's (geomean; at most 1.17x, cholesky_mc
+      at k = 2, whose eight seeds give 1.027x on average). It stays off by default (the
+      sequential FM: deterministic, and two cores do not pay for the searches' extra work)
+      until the 16-core run (BENCHMARKS.md, "FM modes") shows it faster at these cuts.
       Backends without the parallel FM (``parallel_fm``) ignore it; the GPU backend's host FM
       follows the C++ backend's None rule.
       ``vcycles``: at most this many V-cycles after the first pass (re-coarsening inside the
