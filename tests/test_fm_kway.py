@@ -136,6 +136,35 @@ def test_parallel_fm_on_small_random_levels(case, monkeypatch):
         _check(be, ha, h, parts, out, gain, k, bounds, obj)
 
 
+@pytest.mark.parametrize("k", [2, 5, 16])
+def test_parallel_fm_on_more_threads_than_cores(k, monkeypatch):
+    """Eight threads on the development machine's two cores (searches preempted while they hold
+    vertices and tentative moves), weighted vertices, zero-weight nets (the gain cache counts
+    nets), both objectives, from a partition of the sequential FM with 10% of its vertices
+    moved at random: valid, balanced, never worse, the gain the recomputed change, and within
+    15% of the sequential FM's objective."""
+    monkeypatch.setattr(CpuBackend, "parallel_fm_min_vertices", 0)
+    be = get_backend("cpu")
+    rng = np.random.default_rng(40 + k)
+    h = random_hypergraph(rng, 3000, 4500, 6, zero_weights=True)
+    ha = be.hypergraph_arrays(h)
+    bounds = bounds_for(h.total_weight, k)
+    for obj in ("cut", "km1"):
+        start = be.rebalance_hypergraph(ha, rng.integers(0, k, h.n).astype(np.int32), k,
+                                        bounds, obj)
+        good, _ = be.fm_refine_hypergraph(ha, start, k, bounds, obj, seed=1, deterministic=True)
+        parts = good.copy()
+        moved = rng.random(h.n) < 0.1
+        parts[moved] = rng.integers(0, k, int(moved.sum()))
+        parts = be.rebalance_hypergraph(ha, parts, k, bounds, obj)
+        seq, _ = be.fm_refine_hypergraph(ha, parts, k, bounds, obj, seed=1, deterministic=True)
+        out, gain = _on_threads(8, lambda obj=obj, parts=parts: be.fm_refine_hypergraph(
+            ha, parts, k, bounds, obj, seed=1, deterministic=False))
+        _check(be, ha, h, parts, out, gain, k, bounds, obj)
+        assert gain > 0
+        assert objective(h, out, k, obj) <= 1.15 * objective(h, seq, k, obj)
+
+
 @pytest.mark.parametrize("k", [2, 3, 8])
 def test_deterministic_fm_does_not_depend_on_the_thread_count(circuit, k):
     be = get_backend("cpu")

@@ -277,18 +277,21 @@ class Config:
       ``deterministic`` (default None: the backend's choice): True runs the sequential FM (one
       priority queue over the boundary, gains kept by a gain cache; the result depends on the
       seed, never on the threads); False the parallel localized FM (local searches from
-      boundary seeds on the OpenMP threads, the exact gains of their global move sequence, a
-      rollback to its best balanced prefix; the result depends on the threads' interleaving)
-      on levels of at least ``CpuBackend.parallel_fm_min_vertices`` (16,384) vertices when the
-      run has two threads or more; None: the C++ backend runs the parallel FM from
+      boundary seeds on the OpenMP threads, each moving its vertices in a search-local delta of
+      the partition and applying them to the shared one whenever they reach a new best of its
+      own; then the exact gains of the global move sequence and a rollback to its best balanced
+      prefix; the result depends on the threads' interleaving) on levels of at least
+      ``CpuBackend.parallel_fm_min_vertices`` (16,384) vertices when the run has two threads or
+      more; None: the C++ backend runs the parallel FM from
       ``CpuBackend.parallel_fm_min_threads`` threads on (0, the default: never, so the default
-      stays deterministic). Measured on the 2-core dev VM (2026-11-26, load 10-19, 2 threads,
-      ``benchmarks/fm_bench.py``, ibm01-05 and 30,000 vertices of random two-pin nets at k = 2,
-      8, 64): the parallel FM gave cuts within -0.4% .. +1.1% of the sequential FM's and took
-      0.9-3x its FM time: two threads do not pay for the local searches' extra work; whether
-      16 do is for the 16-core run (BENCHMARKS.md, "FM modes") to say before
-      ``parallel_fm_min_threads`` is set. Backends without the parallel FM (``parallel_fm``)
-      ignore it; the GPU backend's host FM follows the C++ backend's None rule.
+      stays deterministic). Measured on the 2-core dev VM (2026-11-26, 2 threads,
+      ``benchmarks/fm_bench.py``, ibm01-11 and the Titan23 circuits at k = 2, 16, 64, seed 1):
+      the parallel FM's cut is 1.006x the sequential FM's (geomean; at most 1.17x, cholesky_mc
+      at k = 2, whose eight seeds give 1.027x on average). It stays off by default (the
+      sequential FM: deterministic, and two cores do not pay for the searches' extra work)
+      until the 16-core run (BENCHMARKS.md, "FM modes") shows it faster at these cuts.
+      Backends without the parallel FM (``parallel_fm``) ignore it; the GPU backend's host FM
+      follows the C++ backend's None rule.
       ``vcycles``: at most this many V-cycles after the first pass (re-coarsening inside the
       blocks with a new clustering seed each time, refining on the way up; a cycle is kept only
       when it improves, and the first one that does not ends them). -1 (default): the

@@ -1,15 +1,17 @@
 // Parallel localized k-way FM (after Mt-KaHyPar's): per round, the OpenMP threads take seed
-// vertices from the boundary (those with a move of gain >= 0, best first) and run local FM
-// searches around them on the shared partition: a search owns the vertices it claims (atomic
-// compare-and-swap), moves them with the gains of a shared gain cache, reserves room in the
-// target block atomically, expands to the pins of the nets its moves change, and at its end
-// undoes its moves after its own best prefix and appends the rest to a global move sequence.
-// After the searches the exact gain of every move of the global sequence (each with the earlier
-// ones applied) is recomputed, and the partition rolls back to the sequence's best balanced
-// prefix: a round never worsens the objective and keeps every block within max(bound, its
-// weight before the round).
+// vertices from the boundary and run local FM searches around them. A search owns the vertices
+// it claims (atomic compare-and-swap) and moves them in a search-local delta of the partition
+// (pin counts, gain-cache rows, block weights) on top of the shared one, expanding to the pins
+// of the nets its moves change; whenever its moves reach a new best total gain it applies them
+// to the shared partition and its gain cache and appends them, in order, to a global move
+// sequence, so other searches only ever see moves that improved their own search. After the
+// searches the exact gain of every move of the global sequence (each with the earlier ones
+// applied) is recomputed, and the partition rolls back to the sequence's best balanced prefix:
+// a round never worsens the objective and keeps every block within max(bound, its weight
+// before the round).
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <queue>
 #include <vector>
 #ifdef _OPENMP
@@ -27,13 +29,11 @@ namespace igp {
 namespace {
 
 constexpr int64_t kSeedsPerSearch = 25;       // Mt-KaHyPar's default (r-fm-seed-nodes)
-// A local search stops after this many moves without a new best of its own (or the caller's
-// max_fruitless, if lower): most of its moves past that are undone anyway, at the cost of the
-// pin-count and cache updates both ways (ibm05, k = 8: 20 gave the sequential FM's cut for
-// 1.5x its CPU time on one thread, 250 gave 10% more cut for 5x).
-constexpr int64_t kLocalFruitless = 20;
 constexpr int64_t kExpandMaxNetSize = 1000;   // pins of larger nets are not pulled into a search
 constexpr int32_t kFree = -1, kFixed = -2;    // owner of a vertex: a search id (>= 0) or these
+// A vertex's state in a round (written by its owner only): not moved, moved in its search's
+// delta since the search's last best, moved and applied to the shared partition.
+constexpr char kNone = 0, kPending = 1, kKept = 2;
 
 int thread_count() {
 #ifdef _OPENMP
@@ -58,15 +58,101 @@ class NetLocks {
     std::vector<char> flag_;
 };
 
-// Adds w to a block weight unless that takes it above its bound; whether it did.
-bool reserve(int64_t &weight, int64_t w, int64_t bound) {
-    int64_t cur = relaxed_load(weight);
-    while (cur + w <= bound)
-        if (__atomic_compare_exchange_n(&weight, &cur, cur + w, true, __ATOMIC_RELAXED,
-                                        __ATOMIC_RELAXED))
-            return true;
-    return false;
-}
+// Open-addressing map from non-negative keys to V (V{} when absent), cleared in time
+// proportional to its entries: a local search's deltas.
+template <class V>
+class DeltaMap {
+   public:
+    DeltaMap() { rehash(256); }
+    const V *find(int64_t key) const {
+        for (size_t i = slot(key);; i = (i + 1) & mask_) {
+            if (keys_[i] == key) return &vals_[i];
+            if (keys_[i] < 0) return nullptr;
+        }
+    }
+    V get(int64_t key) const {
+        const V *p = find(key);
+        return p ? *p : V{};
+    }
+    V &at(int64_t key) {
+        if (2 * (used_.size() + 1) > keys_.size()) rehash(2 * keys_.size());
+        size_t i = slot(key);
+        while (keys_[i] != key && keys_[i] >= 0) i = (i + 1) & mask_;
+        if (keys_[i] < 0) {
+            keys_[i] = key;
+            vals_[i] = V{};
+            used_.push_back(i);
+        }
+        return vals_[i];
+    }
+    void clear() {
+        for (size_t i : used_) keys_[i] = -1;
+        used_.clear();
+    }
+
+   private:
+    size_t slot(int64_t key) const {
+        uint64_t x = static_cast<uint64_t>(key);
+        x ^= x >> 33;
+        x *= 0xff51afd7ed558ccdULL;
+        x ^= x >> 33;
+        return static_cast<size_t>(x) & mask_;
+    }
+    void rehash(size_t cap) {
+        std::vector<int64_t> keys(cap, -1);
+        std::vector<V> vals(cap);
+        std::vector<size_t> used;
+        used.reserve(used_.size());
+        mask_ = cap - 1;
+        for (size_t j : used_) {
+            size_t i = slot(keys_[j]);
+            while (keys[i] >= 0) i = (i + 1) & mask_;
+            keys[i] = keys_[j];
+            vals[i] = vals_[j];
+            used.push_back(i);
+        }
+        keys_.swap(keys);
+        vals_.swap(vals);
+        used_.swap(used);
+    }
+    std::vector<int64_t> keys_;
+    std::vector<V> vals_;
+    std::vector<size_t> used_;
+    size_t mask_ = 0;
+};
+
+// KaHyPar's adaptive stopping rule for a local search: the gains of its moves since its last
+// best seen as a random walk, it stops once it made more than ln(n) of them and their number
+// reaches variance / (4 mean^2). Unlike KaHyPar's, a mean of 0 does not stop it: under the
+// cut objective most moves gain 0 (a net leaves the cut only with its last pin), and stopping
+// there cost up to 15% cut at k = 2 (neuron x8, 16 threads); the caller's max_fruitless bounds
+// such walks.
+class AdaptiveStop {
+   public:
+    explicit AdaptiveStop(int64_t n) : beta_(std::log(static_cast<double>(std::max<int64_t>(n, 2)))) {}
+    void reset() {
+        steps_ = 0;
+        mean_ = m2_ = 0.0;
+    }
+    void update(int64_t gain) {
+        const double g = static_cast<double>(gain);
+        ++steps_;
+        const double d = g - mean_;
+        mean_ += d / static_cast<double>(steps_);
+        m2_ += d * (g - mean_);
+    }
+    bool stop() const {
+        if (static_cast<double>(steps_) <= beta_) return false;
+        if (mean_ == 0.0) return false;
+        const double variance = m2_ / static_cast<double>(steps_ - 1);
+        return static_cast<double>(steps_) >= 0.25 * variance / (mean_ * mean_);
+    }
+
+   private:
+    double beta_;
+    int64_t steps_ = 0;
+    double mean_ = 0.0, m2_ = 0.0;
+};
 
 template <class G>
 class ParallelFm {
@@ -77,6 +163,7 @@ class ParallelFm {
           max_fruitless_(max_fruitless), fixed_(fixed), phi_(h, parts), cache_(h, k, objective),
           locks_(h.m), bw_(weights_of(h.n, h.vwgt, parts, k)),
           owner_(static_cast<size_t>(h.n)), moved_(static_cast<size_t>(h.n)),
+          tent_(static_cast<size_t>(h.n)),
           version_(static_cast<size_t>(h.n), 0), stamp_(static_cast<size_t>(h.n), -1),
           pos_(static_cast<size_t>(h.n), -1), net_mark_(static_cast<size_t>(h.m), 0),
           log_(static_cast<size_t>(h.n)), log_from_(static_cast<size_t>(h.n)) {}
@@ -91,7 +178,7 @@ class ParallelFm {
 #pragma omp parallel for schedule(static) if (h_.n >= kParallelMinLightItems)
         for (int64_t u = 0; u < h_.n; ++u) {
             owner_[u] = fixed_ && fixed_[u] ? kFixed : kFree;
-            moved_[u] = 0;
+            moved_[u] = kNone;
         }
         const std::vector<int64_t> before = bw_;
         log_len_ = 0;
@@ -173,11 +260,16 @@ class ParallelFm {
         }
     }
 
-    // One thread's local searches.
+    // One thread's local searches. A search moves its vertices in a search-local delta of the
+    // partition (pin counts, gain-cache rows and block weights: other searches do not see its
+    // tentative moves) and applies its moves to the shared partition, appending them to the
+    // global sequence, whenever their total gain reaches a new best of its own; the moves
+    // after its last best are dropped with the delta.
     class Search {
        public:
         Search(ParallelFm &fm, int64_t rseed, int tid)
-            : fm_(fm), rseed_(rseed), id_(tid), mark_(tid), stride_(thread_count()) {}
+            : fm_(fm), rseed_(rseed), id_(tid), mark_(tid), stride_(thread_count()),
+              dbw_(static_cast<size_t>(fm.k_), 0), stop_(fm.h_.n) {}
 
         // Claims up to kSeedsPerSearch seeds and searches from them; false once no seed is left.
         bool run(const std::vector<int32_t> &seeds, std::atomic<int64_t> &cursor) {
@@ -195,6 +287,12 @@ class ParallelFm {
         }
 
        private:
+        struct RowDelta {
+            int64_t w = 0;
+            int32_t n = 0;
+        };
+        int64_t key(int64_t x, int32_t b) const { return x * fm_.k_ + b; }
+
         bool claim(int32_t v) {
             int32_t expect = kFree;
             if (!__atomic_compare_exchange_n(&fm_.owner_[v], &expect, id_, false, __ATOMIC_ACQ_REL,
@@ -203,11 +301,33 @@ class ParallelFm {
             claimed_.push_back(v);
             return true;
         }
+        // v's block as this search sees it: its tentative block when it holds v and moved it
+        // since its last best, else the shared one.
+        int32_t view_part(int32_t v) const {
+            if (relaxed_load(fm_.owner_[v]) == id_ && fm_.moved_[v] == kPending)
+                return fm_.tent_[v];
+            return relaxed_load(fm_.parts_[v]);
+        }
+        // Best move of u (held by this search, not moved) on the shared rows plus the delta.
         Move best(int32_t u) const {
+            const GainCache<G> &c = fm_.cache_;
+            const int32_t s = relaxed_load(fm_.parts_[u]);
             const int64_t w = fm_.h_.vwgt[u];
-            return fm_.cache_.best(u, relaxed_load(fm_.parts_[u]), [&](int32_t b) {
-                return relaxed_load(fm_.bw_[b]) + w <= fm_.bounds_[b];
-            });
+            auto accept = [&](int32_t b) {
+                return relaxed_load(fm_.bw_[b]) + dbw_[b] + w <= fm_.bounds_[b];
+            };
+            if (!drow_any_.find(u)) return c.best(u, s, accept);
+            const int64_t base = c.entry(u, s) + drow_.get(key(u, s)).w;
+            Move best;
+            for (int32_t b = 0; b < fm_.k_; ++b) {
+                if (b == s) continue;
+                const RowDelta d = drow_.get(key(u, b));
+                const int64_t r = static_cast<int64_t>(c.entry(u, b)) + d.w;
+                const bool offered = c.counts_nets() ? c.net_count(u, b) + d.n > 0 : r > 0;
+                if (!offered || !accept(b)) continue;
+                if (!best.ok() || r - base > best.gain) best = {b, r - base};
+            }
+            return best;
         }
         void push(int32_t u) {
             const Move mv = best(u);
@@ -215,39 +335,92 @@ class ParallelFm {
             if (mv.ok()) pq_.push({mv.gain, tie_hash(rseed_, u, mv.to), u, mv.to, ver});
         }
 
+        // Moves u in the delta; nets_ gets its nets of at most kExpandMaxNetSize pins whose
+        // other pins' gains the move changes.
+        void local_move(int32_t u, int32_t from, int32_t to) {
+            const HgView &h = fm_.h_;
+            fm_.moved_[u] = kPending;
+            fm_.tent_[u] = to;
+            const int64_t w = h.vwgt[u];
+            dbw_[from] -= w;
+            dbw_[to] += w;
+            pending_.push_back({u, from, to});
+            nets_.clear();
+            for (int64_t j = h.vptr[u]; j < h.vptr[u + 1]; ++j) {
+                const int32_t e = h.vind[j];
+                const int64_t size = h.size(e);
+                if (size < 2) continue;
+                fm_.locks_.lock(e);
+                int64_t pf = fm_.phi_.get(e, from), pt = fm_.phi_.get(e, to);
+                fm_.locks_.unlock(e);
+                int32_t &df = dphi_.at(key(e, from));
+                pf += df--;
+                int32_t &dt = dphi_.at(key(e, to));
+                pt += dt++;
+                if (!move_changes_gains(fm_.objective_, size, pf, pt)) continue;
+                fm_.cache_.row_changes(
+                    e, u, from, to, pf - 1, pt + 1, [this](int32_t v) { return view_part(v); },
+                    [this](int32_t v, int32_t b, G dw, int32_t dn) {
+                        RowDelta &d = drow_.at(key(v, b));
+                        d.w += dw;
+                        d.n += dn;
+                        drow_any_.at(v) = 1;
+                    });
+                if (size <= kExpandMaxNetSize) nets_.push_back(e);
+            }
+        }
+        // Applies the pending moves to the shared partition (in their order) and appends them
+        // to the global sequence; the delta empties.
+        void flush() {
+            const HgView &h = fm_.h_;
+            for (const LocalMove &m : pending_) {
+                const int64_t w = h.vwgt[m.u];
+                relaxed_add(fm_.bw_[m.to], w);
+                relaxed_add(fm_.bw_[m.from], -w);
+                fm_.move(m.u, m.from, m.to, nullptr);
+                fm_.moved_[m.u] = kKept;
+            }
+            const int64_t at = fm_.log_len_.fetch_add(static_cast<int64_t>(pending_.size()));
+            for (size_t i = 0; i < pending_.size(); ++i) {
+                fm_.log_[at + i] = {pending_[i].u, pending_[i].to, 0};
+                fm_.log_from_[at + i] = pending_[i].from;
+            }
+            drop_delta();
+        }
+        void drop_delta() {
+            for (const LocalMove &m : pending_)
+                if (fm_.moved_[m.u] == kPending) fm_.moved_[m.u] = kNone;
+            pending_.clear();
+            dphi_.clear();
+            drow_.clear();
+            drow_any_.clear();
+            std::fill(dbw_.begin(), dbw_.end(), 0);
+        }
+
         void search() {
             const HgView &h = fm_.h_;
-            moves_.clear();
-            int64_t cum = 0, best_gain = 0, fruitless = 0;
-            size_t best_len = 0;
+            int64_t cum = 0, best_gain = 0, since_best = 0;
+            stop_.reset();
             while (!pq_.empty()) {
                 const Entry top = pq_.top();
                 pq_.pop();
                 const int32_t u = top.u;
-                if (fm_.moved_[u] || top.version != fm_.version_[u]) continue;
+                if (fm_.moved_[u] != kNone || top.version != fm_.version_[u]) continue;
                 const Move mv = best(u);
                 if (!mv.ok()) continue;
                 if (mv.gain != top.gain || mv.to != top.to) {
                     pq_.push({mv.gain, tie_hash(rseed_, u, mv.to), u, mv.to, ++fm_.version_[u]});
                     continue;
                 }
-                const int32_t from = relaxed_load(fm_.parts_[u]), to = mv.to;
-                const int64_t w = h.vwgt[u];
-                if (!reserve(fm_.bw_[to], w, fm_.bounds_[to])) {
-                    push(u);  // the target filled up meanwhile: the next best block
-                    continue;
-                }
-                relaxed_add(fm_.bw_[from], -w);
-                nets_.clear();
-                fm_.move(u, from, to, &nets_);
-                fm_.moved_[u] = 1;
-                moves_.push_back({u, from, to});
+                local_move(u, relaxed_load(fm_.parts_[u]), mv.to);
                 cum += mv.gain;
+                stop_.update(mv.gain);
                 if (cum > best_gain) {
+                    flush();
                     best_gain = cum;
-                    best_len = moves_.size();
-                    fruitless = 0;
-                } else if (++fruitless >= std::min(kLocalFruitless, fm_.max_fruitless_)) {
+                    since_best = 0;
+                    stop_.reset();
+                } else if (++since_best >= fm_.max_fruitless_ || stop_.stop()) {
                     break;
                 }
                 mark_ += stride_;
@@ -256,7 +429,7 @@ class ParallelFm {
                         const int32_t v = h.eind[q];
                         const int32_t o = relaxed_load(fm_.owner_[v]);
                         if (o == id_) {
-                            if (fm_.moved_[v] || fm_.stamp_[v] == mark_) continue;
+                            if (fm_.moved_[v] != kNone || fm_.stamp_[v] == mark_) continue;
                         } else if (o != kFree || !claim(v)) {
                             continue;
                         }
@@ -264,27 +437,11 @@ class ParallelFm {
                         push(v);
                     }
             }
-            // undo the moves after this search's best prefix (block weights without a bound
-            // check: the global rollback keeps only balanced prefixes)
-            for (size_t i = moves_.size(); i-- > best_len;) {
-                const LocalMove &m = moves_[i];
-                const int64_t w = h.vwgt[m.u];
-                relaxed_add(fm_.bw_[m.to], -w);
-                relaxed_add(fm_.bw_[m.from], w);
-                fm_.move(m.u, m.to, m.from, nullptr);
-            }
-            if (best_len > 0) {
-                const int64_t at = fm_.log_len_.fetch_add(static_cast<int64_t>(best_len));
-                for (size_t i = 0; i < best_len; ++i) {
-                    fm_.log_[at + i] = {moves_[i].u, moves_[i].to, 0};
-                    fm_.log_from_[at + i] = moves_[i].from;
-                }
-            }
-            // vertices claimed but not moved, or moved back, may join later searches (a vertex
-            // moves at most once in the global sequence: kept moves keep their owner)
-            for (size_t i = best_len; i < moves_.size(); ++i) fm_.moved_[moves_[i].u] = 0;
+            drop_delta();
+            // vertices claimed but not kept may join later searches (a vertex moves at most
+            // once in the global sequence: kept moves keep their owner)
             for (int32_t v : claimed_)
-                if (!fm_.moved_[v]) __atomic_store_n(&fm_.owner_[v], kFree, __ATOMIC_RELEASE);
+                if (fm_.moved_[v] != kKept) __atomic_store_n(&fm_.owner_[v], kFree, __ATOMIC_RELEASE);
         }
 
         ParallelFm &fm_;
@@ -293,7 +450,12 @@ class ParallelFm {
         int64_t mark_, stride_;
         std::priority_queue<Entry> pq_;
         std::vector<int32_t> claimed_, nets_;
-        std::vector<LocalMove> moves_;
+        std::vector<LocalMove> pending_;   // moves since the search's last best, in order
+        DeltaMap<int32_t> dphi_;           // pin count deltas by (net, block)
+        DeltaMap<RowDelta> drow_;          // gain-cache row deltas by (vertex, block)
+        DeltaMap<char> drow_any_;          // vertices with a row delta
+        std::vector<int64_t> dbw_;         // block weight deltas
+        AdaptiveStop stop_;
     };
 
     // The exact gains of the global sequence; rolls back to its best balanced prefix (the first
@@ -340,7 +502,8 @@ class ParallelFm {
     NetLocks locks_;
     std::vector<int64_t> bw_;
     std::vector<int32_t> owner_;
-    std::vector<char> moved_;         // moved this round and kept by its search (owner only)
+    std::vector<char> moved_;         // kNone / kPending / kKept (owner only)
+    std::vector<int32_t> tent_;       // block of a kPending vertex (owner only)
     std::vector<uint32_t> version_;   // queue entry versions, written by the owner only
     std::vector<int64_t> stamp_;      // last expansion that queued the vertex (owner only)
     std::vector<int32_t> pos_;        // sequence_gains scratch

@@ -105,6 +105,17 @@ class GainCache {
     // a net moving at the same time may be read in its new block before its counts change).
     void net_moved(int32_t e, int32_t u, int32_t from, int32_t to, int64_t a, int64_t c,
                    const int32_t *parts) {
+        row_changes(e, u, from, to, a, c,
+                    [parts](int32_t v) { return relaxed_load(parts[v]); },
+                    [this](int32_t v, int32_t b, G w, int32_t nets) { add(v, b, w, nets); });
+    }
+
+    // The row changes net_moved makes, handed to `add(v, b, weight delta, net count delta)`
+    // with the blocks of e's other pins from `part_of(v)` (the parallel FM's local searches
+    // keep them in a search-local delta).
+    template <class PartOf, class Add>
+    void row_changes(int32_t e, int32_t u, int32_t from, int32_t to, int64_t a, int64_t c,
+                     PartOf part_of, Add add) const {
         const int64_t size = h_.size(e);
         if (size < 2) return;
         const G w = static_cast<G>(h_.ewgt[e]);
@@ -121,11 +132,15 @@ class GainCache {
         for (int64_t q = h_.eptr[e]; q < h_.eptr[e + 1]; ++q) {
             const int32_t v = h_.eind[q];
             if (v == u) continue;
-            const int32_t pv = relaxed_load(parts[v]);
+            const int32_t pv = part_of(v);
             if (selected(from_sel, pv == from)) add(v, from, -w, -1);
             if (selected(to_sel, pv == to)) add(v, to, w, 1);
         }
     }
+
+    // Whether the entries count nets (levels with zero-weight nets) and that count.
+    bool counts_nets() const { return !cnt_.empty(); }
+    int32_t net_count(int32_t u, int32_t b) const { return relaxed_load(cnt_[idx(u, b)]); }
 
     // Whether a move from `from` (pf pins there before it) to `to` (pt before) on a net changes
     // any other pin's row (the thresholds of net_moved).
