@@ -1,9 +1,12 @@
-"""Builds the C++ backend, the pybind11 module ``igpart.kernels._cpu``.
+"""Builds the C++ backend, the pybind11 module ``igpart.kernels._cpu``, and the GPU modules'
+cubins (``igpart/kernels/gpu/_prebuilt``, see ``igpart/kernels/gpu/_prebuild.py``: with nvcc or
+CuPy at hand; without either, or when a compilation fails, the GPU modules compile at first use).
 
 Everything else (metadata, dependencies, entry points) lives in setup.cfg. OpenMP is used when the
 compiler accepts ``-fopenmp`` (results stay deterministic: parallel loops only read shared state).
 """
 import glob
+import importlib.util
 import os
 import subprocess
 import sysconfig
@@ -39,6 +42,35 @@ def openmp_flags() -> list[str]:
     return ["-fopenmp"] if r.returncode == 0 else []
 
 
+def _load_prebuild():
+    """``igpart/kernels/gpu/_prebuild.py`` alone (the package's imports need not be installed)."""
+    spec = importlib.util.spec_from_file_location(
+        "_igpart_gpu_prebuild", os.path.join(HERE, "igpart/kernels/gpu/_prebuild.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+class BuildExt(build_ext):
+    """build_ext, then the GPU cubins beside the built package (in place: in the source tree).
+    A failure there is reported and never fails the build."""
+
+    def run(self):
+        super().run()
+        out = os.path.join(HERE if self.inplace else self.build_lib, "igpart/kernels/gpu")
+        try:
+            prebuild = _load_prebuild()
+            manifest = prebuild.build(
+                os.path.join(out, prebuild.PREBUILT),
+                report=lambda line: print(f"warning: {line}", flush=True))
+        except Exception as exc:  # noqa: BLE001 - the cubins are an optimisation only
+            print(f"warning: GPU kernels not prebuilt ({exc!r}); they compile at first use")
+            return
+        if manifest is not None:
+            count = sum(len(e["cubins"]) for e in manifest["modules"].values())
+            print(f"prebuilt {count} GPU cubins ({manifest['compiler']})", flush=True)
+
+
 # compile sources in parallel; unchanged objects are reused by in-place rebuilds
 ParallelCompile("IGPART_BUILD_JOBS", default=2, needs_recompile=naive_recompile).install()
 
@@ -56,4 +88,4 @@ ext = Pybind11Extension(
     ),
 )
 
-setup(ext_modules=[ext], cmdclass={"build_ext": build_ext})
+setup(ext_modules=[ext], cmdclass={"build_ext": BuildExt})

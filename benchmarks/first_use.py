@@ -2,13 +2,14 @@
 whole process with an empty CuPy kernel cache (every kernel compiled by NVRTC) against the same
 command with the cache filled by that run, for each ``--compile-processes`` setting (the
 loader's compile workers, ``IGPART_GPU_COMPILE_PROCESSES``; 1: none, each kernel compiled when
-first used; 0: automatic).
+first used; 0: automatic), and for each ``--prebuilt`` setting (``IGPART_GPU_PREBUILT``: 1, the
+cubins the build step wrote beside the sources; 0, none: every module compiled at run time).
 
 One more child per setting splits the cold cost: the loader's modules alone
 (``_loader.compile_modules``), then a partition of a 2,000-vertex hypergraph (CuPy's own
 elementwise and reduction kernels, compiled on first use), then the input itself.
 
-    python benchmarks/first_use.py --input ibm10:29 -k 16 --compile-processes 1,0 --repeat 3
+    python benchmarks/first_use.py --input ibm10:29 -k 16 --compile-processes 0 --prebuilt 1,0
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ from igpart.kernels.gpu import _loader
 t1 = time.perf_counter()
 _loader.compile_modules(_loader.PARTITION_SOURCES)
 t2 = time.perf_counter()
+prebuilt = _loader.prebuilt_modules()
 f2 = files()
 igpart.partition(random_circuit(2000, seed=1), 4, backend="gpu", seed=0)
 t3 = time.perf_counter()
@@ -57,6 +59,7 @@ t5 = time.perf_counter()
 f5 = files()
 print(json.dumps({"import": t1 - t0, "modules": t2 - t1, "cupy_kernels_small_run": t3 - t2,
                   "read": t4 - t3, "partition": t5 - t4,
+                  "prebuilt_modules": len(prebuilt),
                   "compiled_by_modules": len(f2), "compiled_after": names((f5 - f2))}))
 """
 
@@ -75,6 +78,7 @@ def main(argv=None) -> int:
     ap.add_argument("--input", default="ibm10:29", help="NAME:SCALE (benchmarks/_data.py)")
     ap.add_argument("-k", type=int, default=16)
     ap.add_argument("--compile-processes", default="1,0", help="comma list")
+    ap.add_argument("--prebuilt", default="1,0", help="comma list of IGPART_GPU_PREBUILT values")
     ap.add_argument("--repeat", type=int, default=3, help="warm runs per setting")
     ap.add_argument("--work", default=tempfile.gettempdir())
     ap.add_argument("--json", help="write the figures to this file")
@@ -92,22 +96,25 @@ def main(argv=None) -> int:
     cmd = [sys.executable, "-m", "igpart", "partition", str(path), "-k", str(args.k),
            "--backend", "gpu", "-o", str(out)]
     results = {"input": args.input, "k": args.k, "settings": {}}
-    for procs in [int(t) for t in args.compile_processes.split(",")]:
+    settings = [(int(p), b) for p in args.compile_processes.split(",")
+                for b in args.prebuilt.split(",")]
+    for procs, prebuilt in settings:
         row = {}
+        base = dict(os.environ, IGPART_GPU_COMPILE_PROCESSES=str(procs),
+                    IGPART_GPU_PREBUILT=prebuilt)
         with tempfile.TemporaryDirectory() as cache:
-            env = dict(os.environ, CUPY_CACHE_DIR=cache, IGPART_GPU_COMPILE_PROCESSES=str(procs))
+            env = dict(base, CUPY_CACHE_DIR=cache)
             row["cold"], _ = run(cmd, env)
             row["warm"] = [run(cmd, env)[0] for _ in range(args.repeat)]
         with tempfile.TemporaryDirectory() as cache:
-            env = dict(os.environ, CUPY_CACHE_DIR=cache, IGPART_GPU_COMPILE_PROCESSES=str(procs),
-                       CUPY_CACHE_SAVE_CUDA_SOURCE="1")
+            env = dict(base, CUPY_CACHE_DIR=cache, CUPY_CACHE_SAVE_CUDA_SOURCE="1")
             _, text = run([sys.executable, "-c", SPLIT, str(path), str(args.k)], env)
             row["cold_split"] = json.loads(text.strip().splitlines()[-1])
         row["cold_minus_warm"] = row["cold"] - min(row["warm"])
-        results["settings"][procs] = row
+        results["settings"][f"processes={procs} prebuilt={prebuilt}"] = row
         split = ", ".join(f"{a} {b:.2f}" if isinstance(b, float) else f"{a} {b}"
                           for a, b in row["cold_split"].items())
-        print(f"compile processes {procs}: cold {row['cold']:.2f} s, warm "
+        print(f"compile processes {procs}, prebuilt {prebuilt}: cold {row['cold']:.2f} s, warm "
               f"{' / '.join(f'{w:.2f}' for w in row['warm'])} s, first use costs "
               f"{row['cold_minus_warm']:.2f} s more; cold run split: {split}", flush=True)
     if args.json:

@@ -1,19 +1,25 @@
-"""Run-time compilation of the .cu sources beside this file (cupy.RawModule / NVRTC).
+"""Loading of the GPU modules (the .cu sources beside this file): prebuilt cubins, else run-time
+compilation (cupy.RawModule / NVRTC).
 
-Each source is compiled once per process (and cached on disk by CuPy across processes), with
-``-I`` pointing at ``kernels/common`` so that the per-element formulas shared with the C++
-backend (``partition_common.h``) are the same code on both sides.
+The build (``setup.py build_ext``, see ``_prebuild.py``) compiles every module into
+``_prebuilt/<module>.sm_<XY>.cubin`` with a manifest of the sources' and headers' hashes. A
+module whose cubin matches the sources beside it and fits the device is loaded from it
+(``cupy.RawModule(path=...)``, a few milliseconds); ``IGPART_GPU_PREBUILT=0`` turns that off,
+``IGPART_GPU_PREBUILT=DIR`` takes the cubins from ``DIR``. A module without one, or whose cubin
+the driver refuses, is compiled once per process (and cached on disk by CuPy across
+processes), with ``-I`` pointing at ``kernels/common`` so that the per-element formulas shared
+with the C++ backend (``partition_common.h``) are the same code on both sides.
 
-On a cold cache the first kernel requested from one of the partitioner's modules
-(``PARTITION_SOURCES``) has them compiled by worker processes, together with tiny calls of the
-CuPy operations the partitioner uses (``_CUPY_WARMUPS``: each compiles one of CuPy's own
-elementwise, reduction or indexing kernels on first use, about 40 of 0.1-0.3 s each). NVRTC
-calls from threads of one process ran one after the other (H100, CuPy 14), so a first run
-compiled about 10 s of kernels in sequence; the workers fill CuPy's disk cache in parallel and
-this process then loads every module from it. A marker file in the cache directory records
-that it is filled for these sources, this CuPy and this GPU: later processes load directly.
-``IGPART_GPU_COMPILE_PROCESSES`` sets the number of workers (0: automatic, up to 8 and the
-usable CPUs less one; 1: no workers, each module and CuPy kernel compiled when first used).
+On a cold CuPy cache the first kernel requested from one of the partitioner's modules
+(``PARTITION_SOURCES``) has worker processes compile the modules that were not prebuilt,
+together with tiny calls of the CuPy operations the partitioner uses (``_CUPY_WARMUPS``: each
+compiles one of CuPy's own elementwise, reduction or indexing kernels on first use, 0.1-0.3 s
+each). NVRTC calls from threads of one process ran one after the other (H100, CuPy 14), so the
+workers fill CuPy's disk cache in parallel and this process then loads every kernel from it. A
+marker file in the cache directory records that it is filled for these sources, this CuPy and
+this GPU: later processes load directly. ``IGPART_GPU_COMPILE_PROCESSES`` sets the number of
+workers (0: automatic, up to 8 and the usable CPUs less one; 1: no workers, each module and
+CuPy kernel compiled when first used).
 """
 
 from __future__ import annotations
@@ -30,11 +36,20 @@ from pathlib import Path
 
 import cupy
 
+try:
+    from . import _prebuild
+except ImportError:  # loaded as a file, without the package, by a compile worker
+    import importlib.util
+
+    _spec = importlib.util.spec_from_file_location(
+        "_igpart_gpu_prebuild", Path(__file__).resolve().with_name("_prebuild.py"))
+    _prebuild = importlib.util.module_from_spec(_spec)
+    _spec.loader.exec_module(_prebuild)
+
 log = logging.getLogger("igpart")
 HERE = Path(__file__).resolve().parent
 COMMON = HERE.parent / "common"
-SOURCES = ("coarsen", "contract", "refine", "metrics", "util", "dynamic", "jet", "jet_balance",
-           "scan")
+SOURCES = _prebuild.SOURCES
 #: the modules a full partition uses (``dynamic`` serves the incremental engine only)
 PARTITION_SOURCES = ("coarsen", "contract", "refine", "metrics", "util", "jet", "jet_balance",
                      "scan")
@@ -42,6 +57,8 @@ PARTITION_SOURCES = ("coarsen", "contract", "refine", "metrics", "util", "jet", 
 _lock = threading.Lock()
 _modules: dict[str, cupy.RawModule] = {}
 _compiled: set[str] = set()
+#: the modules this process loaded from prebuilt cubins
+_from_cubin: set[str] = set()
 
 
 def module(name: str) -> cupy.RawModule:
@@ -55,30 +72,66 @@ def module(name: str) -> cupy.RawModule:
 
 
 def compile_modules(names, processes: int | None = None) -> None:
-    """Compiles the modules ``names``, or loads them from CuPy's disk cache. The partitioner's
-    group on a cold cache: by ``processes`` workers first (default
-    ``IGPART_GPU_COMPILE_PROCESSES``, see the module docstring)."""
+    """Loads the modules ``names`` from their prebuilt cubins, else compiles them or loads them
+    from CuPy's disk cache. The partitioner's group on a cold cache: by ``processes`` workers
+    first (default ``IGPART_GPU_COMPILE_PROCESSES``, see the module docstring)."""
     with _lock:
         todo = [n for n in names if n not in _compiled]
         if not todo:
             return
+        for n in todo:
+            if n not in _modules:
+                _load_prebuilt(n)
+        rest = [n for n in todo if n not in _modules]
         if processes is None:
             processes = int(os.environ.get("IGPART_GPU_COMPILE_PROCESSES", "0") or 0)
         if processes <= 0:
             processes = min(8, _usable_cpus() - 1)
         if processes > 1 and set(PARTITION_SOURCES) <= set(todo):
-            marker = _marker()
+            marker = _marker(rest)
             if not marker.exists():
-                _compile_in_workers(processes)
+                _compile_in_workers(processes, [n for n in PARTITION_SOURCES if n in rest])
                 try:
                     marker.write_text("filled by igpart's kernel loader\n")
                 except OSError:
                     pass  # a read-only cache directory: the next process compiles again
-        for n in todo:
-            if n not in _modules:
-                _modules[n] = _new_module(n)
+        for n in rest:
+            _modules[n] = _new_module(n)
             _compile_now(_modules[n], n)
         _compiled.update(todo)
+
+
+def prebuilt_modules() -> list[str]:
+    """The modules this process loaded from prebuilt cubins (so far)."""
+    return sorted(_from_cubin)
+
+
+@functools.cache
+def _prebuilt_files(device: int) -> dict:
+    """Module -> cubin path for ``device`` (see ``_prebuild.prebuilt_files``)."""
+    try:
+        cc = int(cupy.cuda.Device(device).compute_capability)
+        driver = cupy.cuda.runtime.driverGetVersion()
+        return _prebuild.prebuilt_files(cc, driver)
+    except Exception as exc:  # noqa: BLE001 - an optimisation only: compile instead
+        log.debug("prebuilt GPU kernels not looked up: %r", exc)
+        return {}
+
+
+def _load_prebuilt(name: str) -> None:
+    """Loads module ``name`` from its cubin when one fits (the driver may still refuse it, say
+    a cubin of a newer CUDA minor version: then it is compiled)."""
+    path = _prebuilt_files(cupy.cuda.Device().id).get(name)
+    if path is None:
+        return
+    try:
+        mod = cupy.RawModule(path=str(path))
+        mod.get_function(_first_kernel(name))  # loads the cubin now, so that a refusal shows here
+    except Exception as exc:  # noqa: BLE001 - fall back to compiling the source
+        log.debug("prebuilt %s not loaded (%r): compiling %s.cu", path.name, exc, name)
+        return
+    _modules[name] = mod
+    _from_cubin.add(name)
 
 
 def _usable_cpus() -> int:
@@ -87,15 +140,17 @@ def _usable_cpus() -> int:
     return os.cpu_count() or 1
 
 
-def _marker() -> Path:
+def _marker(compiled) -> Path:
     """The file that says CuPy's cache directory holds this loader's kernels for these sources,
-    this CuPy and this GPU (its name hashes all of them)."""
+    this CuPy, this GPU and these modules ``compiled`` at run time (its name hashes all of
+    them)."""
     cache = Path(os.environ.get("CUPY_CACHE_DIR", Path.home() / ".cupy" / "kernel_cache"))
     h = hashlib.sha256(_headers_digest().encode())
     for n in PARTITION_SOURCES:
         h.update((HERE / f"{n}.cu").read_bytes())
     dev = cupy.cuda.Device()
-    h.update(f"{cupy.__version__} {dev.compute_capability} {len(_CUPY_WARMUPS)}".encode())
+    h.update(f"{cupy.__version__} {dev.compute_capability} {len(_CUPY_WARMUPS)} "
+             f"{sorted(compiled)}".encode())
     return cache / f"igpart-kernels-{h.hexdigest()[:24]}.ok"
 
 
@@ -106,12 +161,12 @@ _COMPILE_SECONDS = {"jet": 1.3, "jet_balance": 1.2, "coarsen": 1.06, "contract":
                     "refine": 0.77, "scan": 0.49, "metrics": 0.26, "util": 0.22}
 
 
-def _compile_in_workers(processes: int) -> None:
-    """Fills CuPy's disk cache with the partitioner's modules and the warm-up calls' kernels,
+def _compile_in_workers(processes: int, modules) -> None:
+    """Fills CuPy's disk cache with the ``modules`` and the warm-up calls' kernels,
     split over ``processes`` child processes, longest first onto the least loaded (each loads
     this file alone, without the igpart package). A worker that fails leaves its kernels to
     be compiled here, when first used."""
-    tasks = [(_COMPILE_SECONDS.get(n, 1.0), f"m:{n}") for n in PARTITION_SOURCES]
+    tasks = [(_COMPILE_SECONDS.get(n, 1.0), f"m:{n}") for n in modules]
     tasks += [(0.11, f"w:{i}") for i in range(len(_CUPY_WARMUPS))]
     shares: list[list[str]] = [[] for _ in range(processes)]
     load = [0.0] * processes
@@ -149,6 +204,7 @@ with cupy.cuda.Device(dev):
 
 
 def _new_module(name: str) -> cupy.RawModule:
+    """The module of ``<name>.cu`` compiled at run time (NVRTC)."""
     code = (HERE / f"{name}.cu").read_text()
     # CuPy's cache keys on the source text only: fold the headers in so that editing one
     # recompiles every module.
