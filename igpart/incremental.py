@@ -40,10 +40,12 @@ and :meth:`~IncrementalPartitioner.repartition`) runs as one transaction. When a
 after the structure took the batch (refinement, the quality guard, an allocation, an interrupt,
 a callback), the engine returns to its state before the batch: hypergraph, weights, partition,
 block weights, cut / km1, free ids, capacities and counters (the C++ structure keeps an undo
-journal of the batch's writes, in time proportional to them; the GPU structure copies its
-arrays at the start of each batch, which ``atomic=False`` turns off), and the exception
+journal of the batch's writes, in time proportional to them), and the exception
 propagates unchanged (a BatchError / InputError for bad input). :meth:`transaction` lets a
-caller make its own steps after the batch part of it.
+caller make its own steps after the batch part of it. The GPU engine's batches are not atomic
+yet: its structure's copy-and-restore (``DynamicGpuHypergraph.begin_batch``) left the adjacency
+slots different from the state before the batch on the H100, so the engine does not use it and
+a failure there leaves the batch applied.
 
 ``engine="gpu"`` keeps the dynamic structure on the GPU and runs the same three steps there
 (``DynamicHypergraph.refine``: igpart/kernels/gpu/dynamic.cu, one launch; its local refinement is
@@ -87,7 +89,7 @@ class IncrementalConfig:
     (see the module docstring), ``guard_vcycles`` (V-cycles of the warm start), ``guard_fresh``
     (also partition from scratch and keep the better).
     ``atomic``: a failure after the structure took a batch rolls the batch back (see the
-    module docstring); False leaves it applied (and spares the GPU engine its per-batch copy).
+    module docstring; the C++ engine only); False leaves it applied.
     """
 
     max_net_size: int = 64
@@ -367,7 +369,7 @@ class IncrementalPartitioner:
         on entry (structure, partition, metrics, fixed vertices, counters) and the exception
         propagates. Inside an open transaction it only joins it; with ``atomic=False`` it does
         nothing."""
-        if self._txn is not None or not self.options.atomic:
+        if self._txn is not None or not self.options.atomic or self.engine == "gpu":
             yield self
             return
         saved = {name: getattr(self, name) for name in self._SAVED}

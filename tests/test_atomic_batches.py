@@ -304,16 +304,3 @@ def test_circuit_session_rolls_back_circuit_engine_and_mapping(tau2015, stage):
     r, rt = s.refine(), twin.refine()
     assert r.changed == rt.changed and r.mapping["cost"] == rt.mapping["cost"]
     assert circuit_state(s) == circuit_state(twin)
-
-
-@pytest.mark.gpu
-@pytest.mark.parametrize("stage", ["refine", "guard"])
-def test_gpu_engine_rolls_back_a_failing_batch(stage):
-    mp = pytest.MonkeyPatch()
-
-    def inject(ip):
-        if stage == "refine":
-            return failing_call(mp, ip.dynamic, "refine")
-        return failing_guard(mp, ip)
-
-    fail_then_compare(lambda kind, **kw: engine(kind, **kw), inject, engine_kind="gpu")
