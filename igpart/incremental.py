@@ -43,9 +43,8 @@ block weights, cut / km1, free ids, capacities and counters (the C++ structure k
 journal of the batch's writes, in time proportional to them), and the exception
 propagates unchanged (a BatchError / InputError for bad input). :meth:`transaction` lets a
 caller make its own steps after the batch part of it. The GPU engine's batches are not atomic
-yet: its structure's copy-and-restore (``DynamicGpuHypergraph.begin_batch``) left the adjacency
-slots different from the state before the batch on the H100, so the engine does not use it and
-a failure there leaves the batch applied.
+yet (a copy-and-restore of its arrays left the adjacency slots different from the state before
+the batch on the H100): a failure there leaves the batch applied.
 
 ``engine="gpu"`` keeps the dynamic structure on the GPU and runs the same three steps there
 (``DynamicHypergraph.refine``: igpart/kernels/gpu/dynamic.cu, one launch; its local refinement is

@@ -50,9 +50,6 @@ _C = {name: i for i, name in enumerate((
     "batches", "records", "vused", "vftop", "vfcount", "eused", "eftop", "efcount",
 ))}  # fmt: skip
 NCTR = len(_C)
-# host-side state a transaction saves besides the arrays and counters
-_HOST_STATE = ("vcap", "ecap", "vid_growths", "eid_growths", "vpool_growths", "epool_growths",
-               "_pend_new", "_pend_seed", "_pend_cap", "last_refine")
 # info block (dynamic.cu INFO_*)
 INFO_BAD, INFO_CODE, INFO_D1, INFO_D2, INFO_NTV, INFO_NTE, INFO_SORTED, INFO_NNEW = range(8)
 INFO_CTR = 8
@@ -235,7 +232,6 @@ class GpuDynamicHypergraph:
         self._ensure_batch(64)
         self._ensure_pending(64)
         self.last_refine: dict = {}
-        self._saved = None  # the open transaction's copy of the state
 
     # ------------------------------------------------------------------ buffers
     def _pool_array(self, n: int, dtype, fill, init: np.ndarray | None = None) -> cupy.ndarray:
@@ -443,47 +439,6 @@ class GpuDynamicHypergraph:
                                  int(info[INFO_D1]), 0, 0, self.k))  # fmt: skip
         self._ctr = info[INFO_CTR : INFO_CTR + NCTR].copy()
         return int(info[INFO_D1]), int(info[INFO_D2])
-
-    # ------------------------------------------------------------------ transactions
-    def begin_batch(self) -> None:
-        """Opens a transaction: a copy of the state (every array, device to device; host pools
-        into page-locked memory) and of the host-side counters, so that :meth:`rollback_batch`
-        restores the state as it is now."""
-        if self._saved is not None:
-            raise RuntimeError("a transaction is already open")
-        arrays = {name: self._clone(name, arr) for name, arr in self._a.items()}
-        scalars = {name: getattr(self, name) for name in _HOST_STATE}
-        scalars["_ctr"] = self._ctr.copy()
-        pending = (self._pend_n_arr.copy(), self._pend_s_arr.copy())
-        self._saved = (arrays, scalars, pending)
-
-    def commit_batch(self) -> None:
-        """Closes the open transaction, keeping its changes."""
-        self._saved = None
-
-    def rollback_batch(self) -> None:
-        """Restores the state at :meth:`begin_batch` and closes the transaction."""
-        if self._saved is None:
-            raise RuntimeError("no transaction is open")
-        arrays, scalars, pending = self._saved
-        self._saved = None
-        self._stream.synchronize()
-        self._a = arrays
-        for name, value in scalars.items():
-            setattr(self, name, value)
-        self._pend_n_arr, self._pend_s_arr = pending
-        self._table()
-
-    @property
-    def in_batch(self) -> bool:
-        return self._saved is not None
-
-    def _clone(self, name: str, arr: cupy.ndarray) -> cupy.ndarray:
-        if self.host_pools and name in ("vslot", "vnext", "eslot", "enext"):
-            out = _mapped(arr.size, arr.dtype, 0)
-            out[...] = arr
-            return out
-        return arr.copy()
 
     # ------------------------------------------------------------------ refinement
     def refine(self, objective: str = "cut", *, expand: bool = True, big_net: int = 256,
