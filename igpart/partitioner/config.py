@@ -153,8 +153,8 @@ class Config:
       k = 16: 10670 -> 10070); on ISPD98 (< 100k vertices) 64 seeds gave the same cuts in 18 of
       20 cases for 1.5x the time, hence the threshold; at k = 2 with
       ``bisection_contraction_limit`` every input gets them: on that larger coarsest level the
-      best of many seeds matters (small suite, k = 2, seeds 0-3: neuron's cut 1.157x -> 0.985x
-      Mt-KaHyPar's with 64 seeds instead of 8)),
+      best of many seeds matters (small suite, k = 2, seeds 0-3: neuron's cuts 406 469 279 407
+      with 8 seeds, 343 327 254 398 with 64; Mt-KaHyPar-2 370-396)),
       ``"mtkahypar"`` (Mt-KaHyPar when installed, else METIS) or ``"all"`` (both);
       ``"rb"``: recursive bisection (:mod:`.initial.recursive`, as KaHyPar / Mt-KaHyPar): each
       bisection is igpart's own k = 2 multilevel pipeline (communities, clustering, METIS
