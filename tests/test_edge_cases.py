@@ -19,8 +19,8 @@ from .test_multilevel import check_partition, instances
 #: The new code paths, with a contraction limit small enough that these tiny inputs coarsen
 #: (so that Jet runs on several levels and recursive bisection on a real coarsest level).
 CONFIGS = {
-    "jet": Config(refinement="jet", contraction_limit=2),
-    "jet+fm": Config(refinement="jet+fm", contraction_limit=2),
+    "jet": Config(refinement="jet", contraction_limit=2, bisection_contraction_limit=2),
+    "jet+fm": Config(refinement="jet+fm", contraction_limit=2, bisection_contraction_limit=2),
     "jet-c0": Config(
         refinement="jet",
         jet_negative_gain_fine=0,
@@ -28,9 +28,12 @@ CONFIGS = {
         jet_iterations=1,
         jet_patience=1,
         contraction_limit=2,
+        bisection_contraction_limit=2,
     ),
-    "rb": Config(initial="rb", contraction_limit=2, initial_rb_runs=2, initial_rb_seeds=2),
-    "rb+metis": Config(initial="rb+metis", contraction_limit=2, initial_rb_runs=1),
+    "rb": Config(initial="rb", contraction_limit=2, bisection_contraction_limit=2,
+                 initial_rb_runs=2, initial_rb_seeds=2),
+    "rb+metis": Config(initial="rb+metis", contraction_limit=2, bisection_contraction_limit=2,
+                       initial_rb_runs=1),
     "rb+jet": Config(initial="rb", refinement="jet", initial_rb_runs=1, initial_rb_seeds=1),
 }
 

@@ -173,7 +173,8 @@ def test_config_default_bisector_is_metis():
 )
 def test_partition_with_each_bisector_is_valid_and_balanced(h, k, objective, method, bisector):
     k = min(k, max(h.n, 1))
-    cfg = Config(initial=method, contraction_limit=2, initial_rb_runs=2, initial_rb_seeds=3,
+    cfg = Config(initial=method, contraction_limit=2, bisection_contraction_limit=2,
+                 initial_rb_runs=2, initial_rb_seeds=3,
                  initial_bisector=bisector)  # fmt: skip
     p = igpart.partition(h, k, objective=objective, backend="cpu", seed=1, config=cfg)
     check_partition(h, p, k, 0.03)

@@ -326,7 +326,8 @@ def test_gpu_communities_level(monkeypatch):
 def test_gpu_partition_properties(h, k, obj, eps):
     k = min(k, max(h.n, 1))
     p = igpart.partition(h, k, epsilon=eps, objective=obj, backend="gpu", seed=1,
-                         config={"contraction_limit": 2})
+                         config={"contraction_limit": 2,
+                                 "bisection_contraction_limit": 2})
     check_partition(h, p, k, eps)
     assert p.backend == "gpu"
 

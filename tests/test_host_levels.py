@@ -131,10 +131,10 @@ def test_graphs(host, cfg, stages):
 
 
 SMALL = [
-    {"contraction_limit": 2},
-    {"contraction_limit": 2, "coarsening": "hyperg"},
-    {"contraction_limit": 2, "communities": False, "vcycles": 1},
-    {"contraction_limit": 2, "refinement": "jet+fm"},
+    {"contraction_limit": 2, "bisection_contraction_limit": 2},
+    {"contraction_limit": 2, "bisection_contraction_limit": 2, "coarsening": "hyperg"},
+    {"contraction_limit": 2, "bisection_contraction_limit": 2, "communities": False, "vcycles": 1},
+    {"contraction_limit": 2, "bisection_contraction_limit": 2, "refinement": "jet+fm"},
 ]
 
 

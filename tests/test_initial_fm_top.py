@@ -34,7 +34,8 @@ PROPS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCh
 )
 def test_partition_with_fm_top_is_valid_and_balanced(h, k, objective, eps, method, top):
     k = min(k, max(h.n, 1))
-    cfg = Config(initial=method, contraction_limit=2, initial_rb_runs=2, initial_rb_seeds=3,
+    cfg = Config(initial=method, contraction_limit=2, bisection_contraction_limit=2,
+                 initial_rb_runs=2, initial_rb_seeds=3,
                  initial_fm_top=top)  # fmt: skip
     p = igpart.partition(h, k, epsilon=eps, objective=objective, backend="cpu", seed=1, config=cfg)
     check_partition(h, p, k, eps)

@@ -62,13 +62,15 @@ def check_partition(h, p, k, eps):
         assert p.balanced, (list(p.block_weights), bound)
 
 
-#: Configs of the property tests: a small contraction limit makes these tiny inputs go through
-#: several levels of coarsening (with the default limit of 160 k they would not coarsen at all).
+#: Configs of the property tests: small contraction limits (k = 2's too) make these tiny inputs
+#: go through several levels of coarsening (with the defaults, 40·k vertices and 2·160 at k = 2,
+#: most would not coarsen at all).
 SMALL_LEVELS = [
     None,
-    Config(contraction_limit=2),
-    Config(contraction_limit=2, coarsening="hyperg"),
-    Config(contraction_limit=2, communities=False, weight_penalty=True, vcycles=1),
+    Config(contraction_limit=2, bisection_contraction_limit=2),
+    Config(contraction_limit=2, bisection_contraction_limit=2, coarsening="hyperg"),
+    Config(contraction_limit=2, bisection_contraction_limit=2, communities=False,
+           weight_penalty=True, vcycles=1),
 ]
 
 
@@ -255,7 +257,7 @@ def test_vcycle_coarsening_stops_at_vcycle_min_vertices(monkeypatch):
         cfg = Config(vcycles=1, vcycle_min_vertices=limit, communities=False)
         p = igpart.partition(h, 4, seed=2, backend="cpu", config=cfg)
         first, cycle = levels[0], levels[-1]
-        assert cycle[0] == max(Config().contraction_limit * 4, limit)
+        assert cycle[0] == max(ml.coarsest_vertices(Config(), 4), limit)
         # every V-cycle level but the coarsest has at least the limit's vertices
         assert all(n >= cycle[0] for n in cycle[1][:-1])
         if limit:
@@ -283,7 +285,11 @@ def test_initial_seed_count_follows_k():
     assert all(1 <= r <= max(cfg.initial_runs, cfg.initial_runs_max) for r in runs)
     assert initial_runs_of(cfg, 64, hypergraph=True, n=big) == cfg.initial_runs
     assert initial_runs_of(cfg, 2, hypergraph=True, n=big) == cfg.initial_runs_max
-    assert initial_runs_of(cfg, 2, hypergraph=True, n=big - 1) == cfg.initial_runs  # small input
+    small = Config(bisection_contraction_limit=0)
+    assert initial_runs_of(small, 2, hypergraph=True, n=big - 1) == cfg.initial_runs  # small input
+    # k = 2 runs (bisection_contraction_limit) of small inputs get the large inputs' seeds
+    assert initial_runs_of(cfg, 2, hypergraph=True, n=big - 1) == cfg.initial_runs_max
+    assert initial_runs_of(cfg, 4, hypergraph=True, n=big - 1) == cfg.initial_runs
     assert initial_runs_of(cfg, 8, n=big) == cfg.initial_runs  # graphs
     assert initial_runs_of(Config(initial_runs=4, initial_runs_max=2), 2, True, big) == 4
     for bad in ({"initial_runs_max": 0}, {"initial_runs_min_n": 0}):

@@ -90,7 +90,8 @@ def test_recursive_bisection_returns_valid_blocks(h, k, objective, eps):
 @given(*CASES, st.sampled_from(["rb", "rb+metis"]), st.sampled_from([40, 2]))
 def test_partition_with_rb_is_valid_and_balanced(h, k, objective, eps, method, limit):
     k = min(k, max(h.n, 1))
-    cfg = Config(initial=method, contraction_limit=limit, initial_rb_runs=2, initial_rb_seeds=2)
+    cfg = Config(initial=method, contraction_limit=limit, bisection_contraction_limit=limit,
+                 initial_rb_runs=2, initial_rb_seeds=2)
     p = igpart.partition(h, k, epsilon=eps, objective=objective, backend="cpu", seed=1, config=cfg)
     check_partition(h, p, k, eps)
 
@@ -131,7 +132,8 @@ def reference_recursive_bisection(h, k, epsilon, objective, seed, runs):
     from igpart.partitioner.driver import multilevel_hypergraph
 
     cfg = dataclasses.replace(
-        Config(), initial="metis", initial_runs=runs, threads=1, vcycles=0, refinement="fm"
+        Config(), initial="metis", initial_runs=runs, threads=1, vcycles=0, refinement="fm",
+        bisection_contraction_limit=0,
     )
     be = get_backend("cpu")
     parts = np.zeros(h.n, dtype=np.int32)

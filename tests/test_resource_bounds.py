@@ -16,6 +16,7 @@ from igpart.generators import random_circuit
 from igpart.kernels import get_backend
 from igpart.metrics import evaluate
 from igpart.partitioner.config import Config
+from igpart.partitioner.context import coarsest_vertices
 from igpart.partitioner.driver import bisect
 from igpart.partitioner.initial import recursive as rb
 from igpart.partitioner.preprocessing import share_unconnected_community
@@ -48,11 +49,11 @@ def test_one_net_coarsens_down_to_the_contraction_limit(monkeypatch, k, backend)
 
     monkeypatch.setattr(ml, "initial_partition", spy)
     p = igpart.partition(h, k, backend=backend, seed=1)
-    cfg = Config()
+    limit = coarsest_vertices(Config(), k)
     # the first call is the top-level coarsest level; the others are levels inside the
     # bisections of the recursive-bisection initial partitioning (k = 8)
-    assert sizes[0] <= 4 * cfg.contraction_limit * k
-    assert max(sizes) <= 4 * cfg.contraction_limit * k
+    assert sizes[0] <= 4 * limit
+    assert max(sizes) <= 4 * limit
     m = evaluate(h, p.parts, k, 0.03)
     assert m["balanced"] and m["cut"] == p.cut == 1
 

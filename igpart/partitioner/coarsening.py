@@ -17,7 +17,7 @@ from ..fixed import coarse_fixed
 from ..hypergraph import Graph, Hypergraph
 from ..kernels.backend import Backend, GraphArrays, HypergraphArrays
 from .config import Config
-from .context import Timer, max_shrink
+from .context import Timer, coarsest_vertices, max_shrink
 
 log = logging.getLogger("igpart")
 
@@ -113,19 +113,20 @@ def hypergraph_coarsener(be: Backend, k: int, mcw: int, cfg: Config, seed: int, 
     """One level's clustering, ``coarsen_one(level, communities=None) -> (cmap, nc)``, as the
     config asks (HyperG grouping or the default clustering); ``n``: the input's vertices."""
     limit = max_shrink(be, cfg, k, n)
+    coarsest = coarsest_vertices(cfg, k)  # where the coarsening stops
 
     def coarsen_one(ha, communities=None):
         if cfg.coarsening == "hyperg":
             # as the clustering below, never (much) below the contraction limit in one step:
             # groups of ``group_size`` shrink a level up to that many times, so near the limit
             # they are made smaller (1: the level is not coarsened and the hierarchy ends)
-            group = max(1, min(cfg.group_size, round(ha.n / (cfg.contraction_limit * k))))
+            group = max(1, min(cfg.group_size, round(ha.n / coarsest)))
             return be.coarsen_hypergraph(
                 ha, mcw, group_size=group, max_net_size=cfg.rating_max_net_size,
                 communities=communities, seed=seed,
             )
         # never (much) below the contraction limit in one step; at least 1.01 (1%) per level
-        shrink = max(min(limit, ha.n / (cfg.contraction_limit * k)), 1.01)
+        shrink = max(min(limit, ha.n / coarsest), 1.01)
         return be.cluster_hypergraph(
             ha, mcw, max_net_size=cfg.rating_max_net_size, communities=communities,
             max_shrink=shrink, weight_penalty=cfg.weight_penalty, seed=seed,

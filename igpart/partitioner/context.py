@@ -94,7 +94,9 @@ def initial_runs_of(cfg: Config, k: int, hypergraph: bool = False, n: int = 0) -
     """METIS seeds on the coarsest level of an input of ``n`` vertices (``Config.initial``)."""
     if k > 64:
         return max(1, cfg.initial_runs * 64 // k)
-    if hypergraph and n >= cfg.initial_runs_min_n:
+    if hypergraph and (n >= cfg.initial_runs_min_n
+                       or (k == 2 and cfg.bisection_contraction_limit > 0)):
+        # large inputs, and k = 2 runs, whose coarsest level is bisection_contraction_limit's
         return max(cfg.initial_runs, min(cfg.initial_runs_max, cfg.initial_runs * 64 // k))
     return cfg.initial_runs
 
@@ -175,6 +177,23 @@ def community_max_weight(cfg: Config, total: int, k: int) -> int:
     """The cap on a community's vertex weight, ``ceil(cfg.community_max_weight * total / k)``
     (0: no cap)."""
     return int(math.ceil(float(cfg.community_max_weight) * total / k))
+
+
+def coarsest_vertices(cfg: Config, k: int) -> int:
+    """Where the coarsening of a hypergraph into ``k`` blocks stops (and the vertex count its
+    cluster weight cap stands for): ``contraction_limit * k``, at k = 2
+    ``2 * bisection_contraction_limit`` when that is set (non-zero)."""
+    if int(k) == 2 and cfg.bisection_contraction_limit > 0:
+        return 2 * int(cfg.bisection_contraction_limit)
+    return int(cfg.contraction_limit) * int(k)
+
+
+def hypergraph_cluster_weight(cfg: Config, total: int, k: int, bound: int) -> int:
+    """The weight cap of a cluster of a hypergraph of weight ``total`` partitioned into ``k``
+    blocks: ``ceil(cluster_weight_factor * total / coarsest_vertices(cfg, k))``, at most
+    ``bound`` (the smallest block bound), at least 1."""
+    return max_cluster_weight(total, 1, coarsest_vertices(cfg, k), cfg.cluster_weight_factor,
+                              bound)
 
 
 def max_cluster_weight(total: int, k: int, limit: int, factor: float, bound: int) -> int:

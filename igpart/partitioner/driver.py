@@ -49,9 +49,11 @@ from .context import (
     Timer,
     balance_bounds,
     check_memory,
+    coarsest_vertices,
     epsilon_bounds,
     graph_coarsening,
     graph_refinement,
+    hypergraph_cluster_weight,
     max_cluster_weight,
     metis_processes,
     refinement_mode,
@@ -194,8 +196,7 @@ def multilevel_hypergraph(h: Hypergraph, k: int, epsilon: float, objective: str,
     top_fixed = None if fixed is None else be.asarray(fixed, "int32")
     timer.add("upload", t0)
     bound, bounds_on = balance_bounds(h.total_weight, k, epsilon, block_bounds)
-    mcw = max_cluster_weight(h.total_weight, k, cfg.contraction_limit, cfg.cluster_weight_factor,
-                             bound)
+    mcw = hypergraph_cluster_weight(cfg, h.total_weight, k, bound)
     refine = hypergraph_refiner(be, k, bounds_on(be), objective, cfg, seed, timer,
                                 finest_n=top.n)
     host = _hypergraph_host_levels(be, k, mcw, bounds_on, objective, cfg, seed, timer, h.n)
@@ -204,7 +205,7 @@ def multilevel_hypergraph(h: Hypergraph, k: int, epsilon: float, objective: str,
     if top_fixed is not None:
         communities = fixed_labels(be.xp, top_fixed, communities)
     hierarchy = coarsen(top, lambda a: a.n, hypergraph_coarsener(be, k, mcw, cfg, seed, h.n),
-                        be.contract_hypergraph, cfg.contraction_limit * k, cfg.min_shrink,
+                        be.contract_hypergraph, coarsest_vertices(cfg, k), cfg.min_shrink,
                         cfg.max_levels, timer, labels=communities, xp=be.xp, min_n=k, be=be,
                         host=host, host_coarsen_one=host.coarsener(seed) if host else None,
                         fixed=top_fixed)
@@ -295,8 +296,7 @@ def improve_hypergraph(hyper, p, k, epsilon, objective, be, seed, cfg, timer, vc
         else:
             bound = int(targets[targets > 0].min(initial=hyper.total_weight))
             bounds, host_bounds = be.asarray(targets, "int64"), targets
-        mcw = max_cluster_weight(hyper.total_weight, k, cfg.contraction_limit,
-                                 cfg.cluster_weight_factor, bound)
+        mcw = hypergraph_cluster_weight(cfg, hyper.total_weight, k, bound)
         refine = hypergraph_refiner(be, k, bounds, objective, cfg, seed, timer,
                                     finest_n=top.n)
         start = be.asarray(p, "int32")

@@ -195,6 +195,9 @@ def recursive_bisection(
         initial="metis",
         initial_runs=int(runs),
         initial_max_net_size=int(max_net_size),
+        # bisections coarsen to 2 * contraction_limit: Config.bisection_contraction_limit is
+        # for a k = 2 run of the input (on bisections of coarsest levels it cost 1.5-3x the time)
+        bisection_contraction_limit=0,
         threads=1,
         vcycles=0,
         refinement="fm",  # as for every initial candidate (Config.refinement)
