@@ -9,6 +9,12 @@ One more child per setting splits the cold cost: the loader's modules alone
 (``_loader.compile_modules``), then a partition of a 2,000-vertex hypergraph (CuPy's own
 elementwise and reduction kernels, compiled on first use), then the input itself.
 
+With ``--installed`` (default on) each setting also runs what an install on a machine with a
+GPU does: a fresh cache directory, the install-time warm-up into it (``igpart warmup``, timed
+apart: the install's cost), then the first command, then warm runs; the row lists the CuPy
+kernels that first command still compiled (the cache directory's files before and after), i.e.
+what the warm-up misses.
+
     python benchmarks/first_use.py --input ibm10:29 -k 16 --compile-processes 0 --prebuilt 1,0
 """
 
@@ -64,6 +70,39 @@ print(json.dumps({"import": t1 - t0, "modules": t2 - t1, "cupy_kernels_small_run
 """
 
 
+def kernel_files(cache: str) -> set[Path]:
+    return set(Path(cache).glob("*.cubin"))
+
+
+def kernel_names(paths) -> list[str]:
+    """The CuPy kernel names in cached cubins (``igpart.kernels.gpu.warmup.kernel_names``,
+    imported here so that this script runs without a GPU until it starts children)."""
+    from igpart.kernels.gpu.warmup import kernel_names as names
+
+    return names(paths)
+
+
+def installed_row(cmd: list[str], base: dict, repeat: int) -> dict:
+    """Fresh cache, the install-time warm-up (timed: install cost), the first command, the CuPy
+    kernels it compiled, then ``repeat`` warm runs."""
+    with tempfile.TemporaryDirectory() as cache:
+        env = dict(base, CUPY_CACHE_DIR=cache)
+        report = Path(cache) / "warmup.json.out"
+        install, _ = run([sys.executable, "-m", "igpart", "warmup", "--json", str(report)], env)
+        warm = json.loads(report.read_text())
+        report.unlink()
+        have = kernel_files(cache)
+        first, _ = run(cmd, env)
+        missed = kernel_names(kernel_files(cache) - have)
+        warm_runs = [run(cmd, env)[0] for _ in range(repeat)]
+    return {"install_warmup": install, "warmup_compiled": warm.get("compiled"),
+            "warmup_list_s": warm.get("list", {}).get("seconds"),
+            "warmup_samples_s": warm.get("samples", {}).get("seconds"),
+            "samples_compiled": warm.get("samples", {}).get("compiled", []),
+            "first": first, "warm": warm_runs, "first_minus_warm": first - min(warm_runs),
+            "compiled_by_first": missed}
+
+
 def run(cmd: list[str], env: dict) -> tuple[float, str]:
     t = time.perf_counter()
     r = subprocess.run(cmd, env=env, capture_output=True, text=True)
@@ -81,6 +120,8 @@ def main(argv=None) -> int:
     ap.add_argument("--prebuilt", default="1,0", help="comma list of IGPART_GPU_PREBUILT values")
     ap.add_argument("--repeat", type=int, default=3, help="warm runs per setting")
     ap.add_argument("--work", default=tempfile.gettempdir())
+    ap.add_argument("--installed", type=int, default=1,
+                    help="1: also the install-time warm-up scenario per setting; 0: not")
     ap.add_argument("--json", help="write the figures to this file")
     args = ap.parse_args(argv)
 
@@ -117,6 +158,19 @@ def main(argv=None) -> int:
         print(f"compile processes {procs}, prebuilt {prebuilt}: cold {row['cold']:.2f} s, warm "
               f"{' / '.join(f'{w:.2f}' for w in row['warm'])} s, first use costs "
               f"{row['cold_minus_warm']:.2f} s more; cold run split: {split}", flush=True)
+        if args.installed:
+            inst = row["installed"] = installed_row(cmd, base, args.repeat)
+            print(f"  install-time warm-up {inst['install_warmup']:.2f} s (list "
+                  f"{inst['warmup_list_s'] or 0:.2f} s, samples {inst['warmup_samples_s'] or 0:.2f}"
+                  f" s, {inst['warmup_compiled']} kernels; the samples compiled "
+                  f"{len(inst['samples_compiled'])} the list missed), then first use "
+                  f"{inst['first']:.2f} s, warm {' / '.join(f'{w:.2f}' for w in inst['warm'])} s:"
+                  f" first use costs {inst['first_minus_warm']:.2f} s more; the first command "
+                  f"compiled {len(inst['compiled_by_first'])} CuPy kernels"
+                  + (f": {', '.join(inst['compiled_by_first'])}" if inst["compiled_by_first"]
+                     else ""), flush=True)
+            for name in inst["samples_compiled"]:
+                print(f"    missed by the list, compiled by a sample: {name}", flush=True)
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=1))
     return 0

@@ -814,6 +814,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", required=True, help=".hgr file to write")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_generate)
+
+    from .kernels.gpu import warmup
+
+    p = sub.add_parser(
+        "warmup",
+        help="compile the GPU backend's CuPy kernels into CuPy's kernel cache (after install, "
+             "or in a container build), so that the first partition compiles nothing",
+    )
+    warmup.add_arguments(p)
+    p.set_defaults(func=warmup.run)
     for p in sub.choices.values():  # -v after the subcommand too (igpart partition f -k 4 -v)
         p.add_argument("-v", "--verbose", dest="sub_verbose", action="count", default=0,
                        help="log progress (-vv: debug)")  # fmt: skip
