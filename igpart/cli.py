@@ -279,7 +279,31 @@ def _backend_with_budget(h, args):
     return be
 
 
+def _prepare_gpu(args):
+    """With ``--backend gpu`` or ``auto`` (no cluster, no memory budget): the GPU readied in a
+    background thread while the input is read (``igpart.kernels.gpu.prepare``;
+    ``IGPART_GPU_PREPARE=0`` turns it off), else None."""
+    if args.backend not in ("gpu", "auto") or getattr(args, "cluster", None) is not None \
+            or getattr(args, "memory_budget", None) is not None:
+        return None
+    if os.environ.get("IGPART_GPU_PREPARE", "").strip().lower() in ("0", "false", "no", "off") \
+            or os.environ.get("IGPART_GPU_MEMORY_BUDGET"):
+        return None
+    from .kernels.gpu import prepare
+
+    return prepare.start()
+
+
 def cmd_partition(args) -> int:
+    prep = _prepare_gpu(args)
+    try:
+        return _cmd_partition(args)
+    finally:
+        if prep is not None:
+            prep.stop()
+
+
+def _cmd_partition(args) -> int:
     if detect_format(args.file, args.format) == "verilog":
         if getattr(args, "fixed", None):
             raise InputError("--fixed takes .hgr / .graph inputs (one line per vertex); fix "

@@ -185,3 +185,59 @@ def test_after_the_warmup_a_partition_compiles_no_cupy_kernel(tmp_path):
     compiled = json.loads(r.stdout.strip().splitlines()[-1])
     assert compiled == [], f"the partitions compiled CuPy kernels the warm-up missed: {compiled}"
     assert len(warmup.kernel_files(tmp_path / "cache")) == count
+
+
+def _fake_gpu(monkeypatch, calls, stop_after=None):
+    """A CuPy and a kernel loader that record what the background preparation asks of them."""
+    import igpart.kernels as kernels
+    from igpart.kernels.gpu import prepare
+
+    cupy = types.ModuleType("cupy")
+    cupy.uint8 = np.uint8
+    cupy.empty = lambda n, dtype=None: calls.append(("alloc", n))
+    cupy.cuda = types.SimpleNamespace(runtime=types.SimpleNamespace(
+        free=lambda ptr: calls.append(("context", ptr))),
+        Device=lambda *a: types.SimpleNamespace(id=0))
+    loader = types.ModuleType("igpart.kernels.gpu._loader")
+    loader.PARTITION_SOURCES = ("coarsen", "refine")
+    loader.SIZES_FIRST_USE = (4, 300_000)
+    loader.warmup_tasks = lambda sizes: ["w:0:4", "w:1:4", "s:0:300000"]
+    loader.compile_modules = lambda names: calls.append(("modules", tuple(names)))
+
+    def run_tasks(tasks, device):
+        calls.append(("tasks", tuple(tasks), device))
+        if stop_after is not None and len(calls) >= stop_after:
+            prep.stop()
+
+    loader.run_tasks = run_tasks
+    monkeypatch.setitem(sys.modules, "cupy", cupy)
+    monkeypatch.setitem(sys.modules, "igpart.kernels.gpu._loader", loader)
+    monkeypatch.setattr(kernels, "gpu_status", lambda: (True, "1 CUDA device(s)"))
+    prep = prepare.Preparation()
+    return prep
+
+
+def test_background_preparation_readies_context_modules_and_kernels(monkeypatch):
+    calls = []
+    prep = _fake_gpu(monkeypatch, calls)
+    assert prep.start().join(10)
+    assert prep.error is None and prep.seconds is not None
+    assert calls == [("context", 0), ("alloc", 1 << 20), ("modules", ("coarsen", "refine")),
+                     ("tasks", ("w:0:4",), 0), ("tasks", ("w:1:4",), 0),
+                     ("tasks", ("s:0:300000",), 0)]
+
+
+def test_background_preparation_stops_between_kernels(monkeypatch):
+    calls = []
+    prep = _fake_gpu(monkeypatch, calls, stop_after=4)
+    assert prep.start().join(10)
+    assert [c[0] for c in calls] == ["context", "alloc", "modules", "tasks"]
+
+
+def test_background_preparation_without_a_gpu_ends_at_once(monkeypatch):
+    import igpart.kernels as kernels
+    from igpart.kernels.gpu import prepare
+
+    monkeypatch.setattr(kernels, "gpu_status", lambda: (False, "no device"))
+    prep = prepare.start()
+    assert prep.join(10) and prep.error is None
