@@ -2,8 +2,10 @@
 whole process with an empty CuPy kernel cache (every kernel compiled by NVRTC) against the same
 command with the cache filled by that run, for each ``--compile-processes`` setting (the
 loader's compile workers, ``IGPART_GPU_COMPILE_PROCESSES``; 1: none, each kernel compiled when
-first used; 0: automatic), and for each ``--prebuilt`` setting (``IGPART_GPU_PREBUILT``: 1, the
-cubins the build step wrote beside the sources; 0, none: every module compiled at run time).
+first used; 0: automatic), for each ``--prebuilt`` setting (``IGPART_GPU_PREBUILT``: 1, the
+cubins the build step wrote beside the sources; 0, none: every module compiled at run time), and
+for each ``--prepare`` setting (``IGPART_GPU_PREPARE``: 1, the command readies the GPU in a
+background thread while it reads the input; 0, not).
 
 One more child per setting splits the cold cost: the loader's modules alone
 (``_loader.compile_modules``), then a partition of a 2,000-vertex hypergraph (CuPy's own
@@ -120,6 +122,9 @@ def main(argv=None) -> int:
     ap.add_argument("--prebuilt", default="1,0", help="comma list of IGPART_GPU_PREBUILT values")
     ap.add_argument("--repeat", type=int, default=3, help="warm runs per setting")
     ap.add_argument("--work", default=tempfile.gettempdir())
+    ap.add_argument("--prepare", default="1",
+                    help="comma list of IGPART_GPU_PREPARE values (1: the command readies the "
+                         "GPU while it reads the input; 0: not)")
     ap.add_argument("--installed", type=int, default=1,
                     help="1: also the install-time warm-up scenario per setting; 0: not")
     ap.add_argument("--json", help="write the figures to this file")
@@ -137,12 +142,12 @@ def main(argv=None) -> int:
     cmd = [sys.executable, "-m", "igpart", "partition", str(path), "-k", str(args.k),
            "--backend", "gpu", "-o", str(out)]
     results = {"input": args.input, "k": args.k, "settings": {}}
-    settings = [(int(p), b) for p in args.compile_processes.split(",")
-                for b in args.prebuilt.split(",")]
-    for procs, prebuilt in settings:
+    settings = [(int(p), b, q) for p in args.compile_processes.split(",")
+                for b in args.prebuilt.split(",") for q in args.prepare.split(",")]
+    for procs, prebuilt, prepare in settings:
         row = {}
         base = dict(os.environ, IGPART_GPU_COMPILE_PROCESSES=str(procs),
-                    IGPART_GPU_PREBUILT=prebuilt)
+                    IGPART_GPU_PREBUILT=prebuilt, IGPART_GPU_PREPARE=prepare)
         with tempfile.TemporaryDirectory() as cache:
             env = dict(base, CUPY_CACHE_DIR=cache)
             row["cold"], _ = run(cmd, env)
@@ -152,12 +157,13 @@ def main(argv=None) -> int:
             _, text = run([sys.executable, "-c", SPLIT, str(path), str(args.k)], env)
             row["cold_split"] = json.loads(text.strip().splitlines()[-1])
         row["cold_minus_warm"] = row["cold"] - min(row["warm"])
-        results["settings"][f"processes={procs} prebuilt={prebuilt}"] = row
+        results["settings"][f"processes={procs} prebuilt={prebuilt} prepare={prepare}"] = row
         split = ", ".join(f"{a} {b:.2f}" if isinstance(b, float) else f"{a} {b}"
                           for a, b in row["cold_split"].items())
-        print(f"compile processes {procs}, prebuilt {prebuilt}: cold {row['cold']:.2f} s, warm "
-              f"{' / '.join(f'{w:.2f}' for w in row['warm'])} s, first use costs "
-              f"{row['cold_minus_warm']:.2f} s more; cold run split: {split}", flush=True)
+        print(f"compile processes {procs}, prebuilt {prebuilt}, prepare {prepare}: cold "
+              f"{row['cold']:.2f} s, warm {' / '.join(f'{w:.2f}' for w in row['warm'])} s, "
+              f"first use costs {row['cold_minus_warm']:.2f} s more; cold run split: {split}",
+              flush=True)
         if args.installed:
             inst = row["installed"] = installed_row(cmd, base, args.repeat)
             print(f"  install-time warm-up {inst['install_warmup']:.2f} s (list "

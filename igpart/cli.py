@@ -239,6 +239,9 @@ def _partition(h, args, fixed=None) -> Partition:
     """``igpart.partition`` with the options every partitioning subcommand shares (``fixed``:
     the vertices' fixed blocks, -1: free; ``igpart.improve`` of the ``--initial`` partition
     when given)."""
+    prep = getattr(args, "gpu_preparation", None)
+    if prep is not None:
+        prep.stop()
     _progress(args).phase(
         f"partitioning {getattr(args, 'file', None) or 'the circuit'} (k = {args.k})"
     )
@@ -281,7 +284,8 @@ def _backend_with_budget(h, args):
 
 def _prepare_gpu(args):
     """With ``--backend gpu`` or ``auto`` (no cluster, no memory budget): the GPU readied in a
-    background thread while the input is read (``igpart.kernels.gpu.prepare``;
+    background thread while the input is read (``igpart.kernels.gpu.prepare``: the CUDA context
+    and the partitioner's modules, then CuPy's kernels until the partition starts;
     ``IGPART_GPU_PREPARE=0`` turns it off), else None."""
     if args.backend not in ("gpu", "auto") or getattr(args, "cluster", None) is not None \
             or getattr(args, "memory_budget", None) is not None:
@@ -295,7 +299,9 @@ def _prepare_gpu(args):
 
 
 def cmd_partition(args) -> int:
-    prep = _prepare_gpu(args)
+    # the preparation stops preloading kernels once the input is read (``_partition``), so
+    # that it never competes with the partition for the interpreter
+    args.gpu_preparation = prep = _prepare_gpu(args)
     try:
         return _cmd_partition(args)
     finally:

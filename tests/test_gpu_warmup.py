@@ -241,3 +241,24 @@ def test_background_preparation_without_a_gpu_ends_at_once(monkeypatch):
     monkeypatch.setattr(kernels, "gpu_status", lambda: (False, "no device"))
     prep = prepare.start()
     assert prep.join(10) and prep.error is None
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not gpu_status()[0], reason="needs a CUDA device")
+@pytest.mark.parametrize("prepare", ["1", "0"])
+def test_partition_command_with_and_without_the_background_preparation(tmp_path, prepare):
+    from igpart.generators import random_circuit
+    from igpart.io import read_partition, write_hgr
+    from igpart.metrics import evaluate
+
+    h = random_circuit(3000, seed=2)
+    f, out = tmp_path / "c.hgr", tmp_path / "c.part"
+    write_hgr(h, f)
+    env = dict(os.environ, IGPART_GPU_PREPARE=prepare,
+               PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
+    r = subprocess.run([sys.executable, "-m", "igpart", "partition", str(f), "-k", "4",
+                        "--backend", "gpu", "-o", str(out)], capture_output=True, text=True,
+                       env=env)
+    assert r.returncode == 0, r.stderr[-2000:]
+    parts = read_partition(out, n=h.n, k=4)
+    assert evaluate(h, parts, 4, 0.03)["balanced"]

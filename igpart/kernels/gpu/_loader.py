@@ -338,6 +338,17 @@ _CUPY_WARMUPS = (
     lambda a, b, m: cupy.concatenate([b, b]), lambda a, b, m: cupy.concatenate([a, a]),
     lambda a, b, m: cupy.stack([b[0], b[1], b[2]]), lambda a, b, m: len(b) - 1 - cupy.argmax(b),
     lambda a, b, m: m[cupy.argmax(b)].astype(cupy.int64), lambda a, b, m: cupy.stack([b, b]),
+    lambda a, b, m: b[cupy.argmax(b)], lambda a, b, m: m[::-1].astype(cupy.int8),
+    lambda a, b, m: _store(b, 2, 5), lambda a, b, m: _store(a, 2, 5),
+    lambda a, b, m: _store(m, a, True), lambda a, b, m: _store(m, slice(1, None), m[:-1]),
+    lambda a, b, m: _store(a, slice(1, None), a[:-1]),
+    lambda a, b, m: _store(b, slice(1, None), b[:-1]),
+    lambda a, b, m: cupy.not_equal(b[1:], b[:-1], out=cupy.ones(len(b), cupy.bool_)[1:]),
+    lambda a, b, m: cupy.not_equal(a[1:], a[:-1], out=cupy.ones(len(a), cupy.bool_)[1:]),
+    lambda a, b, m: cupy.not_equal(b[1:], b[:-1], out=cupy.ones(len(b), cupy.bool_)[:-1]),
+    lambda a, b, m: b & cupy.int64(0xFFFFFFFF), lambda a, b, m: b >> 32,
+    lambda a, b, m: cupy.searchsorted(b, b, side="right"),
+    lambda a, b, m: cupy.lexsort(cupy.stack([b, b])),
 )
 
 
@@ -378,6 +389,8 @@ _CUPY_SIZED = (
     lambda a, b, m: a[m], lambda a, b, m: m[m], lambda a, b, m: _store(b, m, b[m]),
     lambda a, b, m: cupy.unique(b), lambda a, b, m: cupy.unique(a),
     lambda a, b, m: cupy.unique(b, return_inverse=True),
+    lambda a, b, m: cupy.unique(a, return_inverse=True), lambda a, b, m: cupy.count_nonzero(b),
+    lambda a, b, m: cupy.count_nonzero(a),
     lambda a, b, m: cupy.bincount(a, minlength=4), lambda a, b, m: cupy.bincount(b),
     lambda a, b, m: cupy.argsort(b), lambda a, b, m: cupy.argsort(a), lambda a, b, m: cupy.sort(b),
     lambda a, b, m: cupy.argsort(b.astype(cupy.uint64)),

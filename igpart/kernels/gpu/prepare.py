@@ -4,10 +4,12 @@ modules (from their cubins, else compiled) and CuPy's kernels of the loader's wa
 (from CuPy's disk cache, or compiled into it). A fresh process otherwise pays all of it in its
 first partition, after the input is read.
 
-The thread holds the GIL only between driver calls and file reads; the readers' C++ parsing
-runs without it. It stops between two warm-up calls once :meth:`Preparation.stop` is called,
-and never raises: a failure is logged (``-vv``) and left to the partition, which then does the
-same work itself.
+The readers' C++ parsing runs without the GIL, so the two overlap. The thread stops between two
+warm-up calls once :meth:`Preparation.stop` is called (the command line calls it when the input
+is read: the partition then loads what it needs itself, without a second thread competing for
+the interpreter); a step under way (the context, the modules) completes, and the partition
+waits for it where it needs the same thing. It never raises: a failure is logged (``-vv``)
+and left to the partition, which then does the same work itself.
 """
 
 from __future__ import annotations

@@ -68,10 +68,16 @@ def _samples(n: int):
     h = random_circuit(n, seed=1)
     side = int(np.ceil(np.sqrt(n)))
     g = grid_graph(side, side)
-    runs = [(f"hypergraph k={k} {obj}", lambda k=k, obj=obj: partition(
-        h, k, objective=obj, backend="gpu", seed=0)) for k, obj in
-            ((2, "cut"), (16, "cut"), (64, "cut"), (16, "km1"))]
-    runs.append(("graph k=16", lambda: partition(g, 16, backend="gpu", seed=0)))
+    hyper = [(2, "cut", {}), (16, "cut", {}), (64, "cut", {}), (16, "km1", {}),
+             (16, "cut", {"coarsening": "hyperg"})]
+    runs = [(f"hypergraph k={k} {obj} {cfg or ''}".rstrip(),
+             lambda k=k, obj=obj, cfg=cfg: partition(h, k, objective=obj, backend="gpu", seed=0,
+                                                     config=cfg)) for k, obj, cfg in hyper]
+    graph = [{}, {"graph_coarsening": "lp", "graph_refinement": "lp+jet"},
+             {"graph_coarsening": "gkway", "graph_refinement": "gkway"}]
+    runs += [(f"graph k=16 {cfg or ''}".rstrip(),
+              lambda cfg=cfg: partition(g, 16, backend="gpu", seed=0, config=cfg))
+             for cfg in graph]
 
     def incremental():
         parts = partition(h, 16, backend="gpu", seed=0).parts
