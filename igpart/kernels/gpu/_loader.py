@@ -201,7 +201,10 @@ def _compile_in_workers(processes: int, modules, warmups) -> list[str]:
     least loaded (each loads this file alone, without the igpart package). A worker that fails
     leaves its kernels to be compiled here, when first used. Returns the workers' errors."""
     tasks = [(_COMPILE_SECONDS.get(n, 1.0), f"m:{n}") for n in modules]
-    tasks += [(0.11, t) for t in warmups]
+    # an elementwise kernel compiles in about 0.1 s; a size-dependent call may compile a CUB
+    # block reduction (two kernels built with CUB's headers, several times slower): spread
+    # those first
+    tasks += [(0.11 if t.startswith("w:") else 0.5, t) for t in warmups]
     shares: list[list[str]] = [[] for _ in range(processes)]
     load = [0.0] * processes
     for cost, task in sorted(tasks, key=lambda t: -t[0]):
