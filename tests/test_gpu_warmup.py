@@ -262,3 +262,55 @@ def test_partition_command_with_and_without_the_background_preparation(tmp_path,
     assert r.returncode == 0, r.stderr[-2000:]
     parts = read_partition(out, n=h.n, k=4)
     assert evaluate(h, parts, 4, 0.03)["balanced"]
+
+
+def test_warmup_reports_what_each_phase_compiled(monkeypatch, tmp_path):
+    """The command's flow on a stand-in device: the list's kernels, then the samples' (a failing
+    sample is reported and the others still run), all counted from the cache directory."""
+    import igpart.kernels as kernels
+
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    (cache / "old.cubin").write_bytes(b"cupy_old_kernel")
+    cupy = types.ModuleType("cupy")
+    cupy.__version__ = "14.0.1"
+    cupy.cuda = types.SimpleNamespace(
+        Device=lambda *a: types.SimpleNamespace(id=0, compute_capability="90"))
+    loader = types.ModuleType("igpart.kernels.gpu._loader")
+    loader.SIZES_FULL = (4, 300_000)
+    loader.cache_dir = lambda: cache
+    loader._usable_cpus = lambda: 3
+    loader.prebuilt_modules = lambda: ["coarsen", "refine"]
+    seen = {}
+
+    def fill_cache(processes, sizes):
+        seen["fill"] = (processes, sizes)
+        (cache / "l1.cubin").write_bytes(b"..cupy_less__int32_int_bool..")
+        (cache / "l2.cubin").write_bytes(b"..cupy_cub_any_pass1..")
+        return []
+
+    loader.fill_cache = fill_cache
+
+    def sample_ok():
+        (cache / "s1.cubin").write_bytes(b"..cupy_maximum__int32_int_int32..")
+
+    def sample_bad():
+        raise RuntimeError("out of memory")
+
+    monkeypatch.setitem(sys.modules, "cupy", cupy)
+    monkeypatch.setitem(sys.modules, "igpart.kernels.gpu._loader", loader)
+    monkeypatch.setattr(kernels, "gpu_status", lambda: (True, "1 CUDA device(s)"))
+    monkeypatch.setattr(warmup, "_samples", lambda n: [("a", sample_ok), ("b", sample_bad),
+                                                        ("c", lambda: None)])
+    monkeypatch.delenv("IGPART_GPU_COMPILE_PROCESSES", raising=False)
+    lines = []
+    r = warmup.warmup(samples=True, n=5000, report=lines.append)
+    assert seen["fill"] == (2, (4, 300_000))  # usable CPUs less one
+    assert r["cache_dir"] == str(cache) and r["compiled"] == 3
+    assert r["list"]["compiled"] == ["cupy_cub_any_pass1", "cupy_less__int32_int_bool"]
+    assert r["samples"]["compiled"] == ["cupy_maximum__int32_int_int32"]
+    assert r["samples"]["errors"] == ["b: RuntimeError: out of memory"]
+    text = "\n".join(lines)
+    assert str(cache) in text and "cupy_maximum__int32_int_int32" in text
+    assert "sample b failed" in text and "sample c" in text
+    assert lines[-1].startswith("3 kernels compiled into")
