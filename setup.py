@@ -2,7 +2,7 @@
 cubins (``igpart/kernels/gpu/_prebuilt``, see ``igpart/kernels/gpu/_prebuild.py``: with nvcc or
 CuPy at hand; without either, or when a compilation fails, the GPU modules compile at first use),
 then, where CuPy sees a CUDA device, fills CuPy's kernel cache with the CuPy kernels the GPU
-backend uses (``igpart/kernels/gpu/warmup.py``; ``IGPART_SKIP_WARMUP=1`` skips it).
+backend uses (``igpart/warmup.py``; ``IGPART_SKIP_WARMUP=1`` skips it).
 
 Everything else (metadata, dependencies, entry points) lives in setup.cfg. OpenMP is used when the
 compiler accepts ``-fopenmp`` (results stay deterministic: parallel loops only read shared state).

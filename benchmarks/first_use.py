@@ -77,9 +77,9 @@ def kernel_files(cache: str) -> set[Path]:
 
 
 def kernel_names(paths) -> list[str]:
-    """The CuPy kernel names in cached cubins (``igpart.kernels.gpu.warmup.kernel_names``,
+    """The CuPy kernel names in cached cubins (``igpart.warmup.kernel_names``,
     imported here so that this script runs without a GPU until it starts children)."""
-    from igpart.kernels.gpu.warmup import kernel_names as names
+    from igpart.warmup import kernel_names as names
 
     return names(paths)
 

@@ -845,7 +845,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_generate)
 
-    from .kernels.gpu import warmup
+    from . import warmup
 
     p = sub.add_parser(
         "warmup",

@@ -17,8 +17,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from igpart import warmup
 from igpart.kernels import gpu_status
-from igpart.kernels.gpu import warmup
 
 ROOT = Path(__file__).resolve().parents[1]
 GPU_DIR = ROOT / "igpart" / "kernels" / "gpu"
@@ -154,7 +154,7 @@ _PARTITION_CHILD = """
 import json, sys
 import igpart
 from igpart.generators import grid_graph, random_circuit
-from igpart.kernels.gpu.warmup import kernel_files, kernel_names
+from igpart.warmup import kernel_files, kernel_names
 from igpart.kernels.gpu import _loader
 cache = _loader.cache_dir()
 before = kernel_files(cache)

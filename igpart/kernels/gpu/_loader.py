@@ -12,7 +12,7 @@ with the C++ backend (``partition_common.h``) are the same code on both sides.
 
 CuPy's own kernels (elementwise, reductions, scans, indexing) cannot be prebuilt: CuPy compiles
 each on first use, one per operation and dtypes (and, for reductions and stream compaction,
-array size class: ``_CUPY_SIZED``), and caches it on disk. ``warmup.py`` (``igpart warmup``,
+array size class: ``_CUPY_SIZED``), and caches it on disk. ``igpart.warmup`` (``igpart warmup``,
 run by the install where it sees a GPU) fills that cache with all of them. Without it, on a
 cold CuPy cache the first kernel requested from one of the partitioner's modules
 (``PARTITION_SOURCES``) has worker processes compile the modules that were not prebuilt,
@@ -401,7 +401,7 @@ _CUPY_SIZED = (
 
 _WARMUP_TABLES = {"w": _CUPY_WARMUPS, "s": _CUPY_SIZED}
 #: sizes of the size-dependent warm-ups on a first use without an installed warm-up (the
-#: smallest and largest kernels), and at install (``warmup.py``: every block size)
+#: smallest and largest kernels), and at install (``igpart.warmup``: every block size)
 SIZES_FIRST_USE = (4, 300_000)
 SIZES_FULL = (4, 128, 200, 400, 800, 300_000)
 

@@ -20,7 +20,7 @@ run at once. A compilation that fails is reported and left out: the install neve
 
 After the cubins, the build step calls :func:`warm_cupy_cache`: on a machine whose CuPy sees a
 CUDA device it fills CuPy's kernel cache with CuPy's own kernels that the partitioner uses
-(``warmup.py``; ``IGPART_SKIP_WARMUP=1`` skips it; without a device nothing happens).
+(``igpart/warmup.py``; ``IGPART_SKIP_WARMUP=1`` skips it; without a device nothing happens).
 
 This file imports the standard library only: ``setup.py`` loads it without the package, and
 runs it as a script (``python igpart/kernels/gpu/_prebuild.py [--out DIR]``) to rebuild the
@@ -348,7 +348,7 @@ if count < 1:
     print("no CUDA device")
     sys.exit(3)
 sys.path.insert(0, sys.argv[1])
-from igpart.kernels.gpu.warmup import main
+from igpart.warmup import main
 sys.exit(main(sys.argv[2:]))
 """
 
@@ -360,7 +360,7 @@ def warm_cupy_cache(package_root: Path, report=print, args=(),
                     timeout: float = 1800) -> bool | None:
     """The install's warm-up: when CuPy sees a CUDA device, fills CuPy's kernel cache (the
     directory CuPy itself uses: ``CUPY_CACHE_DIR``, else ``~/.cupy/kernel_cache``) with the
-    kernels of the igpart package under ``package_root`` (``warmup.py``, in a child process,
+    kernels of the igpart package under ``package_root`` (``igpart.warmup``, in a child process,
     with ``args``). Returns True when it ran, False when it failed (reported), None when there
     is nothing to do: no CuPy or no device (the cache is left as it was), or ``IGPART_SKIP_WARMUP``
     set. Never raises for a failure: the install goes on."""

@@ -15,7 +15,7 @@ architecture, CuPy and NVRTC. This module compiles them ahead of use:
 
 Run it after installing, or in a container build on a machine with the target GPU::
 
-    igpart warmup                      # or: python -m igpart.kernels.gpu.warmup
+    igpart warmup                      # or: python -m igpart.warmup
 
 The build step runs it when it sees a CUDA device (``setup.py``; ``IGPART_SKIP_WARMUP=1``
 skips it). It prints what it compiled and where it cached it.
@@ -61,9 +61,9 @@ def _samples(n: int):
     vertices / 100,000 pins; reductions reach CuPy's largest block size)."""
     import numpy as np
 
-    from ... import partition
-    from ...dynamic import DynamicHypergraph
-    from ...generators import grid_graph, random_circuit, timing_batch
+    from .dynamic import DynamicHypergraph
+    from .generators import grid_graph, random_circuit, timing_batch
+    from .partitioner.api import partition
 
     h = random_circuit(n, seed=1)
     side = int(np.ceil(np.sqrt(n)))
@@ -100,14 +100,14 @@ def warmup(processes: int = 0, samples: bool = True, n: int = SAMPLE_N, report=p
     ``samples``: also run the sample partitions (of about ``n`` vertices). Returns the cache
     directory, the kernels each phase compiled and its seconds. Raises BackendUnavailable
     without a usable GPU."""
-    from .. import BackendUnavailable, gpu_status
+    from .kernels import BackendUnavailable, gpu_status
 
     ok, reason = gpu_status()
     if not ok:
         raise BackendUnavailable(f"no GPU to compile kernels for: {reason}")
     import cupy
 
-    from . import _loader
+    from .kernels.gpu import _loader
 
     cache = _loader.cache_dir()
     if processes <= 0:
@@ -178,7 +178,7 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
 
 def run(args) -> int:
     """The command: 0 on success, 2 (with a message on stderr) without a usable GPU."""
-    from .. import BackendUnavailable
+    from .kernels import BackendUnavailable
 
     if args.processes < 0:
         print(f"error: --processes must be >= 0, got {args.processes}", file=sys.stderr)
