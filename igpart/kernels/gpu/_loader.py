@@ -351,7 +351,9 @@ _CUPY_WARMUPS = (
     lambda a, b, m: cupy.not_equal(b[1:], b[:-1], out=cupy.ones(len(b), cupy.bool_)[:-1]),
     lambda a, b, m: b & cupy.int64(0xFFFFFFFF), lambda a, b, m: b >> 32,
     lambda a, b, m: cupy.searchsorted(b, b, side="right"),
-    lambda a, b, m: cupy.lexsort(cupy.stack([b, b])),
+    lambda a, b, m: cupy.lexsort(cupy.stack([b, b])), lambda a, b, m: cupy.searchsorted(b, b),
+    lambda a, b, m: b * m, lambda a, b, m: b * a, lambda a, b, m: 1 + b,
+    lambda a, b, m: cupy.full(4, -1, cupy.int8),
 )
 
 
