@@ -24,6 +24,7 @@ skips it). It prints what it compiled and where it cached it.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import re
@@ -94,12 +95,29 @@ def _samples(n: int):
     return runs
 
 
-def warmup(processes: int = 0, samples: bool = True, n: int = SAMPLE_N, report=print) -> dict:
+def done_marker(cache: Path, version: str, capability: str, samples: bool, n: int) -> Path:
+    """The file in the cache directory that records a complete warm-up for this igpart (its
+    Python files, whose CuPy calls the kernels are, and its GPU sources), this CuPy and this
+    GPU architecture, with or without the samples of ``n`` vertices."""
+    h = hashlib.sha256()
+    root = Path(__file__).resolve().parent
+    gpu, common = root / "kernels" / "gpu", root / "kernels" / "common"
+    files = [*root.rglob("*.py"), *gpu.glob("*.cu"), *gpu.glob("*.cuh"), *common.glob("*.h")]
+    for p in sorted(files):
+        h.update(p.relative_to(root).as_posix().encode() + b"\0" + p.read_bytes())
+    h.update(f"{version} {capability} {bool(samples)} {int(n)}".encode())
+    return Path(cache) / f"igpart-warmup-{h.hexdigest()[:24]}.ok"
+
+
+def warmup(processes: int = 0, samples: bool = True, n: int = SAMPLE_N, report=print,
+           force: bool = False) -> dict:
     """Compiles the GPU partitioner's kernels into CuPy's cache (see the module docstring).
     ``processes``: compile workers (0: automatic, as ``IGPART_GPU_COMPILE_PROCESSES``; 1: none);
-    ``samples``: also run the sample partitions (of about ``n`` vertices). Returns the cache
-    directory, the kernels each phase compiled and its seconds. Raises BackendUnavailable
-    without a usable GPU."""
+    ``samples``: also run the sample partitions (of about ``n`` vertices). A cache already
+    warmed for this igpart, CuPy and GPU (:func:`done_marker`) is left as it is unless
+    ``force``. Returns the cache directory, the kernels each phase compiled and its seconds
+    (``skipped``: True when there was nothing to do). Raises BackendUnavailable without a
+    usable GPU."""
     from .kernels import BackendUnavailable, gpu_status
 
     ok, reason = gpu_status()
@@ -118,7 +136,14 @@ def warmup(processes: int = 0, samples: bool = True, n: int = SAMPLE_N, report=p
     report(f"GPU {dev.id} (compute capability {dev.compute_capability}), CuPy {cupy.__version__}; "
            f"kernel cache {cache}")
     result = {"cache_dir": str(cache), "device": int(dev.id),
-              "compute_capability": str(dev.compute_capability), "cupy": cupy.__version__}
+              "compute_capability": str(dev.compute_capability), "cupy": cupy.__version__,
+              "skipped": False}
+    done = done_marker(cache, cupy.__version__, str(dev.compute_capability), samples, n)
+    if done.exists() and not force:
+        report(f"already warmed for this igpart, CuPy and GPU ({done.name}): nothing to do "
+               "(--force compiles again)")
+        result["skipped"] = True
+        return result
     before = kernel_files(cache)
     t0 = time.perf_counter()
     errors = _loader.fill_cache(processes, _loader.SIZES_FULL)
@@ -151,6 +176,11 @@ def warmup(processes: int = 0, samples: bool = True, n: int = SAMPLE_N, report=p
                              "compiled": kernel_names(after - listed), "errors": failed}
     total = kernel_files(cache) - before
     result["compiled"] = len(total)
+    if not errors and not result.get("samples", {}).get("errors"):
+        try:
+            done.write_text("warmed by igpart warmup\n")
+        except OSError:
+            pass
     report(f"{len(total)} kernels compiled into {cache} "
            f"({len(kernel_files(cache))} cached in all)")
     return result
@@ -173,6 +203,8 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
                     help="only the warm-up list, no sample partitions")
     ap.add_argument("--sample-vertices", type=int, default=SAMPLE_N,
                     help=f"vertices of the sample inputs (default {SAMPLE_N})")
+    ap.add_argument("--force", action="store_true",
+                    help="compile again even where this igpart, CuPy and GPU were warmed up")
     ap.add_argument("--json", help="also write what was compiled to this file")
 
 
@@ -188,7 +220,8 @@ def run(args) -> int:
               file=sys.stderr)
         return 2
     try:
-        result = warmup(args.processes, not args.no_samples, args.sample_vertices)
+        result = warmup(args.processes, not args.no_samples, args.sample_vertices,
+                        force=args.force)
     except BackendUnavailable as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

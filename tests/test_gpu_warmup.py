@@ -314,3 +314,12 @@ def test_warmup_reports_what_each_phase_compiled(monkeypatch, tmp_path):
     assert str(cache) in text and "cupy_maximum__int32_int_int32" in text
     assert "sample b failed" in text and "sample c" in text
     assert lines[-1].startswith("3 kernels compiled into")
+    assert not list(cache.glob("igpart-warmup-*.ok"))  # a sample failed: not marked complete
+    monkeypatch.setattr(warmup, "_samples", lambda n: [("a", sample_ok)])
+    assert not warmup.warmup(n=5000, report=lines.append)["skipped"]
+    assert len(list(cache.glob("igpart-warmup-*.ok"))) == 1
+    seen.clear()
+    assert warmup.warmup(n=5000, report=lines.append)["skipped"] and not seen
+    assert "nothing to do" in lines[-1]
+    assert not warmup.warmup(n=5000, report=lines.append, force=True)["skipped"] and seen
+    assert not warmup.warmup(n=6000, report=lines.append)["skipped"]  # other samples
