@@ -1,6 +1,8 @@
 """Builds the C++ backend, the pybind11 module ``igpart.kernels._cpu``, and the GPU modules'
 cubins (``igpart/kernels/gpu/_prebuilt``, see ``igpart/kernels/gpu/_prebuild.py``: with nvcc or
-CuPy at hand; without either, or when a compilation fails, the GPU modules compile at first use).
+CuPy at hand; without either, or when a compilation fails, the GPU modules compile at first use),
+then, where CuPy sees a CUDA device, fills CuPy's kernel cache with the CuPy kernels the GPU
+backend uses (``igpart/warmup.py``; ``IGPART_SKIP_WARMUP=1`` skips it).
 
 Everything else (metadata, dependencies, entry points) lives in setup.cfg. OpenMP is used when the
 compiler accepts ``-fopenmp`` (results stay deterministic: parallel loops only read shared state).
@@ -65,10 +67,16 @@ class BuildExt(build_ext):
                 report=lambda line: print(f"warning: {line}", flush=True))
         except Exception as exc:  # noqa: BLE001 - the cubins are an optimisation only
             print(f"warning: GPU kernels not prebuilt ({exc!r}); they compile at first use")
-            return
+            manifest = None
         if manifest is not None:
             count = sum(len(e["cubins"]) for e in manifest["modules"].values())
             print(f"prebuilt {count} GPU cubins ({manifest['compiler']})", flush=True)
+        # with a CUDA device at hand: CuPy's own kernels into the user's CuPy kernel cache
+        try:
+            _load_prebuild().warm_cupy_cache(HERE if self.inplace else self.build_lib,
+                                             report=lambda line: print(line, flush=True))
+        except Exception as exc:  # noqa: BLE001 - an optimisation only
+            print(f"warning: CuPy kernels not warmed up ({exc!r}); run `igpart warmup`")
 
 
 # compile sources in parallel; unchanged objects are reused by in-place rebuilds

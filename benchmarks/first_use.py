@@ -2,12 +2,20 @@
 whole process with an empty CuPy kernel cache (every kernel compiled by NVRTC) against the same
 command with the cache filled by that run, for each ``--compile-processes`` setting (the
 loader's compile workers, ``IGPART_GPU_COMPILE_PROCESSES``; 1: none, each kernel compiled when
-first used; 0: automatic), and for each ``--prebuilt`` setting (``IGPART_GPU_PREBUILT``: 1, the
-cubins the build step wrote beside the sources; 0, none: every module compiled at run time).
+first used; 0: automatic), for each ``--prebuilt`` setting (``IGPART_GPU_PREBUILT``: 1, the
+cubins the build step wrote beside the sources; 0, none: every module compiled at run time), and
+for each ``--prepare`` setting (``IGPART_GPU_PREPARE``: 1, the command readies the GPU in a
+background thread while it reads the input; 0, not).
 
 One more child per setting splits the cold cost: the loader's modules alone
 (``_loader.compile_modules``), then a partition of a 2,000-vertex hypergraph (CuPy's own
 elementwise and reduction kernels, compiled on first use), then the input itself.
+
+With ``--installed`` (default on) each setting also runs what an install on a machine with a
+GPU does: a fresh cache directory, the install-time warm-up into it (``igpart warmup``, timed
+apart: the install's cost), then the first command, then warm runs; the row lists the CuPy
+kernels that first command still compiled (the cache directory's files before and after), i.e.
+what the warm-up misses.
 
     python benchmarks/first_use.py --input ibm10:29 -k 16 --compile-processes 0 --prebuilt 1,0
 """
@@ -64,6 +72,39 @@ print(json.dumps({"import": t1 - t0, "modules": t2 - t1, "cupy_kernels_small_run
 """
 
 
+def kernel_files(cache: str) -> set[Path]:
+    return set(Path(cache).glob("*.cubin"))
+
+
+def kernel_names(paths) -> list[str]:
+    """The CuPy kernel names in cached cubins (``igpart.warmup.kernel_names``,
+    imported here so that this script runs without a GPU until it starts children)."""
+    from igpart.warmup import kernel_names as names
+
+    return names(paths)
+
+
+def installed_row(cmd: list[str], base: dict, repeat: int) -> dict:
+    """Fresh cache, the install-time warm-up (timed: install cost), the first command, the CuPy
+    kernels it compiled, then ``repeat`` warm runs."""
+    with tempfile.TemporaryDirectory() as cache:
+        env = dict(base, CUPY_CACHE_DIR=cache)
+        report = Path(cache) / "warmup.json.out"
+        install, _ = run([sys.executable, "-m", "igpart", "warmup", "--json", str(report)], env)
+        warm = json.loads(report.read_text())
+        report.unlink()
+        have = kernel_files(cache)
+        first, _ = run(cmd, env)
+        missed = kernel_names(kernel_files(cache) - have)
+        warm_runs = [run(cmd, env)[0] for _ in range(repeat)]
+    return {"install_warmup": install, "warmup_compiled": warm.get("compiled"),
+            "warmup_list_s": warm.get("list", {}).get("seconds"),
+            "warmup_samples_s": warm.get("samples", {}).get("seconds"),
+            "samples_compiled": warm.get("samples", {}).get("compiled", []),
+            "first": first, "warm": warm_runs, "first_minus_warm": first - min(warm_runs),
+            "compiled_by_first": missed}
+
+
 def run(cmd: list[str], env: dict) -> tuple[float, str]:
     t = time.perf_counter()
     r = subprocess.run(cmd, env=env, capture_output=True, text=True)
@@ -81,6 +122,11 @@ def main(argv=None) -> int:
     ap.add_argument("--prebuilt", default="1,0", help="comma list of IGPART_GPU_PREBUILT values")
     ap.add_argument("--repeat", type=int, default=3, help="warm runs per setting")
     ap.add_argument("--work", default=tempfile.gettempdir())
+    ap.add_argument("--prepare", default="1",
+                    help="comma list of IGPART_GPU_PREPARE values (1: the command readies the "
+                         "GPU while it reads the input; 0: not)")
+    ap.add_argument("--installed", type=int, default=1,
+                    help="1: also the install-time warm-up scenario per setting; 0: not")
     ap.add_argument("--json", help="write the figures to this file")
     args = ap.parse_args(argv)
 
@@ -96,12 +142,12 @@ def main(argv=None) -> int:
     cmd = [sys.executable, "-m", "igpart", "partition", str(path), "-k", str(args.k),
            "--backend", "gpu", "-o", str(out)]
     results = {"input": args.input, "k": args.k, "settings": {}}
-    settings = [(int(p), b) for p in args.compile_processes.split(",")
-                for b in args.prebuilt.split(",")]
-    for procs, prebuilt in settings:
+    settings = [(int(p), b, q) for p in args.compile_processes.split(",")
+                for b in args.prebuilt.split(",") for q in args.prepare.split(",")]
+    for procs, prebuilt, prepare in settings:
         row = {}
         base = dict(os.environ, IGPART_GPU_COMPILE_PROCESSES=str(procs),
-                    IGPART_GPU_PREBUILT=prebuilt)
+                    IGPART_GPU_PREBUILT=prebuilt, IGPART_GPU_PREPARE=prepare)
         with tempfile.TemporaryDirectory() as cache:
             env = dict(base, CUPY_CACHE_DIR=cache)
             row["cold"], _ = run(cmd, env)
@@ -111,12 +157,26 @@ def main(argv=None) -> int:
             _, text = run([sys.executable, "-c", SPLIT, str(path), str(args.k)], env)
             row["cold_split"] = json.loads(text.strip().splitlines()[-1])
         row["cold_minus_warm"] = row["cold"] - min(row["warm"])
-        results["settings"][f"processes={procs} prebuilt={prebuilt}"] = row
+        results["settings"][f"processes={procs} prebuilt={prebuilt} prepare={prepare}"] = row
         split = ", ".join(f"{a} {b:.2f}" if isinstance(b, float) else f"{a} {b}"
                           for a, b in row["cold_split"].items())
-        print(f"compile processes {procs}, prebuilt {prebuilt}: cold {row['cold']:.2f} s, warm "
-              f"{' / '.join(f'{w:.2f}' for w in row['warm'])} s, first use costs "
-              f"{row['cold_minus_warm']:.2f} s more; cold run split: {split}", flush=True)
+        print(f"compile processes {procs}, prebuilt {prebuilt}, prepare {prepare}: cold "
+              f"{row['cold']:.2f} s, warm {' / '.join(f'{w:.2f}' for w in row['warm'])} s, "
+              f"first use costs {row['cold_minus_warm']:.2f} s more; cold run split: {split}",
+              flush=True)
+        if args.installed:
+            inst = row["installed"] = installed_row(cmd, base, args.repeat)
+            print(f"  install-time warm-up {inst['install_warmup']:.2f} s (list "
+                  f"{inst['warmup_list_s'] or 0:.2f} s, samples {inst['warmup_samples_s'] or 0:.2f}"
+                  f" s, {inst['warmup_compiled']} kernels; the samples compiled "
+                  f"{len(inst['samples_compiled'])} the list missed), then first use "
+                  f"{inst['first']:.2f} s, warm {' / '.join(f'{w:.2f}' for w in inst['warm'])} s:"
+                  f" first use costs {inst['first_minus_warm']:.2f} s more; the first command "
+                  f"compiled {len(inst['compiled_by_first'])} CuPy kernels"
+                  + (f": {', '.join(inst['compiled_by_first'])}" if inst["compiled_by_first"]
+                     else ""), flush=True)
+            for name in inst["samples_compiled"]:
+                print(f"    missed by the list, compiled by a sample: {name}", flush=True)
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=1))
     return 0

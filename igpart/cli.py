@@ -239,6 +239,9 @@ def _partition(h, args, fixed=None) -> Partition:
     """``igpart.partition`` with the options every partitioning subcommand shares (``fixed``:
     the vertices' fixed blocks, -1: free; ``igpart.improve`` of the ``--initial`` partition
     when given)."""
+    prep = getattr(args, "gpu_preparation", None)
+    if prep is not None:
+        prep.stop()
     _progress(args).phase(
         f"partitioning {getattr(args, 'file', None) or 'the circuit'} (k = {args.k})"
     )
@@ -279,7 +282,34 @@ def _backend_with_budget(h, args):
     return be
 
 
+def _prepare_gpu(args):
+    """With ``--backend gpu`` or ``auto`` (no cluster, no memory budget): the GPU readied in a
+    background thread while the input is read (``igpart.kernels.gpu.prepare``: the CUDA context
+    and the partitioner's modules, then CuPy's kernels until the partition starts;
+    ``IGPART_GPU_PREPARE=0`` turns it off), else None."""
+    if args.backend not in ("gpu", "auto") or getattr(args, "cluster", None) is not None \
+            or getattr(args, "memory_budget", None) is not None:
+        return None
+    if os.environ.get("IGPART_GPU_PREPARE", "").strip().lower() in ("0", "false", "no", "off") \
+            or os.environ.get("IGPART_GPU_MEMORY_BUDGET"):
+        return None
+    from .kernels.gpu import prepare
+
+    return prepare.start()
+
+
 def cmd_partition(args) -> int:
+    # the preparation stops preloading kernels once the input is read (``_partition``), so
+    # that it never competes with the partition for the interpreter
+    args.gpu_preparation = prep = _prepare_gpu(args)
+    try:
+        return _cmd_partition(args)
+    finally:
+        if prep is not None:
+            prep.stop()
+
+
+def _cmd_partition(args) -> int:
     if detect_format(args.file, args.format) == "verilog":
         if getattr(args, "fixed", None):
             raise InputError("--fixed takes .hgr / .graph inputs (one line per vertex); fix "
@@ -814,6 +844,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", required=True, help=".hgr file to write")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_generate)
+
+    from . import warmup
+
+    p = sub.add_parser(
+        "warmup",
+        help="compile the GPU backend's CuPy kernels into CuPy's kernel cache (after install, "
+             "or in a container build), so that the first partition compiles nothing",
+    )
+    warmup.add_arguments(p)
+    p.set_defaults(func=warmup.run)
     for p in sub.choices.values():  # -v after the subcommand too (igpart partition f -k 4 -v)
         p.add_argument("-v", "--verbose", dest="sub_verbose", action="count", default=0,
                        help="log progress (-vv: debug)")  # fmt: skip

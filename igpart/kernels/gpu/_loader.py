@@ -10,16 +10,20 @@ the driver refuses, is compiled once per process (and cached on disk by CuPy acr
 processes), with ``-I`` pointing at ``kernels/common`` so that the per-element formulas shared
 with the C++ backend (``partition_common.h``) are the same code on both sides.
 
-On a cold CuPy cache the first kernel requested from one of the partitioner's modules
+CuPy's own kernels (elementwise, reductions, scans, indexing) cannot be prebuilt: CuPy compiles
+each on first use, one per operation and dtypes (and, for reductions and stream compaction,
+array size class: ``_CUPY_SIZED``), and caches it on disk. ``igpart.warmup`` (``igpart warmup``,
+run by the install where it sees a GPU) fills that cache with all of them. Without it, on a
+cold CuPy cache the first kernel requested from one of the partitioner's modules
 (``PARTITION_SOURCES``) has worker processes compile the modules that were not prebuilt,
-together with tiny calls of the CuPy operations the partitioner uses (``_CUPY_WARMUPS``: each
-compiles one of CuPy's own elementwise, reduction or indexing kernels on first use, 0.1-0.3 s
-each). NVRTC calls from threads of one process ran one after the other (H100, CuPy 14), so the
-workers fill CuPy's disk cache in parallel and this process then loads every kernel from it. A
-marker file in the cache directory records that it is filled for these sources, this CuPy and
-this GPU: later processes load directly. ``IGPART_GPU_COMPILE_PROCESSES`` sets the number of
-workers (0: automatic, up to 8 and the usable CPUs less one; 1: no workers, each module and
-CuPy kernel compiled when first used).
+together with calls of the CuPy operations the partitioner uses (``_CUPY_WARMUPS`` on 4
+values, ``_CUPY_SIZED`` at ``SIZES_FIRST_USE``: each compiles one of CuPy's kernels, 0.1-0.3 s
+each, a CUB reduction more). NVRTC calls from threads of one process ran one after the other
+(H100, CuPy 14), so the workers fill CuPy's disk cache in parallel and this process then
+loads every kernel from it. A marker file in the cache directory records that it is filled for
+these sources, this CuPy and this GPU: later processes load directly.
+``IGPART_GPU_COMPILE_PROCESSES`` sets the number of workers (0: automatic, up to 8 and the
+usable CPUs less one; 1: no workers, each module and CuPy kernel compiled when first used).
 """
 
 from __future__ import annotations
@@ -90,7 +94,8 @@ def compile_modules(names, processes: int | None = None) -> None:
         if processes > 1 and set(PARTITION_SOURCES) <= set(todo):
             marker = _marker(rest)
             if not marker.exists():
-                _compile_in_workers(processes, [n for n in PARTITION_SOURCES if n in rest])
+                _compile_in_workers(processes, [n for n in PARTITION_SOURCES if n in rest],
+                                    warmup_tasks(SIZES_FIRST_USE))
                 try:
                     marker.write_text("filled by igpart's kernel loader\n")
                 except OSError:
@@ -99,6 +104,30 @@ def compile_modules(names, processes: int | None = None) -> None:
             _modules[n] = _new_module(n)
             _compile_now(_modules[n], n)
         _compiled.update(todo)
+
+
+def fill_cache(processes: int, sizes=None) -> list[str]:
+    """Compiles into CuPy's disk cache every module without a usable cubin and the kernels of
+    every warm-up call (``_CUPY_SIZED`` at each of ``sizes``, default ``SIZES_FULL``), by
+    ``processes`` workers (1: in this process), then marks the cache filled so that a later
+    first use loads directly. Returns the workers' errors."""
+    with _lock:
+        for n in SOURCES:
+            if n not in _modules:
+                _load_prebuilt(n)
+        rest = [n for n in SOURCES if n not in _modules]
+        tasks = warmup_tasks(SIZES_FULL if sizes is None else sizes)
+        errors = []
+        if processes > 1:
+            errors = _compile_in_workers(processes, rest, tasks)
+        else:
+            run_tasks([f"m:{n}" for n in rest] + tasks, cupy.cuda.Device().id)
+        try:
+            _marker([n for n in PARTITION_SOURCES if n in rest]).write_text(
+                "filled by igpart's kernel warm-up\n")
+        except OSError:
+            pass
+    return errors
 
 
 def prebuilt_modules() -> list[str]:
@@ -144,14 +173,19 @@ def _marker(compiled) -> Path:
     """The file that says CuPy's cache directory holds this loader's kernels for these sources,
     this CuPy, this GPU and these modules ``compiled`` at run time (its name hashes all of
     them)."""
-    cache = Path(os.environ.get("CUPY_CACHE_DIR", Path.home() / ".cupy" / "kernel_cache"))
     h = hashlib.sha256(_headers_digest().encode())
     for n in PARTITION_SOURCES:
         h.update((HERE / f"{n}.cu").read_bytes())
     dev = cupy.cuda.Device()
-    h.update(f"{cupy.__version__} {dev.compute_capability} {len(_CUPY_WARMUPS)} "
-             f"{sorted(compiled)}".encode())
-    return cache / f"igpart-kernels-{h.hexdigest()[:24]}.ok"
+    h.update(Path(__file__).read_bytes())  # the warm-up lists
+    h.update(f"{cupy.__version__} {dev.compute_capability} {sorted(compiled)}".encode())
+    return cache_dir() / f"igpart-kernels-{h.hexdigest()[:24]}.ok"
+
+
+def cache_dir() -> Path:
+    """CuPy's kernel cache directory, by CuPy's own rule: ``CUPY_CACHE_DIR``, else
+    ``~/.cupy/kernel_cache``."""
+    return Path(os.environ.get("CUPY_CACHE_DIR") or Path.home() / ".cupy" / "kernel_cache")
 
 
 #: Seconds each module took to compile on an H100 (NVRTC, CuPy 14; jet and jet_balance: halves
@@ -161,13 +195,16 @@ _COMPILE_SECONDS = {"jet": 1.3, "jet_balance": 1.2, "coarsen": 1.06, "contract":
                     "refine": 0.77, "scan": 0.49, "metrics": 0.26, "util": 0.22}
 
 
-def _compile_in_workers(processes: int, modules) -> None:
-    """Fills CuPy's disk cache with the ``modules`` and the warm-up calls' kernels,
-    split over ``processes`` child processes, longest first onto the least loaded (each loads
-    this file alone, without the igpart package). A worker that fails leaves its kernels to
-    be compiled here, when first used."""
+def _compile_in_workers(processes: int, modules, warmups) -> list[str]:
+    """Fills CuPy's disk cache with the ``modules`` and the kernels of the ``warmups``
+    (:func:`warmup_tasks`), split over ``processes`` child processes, longest first onto the
+    least loaded (each loads this file alone, without the igpart package). A worker that fails
+    leaves its kernels to be compiled here, when first used. Returns the workers' errors."""
     tasks = [(_COMPILE_SECONDS.get(n, 1.0), f"m:{n}") for n in modules]
-    tasks += [(0.11, f"w:{i}") for i in range(len(_CUPY_WARMUPS))]
+    # an elementwise kernel compiles in about 0.1 s; a size-dependent call may compile a CUB
+    # block reduction (two kernels built with CUB's headers, several times slower): spread
+    # those first
+    tasks += [(0.11 if t.startswith("w:") else 0.5, t) for t in warmups]
     shares: list[list[str]] = [[] for _ in range(processes)]
     load = [0.0] * processes
     for cost, task in sorted(tasks, key=lambda t: -t[0]):
@@ -179,11 +216,23 @@ def _compile_in_workers(processes: int, modules) -> None:
     children = [subprocess.Popen([sys.executable, "-c", _WORKER, __file__, dev, *share],
                                  env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
                 for share in shares if share]
+    errors = []
     for child in children:
         _, err = child.communicate()
         if child.returncode != 0:
-            log.debug("GPU compile worker failed (%d): %s", child.returncode,
-                      err.decode(errors="replace")[-500:])
+            errors.append(f"exit status {child.returncode}: {err.decode(errors='replace')[-500:]}")
+            log.debug("GPU compile worker failed: %s", errors[-1])
+    return errors
+
+
+def run_tasks(tasks, device: int) -> None:
+    """Runs ``tasks`` (module and warm-up tasks, as the workers do) in this process."""
+    for task in tasks:
+        kind, what, *size = task.split(":")
+        if kind == "m":
+            _compile_now(_new_module(what), what)
+        else:
+            _warm(_WARMUP_TABLES[kind][int(what)], device, *map(int, size))
 
 
 _WORKER = """
@@ -194,12 +243,7 @@ loader = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(loader)
 dev = int(sys.argv[2])
 with cupy.cuda.Device(dev):
-    for task in sys.argv[3:]:
-        kind, what = task.split(":")
-        if kind == "m":
-            loader._compile_now(loader._new_module(what), what)
-        else:
-            loader._warm(loader._CUPY_WARMUPS[int(what)], dev)
+    loader.run_tasks(sys.argv[3:], dev)
 """
 
 
@@ -219,24 +263,18 @@ def _compile_now(mod: cupy.RawModule, name: str) -> None:
         mod.get_function(_first_kernel(name))
 
 
-def _warm(op, device: int) -> None:
-    """Runs one warm-up call on tiny arrays; a call this CuPy version rejects is skipped (its
-    kernel, if the partitioner uses it, then compiles when first used)."""
+def _warm(op, device: int, n: int = 4) -> None:
+    """Runs one warm-up call on arrays of ``n`` values; a call this CuPy version rejects is
+    skipped (its kernel, if the partitioner uses it, then compiles when first used)."""
     try:
         with cupy.cuda.Device(device):
-            i32 = cupy.arange(4, dtype=cupy.int32)
-            i64 = cupy.arange(4, dtype=cupy.int64)
+            i32 = cupy.arange(n, dtype=cupy.int32)
+            i64 = cupy.arange(n, dtype=cupy.int64)
             mask = i64 % 2 == 0
             op(i32, i64, mask)
             cupy.cuda.get_current_stream().synchronize()
     except Exception as exc:  # noqa: BLE001 - an optimisation only; the run itself reports errors
         log.debug("GPU warm-up call skipped: %r", exc)
-
-
-def _scatter(dst, idx, val):
-    dst = dst.copy()
-    dst[idx] = val
-    return dst
 
 
 #: The CuPy operations (and dtypes) of the partitioner's launchers, one compiled kernel each:
@@ -256,18 +294,125 @@ _CUPY_WARMUPS = (
     lambda a, b, m: m | m, lambda a, b, m: m & m, lambda a, b, m: cupy.arange(4, dtype=cupy.int32),
     lambda a, b, m: m.any(), lambda a, b, m: b[m], lambda a, b, m: a[m],
     lambda a, b, m: cupy.where(m, 1, b), lambda a, b, m: b[b], lambda a, b, m: a[b],
-    lambda a, b, m: m[b], lambda a, b, m: _scatter(b, b, b), lambda a, b, m: _scatter(a, b, a),
+    lambda a, b, m: m[b], lambda a, b, m: _store(b, b, b), lambda a, b, m: _store(a, b, a),
     lambda a, b, m: cupy.cumsum(b), lambda a, b, m: b.sum(), lambda a, b, m: b.max(),
     lambda a, b, m: a + 1, lambda a, b, m: b + b, lambda a, b, m: b + 1, lambda a, b, m: b & 1,
     lambda a, b, m: b | b, lambda a, b, m: b << 1, lambda a, b, m: b * 3, lambda a, b, m: ~m,
     lambda a, b, m: m.copy(), lambda a, b, m: a == 1, lambda a, b, m: b < 1,
     lambda a, b, m: cupy.full(4, 2, dtype=cupy.int32), lambda a, b, m: cupy.zeros((), bool).fill(1),
     lambda a, b, m: cupy.empty(4, dtype=cupy.int64).fill(1), lambda a, b, m: a[a],
-    lambda a, b, m: b[a], lambda a, b, m: m[a], lambda a, b, m: _scatter(a, a, a),
-    lambda a, b, m: _scatter(m, a, m), lambda a, b, m: cupy.flatnonzero(m),
+    lambda a, b, m: b[a], lambda a, b, m: m[a], lambda a, b, m: _store(a, a, a),
+    lambda a, b, m: _store(m, a, m), lambda a, b, m: cupy.flatnonzero(m),
     lambda a, b, m: cupy.unique(b), lambda a, b, m: cupy.cumsum(m, dtype=cupy.int32),
     lambda a, b, m: cupy.cumsum(a),
+    # maxima with a scalar, comparisons of int32 arrays and of mixed widths, int8/uint8/uint64
+    # arithmetic and casts (Jet's flags, the tie-break hash of label propagation)
+    lambda a, b, m: cupy.maximum(a, 0), lambda a, b, m: cupy.maximum(b, 0),
+    lambda a, b, m: cupy.minimum(b, 0), lambda a, b, m: a != a, lambda a, b, m: a != 1,
+    lambda a, b, m: b != 1, lambda a, b, m: b == 1, lambda a, b, m: a < a, lambda a, b, m: a > a,
+    lambda a, b, m: a <= a, lambda a, b, m: a >= a, lambda a, b, m: b < b, lambda a, b, m: b <= b,
+    lambda a, b, m: b >= b, lambda a, b, m: a > 1, lambda a, b, m: a <= 1, lambda a, b, m: b < 0,
+    lambda a, b, m: a == b, lambda a, b, m: b - a, lambda a, b, m: b + a, lambda a, b, m: a * a,
+    lambda a, b, m: a + a, lambda a, b, m: a - a, lambda a, b, m: b * b, lambda a, b, m: -b,
+    lambda a, b, m: b // 2, lambda a, b, m: b % 2 == 1, lambda a, b, m: a % 2,
+    lambda a, b, m: a // 2, lambda a, b, m: m ^ m, lambda a, b, m: cupy.logical_not(m),
+    lambda a, b, m: a.astype(cupy.bool_), lambda a, b, m: b.astype(cupy.bool_),
+    lambda a, b, m: m.astype(cupy.int8), lambda a, b, m: b.astype(cupy.int8),
+    lambda a, b, m: a.astype(cupy.uint8), lambda a, b, m: m.astype(cupy.uint8),
+    lambda a, b, m: a.astype(cupy.int8) == 1, lambda a, b, m: a.astype(cupy.int8) > 0,
+    lambda a, b, m: a.astype(cupy.int8).astype(cupy.int64),
+    lambda a, b, m: _hash(b, b),
+    # fills (a non-zero value: zero is a memset), slice and scalar stores, 0-d results
+    lambda a, b, m: cupy.full(4, -1, dtype=cupy.int64), lambda a, b, m: cupy.ones(4, cupy.int8),
+    lambda a, b, m: cupy.ones(4, cupy.int32), lambda a, b, m: cupy.ones(4, cupy.int64),
+    lambda a, b, m: cupy.ones(4, cupy.bool_), lambda a, b, m: cupy.full(4, -1, cupy.int32),
+    lambda a, b, m: cupy.empty(4, dtype=cupy.int32).fill(1),
+    lambda a, b, m: cupy.empty(4, dtype=cupy.int8).fill(1),
+    lambda a, b, m: cupy.empty(4, dtype=cupy.uint8).fill(1),
+    lambda a, b, m: _store(b, slice(0, 1), 0), lambda a, b, m: _store(a, slice(0, 1), 0),
+    lambda a, b, m: _store(b, b, -1), lambda a, b, m: _store(a, b, -1),
+    lambda a, b, m: _store(m, b, True),
+    lambda a, b, m: _store(a, a, -1), lambda a, b, m: _store(b, a, b),
+    lambda a, b, m: _store(a.astype(cupy.int8), b, 1), lambda a, b, m: _store(b, m, 0),
+    lambda a, b, m: _store(a, m, 0), lambda a, b, m: cupy.copyto(b.copy(), b),
+    lambda a, b, m: cupy.where(m, a, -1), lambda a, b, m: cupy.where(m, b, 0),
+    lambda a, b, m: cupy.where(m, a, a), lambda a, b, m: cupy.where(m, b, b),
+    lambda a, b, m: cupy.where(m, b, cupy.int64(-1)), lambda a, b, m: cupy.where(m, b, -b),
+    lambda a, b, m: cupy.concatenate([b, b]), lambda a, b, m: cupy.concatenate([a, a]),
+    lambda a, b, m: cupy.stack([b[0], b[1], b[2]]), lambda a, b, m: len(b) - 1 - cupy.argmax(b),
+    lambda a, b, m: m[cupy.argmax(b)].astype(cupy.int64), lambda a, b, m: cupy.stack([b, b]),
+    lambda a, b, m: b[cupy.argmax(b)], lambda a, b, m: m[::-1].astype(cupy.int8),
+    lambda a, b, m: _store(b, 2, 5), lambda a, b, m: _store(a, 2, 5),
+    lambda a, b, m: _store(m, a, True), lambda a, b, m: _store(m, slice(1, None), m[:-1]),
+    lambda a, b, m: _store(a, slice(1, None), a[:-1]),
+    lambda a, b, m: _store(b, slice(1, None), b[:-1]),
+    lambda a, b, m: cupy.not_equal(b[1:], b[:-1], out=cupy.ones(len(b), cupy.bool_)[1:]),
+    lambda a, b, m: cupy.not_equal(a[1:], a[:-1], out=cupy.ones(len(a), cupy.bool_)[1:]),
+    lambda a, b, m: cupy.not_equal(b[1:], b[:-1], out=cupy.ones(len(b), cupy.bool_)[:-1]),
+    lambda a, b, m: b & cupy.int64(0xFFFFFFFF), lambda a, b, m: b >> 32,
+    lambda a, b, m: cupy.searchsorted(b, b, side="right"),
+    lambda a, b, m: cupy.lexsort(cupy.stack([b, b])), lambda a, b, m: cupy.searchsorted(b, b),
+    lambda a, b, m: b * m, lambda a, b, m: b * a, lambda a, b, m: 1 + b,
+    lambda a, b, m: cupy.full(4, -1, cupy.int8),
 )
+
+
+def _store(dst, idx, val):
+    dst = dst.copy()
+    dst[idx] = val
+    return dst
+
+
+def _hash(a, b):
+    """The operations of label propagation's tie-break hash (``_graph_lp.tie_hash``)."""
+    import numpy as np
+
+    x = (a.astype(cupy.uint64) * np.uint64(3)) ^ ((b.astype(cupy.uint64) + np.uint64(5))
+                                                  * np.uint64(7))
+    x ^= x >> np.uint64(31)
+    x *= np.uint64(9)
+    return (x >> np.uint64(33)).astype(cupy.int64)
+
+
+#: The CuPy operations whose kernels depend on the arrays' size as well as their dtypes:
+#: reductions (a CUB block reduction, two kernels, whose block size grows with the size up to
+#: 512 threads at 1,025 values; CuPy 14.2+ reduces under 128 values with its simple kernel), and
+#: stream compaction (boolean masks, ``nonzero``: one scan kernel up to 512 values, a blocked
+#: scan beyond, and one more level beyond 512 x 512). Each runs at every size of a ladder.
+_CUPY_SIZED = (
+    lambda a, b, m: m.any(), lambda a, b, m: m.all(), lambda a, b, m: (~m).any(),
+    lambda a, b, m: m.sum(), lambda a, b, m: a.sum(), lambda a, b, m: b.sum(),
+    lambda a, b, m: a.max(), lambda a, b, m: a.min(), lambda a, b, m: b.max(),
+    lambda a, b, m: b.min(), lambda a, b, m: cupy.count_nonzero(m), lambda a, b, m: cupy.argmax(b),
+    lambda a, b, m: cupy.argmax(m.astype(cupy.int8)), lambda a, b, m: cupy.diff(b).max(),
+    lambda a, b, m: cupy.cumsum(m), lambda a, b, m: cupy.cumsum(m, dtype=cupy.int32),
+    lambda a, b, m: cupy.cumsum(m, dtype=cupy.int64), lambda a, b, m: cupy.cumsum(b),
+    lambda a, b, m: cupy.cumsum(a, dtype=cupy.int32),
+    lambda a, b, m: cupy.cumsum(m.astype(cupy.int8), dtype=cupy.int64),
+    lambda a, b, m: cupy.flatnonzero(m), lambda a, b, m: cupy.flatnonzero(a),
+    lambda a, b, m: cupy.flatnonzero(m.astype(cupy.int8)), lambda a, b, m: b[m],
+    lambda a, b, m: a[m], lambda a, b, m: m[m], lambda a, b, m: _store(b, m, b[m]),
+    lambda a, b, m: cupy.unique(b), lambda a, b, m: cupy.unique(a),
+    lambda a, b, m: cupy.unique(b, return_inverse=True),
+    lambda a, b, m: cupy.unique(a, return_inverse=True), lambda a, b, m: cupy.count_nonzero(b),
+    lambda a, b, m: cupy.count_nonzero(a),
+    lambda a, b, m: cupy.bincount(a, minlength=4), lambda a, b, m: cupy.bincount(b),
+    lambda a, b, m: cupy.argsort(b), lambda a, b, m: cupy.argsort(a), lambda a, b, m: cupy.sort(b),
+    lambda a, b, m: cupy.argsort(b.astype(cupy.uint64)),
+)
+
+_WARMUP_TABLES = {"w": _CUPY_WARMUPS, "s": _CUPY_SIZED}
+#: sizes of the size-dependent warm-ups on a first use without an installed warm-up (the
+#: smallest and largest kernels), and at install (``igpart.warmup``: every block size)
+SIZES_FIRST_USE = (4, 300_000)
+SIZES_FULL = (4, 128, 200, 400, 800, 300_000)
+
+
+def warmup_tasks(sizes=SIZES_FIRST_USE) -> list[str]:
+    """The warm-up tasks of the workers: ``w:<i>`` per call of ``_CUPY_WARMUPS`` (4 values),
+    ``s:<i>:<n>`` per call of ``_CUPY_SIZED`` and size ``n``."""
+    return ([f"w:{i}:4" for i in range(len(_CUPY_WARMUPS))]
+            + [f"s:{i}:{n}" for i in range(len(_CUPY_SIZED)) for n in sizes])
 
 
 @functools.cache

@@ -18,6 +18,10 @@ architecture). Architectures: ``IGPART_CUDA_ARCHS`` (e.g. ``"80 90"``), else
 :data:`DEFAULT_ARCHS`, kept to those the compiler supports. ``IGPART_BUILD_JOBS`` compilations
 run at once. A compilation that fails is reported and left out: the install never fails for it.
 
+After the cubins, the build step calls :func:`warm_cupy_cache`: on a machine whose CuPy sees a
+CUDA device it fills CuPy's kernel cache with CuPy's own kernels that the partitioner uses
+(``igpart/warmup.py``; ``IGPART_SKIP_WARMUP=1`` skips it; without a device nothing happens).
+
 This file imports the standard library only: ``setup.py`` loads it without the package, and
 runs it as a script (``python igpart/kernels/gpu/_prebuild.py [--out DIR]``) to rebuild the
 cubins alone.
@@ -330,6 +334,54 @@ def _reusable(old: dict | None, out_dir: Path, compiler: str, current: dict,
             if int(a) in archs and (out_dir / file).is_file():
                 found.add((n, int(a)))
     return found
+
+
+_WARMUP_CHILD = """
+import sys
+try:
+    import cupy
+    count = cupy.cuda.runtime.getDeviceCount()
+except Exception as exc:
+    print(f"no usable CUDA device ({type(exc).__name__}: {exc})")
+    sys.exit(3)
+if count < 1:
+    print("no CUDA device")
+    sys.exit(3)
+sys.path.insert(0, sys.argv[1])
+from igpart.warmup import main
+sys.exit(main(sys.argv[2:]))
+"""
+
+#: set to 1 (or true/yes/on) to skip :func:`warm_cupy_cache` at install
+SKIP_WARMUP = "IGPART_SKIP_WARMUP"
+
+
+def warm_cupy_cache(package_root: Path, report=print, args=(),
+                    timeout: float = 1800) -> bool | None:
+    """The install's warm-up: when CuPy sees a CUDA device, fills CuPy's kernel cache (the
+    directory CuPy itself uses: ``CUPY_CACHE_DIR``, else ``~/.cupy/kernel_cache``) with the
+    kernels of the igpart package under ``package_root`` (``igpart.warmup``, in a child process,
+    with ``args``). Returns True when it ran, False when it failed (reported), None when there
+    is nothing to do: no CuPy or no device (the cache is left as it was), or ``IGPART_SKIP_WARMUP``
+    set. Never raises for a failure: the install goes on."""
+    if os.environ.get(SKIP_WARMUP, "").strip().lower() in ("1", "true", "yes", "on"):
+        report(f"CuPy kernel warm-up skipped ({SKIP_WARMUP} is set)")
+        return None
+    try:
+        r = subprocess.run([sys.executable, "-c", _WARMUP_CHILD, str(package_root), *args],
+                           capture_output=True, text=True, timeout=timeout)
+    except (OSError, subprocess.SubprocessError) as exc:
+        report(f"CuPy kernel warm-up not run ({exc!r}): run `igpart warmup` after install")
+        return False
+    if r.returncode == 3:
+        return None
+    for line in r.stdout.splitlines():
+        report(line)
+    if r.returncode != 0:
+        report(f"CuPy kernel warm-up failed (exit status {r.returncode}): "
+               f"{(r.stderr or '').strip()[-800:]}; run `igpart warmup` after install")
+        return False
+    return True
 
 
 def main(argv=None) -> int:

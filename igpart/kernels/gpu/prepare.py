@@ -1,0 +1,84 @@
+"""Readies the GPU in a background thread while the caller does host work (the command line
+reads its input meanwhile): CuPy's import, the CUDA context and memory pool, the partitioner's
+modules (from their cubins, else compiled) and CuPy's kernels of the loader's warm-up calls
+(from CuPy's disk cache, or compiled into it). A fresh process otherwise pays all of it in its
+first partition, after the input is read.
+
+The readers' C++ parsing runs without the GIL, so the two overlap. The thread stops between two
+warm-up calls once :meth:`Preparation.stop` is called (the command line calls it when the input
+is read: the partition then loads what it needs itself, without a second thread competing for
+the interpreter); a step under way (the context, the modules) completes, and the partition
+waits for it where it needs the same thing. It never raises: a failure is logged (``-vv``)
+and left to the partition, which then does the same work itself.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+
+log = logging.getLogger("igpart")
+
+
+class Preparation:
+    """One background preparation of the current CUDA device (:func:`start`)."""
+
+    def __init__(self, kernels: bool = True):
+        self.kernels = kernels
+        self.seconds: float | None = None
+        self.error: str | None = None
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="igpart-gpu-prepare")
+
+    def start(self) -> Preparation:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Asks the thread to end after its current step (it is not waited for)."""
+        self._stop.set()
+
+    def join(self, timeout: float | None = None) -> bool:
+        """Waits for the thread; True when it has ended."""
+        self._thread.join(timeout)
+        return not self._thread.is_alive()
+
+    def _run(self) -> None:
+        t0 = time.perf_counter()
+        try:
+            self._prepare()
+        except Exception as exc:  # noqa: BLE001 - an optimisation only: the run does it itself
+            self.error = f"{type(exc).__name__}: {exc}"
+            log.debug("GPU preparation stopped: %s", self.error)
+        self.seconds = time.perf_counter() - t0
+        log.debug("GPU prepared in the background in %.2f s", self.seconds)
+
+    def _prepare(self) -> None:
+        from .. import gpu_status
+
+        ok, reason = gpu_status()  # imports CuPy
+        if not ok or self._stop.is_set():
+            return
+        import cupy
+
+        from . import _loader
+
+        cupy.cuda.runtime.free(0)  # creates the device's primary context
+        cupy.empty(1 << 20, dtype=cupy.uint8)  # and the memory pool's first chunk
+        if self._stop.is_set():
+            return
+        _loader.compile_modules(_loader.PARTITION_SOURCES)
+        if not self.kernels:
+            return
+        device = cupy.cuda.Device().id
+        for task in _loader.warmup_tasks(_loader.SIZES_FIRST_USE):
+            if self._stop.is_set():
+                return
+            _loader.run_tasks([task], device)
+
+
+def start(kernels: bool = True) -> Preparation:
+    """Starts preparing the current CUDA device in a background thread (see the module
+    docstring); without CuPy or a device the thread ends at once."""
+    return Preparation(kernels).start()
