@@ -323,3 +323,13 @@ def test_warmup_reports_what_each_phase_compiled(monkeypatch, tmp_path):
     assert "nothing to do" in lines[-1]
     assert not warmup.warmup(n=5000, report=lines.append, force=True)["skipped"] and seen
     assert not warmup.warmup(n=6000, report=lines.append)["skipped"]  # other samples
+
+
+def test_first_use_tasks_are_the_leading_part_of_the_full_list():
+    loader = _numpy_loader()
+    first = loader.first_use_tasks()
+    full = loader.warmup_tasks(loader.SIZES_FULL)
+    assert first and set(first) < set(full)
+    assert loader._CUPY_WARMUPS[:len(loader._CUPY_FIRST_USE)] == loader._CUPY_FIRST_USE
+    assert all(t.startswith("w:") and int(t.split(":")[1]) < len(loader._CUPY_FIRST_USE)
+               for t in first)

@@ -16,9 +16,9 @@ array size class: ``_CUPY_SIZED``), and caches it on disk. ``igpart.warmup`` (``
 run by the install where it sees a GPU) fills that cache with all of them. Without it, on a
 cold CuPy cache the first kernel requested from one of the partitioner's modules
 (``PARTITION_SOURCES``) has worker processes compile the modules that were not prebuilt,
-together with calls of the CuPy operations the partitioner uses (``_CUPY_WARMUPS`` on 4
-values, ``_CUPY_SIZED`` at ``SIZES_FIRST_USE``: each compiles one of CuPy's kernels, 0.1-0.3 s
-each, a CUB reduction more). NVRTC calls from threads of one process ran one after the other
+together with calls of the CuPy operations the partitioner uses most (``_CUPY_FIRST_USE`` on 4
+values: each compiles one of CuPy's kernels, 0.1-0.3 s each; the partition compiles the rest
+when it first uses them). NVRTC calls from threads of one process ran one after the other
 (H100, CuPy 14), so the workers fill CuPy's disk cache in parallel and this process then
 loads every kernel from it. A marker file in the cache directory records that it is filled for
 these sources, this CuPy and this GPU: later processes load directly.
@@ -95,7 +95,7 @@ def compile_modules(names, processes: int | None = None) -> None:
             marker = _marker(rest)
             if not marker.exists():
                 _compile_in_workers(processes, [n for n in PARTITION_SOURCES if n in rest],
-                                    warmup_tasks(SIZES_FIRST_USE))
+                                    first_use_tasks())
                 try:
                     marker.write_text("filled by igpart's kernel loader\n")
                 except OSError:
@@ -280,7 +280,7 @@ def _warm(op, device: int, n: int = 4) -> None:
 #: The CuPy operations (and dtypes) of the partitioner's launchers, one compiled kernel each:
 #: comparisons and arithmetic with scalars, casts, boolean masks, gathers, scatters, scans,
 #: reductions (the kernels a first H100 run compiled, read from CuPy's cache).
-_CUPY_WARMUPS = (
+_CUPY_FIRST_USE = (
     lambda a, b, m: b - 1, lambda a, b, m: b - b, lambda a, b, m: a - 1,
     lambda a, b, m: b != b, lambda a, b, m: b <= 1, lambda a, b, m: a < 1,
     lambda a, b, m: b >= 1, lambda a, b, m: a >= 1, lambda a, b, m: b > 1,
@@ -305,6 +305,12 @@ _CUPY_WARMUPS = (
     lambda a, b, m: _store(m, a, m), lambda a, b, m: cupy.flatnonzero(m),
     lambda a, b, m: cupy.unique(b), lambda a, b, m: cupy.cumsum(m, dtype=cupy.int32),
     lambda a, b, m: cupy.cumsum(a),
+)
+
+#: The rest of the one-size warm-ups: run by ``igpart.warmup`` (at install), not on a first use
+#: without it (on the H100 the whole list in the first process's workers cost 12-15 s against
+#: 4.7 s for ``_CUPY_FIRST_USE`` plus what the partition then compiles itself).
+_CUPY_INSTALL = (
     # maxima with a scalar, comparisons of int32 arrays and of mixed widths, int8/uint8/uint64
     # arithmetic and casts (Jet's flags, the tie-break hash of label propagation)
     lambda a, b, m: cupy.maximum(a, 0), lambda a, b, m: cupy.maximum(b, 0),
@@ -355,6 +361,7 @@ _CUPY_WARMUPS = (
     lambda a, b, m: b * m, lambda a, b, m: b * a, lambda a, b, m: 1 + b,
     lambda a, b, m: cupy.full(4, -1, cupy.int8),
 )
+_CUPY_WARMUPS = _CUPY_FIRST_USE + _CUPY_INSTALL
 
 
 def _store(dst, idx, val):
@@ -406,6 +413,13 @@ _WARMUP_TABLES = {"w": _CUPY_WARMUPS, "s": _CUPY_SIZED}
 #: smallest and largest kernels), and at install (``igpart.warmup``: every block size)
 SIZES_FIRST_USE = (4, 300_000)
 SIZES_FULL = (4, 128, 200, 400, 800, 300_000)
+
+
+def first_use_tasks() -> list[str]:
+    """The warm-up tasks of a first use without the installed warm-up: ``_CUPY_FIRST_USE`` on
+    4 values (the kernels the partitions of ``large`` inputs compile first); the rest compile
+    when first used."""
+    return [f"w:{i}:4" for i in range(len(_CUPY_FIRST_USE))]
 
 
 def warmup_tasks(sizes=SIZES_FIRST_USE) -> list[str]:
