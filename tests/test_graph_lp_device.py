@@ -160,3 +160,87 @@ def test_device_results_equal_the_numpy_reference():
                                     gpu.asarray(bounds, "int64"), seed=3)
     rout, rgain = REF.lp_refine_graph(gh, parts, 8, bounds, seed=3)
     assert gain == rgain and np.array_equal(host(gpu, out), rout)
+
+
+# ------------------------------------------------------------------------------ array steps
+def _admit_swaps_by_rounds(frm, target, gain, tie, w, bw, bounds, k):
+    """The credit rule of ``_admit_swaps`` as rounds that stop at the first fixed point."""
+    order = np.lexsort(np.stack([tie, -gain, target.astype(np.int64)]))
+    t, f, ws = target[order], frm[order], w[order]
+    keep = np.ones(t.shape[0], dtype=bool)
+
+    def prefix(mask):
+        out = np.zeros(t.shape[0], dtype=np.int64)
+        for b in np.unique(t):  # per target block, in the admission order
+            idx = np.flatnonzero(t == b)
+            out[idx] = np.cumsum(np.where(mask[idx], ws[idx], 0))
+        return out
+
+    for _ in range(_graph_lp.CREDIT_ROUNDS):
+        out = np.bincount(f[keep], weights=ws[keep], minlength=k).astype(np.int64)
+        new = keep & (bw[t] - out[t] + prefix(keep) <= bounds[t])
+        if np.array_equal(new, keep):
+            return order[new]
+        keep = new
+    return order[keep & (bw[t] + prefix(keep) <= bounds[t])]
+
+
+def test_admit_swaps_equals_the_rounds_that_stop_at_a_fixed_point():
+    rng = np.random.default_rng(11)
+    for case in range(300):
+        k, m = int(rng.integers(2, 6)), int(rng.integers(1, 40))
+        frm = rng.integers(0, k, m).astype(np.int32)
+        target = ((frm + rng.integers(1, k, m)) % k).astype(np.int32)
+        gain = rng.integers(-2, 4, m).astype(np.int64)
+        tie = rng.permutation(m).astype(np.int64)
+        w = rng.integers(1, 5, m).astype(np.int64)
+        bw = rng.integers(5, 30, k).astype(np.int64)
+        bounds = bw + rng.integers(-3, 8, k)
+        got = _graph_lp._admit_swaps(_graph_lp.NUMPY_OPS, frm, target, gain, tie, w, bw,
+                                     bounds, k)
+        want = _admit_swaps_by_rounds(frm, target, gain, tie, w, bw, bounds, k)
+        assert np.array_equal(np.sort(got), np.sort(want)), case
+
+
+def test_near_marks_exactly_the_neighbours_of_the_mask():
+    rng = np.random.default_rng(5)
+    g = generators.delaunay_graph(500, seed=1)
+    ga = REF.graph_arrays(g)
+    src = np.repeat(np.arange(g.n), np.diff(g.xadj))
+    for frac in (0.0, 0.01, 0.3):
+        mask = rng.random(g.n) < frac
+        want = np.zeros(g.n, dtype=bool)
+        want[src[mask[g.adjncy]]] = True
+        assert np.array_equal(_graph_lp._near(np, ga, mask), want)
+
+
+def _expand_by_rows(xadj, rows):
+    r = np.repeat(np.arange(rows.shape[0]), xadj[rows + 1] - xadj[rows])
+    pos = np.concatenate([np.arange(xadj[v], xadj[v + 1]) for v in rows] + [np.zeros(0, int)])
+    return r, pos
+
+
+@pytest.mark.parametrize("ops", ["numpy", pytest.param("gpu", marks=pytest.mark.gpu)])
+def test_expand_and_tie_hash_equal_the_numpy_definitions(ops):
+    """The row expansion and the tie hash of the array operations (``util.expand_rows`` and
+    ``util.tie_hash_i64`` on the device) against their definitions on the host: rows of
+    degree 0, above a warp, repeated and unsorted; hashes of negative and large values."""
+    if ops == "numpy":
+        o, be = _graph_lp.NUMPY_OPS, REF
+    else:
+        from igpart.kernels.gpu._backend import _OPS as o
+        be = get_backend("gpu")
+    deg = np.array([0, 3, 70, 1, 0, 33, 2], dtype=np.int64)
+    xadj = np.concatenate([[0], np.cumsum(deg)]).astype(np.int64)
+    for rows in ([], [0], [2, 5, 1], [4, 2, 2, 6, 0], list(range(7))):
+        rows = np.asarray(rows, dtype=np.int64)
+        r, pos = o.expand(be.asarray(xadj, "int64"), be.asarray(rows, "int64"))
+        want_r, want_pos = _expand_by_rows(xadj, rows)
+        assert np.array_equal(host(be, r), want_r) and np.array_equal(host(be, pos), want_pos)
+    rng = np.random.default_rng(2)
+    a = np.concatenate([rng.integers(-(1 << 62), 1 << 62, 200), [-2, -1, 0, 1]]).astype(np.int64)
+    b = np.concatenate([rng.integers(-(1 << 62), 1 << 62, 200), [-2, -2, 0, 7]]).astype(np.int64)
+    for seed in (0, 3, (1 << 64) - 1):
+        got = host(be, o.tie_hash(seed, be.asarray(a, "int64"), be.asarray(b, "int64")))
+        want = _graph_lp.tie_hash(np, seed, a, b)
+        assert np.array_equal(got, want) and want.min() >= 0 and want.max() < (1 << 31)

@@ -35,7 +35,7 @@ import numpy as np
 from ..backend import OBJECTIVES, Backend, GraphArrays, HypergraphArrays
 from ..host_fallback import HostFallback
 from . import _dynamic, _graph, _graph_lp, _hypergraph, _jet
-from ._common import NULL, STATS, block_weights, i64, launch
+from ._common import NULL, STATS, block_weights, cumsum, i64, launch
 
 __all__ = ["GpuBackend"]
 
@@ -108,6 +108,31 @@ class _CupyOps(_graph_lp.ArrayOps):
         """One stable radix sort per key (CuPy's argsort is stable) instead of ``cupy.lexsort``,
         which compares every key in a merge sort."""
         return _graph_lp.lexsort_by_stable_sorts(cp, keys, cp.argsort)
+
+    def tie_hash(self, seed: int, a, b):
+        """``util.tie_hash_i64``: one launch instead of the dozen array operations."""
+        n = int(a.shape[0])
+        out = cp.empty(n, dtype=cp.int64)
+        launch("util", "tie_hash_i64", n, (
+            i64(n), cp.ascontiguousarray(a, dtype=cp.int64),
+            cp.ascontiguousarray(b, dtype=cp.int64), np.uint64(int(seed) % (1 << 64)), out))
+        return out
+
+    def expand(self, xadj, rows):
+        """The rows' entries written by ``util.expand_rows`` (a warp per row) from the prefix
+        sums of their degrees instead of a binary search per entry."""
+        rows = cp.ascontiguousarray(rows, dtype=cp.int64)
+        nrows = int(rows.shape[0])
+        if nrows == 0:
+            empty = cp.zeros(0, dtype=cp.int64)
+            return empty, empty
+        ends = cumsum(xadj[rows + 1] - xadj[rows])
+        total = int(ends[-1])
+        r = cp.empty(total, dtype=cp.int64)
+        pos = cp.empty(total, dtype=cp.int64)
+        STATS.add(4)
+        launch("util", "expand_rows", nrows, (i64(nrows), rows, xadj, ends, r, pos), warps=True)
+        return r, pos
 
     def best_per_row(self, row, primary, secondary, tie):
         """One thread per row scans its entries (``util.segment_best_i64``) instead of a

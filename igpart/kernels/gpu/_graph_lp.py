@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 _MASK32 = 0xFFFFFFFF
+_NONE = -(1 << 62)  # a connection below every real one
 _K1 = np.uint64(0x9E3779B97F4A7C15)
 _K2 = np.uint64(0xBF58476D1CE4E5B9)
 _K3 = np.uint64(0x94D049BB133111EB)
@@ -54,6 +55,15 @@ class ArrayOps:
     def lexsort(self, keys):
         """``xp.lexsort`` of the 1-D int64 arrays ``keys`` (the last is the primary key)."""
         return self.xp.lexsort(self.xp.stack(keys))
+
+    def tie_hash(self, seed: int, a, b):
+        """:func:`tie_hash` of the int64 arrays ``a`` and ``b``."""
+        return tie_hash(self.xp, seed, a, b)
+
+    def expand(self, xadj, rows):
+        """:func:`_expand`: (index into ``rows`` of every CSR entry of the rows ``rows``, the
+        entry's position), one host read of the entries' number."""
+        return _expand(self.xp, xadj, rows)
 
 
 def lexsort_by_stable_sorts(xp, keys, stable_argsort):
@@ -119,10 +129,11 @@ def _run_sums(xp, key, w):
     return key[starts], cs[ends] - before
 
 
-def _connections(xp, g, rows, label):
+def _connections(ops: ArrayOps, g, rows, label):
     """The weight from each vertex of ``rows`` to each label among its neighbours: arrays
     (row index, label, weight), one entry per (row, label), sorted by row."""
-    r, pos = _expand(xp, g.xadj, rows)
+    xp = ops.xp
+    r, pos = ops.expand(g.xadj, rows)
     lab = label[g.adjncy[pos]]
     key = (r.astype(xp.int64) << 32) | lab.astype(xp.int64)
     order = xp.argsort(key)
@@ -183,16 +194,18 @@ def _admit_swaps(ops: ArrayOps, frm, target, gain, tie, w, bw, bounds, k: int):
     order = ops.lexsort([tie, -gain, target.astype(xp.int64)])
     t, f, ws = target[order], frm[order], w[order]
     keep = xp.ones(t.shape[0], dtype=xp.bool_)
+    # the rounds run on the device without a host read: once at a fixed point, a round keeps
+    # the set as it is, so ``fixed`` (any round unchanged) decides the fallback at the end
+    fixed = xp.zeros((), dtype=xp.bool_)
     for _ in range(CREDIT_ROUNDS):
         out = xp.zeros(k, dtype=xp.int64)
-        ops.add_at(out, f[keep], ws[keep])
+        ops.add_at(out, f, xp.where(keep, ws, 0))
         prefix = _segment_prefix(xp, t, xp.where(keep, ws, 0))
         new = keep & (bw[t] - out[t] + prefix <= bounds[t])
-        if not int(xp.count_nonzero(new != keep)):
-            return order[new]
+        fixed = fixed | xp.all(new == keep)
         keep = new
-    keep &= bw[t] + _segment_prefix(xp, t, xp.where(keep, ws, 0)) <= bounds[t]
-    return order[keep]
+    plain = bw[t] + _segment_prefix(xp, t, xp.where(keep, ws, 0)) <= bounds[t]
+    return order[keep & (fixed | plain)]
 
 
 def _slices(xp, n: int, seed: int, sub_rounds: int):
@@ -205,11 +218,12 @@ def _slices(xp, n: int, seed: int, sub_rounds: int):
     return rank // length, -(-n // length)
 
 
-def _neighbours_mask(xp, g, rows, out) -> None:
-    """Sets ``out[v]`` for every neighbour ``v`` of a vertex of ``rows``."""
-    if rows.shape[0]:
-        _, pos = _expand(xp, g.xadj, rows)
-        out[g.adjncy[pos]] = True
+def _near(xp, g, mask):
+    """Per vertex: whether a neighbour has ``mask`` set (the CSR is symmetric: a segmented
+    count over every row's entries, no host read)."""
+    cs = xp.zeros(g.adjncy.shape[0] + 1, dtype=xp.int64)
+    xp.cumsum(mask[g.adjncy], out=cs[1:])
+    return cs[g.xadj[1:]] > cs[g.xadj[:-1]]
 
 
 # ------------------------------------------------------------------------------ clustering
@@ -238,31 +252,38 @@ def cluster(g, max_cluster_weight: int, iterations: int, min_clusters: int, seed
     if n == 0:
         return label, 0
     slice_of, nslices = _slices(xp, n, seed, sub_rounds)
-    active = xp.ones(n, dtype=xp.bool_)
+    active = None  # all vertices
     owner = xp.full(n, -1, dtype=xp.int64)  # scratch of _keep_seeds, all -1 between slices
     mcw_all = xp.full(n, mcw, dtype=xp.int64)
+    # ``nc`` is a lower bound of the clusters' number (a move empties at most one cluster),
+    # read from the device only where the exact number decides something
+    exact = True
     for it in range(iterations):
-        if nc <= min_clusters:
-            break
-        nxt = xp.zeros(n, dtype=xp.bool_)
         moved = 0
+        movers = xp.zeros(n, dtype=xp.bool_)
         for s in range(nslices):
+            if nc <= min_clusters and not exact:
+                nc, exact = int(xp.count_nonzero(size)), True
             if nc <= min_clusters:
                 break
-            rows = xp.flatnonzero(active & (slice_of == s))
+            pick = slice_of == s if nslices > 1 else None
+            pick = active if pick is None else (pick if active is None else pick & active)
+            rows = xp.arange(n, dtype=xp.int64) if pick is None else xp.flatnonzero(pick)
             if rows.shape[0] == 0:
                 continue
             u, to, gain = _proposals(ops, g, rows, label, (cw, mcw_all), seed + it)
             if u.shape[0] == 0:
                 continue
             w = g.vwgt[u]
-            tie = tie_hash(xp, seed + it, u, to.astype(xp.int64))
+            tie = ops.tie_hash(seed + it, u, to.astype(xp.int64))
             keep = _admit(ops, to, gain, tie, w, mcw - cw)
             u, to, gain, w, tie = u[keep], to[keep], gain[keep], w[keep], tie[keep]
             u, to, gain, w, tie = _keep_seeds(xp, u, to, gain, w, tie, label, size, owner)
             if u.shape[0] == 0:
                 continue
             frm = label[u]
+            if u.shape[0] > nc - min_clusters and not exact:
+                nc, exact = int(xp.count_nonzero(size)), True
             if u.shape[0] > nc - min_clusters:  # each move empties at most one cluster
                 u, to, frm, w = _limit_emptied(ops, u, to, frm, gain, tie, w, size, n,
                                                nc - min_clusters)
@@ -274,12 +295,14 @@ def cluster(g, max_cluster_weight: int, iterations: int, min_clusters: int, seed
             ones = xp.ones(u.shape[0], dtype=xp.int64)
             ops.add_at(size, frm, -ones)
             ops.add_at(size, to, ones)
-            nc = int(xp.count_nonzero(size))
+            nc, exact = nc - int(u.shape[0]), False
             moved += int(u.shape[0])
-            _neighbours_mask(xp, g, u, nxt)
+            movers[u] = True
         if moved == 0:
             break
-        active = nxt
+        active = _near(xp, g, movers)
+    if not exact:
+        nc = int(xp.count_nonzero(size))
     if nc > min_clusters and 2 * nc > n:
         nc = _two_hop(ops, g, label, cw, size, mcw, seed, nc - min_clusters, nc)
     _, cmap = xp.unique(label, return_inverse=True)
@@ -296,24 +319,24 @@ def _proposals(ops: ArrayOps, g, rows, label, room, seed: int, balance: bool = F
     target still weighs less than the vertex's own label did."""
     xp = ops.xp
     weight, bound = room
-    r, lab, sums = _connections(xp, g, rows, label)
+    r, lab, sums = _connections(ops, g, rows, label)
+    if r.shape[0] == 0:
+        return r, lab, sums
     u = rows[r]
     mine = lab == label[u]
     own_conn = xp.zeros(rows.shape[0], dtype=xp.int64)
-    own_conn[r[mine]] = sums[mine]  # at most one own label per row: no repeated index
-    cand = xp.flatnonzero(~mine & (weight[lab] + g.vwgt[u] <= bound[lab]))
-    empty = xp.zeros(0, dtype=xp.int64)
-    if cand.shape[0] == 0:
-        return empty, empty.astype(xp.int32), empty
-    rc, lc, sc = r[cand], lab[cand], sums[cand]
-    best = ops.best_per_row(rc, sc, weight[lc] if balance else None,
-                            tie_hash(xp, seed, rows[rc], lc.astype(xp.int64)))
-    rb, to = rc[best], lc[best]
-    gain = sc[best] - own_conn[rb]
-    go = gain > 0
+    ops.add_at(own_conn, r, xp.where(mine, sums, 0))  # at most one own label per row
+    cand = ~mine & (weight[lab] + g.vwgt[u] <= bound[lab])
+    # no compaction to the candidates: the others rank last in their row, and rows without
+    # a candidate are dropped with the moves that do not go
+    best = ops.best_per_row(r, xp.where(cand, sums, _NONE), weight[lab] if balance else None,
+                            ops.tie_hash(seed, u, lab.astype(xp.int64)))
+    rb, to = r[best], lab[best]
+    gain = sums[best] - own_conn[rb]
+    go = cand[best] & (gain > 0)
     if balance:
         v = rows[rb]
-        go |= (gain == 0) & (weight[to] + g.vwgt[v] < weight[label[v]])
+        go |= cand[best] & (gain == 0) & (weight[to] + g.vwgt[v] < weight[label[v]])
     return _take(xp, go, rows[rb], to, gain)
 
 
@@ -374,12 +397,12 @@ def _two_hop(ops: ArrayOps, g, label, cw, size, mcw: int, seed: int, allowed: in
     lone = xp.flatnonzero((size[label] == 1) & (g.vwgt < mcw))
     if lone.shape[0] < 2:
         return nc
-    r, lab, sums = _connections(xp, g, lone, label)
+    r, lab, sums = _connections(ops, g, lone, label)
     other = lab != label[lone[r]]
     r, lab, sums = _take(xp, other, r, lab, sums)
     if r.shape[0] == 0:
         return nc
-    best = ops.best_per_row(r, sums, None, tie_hash(xp, seed, lone[r], lab.astype(xp.int64)))
+    best = ops.best_per_row(r, sums, None, ops.tie_hash(seed, lone[r], lab.astype(xp.int64)))
     u, fav = lone[r[best]], lab[best].astype(xp.int64)
     order = xp.argsort((fav << 32) | u)
     u, fav = u[order], fav[order]
@@ -426,19 +449,21 @@ def refine(g, parts, k: int, bounds, iterations: int, seed: int, sub_rounds: int
         return parts, 0
     bw = ops.block_weights(g.vwgt, parts, k)
     slice_of, nslices = _slices(xp, n, seed, sub_rounds)
-    active = xp.ones(n, dtype=xp.bool_)
-    total = 0
+    active = None  # all vertices
+    total = xp.zeros((), dtype=xp.int64)
     for it in range(iterations):
-        nxt = xp.zeros(n, dtype=xp.bool_)
-        moved = 0
+        movers = xp.zeros(n, dtype=xp.bool_)
+        tried = False
         for s in range(nslices):
-            rows = xp.flatnonzero(active & (slice_of == s))
+            pick = slice_of == s if nslices > 1 else None
+            pick = active if pick is None else (pick if active is None else pick & active)
+            rows = xp.arange(n, dtype=xp.int64) if pick is None else xp.flatnonzero(pick)
             if rows.shape[0] == 0:
                 continue
             u, to, gain = _proposals(ops, g, rows, parts, (bw, bounds), seed + it, True)
             if u.shape[0] == 0:
                 continue
-            tie = tie_hash(xp, seed + it, u, to.astype(xp.int64))
+            tie = ops.tie_hash(seed + it, u, to.astype(xp.int64))
             u, to, gain, tie = _afterburner(ops, g, parts, u, to, gain, tie, n)
             u, to, gain, tie = _limit_even_moves(ops, parts, bw, g.vwgt, u, to, gain, tie, k)
             if u.shape[0] == 0:
@@ -449,20 +474,20 @@ def refine(g, parts, k: int, bounds, iterations: int, seed: int, sub_rounds: int
             if u.shape[0] == 0:
                 continue
             frm = parts[u]
-            delta = _cut_reduction(xp, g, parts, u, to, n)
-            if delta < 0:
-                continue
-            parts[u] = to
+            # the moves are applied only if they do not raise the cut, decided on the device
+            delta = _cut_reduction(ops, g, parts, u, to, n)
+            ok = delta >= 0
+            parts[u] = xp.where(ok, to, frm)
+            w = xp.where(ok, w, 0)
             ops.add_at(bw, frm, -w)
             ops.add_at(bw, to, w)
-            total += delta
-            moved += int(u.shape[0])
-            nxt[u] = True
-            _neighbours_mask(xp, g, u, nxt)
-        if moved == 0:
+            total = total + xp.where(ok, delta, 0)
+            movers[u] = ok
+            tried = True
+        if not tried or not bool(xp.any(movers)):  # one host read per round
             break
-        active = nxt
-    return parts, total
+        active = movers | _near(xp, g, movers)
+    return parts, int(total)
 
 
 def _afterburner(ops: ArrayOps, g, parts, u, to, gain, tie, n: int):
@@ -474,7 +499,7 @@ def _afterburner(ops: ArrayOps, g, parts, u, to, gain, tie, n: int):
     prio[u[order]] = xp.arange(u.shape[0], dtype=xp.int64)
     dest = parts.copy()
     dest[u] = to
-    r, pos = _expand(xp, g.xadj, u)
+    r, pos = ops.expand(g.xadj, u)
     v = g.adjncy[pos]
     pv = prio[v]
     earlier = (pv >= 0) & (pv < prio[u[r]])
@@ -512,20 +537,22 @@ def _add_rows(xp, out, r, val) -> None:
     out[key] += sums
 
 
-def _cut_reduction(xp, g, parts, u, to, n: int) -> int:
-    """The exact edge-cut reduction of moving the vertices ``u`` to blocks ``to`` together."""
+def _cut_reduction(ops: ArrayOps, g, parts, u, to, n: int):
+    """The exact edge-cut reduction of moving the vertices ``u`` to blocks ``to`` together (a
+    0-d int64 array: no host read)."""
+    xp = ops.xp
     new = parts.copy()
     new[u] = to
     moving = xp.zeros(n, dtype=xp.bool_)
     moving[u] = True
-    r, pos = _expand(xp, g.xadj, u)
+    r, pos = ops.expand(g.xadj, u)
     v = g.adjncy[pos]
     pu = parts[u[r]]
     before = (pu != parts[v]).astype(xp.int64)
     after = (to[r] != new[v]).astype(xp.int64)
     c = g.adjwgt[pos] * (before - after)
     # an edge between two movers is seen from both ends with the same change: counted half
-    return int(xp.where(moving[v], c, 2 * c).sum()) // 2
+    return xp.where(moving[v], c, 2 * c).sum() // 2
 
 
 # ------------------------------------------------------------------------------ host reference

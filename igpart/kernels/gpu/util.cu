@@ -119,3 +119,32 @@ extern "C" __global__ void segment_best_i64(long long nseg, const long long *ptr
         out[s] = b;
     }
 }
+
+// Seeded 31-bit hash of the pairs (a[i], b[i]): _graph_lp.tie_hash (the same values as numpy's
+// wrapping uint64 arithmetic there), one launch instead of a dozen array operations.
+extern "C" __global__ void tie_hash_i64(long long len, const long long *a, const long long *b,
+                                        unsigned long long seed, long long *out) {
+    for (long long i = igp_tid(); i < len; i += igp_nthreads()) {
+        unsigned long long x = ((unsigned long long)a[i] * 0x9E3779B97F4A7C15ULL) ^
+                               (((unsigned long long)b[i] + seed) * 0xBF58476D1CE4E5B9ULL);
+        x ^= x >> 31;
+        x *= 0x94D049BB133111EBULL;
+        x ^= x >> 29;
+        out[i] = (long long)(x >> 33);
+    }
+}
+
+// The CSR entries of the rows ``rows`` in order: r[j] = i and pos[j] = the entry's position for
+// every entry j of row rows[i]; ends: inclusive prefix sums of the rows' degrees. Warp per row.
+extern "C" __global__ void expand_rows(long long nrows, const long long *rows,
+                                       const long long *xadj, const long long *ends, long long *r,
+                                       long long *pos) {
+    const int lane = igp_lane();
+    for (long long i = igp_warp(); i < nrows; i += igp_nwarps()) {
+        const long long s = xadj[rows[i]], d = xadj[rows[i] + 1] - s, o = ends[i] - d;
+        for (long long j = lane; j < d; j += 32) {
+            r[o + j] = i;
+            pos[o + j] = s + j;
+        }
+    }
+}
