@@ -206,6 +206,13 @@ class GpuBackend(HostFallback, Backend):
     #: BENCHMARKS.md "Graph pipeline"), so it stays an option until its slices cost less.
     default_graph_coarsening = "gkway"
     default_graph_refinement = "gkway"
+    #: ``Config(graph_lp_sub_rounds=-1)``: the slices of a label propagation round on the device.
+    #: Each slice costs a fixed chain of launches and host reads, and the partitions of one
+    #: slice cut like those of eight (``benchmarks/graph_lp_quality.py``, the device code run
+    #: with numpy on the ``graphs`` set at 2^16, k = 2, 16, 64, seeds 0-1: cut geomean 0.995x
+    #: the C++ default with one slice, 0.993x with two and with eight; BENCHMARKS.md "Label
+    #: propagation on the device: fewer slices").
+    default_graph_lp_sub_rounds = 1
 
     #: Default size limit (pins) of the levels on which FM runs (on the host); None: every level.
     FM_HOST_MAX_PINS: int | None = None

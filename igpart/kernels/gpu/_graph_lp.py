@@ -156,12 +156,7 @@ def _best_per_row(xp, row, primary, secondary, tie):
 
 def _segment_prefix(xp, seg, w):
     """Inclusive prefix sums of ``w`` restarting where the sorted ``seg`` changes."""
-    n = seg.shape[0]
-    flag = xp.ones(n, dtype=xp.bool_)
-    if n > 1:
-        xp.not_equal(seg[1:], seg[:-1], out=flag[1:])
-    starts = xp.flatnonzero(flag)
-    first = starts[xp.cumsum(flag) - 1]
+    first = xp.searchsorted(seg, seg, side="left")  # each entry's segment start, no host read
     cs = xp.cumsum(w)
     return cs - (cs[first] - w[first])
 
@@ -563,6 +558,8 @@ def reference_backend():
     from ..cpu import CpuBackend
 
     class NumpyLabelPropagation(CpuBackend):
+        default_graph_lp_sub_rounds = 1  # the device's (GpuBackend.default_graph_lp_sub_rounds)
+
         def cluster_graph_lp(self, g, max_cluster_weight, *, iterations=5, min_clusters=0,
                              seed=0, sub_rounds=8):
             check_arguments("cluster_graph_lp", iterations, sub_rounds)
