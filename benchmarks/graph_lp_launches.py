@@ -5,7 +5,8 @@ kernel launch (a sort several), and every size that decides an array's length (`
 boolean-mask indexing, ``unique``, ``int()`` / ``bool()`` of an array) is a device->host read
 that waits for the device. Here the same code runs on numpy arrays wrapped so that each such
 operation is counted: per call of the clustering (one coarsening level) and of the
-refinement (one uncoarsening level), the vertices, the array operations (one per elementwise
+refinement (one uncoarsening level; those of the initial candidates, on the host on the GPU
+path, apart), the vertices, the array operations (one per elementwise
 operation, reduction, gather, scatter, creation), the sorts (one per ``argsort``: CuPy's radix
 sort is a few launches) and the host reads. ``ArrayOps`` are counted as the device's
 (``_CupyOps``: one launch per scatter-add and per tie hash, a segmented argmax of five
@@ -37,6 +38,7 @@ from igpart.kernels.gpu import _graph_lp  # noqa: E402
 class Counter:
     def __init__(self) -> None:
         self.ops = self.sorts = self.reads = 0
+        self.initial = False  # inside the initial partitioning (on the host on the GPU path)
 
     def snapshot(self) -> tuple[int, int, int]:
         return self.ops, self.sorts, self.reads
@@ -221,12 +223,16 @@ def counted_graph(g: GraphArrays) -> GraphArrays:
 class CountingBackend(CpuBackend):
     """The C++ backend with the device label propagation run on counted numpy arrays."""
 
+    default_graph_lp_sub_rounds = _graph_lp.SUB_ROUNDS  # the device's
+
     def __init__(self) -> None:
         super().__init__()
         self.records: list[dict] = []
 
     def _record(self, stage: str, n: int, before, extra: dict) -> None:
         ops, sorts, reads = (a - b for a, b in zip(C.snapshot(), before))
+        if C.initial:
+            stage = "initial " + stage
         self.records.append({"stage": stage, "n": n, "ops": ops, "sorts": sorts,
                              "reads": reads, **extra})
 
@@ -248,6 +254,23 @@ class CountingBackend(CpuBackend):
         return np.asarray(_unwrap(out), dtype=np.int32), int(gain)
 
 
+def _flag_initial() -> None:
+    """Marks the stages of the initial partitioning (the GPU backend refines the coarsest
+    level's candidates with the C++ backend, so they are no device work)."""
+    from igpart.partitioner.initial import coarsest
+
+    inner = coarsest.initial_partition
+
+    def initial_partition(*args, **kwargs):
+        C.initial = True
+        try:
+            return inner(*args, **kwargs)
+        finally:
+            C.initial = False
+
+    coarsest.initial_partition = initial_partition
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--graph-scale", type=int, default=16)
@@ -260,6 +283,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--data")
     ap.add_argument("--json", help="write the records here")
     a = ap.parse_args(argv)
+    _flag_initial()
     wanted = a.cases.split(",")
     cases = suite.graph_cases(Path(a.work), lambda n: any(w in n for w in wanted),
                               [a.graph_scale])
@@ -278,9 +302,11 @@ def main(argv: list[str] | None = None) -> int:
             print("| stage | level n | ops | sorts | host reads |")
             print("|---|---:|---:|---:|---:|")
             for r in recs:
+                if r["stage"].startswith("initial"):
+                    continue
                 print(f"| {r['stage']} | {r['n']:,} | {r['ops']:,} | {r['sorts']:,} | "
                       f"{r['reads']:,} |")
-            for stage in ("cluster", "refine"):
+            for stage in ("cluster", "refine", "initial refine"):
                 rs = [r for r in recs if r["stage"] == stage]
                 print(f"{stage}: {len(rs)} levels, ops {sum(r['ops'] for r in rs):,}, sorts "
                       f"{sum(r['sorts'] for r in rs):,}, host reads "

@@ -212,7 +212,7 @@ class GpuBackend(HostFallback, Backend):
     #: with numpy on the ``graphs`` set at 2^16, k = 2, 16, 64, seeds 0-1: cut geomean 0.995x
     #: the C++ default with one slice, 0.993x with two and with eight; BENCHMARKS.md "Label
     #: propagation on the device: fewer slices").
-    default_graph_lp_sub_rounds = 1
+    default_graph_lp_sub_rounds = _graph_lp.SUB_ROUNDS
 
     #: Default size limit (pins) of the levels on which FM runs (on the host); None: every level.
     FM_HOST_MAX_PINS: int | None = None

@@ -173,6 +173,9 @@ def _admit(ops: ArrayOps, target, gain, tie, w, room):
     return order[prefix <= room[t]]
 
 
+#: Slices of a round on the device by default (``GpuBackend.default_graph_lp_sub_rounds``).
+SUB_ROUNDS = 1
+
 #: Rounds of the outflow credit in :func:`_admit_swaps` before it falls back to none.
 CREDIT_ROUNDS = 3
 
@@ -459,8 +462,9 @@ def refine(g, parts, k: int, bounds, iterations: int, seed: int, sub_rounds: int
             if u.shape[0] == 0:
                 continue
             tie = ops.tie_hash(seed + it, u, to.astype(xp.int64))
-            u, to, gain, tie = _afterburner(ops, g, parts, u, to, gain, tie, n)
-            u, to, gain, tie = _limit_even_moves(ops, parts, bw, g.vwgt, u, to, gain, tie, k)
+            valid, gain = _afterburner(ops, g, parts, u, to, gain, tie, n)
+            valid = _limit_even_moves(ops, parts, bw, g.vwgt, u, to, gain, tie, k, valid)
+            u, to, gain, tie = _take(xp, valid, u, to, gain, tie)
             if u.shape[0] == 0:
                 continue
             w = g.vwgt[u]
@@ -486,8 +490,9 @@ def refine(g, parts, k: int, bounds, iterations: int, seed: int, sub_rounds: int
 
 
 def _afterburner(ops: ArrayOps, g, parts, u, to, gain, tie, n: int):
-    """The proposals whose gain stays positive when the proposals of higher priority (gain
-    descending, then tie) among the mover's neighbours are applied first."""
+    """(mask, gain) of the proposals: the mask keeps those whose gain stays positive when the
+    proposals of higher priority (gain descending, then tie) among the mover's neighbours are
+    applied first, the gain is that one."""
     xp = ops.xp
     order = ops.lexsort([tie, -gain])
     prio = xp.full(n, -1, dtype=xp.int64)  # rank of each mover, -1 for the others
@@ -502,34 +507,24 @@ def _afterburner(ops: ArrayOps, g, parts, u, to, gain, tie, n: int):
     w = g.adjwgt[pos]
     contrib = xp.where(blk == to[r], w, 0) - xp.where(blk == parts[u[r]], w, 0)
     g2 = xp.zeros(u.shape[0], dtype=xp.int64)
-    _add_rows(xp, g2, r, contrib)
-    keep = (g2 > 0) | ((g2 == 0) & (gain == 0))
-    return _take(xp, keep, u, to, g2, tie)
+    ops.add_at(g2, r, contrib)
+    return (g2 > 0) | ((g2 == 0) & (gain == 0)), g2
 
 
-def _limit_even_moves(ops: ArrayOps, parts, bw, vwgt, u, to, gain, tie, k: int):
-    """The moves, of which those of gain 0 (made for balance) are kept per (source, target)
-    pair in order of tie only while their summed weight stays within half the difference of
-    the two blocks' weights (so together they do not overshoot)."""
+def _limit_even_moves(ops: ArrayOps, parts, bw, vwgt, u, to, gain, tie, k: int, valid):
+    """The mask ``valid`` of the moves, less those of gain 0 (made for balance) beyond the
+    first per (source, target) pair in order of tie whose summed weight stays within half the
+    difference of the two blocks' weights (so together they do not overshoot)."""
     xp = ops.xp
-    even = xp.flatnonzero(gain == 0)
-    if even.shape[0] == 0:
-        return u, to, gain, tie
-    frm = parts[u[even]].astype(xp.int64)
-    pair = frm * k + to[even]
-    order = ops.lexsort([tie[even], pair])
-    prefix = _segment_prefix(xp, pair[order], vwgt[u[even]][order])
-    f, t = frm[order], to[even][order]
-    drop = even[order[2 * prefix > bw[f] - bw[t]]]
-    keep = xp.ones(u.shape[0], dtype=xp.bool_)
-    keep[drop] = False
-    return _take(xp, keep, u, to, gain, tie)
-
-
-def _add_rows(xp, out, r, val) -> None:
-    """``out[r] += val`` for a sorted ``r`` (segment sums by prefix sums)."""
-    key, sums = _run_sums(xp, r, val)
-    out[key] += sums
+    even = valid & (gain == 0)
+    frm = parts[u].astype(xp.int64)
+    pair = xp.where(even, frm * k + to, -1)  # the other moves: one segment, weight 0
+    order = ops.lexsort([tie, pair])
+    prefix = _segment_prefix(xp, pair[order], xp.where(even, vwgt[u], 0)[order])
+    f, t = frm[order], to[order]
+    keep = xp.empty(u.shape[0], dtype=xp.bool_)
+    keep[order] = ~(even[order] & (2 * prefix > bw[f] - bw[t]))
+    return keep & valid
 
 
 def _cut_reduction(ops: ArrayOps, g, parts, u, to, n: int):
@@ -558,7 +553,7 @@ def reference_backend():
     from ..cpu import CpuBackend
 
     class NumpyLabelPropagation(CpuBackend):
-        default_graph_lp_sub_rounds = 1  # the device's (GpuBackend.default_graph_lp_sub_rounds)
+        default_graph_lp_sub_rounds = SUB_ROUNDS  # the device's
 
         def cluster_graph_lp(self, g, max_cluster_weight, *, iterations=5, min_clusters=0,
                              seed=0, sub_rounds=8):
