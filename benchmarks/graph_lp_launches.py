@@ -10,7 +10,8 @@ path, apart), the vertices, the array operations (one per elementwise
 operation, reduction, gather, scatter, creation), the sorts (one per ``argsort``: CuPy's radix
 sort is a few launches) and the host reads. ``ArrayOps`` are counted as the device's
 (``_CupyOps``: one launch per scatter-add and per tie hash, a segmented argmax of five
-launches and one read, the expansion of rows to their entries six and one read).
+launches and one read, the expansion of rows to their entries six and one read, the choice of
+the rows up to its degree limit nine and one read).
 Needs no GPU; the counts are those of the device's code path, not timings.
 
     python benchmarks/graph_lp_launches.py --graph-scale 16 --cases grid2d --k 16
@@ -198,6 +199,22 @@ class CountingOps(_graph_lp.ArrayOps):
         C.ops += 1
         return _wrap(_graph_lp.tie_hash(np, seed, _unwrap(a), _unwrap(b)))
 
+    def choose(self, g, rows, label, weight, bound, seed: int, balance: bool):
+        """As ``_CupyOps.choose``: three outputs, one kernel, the degrees compared (5 and a
+        read); the rows above its degree limit by the sorted path, counted."""
+        from igpart.kernels.gpu._graph_lp import _choose
+
+        C.ops += 9
+        C.reads += 1
+        plain = _graph_lp.ArrayOps(np)
+        u = _unwrap(rows)
+        out = [np.array(a) for a in _choose(plain, _uncounted(g), u, _unwrap(label),
+                                            _unwrap(weight), _unwrap(bound), seed, balance)]
+        wide = np.flatnonzero(np.diff(_unwrap(g.xadj))[u] > LP_CHOOSE_MAX_DEGREE)
+        if wide.shape[0]:
+            _choose(self, g, _wrap(u[wide]), label, weight, bound, seed, balance)  # counted
+        return tuple(_wrap(a) for a in out)
+
     def expand(self, xadj, rows):  # degrees (4), their prefix sums, the total read, one kernel
         C.ops += 6
         C.reads += 1
@@ -212,6 +229,14 @@ class CountingOps(_graph_lp.ArrayOps):
 
 
 OPS = CountingOps()
+#: ``GpuBackend.LP_CHOOSE_MAX_DEGREE`` (not importable without CuPy)
+LP_CHOOSE_MAX_DEGREE = 96
+
+
+def _uncounted(g: GraphArrays) -> GraphArrays:
+    return GraphArrays(n=g.n, xadj=_unwrap(g.xadj), adjncy=_unwrap(g.adjncy),
+                       adjwgt=_unwrap(g.adjwgt), vwgt=_unwrap(g.vwgt),
+                       total_weight=g.total_weight)
 
 
 def counted_graph(g: GraphArrays) -> GraphArrays:

@@ -244,3 +244,68 @@ def test_expand_and_tie_hash_equal_the_numpy_definitions(ops):
         got = host(be, o.tie_hash(seed, be.asarray(a, "int64"), be.asarray(b, "int64")))
         want = _graph_lp.tie_hash(np, seed, a, b)
         assert np.array_equal(got, want) and want.min() >= 0 and want.max() < (1 << 31)
+
+
+def _choose_by_rows(g, rows, label, weight, bound, seed, balance):
+    """``_graph_lp._choose`` row by row from its definition."""
+    out = []
+    for u in rows:
+        nb = g.adjncy[g.xadj[u]:g.xadj[u + 1]]
+        conn = {}
+        for v, w in zip(nb, g.adjwgt[g.xadj[u]:g.xadj[u + 1]]):
+            conn[int(label[v])] = conn.get(int(label[v]), 0) + int(w)
+        own = conn.get(int(label[u]), 0)
+        cands = [(-s, int(weight[lab]) if balance else 0,
+                  int(_graph_lp.tie_hash(np, seed, np.array([u]), np.array([lab]))[0]), lab)
+                 for lab, s in conn.items()
+                 if lab != label[u] and weight[lab] + g.vwgt[u] <= bound[lab]]
+        best = min(cands) if cands else (0, 0, 0, -1)
+        out.append((best[3], -best[0], own))
+    return out
+
+
+def _choice_inputs(g, nlabels, seed):
+    rng = np.random.default_rng(seed)
+    label = rng.integers(0, nlabels, g.n).astype(np.int32)
+    weight = np.bincount(label, weights=g.vwgt, minlength=nlabels).astype(np.int64)
+    bound = weight + rng.integers(-2, 4, nlabels)
+    return label, weight, bound
+
+
+CHOICE_GRAPHS = {
+    "delaunay": lambda: generators.delaunay_graph(300, seed=2),
+    # a star of 150 leaves: a row above LP_CHOOSE_MAX_DEGREE beside rows of degree 1
+    "star": lambda: igpart.Graph.from_edges(np.zeros(150, dtype=np.int64), np.arange(1, 151),
+                                            n=151),
+}
+
+
+@pytest.mark.parametrize("name", list(CHOICE_GRAPHS))
+def test_choose_equals_its_definition_row_by_row(name):
+    g = CHOICE_GRAPHS[name]()
+    ga = REF.graph_arrays(g)
+    for nlabels, balance in ((4, True), (40, False), (g.n, False)):
+        label, weight, bound = _choice_inputs(g, nlabels, nlabels)
+        rows = np.arange(0, g.n, 3, dtype=np.int64)
+        lab, s, own = _graph_lp.NUMPY_OPS.choose(ga, rows, label, weight, bound, 5, balance)
+        want = _choose_by_rows(g, rows, label, weight, bound, 5, balance)
+        assert [(int(a), int(b) if a >= 0 else 0, int(c)) for a, b, c in zip(lab, s, own)] == want
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", list(CHOICE_GRAPHS))
+def test_device_choose_equals_the_numpy_one(name):
+    """``util.lp_choose`` (and the sorted path of the rows above its degree limit)."""
+    from igpart.kernels.gpu._backend import _OPS
+
+    gpu = get_backend("gpu")
+    g = CHOICE_GRAPHS[name]()
+    ga, gh = gpu.graph_arrays(g), REF.graph_arrays(g)
+    for nlabels, balance in ((4, True), (40, False), (g.n, True)):
+        label, weight, bound = _choice_inputs(g, nlabels, nlabels)
+        rows = np.arange(g.n, dtype=np.int64)[::-2].copy()
+        want = _graph_lp.NUMPY_OPS.choose(gh, rows, label, weight, bound, 7, balance)
+        got = _OPS.choose(ga, gpu.asarray(rows, "int64"), gpu.asarray(label, "int32"),
+                          gpu.asarray(weight, "int64"), gpu.asarray(bound, "int64"), 7, balance)
+        for a, b in zip(got, want):
+            assert np.array_equal(host(gpu, a), b)

@@ -118,6 +118,35 @@ class _CupyOps(_graph_lp.ArrayOps):
             cp.ascontiguousarray(b, dtype=cp.int64), np.uint64(int(seed) % (1 << 64)), out))
         return out
 
+    def choose(self, g, rows, label, weight, bound, seed: int, balance: bool):
+        """``util.lp_choose``, a thread per vertex of degree at most ``LP_CHOOSE_MAX_DEGREE``
+        scanning its row, instead of the sorted segmented reductions (one launch and one host
+        read where there are about 20 launches and 3 reads); the longer rows, where there are
+        any, by those (``_graph_lp._choose``)."""
+        rows = cp.ascontiguousarray(rows, dtype=cp.int64)
+        m = int(rows.shape[0])
+        best_label = cp.full(m, -1, dtype=cp.int32)
+        best_sum = cp.zeros(m, dtype=cp.int64)
+        own = cp.zeros(m, dtype=cp.int64)
+        if m == 0:
+            return best_label, best_sum, own
+        STATS.add(3)
+        launch("util", "lp_choose", m, (
+            i64(m), rows, g.xadj, g.adjncy, g.adjwgt, cp.ascontiguousarray(label, cp.int32),
+            cp.ascontiguousarray(weight, cp.int64), cp.ascontiguousarray(bound, cp.int64),
+            g.vwgt, np.uint64(int(seed) % (1 << 64)), np.int32(bool(balance)),
+            i64(self.LP_CHOOSE_MAX_DEGREE), best_label, best_sum, own))
+        wide = cp.flatnonzero(g.xadj[rows + 1] - g.xadj[rows] > self.LP_CHOOSE_MAX_DEGREE)
+        STATS.add(4)
+        if wide.shape[0]:
+            lab, s, o = _graph_lp._choose(self, g, rows[wide], label, weight, bound, seed,
+                                          balance)
+            best_label[wide], best_sum[wide], own[wide] = lab, s, o
+        return best_label, best_sum, own
+
+    #: Rows of at most this many entries are scanned by one thread in ``choose``.
+    LP_CHOOSE_MAX_DEGREE = 96
+
     def expand(self, xadj, rows):
         """The rows' entries written by ``util.expand_rows`` (a warp per row) from the prefix
         sums of their degrees instead of a binary search per entry."""

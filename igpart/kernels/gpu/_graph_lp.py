@@ -60,6 +60,11 @@ class ArrayOps:
         """:func:`tie_hash` of the int64 arrays ``a`` and ``b``."""
         return tie_hash(self.xp, seed, a, b)
 
+    def choose(self, g, rows, label, weight, bound, seed: int, balance: bool):
+        """:func:`_choose`: per vertex of ``rows`` its best adjacent label other than its own
+        with room, its connection to it and to its own label."""
+        return _choose(self, g, rows, label, weight, bound, seed, balance)
+
     def expand(self, xadj, rows):
         """:func:`_expand`: (index into ``rows`` of every CSR entry of the rows ``rows``, the
         entry's position), one host read of the entries' number."""
@@ -308,6 +313,33 @@ def cluster(g, max_cluster_weight: int, iterations: int, min_clusters: int, seed
     return cmap, int(cmap.max()) + 1
 
 
+def _choose(ops: ArrayOps, g, rows, label, weight, bound, seed: int, balance: bool):
+    """Per vertex ``u`` of ``rows``: (best label, its connection, the connection to ``u``'s own
+    label). The best is the adjacent label other than ``u``'s with ``weight[label] + vwgt[u] <=
+    bound[label]`` of highest connection (summed edge weight), then (with ``balance``) the
+    smallest weight, then the smallest :func:`tie_hash` of ``(seed, u, label)``, then the
+    smallest label; -1 (connection 0) where there is none."""
+    xp = ops.xp
+    m = rows.shape[0]
+    best_label = xp.full(m, -1, dtype=xp.int32)
+    best_sum = xp.zeros(m, dtype=xp.int64)
+    own_conn = xp.zeros(m, dtype=xp.int64)
+    r, lab, sums = _connections(ops, g, rows, label)
+    if r.shape[0] == 0:
+        return best_label, best_sum, own_conn
+    u = rows[r]
+    mine = lab == label[u]
+    ops.add_at(own_conn, r, xp.where(mine, sums, 0))  # at most one own label per row
+    cand = ~mine & (weight[lab] + g.vwgt[u] <= bound[lab])
+    # no compaction to the candidates: the others rank last in their row
+    best = ops.best_per_row(r, xp.where(cand, sums, _NONE), weight[lab] if balance else None,
+                            ops.tie_hash(seed, u, lab.astype(xp.int64)))
+    rb = r[best]
+    best_label[rb] = xp.where(cand[best], lab[best], -1)
+    best_sum[rb] = xp.where(cand[best], sums[best], 0)
+    return best_label, best_sum, own_conn
+
+
 def _proposals(ops: ArrayOps, g, rows, label, room, seed: int, balance: bool = False):
     """The best move of each vertex of ``rows`` away from its own label: (vertex, target label,
     gain over staying). Targets are the adjacent labels with ``weight[label] + vwgt[u] <=
@@ -317,25 +349,14 @@ def _proposals(ops: ArrayOps, g, rows, label, room, seed: int, balance: bool = F
     target still weighs less than the vertex's own label did."""
     xp = ops.xp
     weight, bound = room
-    r, lab, sums = _connections(ops, g, rows, label)
-    if r.shape[0] == 0:
-        return r, lab, sums
-    u = rows[r]
-    mine = lab == label[u]
-    own_conn = xp.zeros(rows.shape[0], dtype=xp.int64)
-    ops.add_at(own_conn, r, xp.where(mine, sums, 0))  # at most one own label per row
-    cand = ~mine & (weight[lab] + g.vwgt[u] <= bound[lab])
-    # no compaction to the candidates: the others rank last in their row, and rows without
-    # a candidate are dropped with the moves that do not go
-    best = ops.best_per_row(r, xp.where(cand, sums, _NONE), weight[lab] if balance else None,
-                            ops.tie_hash(seed, u, lab.astype(xp.int64)))
-    rb, to = r[best], lab[best]
-    gain = sums[best] - own_conn[rb]
-    go = cand[best] & (gain > 0)
+    to, conn, own_conn = ops.choose(g, rows, label, weight, bound, seed, balance)
+    has = to >= 0
+    gain = conn - own_conn
+    go = has & (gain > 0)
     if balance:
-        v = rows[rb]
-        go |= cand[best] & (gain == 0) & (weight[to] + g.vwgt[v] < weight[label[v]])
-    return _take(xp, go, rows[rb], to, gain)
+        go |= has & (gain == 0) & (
+            weight[xp.maximum(to, 0)] + g.vwgt[rows] < weight[label[rows]])
+    return _take(xp, go, rows, to, gain)
 
 
 def _keep_seeds(xp, u, to, gain, w, tie, label, size, owner):

@@ -120,17 +120,73 @@ extern "C" __global__ void segment_best_i64(long long nseg, const long long *ptr
     }
 }
 
-// Seeded 31-bit hash of the pairs (a[i], b[i]): _graph_lp.tie_hash (the same values as numpy's
-// wrapping uint64 arithmetic there), one launch instead of a dozen array operations.
+// Seeded 31-bit hash of the pair (a, b): _graph_lp.tie_hash (the same values as numpy's
+// wrapping uint64 arithmetic there).
+__device__ __forceinline__ long long igp_tie_hash(long long a, long long b,
+                                                  unsigned long long seed) {
+    unsigned long long x = ((unsigned long long)a * 0x9E3779B97F4A7C15ULL) ^
+                           (((unsigned long long)b + seed) * 0xBF58476D1CE4E5B9ULL);
+    x ^= x >> 31;
+    x *= 0x94D049BB133111EBULL;
+    x ^= x >> 29;
+    return (long long)(x >> 33);
+}
+
+// out[i] = tie hash of (a[i], b[i]): one launch instead of a dozen array operations.
 extern "C" __global__ void tie_hash_i64(long long len, const long long *a, const long long *b,
                                         unsigned long long seed, long long *out) {
-    for (long long i = igp_tid(); i < len; i += igp_nthreads()) {
-        unsigned long long x = ((unsigned long long)a[i] * 0x9E3779B97F4A7C15ULL) ^
-                               (((unsigned long long)b[i] + seed) * 0xBF58476D1CE4E5B9ULL);
-        x ^= x >> 31;
-        x *= 0x94D049BB133111EBULL;
-        x ^= x >> 29;
-        out[i] = (long long)(x >> 33);
+    for (long long i = igp_tid(); i < len; i += igp_nthreads())
+        out[i] = igp_tie_hash(a[i], b[i], seed);
+}
+
+// The choice of label propagation (_graph_lp._choose) for the vertices rows[i] of degree at
+// most max_degree, a thread each scanning its row (quadratic in the degree; the caller takes
+// the longer rows): the adjacent label other than the vertex's own with weight[l] + vwgt[u]
+// <= bound[l] of highest summed edge weight, then (balance) smallest weight[l], then smallest
+// tie hash of (u, l), then smallest l; -1 and 0 where there is none. own: the summed weight
+// to the vertex's own label.
+extern "C" __global__ void lp_choose(long long nrows, const long long *rows,
+                                     const long long *xadj, const int *adjncy,
+                                     const long long *adjwgt, const int *label,
+                                     const long long *weight, const long long *bound,
+                                     const long long *vwgt, unsigned long long seed, int balance,
+                                     long long max_degree, int *best_label, long long *best_sum,
+                                     long long *own_sum) {
+    for (long long i = igp_tid(); i < nrows; i += igp_nthreads()) {
+        const long long u = rows[i], b = xadj[u], e = xadj[u + 1];
+        if (e - b > max_degree) continue;
+        const int mine = label[u];
+        const long long wu = vwgt[u];
+        int bl = -1;
+        long long bs = 0, bwt = 0, bh = 0, own = 0;
+        for (long long j = b; j < e; ++j) {
+            const int l = label[adjncy[j]];
+            bool seen = false;
+            for (long long q = b; q < j && !seen; ++q) seen = label[adjncy[q]] == l;
+            if (seen) continue;
+            long long s = 0;
+            for (long long q = j; q < e; ++q)
+                if (label[adjncy[q]] == l) s += adjwgt[q];
+            if (l == mine) {
+                own = s;
+                continue;
+            }
+            if (weight[l] + wu > bound[l]) continue;
+            const long long wl = balance ? weight[l] : 0;
+            const long long h = igp_tie_hash(u, l, seed);
+            const bool better =
+                bl < 0 || s > bs ||
+                (s == bs && (wl < bwt || (wl == bwt && (h < bh || (h == bh && l < bl)))));
+            if (better) {
+                bl = l;
+                bs = s;
+                bwt = wl;
+                bh = h;
+            }
+        }
+        best_label[i] = bl;
+        best_sum[i] = bs;
+        own_sum[i] = own;
     }
 }
 
