@@ -225,7 +225,7 @@ def _near(xp, g, mask):
     """Per vertex: whether a neighbour has ``mask`` set (the CSR is symmetric: a segmented
     count over every row's entries, no host read)."""
     cs = xp.zeros(g.adjncy.shape[0] + 1, dtype=xp.int64)
-    xp.cumsum(mask[g.adjncy], out=cs[1:])
+    cs[1:] = xp.cumsum(mask[g.adjncy], dtype=xp.int64)
     return cs[g.xadj[1:]] > cs[g.xadj[:-1]]
 
 
