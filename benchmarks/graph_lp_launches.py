@@ -11,7 +11,8 @@ operation, reduction, gather, scatter, creation), the sorts (one per ``argsort``
 sort is a few launches) and the host reads. ``ArrayOps`` are counted as the device's
 (``_CupyOps``: one launch per scatter-add and per tie hash, a segmented argmax of five
 launches and one read, the expansion of rows to their entries six and one read, the choice of
-the rows up to its degree limit nine and one read).
+the rows up to its degree limit nine and one read, the afterburner's gains two, the cut
+change of a slice's moves three).
 Needs no GPU; the counts are those of the device's code path, not timings.
 
     python benchmarks/graph_lp_launches.py --graph-scale 16 --cases grid2d --k 16
@@ -214,6 +215,18 @@ class CountingOps(_graph_lp.ArrayOps):
         if wide.shape[0]:
             _choose(self, g, _wrap(u[wide]), label, weight, bound, seed, balance)  # counted
         return tuple(_wrap(a) for a in out)
+
+    def afterburner_gains(self, g, parts, dest, prio, u, to):  # the output, one kernel
+        C.ops += 2
+        return _wrap(_graph_lp._afterburner_gains(
+            _graph_lp.ArrayOps(np), _uncounted(g), *(_unwrap(a) for a in (parts, dest, prio, u,
+                                                                          to))))
+
+    def cut_change(self, g, parts, new, moving, u, to):  # the output, one kernel, its sum
+        C.ops += 3
+        return _wrap(_graph_lp._cut_change(
+            _graph_lp.ArrayOps(np), _uncounted(g), *(_unwrap(a) for a in (parts, new, moving, u,
+                                                                          to))))
 
     def expand(self, xadj, rows):  # degrees (4), their prefix sums, the total read, one kernel
         C.ops += 6

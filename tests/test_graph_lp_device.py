@@ -309,3 +309,33 @@ def test_device_choose_equals_the_numpy_one(name):
                           gpu.asarray(weight, "int64"), gpu.asarray(bound, "int64"), 7, balance)
         for a, b in zip(got, want):
             assert np.array_equal(host(gpu, a), b)
+
+
+@pytest.mark.gpu
+def test_device_move_gains_equal_the_numpy_ones():
+    """``util.lp_afterburner_gains`` and ``util.lp_cut_change`` against the numpy steps."""
+    from igpart.kernels.gpu._backend import _OPS
+
+    gpu = get_backend("gpu")
+    g = generators.delaunay_graph(2000, seed=9)
+    ga, gh = gpu.graph_arrays(g), REF.graph_arrays(g)
+    rng = np.random.default_rng(4)
+    np_ops = _graph_lp.NUMPY_OPS
+    for k in (2, 7):
+        parts = rng.integers(0, k, g.n).astype(np.int32)
+        u = np.sort(rng.choice(g.n, 400, replace=False)).astype(np.int64)
+        to = ((parts[u] + rng.integers(1, k, u.shape[0])) % k).astype(np.int32)
+        dest = parts.copy()
+        dest[u] = to
+        prio = np.full(g.n, -1, dtype=np.int64)
+        prio[u] = rng.permutation(u.shape[0])
+        moving = np.zeros(g.n, dtype=bool)
+        moving[u] = True
+        d = [gpu.asarray(a, t) for a, t in ((parts, "int32"), (dest, "int32"), (prio, "int64"),
+                                            (u, "int64"), (to, "int32"))]
+        want = np_ops.afterburner_gains(gh, parts, dest, prio, u, to)
+        assert np.array_equal(host(gpu, _OPS.afterburner_gains(ga, *d)), want)
+        want = int(np_ops.cut_change(gh, parts, dest, moving, u, to))
+        got = _OPS.cut_change(ga, d[0], d[1], gpu.asarray(moving, "bool"), d[3], d[4])
+        assert int(got) == want
+        assert want // 2 == edge_cut(g, parts) - edge_cut(g, dest)

@@ -147,6 +147,31 @@ class _CupyOps(_graph_lp.ArrayOps):
     #: Rows of at most this many entries are scanned by one thread in ``choose``.
     LP_CHOOSE_MAX_DEGREE = 96
 
+    def _per_mover(self, name: str, g, u, to, *arrays):
+        """``util.<name>``, a thread per mover ``u[i]`` scanning its row, into an int64
+        array (one launch where the entries' expansion took a host read and a dozen)."""
+        u = cp.ascontiguousarray(u, dtype=cp.int64)
+        m = int(u.shape[0])
+        out = cp.zeros(m, dtype=cp.int64)
+        STATS.add()
+        launch("util", name, m, (i64(m), u, cp.ascontiguousarray(to, dtype=cp.int32), g.xadj,
+                                 g.adjncy, g.adjwgt, *arrays, out))
+        return out
+
+    def afterburner_gains(self, g, parts, dest, prio, u, to):
+        """``util.lp_afterburner_gains``."""
+        return self._per_mover("lp_afterburner_gains", g, u, to,
+                               cp.ascontiguousarray(parts, cp.int32),
+                               cp.ascontiguousarray(dest, cp.int32),
+                               cp.ascontiguousarray(prio, cp.int64))
+
+    def cut_change(self, g, parts, new, moving, u, to):
+        """``util.lp_cut_change``, summed on the device."""
+        STATS.add()
+        return self._per_mover("lp_cut_change", g, u, to, cp.ascontiguousarray(parts, cp.int32),
+                               cp.ascontiguousarray(new, cp.int32),
+                               cp.ascontiguousarray(moving, cp.bool_)).sum()
+
     def expand(self, xadj, rows):
         """The rows' entries written by ``util.expand_rows`` (a warp per row) from the prefix
         sums of their degrees instead of a binary search per entry."""

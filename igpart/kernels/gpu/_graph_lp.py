@@ -65,6 +65,14 @@ class ArrayOps:
         with room, its connection to it and to its own label."""
         return _choose(self, g, rows, label, weight, bound, seed, balance)
 
+    def afterburner_gains(self, g, parts, dest, prio, u, to):
+        """:func:`_afterburner_gains`."""
+        return _afterburner_gains(self, g, parts, dest, prio, u, to)
+
+    def cut_change(self, g, parts, new, moving, u, to):
+        """:func:`_cut_change`."""
+        return _cut_change(self, g, parts, new, moving, u, to)
+
     def expand(self, xadj, rows):
         """:func:`_expand`: (index into ``rows`` of every CSR entry of the rows ``rows``, the
         entry's position), one host read of the entries' number."""
@@ -520,6 +528,15 @@ def _afterburner(ops: ArrayOps, g, parts, u, to, gain, tie, n: int):
     prio[u[order]] = xp.arange(u.shape[0], dtype=xp.int64)
     dest = parts.copy()
     dest[u] = to
+    g2 = ops.afterburner_gains(g, parts, dest, prio, u, to)
+    return (g2 > 0) | ((g2 == 0) & (gain == 0)), g2
+
+
+def _afterburner_gains(ops: ArrayOps, g, parts, dest, prio, u, to):
+    """Per mover ``u[i]``: the gain of its move to ``to[i]`` with its neighbours of smaller
+    non-negative ``prio`` (movers ranked before it) in their ``dest`` block, the others in
+    their ``parts`` block."""
+    xp = ops.xp
     r, pos = ops.expand(g.xadj, u)
     v = g.adjncy[pos]
     pv = prio[v]
@@ -529,7 +546,7 @@ def _afterburner(ops: ArrayOps, g, parts, u, to, gain, tie, n: int):
     contrib = xp.where(blk == to[r], w, 0) - xp.where(blk == parts[u[r]], w, 0)
     g2 = xp.zeros(u.shape[0], dtype=xp.int64)
     ops.add_at(g2, r, contrib)
-    return (g2 > 0) | ((g2 == 0) & (gain == 0)), g2
+    return g2
 
 
 def _limit_even_moves(ops: ArrayOps, parts, bw, vwgt, u, to, gain, tie, k: int, valid):
@@ -556,14 +573,21 @@ def _cut_reduction(ops: ArrayOps, g, parts, u, to, n: int):
     new[u] = to
     moving = xp.zeros(n, dtype=xp.bool_)
     moving[u] = True
+    return ops.cut_change(g, parts, new, moving, u, to) // 2
+
+
+def _cut_change(ops: ArrayOps, g, parts, new, moving, u, to):
+    """Twice the edge-cut reduction of moving ``u`` to ``to`` (``new``: the blocks after,
+    ``moving``: the movers' mask), a 0-d int64 array: over the movers' entries, an edge to a
+    vertex that stays counted twice, one between two movers (seen from both ends) once."""
+    xp = ops.xp
     r, pos = ops.expand(g.xadj, u)
     v = g.adjncy[pos]
     pu = parts[u[r]]
     before = (pu != parts[v]).astype(xp.int64)
     after = (to[r] != new[v]).astype(xp.int64)
     c = g.adjwgt[pos] * (before - after)
-    # an edge between two movers is seen from both ends with the same change: counted half
-    return xp.where(moving[v], c, 2 * c).sum() // 2
+    return xp.where(moving[v], c, 2 * c).sum()
 
 
 # ------------------------------------------------------------------------------ host reference

@@ -204,3 +204,45 @@ extern "C" __global__ void expand_rows(long long nrows, const long long *rows,
         }
     }
 }
+
+// _graph_lp._afterburner_gains, a thread per mover u[i] scanning its row: the gain of its move
+// to to[i] with the neighbours v of 0 <= prio[v] < prio[u[i]] in block dest[v], the others in
+// parts[v].
+extern "C" __global__ void lp_afterburner_gains(long long m, const long long *u, const int *to,
+                                                const long long *xadj, const int *adjncy,
+                                                const long long *adjwgt, const int *parts,
+                                                const int *dest, const long long *prio,
+                                                long long *out) {
+    for (long long i = igp_tid(); i < m; i += igp_nthreads()) {
+        const long long x = u[i], px = prio[x];
+        const int t = to[i], f = parts[x];
+        long long s = 0;
+        for (long long j = xadj[x]; j < xadj[x + 1]; ++j) {
+            const int v = adjncy[j];
+            const long long pv = prio[v];
+            const int b = (pv >= 0 && pv < px) ? dest[v] : parts[v];
+            if (b == t) s += adjwgt[j];
+            if (b == f) s -= adjwgt[j];
+        }
+        out[i] = s;
+    }
+}
+
+// _graph_lp._cut_change per mover (summed by the caller): over the row of u[i], w times
+// (edge cut before - after), twice for a neighbour that stays, once for one that moves too.
+extern "C" __global__ void lp_cut_change(long long m, const long long *u, const int *to,
+                                         const long long *xadj, const int *adjncy,
+                                         const long long *adjwgt, const int *parts,
+                                         const int *next, const bool *moving, long long *out) {
+    for (long long i = igp_tid(); i < m; i += igp_nthreads()) {
+        const long long x = u[i];
+        const int t = to[i], f = parts[x];
+        long long s = 0;
+        for (long long j = xadj[x]; j < xadj[x + 1]; ++j) {
+            const int v = adjncy[j];
+            const long long c = adjwgt[j] * ((long long)(f != parts[v]) - (long long)(t != next[v]));
+            s += moving[v] ? c : 2 * c;
+        }
+        out[i] = s;
+    }
+}
