@@ -5,9 +5,13 @@ The device algorithm is synchronous (a slice's vertices choose together and are 
 vectorised rule), the C++ one moves a slice's vertices in order; this measures what that costs
 in cut before the device measures speed. Every configuration runs the whole multilevel pipeline
 in process on the same inputs and seeds; the report gives each one's geomean cut ratio against
-the first and its worst case. Needs no GPU.
+the first and its worst case. Needs no GPU. The device configurations run the device's
+defaults (one slice a round, ``GpuBackend.default_graph_lp_sub_rounds``); ``--variants`` adds
+device ``lp+jet`` runs with other Config values.
 
     python benchmarks/graph_lp_quality.py --graph-scale 16 --ks 2,16,64 --seeds 2
+    python benchmarks/graph_lp_quality.py --configs "cpp lp+fm,device lp+jet" \
+        --variants '{"s8": {"graph_lp_sub_rounds": 8}}'
 """
 
 from __future__ import annotations
