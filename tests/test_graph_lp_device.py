@@ -151,15 +151,19 @@ def test_device_results_equal_the_numpy_reference():
     gpu = get_backend("gpu")
     g = generators.delaunay_graph(20000, seed=4)
     ga, gh = gpu.graph_arrays(g), REF.graph_arrays(g)
-    for mcw, min_clusters in ((6, 0), (40, 3000)):
-        cmap, nc = gpu.cluster_graph_lp(ga, mcw, min_clusters=min_clusters, seed=2)
-        rmap, rnc = REF.cluster_graph_lp(gh, mcw, min_clusters=min_clusters, seed=2)
-        assert nc == rnc and np.array_equal(host(gpu, cmap), rmap)
-    parts, bounds = balanced_start(g, 8, 0)
-    out, gain = gpu.lp_refine_graph(ga, gpu.asarray(parts, "int32"), 8,
-                                    gpu.asarray(bounds, "int64"), seed=3)
-    rout, rgain = REF.lp_refine_graph(gh, parts, 8, bounds, seed=3)
-    assert gain == rgain and np.array_equal(host(gpu, out), rout)
+    for sub_rounds in (1, 8):
+        for mcw, min_clusters in ((6, 0), (40, 3000)):
+            cmap, nc = gpu.cluster_graph_lp(ga, mcw, min_clusters=min_clusters, seed=2,
+                                            sub_rounds=sub_rounds)
+            rmap, rnc = REF.cluster_graph_lp(gh, mcw, min_clusters=min_clusters, seed=2,
+                                             sub_rounds=sub_rounds)
+            assert nc == rnc and np.array_equal(host(gpu, cmap), rmap)
+        parts, bounds = balanced_start(g, 8, 0)
+        out, gain = gpu.lp_refine_graph(ga, gpu.asarray(parts, "int32"), 8,
+                                        gpu.asarray(bounds, "int64"), seed=3,
+                                        sub_rounds=sub_rounds)
+        rout, rgain = REF.lp_refine_graph(gh, parts, 8, bounds, seed=3, sub_rounds=sub_rounds)
+        assert gain == rgain and np.array_equal(host(gpu, out), rout)
 
 
 # ------------------------------------------------------------------------------ array steps
