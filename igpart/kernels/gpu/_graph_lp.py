@@ -175,15 +175,13 @@ def _segment_prefix(xp, seg, w):
 
 
 def _admit(ops: ArrayOps, target, gain, tie, w, room):
-    """Indices of the moves admitted: per target in order of (gain descending, tie), while the
-    summed weight of those admitted stays within ``room[target]``."""
+    """``(order, ok)``: the moves in order of (target, gain descending, tie) and, in that
+    order, whether each is admitted: per target while the summed weight of those admitted
+    stays within ``room[target]``."""
     xp = ops.xp
-    if target.shape[0] == 0:
-        return target.astype(xp.int64)
     order = ops.lexsort([tie, -gain, target.astype(xp.int64)])
     t = target[order]
-    prefix = _segment_prefix(xp, t, w[order])
-    return order[prefix <= room[t]]
+    return order, _segment_prefix(xp, t, w[order]) <= room[t]
 
 
 #: Slices of a round on the device by default (``GpuBackend.default_graph_lp_sub_rounds``).
@@ -194,7 +192,7 @@ CREDIT_ROUNDS = 3
 
 
 def _admit_swaps(ops: ArrayOps, frm, target, gain, tie, w, bw, bounds, k: int):
-    """Indices of the block moves admitted as by :func:`_admit`, where a block's room also
+    """Indices of the block moves admitted as :func:`_admit` admits, where a block's room also
     counts the weight that admitted moves take out of it (so full blocks can swap vertices).
     The outflow is that of the moves admitted in the round before; the set only shrinks, and
     at a fixed point every block ends within its bound. Without one after ``CREDIT_ROUNDS``
@@ -264,7 +262,7 @@ def cluster(g, max_cluster_weight: int, iterations: int, min_clusters: int, seed
         return label, 0
     slice_of, nslices = _slices(xp, n, seed, sub_rounds)
     active = None  # all vertices
-    owner = xp.full(n, -1, dtype=xp.int64)  # scratch of _keep_seeds, all -1 between slices
+    owner = xp.full(n, -1, dtype=xp.int64)  # scratch of _seed_drops, all -1 between slices
     mcw_all = xp.full(n, mcw, dtype=xp.int64)
     # ``nc`` is a lower bound of the clusters' number (a move empties at most one cluster),
     # read from the device only where the exact number decides something
@@ -287,9 +285,12 @@ def cluster(g, max_cluster_weight: int, iterations: int, min_clusters: int, seed
                 continue
             w = g.vwgt[u]
             tie = ops.tie_hash(seed + it, u, to.astype(xp.int64))
-            keep = _admit(ops, to, gain, tie, w, mcw - cw)
-            u, to, gain, w, tie = u[keep], to[keep], gain[keep], w[keep], tie[keep]
-            u, to, gain, w, tie = _keep_seeds(xp, u, to, gain, w, tie, label, size, owner)
+            order, ok = _admit(ops, to, gain, tie, w, mcw - cw)
+            adm = xp.empty(u.shape[0], dtype=xp.bool_)
+            adm[order] = ok
+            drop = _seed_drops(ops, u, to, adm, label, size, owner)
+            sel = order[ok & ~drop[order]]  # one compaction, in the admission order
+            u, to, gain, w, tie = u[sel], to[sel], gain[sel], w[sel], tie[sel]
             if u.shape[0] == 0:
                 continue
             frm = label[u]
@@ -367,25 +368,24 @@ def _proposals(ops: ArrayOps, g, rows, label, room, seed: int, balance: bool = F
     return _take(xp, go, rows, to, gain)
 
 
-def _keep_seeds(xp, u, to, gain, w, tie, label, size, owner):
-    """Drops the admitted moves of lone vertices whose own cluster is the target of another
-    admitted move (they stay, to be joined), except that of two lone vertices choosing each
-    other the larger id moves."""
+def _seed_drops(ops: ArrayOps, u, to, adm, label, size, owner):
+    """The mask of the admitted (``adm``) moves of lone vertices whose own cluster is the
+    target of another admitted move (they stay, to be joined), except that of two lone
+    vertices choosing each other the larger id moves."""
+    xp = ops.xp
     frm = label[u]
-    lone = size[frm] == 1
-    targeted = xp.zeros(size.shape[0], dtype=xp.bool_)
-    targeted[to] = True
-    # the mover whose lone cluster is each target, where there is one (owner: all -1 between)
-    li = xp.flatnonzero(lone)
-    fl = frm[li]
-    owner[fl] = li
+    lone = adm & (size[frm] == 1)
+    targeted = xp.zeros(size.shape[0], dtype=xp.int64)
+    ops.add_at(targeted, to, adm.astype(xp.int64))
+    # the admitted mover whose lone cluster is each target, where there is one (owner: all -1
+    # between slices; a lone cluster is the ``frm`` of one move only, so the values written
+    # to an index repeated among the moves are all -1)
+    owner[frm] = xp.where(lone, xp.arange(u.shape[0], dtype=xp.int64), -1)
     other = owner[to]
-    owner[fl] = -1
+    owner[frm] = -1
     o = xp.maximum(other, 0)
     mutual = (other >= 0) & (to[o] == frm)  # u's target's lone member moves into u's cluster
-    drop = lone & targeted[frm] & ~(mutual & (u > u[o]))
-    keep = ~drop
-    return _take(xp, keep, u, to, gain, w, tie)
+    return lone & (targeted[frm] > 0) & ~(mutual & (u > u[o]))
 
 
 def _limit_emptied(ops: ArrayOps, u, to, frm, gain, tie, w, size, n: int, allowed: int):
