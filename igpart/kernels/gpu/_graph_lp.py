@@ -16,7 +16,11 @@ admitted together by a vectorised rule, so a round is a fixed number of array op
 Everything is written against an array module (``numpy`` or ``cupy``) passed in as ``xp``
 through an :class:`ArrayOps`, so that the same code runs on the device and, with numpy, on the
 host, where it is tested. No loop runs over vertices or edges: the Python loops are over rounds
-and slices.
+and slices. The steps whose chain of array operations is long are :class:`ArrayOps` methods
+(the choice, the afterburner's gains, the cut change, the tie hash, the rows' expansion): the
+device runs each as one kernel (``util.cu``) with the same results. Sizes stay on the device
+where the next step does not need them (masks instead of compactions, decisions applied by
+``where``), so that a round reads few values back.
 """
 
 from __future__ import annotations
