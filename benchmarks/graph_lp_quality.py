@@ -5,14 +5,19 @@ The device algorithm is synchronous (a slice's vertices choose together and are 
 vectorised rule), the C++ one moves a slice's vertices in order; this measures what that costs
 in cut before the device measures speed. Every configuration runs the whole multilevel pipeline
 in process on the same inputs and seeds; the report gives each one's geomean cut ratio against
-the first and its worst case. Needs no GPU.
+the first and its worst case. Needs no GPU. The device configurations run the device's
+defaults (one slice a round, ``GpuBackend.default_graph_lp_sub_rounds``); ``--variants`` adds
+device ``lp+jet`` runs with other Config values.
 
     python benchmarks/graph_lp_quality.py --graph-scale 16 --ks 2,16,64 --seeds 2
+    python benchmarks/graph_lp_quality.py --configs "cpp lp+fm,device lp+jet" \
+        --variants '{"s8": {"graph_lp_sub_rounds": 8}}'
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import sys
 import time
@@ -45,10 +50,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seeds", type=int, default=1)
     ap.add_argument("--cases", help="keep inputs whose name contains one of these (comma list)")
     ap.add_argument("--configs", help="comma list of " + ", ".join(CONFIGS))
+    ap.add_argument("--variants", help="JSON {name: Config overrides} of more device lp+jet "
+                    "configurations, appended to --configs")
     ap.add_argument("--work", default="/tmp/igpart_suite")
     ap.add_argument("--data", help="benchmark data directory (as suite.py's)")
     a = ap.parse_args(argv)
+    configs = dict(CONFIGS)
     names = a.configs.split(",") if a.configs else list(CONFIGS)
+    for name, over in (json.loads(a.variants) if a.variants else {}).items():
+        configs[name] = ("ref", {**CONFIGS["device lp+jet"][1], **over})
+        names.append(name)
+    unknown = [n for n in names if n not in configs]
+    if unknown:
+        ap.error(f"unknown configuration(s) {', '.join(unknown)}; known: {', '.join(configs)}")
     wanted = a.cases.split(",") if a.cases else None
     scales = [int(s) for s in a.graph_scale.split(",")]
     data = suite.data_dir(a.data)
@@ -65,7 +79,7 @@ def main(argv: list[str] | None = None) -> int:
         for k in (int(x) for x in a.ks.split(",")):
             cuts, secs = [], []
             for name in names:
-                backend, cfg = CONFIGS[name]
+                backend, cfg = configs[name]
                 c, t = [], []
                 for seed in range(a.seeds):
                     t0 = time.perf_counter()

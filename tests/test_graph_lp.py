@@ -206,7 +206,8 @@ def test_gpu_backend_runs_the_label_propagation_pipeline():
 
 @pytest.mark.parametrize("key,value", [
     ("graph_coarsening", "metis"), ("graph_coarsening", 3), ("graph_refinement", "fm"),
-    ("graph_lp_iterations", -1), ("graph_lp_sub_rounds", 0), ("graph_lp_refine_iterations", 1.5),
+    ("graph_lp_iterations", -1), ("graph_lp_sub_rounds", 0), ("graph_lp_sub_rounds", -2),
+    ("graph_lp_sub_rounds", 1.0), ("graph_lp_refine_iterations", 1.5),
     ("graph_fm_rounds", -2), ("graph_fm_max_fruitless_moves", 0), ("graph_fm_rounds", True),
     ("graph_fm_max_work", -1.0),
 ])
@@ -214,3 +215,34 @@ def test_bad_graph_options_are_rejected(key, value):
     g = GRAPHS["grid3d"]()
     with pytest.raises(InputError, match=key):
         igpart.partition(g, 2, 0.03, backend="cpu", config={key: value})
+
+
+def test_graph_lp_sub_rounds_default_is_the_backends():
+    """-1 stands for the backend's ``default_graph_lp_sub_rounds`` (8 on the C++ backend, one
+    slice in the device code, whose numpy reference mirrors it), and the stages get it."""
+    from igpart.kernels.gpu._graph_lp import reference_backend
+    from igpart.partitioner.config import Config
+    from igpart.partitioner.context import graph_lp_sub_rounds
+
+    cpu, ref = get_backend("cpu"), reference_backend()
+    assert graph_lp_sub_rounds(cpu, Config()) == 8
+    assert graph_lp_sub_rounds(ref, Config()) == 1
+    assert graph_lp_sub_rounds(ref, Config(graph_lp_sub_rounds=3)) == 3
+    seen = []
+
+    class Recording(type(ref)):
+        def cluster_graph_lp(self, g, mcw, **kw):
+            seen.append(kw["sub_rounds"])
+            return super().cluster_graph_lp(g, mcw, **kw)
+
+        def lp_refine_graph(self, g, parts, k, bounds, **kw):
+            seen.append(kw["sub_rounds"])
+            return super().lp_refine_graph(g, parts, k, bounds, **kw)
+
+    g = GRAPHS["grid3d"]()
+    for cfg, want in (({}, 1), ({"graph_lp_sub_rounds": 5}, 5)):
+        seen.clear()
+        p = igpart.partition(g, 4, 0.03, backend=Recording(), seed=0, config={
+            "graph_coarsening": "lp", "graph_refinement": "lp", **cfg})
+        assert seen and set(seen) == {want}
+        assert p.cut == edge_cut(g, np.asarray(p.parts))

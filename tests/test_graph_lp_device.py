@@ -151,12 +151,195 @@ def test_device_results_equal_the_numpy_reference():
     gpu = get_backend("gpu")
     g = generators.delaunay_graph(20000, seed=4)
     ga, gh = gpu.graph_arrays(g), REF.graph_arrays(g)
-    for mcw, min_clusters in ((6, 0), (40, 3000)):
-        cmap, nc = gpu.cluster_graph_lp(ga, mcw, min_clusters=min_clusters, seed=2)
-        rmap, rnc = REF.cluster_graph_lp(gh, mcw, min_clusters=min_clusters, seed=2)
-        assert nc == rnc and np.array_equal(host(gpu, cmap), rmap)
-    parts, bounds = balanced_start(g, 8, 0)
-    out, gain = gpu.lp_refine_graph(ga, gpu.asarray(parts, "int32"), 8,
-                                    gpu.asarray(bounds, "int64"), seed=3)
-    rout, rgain = REF.lp_refine_graph(gh, parts, 8, bounds, seed=3)
-    assert gain == rgain and np.array_equal(host(gpu, out), rout)
+    for sub_rounds in (1, 8):
+        for mcw, min_clusters in ((6, 0), (40, 3000)):
+            cmap, nc = gpu.cluster_graph_lp(ga, mcw, min_clusters=min_clusters, seed=2,
+                                            sub_rounds=sub_rounds)
+            rmap, rnc = REF.cluster_graph_lp(gh, mcw, min_clusters=min_clusters, seed=2,
+                                             sub_rounds=sub_rounds)
+            assert nc == rnc and np.array_equal(host(gpu, cmap), rmap)
+        parts, bounds = balanced_start(g, 8, 0)
+        out, gain = gpu.lp_refine_graph(ga, gpu.asarray(parts, "int32"), 8,
+                                        gpu.asarray(bounds, "int64"), seed=3,
+                                        sub_rounds=sub_rounds)
+        rout, rgain = REF.lp_refine_graph(gh, parts, 8, bounds, seed=3, sub_rounds=sub_rounds)
+        assert gain == rgain and np.array_equal(host(gpu, out), rout)
+
+
+# ------------------------------------------------------------------------------ array steps
+def _admit_swaps_by_rounds(frm, target, gain, tie, w, bw, bounds, k):
+    """The credit rule of ``_admit_swaps`` as rounds that stop at the first fixed point."""
+    order = np.lexsort(np.stack([tie, -gain, target.astype(np.int64)]))
+    t, f, ws = target[order], frm[order], w[order]
+    keep = np.ones(t.shape[0], dtype=bool)
+
+    def prefix(mask):
+        out = np.zeros(t.shape[0], dtype=np.int64)
+        for b in np.unique(t):  # per target block, in the admission order
+            idx = np.flatnonzero(t == b)
+            out[idx] = np.cumsum(np.where(mask[idx], ws[idx], 0))
+        return out
+
+    for _ in range(_graph_lp.CREDIT_ROUNDS):
+        out = np.bincount(f[keep], weights=ws[keep], minlength=k).astype(np.int64)
+        new = keep & (bw[t] - out[t] + prefix(keep) <= bounds[t])
+        if np.array_equal(new, keep):
+            return order[new]
+        keep = new
+    return order[keep & (bw[t] + prefix(keep) <= bounds[t])]
+
+
+def test_admit_swaps_equals_the_rounds_that_stop_at_a_fixed_point():
+    rng = np.random.default_rng(11)
+    for case in range(300):
+        k, m = int(rng.integers(2, 6)), int(rng.integers(1, 40))
+        frm = rng.integers(0, k, m).astype(np.int32)
+        target = ((frm + rng.integers(1, k, m)) % k).astype(np.int32)
+        gain = rng.integers(-2, 4, m).astype(np.int64)
+        tie = rng.permutation(m).astype(np.int64)
+        w = rng.integers(1, 5, m).astype(np.int64)
+        bw = rng.integers(5, 30, k).astype(np.int64)
+        bounds = bw + rng.integers(-3, 8, k)
+        got = _graph_lp._admit_swaps(_graph_lp.NUMPY_OPS, frm, target, gain, tie, w, bw,
+                                     bounds, k)
+        want = _admit_swaps_by_rounds(frm, target, gain, tie, w, bw, bounds, k)
+        assert np.array_equal(np.sort(got), np.sort(want)), case
+
+
+def test_near_marks_exactly_the_neighbours_of_the_mask():
+    rng = np.random.default_rng(5)
+    g = generators.delaunay_graph(500, seed=1)
+    ga = REF.graph_arrays(g)
+    src = np.repeat(np.arange(g.n), np.diff(g.xadj))
+    for frac in (0.0, 0.01, 0.3):
+        mask = rng.random(g.n) < frac
+        want = np.zeros(g.n, dtype=bool)
+        want[src[mask[g.adjncy]]] = True
+        assert np.array_equal(_graph_lp._near(np, ga, mask), want)
+
+
+def _expand_by_rows(xadj, rows):
+    r = np.repeat(np.arange(rows.shape[0]), xadj[rows + 1] - xadj[rows])
+    pos = np.concatenate([np.arange(xadj[v], xadj[v + 1]) for v in rows] + [np.zeros(0, int)])
+    return r, pos
+
+
+@pytest.mark.parametrize("ops", ["numpy", pytest.param("gpu", marks=pytest.mark.gpu)])
+def test_expand_and_tie_hash_equal_the_numpy_definitions(ops):
+    """The row expansion and the tie hash of the array operations (``util.expand_rows`` and
+    ``util.tie_hash_i64`` on the device) against their definitions on the host: rows of
+    degree 0, above a warp, repeated and unsorted; hashes of negative and large values."""
+    if ops == "numpy":
+        o, be = _graph_lp.NUMPY_OPS, REF
+    else:
+        from igpart.kernels.gpu._backend import _OPS as o
+        be = get_backend("gpu")
+    deg = np.array([0, 3, 70, 1, 0, 33, 2], dtype=np.int64)
+    xadj = np.concatenate([[0], np.cumsum(deg)]).astype(np.int64)
+    for rows in ([], [0], [2, 5, 1], [4, 2, 2, 6, 0], list(range(7))):
+        rows = np.asarray(rows, dtype=np.int64)
+        r, pos = o.expand(be.asarray(xadj, "int64"), be.asarray(rows, "int64"))
+        want_r, want_pos = _expand_by_rows(xadj, rows)
+        assert np.array_equal(host(be, r), want_r) and np.array_equal(host(be, pos), want_pos)
+    rng = np.random.default_rng(2)
+    a = np.concatenate([rng.integers(-(1 << 62), 1 << 62, 200), [-2, -1, 0, 1]]).astype(np.int64)
+    b = np.concatenate([rng.integers(-(1 << 62), 1 << 62, 200), [-2, -2, 0, 7]]).astype(np.int64)
+    for seed in (0, 3, (1 << 64) - 1):
+        got = host(be, o.tie_hash(seed, be.asarray(a, "int64"), be.asarray(b, "int64")))
+        want = _graph_lp.tie_hash(np, seed, a, b)
+        assert np.array_equal(got, want) and want.min() >= 0 and want.max() < (1 << 31)
+
+
+def _choose_by_rows(g, rows, label, weight, bound, seed, balance):
+    """``_graph_lp._choose`` row by row from its definition."""
+    out = []
+    for u in rows:
+        nb = g.adjncy[g.xadj[u]:g.xadj[u + 1]]
+        conn = {}
+        for v, w in zip(nb, g.adjwgt[g.xadj[u]:g.xadj[u + 1]]):
+            conn[int(label[v])] = conn.get(int(label[v]), 0) + int(w)
+        own = conn.get(int(label[u]), 0)
+        cands = [(-s, int(weight[lab]) if balance else 0,
+                  int(_graph_lp.tie_hash(np, seed, np.array([u]), np.array([lab]))[0]), lab)
+                 for lab, s in conn.items()
+                 if lab != label[u] and weight[lab] + g.vwgt[u] <= bound[lab]]
+        best = min(cands) if cands else (0, 0, 0, -1)
+        out.append((best[3], -best[0], own))
+    return out
+
+
+def _choice_inputs(g, nlabels, seed):
+    rng = np.random.default_rng(seed)
+    label = rng.integers(0, nlabels, g.n).astype(np.int32)
+    weight = np.bincount(label, weights=g.vwgt, minlength=nlabels).astype(np.int64)
+    bound = weight + rng.integers(-2, 4, nlabels)
+    return label, weight, bound
+
+
+CHOICE_GRAPHS = {
+    "delaunay": lambda: generators.delaunay_graph(300, seed=2),
+    # a star of 150 leaves: a row above LP_CHOOSE_MAX_DEGREE beside rows of degree 1
+    "star": lambda: igpart.Graph.from_edges(np.zeros(150, dtype=np.int64), np.arange(1, 151),
+                                            n=151),
+}
+
+
+@pytest.mark.parametrize("name", list(CHOICE_GRAPHS))
+def test_choose_equals_its_definition_row_by_row(name):
+    g = CHOICE_GRAPHS[name]()
+    ga = REF.graph_arrays(g)
+    for nlabels, balance in ((4, True), (40, False), (g.n, False)):
+        label, weight, bound = _choice_inputs(g, nlabels, nlabels)
+        rows = np.arange(0, g.n, 3, dtype=np.int64)
+        lab, s, own = _graph_lp.NUMPY_OPS.choose(ga, rows, label, weight, bound, 5, balance)
+        want = _choose_by_rows(g, rows, label, weight, bound, 5, balance)
+        assert [(int(a), int(b) if a >= 0 else 0, int(c)) for a, b, c in zip(lab, s, own)] == want
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", list(CHOICE_GRAPHS))
+def test_device_choose_equals_the_numpy_one(name):
+    """``util.lp_choose`` (and the sorted path of the rows above its degree limit)."""
+    from igpart.kernels.gpu._backend import _OPS
+
+    gpu = get_backend("gpu")
+    g = CHOICE_GRAPHS[name]()
+    ga, gh = gpu.graph_arrays(g), REF.graph_arrays(g)
+    for nlabels, balance in ((4, True), (40, False), (g.n, True)):
+        label, weight, bound = _choice_inputs(g, nlabels, nlabels)
+        rows = np.arange(g.n, dtype=np.int64)[::-2].copy()
+        want = _graph_lp.NUMPY_OPS.choose(gh, rows, label, weight, bound, 7, balance)
+        got = _OPS.choose(ga, gpu.asarray(rows, "int64"), gpu.asarray(label, "int32"),
+                          gpu.asarray(weight, "int64"), gpu.asarray(bound, "int64"), 7, balance)
+        for a, b in zip(got, want):
+            assert np.array_equal(host(gpu, a), b)
+
+
+@pytest.mark.gpu
+def test_device_move_gains_equal_the_numpy_ones():
+    """``util.lp_afterburner_gains`` and ``util.lp_cut_change`` against the numpy steps."""
+    from igpart.kernels.gpu._backend import _OPS
+
+    gpu = get_backend("gpu")
+    g = generators.delaunay_graph(2000, seed=9)
+    ga, gh = gpu.graph_arrays(g), REF.graph_arrays(g)
+    rng = np.random.default_rng(4)
+    np_ops = _graph_lp.NUMPY_OPS
+    for k in (2, 7):
+        parts = rng.integers(0, k, g.n).astype(np.int32)
+        u = np.sort(rng.choice(g.n, 400, replace=False)).astype(np.int64)
+        to = ((parts[u] + rng.integers(1, k, u.shape[0])) % k).astype(np.int32)
+        dest = parts.copy()
+        dest[u] = to
+        prio = np.full(g.n, -1, dtype=np.int64)
+        prio[u] = rng.permutation(u.shape[0])
+        moving = np.zeros(g.n, dtype=bool)
+        moving[u] = True
+        d = [gpu.asarray(a, t) for a, t in ((parts, "int32"), (dest, "int32"), (prio, "int64"),
+                                            (u, "int64"), (to, "int32"))]
+        want = np_ops.afterburner_gains(gh, parts, dest, prio, u, to)
+        assert np.array_equal(host(gpu, _OPS.afterburner_gains(ga, *d)), want)
+        want = int(np_ops.cut_change(gh, parts, dest, moving, u, to))
+        got = _OPS.cut_change(ga, d[0], d[1], gpu.asarray(moving, "bool"), d[3], d[4])
+        assert int(got) == want
+        assert want // 2 == edge_cut(g, parts) - edge_cut(g, dest)

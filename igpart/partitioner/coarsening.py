@@ -17,7 +17,7 @@ from ..fixed import coarse_fixed
 from ..hypergraph import Graph, Hypergraph
 from ..kernels.backend import Backend, GraphArrays, HypergraphArrays
 from .config import Config
-from .context import Timer, coarsest_vertices, max_shrink
+from .context import Timer, coarsest_vertices, graph_lp_sub_rounds, max_shrink
 
 log = logging.getLogger("igpart")
 
@@ -142,5 +142,5 @@ def graph_coarsener(b: Backend, coarsening: str, mcw: int, limit: int, cfg: Conf
     if coarsening == "lp":
         return lambda ga: b.cluster_graph_lp(
             ga, mcw, iterations=cfg.graph_lp_iterations, min_clusters=limit, seed=s,
-            sub_rounds=cfg.graph_lp_sub_rounds)
+            sub_rounds=graph_lp_sub_rounds(b, cfg))
     return lambda ga: b.coarsen_graph(ga, mcw, group_size=cfg.graph_group_size, seed=s)

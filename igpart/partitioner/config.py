@@ -134,7 +134,8 @@ class Config:
       into ``graph_lp_sub_rounds`` slices whose vertices choose in parallel and move in order,
       so the result does not depend on the threads (on the GPU a slice's moves are admitted
       together by a vectorised rule, ``igpart.kernels.gpu._graph_lp``, each slice costing a
-      fixed number of launches and host reads); lone vertices that favour the same cluster
+      fixed number of launches and host reads; -1: the backend's
+      ``default_graph_lp_sub_rounds``, 8 on the C++ backend, 1 on the GPU); lone vertices that favour the same cluster
       are grouped when a level would not halve), ``"gkway"`` (G-kway §3.1 union-find coarsening
       with iG-kway §IV groups of at most ``graph_group_size`` (6) vertices), or ``"auto"`` (the
       backend's ``default_graph_coarsening``: ``"lp"`` on the C++ backend, ``"gkway"`` on
@@ -371,7 +372,7 @@ class Config:
     graph_cluster_weight_factor: float = 1.0
     graph_coarsening: str = "auto"
     graph_lp_iterations: int = 5
-    graph_lp_sub_rounds: int = 8
+    graph_lp_sub_rounds: int = -1
     max_levels: int = 64
     initial: str = "auto"
     initial_runs: int = 8
@@ -442,7 +443,6 @@ class Config:
             "rating_max_net_size",
             "graph_contraction_limit",
             "graph_group_size",
-            "graph_lp_sub_rounds",
             "graph_fm_max_fruitless_moves",
             "max_levels",
             "initial_runs",
@@ -483,6 +483,11 @@ class Config:
             v = getattr(self, name)
             if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or v < -1:
                 raise InputError(f"config.{name} must be {what}, got {v!r}")
+        v = self.graph_lp_sub_rounds
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or v == 0 \
+                or v < -1:
+            raise InputError("config.graph_lp_sub_rounds must be -1 (the backend's default) or "
+                             f"a positive integer, got {v!r}")
         if self.deterministic is not None and not isinstance(self.deterministic, (bool, np.bool_)):
             raise InputError(f"config.deterministic must be true, false or null (the backend's "
                              f"choice), got {self.deterministic!r}")

@@ -259,6 +259,14 @@ def graph_coarsening(be: Backend, cfg: Config) -> str:
     return getattr(be, "default_graph_coarsening", "gkway")
 
 
+def graph_lp_sub_rounds(be: Backend, cfg: Config) -> int:
+    """``cfg.graph_lp_sub_rounds`` resolved on ``be`` (-1: the backend's
+    ``default_graph_lp_sub_rounds``, 8 where it has none)."""
+    if cfg.graph_lp_sub_rounds != -1:
+        return int(cfg.graph_lp_sub_rounds)
+    return int(getattr(be, "default_graph_lp_sub_rounds", 8))
+
+
 def graph_refinement(be: Backend, cfg: Config) -> str:
     """``cfg.graph_refinement`` resolved on ``be`` (``"auto"``: the backend's
     ``default_graph_refinement``, ``"gkway"`` where it has none)."""

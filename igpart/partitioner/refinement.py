@@ -11,7 +11,7 @@ from typing import Any
 
 from ..kernels.backend import Backend, GraphArrays, HypergraphArrays
 from .config import Config
-from .context import Timer, refinement_mode
+from .context import Timer, graph_lp_sub_rounds, refinement_mode
 
 
 def hypergraph_refiner(be: Backend, k: int, bounds, objective: str, cfg: Config, seed: int,
@@ -98,7 +98,7 @@ def graph_refiner(be: Backend, k: int, bounds, refinement: str, cfg: Config, see
         if cfg.graph_lp_refine_iterations:
             parts, _ = be.lp_refine_graph(ga, parts, k, bounds,
                                           iterations=cfg.graph_lp_refine_iterations,
-                                          seed=seed, sub_rounds=cfg.graph_lp_sub_rounds)
+                                          seed=seed, sub_rounds=graph_lp_sub_rounds(be, cfg))
             t0 = timer.add("refine", t0)
         if refinement == "lp+jet" and cfg.jet_iterations:
             factor = (cfg.jet_negative_gain_fine if ga.n == finest_n

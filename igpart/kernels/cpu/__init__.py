@@ -120,6 +120,9 @@ class CpuBackend(Backend):
     #: (BENCHMARKS.md, "Graph pipeline").
     default_graph_coarsening = "lp"
     default_graph_refinement = "lp+fm"
+    #: ``Config(graph_lp_sub_rounds=-1)``: slices of a label propagation pass (each one's
+    #: vertices choose in parallel and move in order).
+    default_graph_lp_sub_rounds = 8
 
     #: ``fm_refine_hypergraph`` takes ``locked`` and ``deterministic`` (the parallel FM).
     parallel_fm = True

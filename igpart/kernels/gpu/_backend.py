@@ -35,7 +35,7 @@ import numpy as np
 from ..backend import OBJECTIVES, Backend, GraphArrays, HypergraphArrays
 from ..host_fallback import HostFallback
 from . import _dynamic, _graph, _graph_lp, _hypergraph, _jet
-from ._common import NULL, STATS, block_weights, i64, launch
+from ._common import NULL, STATS, block_weights, cumsum, i64, launch
 
 __all__ = ["GpuBackend"]
 
@@ -109,6 +109,85 @@ class _CupyOps(_graph_lp.ArrayOps):
         which compares every key in a merge sort."""
         return _graph_lp.lexsort_by_stable_sorts(cp, keys, cp.argsort)
 
+    def tie_hash(self, seed: int, a, b):
+        """``util.tie_hash_i64``: one launch instead of the dozen array operations."""
+        n = int(a.shape[0])
+        out = cp.empty(n, dtype=cp.int64)
+        launch("util", "tie_hash_i64", n, (
+            i64(n), cp.ascontiguousarray(a, dtype=cp.int64),
+            cp.ascontiguousarray(b, dtype=cp.int64), np.uint64(int(seed) % (1 << 64)), out))
+        return out
+
+    def choose(self, g, rows, label, weight, bound, seed: int, balance: bool):
+        """``util.lp_choose``, a thread per vertex of degree at most ``LP_CHOOSE_MAX_DEGREE``
+        scanning its row, instead of the sorted segmented reductions (one launch and one host
+        read where there are about 20 launches and 3 reads); the longer rows, where there are
+        any, by those (``_graph_lp._choose``)."""
+        rows = cp.ascontiguousarray(rows, dtype=cp.int64)
+        m = int(rows.shape[0])
+        best_label = cp.full(m, -1, dtype=cp.int32)
+        best_sum = cp.zeros(m, dtype=cp.int64)
+        own = cp.zeros(m, dtype=cp.int64)
+        if m == 0:
+            return best_label, best_sum, own
+        STATS.add(3)
+        launch("util", "lp_choose", m, (
+            i64(m), rows, g.xadj, g.adjncy, g.adjwgt, cp.ascontiguousarray(label, cp.int32),
+            cp.ascontiguousarray(weight, cp.int64), cp.ascontiguousarray(bound, cp.int64),
+            g.vwgt, np.uint64(int(seed) % (1 << 64)), np.int32(bool(balance)),
+            i64(self.LP_CHOOSE_MAX_DEGREE), best_label, best_sum, own))
+        wide = cp.flatnonzero(g.xadj[rows + 1] - g.xadj[rows] > self.LP_CHOOSE_MAX_DEGREE)
+        STATS.add(4)
+        if wide.shape[0]:
+            lab, s, o = _graph_lp._choose(self, g, rows[wide], label, weight, bound, seed,
+                                          balance)
+            best_label[wide], best_sum[wide], own[wide] = lab, s, o
+        return best_label, best_sum, own
+
+    #: Rows of at most this many entries are scanned by one thread in ``choose``.
+    LP_CHOOSE_MAX_DEGREE = 96
+
+    def _per_mover(self, name: str, g, u, to, *arrays):
+        """``util.<name>``, a thread per mover ``u[i]`` scanning its row, into an int64
+        array (one launch where the entries' expansion took a host read and a dozen)."""
+        u = cp.ascontiguousarray(u, dtype=cp.int64)
+        m = int(u.shape[0])
+        out = cp.zeros(m, dtype=cp.int64)
+        STATS.add()
+        launch("util", name, m, (i64(m), u, cp.ascontiguousarray(to, dtype=cp.int32), g.xadj,
+                                 g.adjncy, g.adjwgt, *arrays, out))
+        return out
+
+    def afterburner_gains(self, g, parts, dest, prio, u, to):
+        """``util.lp_afterburner_gains``."""
+        return self._per_mover("lp_afterburner_gains", g, u, to,
+                               cp.ascontiguousarray(parts, cp.int32),
+                               cp.ascontiguousarray(dest, cp.int32),
+                               cp.ascontiguousarray(prio, cp.int64))
+
+    def cut_change(self, g, parts, new, moving, u, to):
+        """``util.lp_cut_change``, summed on the device."""
+        STATS.add()
+        return self._per_mover("lp_cut_change", g, u, to, cp.ascontiguousarray(parts, cp.int32),
+                               cp.ascontiguousarray(new, cp.int32),
+                               cp.ascontiguousarray(moving, cp.bool_)).sum()
+
+    def expand(self, xadj, rows):
+        """The rows' entries written by ``util.expand_rows`` (a warp per row) from the prefix
+        sums of their degrees instead of a binary search per entry."""
+        rows = cp.ascontiguousarray(rows, dtype=cp.int64)
+        nrows = int(rows.shape[0])
+        if nrows == 0:
+            empty = cp.zeros(0, dtype=cp.int64)
+            return empty, empty
+        ends = cumsum(xadj[rows + 1] - xadj[rows])
+        total = int(ends[-1])
+        r = cp.empty(total, dtype=cp.int64)
+        pos = cp.empty(total, dtype=cp.int64)
+        STATS.add(4)
+        launch("util", "expand_rows", nrows, (i64(nrows), rows, xadj, ends, r, pos), warps=True)
+        return r, pos
+
     def best_per_row(self, row, primary, secondary, tie):
         """One thread per row scans its entries (``util.segment_best_i64``) instead of a
         lexicographic sort of all of them."""
@@ -181,6 +260,13 @@ class GpuBackend(HostFallback, Backend):
     #: BENCHMARKS.md "Graph pipeline"), so it stays an option until its slices cost less.
     default_graph_coarsening = "gkway"
     default_graph_refinement = "gkway"
+    #: ``Config(graph_lp_sub_rounds=-1)``: the slices of a label propagation round on the device.
+    #: Each slice costs a fixed chain of launches and host reads, and the partitions of one
+    #: slice cut like those of eight (``benchmarks/graph_lp_quality.py``, the device code run
+    #: with numpy on the ``graphs`` set at 2^16, k = 2, 16, 64, seeds 0-1: cut geomean 0.995x
+    #: the C++ default with one slice, 0.993x with two and with eight; BENCHMARKS.md "Label
+    #: propagation on the device: fewer slices").
+    default_graph_lp_sub_rounds = _graph_lp.SUB_ROUNDS
 
     #: Default size limit (pins) of the levels on which FM runs (on the host); None: every level.
     FM_HOST_MAX_PINS: int | None = None

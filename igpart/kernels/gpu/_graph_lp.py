@@ -16,7 +16,11 @@ admitted together by a vectorised rule, so a round is a fixed number of array op
 Everything is written against an array module (``numpy`` or ``cupy``) passed in as ``xp``
 through an :class:`ArrayOps`, so that the same code runs on the device and, with numpy, on the
 host, where it is tested. No loop runs over vertices or edges: the Python loops are over rounds
-and slices.
+and slices. The steps whose chain of array operations is long are :class:`ArrayOps` methods
+(the choice, the afterburner's gains, the cut change, the tie hash, the rows' expansion): the
+device runs each as one kernel (``util.cu``) with the same results. Sizes stay on the device
+where the next step does not need them (masks instead of compactions, decisions applied by
+``where``), so that a round reads few values back.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from typing import Any
 import numpy as np
 
 _MASK32 = 0xFFFFFFFF
+_NONE = -(1 << 62)  # a connection below every real one
 _K1 = np.uint64(0x9E3779B97F4A7C15)
 _K2 = np.uint64(0xBF58476D1CE4E5B9)
 _K3 = np.uint64(0x94D049BB133111EB)
@@ -54,6 +59,28 @@ class ArrayOps:
     def lexsort(self, keys):
         """``xp.lexsort`` of the 1-D int64 arrays ``keys`` (the last is the primary key)."""
         return self.xp.lexsort(self.xp.stack(keys))
+
+    def tie_hash(self, seed: int, a, b):
+        """:func:`tie_hash` of the int64 arrays ``a`` and ``b``."""
+        return tie_hash(self.xp, seed, a, b)
+
+    def choose(self, g, rows, label, weight, bound, seed: int, balance: bool):
+        """:func:`_choose`: per vertex of ``rows`` its best adjacent label other than its own
+        with room, its connection to it and to its own label."""
+        return _choose(self, g, rows, label, weight, bound, seed, balance)
+
+    def afterburner_gains(self, g, parts, dest, prio, u, to):
+        """:func:`_afterburner_gains`."""
+        return _afterburner_gains(self, g, parts, dest, prio, u, to)
+
+    def cut_change(self, g, parts, new, moving, u, to):
+        """:func:`_cut_change`."""
+        return _cut_change(self, g, parts, new, moving, u, to)
+
+    def expand(self, xadj, rows):
+        """:func:`_expand`: (index into ``rows`` of every CSR entry of the rows ``rows``, the
+        entry's position), one host read of the entries' number."""
+        return _expand(self.xp, xadj, rows)
 
 
 def lexsort_by_stable_sorts(xp, keys, stable_argsort):
@@ -119,10 +146,11 @@ def _run_sums(xp, key, w):
     return key[starts], cs[ends] - before
 
 
-def _connections(xp, g, rows, label):
+def _connections(ops: ArrayOps, g, rows, label):
     """The weight from each vertex of ``rows`` to each label among its neighbours: arrays
     (row index, label, weight), one entry per (row, label), sorted by row."""
-    r, pos = _expand(xp, g.xadj, rows)
+    xp = ops.xp
+    r, pos = ops.expand(g.xadj, rows)
     lab = label[g.adjncy[pos]]
     key = (r.astype(xp.int64) << 32) | lab.astype(xp.int64)
     order = xp.argsort(key)
@@ -145,34 +173,30 @@ def _best_per_row(xp, row, primary, secondary, tie):
 
 def _segment_prefix(xp, seg, w):
     """Inclusive prefix sums of ``w`` restarting where the sorted ``seg`` changes."""
-    n = seg.shape[0]
-    flag = xp.ones(n, dtype=xp.bool_)
-    if n > 1:
-        xp.not_equal(seg[1:], seg[:-1], out=flag[1:])
-    starts = xp.flatnonzero(flag)
-    first = starts[xp.cumsum(flag) - 1]
+    first = xp.searchsorted(seg, seg, side="left")  # each entry's segment start, no host read
     cs = xp.cumsum(w)
     return cs - (cs[first] - w[first])
 
 
 def _admit(ops: ArrayOps, target, gain, tie, w, room):
-    """Indices of the moves admitted: per target in order of (gain descending, tie), while the
-    summed weight of those admitted stays within ``room[target]``."""
+    """``(order, ok)``: the moves in order of (target, gain descending, tie) and, in that
+    order, whether each is admitted: per target while the summed weight of those admitted
+    stays within ``room[target]``."""
     xp = ops.xp
-    if target.shape[0] == 0:
-        return target.astype(xp.int64)
     order = ops.lexsort([tie, -gain, target.astype(xp.int64)])
     t = target[order]
-    prefix = _segment_prefix(xp, t, w[order])
-    return order[prefix <= room[t]]
+    return order, _segment_prefix(xp, t, w[order]) <= room[t]
 
+
+#: Slices of a round on the device by default (``GpuBackend.default_graph_lp_sub_rounds``).
+SUB_ROUNDS = 1
 
 #: Rounds of the outflow credit in :func:`_admit_swaps` before it falls back to none.
 CREDIT_ROUNDS = 3
 
 
 def _admit_swaps(ops: ArrayOps, frm, target, gain, tie, w, bw, bounds, k: int):
-    """Indices of the block moves admitted as by :func:`_admit`, where a block's room also
+    """Indices of the block moves admitted as :func:`_admit` admits, where a block's room also
     counts the weight that admitted moves take out of it (so full blocks can swap vertices).
     The outflow is that of the moves admitted in the round before; the set only shrinks, and
     at a fixed point every block ends within its bound. Without one after ``CREDIT_ROUNDS``
@@ -183,16 +207,18 @@ def _admit_swaps(ops: ArrayOps, frm, target, gain, tie, w, bw, bounds, k: int):
     order = ops.lexsort([tie, -gain, target.astype(xp.int64)])
     t, f, ws = target[order], frm[order], w[order]
     keep = xp.ones(t.shape[0], dtype=xp.bool_)
+    # the rounds run on the device without a host read: once at a fixed point, a round keeps
+    # the set as it is, so ``fixed`` (any round unchanged) decides the fallback at the end
+    fixed = xp.zeros((), dtype=xp.bool_)
     for _ in range(CREDIT_ROUNDS):
         out = xp.zeros(k, dtype=xp.int64)
-        ops.add_at(out, f[keep], ws[keep])
+        ops.add_at(out, f, xp.where(keep, ws, 0))
         prefix = _segment_prefix(xp, t, xp.where(keep, ws, 0))
         new = keep & (bw[t] - out[t] + prefix <= bounds[t])
-        if not int(xp.count_nonzero(new != keep)):
-            return order[new]
+        fixed = fixed | xp.all(new == keep)
         keep = new
-    keep &= bw[t] + _segment_prefix(xp, t, xp.where(keep, ws, 0)) <= bounds[t]
-    return order[keep]
+    plain = bw[t] + _segment_prefix(xp, t, xp.where(keep, ws, 0)) <= bounds[t]
+    return order[keep & (fixed | plain)]
 
 
 def _slices(xp, n: int, seed: int, sub_rounds: int):
@@ -205,11 +231,12 @@ def _slices(xp, n: int, seed: int, sub_rounds: int):
     return rank // length, -(-n // length)
 
 
-def _neighbours_mask(xp, g, rows, out) -> None:
-    """Sets ``out[v]`` for every neighbour ``v`` of a vertex of ``rows``."""
-    if rows.shape[0]:
-        _, pos = _expand(xp, g.xadj, rows)
-        out[g.adjncy[pos]] = True
+def _near(xp, g, mask):
+    """Per vertex: whether a neighbour has ``mask`` set (the CSR is symmetric: a segmented
+    count over every row's entries, no host read)."""
+    cs = xp.zeros(g.adjncy.shape[0] + 1, dtype=xp.int64)
+    cs[1:] = xp.cumsum(mask[g.adjncy], dtype=xp.int64)
+    return cs[g.xadj[1:]] > cs[g.xadj[:-1]]
 
 
 # ------------------------------------------------------------------------------ clustering
@@ -238,31 +265,41 @@ def cluster(g, max_cluster_weight: int, iterations: int, min_clusters: int, seed
     if n == 0:
         return label, 0
     slice_of, nslices = _slices(xp, n, seed, sub_rounds)
-    active = xp.ones(n, dtype=xp.bool_)
-    owner = xp.full(n, -1, dtype=xp.int64)  # scratch of _keep_seeds, all -1 between slices
+    active = None  # all vertices
+    owner = xp.full(n, -1, dtype=xp.int64)  # scratch of _seed_drops, all -1 between slices
     mcw_all = xp.full(n, mcw, dtype=xp.int64)
+    # ``nc`` is a lower bound of the clusters' number (a move empties at most one cluster),
+    # read from the device only where the exact number decides something
+    exact = True
     for it in range(iterations):
-        if nc <= min_clusters:
-            break
-        nxt = xp.zeros(n, dtype=xp.bool_)
         moved = 0
+        movers = xp.zeros(n, dtype=xp.bool_)
         for s in range(nslices):
+            if nc <= min_clusters and not exact:
+                nc, exact = int(xp.count_nonzero(size)), True
             if nc <= min_clusters:
                 break
-            rows = xp.flatnonzero(active & (slice_of == s))
+            pick = slice_of == s if nslices > 1 else None
+            pick = active if pick is None else (pick if active is None else pick & active)
+            rows = xp.arange(n, dtype=xp.int64) if pick is None else xp.flatnonzero(pick)
             if rows.shape[0] == 0:
                 continue
             u, to, gain = _proposals(ops, g, rows, label, (cw, mcw_all), seed + it)
             if u.shape[0] == 0:
                 continue
             w = g.vwgt[u]
-            tie = tie_hash(xp, seed + it, u, to.astype(xp.int64))
-            keep = _admit(ops, to, gain, tie, w, mcw - cw)
-            u, to, gain, w, tie = u[keep], to[keep], gain[keep], w[keep], tie[keep]
-            u, to, gain, w, tie = _keep_seeds(xp, u, to, gain, w, tie, label, size, owner)
+            tie = ops.tie_hash(seed + it, u, to.astype(xp.int64))
+            order, ok = _admit(ops, to, gain, tie, w, mcw - cw)
+            adm = xp.empty(u.shape[0], dtype=xp.bool_)
+            adm[order] = ok
+            drop = _seed_drops(ops, u, to, adm, label, size, owner)
+            sel = order[ok & ~drop[order]]  # one compaction, in the admission order
+            u, to, gain, w, tie = u[sel], to[sel], gain[sel], w[sel], tie[sel]
             if u.shape[0] == 0:
                 continue
             frm = label[u]
+            if u.shape[0] > nc - min_clusters and not exact:
+                nc, exact = int(xp.count_nonzero(size)), True
             if u.shape[0] > nc - min_clusters:  # each move empties at most one cluster
                 u, to, frm, w = _limit_emptied(ops, u, to, frm, gain, tie, w, size, n,
                                                nc - min_clusters)
@@ -274,17 +311,46 @@ def cluster(g, max_cluster_weight: int, iterations: int, min_clusters: int, seed
             ones = xp.ones(u.shape[0], dtype=xp.int64)
             ops.add_at(size, frm, -ones)
             ops.add_at(size, to, ones)
-            nc = int(xp.count_nonzero(size))
+            nc, exact = nc - int(u.shape[0]), False
             moved += int(u.shape[0])
-            _neighbours_mask(xp, g, u, nxt)
+            movers[u] = True
         if moved == 0:
             break
-        active = nxt
+        active = _near(xp, g, movers)
+    if not exact:
+        nc = int(xp.count_nonzero(size))
     if nc > min_clusters and 2 * nc > n:
         nc = _two_hop(ops, g, label, cw, size, mcw, seed, nc - min_clusters, nc)
     _, cmap = xp.unique(label, return_inverse=True)
     cmap = cmap.reshape(-1).astype(xp.int32)
     return cmap, int(cmap.max()) + 1
+
+
+def _choose(ops: ArrayOps, g, rows, label, weight, bound, seed: int, balance: bool):
+    """Per vertex ``u`` of ``rows``: (best label, its connection, the connection to ``u``'s own
+    label). The best is the adjacent label other than ``u``'s with ``weight[label] + vwgt[u] <=
+    bound[label]`` of highest connection (summed edge weight), then (with ``balance``) the
+    smallest weight, then the smallest :func:`tie_hash` of ``(seed, u, label)``, then the
+    smallest label; -1 (connection 0) where there is none."""
+    xp = ops.xp
+    m = rows.shape[0]
+    best_label = xp.full(m, -1, dtype=xp.int32)
+    best_sum = xp.zeros(m, dtype=xp.int64)
+    own_conn = xp.zeros(m, dtype=xp.int64)
+    r, lab, sums = _connections(ops, g, rows, label)
+    if r.shape[0] == 0:
+        return best_label, best_sum, own_conn
+    u = rows[r]
+    mine = lab == label[u]
+    ops.add_at(own_conn, r, xp.where(mine, sums, 0))  # at most one own label per row
+    cand = ~mine & (weight[lab] + g.vwgt[u] <= bound[lab])
+    # no compaction to the candidates: the others rank last in their row
+    best = ops.best_per_row(r, xp.where(cand, sums, _NONE), weight[lab] if balance else None,
+                            ops.tie_hash(seed, u, lab.astype(xp.int64)))
+    rb = r[best]
+    best_label[rb] = xp.where(cand[best], lab[best], -1)
+    best_sum[rb] = xp.where(cand[best], sums[best], 0)
+    return best_label, best_sum, own_conn
 
 
 def _proposals(ops: ArrayOps, g, rows, label, room, seed: int, balance: bool = False):
@@ -296,46 +362,34 @@ def _proposals(ops: ArrayOps, g, rows, label, room, seed: int, balance: bool = F
     target still weighs less than the vertex's own label did."""
     xp = ops.xp
     weight, bound = room
-    r, lab, sums = _connections(xp, g, rows, label)
-    u = rows[r]
-    mine = lab == label[u]
-    own_conn = xp.zeros(rows.shape[0], dtype=xp.int64)
-    own_conn[r[mine]] = sums[mine]  # at most one own label per row: no repeated index
-    cand = xp.flatnonzero(~mine & (weight[lab] + g.vwgt[u] <= bound[lab]))
-    empty = xp.zeros(0, dtype=xp.int64)
-    if cand.shape[0] == 0:
-        return empty, empty.astype(xp.int32), empty
-    rc, lc, sc = r[cand], lab[cand], sums[cand]
-    best = ops.best_per_row(rc, sc, weight[lc] if balance else None,
-                            tie_hash(xp, seed, rows[rc], lc.astype(xp.int64)))
-    rb, to = rc[best], lc[best]
-    gain = sc[best] - own_conn[rb]
-    go = gain > 0
+    to, conn, own_conn = ops.choose(g, rows, label, weight, bound, seed, balance)
+    has = to >= 0
+    gain = conn - own_conn
+    go = has & (gain > 0)
     if balance:
-        v = rows[rb]
-        go |= (gain == 0) & (weight[to] + g.vwgt[v] < weight[label[v]])
-    return _take(xp, go, rows[rb], to, gain)
+        go |= has & (gain == 0) & (
+            weight[xp.maximum(to, 0)] + g.vwgt[rows] < weight[label[rows]])
+    return _take(xp, go, rows, to, gain)
 
 
-def _keep_seeds(xp, u, to, gain, w, tie, label, size, owner):
-    """Drops the admitted moves of lone vertices whose own cluster is the target of another
-    admitted move (they stay, to be joined), except that of two lone vertices choosing each
-    other the larger id moves."""
+def _seed_drops(ops: ArrayOps, u, to, adm, label, size, owner):
+    """The mask of the admitted (``adm``) moves of lone vertices whose own cluster is the
+    target of another admitted move (they stay, to be joined), except that of two lone
+    vertices choosing each other the larger id moves."""
+    xp = ops.xp
     frm = label[u]
-    lone = size[frm] == 1
-    targeted = xp.zeros(size.shape[0], dtype=xp.bool_)
-    targeted[to] = True
-    # the mover whose lone cluster is each target, where there is one (owner: all -1 between)
-    li = xp.flatnonzero(lone)
-    fl = frm[li]
-    owner[fl] = li
+    lone = adm & (size[frm] == 1)
+    targeted = xp.zeros(size.shape[0], dtype=xp.int64)
+    ops.add_at(targeted, to, adm.astype(xp.int64))
+    # the admitted mover whose lone cluster is each target, where there is one (owner: all -1
+    # between slices; a lone cluster is the ``frm`` of one move only, so the values written
+    # to an index repeated among the moves are all -1)
+    owner[frm] = xp.where(lone, xp.arange(u.shape[0], dtype=xp.int64), -1)
     other = owner[to]
-    owner[fl] = -1
+    owner[frm] = -1
     o = xp.maximum(other, 0)
     mutual = (other >= 0) & (to[o] == frm)  # u's target's lone member moves into u's cluster
-    drop = lone & targeted[frm] & ~(mutual & (u > u[o]))
-    keep = ~drop
-    return _take(xp, keep, u, to, gain, w, tie)
+    return lone & (targeted[frm] > 0) & ~(mutual & (u > u[o]))
 
 
 def _limit_emptied(ops: ArrayOps, u, to, frm, gain, tie, w, size, n: int, allowed: int):
@@ -374,12 +428,12 @@ def _two_hop(ops: ArrayOps, g, label, cw, size, mcw: int, seed: int, allowed: in
     lone = xp.flatnonzero((size[label] == 1) & (g.vwgt < mcw))
     if lone.shape[0] < 2:
         return nc
-    r, lab, sums = _connections(xp, g, lone, label)
+    r, lab, sums = _connections(ops, g, lone, label)
     other = lab != label[lone[r]]
     r, lab, sums = _take(xp, other, r, lab, sums)
     if r.shape[0] == 0:
         return nc
-    best = ops.best_per_row(r, sums, None, tie_hash(xp, seed, lone[r], lab.astype(xp.int64)))
+    best = ops.best_per_row(r, sums, None, ops.tie_hash(seed, lone[r], lab.astype(xp.int64)))
     u, fav = lone[r[best]], lab[best].astype(xp.int64)
     order = xp.argsort((fav << 32) | u)
     u, fav = u[order], fav[order]
@@ -426,21 +480,24 @@ def refine(g, parts, k: int, bounds, iterations: int, seed: int, sub_rounds: int
         return parts, 0
     bw = ops.block_weights(g.vwgt, parts, k)
     slice_of, nslices = _slices(xp, n, seed, sub_rounds)
-    active = xp.ones(n, dtype=xp.bool_)
-    total = 0
+    active = None  # all vertices
+    total = xp.zeros((), dtype=xp.int64)
     for it in range(iterations):
-        nxt = xp.zeros(n, dtype=xp.bool_)
-        moved = 0
+        movers = xp.zeros(n, dtype=xp.bool_)
+        tried = False
         for s in range(nslices):
-            rows = xp.flatnonzero(active & (slice_of == s))
+            pick = slice_of == s if nslices > 1 else None
+            pick = active if pick is None else (pick if active is None else pick & active)
+            rows = xp.arange(n, dtype=xp.int64) if pick is None else xp.flatnonzero(pick)
             if rows.shape[0] == 0:
                 continue
             u, to, gain = _proposals(ops, g, rows, parts, (bw, bounds), seed + it, True)
             if u.shape[0] == 0:
                 continue
-            tie = tie_hash(xp, seed + it, u, to.astype(xp.int64))
-            u, to, gain, tie = _afterburner(ops, g, parts, u, to, gain, tie, n)
-            u, to, gain, tie = _limit_even_moves(ops, parts, bw, g.vwgt, u, to, gain, tie, k)
+            tie = ops.tie_hash(seed + it, u, to.astype(xp.int64))
+            valid, gain = _afterburner(ops, g, parts, u, to, gain, tie, n)
+            valid = _limit_even_moves(ops, parts, bw, g.vwgt, u, to, gain, tie, k, valid)
+            u, to, gain, tie = _take(xp, valid, u, to, gain, tie)
             if u.shape[0] == 0:
                 continue
             w = g.vwgt[u]
@@ -449,32 +506,42 @@ def refine(g, parts, k: int, bounds, iterations: int, seed: int, sub_rounds: int
             if u.shape[0] == 0:
                 continue
             frm = parts[u]
-            delta = _cut_reduction(xp, g, parts, u, to, n)
-            if delta < 0:
-                continue
-            parts[u] = to
+            # the moves are applied only if they do not raise the cut, decided on the device
+            delta = _cut_reduction(ops, g, parts, u, to, n)
+            ok = delta >= 0
+            parts[u] = xp.where(ok, to, frm)
+            w = xp.where(ok, w, 0)
             ops.add_at(bw, frm, -w)
             ops.add_at(bw, to, w)
-            total += delta
-            moved += int(u.shape[0])
-            nxt[u] = True
-            _neighbours_mask(xp, g, u, nxt)
-        if moved == 0:
+            total = total + xp.where(ok, delta, 0)
+            movers[u] = ok
+            tried = True
+        if not tried or not bool(xp.any(movers)):  # one host read per round
             break
-        active = nxt
-    return parts, total
+        active = movers | _near(xp, g, movers)
+    return parts, int(total)
 
 
 def _afterburner(ops: ArrayOps, g, parts, u, to, gain, tie, n: int):
-    """The proposals whose gain stays positive when the proposals of higher priority (gain
-    descending, then tie) among the mover's neighbours are applied first."""
+    """(mask, gain) of the proposals: the mask keeps those whose gain stays positive when the
+    proposals of higher priority (gain descending, then tie) among the mover's neighbours are
+    applied first, the gain is that one."""
     xp = ops.xp
     order = ops.lexsort([tie, -gain])
     prio = xp.full(n, -1, dtype=xp.int64)  # rank of each mover, -1 for the others
     prio[u[order]] = xp.arange(u.shape[0], dtype=xp.int64)
     dest = parts.copy()
     dest[u] = to
-    r, pos = _expand(xp, g.xadj, u)
+    g2 = ops.afterburner_gains(g, parts, dest, prio, u, to)
+    return (g2 > 0) | ((g2 == 0) & (gain == 0)), g2
+
+
+def _afterburner_gains(ops: ArrayOps, g, parts, dest, prio, u, to):
+    """Per mover ``u[i]``: the gain of its move to ``to[i]`` with its neighbours of smaller
+    non-negative ``prio`` (movers ranked before it) in their ``dest`` block, the others in
+    their ``parts`` block."""
+    xp = ops.xp
+    r, pos = ops.expand(g.xadj, u)
     v = g.adjncy[pos]
     pv = prio[v]
     earlier = (pv >= 0) & (pv < prio[u[r]])
@@ -482,50 +549,49 @@ def _afterburner(ops: ArrayOps, g, parts, u, to, gain, tie, n: int):
     w = g.adjwgt[pos]
     contrib = xp.where(blk == to[r], w, 0) - xp.where(blk == parts[u[r]], w, 0)
     g2 = xp.zeros(u.shape[0], dtype=xp.int64)
-    _add_rows(xp, g2, r, contrib)
-    keep = (g2 > 0) | ((g2 == 0) & (gain == 0))
-    return _take(xp, keep, u, to, g2, tie)
+    ops.add_at(g2, r, contrib)
+    return g2
 
 
-def _limit_even_moves(ops: ArrayOps, parts, bw, vwgt, u, to, gain, tie, k: int):
-    """The moves, of which those of gain 0 (made for balance) are kept per (source, target)
-    pair in order of tie only while their summed weight stays within half the difference of
-    the two blocks' weights (so together they do not overshoot)."""
+def _limit_even_moves(ops: ArrayOps, parts, bw, vwgt, u, to, gain, tie, k: int, valid):
+    """The mask ``valid`` of the moves, less those of gain 0 (made for balance) beyond the
+    first per (source, target) pair in order of tie whose summed weight stays within half the
+    difference of the two blocks' weights (so together they do not overshoot)."""
     xp = ops.xp
-    even = xp.flatnonzero(gain == 0)
-    if even.shape[0] == 0:
-        return u, to, gain, tie
-    frm = parts[u[even]].astype(xp.int64)
-    pair = frm * k + to[even]
-    order = ops.lexsort([tie[even], pair])
-    prefix = _segment_prefix(xp, pair[order], vwgt[u[even]][order])
-    f, t = frm[order], to[even][order]
-    drop = even[order[2 * prefix > bw[f] - bw[t]]]
-    keep = xp.ones(u.shape[0], dtype=xp.bool_)
-    keep[drop] = False
-    return _take(xp, keep, u, to, gain, tie)
+    even = valid & (gain == 0)
+    frm = parts[u].astype(xp.int64)
+    pair = xp.where(even, frm * k + to, -1)  # the other moves: one segment, weight 0
+    order = ops.lexsort([tie, pair])
+    prefix = _segment_prefix(xp, pair[order], xp.where(even, vwgt[u], 0)[order])
+    f, t = frm[order], to[order]
+    keep = xp.empty(u.shape[0], dtype=xp.bool_)
+    keep[order] = ~(even[order] & (2 * prefix > bw[f] - bw[t]))
+    return keep & valid
 
 
-def _add_rows(xp, out, r, val) -> None:
-    """``out[r] += val`` for a sorted ``r`` (segment sums by prefix sums)."""
-    key, sums = _run_sums(xp, r, val)
-    out[key] += sums
-
-
-def _cut_reduction(xp, g, parts, u, to, n: int) -> int:
-    """The exact edge-cut reduction of moving the vertices ``u`` to blocks ``to`` together."""
+def _cut_reduction(ops: ArrayOps, g, parts, u, to, n: int):
+    """The exact edge-cut reduction of moving the vertices ``u`` to blocks ``to`` together (a
+    0-d int64 array: no host read)."""
+    xp = ops.xp
     new = parts.copy()
     new[u] = to
     moving = xp.zeros(n, dtype=xp.bool_)
     moving[u] = True
-    r, pos = _expand(xp, g.xadj, u)
+    return ops.cut_change(g, parts, new, moving, u, to) // 2
+
+
+def _cut_change(ops: ArrayOps, g, parts, new, moving, u, to):
+    """Twice the edge-cut reduction of moving ``u`` to ``to`` (``new``: the blocks after,
+    ``moving``: the movers' mask), a 0-d int64 array: over the movers' entries, an edge to a
+    vertex that stays counted twice, one between two movers (seen from both ends) once."""
+    xp = ops.xp
+    r, pos = ops.expand(g.xadj, u)
     v = g.adjncy[pos]
     pu = parts[u[r]]
     before = (pu != parts[v]).astype(xp.int64)
     after = (to[r] != new[v]).astype(xp.int64)
     c = g.adjwgt[pos] * (before - after)
-    # an edge between two movers is seen from both ends with the same change: counted half
-    return int(xp.where(moving[v], c, 2 * c).sum()) // 2
+    return xp.where(moving[v], c, 2 * c).sum()
 
 
 # ------------------------------------------------------------------------------ host reference
@@ -536,6 +602,8 @@ def reference_backend():
     from ..cpu import CpuBackend
 
     class NumpyLabelPropagation(CpuBackend):
+        default_graph_lp_sub_rounds = SUB_ROUNDS  # the device's
+
         def cluster_graph_lp(self, g, max_cluster_weight, *, iterations=5, min_clusters=0,
                              seed=0, sub_rounds=8):
             check_arguments("cluster_graph_lp", iterations, sub_rounds)

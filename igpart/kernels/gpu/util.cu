@@ -119,3 +119,130 @@ extern "C" __global__ void segment_best_i64(long long nseg, const long long *ptr
         out[s] = b;
     }
 }
+
+// Seeded 31-bit hash of the pair (a, b): _graph_lp.tie_hash (the same values as numpy's
+// wrapping uint64 arithmetic there).
+__device__ __forceinline__ long long igp_tie_hash(long long a, long long b,
+                                                  unsigned long long seed) {
+    unsigned long long x = ((unsigned long long)a * 0x9E3779B97F4A7C15ULL) ^
+                           (((unsigned long long)b + seed) * 0xBF58476D1CE4E5B9ULL);
+    x ^= x >> 31;
+    x *= 0x94D049BB133111EBULL;
+    x ^= x >> 29;
+    return (long long)(x >> 33);
+}
+
+// out[i] = tie hash of (a[i], b[i]): one launch instead of a dozen array operations.
+extern "C" __global__ void tie_hash_i64(long long len, const long long *a, const long long *b,
+                                        unsigned long long seed, long long *out) {
+    for (long long i = igp_tid(); i < len; i += igp_nthreads())
+        out[i] = igp_tie_hash(a[i], b[i], seed);
+}
+
+// The choice of label propagation (_graph_lp._choose) for the vertices rows[i] of degree at
+// most max_degree, a thread each scanning its row (quadratic in the degree; the caller takes
+// the longer rows): the adjacent label other than the vertex's own with weight[l] + vwgt[u]
+// <= bound[l] of highest summed edge weight, then (balance) smallest weight[l], then smallest
+// tie hash of (u, l), then smallest l; -1 and 0 where there is none. own: the summed weight
+// to the vertex's own label.
+extern "C" __global__ void lp_choose(long long nrows, const long long *rows,
+                                     const long long *xadj, const int *adjncy,
+                                     const long long *adjwgt, const int *label,
+                                     const long long *weight, const long long *bound,
+                                     const long long *vwgt, unsigned long long seed, int balance,
+                                     long long max_degree, int *best_label, long long *best_sum,
+                                     long long *own_sum) {
+    for (long long i = igp_tid(); i < nrows; i += igp_nthreads()) {
+        const long long u = rows[i], b = xadj[u], e = xadj[u + 1];
+        if (e - b > max_degree) continue;
+        const int mine = label[u];
+        const long long wu = vwgt[u];
+        int bl = -1;
+        long long bs = 0, bwt = 0, bh = 0, own = 0;
+        for (long long j = b; j < e; ++j) {
+            const int l = label[adjncy[j]];
+            bool seen = false;
+            for (long long q = b; q < j && !seen; ++q) seen = label[adjncy[q]] == l;
+            if (seen) continue;
+            long long s = 0;
+            for (long long q = j; q < e; ++q)
+                if (label[adjncy[q]] == l) s += adjwgt[q];
+            if (l == mine) {
+                own = s;
+                continue;
+            }
+            if (weight[l] + wu > bound[l]) continue;
+            const long long wl = balance ? weight[l] : 0;
+            const long long h = igp_tie_hash(u, l, seed);
+            const bool better =
+                bl < 0 || s > bs ||
+                (s == bs && (wl < bwt || (wl == bwt && (h < bh || (h == bh && l < bl)))));
+            if (better) {
+                bl = l;
+                bs = s;
+                bwt = wl;
+                bh = h;
+            }
+        }
+        best_label[i] = bl;
+        best_sum[i] = bs;
+        own_sum[i] = own;
+    }
+}
+
+// The CSR entries of the rows ``rows`` in order: r[j] = i and pos[j] = the entry's position for
+// every entry j of row rows[i]; ends: inclusive prefix sums of the rows' degrees. Warp per row.
+extern "C" __global__ void expand_rows(long long nrows, const long long *rows,
+                                       const long long *xadj, const long long *ends, long long *r,
+                                       long long *pos) {
+    const int lane = igp_lane();
+    for (long long i = igp_warp(); i < nrows; i += igp_nwarps()) {
+        const long long s = xadj[rows[i]], d = xadj[rows[i] + 1] - s, o = ends[i] - d;
+        for (long long j = lane; j < d; j += 32) {
+            r[o + j] = i;
+            pos[o + j] = s + j;
+        }
+    }
+}
+
+// _graph_lp._afterburner_gains, a thread per mover u[i] scanning its row: the gain of its move
+// to to[i] with the neighbours v of 0 <= prio[v] < prio[u[i]] in block dest[v], the others in
+// parts[v].
+extern "C" __global__ void lp_afterburner_gains(long long m, const long long *u, const int *to,
+                                                const long long *xadj, const int *adjncy,
+                                                const long long *adjwgt, const int *parts,
+                                                const int *dest, const long long *prio,
+                                                long long *out) {
+    for (long long i = igp_tid(); i < m; i += igp_nthreads()) {
+        const long long x = u[i], px = prio[x];
+        const int t = to[i], f = parts[x];
+        long long s = 0;
+        for (long long j = xadj[x]; j < xadj[x + 1]; ++j) {
+            const int v = adjncy[j];
+            const long long pv = prio[v];
+            const int b = (pv >= 0 && pv < px) ? dest[v] : parts[v];
+            if (b == t) s += adjwgt[j];
+            if (b == f) s -= adjwgt[j];
+        }
+        out[i] = s;
+    }
+}
+
+// _graph_lp._cut_change per mover (summed by the caller): over the row of u[i], w times
+// (edge cut before - after), twice for a neighbour that stays, once for one that moves too.
+extern "C" __global__ void lp_cut_change(long long m, const long long *u, const int *to,
+                                         const long long *xadj, const int *adjncy,
+                                         const long long *adjwgt, const int *parts,
+                                         const int *next, const bool *moving, long long *out) {
+    for (long long i = igp_tid(); i < m; i += igp_nthreads()) {
+        const long long x = u[i];
+        const int t = to[i], f = parts[x];
+        long long s = 0;
+        for (long long j = xadj[x]; j < xadj[x + 1]; ++j) {
+            const int v = adjncy[j];
+            const long long c = adjwgt[j] * ((long long)(f != parts[v]) - (long long)(t != next[v]));
+            s += moving[v] ? c : 2 * c;
+        }
+        out[i] = s;
+    }
+}
