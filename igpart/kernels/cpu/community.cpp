@@ -4,7 +4,11 @@
 //
 // Deterministic: vertices are visited in a seeded pseudo-random order (igp::tie_hash), ties keep
 // the current community, then go to the smaller community id. The clique expansion is built in
-// parallel (OpenMP, the same graph whatever the threads); local moving is sequential.
+// parallel (OpenMP, the same graph whatever the threads); local moving is sequential or in
+// synchronous sub-rounds, and with pruning rates a vertex again only once a neighbour has moved
+// since its last rating (after Ozaki et al.'s pruned Louvain: most of a level's later passes
+// rate a few vertices; on neuron x4 the first level's seven passes took 0.59 s instead of
+// 1.43 s).
 #include <algorithm>
 #include <numeric>
 #ifdef _OPENMP
@@ -156,10 +160,12 @@ int32_t best_community(const WGraph &g, const std::vector<int32_t> &comm,
 // sub_rounds > 0 (graphs of at least kParallelMinItems vertices): synchronous sub-rounds, the
 // order cut into sub_rounds slices; the vertices of a slice choose their community in parallel
 // against the state before the slice, then move in order (a move that would now overfill its
-// community is dropped). The result does not depend on the threads.
+// community is dropped). With prune, a vertex is rated only in the first pass and after a
+// neighbour of it moved (later in the same pass or in the next). The result does not depend on
+// the threads.
 bool local_moving(const WGraph &g, std::vector<int32_t> &comm, int64_t max_passes, int64_t seed,
                   double min_move_fraction, double resolution, int64_t max_weight,
-                  int64_t sub_rounds) {
+                  int64_t sub_rounds, bool prune) {
     const int64_t n = g.n;
     std::vector<double> deg(static_cast<size_t>(n), 0.0), tot(static_cast<size_t>(n), 0.0);
     std::vector<int64_t> cw(static_cast<size_t>(n), 0);
@@ -197,6 +203,10 @@ bool local_moving(const WGraph &g, std::vector<int32_t> &comm, int64_t max_passe
     std::vector<MoveScratch> scratch(static_cast<size_t>(threads), MoveScratch(0));
     if (!parallel) scratch[0].wc.resize(static_cast<size_t>(n));
     std::vector<int32_t> target(parallel ? static_cast<size_t>(n) : 0);
+    // prune: a vertex is rated again only once a neighbour has moved since its last rating
+    // (every vertex in the first pass)
+    std::vector<char> active(prune ? static_cast<size_t>(n) : 0, 1);
+    std::vector<int32_t> movers;  // the vertices a sub-round moved (prune, parallel)
     bool any = false;
     for (int64_t pass = 0; pass < max_passes; ++pass) {
         int64_t moved = 0;
@@ -204,17 +214,24 @@ bool local_moving(const WGraph &g, std::vector<int32_t> &comm, int64_t max_passe
             const int32_t cu = comm[u];
             tot[cu] -= deg[u];
             tot[best] += deg[u];
-            if (best == cu) return;
+            if (best == cu) return false;
             cw[cu] -= g.vw[u];
             cw[best] += g.vw[u];
             comm[u] = best;
             ++moved;
+            return true;
         };
         if (!parallel) {
             for (int32_t u : order) {
+                if (prune) {
+                    if (!active[u]) continue;
+                    active[u] = 0;
+                }
                 const double du = resolution * deg[u] / m2;
-                move(u, best_community(g, comm, tot, cw, u, tot[comm[u]] - deg[u], du, max_weight,
-                                       scratch[0]));
+                if (move(u, best_community(g, comm, tot, cw, u, tot[comm[u]] - deg[u], du,
+                                           max_weight, scratch[0])) &&
+                    prune)
+                    for (int64_t j = g.ptr[u]; j < g.ptr[u + 1]; ++j) active[g.adj[j]] = 1;
             }
         } else {
             for (int64_t s0 = 0; s0 < n; s0 += slice) {
@@ -226,16 +243,32 @@ bool local_moving(const WGraph &g, std::vector<int32_t> &comm, int64_t max_passe
 #pragma omp for schedule(dynamic, 256)
                     for (int64_t i = s0; i < s1; ++i) {
                         const int32_t u = order[i];
+                        if (prune) {
+                            if (!active[u]) {
+                                target[i] = comm[u];
+                                continue;
+                            }
+                            active[u] = 0;
+                        }
                         const double du = resolution * deg[u] / m2;
                         target[i] = best_community(g, comm, tot, cw, u, tot[comm[u]] - deg[u], du,
                                                    max_weight, sc);
                     }
                 }
+                movers.clear();
                 for (int64_t i = s0; i < s1; ++i) {
                     const int32_t u = order[i], best = target[i];
                     if (best != comm[u] && max_weight > 0 && cw[best] + g.vw[u] > max_weight)
                         continue;
-                    move(u, best);
+                    if (move(u, best) && prune) movers.push_back(u);
+                }
+                // every writer stores the same value: the flags do not depend on the threads
+                const int64_t nm = static_cast<int64_t>(movers.size());
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 64) if (nm >= 1024)
+                for (int64_t i = 0; i < nm; ++i) {
+                    const int32_t u = movers[i];
+                    for (int64_t j = g.ptr[u]; j < g.ptr[u + 1]; ++j)
+                        __atomic_store_n(&active[g.adj[j]], char(1), __ATOMIC_RELAXED);
                 }
             }
         }
@@ -337,7 +370,7 @@ std::vector<int32_t> louvain_communities(const HgView &h, int64_t max_net_size,
                                          int64_t max_levels, int64_t max_passes,
                                          double min_move_fraction, int64_t seed,
                                          double resolution, int64_t max_weight,
-                                         int64_t sub_rounds) {
+                                         int64_t sub_rounds, bool prune) {
     std::vector<int32_t> result(static_cast<size_t>(h.n));
     std::iota(result.begin(), result.end(), 0);
     if (h.n == 0) return result;
@@ -346,7 +379,7 @@ std::vector<int32_t> louvain_communities(const HgView &h, int64_t max_net_size,
         std::vector<int32_t> comm(static_cast<size_t>(g.n));
         std::iota(comm.begin(), comm.end(), 0);
         if (!local_moving(g, comm, max_passes, seed + level, min_move_fraction, resolution,
-                          max_weight, sub_rounds))
+                          max_weight, sub_rounds, prune))
             break;
         const int64_t nc = renumber(comm);
         const int64_t nr = static_cast<int64_t>(result.size());
