@@ -50,6 +50,27 @@ int thread_id() {
 #endif
 }
 
+// Rows of slices built by the threads (slice t's row entries in adj[t] / w[t], in row order)
+// joined into one CSR body: the rows' lengths in ptr[1..] become offsets, every slice is copied
+// at its place in parallel and freed.
+void join_slices(std::vector<int64_t> &ptr, std::vector<std::vector<int32_t>> &adj,
+                 std::vector<std::vector<double>> &w, std::vector<int32_t> &out_adj,
+                 std::vector<double> &out_w) {
+    parallel_prefix_sum(ptr);
+    const int threads = static_cast<int>(adj.size());
+    std::vector<int64_t> at(static_cast<size_t>(threads + 1), 0);
+    for (int t = 0; t < threads; ++t) at[t + 1] = at[t] + static_cast<int64_t>(adj[t].size());
+    out_adj.resize(static_cast<size_t>(at[threads]));
+    out_w.resize(static_cast<size_t>(at[threads]));
+#pragma omp parallel for schedule(static, 1) num_threads(threads) if (threads > 1)
+    for (int t = 0; t < threads; ++t) {
+        std::copy(adj[t].begin(), adj[t].end(), out_adj.begin() + at[t]);
+        std::copy(w[t].begin(), w[t].end(), out_w.begin() + at[t]);
+        std::vector<int32_t>().swap(adj[t]);
+        std::vector<double>().swap(w[t]);
+    }
+}
+
 // Rows in vertex order, each row's neighbours in the order the nets meet them (the same graph
 // whatever the number of threads: thread t builds the rows of the t-th contiguous slice).
 WGraph clique_expansion(const HgView &h, int64_t max_net_size) {
@@ -86,15 +107,7 @@ WGraph clique_expansion(const HgView &h, int64_t max_net_size) {
             g.ptr[u + 1] = static_cast<int64_t>(touched.size());
         }
     }
-    for (int64_t u = 0; u < n; ++u) g.ptr[u + 1] += g.ptr[u];
-    g.adj.reserve(static_cast<size_t>(g.ptr[n]));
-    g.w.reserve(static_cast<size_t>(g.ptr[n]));
-    for (int t = 0; t < threads; ++t) {  // each slice freed once copied
-        g.adj.insert(g.adj.end(), adj[t].begin(), adj[t].end());
-        g.w.insert(g.w.end(), w[t].begin(), w[t].end());
-        std::vector<int32_t>().swap(adj[t]);
-        std::vector<double>().swap(w[t]);
-    }
+    join_slices(g.ptr, adj, w, g.adj, g.w);
     return g;
 }
 
@@ -189,6 +202,7 @@ bool local_moving(const WGraph &g, std::vector<int32_t> &comm, int64_t max_passe
         for (int64_t u = 0; u < n; ++u)
             key[u] = {tie_hash(seed, u, n), static_cast<int32_t>(u)};
         parallel_sort(key.begin(), key.end());
+#pragma omp parallel for schedule(static) if (n >= kParallelMinLightItems)
         for (int64_t i = 0; i < n; ++i) order[i] = key[i].second;
     }
     const bool parallel = sub_rounds > 0 && n >= kParallelMinItems;
@@ -352,15 +366,7 @@ WGraph aggregate(const WGraph &g, const std::vector<int32_t> &comm, int64_t nc) 
             a.ptr[c + 1] = static_cast<int64_t>(touched.size());
         }
     }
-    for (int64_t c = 0; c < nc; ++c) a.ptr[c + 1] += a.ptr[c];
-    a.adj.reserve(static_cast<size_t>(a.ptr[nc]));
-    a.w.reserve(static_cast<size_t>(a.ptr[nc]));
-    for (int t = 0; t < threads; ++t) {
-        a.adj.insert(a.adj.end(), adj[t].begin(), adj[t].end());
-        a.w.insert(a.w.end(), w[t].begin(), w[t].end());
-        std::vector<int32_t>().swap(adj[t]);
-        std::vector<double>().swap(w[t]);
-    }
+    join_slices(a.ptr, adj, w, a.adj, a.w);
     return a;
 }
 
