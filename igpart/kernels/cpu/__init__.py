@@ -148,6 +148,17 @@ class CpuBackend(Backend):
         threads = int(_cpu.get_num_threads())
         return not (self.parallel_fm_min_threads > 0 and threads >= self.parallel_fm_min_threads)
 
+    #: Inputs of at least this many vertices get one V-cycle at k = 2 (``default_vcycles``).
+    LARGE_MIN_N = 100_000
+
+    def default_vcycles(self, k: int, n: int = 0) -> int:
+        """``Config(vcycles=-1)`` on this backend: one V-cycle at k = 2 on inputs of at least
+        ``LARGE_MIN_N`` vertices, two otherwise. Measured 2026-11-26 on the 2-core VM
+        (neuron x4, ibm10 x8, cholesky_mc x4, seeds 0-1, 2 threads): at k = 2 the second
+        V-cycle ran in 2 of 6 runs (when the first gained: 5 and 1 cut) and gained nothing,
+        at 20-25% of the run's time each; at k = 16 both gained (0.2-1.2% of the cut each)."""
+        return 1 if k == 2 and n >= self.LARGE_MIN_N else 2
+
     def default_community_sub_rounds(self, n: int) -> int:
         """``Config.community_sub_rounds = -1`` on this backend for an input of ``n`` vertices:
         ``community_sub_rounds`` from ``sub_round_min_vertices`` on, else 0 (sequential)."""
