@@ -262,10 +262,13 @@ void pair_unrated(const HgView &h, int64_t max_cluster_weight, int64_t max_net_s
     for (int64_t u = 0; u < n; ++u)
         unrated[u] = !matched[u] && cw[u] < max_cluster_weight &&
                      !has_rated_neighbour(h, static_cast<int32_t>(u), max_net_size, communities);
-    std::vector<std::pair<int32_t, int32_t>> cand;  // (community, place in the order)
-    for (int64_t i = 0; i < n; ++i)
-        if (unrated[order[i]])
-            cand.push_back({communities ? communities[order[i]] : 0, static_cast<int32_t>(i)});
+    const std::vector<int32_t> at =
+        parallel_select(n, [&](int64_t i) { return unrated[order[i]] != 0; });
+    const int64_t na = static_cast<int64_t>(at.size());
+    std::vector<std::pair<int32_t, int32_t>> cand(static_cast<size_t>(na));  // (community, place)
+#pragma omp parallel for schedule(static) if (na >= kParallelMinLightItems)
+    for (int64_t x = 0; x < na; ++x)
+        cand[x] = {communities ? communities[order[at[x]]] : 0, at[x]};
     parallel_sort(cand.begin(), cand.end());
     for (size_t i = 0; i + 1 < cand.size() && nc > target;) {
         const int32_t a = order[cand[i].second], b = order[cand[i + 1].second];

@@ -220,7 +220,9 @@ bool local_moving(const WGraph &g, std::vector<int32_t> &comm, int64_t max_passe
     // prune: a vertex is rated again only once a neighbour has moved since its last rating
     // (every vertex in the first pass)
     std::vector<char> active(prune ? static_cast<size_t>(n) : 0, 1);
-    std::vector<int32_t> movers;  // the vertices a sub-round moved (prune, parallel)
+    // the vertices the last sub-round moved (prune, parallel: their neighbours are activated at
+    // the start of the next sub-round, in this pass or the next)
+    std::vector<int32_t> movers;
     bool any = false;
     for (int64_t pass = 0; pass < max_passes; ++pass) {
         int64_t moved = 0;
@@ -250,10 +252,20 @@ bool local_moving(const WGraph &g, std::vector<int32_t> &comm, int64_t max_passe
         } else {
             for (int64_t s0 = 0; s0 < n; s0 += slice) {
                 const int64_t s1 = std::min(n, s0 + slice);
+                const int64_t nm = static_cast<int64_t>(movers.size());
 #pragma omp parallel num_threads(threads)
                 {
                     MoveScratch &sc = scratch[static_cast<size_t>(thread_id())];
                     if (sc.wc.size() < static_cast<size_t>(n)) sc.wc.resize(static_cast<size_t>(n));
+                    // the neighbours of the vertices the previous sub-round moved become active
+                    // (every writer stores the same value: the flags do not depend on the
+                    // threads); done here to spare a parallel region per sub-round
+#pragma omp for schedule(dynamic, 64)
+                    for (int64_t x = 0; x < nm; ++x) {
+                        const int32_t v = movers[x];
+                        for (int64_t j = g.ptr[v]; j < g.ptr[v + 1]; ++j)
+                            __atomic_store_n(&active[g.adj[j]], char(1), __ATOMIC_RELAXED);
+                    }
 #pragma omp for schedule(dynamic, 256)
                     for (int64_t i = s0; i < s1; ++i) {
                         const int32_t u = order[i];
@@ -275,14 +287,6 @@ bool local_moving(const WGraph &g, std::vector<int32_t> &comm, int64_t max_passe
                     if (best != comm[u] && max_weight > 0 && cw[best] + g.vw[u] > max_weight)
                         continue;
                     if (move(u, best) && prune) movers.push_back(u);
-                }
-                // every writer stores the same value: the flags do not depend on the threads
-                const int64_t nm = static_cast<int64_t>(movers.size());
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 64) if (nm >= 1024)
-                for (int64_t i = 0; i < nm; ++i) {
-                    const int32_t u = movers[i];
-                    for (int64_t j = g.ptr[u]; j < g.ptr[u + 1]; ++j)
-                        __atomic_store_n(&active[g.adj[j]], char(1), __ATOMIC_RELAXED);
                 }
             }
         }
