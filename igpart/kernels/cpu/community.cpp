@@ -16,6 +16,7 @@
 #endif
 
 #include "community.h"
+#include "csr.h"
 #include "partition_common.h"
 
 namespace igp {
@@ -188,12 +189,14 @@ bool local_moving(const WGraph &g, std::vector<int32_t> &comm, int64_t max_passe
         for (int64_t j = g.ptr[u]; j < g.ptr[u + 1]; ++j) d += g.w[j];
         deg[u] = d;
     }
-    double m2 = 0.0;  // summed in vertex order
+    // every vertex starts alone (comm is the identity)
+#pragma omp parallel for schedule(static) if (n >= kParallelMinLightItems)
     for (int64_t u = 0; u < n; ++u) {
-        cw[comm[u]] += g.vw[u];
-        tot[comm[u]] += deg[u];
-        m2 += deg[u];
+        cw[u] = g.vw[u];
+        tot[u] = deg[u];
     }
+    double m2 = 0.0;  // summed in vertex order
+    for (int64_t u = 0; u < n; ++u) m2 += deg[u];
     if (m2 <= 0.0) return false;
     std::vector<int32_t> order(static_cast<size_t>(n));
     {
@@ -297,14 +300,31 @@ bool local_moving(const WGraph &g, std::vector<int32_t> &comm, int64_t max_passe
 }
 
 // Renumbers comm densely (by smallest member id order); returns the number of communities.
+// (In parallel: each community's smallest member, then those members in id order.)
 int64_t renumber(std::vector<int32_t> &comm) {
-    std::vector<int32_t> id(comm.size(), -1);
-    int32_t next = 0;
-    for (auto &c : comm) {
-        if (id[c] < 0) id[c] = next++;
-        c = id[c];
+    const int64_t n = static_cast<int64_t>(comm.size());
+    std::vector<int32_t> first(static_cast<size_t>(n), static_cast<int32_t>(n));
+    {
+        int32_t *f = first.data();
+#pragma omp parallel for schedule(static) if (n >= kParallelMinLightItems)
+        for (int64_t u = 0; u < n; ++u) {
+            int32_t *slot = f + comm[u];
+            int32_t cur = __atomic_load_n(slot, __ATOMIC_RELAXED);
+            while (u < cur && !__atomic_compare_exchange_n(slot, &cur, static_cast<int32_t>(u),
+                                                           true, __ATOMIC_RELAXED,
+                                                           __ATOMIC_RELAXED)) {
+            }
+        }
     }
-    return next;
+    const std::vector<int32_t> heads =
+        parallel_select(n, [&](int64_t u) { return first[comm[u]] == u; });
+    const int64_t nc = static_cast<int64_t>(heads.size());
+    std::vector<int32_t> id(static_cast<size_t>(n), -1);
+#pragma omp parallel for schedule(static) if (nc >= kParallelMinLightItems)
+    for (int64_t i = 0; i < nc; ++i) id[comm[heads[i]]] = static_cast<int32_t>(i);
+#pragma omp parallel for schedule(static) if (n >= kParallelMinLightItems)
+    for (int64_t u = 0; u < n; ++u) comm[u] = id[comm[u]];
+    return nc;
 }
 
 // The graph of the communities: rows in community order, neighbours ascending, self loops summed
@@ -316,14 +336,25 @@ WGraph aggregate(const WGraph &g, const std::vector<int32_t> &comm, int64_t nc) 
     a.ptr.assign(static_cast<size_t>(nc + 1), 0);
     a.loop.assign(static_cast<size_t>(nc), 0.0);
     a.vw.assign(static_cast<size_t>(nc), 0);
-    for (size_t u = 0; u < comm.size(); ++u) a.vw[comm[u]] += g.vw[u];
-    std::vector<int64_t> mptr(static_cast<size_t>(nc + 1), 0);
-    for (int32_t c : comm) ++mptr[c + 1];
-    for (int64_t c = 0; c < nc; ++c) mptr[c + 1] += mptr[c];
-    std::vector<int32_t> members(comm.size());
+    const int64_t n = static_cast<int64_t>(comm.size());
     {
-        std::vector<int64_t> pos(mptr.begin(), mptr.end() - 1);
-        for (size_t u = 0; u < comm.size(); ++u) members[pos[comm[u]]++] = static_cast<int32_t>(u);
+        int64_t *vw = a.vw.data();
+#pragma omp parallel for schedule(static) if (n >= kParallelMinLightItems)
+        for (int64_t u = 0; u < n; ++u) {  // integer sums: any order gives the same
+#pragma omp atomic
+            vw[comm[u]] += g.vw[u];
+        }
+    }
+    // members of every community, ascending: the transpose of the vertex -> community map
+    std::vector<int64_t> mptr;
+    std::vector<int32_t> members;
+    {
+        std::vector<int64_t> rows(static_cast<size_t>(n + 1));
+#pragma omp parallel for schedule(static) if (n >= kParallelMinLightItems)
+        for (int64_t u = 0; u <= n; ++u) rows[u] = u;
+        Csr t = csr_transpose(rows.data(), n, comm.data(), nc);
+        mptr = std::move(t.ptr);
+        members = std::move(t.ind);
     }
     const int threads = loop_threads(static_cast<int64_t>(comm.size()));
     std::vector<std::vector<int32_t>> adj(static_cast<size_t>(threads));
