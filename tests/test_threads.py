@@ -97,6 +97,20 @@ def test_parallel_contraction_does_not_depend_on_the_thread_count(circuit):
     assert one.num_pins >= 65_536 and int(one.vwgt.sum()) == circuit.total_weight
 
 
+def test_parallel_louvain_does_not_depend_on_the_thread_count(circuit):
+    """Louvain on a level of 65,536+ vertices (every parallel loop on: the clique expansion,
+    pruned local moving in sub-rounds, renumbering, aggregation) on 1 and 3 threads: the same
+    communities, numbered densely in the order of their smallest member."""
+    cpu = get_backend("cpu")
+    ha = cpu.hypergraph_arrays(circuit)
+    one, three = (_on_threads(t, lambda: cpu.communities(ha, seed=3, sub_rounds=64))
+                  for t in (1, 3))
+    np.testing.assert_array_equal(one, three)
+    firsts = np.unique(one, return_index=True)[1]  # smallest member of community 0, 1, ...
+    assert np.all(np.diff(firsts) > 0) and one[0] == 0
+    assert 1 < len(firsts) < circuit.n // 10
+
+
 def test_partition_does_not_depend_on_the_thread_count(monkeypatch):
     """A whole run with every parallel stage on (sub-rounds of clustering and Louvain) gives
     the same blocks on 1 and 2 threads, valid and balanced."""

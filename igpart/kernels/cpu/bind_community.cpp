@@ -19,7 +19,7 @@ void igp::bind_community(py::module_ &m) {
         [](Arr<int64_t> eptr, Arr<int32_t> eind, Arr<int64_t> ewgt, Arr<int64_t> vptr,
            Arr<int32_t> vind, Arr<int64_t> vwgt, int64_t max_net_size, int64_t max_levels,
            int64_t max_passes, double min_move_fraction, int64_t seed, double resolution,
-           int64_t max_weight, int64_t sub_rounds) {
+           int64_t max_weight, int64_t sub_rounds, bool prune) {
             const HgView h = hg_view(eptr, eind, ewgt, vptr, vind, vwgt, "louvain_communities");
             if (max_levels < 0 || max_passes < 0)
                 throw std::invalid_argument(
@@ -36,7 +36,7 @@ void igp::bind_community(py::module_ &m) {
                 py::gil_scoped_release release;
                 comm = louvain_communities(h, max_net_size, max_levels, max_passes,
                                            min_move_fraction, seed, resolution, max_weight,
-                                           sub_rounds);
+                                           sub_rounds, prune);
             }
             return to_numpy(std::move(comm));
         },
@@ -44,5 +44,6 @@ void igp::bind_community(py::module_ &m) {
         py::arg("vwgt"), py::arg("max_net_size"), py::arg("max_levels"), py::arg("max_passes"),
         py::arg("min_move_fraction"), py::arg("seed"), py::arg("resolution") = 1.0,
         py::arg("max_weight") = 0, py::arg("sub_rounds") = 0,
+        py::arg("prune") = false,
         "Dense community id of every vertex (multilevel Louvain on the clique expansion).");
 }

@@ -262,10 +262,13 @@ void pair_unrated(const HgView &h, int64_t max_cluster_weight, int64_t max_net_s
     for (int64_t u = 0; u < n; ++u)
         unrated[u] = !matched[u] && cw[u] < max_cluster_weight &&
                      !has_rated_neighbour(h, static_cast<int32_t>(u), max_net_size, communities);
-    std::vector<std::pair<int32_t, int32_t>> cand;  // (community, place in the order)
-    for (int64_t i = 0; i < n; ++i)
-        if (unrated[order[i]])
-            cand.push_back({communities ? communities[order[i]] : 0, static_cast<int32_t>(i)});
+    const std::vector<int32_t> at =
+        parallel_select(n, [&](int64_t i) { return unrated[order[i]] != 0; });
+    const int64_t na = static_cast<int64_t>(at.size());
+    std::vector<std::pair<int32_t, int32_t>> cand(static_cast<size_t>(na));  // (community, place)
+#pragma omp parallel for schedule(static) if (na >= kParallelMinLightItems)
+    for (int64_t x = 0; x < na; ++x)
+        cand[x] = {communities ? communities[order[at[x]]] : 0, at[x]};
     parallel_sort(cand.begin(), cand.end());
     for (size_t i = 0; i + 1 < cand.size() && nc > target;) {
         const int32_t a = order[cand[i].second], b = order[cand[i + 1].second];
@@ -362,10 +365,11 @@ int64_t cluster_hypergraph(const HgView &h, int64_t max_cluster_weight, int64_t 
         for (const auto &p : pairs) join(p.first, p.second);
     }
     // dense ids in ascending order of representatives
+    const std::vector<int32_t> roots = parallel_select(n, [&](int64_t u) { return rep[u] == u; });
+    const int64_t next = static_cast<int64_t>(roots.size());
     std::vector<int32_t> id(static_cast<size_t>(n), -1);
-    int32_t next = 0;
-    for (int64_t u = 0; u < n; ++u)
-        if (rep[u] == u) id[u] = next++;
+#pragma omp parallel for schedule(static) if (next >= kParallelMinLightItems)
+    for (int64_t i = 0; i < next; ++i) id[roots[i]] = static_cast<int32_t>(i);
     cmap.resize(static_cast<size_t>(n));
 #pragma omp parallel for schedule(static) if (n >= kParallelMinLightItems)
     for (int64_t u = 0; u < n; ++u) cmap[u] = id[rep[u]];
@@ -417,15 +421,20 @@ HgLevel contract_hypergraph(const HgView &h, const int32_t *cmap, int64_t nc) {
     // Identical nets: group by (hash, length), compare pins, merge into the first net.
     // (hash, net) pairs sorted as such, the keys next to the ids: 10% faster contractions than
     // sorting net ids with a comparator that reads the hashes (same order)
-    std::vector<std::pair<uint64_t, int32_t>> order;
-    order.reserve(static_cast<size_t>(h.m));
-    for (int64_t e = 0; e < h.m; ++e)
-        if (len[e]) order.emplace_back(hash[e], static_cast<int32_t>(e));
+    // (the loops over nets or runs below: in parallel, each the sequential loop's result)
+    const std::vector<int32_t> live = parallel_select(h.m, [&](int64_t e) { return len[e] > 0; });
+    const int64_t nl = static_cast<int64_t>(live.size());
+    std::vector<std::pair<uint64_t, int32_t>> order(static_cast<size_t>(nl));
+#pragma omp parallel for schedule(static) if (nl >= kParallelMinLightItems)
+    for (int64_t i = 0; i < nl; ++i) order[i] = {hash[live[i]], live[i]};
     parallel_sort(order.begin(), order.end());
     std::vector<int64_t> starts;  // runs of equal hashes
-    for (size_t i = 0; i < order.size(); ++i)
-        if (i == 0 || order[i].first != order[i - 1].first) starts.push_back(static_cast<int64_t>(i));
-    starts.push_back(static_cast<int64_t>(order.size()));
+    {
+        const std::vector<int32_t> s = parallel_select(
+            nl, [&](int64_t i) { return i == 0 || order[i].first != order[i - 1].first; });
+        starts.assign(s.begin(), s.end());
+    }
+    starts.push_back(nl);
     std::vector<int32_t> rep(static_cast<size_t>(h.m), -1);
     const int64_t runs = static_cast<int64_t>(starts.size()) - 1;
 #pragma omp parallel for schedule(dynamic, 1024) if (h.m >= kParallelMinLightItems)
@@ -445,19 +454,27 @@ HgLevel contract_hypergraph(const HgView &h, const int32_t *cmap, int64_t nc) {
         }
     }
     std::vector<int64_t> wsum(static_cast<size_t>(h.m), 0);
-    for (int64_t e = 0; e < h.m; ++e)
-        if (len[e]) wsum[rep[e]] += h.ewgt[e];
-    // kept nets in id order: their coarse ids and pin offsets, then the pins copied in parallel
-    std::vector<int64_t> kept;
-    kept.reserve(static_cast<size_t>(order.size()));
-    c.eptr.push_back(0);
-    for (int64_t e = 0; e < h.m; ++e) {
-        if (!len[e] || rep[e] != e) continue;
-        kept.push_back(e);
-        c.eptr.push_back(c.eptr.back() + len[e]);
-        c.ewgt.push_back(wsum[e]);
+    {
+        int64_t *ws = wsum.data();
+#pragma omp parallel for schedule(static) if (nl >= kParallelMinLightItems)
+        for (int64_t i = 0; i < nl; ++i) {  // integer sums: any order gives the same
+            const int32_t e = live[i];
+#pragma omp atomic
+            ws[rep[e]] += h.ewgt[e];
+        }
     }
+    // kept nets in id order: their coarse ids and pin offsets, then the pins copied in parallel
+    const std::vector<int32_t> kept =
+        parallel_select(h.m, [&](int64_t e) { return len[e] > 0 && rep[e] == e; });
     const int64_t cm = static_cast<int64_t>(kept.size());
+    c.eptr.assign(static_cast<size_t>(cm + 1), 0);
+    c.ewgt.resize(static_cast<size_t>(cm));
+#pragma omp parallel for schedule(static) if (cm >= kParallelMinLightItems)
+    for (int64_t x = 0; x < cm; ++x) {
+        c.eptr[x + 1] = len[kept[x]];
+        c.ewgt[x] = wsum[kept[x]];
+    }
+    parallel_prefix_sum(c.eptr);
     c.eind.resize(static_cast<size_t>(c.eptr.back()));
 #pragma omp parallel for schedule(dynamic, 1024) if (h.m >= kParallelMinLightItems)
     for (int64_t x = 0; x < cm; ++x)

@@ -4,7 +4,11 @@
 //
 // Deterministic: vertices are visited in a seeded pseudo-random order (igp::tie_hash), ties keep
 // the current community, then go to the smaller community id. The clique expansion is built in
-// parallel (OpenMP, the same graph whatever the threads); local moving is sequential.
+// parallel (OpenMP, the same graph whatever the threads); local moving is sequential or in
+// synchronous sub-rounds, and with pruning rates a vertex again only once a neighbour has moved
+// since its last rating (after Ozaki et al.'s pruned Louvain: most of a level's later passes
+// rate a few vertices; on neuron x4 the first level's seven passes took 0.59 s instead of
+// 1.43 s).
 #include <algorithm>
 #include <numeric>
 #ifdef _OPENMP
@@ -12,6 +16,7 @@
 #endif
 
 #include "community.h"
+#include "csr.h"
 #include "partition_common.h"
 
 namespace igp {
@@ -44,6 +49,27 @@ int thread_id() {
 #else
     return 0;
 #endif
+}
+
+// Rows of slices built by the threads (slice t's row entries in adj[t] / w[t], in row order)
+// joined into one CSR body: the rows' lengths in ptr[1..] become offsets, every slice is copied
+// at its place in parallel and freed.
+void join_slices(std::vector<int64_t> &ptr, std::vector<std::vector<int32_t>> &adj,
+                 std::vector<std::vector<double>> &w, std::vector<int32_t> &out_adj,
+                 std::vector<double> &out_w) {
+    parallel_prefix_sum(ptr);
+    const int threads = static_cast<int>(adj.size());
+    std::vector<int64_t> at(static_cast<size_t>(threads + 1), 0);
+    for (int t = 0; t < threads; ++t) at[t + 1] = at[t] + static_cast<int64_t>(adj[t].size());
+    out_adj.resize(static_cast<size_t>(at[threads]));
+    out_w.resize(static_cast<size_t>(at[threads]));
+#pragma omp parallel for schedule(static, 1) num_threads(threads) if (threads > 1)
+    for (int t = 0; t < threads; ++t) {
+        std::copy(adj[t].begin(), adj[t].end(), out_adj.begin() + at[t]);
+        std::copy(w[t].begin(), w[t].end(), out_w.begin() + at[t]);
+        std::vector<int32_t>().swap(adj[t]);
+        std::vector<double>().swap(w[t]);
+    }
 }
 
 // Rows in vertex order, each row's neighbours in the order the nets meet them (the same graph
@@ -82,15 +108,7 @@ WGraph clique_expansion(const HgView &h, int64_t max_net_size) {
             g.ptr[u + 1] = static_cast<int64_t>(touched.size());
         }
     }
-    for (int64_t u = 0; u < n; ++u) g.ptr[u + 1] += g.ptr[u];
-    g.adj.reserve(static_cast<size_t>(g.ptr[n]));
-    g.w.reserve(static_cast<size_t>(g.ptr[n]));
-    for (int t = 0; t < threads; ++t) {  // each slice freed once copied
-        g.adj.insert(g.adj.end(), adj[t].begin(), adj[t].end());
-        g.w.insert(g.w.end(), w[t].begin(), w[t].end());
-        std::vector<int32_t>().swap(adj[t]);
-        std::vector<double>().swap(w[t]);
-    }
+    join_slices(g.ptr, adj, w, g.adj, g.w);
     return g;
 }
 
@@ -156,10 +174,12 @@ int32_t best_community(const WGraph &g, const std::vector<int32_t> &comm,
 // sub_rounds > 0 (graphs of at least kParallelMinItems vertices): synchronous sub-rounds, the
 // order cut into sub_rounds slices; the vertices of a slice choose their community in parallel
 // against the state before the slice, then move in order (a move that would now overfill its
-// community is dropped). The result does not depend on the threads.
+// community is dropped). With prune, a vertex is rated only in the first pass and after a
+// neighbour of it moved (later in the same pass or in the next). The result does not depend on
+// the threads.
 bool local_moving(const WGraph &g, std::vector<int32_t> &comm, int64_t max_passes, int64_t seed,
                   double min_move_fraction, double resolution, int64_t max_weight,
-                  int64_t sub_rounds) {
+                  int64_t sub_rounds, bool prune) {
     const int64_t n = g.n;
     std::vector<double> deg(static_cast<size_t>(n), 0.0), tot(static_cast<size_t>(n), 0.0);
     std::vector<int64_t> cw(static_cast<size_t>(n), 0);
@@ -169,12 +189,14 @@ bool local_moving(const WGraph &g, std::vector<int32_t> &comm, int64_t max_passe
         for (int64_t j = g.ptr[u]; j < g.ptr[u + 1]; ++j) d += g.w[j];
         deg[u] = d;
     }
-    double m2 = 0.0;  // summed in vertex order
+    // every vertex starts alone (comm is the identity)
+#pragma omp parallel for schedule(static) if (n >= kParallelMinLightItems)
     for (int64_t u = 0; u < n; ++u) {
-        cw[comm[u]] += g.vw[u];
-        tot[comm[u]] += deg[u];
-        m2 += deg[u];
+        cw[u] = g.vw[u];
+        tot[u] = deg[u];
     }
+    double m2 = 0.0;  // summed in vertex order
+    for (int64_t u = 0; u < n; ++u) m2 += deg[u];
     if (m2 <= 0.0) return false;
     std::vector<int32_t> order(static_cast<size_t>(n));
     {
@@ -183,6 +205,7 @@ bool local_moving(const WGraph &g, std::vector<int32_t> &comm, int64_t max_passe
         for (int64_t u = 0; u < n; ++u)
             key[u] = {tie_hash(seed, u, n), static_cast<int32_t>(u)};
         parallel_sort(key.begin(), key.end());
+#pragma omp parallel for schedule(static) if (n >= kParallelMinLightItems)
         for (int64_t i = 0; i < n; ++i) order[i] = key[i].second;
     }
     const bool parallel = sub_rounds > 0 && n >= kParallelMinItems;
@@ -197,6 +220,12 @@ bool local_moving(const WGraph &g, std::vector<int32_t> &comm, int64_t max_passe
     std::vector<MoveScratch> scratch(static_cast<size_t>(threads), MoveScratch(0));
     if (!parallel) scratch[0].wc.resize(static_cast<size_t>(n));
     std::vector<int32_t> target(parallel ? static_cast<size_t>(n) : 0);
+    // prune: a vertex is rated again only once a neighbour has moved since its last rating
+    // (every vertex in the first pass)
+    std::vector<char> active(prune ? static_cast<size_t>(n) : 0, 1);
+    // the vertices the last sub-round moved (prune, parallel: their neighbours are activated at
+    // the start of the next sub-round, in this pass or the next)
+    std::vector<int32_t> movers;
     bool any = false;
     for (int64_t pass = 0; pass < max_passes; ++pass) {
         int64_t moved = 0;
@@ -204,38 +233,63 @@ bool local_moving(const WGraph &g, std::vector<int32_t> &comm, int64_t max_passe
             const int32_t cu = comm[u];
             tot[cu] -= deg[u];
             tot[best] += deg[u];
-            if (best == cu) return;
+            if (best == cu) return false;
             cw[cu] -= g.vw[u];
             cw[best] += g.vw[u];
             comm[u] = best;
             ++moved;
+            return true;
         };
         if (!parallel) {
             for (int32_t u : order) {
+                if (prune) {
+                    if (!active[u]) continue;
+                    active[u] = 0;
+                }
                 const double du = resolution * deg[u] / m2;
-                move(u, best_community(g, comm, tot, cw, u, tot[comm[u]] - deg[u], du, max_weight,
-                                       scratch[0]));
+                if (move(u, best_community(g, comm, tot, cw, u, tot[comm[u]] - deg[u], du,
+                                           max_weight, scratch[0])) &&
+                    prune)
+                    for (int64_t j = g.ptr[u]; j < g.ptr[u + 1]; ++j) active[g.adj[j]] = 1;
             }
         } else {
             for (int64_t s0 = 0; s0 < n; s0 += slice) {
                 const int64_t s1 = std::min(n, s0 + slice);
+                const int64_t nm = static_cast<int64_t>(movers.size());
 #pragma omp parallel num_threads(threads)
                 {
                     MoveScratch &sc = scratch[static_cast<size_t>(thread_id())];
                     if (sc.wc.size() < static_cast<size_t>(n)) sc.wc.resize(static_cast<size_t>(n));
+                    // the neighbours of the vertices the previous sub-round moved become active
+                    // (every writer stores the same value: the flags do not depend on the
+                    // threads); done here to spare a parallel region per sub-round
+#pragma omp for schedule(dynamic, 64)
+                    for (int64_t x = 0; x < nm; ++x) {
+                        const int32_t v = movers[x];
+                        for (int64_t j = g.ptr[v]; j < g.ptr[v + 1]; ++j)
+                            __atomic_store_n(&active[g.adj[j]], char(1), __ATOMIC_RELAXED);
+                    }
 #pragma omp for schedule(dynamic, 256)
                     for (int64_t i = s0; i < s1; ++i) {
                         const int32_t u = order[i];
+                        if (prune) {
+                            if (!active[u]) {
+                                target[i] = comm[u];
+                                continue;
+                            }
+                            active[u] = 0;
+                        }
                         const double du = resolution * deg[u] / m2;
                         target[i] = best_community(g, comm, tot, cw, u, tot[comm[u]] - deg[u], du,
                                                    max_weight, sc);
                     }
                 }
+                movers.clear();
                 for (int64_t i = s0; i < s1; ++i) {
                     const int32_t u = order[i], best = target[i];
                     if (best != comm[u] && max_weight > 0 && cw[best] + g.vw[u] > max_weight)
                         continue;
-                    move(u, best);
+                    if (move(u, best) && prune) movers.push_back(u);
                 }
             }
         }
@@ -246,14 +300,31 @@ bool local_moving(const WGraph &g, std::vector<int32_t> &comm, int64_t max_passe
 }
 
 // Renumbers comm densely (by smallest member id order); returns the number of communities.
+// (In parallel: each community's smallest member, then those members in id order.)
 int64_t renumber(std::vector<int32_t> &comm) {
-    std::vector<int32_t> id(comm.size(), -1);
-    int32_t next = 0;
-    for (auto &c : comm) {
-        if (id[c] < 0) id[c] = next++;
-        c = id[c];
+    const int64_t n = static_cast<int64_t>(comm.size());
+    std::vector<int32_t> first(static_cast<size_t>(n), static_cast<int32_t>(n));
+    {
+        int32_t *f = first.data();
+#pragma omp parallel for schedule(static) if (n >= kParallelMinLightItems)
+        for (int64_t u = 0; u < n; ++u) {
+            int32_t *slot = f + comm[u];
+            int32_t cur = __atomic_load_n(slot, __ATOMIC_RELAXED);
+            while (u < cur && !__atomic_compare_exchange_n(slot, &cur, static_cast<int32_t>(u),
+                                                           true, __ATOMIC_RELAXED,
+                                                           __ATOMIC_RELAXED)) {
+            }
+        }
     }
-    return next;
+    const std::vector<int32_t> heads =
+        parallel_select(n, [&](int64_t u) { return first[comm[u]] == u; });
+    const int64_t nc = static_cast<int64_t>(heads.size());
+    std::vector<int32_t> id(static_cast<size_t>(n), -1);
+#pragma omp parallel for schedule(static) if (nc >= kParallelMinLightItems)
+    for (int64_t i = 0; i < nc; ++i) id[comm[heads[i]]] = static_cast<int32_t>(i);
+#pragma omp parallel for schedule(static) if (n >= kParallelMinLightItems)
+    for (int64_t u = 0; u < n; ++u) comm[u] = id[comm[u]];
+    return nc;
 }
 
 // The graph of the communities: rows in community order, neighbours ascending, self loops summed
@@ -265,14 +336,25 @@ WGraph aggregate(const WGraph &g, const std::vector<int32_t> &comm, int64_t nc) 
     a.ptr.assign(static_cast<size_t>(nc + 1), 0);
     a.loop.assign(static_cast<size_t>(nc), 0.0);
     a.vw.assign(static_cast<size_t>(nc), 0);
-    for (size_t u = 0; u < comm.size(); ++u) a.vw[comm[u]] += g.vw[u];
-    std::vector<int64_t> mptr(static_cast<size_t>(nc + 1), 0);
-    for (int32_t c : comm) ++mptr[c + 1];
-    for (int64_t c = 0; c < nc; ++c) mptr[c + 1] += mptr[c];
-    std::vector<int32_t> members(comm.size());
+    const int64_t n = static_cast<int64_t>(comm.size());
     {
-        std::vector<int64_t> pos(mptr.begin(), mptr.end() - 1);
-        for (size_t u = 0; u < comm.size(); ++u) members[pos[comm[u]]++] = static_cast<int32_t>(u);
+        int64_t *vw = a.vw.data();
+#pragma omp parallel for schedule(static) if (n >= kParallelMinLightItems)
+        for (int64_t u = 0; u < n; ++u) {  // integer sums: any order gives the same
+#pragma omp atomic
+            vw[comm[u]] += g.vw[u];
+        }
+    }
+    // members of every community, ascending: the transpose of the vertex -> community map
+    std::vector<int64_t> mptr;
+    std::vector<int32_t> members;
+    {
+        std::vector<int64_t> rows(static_cast<size_t>(n + 1));
+#pragma omp parallel for schedule(static) if (n >= kParallelMinLightItems)
+        for (int64_t u = 0; u <= n; ++u) rows[u] = u;
+        Csr t = csr_transpose(rows.data(), n, comm.data(), nc);
+        mptr = std::move(t.ptr);
+        members = std::move(t.ind);
     }
     const int threads = loop_threads(static_cast<int64_t>(comm.size()));
     std::vector<std::vector<int32_t>> adj(static_cast<size_t>(threads));
@@ -319,15 +401,7 @@ WGraph aggregate(const WGraph &g, const std::vector<int32_t> &comm, int64_t nc) 
             a.ptr[c + 1] = static_cast<int64_t>(touched.size());
         }
     }
-    for (int64_t c = 0; c < nc; ++c) a.ptr[c + 1] += a.ptr[c];
-    a.adj.reserve(static_cast<size_t>(a.ptr[nc]));
-    a.w.reserve(static_cast<size_t>(a.ptr[nc]));
-    for (int t = 0; t < threads; ++t) {
-        a.adj.insert(a.adj.end(), adj[t].begin(), adj[t].end());
-        a.w.insert(a.w.end(), w[t].begin(), w[t].end());
-        std::vector<int32_t>().swap(adj[t]);
-        std::vector<double>().swap(w[t]);
-    }
+    join_slices(a.ptr, adj, w, a.adj, a.w);
     return a;
 }
 
@@ -337,7 +411,7 @@ std::vector<int32_t> louvain_communities(const HgView &h, int64_t max_net_size,
                                          int64_t max_levels, int64_t max_passes,
                                          double min_move_fraction, int64_t seed,
                                          double resolution, int64_t max_weight,
-                                         int64_t sub_rounds) {
+                                         int64_t sub_rounds, bool prune) {
     std::vector<int32_t> result(static_cast<size_t>(h.n));
     std::iota(result.begin(), result.end(), 0);
     if (h.n == 0) return result;
@@ -346,7 +420,7 @@ std::vector<int32_t> louvain_communities(const HgView &h, int64_t max_net_size,
         std::vector<int32_t> comm(static_cast<size_t>(g.n));
         std::iota(comm.begin(), comm.end(), 0);
         if (!local_moving(g, comm, max_passes, seed + level, min_move_fraction, resolution,
-                          max_weight, sub_rounds))
+                          max_weight, sub_rounds, prune))
             break;
         const int64_t nc = renumber(comm);
         const int64_t nr = static_cast<int64_t>(result.size());

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <vector>
 #ifdef _OPENMP
+#include <omp.h>
+
 #include <parallel/algorithm>
 #endif
 
@@ -45,6 +47,65 @@ void parallel_sort(It first, It last, Less less) {
     }
 #endif
     std::sort(first, last, less);
+}
+
+// Contiguous chunks of [0, n) for a loop of light items: one per OpenMP thread from
+// kParallelMinLightItems items on, else one.
+inline int64_t light_chunks(int64_t n) {
+#ifdef _OPENMP
+    if (n >= kParallelMinLightItems) return std::max(1, omp_get_max_threads());
+#endif
+    (void)n;
+    return 1;
+}
+
+// The i in [0, n) with keep(i), ascending (chunks counted, then filled, in parallel: the
+// sequential loop's result).
+template <class Keep>
+std::vector<int32_t> parallel_select(int64_t n, Keep keep) {
+    const int64_t chunks = light_chunks(n);
+    std::vector<int64_t> off(static_cast<size_t>(chunks + 1), 0);
+#pragma omp parallel for schedule(static, 1) num_threads(static_cast<int>(chunks)) if (chunks > 1)
+    for (int64_t c = 0; c < chunks; ++c) {
+        int64_t count = 0;
+        for (int64_t i = n * c / chunks; i < n * (c + 1) / chunks; ++i) count += keep(i) ? 1 : 0;
+        off[c + 1] = count;
+    }
+    for (int64_t c = 0; c < chunks; ++c) off[c + 1] += off[c];
+    std::vector<int32_t> out(static_cast<size_t>(off[chunks]));
+#pragma omp parallel for schedule(static, 1) num_threads(static_cast<int>(chunks)) if (chunks > 1)
+    for (int64_t c = 0; c < chunks; ++c) {
+        int64_t at = off[c];
+        for (int64_t i = n * c / chunks; i < n * (c + 1) / chunks; ++i)
+            if (keep(i)) out[at++] = static_cast<int32_t>(i);
+    }
+    return out;
+}
+
+// a[i] += a[i - 1] for i = 1 .. size - 1 (an inclusive prefix sum of integers, in parallel
+// chunks: the sequential loop's result).
+inline void parallel_prefix_sum(std::vector<int64_t> &a) {
+    const int64_t n = static_cast<int64_t>(a.size());
+    const int64_t chunks = light_chunks(n);
+    if (chunks == 1) {
+        for (int64_t i = 1; i < n; ++i) a[i] += a[i - 1];
+        return;
+    }
+    std::vector<int64_t> total(static_cast<size_t>(chunks + 1), 0);
+#pragma omp parallel num_threads(static_cast<int>(chunks))
+    {
+#pragma omp for schedule(static, 1)
+        for (int64_t c = 0; c < chunks; ++c) {
+            const int64_t lo = n * c / chunks, hi = n * (c + 1) / chunks;
+            for (int64_t i = lo + 1; i < hi; ++i) a[i] += a[i - 1];
+            total[c + 1] = hi > lo ? a[hi - 1] : 0;
+        }
+#pragma omp single
+        for (int64_t c = 0; c < chunks; ++c) total[c + 1] += total[c];
+#pragma omp for schedule(static, 1)
+        for (int64_t c = 0; c < chunks; ++c)
+            for (int64_t i = n * c / chunks; i < n * (c + 1) / chunks; ++i) a[i] += total[c];
+    }
 }
 
 // Read-only views of a level (pointers into numpy arrays owned by the caller).
