@@ -254,10 +254,10 @@ class GpuBackend(HostFallback, Backend):
 
     #: ``Config.graph_coarsening = "auto"`` / ``graph_refinement = "auto"`` on this backend:
     #: G-kway's stages. Label propagation on the device (``"lp"`` / ``"lp+jet"``) cuts less
-    #: (H100, 2^20 grids / delaunay / rgg, k = 2, 16, 64, one seed: 0.92-1.13x Mt-KaHyPar-16's
-    #: edge cut against G-kway's 1.10-1.57x) but took 1.9-3.8 s per partition against G-kway's
-    #: 0.12-0.58 s and KaMinPar-16's 0.14-0.26 s (``benchmarks/suite.py --suite graphs``,
-    #: BENCHMARKS.md "Graph pipeline"), so it stays an option until its slices cost less.
+    #: (H100, 2^20 grids / delaunay / rgg at k = 16 and 64, one seed: 1.03x Mt-KaHyPar-16's edge
+    #: cut against G-kway's 1.34x) in 0.35-0.52 s per partition against G-kway's 0.12-0.54 s and
+    #: KaMinPar-16's 0.13-0.23 s (``benchmarks/suite.py --suite graphs``, BENCHMARKS.md "Label
+    #: propagation on the device"); it becomes the default once the GPU tests have run with it.
     default_graph_coarsening = "gkway"
     default_graph_refinement = "gkway"
     #: ``Config(graph_lp_sub_rounds=-1)``: the slices of a label propagation round on the device.
