@@ -109,7 +109,9 @@ class CpuBackend(Backend):
     #: (pruned local moving; the result still depends on the seed only). Measured 2026-11-26 on
     #: the 2-core VM: neuron x4 (369k vertices) Louvain 2.09 -> 1.13 s on 1 thread, the same
     #: 292 communities' count; ibm01, 05, 09 and neuron at k = 2, 8, 64, seeds 0-1 (24 runs,
-    #: 2 threads): cut geomean 0.983x the unpruned (0.735x-1.102x), Louvain 17.6 -> 11.8 s.
+    #: 2 threads): cut geomean 0.983x the unpruned (0.735x-1.102x), Louvain 17.6 -> 11.8 s; on
+    #: cholesky_mc x4, neuron x4, stereo_vision x4 and ibm10 x8 at k = 16 and 64, seeds 0-7: cut
+    #: 0.997x (64 runs, 0.931x-1.042x), modularity within 0.0003 (BENCHMARKS.md).
     community_prune = True
 
     #: From this many OpenMP threads on (0: never, the default), ``Config.refinement = "auto"``
