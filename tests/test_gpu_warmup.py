@@ -69,7 +69,7 @@ def test_warmup_calls_are_valid_array_code_at_every_size():
 
 def test_warmup_tasks_are_well_formed_and_cover_cupys_size_classes():
     loader = _numpy_loader()
-    for sizes in (loader.SIZES_FIRST_USE, loader.SIZES_FULL):
+    for sizes in ((4, 300_000), loader.SIZES_FULL):
         tasks = loader.warmup_tasks(sizes)
         assert len(tasks) == len(set(tasks)) == (len(loader._CUPY_WARMUPS)
                                                  + len(loader._CUPY_SIZED) * len(sizes))
@@ -89,7 +89,6 @@ def test_warmup_tasks_are_well_formed_and_cover_cupys_size_classes():
     assert min(full) < 128 and 128 in full
     assert min(full) <= 512 and any(512 < n <= 512 * 512 for n in full)
     assert max(full) > 512 * 512
-    assert set(loader.SIZES_FIRST_USE) <= set(full)
 
 
 def test_run_tasks_runs_every_task(monkeypatch):
@@ -200,8 +199,7 @@ def _fake_gpu(monkeypatch, calls, stop_after=None):
         Device=lambda *a: types.SimpleNamespace(id=0))
     loader = types.ModuleType("igpart.kernels.gpu._loader")
     loader.PARTITION_SOURCES = ("coarsen", "refine")
-    loader.SIZES_FIRST_USE = (4, 300_000)
-    loader.warmup_tasks = lambda sizes: ["w:0:4", "w:1:4", "s:0:300000"]
+    loader.first_use_tasks = lambda: ["w:0:4", "w:1:4", "w:2:4"]
     loader.compile_modules = lambda names: calls.append(("modules", tuple(names)))
 
     def run_tasks(tasks, device):
@@ -224,7 +222,7 @@ def test_background_preparation_readies_context_modules_and_kernels(monkeypatch)
     assert prep.error is None and prep.seconds is not None
     assert calls == [("context", 0), ("alloc", 1 << 20), ("modules", ("coarsen", "refine")),
                      ("tasks", ("w:0:4",), 0), ("tasks", ("w:1:4",), 0),
-                     ("tasks", ("s:0:300000",), 0)]
+                     ("tasks", ("w:2:4",), 0)]
 
 
 def test_background_preparation_stops_between_kernels(monkeypatch):

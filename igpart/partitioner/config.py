@@ -135,8 +135,8 @@ class Config:
       so the result does not depend on the threads (on the GPU a slice's moves are admitted
       together by a vectorised rule, ``igpart.kernels.gpu._graph_lp``, each slice costing a
       fixed number of launches and host reads; -1: the backend's
-      ``default_graph_lp_sub_rounds``, 8 on the C++ backend, 1 on the GPU); lone vertices that favour the same cluster
-      are grouped when a level would not halve), ``"gkway"`` (G-kway §3.1 union-find coarsening
+      ``default_graph_lp_sub_rounds``, 8 on the C++ backend, 1 on the GPU); lone vertices
+      that favour the same cluster are grouped when a level would not halve), ``"gkway"`` (G-kway §3.1 union-find coarsening
       with iG-kway §IV groups of at most ``graph_group_size`` (6) vertices), or ``"auto"`` (the
       backend's ``default_graph_coarsening``: ``"lp"`` on the C++ backend, ``"gkway"`` on
       the GPU, see ``GpuBackend.default_graph_coarsening``). On the ``graphs``

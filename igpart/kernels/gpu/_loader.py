@@ -409,9 +409,7 @@ _CUPY_SIZED = (
 )
 
 _WARMUP_TABLES = {"w": _CUPY_WARMUPS, "s": _CUPY_SIZED}
-#: sizes of the size-dependent warm-ups on a first use without an installed warm-up (the
-#: smallest and largest kernels), and at install (``igpart.warmup``: every block size)
-SIZES_FIRST_USE = (4, 300_000)
+#: sizes of the size-dependent warm-ups at install (``igpart.warmup``): every block size
 SIZES_FULL = (4, 128, 200, 400, 800, 300_000)
 
 
@@ -422,7 +420,7 @@ def first_use_tasks() -> list[str]:
     return [f"w:{i}:4" for i in range(len(_CUPY_FIRST_USE))]
 
 
-def warmup_tasks(sizes=SIZES_FIRST_USE) -> list[str]:
+def warmup_tasks(sizes=SIZES_FULL) -> list[str]:
     """The warm-up tasks of the workers: ``w:<i>`` per call of ``_CUPY_WARMUPS`` (4 values),
     ``s:<i>:<n>`` per call of ``_CUPY_SIZED`` and size ``n``."""
     return ([f"w:{i}:4" for i in range(len(_CUPY_WARMUPS))]

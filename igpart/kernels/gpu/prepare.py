@@ -1,7 +1,7 @@
 """Readies the GPU in a background thread while the caller does host work (the command line
 reads its input meanwhile): CuPy's import, the CUDA context and memory pool, the partitioner's
-modules (from their cubins, else compiled) and CuPy's kernels of the loader's warm-up calls
-(from CuPy's disk cache, or compiled into it). A fresh process otherwise pays all of it in its
+modules (from their cubins, else compiled) and CuPy's kernels of the loader's first-use
+warm-up calls (from CuPy's disk cache). A fresh process otherwise pays all of it in its
 first partition, after the input is read.
 
 The readers' C++ parsing runs without the GIL, so the two overlap. The thread stops between two
@@ -72,7 +72,9 @@ class Preparation:
         if not self.kernels:
             return
         device = cupy.cuda.Device().id
-        for task in _loader.warmup_tasks(_loader.SIZES_FIRST_USE):
+        # the kernels a first use without the installed warm-up compiles in its workers (so
+        # that on a cold cache they are loads here, not compilations); the rest load when used
+        for task in _loader.first_use_tasks():
             if self._stop.is_set():
                 return
             _loader.run_tasks([task], device)
