@@ -138,8 +138,8 @@ class Config:
       ``default_graph_lp_sub_rounds``, 8 on the C++ backend, 1 on the GPU); lone vertices
       that favour the same cluster are grouped when a level would not halve), ``"gkway"`` (G-kway §3.1 union-find coarsening
       with iG-kway §IV groups of at most ``graph_group_size`` (6) vertices), or ``"auto"`` (the
-      backend's ``default_graph_coarsening``: ``"lp"`` on the C++ backend, ``"gkway"`` on
-      the GPU, see ``GpuBackend.default_graph_coarsening``). On the ``graphs``
+      backend's ``default_graph_coarsening``: ``"lp"`` on both backends, see
+      ``GpuBackend.default_graph_coarsening``). On the ``graphs``
       suite at 2^16 (2 threads, dev VM) label propagation clustering alone took rgg_n_2_16
       from 1.7x KaMinPar's cut to parity (BENCHMARKS.md, "Graph pipeline").
     ``max_levels``: hard cap on the number of levels.
@@ -290,7 +290,7 @@ class Config:
       2-pin nets, ``Backend.jet_refine_graph``, with the ``jet_*`` settings: on the GPU every
       stage stays on the device), ``"gkway"`` (G-kway §3.2 independent-set refinement, at most
       ``graph_refine_rounds`` rounds per level), or ``"auto"`` (the backend's
-      ``default_graph_refinement``: ``"lp+fm"`` on the C++ backend, ``"gkway"`` on the GPU).
+      ``default_graph_refinement``: ``"lp+fm"`` on the C++ backend, ``"lp+jet"`` on the GPU).
       Every mode rebalances first. The FM runs on the C++ backend (on the GPU, on host copies
       of the level); the GPU runs label propagation on the device.
       ``deterministic`` (default None: the backend's choice): True runs the sequential FM (one

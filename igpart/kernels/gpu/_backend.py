@@ -253,13 +253,14 @@ class GpuBackend(HostFallback, Backend):
         return 1 if k == 2 and n >= self.LARGE_MIN_N else 2
 
     #: ``Config.graph_coarsening = "auto"`` / ``graph_refinement = "auto"`` on this backend:
-    #: G-kway's stages. Label propagation on the device (``"lp"`` / ``"lp+jet"``) cuts less
-    #: (H100, 2^20 grids / delaunay / rgg at k = 16 and 64, one seed: 1.03x Mt-KaHyPar-16's edge
-    #: cut against G-kway's 1.34x) in 0.35-0.52 s per partition against G-kway's 0.12-0.54 s and
-    #: KaMinPar-16's 0.13-0.23 s (``benchmarks/suite.py --suite graphs``, BENCHMARKS.md "Label
-    #: propagation on the device"); it becomes the default once the GPU tests have run with it.
-    default_graph_coarsening = "gkway"
-    default_graph_refinement = "gkway"
+    #: label propagation on the device (``"lp"`` / ``"lp+jet"``). It cuts less than G-kway's
+    #: stages (H100, 2^20 grids / delaunay / rgg at k = 16 and 64, one seed: 1.03x
+    #: Mt-KaHyPar-16's edge cut against G-kway's 1.34x) in 0.35-0.52 s per partition against
+    #: G-kway's 0.12-0.54 s (``benchmarks/suite.py --suite graphs``, BENCHMARKS.md "Label
+    #: propagation on the device"); ``"gkway"`` keeps G-kway's union-find coarsening and
+    #: independent-set refinement.
+    default_graph_coarsening = "lp"
+    default_graph_refinement = "lp+jet"
     #: ``Config(graph_lp_sub_rounds=-1)``: the slices of a label propagation round on the device.
     #: Each slice costs a fixed chain of launches and host reads, and the partitions of one
     #: slice cut like those of eight (``benchmarks/graph_lp_quality.py``, the device code run
