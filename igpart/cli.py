@@ -240,7 +240,7 @@ def _partition(h, args, fixed=None) -> Partition:
     the vertices' fixed blocks, -1: free; ``igpart.improve`` of the ``--initial`` partition
     when given)."""
     prep = getattr(args, "gpu_preparation", None)
-    if prep is not None:
+    if prep is not None and not prep.through:
         prep.stop()
     _progress(args).phase(
         f"partitioning {getattr(args, 'file', None) or 'the circuit'} (k = {args.k})"
@@ -286,7 +286,8 @@ def _prepare_gpu(args):
     """With ``--backend gpu`` or ``auto`` (no cluster, no memory budget): the GPU readied in a
     background thread while the input is read (``igpart.kernels.gpu.prepare``: the CUDA context
     and the partitioner's modules, then CuPy's kernels until the partition starts;
-    ``IGPART_GPU_PREPARE=0`` turns it off), else None."""
+    ``IGPART_GPU_PREPARE=0`` turns it off; ``through``: it goes on loading them while the
+    partition runs), else None."""
     if args.backend not in ("gpu", "auto") or getattr(args, "cluster", None) is not None \
             or getattr(args, "memory_budget", None) is not None:
         return None
@@ -295,7 +296,8 @@ def _prepare_gpu(args):
         return None
     from .kernels.gpu import prepare
 
-    return prepare.start()
+    mode = os.environ.get("IGPART_GPU_PREPARE", "").strip().lower()
+    return prepare.start(through=mode == "through")
 
 
 def cmd_partition(args) -> int:
