@@ -63,6 +63,32 @@ def test_verbose_after_the_subcommand_and_clean_json(hgr):
     assert quiet.returncode == 0 and quiet.stderr == ""  # not a terminal, no -v: nothing
 
 
+def test_one_shot_commands_end_at_once_with_complete_outputs(hgr, tmp_path):
+    """The command ends a partition's process with os._exit once its outputs are flushed: the
+    printed result, the partition file and the exit status equal those of the ordinary exit
+    (IGPART_FAST_EXIT=0), for a success and for an error."""
+    import os
+
+    outs = {}
+    for mode in ("1", "0"):
+        env = dict(os.environ, IGPART_FAST_EXIT=mode)
+        out = tmp_path / f"p{mode}.part"
+        r = subprocess.run([sys.executable, "-m", "igpart", "partition", str(hgr), "-k", "4",
+                            "--seed", "3", "--json", "-o", str(out)], capture_output=True,
+                           text=True, env=env)  # fmt: skip
+        assert r.returncode == 0, r.stderr
+        d = json.loads(r.stdout)
+        parts = gio.read_partition(out, k=4)
+        m = evaluate(gio.read_hgr(hgr), parts, 4, 0.03)
+        assert m["cut"] == d["cut"] and m["balanced"]
+        bad = subprocess.run([sys.executable, "-m", "igpart", "partition",
+                              str(tmp_path / "missing.hgr"), "-k", "2"], capture_output=True,
+                             text=True, env=env)  # fmt: skip
+        assert bad.returncode == 1 and "igpart: error:" in bad.stderr
+        outs[mode] = (d["cut"], parts.tolist(), bad.stderr)
+    assert outs["1"] == outs["0"]
+
+
 def test_inline_json_config(hgr, tmp_path):
     r = run("partition", hgr, "-k", 2, "--json", "--config", '{"refinement": "jet"}')
     assert r.returncode == 0, r.stderr
