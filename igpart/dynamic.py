@@ -34,6 +34,8 @@ is removed after its pins were disconnected, a net after it lost its pins; the b
 
 A batch is validated completely before anything changes: an invalid record raises
 :class:`~igpart.errors.BatchError` naming the record, and the structure stays byte-identical.
+Besides each record's own checks, vertex weights whose total (and so some block weight) would
+pass 2**63 - 1 are refused (:func:`vertex_weight_overflow`, on the host, for both backends).
 
 Ids. A deleted id stays dead for the rest of its batch; after the batch the freed ids are pushed
 on a free stack in record order, and new vertices (nets) take the id on top of that stack (the one
