@@ -570,14 +570,33 @@ def failing_growth(mp: pytest.MonkeyPatch, impl):
     return mp.undo
 
 
+def failing_snapshot(mp: pytest.MonkeyPatch, impl):
+    """The transaction's copy of the state runs out of device memory half way: the batch
+    fails before the structure takes it."""
+    import cupy
+
+    real, calls = impl._copy_array, [0]
+
+    def copy(arr):
+        calls[0] += 1
+        if calls[0] > 5:
+            raise cupy.cuda.memory.OutOfMemoryError(arr.nbytes, 0)
+        return real(arr)
+
+    mp.setattr(impl, "_copy_array", copy)
+    return mp.undo
+
+
 @pytest.mark.gpu
-@pytest.mark.parametrize("stage", ["refine", "guard", "apply", "growth_oom", "interrupt"])
+@pytest.mark.parametrize("stage", ["refine", "guard", "apply", "growth_oom", "snapshot_oom",
+                                   "interrupt"])  # fmt: skip
 def test_gpu_engine_rolls_back_a_failing_batch(stage):
     import cupy
 
     mp = pytest.MonkeyPatch()
-    exc = {"interrupt": KeyboardInterrupt,
-           "growth_oom": cupy.cuda.memory.OutOfMemoryError}.get(stage, Injected)  # fmt: skip
+    oom = cupy.cuda.memory.OutOfMemoryError
+    exc = {"interrupt": KeyboardInterrupt, "growth_oom": oom,
+           "snapshot_oom": oom}.get(stage, Injected)  # fmt: skip
 
     def inject(ip):
         if stage in ("refine", "interrupt"):
@@ -586,6 +605,8 @@ def test_gpu_engine_rolls_back_a_failing_batch(stage):
             return failing_guard(mp, ip)
         if stage == "apply":  # the structure took the batch (and grew), then the call fails
             return failing_call(mp, ip.dynamic._impl, "apply")
+        if stage == "snapshot_oom":
+            return failing_snapshot(mp, ip.dynamic._impl)
         return failing_growth(mp, ip.dynamic._impl)
 
     gpu_fail_then_compare(inject, exc=exc)
@@ -596,6 +617,8 @@ def test_gpu_structure_transaction_with_host_pools():
     """Bucket pools in page-locked host memory (a budget below the footprint): a batch that
     grows them and a refinement, rolled back, leave every attribute as before; a commit keeps
     the batch; a second begin inside an open transaction is refused."""
+    import cupy
+
     from igpart.dynamic import DynamicHypergraph, _footprint_parts
 
     h = random_circuit(1500, seed=3)
@@ -624,7 +647,7 @@ def test_gpu_structure_transaction_with_host_pools():
     d.rollback_batch()
     assert not d.in_batch
     assert_deep_equal(gpu_state(impl), before)
-    assert isinstance(impl._a["vslot"].data.mem, __import__("cupy").cuda.UnownedMemory)
+    assert isinstance(impl._a["vslot"].data.mem, cupy.cuda.UnownedMemory)  # still host pools
     d.check()
     live = d.num_vertices
     d.begin_batch()

@@ -455,18 +455,18 @@ class GpuDynamicHypergraph:
         """Opens a transaction: a copy of the whole state as it is now, so that
         :meth:`rollback_batch` can restore it. Every attribute is covered
         (igpart/kernels/state_snapshot.py walks them): device arrays are copied device to device
-        on the structure's stream, page-locked host pools into new page-locked memory, the host
-        mirrors (counters, capacities, growth counts, pending counts, the last refinement's
-        figures) by value; scratch buffers, the stream and the pointer tables are kept by
-        reference. The copy costs one pass over the state and as much memory again; when it
-        cannot be made (out of memory) the error propagates and nothing changed."""
+        (on the current stream, like every kernel of the structure), page-locked host pools
+        into new page-locked memory, the host mirrors (counters, capacities, growth counts,
+        pending counts, the last refinement's figures) by value; scratch buffers, the stream
+        and the pointer tables are kept by reference. The copy costs one pass over the state
+        and as much memory again; when it cannot be made (out of memory) the error propagates
+        and nothing changed."""
         if self._saved is not None:
             raise RuntimeError("a transaction is already open")
         if self.host_pools:
-            self._stream.synchronize()  # the host pools are copied by the CPU
-        with self._stream:
-            saved = snapshot(self, (cupy.ndarray,), self._copy_array, _BY_REFERENCE)
-        self._saved = saved
+            cupy.cuda.Device().synchronize()  # the host pools are copied by the CPU
+        # device copies are queued on the current stream, behind the structure's own launches
+        self._saved = snapshot(self, (cupy.ndarray,), self._copy_array, _BY_REFERENCE)
 
     def commit_batch(self) -> None:
         """Closes the open transaction, keeping its changes (the copy is dropped)."""
@@ -480,7 +480,7 @@ class GpuDynamicHypergraph:
         if self._saved is None:
             raise RuntimeError("no transaction is open")
         saved = self._saved
-        self._stream.synchronize()  # launches of the failed batch finish before their arrays go
+        cupy.cuda.Device().synchronize()  # the failed batch's launches end before its arrays go
         restore(self, saved)
         self._saved = None
         self._table()
