@@ -305,7 +305,8 @@ def vertex_weight_overflow(ops: np.ndarray, args: np.ndarray, total: int, stored
     ``set_vertex_weight`` replaces the vertex's weight (the last one this batch gave it, else
     the stored one), ``delete_vertex`` removes it. Records the validator will reject (unknown
     ids, bad references, negative weights) count as the arithmetic says and do not raise here;
-    the validator names them."""
+    the validator names them (this check runs first, so a batch that has both an invalid
+    record and an overflowing total is reported by its overflow)."""
     ops = np.asarray(ops)
     n = ops.shape[0]
     if not n:
