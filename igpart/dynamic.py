@@ -34,6 +34,8 @@ is removed after its pins were disconnected, a net after it lost its pins; the b
 
 A batch is validated completely before anything changes: an invalid record raises
 :class:`~igpart.errors.BatchError` naming the record, and the structure stays byte-identical.
+Besides each record's own checks, vertex weights whose total (and so some block weight) would
+pass 2**63 - 1 are refused (:func:`vertex_weight_overflow`, on the host, for both backends).
 
 Ids. A deleted id stays dead for the rest of its batch; after the batch the freed ids are pushed
 on a free stack in record order, and new vertices (nets) take the id on top of that stack (the one
@@ -289,6 +291,52 @@ class Snapshot:
     net_ids: np.ndarray
 
 
+INT64_MAX = 2**63 - 1
+
+
+def vertex_weight_overflow(ops: np.ndarray, args: np.ndarray, total: int, stored) -> int:
+    """The first record of a batch after which the total vertex weight would exceed
+    INT64_MAX (the block weights are at most the total), or -1; checked on the host before
+    either structure applies anything, by both engines.
+
+    ``total``: the total weight now; ``stored()``: the weight of every vertex id now (called
+    only when a quick bound cannot rule an overflow out, i.e. when the batch's weights are
+    near 2**63). Records are taken in order: ``insert_vertex`` adds its weight,
+    ``set_vertex_weight`` replaces the vertex's weight (the last one this batch gave it, else
+    the stored one), ``delete_vertex`` removes it. Records the validator will reject (unknown
+    ids, bad references, negative weights) count as the arithmetic says and do not raise here;
+    the validator names them (this check runs first, so a batch that has both an invalid
+    record and an overflowing total is reported by its overflow)."""
+    ops = np.asarray(ops)
+    n = ops.shape[0]
+    if not n:
+        return -1
+    ins = ops == Op.INSERT_VERTEX
+    setw = ops == Op.SET_VERTEX_WEIGHT
+    dele = ops == Op.DELETE_VERTEX
+    new = np.where(ins, args[0], np.where(setw, args[1], 0))
+    new = np.where(ins | setw, np.maximum(new, 0), 0)
+    # quick bound: nothing a batch removes can raise the total (float sum, generous margin)
+    if float(total) + float(new.astype(np.float64).sum()) < 2.0**62:
+        return -1
+    rec = np.flatnonzero(ins | setw | dele)
+    # the entity each record acts on: an id, or the reference -(r + 1) of an insert record r
+    key = np.where(ins[rec], -(rec.astype(np.int64) + 1), args[0][rec])
+    order = np.lexsort((rec, key))
+    k_sorted, r_sorted = key[order], rec[order]
+    first = np.r_[True, k_sorted[1:] != k_sorted[:-1]]
+    weights = np.asarray(stored())
+    known = (k_sorted >= 0) & (k_sorted < weights.size)
+    before = np.where(known, weights[np.where(known, k_sorted, 0)], 0)
+    prev_new = np.r_[0, new[r_sorted][:-1]]  # what the previous record on the entity left
+    cur = np.where(ins[r_sorted], 0, np.where(first, before, prev_new))  # an insert adds
+    delta = np.zeros(n, dtype=object)
+    delta[r_sorted] = new[r_sorted].astype(object) - cur.astype(object)
+    running = np.cumsum(delta) + int(total)
+    over = np.flatnonzero(running > INT64_MAX)
+    return int(over[0]) if over.size else -1
+
+
 class DynamicHypergraph:
     """A hypergraph that changes in batches, with a maintained k-way partition.
 
@@ -401,6 +449,12 @@ class DynamicHypergraph:
         if not isinstance(batch, Batch):
             raise InputError(f"expected a Batch, got {type(batch).__name__}")
         ops, args = batch.ops, batch.args
+        over = vertex_weight_overflow(ops, args, self.total_weight, self._impl.vertex_weights)
+        if over >= 0:
+            op, *vals = batch.record(over)
+            raise BatchError(over, op.name.lower(), tuple(vals),
+                             "the total vertex weight would exceed 2**63 - 1 (block weights and "
+                             "totals are 64-bit)", batch.describe(over))  # fmt: skip
         try:
             created, touched_v, touched_e = self._impl.apply(ops, args)
         except self.backend.record_error as exc:
@@ -412,9 +466,10 @@ class DynamicHypergraph:
 
     # ------------------------------------------------------------------ transactions
     def begin_batch(self) -> None:
-        """Opens a transaction: from now on every change (batches, moves) is journaled, so
-        that :meth:`rollback_batch` restores the state as it is now, byte for byte; the cost
-        is proportional to what changes (with a host store, the store is copied)."""
+        """Opens a transaction, so that :meth:`rollback_batch` restores the state as it is
+        now, byte for byte: the C++ structure journals every change from now on (batches,
+        moves; cost proportional to what changes; with a host store, the store is copied), the
+        GPU structure copies its whole state (device to device) now."""
         self._impl.begin_batch()
 
     def commit_batch(self) -> None:
@@ -692,4 +747,5 @@ __all__ = [
     "device_footprint",
     "Snapshot",
     "ref",
+    "vertex_weight_overflow",
 ]

@@ -39,12 +39,24 @@ Atomic batches: :meth:`IncrementalPartitioner.apply` (also :meth:`~IncrementalPa
 and :meth:`~IncrementalPartitioner.repartition`) runs as one transaction. When anything fails
 after the structure took the batch (refinement, the quality guard, an allocation, an interrupt,
 a callback), the engine returns to its state before the batch: hypergraph, weights, partition,
-block weights, cut / km1, free ids, capacities and counters (the C++ structure keeps an undo
-journal of the batch's writes, in time proportional to them), and the exception
-propagates unchanged (a BatchError / InputError for bad input). :meth:`transaction` lets a
-caller make its own steps after the batch part of it. The GPU engine's batches are not atomic
-yet (a copy-and-restore of its arrays left the adjacency slots different from the state before
-the batch on the H100): a failure there leaves the batch applied.
+block weights, cut / km1, free ids, capacities and counters, and the exception propagates
+unchanged (a BatchError / InputError for bad input). :meth:`transaction` lets a caller make its
+own steps after the batch part of it. How each structure does it:
+
+- An invalid batch never reaches that point: both structures check every record against the
+  current state and the batch's earlier records before they change anything (the C++ validator;
+  on the GPU, validating kernels whose result the applying kernel checks before its first write,
+  and a validate-only launch before pools or id ranges grow), so an InputError leaves the
+  structure byte-identical.
+- The C++ structure keeps an undo journal of the batch's writes (time proportional to them).
+- The GPU structure copies its whole state when the transaction opens (every attribute of the
+  object: device arrays device to device, page-locked host pools into page-locked memory, host
+  mirrors by value; igpart/kernels/state_snapshot.py) and on failure puts the copies back, grown
+  arrays included; a commit drops the copy. That costs a pass over the state and as much device
+  memory again per batch; ``atomic=False`` turns it off. The rollback restores the state byte
+  for byte; after it, as between any two GPU engines given the same batches, the order of the
+  entries within a list may differ from an engine that never saw the failed batch (racing warps
+  claim bucket slots), not the lists' contents.
 
 ``engine="gpu"`` keeps the dynamic structure on the GPU and runs the same three steps there
 (``DynamicHypergraph.refine``: igpart/kernels/gpu/dynamic.cu, one launch; its local refinement is
@@ -88,7 +100,7 @@ class IncrementalConfig:
     (see the module docstring), ``guard_vcycles`` (V-cycles of the warm start), ``guard_fresh``
     (also partition from scratch and keep the better).
     ``atomic``: a failure after the structure took a batch rolls the batch back (see the
-    module docstring; the C++ engine only); False leaves it applied.
+    module docstring); False leaves it applied (and spares the GPU engine its per-batch copy).
     """
 
     max_net_size: int = 64
@@ -368,7 +380,7 @@ class IncrementalPartitioner:
         on entry (structure, partition, metrics, fixed vertices, counters) and the exception
         propagates. Inside an open transaction it only joins it; with ``atomic=False`` it does
         nothing."""
-        if self._txn is not None or not self.options.atomic or self.engine == "gpu":
+        if self._txn is not None or not self.options.atomic:
             yield self
             return
         saved = {name: getattr(self, name) for name in self._SAVED}

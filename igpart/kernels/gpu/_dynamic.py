@@ -33,6 +33,7 @@ import cupy
 import numpy as np
 
 from ..bucket_layout import BUCKET, layout_lists
+from ..state_snapshot import restore, snapshot
 from ._loader import kernel
 
 PSEUDO_BLOCK = -2
@@ -50,6 +51,14 @@ _C = {name: i for i, name in enumerate((
     "batches", "records", "vused", "vftop", "vfcount", "eused", "eftop", "efcount",
 ))}  # fmt: skip
 NCTR = len(_C)
+# attributes a transaction keeps by reference, not by copy (see begin_batch): per-call scratch
+# (whose contents no later call reads) with the capacities that go with it, the stream, the
+# pointer tables (rebuilt from the restored arrays) and the transaction itself; every other
+# attribute is copied
+_BY_REFERENCE = frozenset((
+    "_stream", "_P", "_b", "_host_rec", "_host_out", "_batch_cap", "_r", "_R", "_seed_buf",
+    "_seed_count", "_ref_out", "_ref_caps", "_saved",
+))  # fmt: skip
 # info block (dynamic.cu INFO_*)
 INFO_BAD, INFO_CODE, INFO_D1, INFO_D2, INFO_NTV, INFO_NTE, INFO_SORTED, INFO_NNEW = range(8)
 INFO_CTR = 8
@@ -232,6 +241,7 @@ class GpuDynamicHypergraph:
         self._ensure_batch(64)
         self._ensure_pending(64)
         self.last_refine: dict = {}
+        self._saved: dict | None = None  # the open transaction's copy of the state
 
     # ------------------------------------------------------------------ buffers
     def _pool_array(self, n: int, dtype, fill, init: np.ndarray | None = None) -> cupy.ndarray:
@@ -440,6 +450,53 @@ class GpuDynamicHypergraph:
         self._ctr = info[INFO_CTR : INFO_CTR + NCTR].copy()
         return int(info[INFO_D1]), int(info[INFO_D2])
 
+    # ------------------------------------------------------------------ transactions
+    def begin_batch(self) -> None:
+        """Opens a transaction: a copy of the whole state as it is now, so that
+        :meth:`rollback_batch` can restore it. Every attribute is covered
+        (igpart/kernels/state_snapshot.py walks them): device arrays are copied device to device
+        (on the current stream, like every kernel of the structure), page-locked host pools
+        into new page-locked memory, the host mirrors (counters, capacities, growth counts,
+        pending counts, the last refinement's figures) by value; scratch buffers, the stream
+        and the pointer tables are kept by reference. The copy costs one pass over the state
+        and as much memory again; when it cannot be made (out of memory) the error propagates
+        and nothing changed."""
+        if self._saved is not None:
+            raise RuntimeError("a transaction is already open")
+        if self.host_pools:
+            cupy.cuda.Device().synchronize()  # the host pools are copied by the CPU
+        # device copies are queued on the current stream, behind the structure's own launches
+        self._saved = snapshot(self, (cupy.ndarray,), self._copy_array, _BY_REFERENCE)
+
+    def commit_batch(self) -> None:
+        """Closes the open transaction, keeping its changes (the copy is dropped)."""
+        if self._saved is None:
+            raise RuntimeError("no transaction is open")
+        self._saved = None
+
+    def rollback_batch(self) -> None:
+        """Restores the state at :meth:`begin_batch` (arrays grown since included: the copies
+        of the arrays as they were replace them) and closes the transaction."""
+        if self._saved is None:
+            raise RuntimeError("no transaction is open")
+        saved = self._saved
+        cupy.cuda.Device().synchronize()  # the failed batch's launches end before its arrays go
+        restore(self, saved)
+        self._saved = None
+        self._table()
+
+    @property
+    def in_batch(self) -> bool:
+        return self._saved is not None
+
+    def _copy_array(self, arr: cupy.ndarray) -> cupy.ndarray:
+        """A copy of a state array where it lives: page-locked host memory for the host pools
+        (copied by the CPU; the stream is synchronized), else device memory (device to device,
+        on the current stream)."""
+        if isinstance(arr.data.mem, cupy.cuda.UnownedMemory):  # a _mapped host pool
+            return _mapped(arr.size, arr.dtype, 0, self._pinned_view(arr))
+        return arr.copy()
+
     # ------------------------------------------------------------------ refinement
     def refine(self, objective: str = "cut", *, expand: bool = True, big_net: int = 256,
                passes: int = 3) -> dict:  # fmt: skip
@@ -637,9 +694,13 @@ class GpuDynamicHypergraph:
         if not (self.host_pools and name in ("vslot", "vnext", "eslot", "enext")):
             return arr.get()
         self._stream.synchronize()
+        return self._pinned_view(arr).copy()
+
+    @staticmethod
+    def _pinned_view(arr: cupy.ndarray) -> np.ndarray:
+        """A numpy view of a CuPy array in page-locked host memory (no copy)."""
         ctype = np.ctypeslib.as_ctypes_type(arr.dtype)
-        view = np.ctypeslib.as_array(ctypes.cast(arr.data.ptr, ctypes.POINTER(ctype)), arr.shape)
-        return view.copy()
+        return np.ctypeslib.as_array(ctypes.cast(arr.data.ptr, ctypes.POINTER(ctype)), arr.shape)
 
     def stats(self) -> dict:
         out = {}
