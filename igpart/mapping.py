@@ -39,8 +39,7 @@ import numpy as np
 from .errors import InputError, PartitionError
 from .hypergraph import Graph, Hypergraph
 from .metrics import check_parts, evaluate, max_block_weight
-from .subgraphs import subgraphs as _subgraphs
-from .subgraphs import subhypergraphs as _subhypergraphs
+from .subgraphs import level_subgraphs, level_subhypergraphs
 
 MAP_ALGORITHMS = ("hm", "hm-ultra", "two-phase", "im")
 ULTRA_SEEDS = 4  # partitioner seeds per multisection of "hm-ultra" (the best km1 is kept)
@@ -360,6 +359,9 @@ def _multisection(h, a: tuple[int, ...], epsilon: float, backend, seeds: list[in
     ngroups, splits, used_backend = 1, 0, None
     timings = {"partition": 0.0, "extract": 0.0}
     backend_name = getattr(backend, "name", backend) if client is not None else backend
+    t = time.perf_counter()
+    extract = _level_extractor(h, backend if client is None else "cpu")
+    timings["extract"] += time.perf_counter() - t
     for level in range(len(a), 0, -1):
         parts_here = a[level - 1]
         if parts_here == 1:
@@ -367,7 +369,7 @@ def _multisection(h, a: tuple[int, ...], epsilon: float, backend, seeds: list[in
         sub_k = int(np.prod(a[:level]))
         depth = sum(1 for x in a[:level] if x > 1)
         t = time.perf_counter()
-        subs = list((_subgraphs if isinstance(h, Graph) else _subhypergraphs)(h, pe, ngroups))
+        subs = list(extract(pe, ngroups).groups())
         timings["extract"] += time.perf_counter() - t
         new = pe * parts_here
         t = time.perf_counter()
@@ -395,6 +397,24 @@ def _multisection(h, a: tuple[int, ...], epsilon: float, backend, seeds: list[in
         timings["partition"] += time.perf_counter() - t
         pe, ngroups = new, ngroups * parts_here
     return pe, splits, used_backend, timings
+
+
+def _level_extractor(h, backend):
+    """``extract(group, ngroups)``: every group's sub-(hyper)graph of ``h`` in one segmented
+    pass (:mod:`igpart.subgraphs`), on the array module of ``backend``: on the GPU backend
+    ``h``'s arrays go to the device once and each level's extraction runs there, its
+    sub-problems coming back to the host in one transfer per array (the partitioner takes host
+    (hyper)graphs)."""
+    from .kernels import get_backend
+
+    xp = np
+    if not isinstance(backend, str) or backend in ("gpu", "auto"):
+        xp = getattr(get_backend(backend), "xp", None) or np
+    if isinstance(h, Graph):
+        arrays = [xp.asarray(x) for x in (h.xadj, h.adjncy, h.adjwgt, h.vwgt)]
+        return lambda group, ngroups: level_subgraphs(xp, *arrays, xp.asarray(group), ngroups)
+    arrays = [xp.asarray(x) for x in (h.eptr, h.eind, h.ewgt, h.vwgt)]
+    return lambda group, ngroups: level_subhypergraphs(xp, *arrays, xp.asarray(group), ngroups)
 
 
 def best_split(sub, parts: int, eps: float, backend, seeds: list[int], config, level: int,
