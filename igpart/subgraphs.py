@@ -82,6 +82,8 @@ def _first_of_runs(xp, key):
 
 def _segment_ids(xp, ptr, total: int):
     """Row of every entry of a CSR with row pointers ``ptr`` (``total`` entries)."""
+    if xp is np:  # numpy repeats by an array of counts (cupy does not)
+        return np.repeat(np.arange(ptr.shape[0] - 1, dtype=np.int64), np.diff(ptr))
     return xp.searchsorted(ptr[1:], xp.arange(total, dtype=ptr.dtype), side="right")
 
 
@@ -89,6 +91,8 @@ def _ranges(xp, start, size, total: int):
     """Concatenation of ``arange(s, s + z)`` for each (s, z) (``total = sum(size)``)."""
     ends = xp.cumsum(size)
     idx = xp.arange(total, dtype=xp.int64)
+    if xp is np:
+        return idx + np.repeat(start - (ends - size), size)
     seg = xp.searchsorted(ends, idx, side="right")
     return start[seg] + idx - (ends[seg] - size[seg])
 

@@ -117,6 +117,29 @@ def test_level_parent_nets_and_ranges():
     assert ranges(np.zeros(0, np.int64), np.zeros(0, np.int64)).size == 0
 
 
+class ArrayModule:
+    """numpy under another name: the extraction takes the path it takes with cupy (no
+    ``repeat`` by an array of counts)."""
+
+    def __getattr__(self, name):
+        return getattr(np, name)
+
+
+def test_module_generic_path_equals_numpy_path():
+    xp = ArrayModule()
+    for rng, n, ngroups, group in cases(4, 60):
+        h = random_hypergraph(rng, n, int(rng.integers(0, 70)), max_size=7)
+        g0 = random_graph(rng, n, int(rng.integers(0, 3 * n + 1)))
+        hyper = (level_subhypergraphs, (h.eptr, h.eind, h.ewgt, h.vwgt))
+        graph = (level_subgraphs, (g0.xadj, g0.adjncy, g0.adjwgt, g0.vwgt))
+        for extract, args in (hyper, graph):
+            a = extract(np, *args, group, ngroups)
+            b = extract(xp, *args, group, ngroups)
+            for name in ("order", "vstart", "vwgt", "rstart", "ptr", "ind", "rwgt", "parent"):
+                x, y = getattr(a, name), getattr(b, name)
+                assert (x is None and y is None) or np.array_equal(x, y), name
+
+
 @pytest.mark.gpu
 def test_device_extraction_equals_host():
     import cupy as cp
