@@ -137,7 +137,8 @@ def _geo(xs) -> float:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--cases", default="ibm01,ibm02,ibm03,ibm04,ibm05")
+    ap.add_argument("--cases", default="ibm01,ibm02,ibm03,ibm04,ibm05",
+                    help="comma-separated NAME or NAME:SCALE (the circuit enlarged SCALE times)")
     ap.add_argument("--hierarchy", default="4:8:1")
     ap.add_argument("--distance", default="1:10:100")
     ap.add_argument("-e", "--epsilon", type=float, default=0.03)
@@ -152,7 +153,8 @@ def main(argv=None) -> int:
     mtk, init = mtk_setup(args.threads)
     rows = []
     for name in args.cases.split(","):
-        h = load(name)
+        circuit, _, scale = name.partition(":")  # NAME or NAME:SCALE (enlarged SCALE times)
+        h = load(circuit, int(scale or 1))
         rows += run_case(name, h, a, d, args.epsilon, args.threads, args.seed, tools, mtk, init)
         print(json.dumps(rows[-len(tools) :]), file=sys.stderr)
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,

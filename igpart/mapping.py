@@ -43,6 +43,16 @@ from .subgraphs import level_subgraphs, level_subhypergraphs
 
 MAP_ALGORITHMS = ("hm", "hm-ultra", "two-phase", "im")
 ULTRA_SEEDS = 4  # partitioner seeds per multisection of "hm-ultra" (the best km1 is kept)
+#: partitioner settings of the splits per algorithm: (the first split, the later levels' splits).
+#: "hm": the ``speed`` preset (no V-cycles, a smaller coarsest level, shorter Louvain and
+#: refinement): on ibm01-05 at 4:8:1 about 3x faster than the default settings at a cost 1.055x
+#: Mt-KaHyPar's mapping instead of 1.0x; "hm-ultra": the default settings without V-cycles
+#: (the best of its seeds makes up for them: ibm01-03 0.97x Mt-KaHyPar's cost, 0.96x with
+#: them, at less than half the time). BENCHMARKS.md, "Process mapping".
+SPLIT_EFFORT: dict[str, tuple[dict, dict]] = {
+    "hm": ({"preset": "speed"}, {"preset": "speed"}),
+    "hm-ultra": ({"vcycles": 0}, {"vcycles": 0}),
+}
 
 
 # ------------------------------------------------------------------------------- hierarchy
@@ -280,8 +290,10 @@ def map_processes(
     ``algorithm``: ``"hm"``, hierarchical multisection (GPU-HM: split into the outermost level's
     groups first, then each group's sub-(hyper)graph into the next level's, each split by
     :func:`igpart.partition` on the km1 objective with the adaptive imbalance of
-    :func:`adaptive_epsilon`); ``"hm-ultra"``: the same with ``ULTRA_SEEDS`` partitioner seeds
-    per split, keeping the one of least km1 (balanced first); ``"two-phase"``, the classic
+    :func:`adaptive_epsilon` and the settings of :data:`SPLIT_EFFORT`, the sub-problems of a
+    level extracted together, on the backend's device, by :mod:`igpart.subgraphs`);
+    ``"hm-ultra"``: the same with more effort (its :data:`SPLIT_EFFORT`) and ``ULTRA_SEEDS``
+    seeds per split, keeping the one of least km1 (balanced first); ``"two-phase"``, the classic
     baseline: a plain k-way partition (km1), then its blocks placed greedily on the PEs
     (:func:`greedy_placement`). ``"im"``, integrated mapping (GPU-IM,
     :func:`igpart.mapping_im.integrated_mapping`): the mapping objective inside the multilevel
@@ -336,9 +348,11 @@ def map_processes(
 
         with connect(cluster) as client:
             pe, splits, used, timings = _multisection(h, a, epsilon, backend, seeds, config,
-                                                      client)
+                                                      client,
+                                                      effort=SPLIT_EFFORT.get(algorithm))
     else:
-        pe, splits, used, timings = _multisection(h, a, epsilon, backend, seeds, config)
+        pe, splits, used, timings = _multisection(h, a, epsilon, backend, seeds, config,
+                                                  effort=SPLIT_EFFORT.get(algorithm))
     seconds = time.perf_counter() - t0
     return Mapping.from_parts(
         h, pe, a, d, epsilon, seconds=seconds, algorithm=algorithm,
@@ -348,11 +362,13 @@ def map_processes(
 
 
 def _multisection(h, a: tuple[int, ...], epsilon: float, backend, seeds: list[int], config,
-                  client=None, partitioner: str = "multilevel"):  # fmt: skip
+                  client=None, partitioner: str = "multilevel",
+                  effort: tuple[dict, dict] | None = None):  # fmt: skip
     """Algorithm 2 of the paper, level by level from the outermost: every group of the current
     level is split into the next level's count (by :func:`igpart.partition` with
     ``algorithm=partitioner``; each split a task of ``client``'s cluster when given); returns
-    (PE ids, splits, backend, timings)."""
+    (PE ids, splits, backend, timings). ``effort``: partitioner settings added to ``config``
+    for the first split (the whole input) and for the splits of the later levels."""
     k = int(np.prod(a))
     total = int(h.vwgt.sum())
     pe = np.zeros(h.n, dtype=np.int64)  # the group id at the current level, mixed radix
@@ -368,6 +384,9 @@ def _multisection(h, a: tuple[int, ...], epsilon: float, backend, seeds: list[in
             continue
         sub_k = int(np.prod(a[:level]))
         depth = sum(1 for x in a[:level] if x > 1)
+        level_config = config
+        if effort is not None:
+            level_config = {**(config or {}), **effort[0 if ngroups == 1 else 1]}
         t = time.perf_counter()
         subs = list(extract(pe, ngroups).groups())
         timings["extract"] += time.perf_counter() - t
@@ -382,8 +401,8 @@ def _multisection(h, a: tuple[int, ...], epsilon: float, backend, seeds: list[in
                 continue
             eps = adaptive_epsilon(epsilon, total, k, int(sub.vwgt.sum()), sub_k, depth,
                                    parts_here)  # fmt: skip
-            jobs.append((verts, (sub, parts_here, eps, backend_name, seeds, config, level, g,
-                                 partitioner)))
+            jobs.append((verts, (sub, parts_here, eps, backend_name, seeds, level_config, level,
+                                 g, partitioner)))
         if client is None:
             results = [best_split(*args) for _, args in jobs]
         else:
