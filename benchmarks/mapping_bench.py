@@ -64,7 +64,8 @@ def mtk_target(init, ctx, D: np.ndarray):
     return init.create_target_graph(ctx, k, len(edges), edges, weights)
 
 
-def run_case(name, h, a, d, epsilon, threads, seed, tools, mtk, init) -> list[dict]:
+def run_case(name, h, a, d, epsilon, threads, seed, tools, mtk, init,
+             backend: str = "auto") -> list[dict]:  # fmt: skip
     k = int(np.prod(a))
     D = distance_matrix(a, d)
     rows = []
@@ -74,7 +75,7 @@ def run_case(name, h, a, d, epsilon, threads, seed, tools, mtk, init) -> list[di
         t0 = time.perf_counter()
         if tool.startswith("igpart-"):
             m = igpart.map(h, a, d, epsilon, algorithm=tool[len("igpart-"):], seed=seed,
-                           threads=threads)  # fmt: skip
+                           threads=threads, backend=backend)  # fmt: skip
             parts, seconds, reported = m.parts, m.seconds, m.cost
         elif tool == "mtkahypar":
             mtk.set_seed(seed)
@@ -144,6 +145,7 @@ def main(argv=None) -> int:
     ap.add_argument("-e", "--epsilon", type=float, default=0.03)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--backend", default="auto", help="igpart's backend: auto, cpu or gpu")
     ap.add_argument("--tools", default=",".join(TOOLS))
     ap.add_argument("--json", help="write the rows here")
     args = ap.parse_args(argv)
@@ -155,12 +157,13 @@ def main(argv=None) -> int:
     for name in args.cases.split(","):
         circuit, _, scale = name.partition(":")  # NAME or NAME:SCALE (enlarged SCALE times)
         h = load(circuit, int(scale or 1))
-        rows += run_case(name, h, a, d, args.epsilon, args.threads, args.seed, tools, mtk, init)
+        rows += run_case(name, h, a, d, args.epsilon, args.threads, args.seed, tools, mtk, init,
+                         args.backend)  # fmt: skip
         print(json.dumps(rows[-len(tools) :]), file=sys.stderr)
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
                             text=True, cwd=Path(__file__).parent).stdout.strip()  # fmt: skip
     print(f"hierarchy {args.hierarchy}, distance {args.distance}, eps {args.epsilon}, "
-          f"{args.threads} threads, seed {args.seed}, commit {commit}, "
+          f"{args.threads} threads, seed {args.seed}, backend {args.backend}, commit {commit}, "
           f"{platform.processor() or platform.machine()}")  # fmt: skip
     print(report(rows, tools))
     if args.json:

@@ -44,13 +44,15 @@ from .subgraphs import level_subgraphs, level_subhypergraphs
 MAP_ALGORITHMS = ("hm", "hm-ultra", "two-phase", "im")
 ULTRA_SEEDS = 4  # partitioner seeds per multisection of "hm-ultra" (the best km1 is kept)
 #: partitioner settings of the splits per algorithm: (the first split, the later levels' splits).
-#: "hm": the ``speed`` preset (no V-cycles, a smaller coarsest level, shorter Louvain and
-#: refinement): on ibm01-05 at 4:8:1 about 3x faster than the default settings at a cost 1.055x
-#: Mt-KaHyPar's mapping instead of 1.0x; "hm-ultra": the default settings without V-cycles
-#: (the best of its seeds makes up for them: ibm01-03 0.97x Mt-KaHyPar's cost, 0.96x with
-#: them, at less than half the time). BENCHMARKS.md, "Process mapping".
+#: "hm": no V-cycles on the first split (the whole input, whose cut pays the largest distance),
+#: the ``speed`` preset on the later ones (no V-cycles, a smaller coarsest level, shorter Louvain
+#: and refinement): on ibm01-05 at 4:8:1, 0.4x the time of the default settings at a cost 1.016x
+#: Mt-KaHyPar's mapping instead of 0.999x (the speed preset on every split: 0.3x at 1.055x);
+#: "hm-ultra": no V-cycles (the best of its seeds makes up for them: ibm01-03 0.97x
+#: Mt-KaHyPar's cost, 0.96x with them, at less than half the time). BENCHMARKS.md,
+#: "Process mapping".
 SPLIT_EFFORT: dict[str, tuple[dict, dict]] = {
-    "hm": ({"preset": "speed"}, {"preset": "speed"}),
+    "hm": ({"vcycles": 0}, {"preset": "speed"}),
     "hm-ultra": ({"vcycles": 0}, {"vcycles": 0}),
 }
 
