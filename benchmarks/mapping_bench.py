@@ -64,7 +64,8 @@ def mtk_target(init, ctx, D: np.ndarray):
     return init.create_target_graph(ctx, k, len(edges), edges, weights)
 
 
-def run_case(name, h, a, d, epsilon, threads, seed, tools, mtk, init) -> list[dict]:
+def run_case(name, h, a, d, epsilon, threads, seed, tools, mtk, init,
+             backend: str = "auto") -> list[dict]:  # fmt: skip
     k = int(np.prod(a))
     D = distance_matrix(a, d)
     rows = []
@@ -74,7 +75,7 @@ def run_case(name, h, a, d, epsilon, threads, seed, tools, mtk, init) -> list[di
         t0 = time.perf_counter()
         if tool.startswith("igpart-"):
             m = igpart.map(h, a, d, epsilon, algorithm=tool[len("igpart-"):], seed=seed,
-                           threads=threads)  # fmt: skip
+                           threads=threads, backend=backend)  # fmt: skip
             parts, seconds, reported = m.parts, m.seconds, m.cost
         elif tool == "mtkahypar":
             mtk.set_seed(seed)
@@ -137,12 +138,14 @@ def _geo(xs) -> float:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--cases", default="ibm01,ibm02,ibm03,ibm04,ibm05")
+    ap.add_argument("--cases", default="ibm01,ibm02,ibm03,ibm04,ibm05",
+                    help="comma-separated NAME or NAME:SCALE (the circuit enlarged SCALE times)")
     ap.add_argument("--hierarchy", default="4:8:1")
     ap.add_argument("--distance", default="1:10:100")
     ap.add_argument("-e", "--epsilon", type=float, default=0.03)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--backend", default="auto", help="igpart's backend: auto, cpu or gpu")
     ap.add_argument("--tools", default=",".join(TOOLS))
     ap.add_argument("--json", help="write the rows here")
     args = ap.parse_args(argv)
@@ -152,13 +155,15 @@ def main(argv=None) -> int:
     mtk, init = mtk_setup(args.threads)
     rows = []
     for name in args.cases.split(","):
-        h = load(name)
-        rows += run_case(name, h, a, d, args.epsilon, args.threads, args.seed, tools, mtk, init)
+        circuit, _, scale = name.partition(":")  # NAME or NAME:SCALE (enlarged SCALE times)
+        h = load(circuit, int(scale or 1))
+        rows += run_case(name, h, a, d, args.epsilon, args.threads, args.seed, tools, mtk, init,
+                         args.backend)  # fmt: skip
         print(json.dumps(rows[-len(tools) :]), file=sys.stderr)
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
                             text=True, cwd=Path(__file__).parent).stdout.strip()  # fmt: skip
     print(f"hierarchy {args.hierarchy}, distance {args.distance}, eps {args.epsilon}, "
-          f"{args.threads} threads, seed {args.seed}, commit {commit}, "
+          f"{args.threads} threads, seed {args.seed}, backend {args.backend}, commit {commit}, "
           f"{platform.processor() or platform.machine()}")  # fmt: skip
     print(report(rows, tools))
     if args.json:

@@ -39,11 +39,22 @@ import numpy as np
 from .errors import InputError, PartitionError
 from .hypergraph import Graph, Hypergraph
 from .metrics import check_parts, evaluate, max_block_weight
-from .subgraphs import subgraphs as _subgraphs
-from .subgraphs import subhypergraphs as _subhypergraphs
+from .subgraphs import level_subgraphs, level_subhypergraphs
 
 MAP_ALGORITHMS = ("hm", "hm-ultra", "two-phase", "im")
 ULTRA_SEEDS = 4  # partitioner seeds per multisection of "hm-ultra" (the best km1 is kept)
+#: partitioner settings of the splits per algorithm: (the first split, the later levels' splits).
+#: "hm": no V-cycles on the first split (the whole input, whose cut pays the largest distance),
+#: the ``speed`` preset on the later ones (no V-cycles, a smaller coarsest level, shorter Louvain
+#: and refinement): on ibm01-05 at 4:8:1, 0.4x the time of the default settings at a cost 1.016x
+#: Mt-KaHyPar's mapping instead of 0.999x (the speed preset on every split: 0.3x at 1.055x);
+#: "hm-ultra": no V-cycles (the best of its seeds makes up for them: ibm01-03 0.97x
+#: Mt-KaHyPar's cost, 0.96x with them, at less than half the time). BENCHMARKS.md,
+#: "Process mapping".
+SPLIT_EFFORT: dict[str, tuple[dict, dict]] = {
+    "hm": ({"vcycles": 0}, {"preset": "speed"}),
+    "hm-ultra": ({"vcycles": 0}, {"vcycles": 0}),
+}
 
 
 # ------------------------------------------------------------------------------- hierarchy
@@ -281,8 +292,10 @@ def map_processes(
     ``algorithm``: ``"hm"``, hierarchical multisection (GPU-HM: split into the outermost level's
     groups first, then each group's sub-(hyper)graph into the next level's, each split by
     :func:`igpart.partition` on the km1 objective with the adaptive imbalance of
-    :func:`adaptive_epsilon`); ``"hm-ultra"``: the same with ``ULTRA_SEEDS`` partitioner seeds
-    per split, keeping the one of least km1 (balanced first); ``"two-phase"``, the classic
+    :func:`adaptive_epsilon` and the settings of :data:`SPLIT_EFFORT`, the sub-problems of a
+    level extracted together, on the backend's device, by :mod:`igpart.subgraphs`);
+    ``"hm-ultra"``: the same with more effort (its :data:`SPLIT_EFFORT`) and ``ULTRA_SEEDS``
+    seeds per split, keeping the one of least km1 (balanced first); ``"two-phase"``, the classic
     baseline: a plain k-way partition (km1), then its blocks placed greedily on the PEs
     (:func:`greedy_placement`). ``"im"``, integrated mapping (GPU-IM,
     :func:`igpart.mapping_im.integrated_mapping`): the mapping objective inside the multilevel
@@ -337,9 +350,11 @@ def map_processes(
 
         with connect(cluster) as client:
             pe, splits, used, timings = _multisection(h, a, epsilon, backend, seeds, config,
-                                                      client)
+                                                      client,
+                                                      effort=SPLIT_EFFORT.get(algorithm))
     else:
-        pe, splits, used, timings = _multisection(h, a, epsilon, backend, seeds, config)
+        pe, splits, used, timings = _multisection(h, a, epsilon, backend, seeds, config,
+                                                  effort=SPLIT_EFFORT.get(algorithm))
     seconds = time.perf_counter() - t0
     return Mapping.from_parts(
         h, pe, a, d, epsilon, seconds=seconds, algorithm=algorithm,
@@ -349,25 +364,33 @@ def map_processes(
 
 
 def _multisection(h, a: tuple[int, ...], epsilon: float, backend, seeds: list[int], config,
-                  client=None, partitioner: str = "multilevel"):  # fmt: skip
+                  client=None, partitioner: str = "multilevel",
+                  effort: tuple[dict, dict] | None = None):  # fmt: skip
     """Algorithm 2 of the paper, level by level from the outermost: every group of the current
     level is split into the next level's count (by :func:`igpart.partition` with
     ``algorithm=partitioner``; each split a task of ``client``'s cluster when given); returns
-    (PE ids, splits, backend, timings)."""
+    (PE ids, splits, backend, timings). ``effort``: partitioner settings added to ``config``
+    for the first split (the whole input) and for the splits of the later levels."""
     k = int(np.prod(a))
     total = int(h.vwgt.sum())
     pe = np.zeros(h.n, dtype=np.int64)  # the group id at the current level, mixed radix
     ngroups, splits, used_backend = 1, 0, None
     timings = {"partition": 0.0, "extract": 0.0}
     backend_name = getattr(backend, "name", backend) if client is not None else backend
+    t = time.perf_counter()
+    extract = _level_extractor(h, backend if client is None else "cpu")
+    timings["extract"] += time.perf_counter() - t
     for level in range(len(a), 0, -1):
         parts_here = a[level - 1]
         if parts_here == 1:
             continue
         sub_k = int(np.prod(a[:level]))
         depth = sum(1 for x in a[:level] if x > 1)
+        level_config = config
+        if effort is not None:
+            level_config = {**(config or {}), **effort[0 if ngroups == 1 else 1]}
         t = time.perf_counter()
-        subs = list((_subgraphs if isinstance(h, Graph) else _subhypergraphs)(h, pe, ngroups))
+        subs = list(extract(pe, ngroups).groups())
         timings["extract"] += time.perf_counter() - t
         new = pe * parts_here
         t = time.perf_counter()
@@ -380,8 +403,8 @@ def _multisection(h, a: tuple[int, ...], epsilon: float, backend, seeds: list[in
                 continue
             eps = adaptive_epsilon(epsilon, total, k, int(sub.vwgt.sum()), sub_k, depth,
                                    parts_here)  # fmt: skip
-            jobs.append((verts, (sub, parts_here, eps, backend_name, seeds, config, level, g,
-                                 partitioner)))
+            jobs.append((verts, (sub, parts_here, eps, backend_name, seeds, level_config, level,
+                                 g, partitioner)))
         if client is None:
             results = [best_split(*args) for _, args in jobs]
         else:
@@ -395,6 +418,24 @@ def _multisection(h, a: tuple[int, ...], epsilon: float, backend, seeds: list[in
         timings["partition"] += time.perf_counter() - t
         pe, ngroups = new, ngroups * parts_here
     return pe, splits, used_backend, timings
+
+
+def _level_extractor(h, backend):
+    """``extract(group, ngroups)``: every group's sub-(hyper)graph of ``h`` in one segmented
+    pass (:mod:`igpart.subgraphs`), on the array module of ``backend``: on the GPU backend
+    ``h``'s arrays go to the device once and each level's extraction runs there, its
+    sub-problems coming back to the host in one transfer per array (the partitioner takes host
+    (hyper)graphs)."""
+    from .kernels import get_backend
+
+    xp = np
+    if not isinstance(backend, str) or backend in ("gpu", "auto"):
+        xp = getattr(get_backend(backend), "xp", None) or np
+    if isinstance(h, Graph):
+        arrays = [xp.asarray(x) for x in (h.xadj, h.adjncy, h.adjwgt, h.vwgt)]
+        return lambda group, ngroups: level_subgraphs(xp, *arrays, xp.asarray(group), ngroups)
+    arrays = [xp.asarray(x) for x in (h.eptr, h.eind, h.ewgt, h.vwgt)]
+    return lambda group, ngroups: level_subhypergraphs(xp, *arrays, xp.asarray(group), ngroups)
 
 
 def best_split(sub, parts: int, eps: float, backend, seeds: list[int], config, level: int,
