@@ -311,6 +311,7 @@ def _integrated_mapping(h, a, d, epsilon, backend, seed, config, _multisection):
     from .partitioner.config import Config
     from .partitioner.context import Timer as _Timer
     from .partitioner.context import max_cluster_weight as _max_cluster_weight
+    from .partitioner.context import resolve as _resolve
 
     k = int(np.prod(a))
     cfg = Config.of(config)
@@ -324,7 +325,7 @@ def _integrated_mapping(h, a, d, epsilon, backend, seed, config, _multisection):
     top = be.hypergraph_arrays(h)
     mcw = _max_cluster_weight(h.total_weight, k, cfg.contraction_limit, cfg.cluster_weight_factor,
                               bound)  # fmt: skip
-    coarsen_one = _hypergraph_coarsener(be, k, mcw, cfg, seed, h.n)
+    coarsen_one = _hypergraph_coarsener(be, mcw, _resolve(cfg, be, h, k), seed)
     levels = _coarsen(top, lambda x: x.n, coarsen_one, be.contract_hypergraph,
                       CONTRACTION_LIMIT * k, cfg.min_shrink, cfg.max_levels, timer, min_n=k,
                       be=be)  # fmt: skip

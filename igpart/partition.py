@@ -16,7 +16,9 @@ class Partition:
     """A k-way partition with its metrics, timings and provenance.
 
     Everything a user reads from it is recomputable from ``parts`` and the input (see
-    :func:`igpart.metrics.evaluate`).
+    :func:`igpart.metrics.evaluate`). ``config``: the Config as the caller gave it;
+    ``resolved``: what its input-, k- and backend-dependent values (``"auto"``, ``-1``) became
+    for this run, and the effort derived from them (multilevel runs; empty otherwise).
     """
 
     parts: np.ndarray
@@ -37,6 +39,7 @@ class Partition:
     seed: int = 0
     config: dict[str, Any] = field(default_factory=dict)
     max_block_weights: np.ndarray | None = None
+    resolved: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
     def from_parts(
@@ -81,6 +84,8 @@ class Partition:
         }
         if self.max_block_weights is not None:
             d["max_block_weights"] = [int(x) for x in self.max_block_weights]
+        if self.resolved:
+            d["resolved"] = self.resolved
         if with_parts:
             d["parts"] = self.parts.tolist()
         return d

@@ -16,8 +16,7 @@ import numpy as np
 from ..fixed import coarse_fixed
 from ..hypergraph import Graph, Hypergraph
 from ..kernels.backend import Backend, GraphArrays, HypergraphArrays
-from .config import Config
-from .context import Timer, coarsest_vertices, graph_lp_sub_rounds, max_shrink
+from .context import ResolvedConfig, Timer
 
 log = logging.getLogger("igpart")
 
@@ -109,11 +108,12 @@ def coarsen(levels_fine, n_of, coarsen_one, contract_one, limit: int, min_shrink
     return hierarchy
 
 
-def hypergraph_coarsener(be: Backend, k: int, mcw: int, cfg: Config, seed: int, n: int = 0):
-    """One level's clustering, ``coarsen_one(level, communities=None) -> (cmap, nc)``, as the
-    config asks (HyperG grouping or the default clustering); ``n``: the input's vertices."""
-    limit = max_shrink(be, cfg, k, n)
-    coarsest = coarsest_vertices(cfg, k)  # where the coarsening stops
+def hypergraph_coarsener(be: Backend, mcw: int, cfg: ResolvedConfig, seed: int):
+    """One level's clustering on ``be``, ``coarsen_one(level, communities=None) -> (cmap,
+    nc)``, as the context (resolved for ``be``) asks: HyperG grouping or the default clustering,
+    levels shrinking at most ``cfg.max_shrink`` times."""
+    limit = cfg.max_shrink
+    coarsest = cfg.coarsest  # where the coarsening stops
 
     def coarsen_one(ha, communities=None):
         if cfg.coarsening == "hyperg":
@@ -135,12 +135,12 @@ def hypergraph_coarsener(be: Backend, k: int, mcw: int, cfg: Config, seed: int, 
     return coarsen_one
 
 
-def graph_coarsener(b: Backend, coarsening: str, mcw: int, limit: int, cfg: Config, s: int):
-    """One graph level's clustering, ``coarsen_one(level) -> (cmap, nc)``: size-constrained
-    label propagation (``"lp"``, down to ``limit`` clusters) or G-kway's grouping, clusters of
-    at most ``mcw``, seed ``s``."""
-    if coarsening == "lp":
+def graph_coarsener(b: Backend, mcw: int, cfg: ResolvedConfig, s: int):
+    """One graph level's clustering on ``b``, ``coarsen_one(level) -> (cmap, nc)``, as the
+    context (resolved for ``b``) asks: size-constrained label propagation (``"lp"``, down to
+    ``cfg.coarsest`` clusters) or G-kway's grouping, clusters of at most ``mcw``, seed ``s``."""
+    if cfg.graph_coarsening == "lp":
         return lambda ga: b.cluster_graph_lp(
-            ga, mcw, iterations=cfg.graph_lp_iterations, min_clusters=limit, seed=s,
-            sub_rounds=graph_lp_sub_rounds(b, cfg))
+            ga, mcw, iterations=cfg.graph_lp_iterations, min_clusters=cfg.coarsest, seed=s,
+            sub_rounds=cfg.graph_lp_sub_rounds)
     return lambda ga: b.coarsen_graph(ga, mcw, group_size=cfg.graph_group_size, seed=s)

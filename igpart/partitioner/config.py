@@ -99,8 +99,8 @@ class Config:
       a loaded 2-core machine the sub-rounds' barriers cost more than they save).
       ``community_resolution``: Louvain's resolution (> 1: smaller communities everywhere);
       1 by default; 0 chooses it from the size, ``max(1, pins / community_resolution_pins)``
-      (measured on inflated inputs: better at k = 64, worse as often as better at k <= 16, so
-      not the default).
+      (``community_resolution_pins``, default 250,000; measured on inflated inputs: better
+      at k = 64, worse as often as better at k <= 16, so not the default).
       ``contraction_limit``: stop once a level has fewer than ``contraction_limit * k`` vertices.
       igpart ships 40 rather than HyperG's / Mt-KaHyPar's 160: the initial partitioner (METIS on
       the clique expansion) is weaker than the multilevel refinement on hypergraph levels, so

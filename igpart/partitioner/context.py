@@ -1,15 +1,19 @@
 """The context of a run: its arguments checked, and every value of a :class:`Config` that
-depends on the input's size, ``k``, the backend or the machine resolved here, in one place (the
-stages read plain numbers): balance bounds, cluster weights, initial partitioning effort, METIS
-worker processes, Louvain's parameters, the refinement and coarsening algorithms, V-cycles and
-shrink limits (``-1`` / ``"auto"``: the backend's ``default_*`` attributes). Also the run's
-:class:`Timer`."""
+depends on the input's size, ``k``, the backend or the machine resolved here, in one place:
+:func:`resolve` turns the caller's Config into a :class:`ResolvedConfig` (no ``-1`` or
+``"auto"`` left: METIS worker processes, Louvain's parameters, the refinement and coarsening
+algorithms, the initial partitioning method and effort, V-cycles and shrink limits, from the
+backend's ``default_*`` attributes), which the driver computes once per input and the stages
+read as plain values. The per-value rules (``vcycles``, ``max_shrink``, ...) are the functions
+below; balance bounds and cluster weights too. Also the run's :class:`Timer`."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -281,3 +285,127 @@ def check_k(n: int, k: int) -> None:
         raise PartitionError(f"k must be a positive integer, got {k}")
     if k > max(n, 1):
         raise PartitionError(f"k = {k} exceeds the number of vertices ({n})")
+
+
+def resolve_initial_method(method: str, k: int, hypergraph: bool, large: bool = False) -> str:
+    """The method that ``method`` stands for at ``k`` blocks: ``"auto"`` is ``"rb"`` on
+    hypergraphs with k >= 3 and ``"metis"`` otherwise (graphs, hypergraphs at k = 2, whatever
+    their size: ``large`` no longer changes it); see :class:`igpart.Config`. Other
+    values stand for themselves."""
+    if method != "auto":
+        return method
+    if not hypergraph:
+        return "metis"
+    return "rb" if k >= 3 else "metis"
+
+
+# ---------------------------------------------------------------------------------- resolution
+@dataclass
+class ResolvedConfig(Config):
+    """A :class:`Config` resolved by :func:`resolve` for one input, ``k`` and backend: no field
+    holds ``-1`` or ``"auto"`` (``deterministic = None`` stays: the backend decides per call),
+    ``community_resolution`` holds the resolution used, and the derived values below are set.
+    What the stages read.
+
+    ``base``: the Config it was resolved from, with the run's METIS worker processes fixed; the
+    sub-problems of the run (recursive bisections) resolve again from it for their own input.
+    ``backend``, ``k``, ``n``, ``hypergraph``: what it was resolved for. ``initial_seeds``: the
+    METIS seeds on the coarsest level (:func:`initial_runs_of`); ``rb_runs`` x ``rb_seeds``:
+    the recursive-bisection effort (:func:`rb_effort`); ``coarsest``: the vertices the
+    coarsening stops below (:func:`coarsest_vertices`, graphs ``graph_contraction_limit * k``).
+    """
+
+    base: Config | None = None
+    backend: str = ""
+    k: int = 0
+    n: int = 0
+    hypergraph: bool = True
+    initial_seeds: int = 0
+    rb_runs: int = 0
+    rb_seeds: int = 0
+    coarsest: int = 0
+
+    def is_for(self, be: Backend, k: int, n: int, hypergraph: bool) -> bool:
+        """Whether this context was resolved for backend ``be``, ``k`` blocks and an input of
+        ``n`` vertices of that kind."""
+        return (self.backend, self.k, self.n, self.hypergraph) == (be.name, int(k), int(n),
+                                                                  bool(hypergraph))
+
+    def summary(self) -> dict[str, Any]:
+        """The resolved values that shape this run (those ``"auto"`` / ``-1`` stand for, and the
+        effort derived from ``k`` and ``n``), for ``Partition.resolved`` and ``-v``."""
+        out: dict[str, Any] = {"backend": self.backend, "n": self.n, "k": self.k,
+                               "coarsest": self.coarsest, "initial": self.initial,
+                               "initial_seeds": self.initial_seeds}
+        if self.hypergraph:
+            if self.initial in ("rb", "rb+metis"):
+                out["rb"] = f"{self.rb_runs}x{self.rb_seeds}"
+            out.update(refinement=self.refinement, vcycles=self.vcycles,
+                       max_shrink=self.max_shrink)
+            if self.vcycles:
+                out["vcycle_min_vertices"] = self.vcycle_min_vertices
+            if self.communities:
+                out.update(community_sub_rounds=self.community_sub_rounds,
+                           community_resolution=round(self.community_resolution, 6))
+        else:
+            out.update(graph_coarsening=self.graph_coarsening,
+                       graph_refinement=self.graph_refinement,
+                       graph_lp_sub_rounds=self.graph_lp_sub_rounds)
+        out["metis_processes"] = self.initial_metis_processes
+        return out
+
+    def describe(self) -> str:
+        """:meth:`summary` as one line (``key=value`` pairs)."""
+        return " ".join(f"{key}={value}" for key, value in self.summary().items())
+
+
+def resolve(cfg: Config, be: Backend, h: Hypergraph | Graph, k: int) -> ResolvedConfig:
+    """``cfg`` resolved for partitioning ``h`` (a hypergraph, or a graph run as one) into ``k``
+    blocks on ``be``: every ``-1`` / ``"auto"`` replaced by its value for this input, k, backend
+    and machine (see :class:`ResolvedConfig`). A ResolvedConfig resolves again from its
+    ``base``. Call it where the run's threads are set (``stage_threads``): the C++ backend's
+    default refinement depends on them."""
+    base = cfg.base if isinstance(cfg, ResolvedConfig) else cfg
+    k, n, hyper = int(k), int(h.n), isinstance(h, Hypergraph)
+    pins = int(h.num_pins) if hyper else int(h.adjncy.shape[0])
+    processes = metis_processes(base, n, k)
+    base = dataclasses.replace(base, initial_metis_processes=processes)
+    rb_runs, rb_seeds = rb_effort(base, k, n >= base.initial_runs_min_n)
+    values = {f.name: getattr(base, f.name) for f in dataclasses.fields(Config)}
+    values.update(
+        refinement=refinement_mode(be, base),
+        max_shrink=max_shrink(be, base, k, n),
+        vcycles=vcycles(be, base, k, n),
+        vcycle_min_vertices=vcycle_min_vertices(be, base, k, n),
+        community_sub_rounds=community_sub_rounds(be, base, n),
+        community_resolution=community_resolution(base, pins),
+        graph_coarsening=graph_coarsening(be, base),
+        graph_refinement=graph_refinement(be, base),
+        graph_lp_sub_rounds=graph_lp_sub_rounds(be, base),
+        initial=resolve_initial_method(base.initial, k, hyper),
+    )
+    return ResolvedConfig(
+        **values, base=base, backend=be.name, k=k, n=n, hypergraph=hyper,
+        initial_seeds=initial_runs_of(base, k, hypergraph=hyper, n=n), rb_runs=rb_runs,
+        rb_seeds=rb_seeds,
+        coarsest=coarsest_vertices(base, k) if hyper else int(base.graph_contraction_limit) * k,
+    )
+
+
+def resolved(cfg: Config, be: Backend, h: Hypergraph | Graph, k: int) -> ResolvedConfig:
+    """``cfg`` when it is a ResolvedConfig for ``be``, ``k`` and ``h``'s size and kind, else
+    :func:`resolve` of it for them."""
+    if isinstance(cfg, ResolvedConfig) and cfg.is_for(be, k, h.n, isinstance(h, Hypergraph)):
+        return cfg
+    return resolve(cfg, be, h, k)
+
+
+def on_backend(ctx: ResolvedConfig, be: Backend, h: Hypergraph | Graph,
+               keep: tuple[str, ...] = ()) -> ResolvedConfig:
+    """``ctx`` for the levels of the same input ``h`` that run on ``be`` (the host levels of a
+    device run, its initial partitioning): resolved on ``be``, with the fields named in ``keep``
+    taken from ``ctx`` (the algorithms the device's run chose)."""
+    if be.name == ctx.backend:
+        return ctx
+    return dataclasses.replace(resolve(ctx, be, h, ctx.k),
+                               **{name: getattr(ctx, name) for name in keep})

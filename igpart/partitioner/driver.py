@@ -46,18 +46,16 @@ from .coarsening import (
 )
 from .config import Config
 from .context import (
+    ResolvedConfig,
     Timer,
     balance_bounds,
     check_memory,
-    coarsest_vertices,
     epsilon_bounds,
-    graph_coarsening,
-    graph_refinement,
     hypergraph_cluster_weight,
     max_cluster_weight,
-    metis_processes,
-    refinement_mode,
-    vcycles,
+    on_backend,
+    resolve,
+    resolved,
 )
 from .initial.coarsest import initial_graph, initial_hypergraph
 from .preprocessing import detect_communities
@@ -78,13 +76,14 @@ def run_partition(h: Hypergraph | Graph, k: int, epsilon: float, objective: str,
     be = get_backend(backend)
     check_memory(be, h, k)
     timer = Timer()
+    summary: dict[str, Any] = {}
     parts = run_multilevel(h, k, epsilon, objective, be, seed, cfg, timer, block_bounds=targets,
-                           fixed=fixed)
+                           fixed=fixed, summary=summary)
     seconds = time.perf_counter() - t_start
     return Partition.from_parts(
         h, parts, k, epsilon, objective, seconds=seconds, timings=timer.timings,
         backend=be.name, algorithm="multilevel", seed=seed, config=dataclasses.asdict(cfg),
-        max_block_weights=targets,
+        max_block_weights=targets, resolved=summary,
     )
 
 
@@ -98,17 +97,19 @@ def run_improve(h: Hypergraph | Graph, p: np.ndarray, k: int, epsilon: float, ob
     t_start = time.perf_counter()
     be = get_backend(backend)
     check_memory(be, hyper, k)
-    if cycles is None:
-        cycles = vcycles(be, cfg, k, hyper.n)
     timer = Timer()
     with stage_threads(cfg):
-        p = improve_hypergraph(hyper, p, k, epsilon, objective, be, seed, cfg, timer, cycles,
-                               targets, fixed)
+        ctx = resolve(cfg, be, hyper, k)
+        if cycles is not None:
+            ctx = dataclasses.replace(ctx, vcycles=int(cycles))
+        log.info("resolved: %s", ctx.describe())
+        p = improve_hypergraph(hyper, p, k, epsilon, objective, be, seed, ctx, timer,
+                               ctx.vcycles, targets, fixed)
     seconds = time.perf_counter() - t_start
     return Partition.from_parts(
         h, p, k, epsilon, objective, seconds=seconds, timings=timer.timings, backend=be.name,
         algorithm="multilevel-warm", seed=seed, config=dataclasses.asdict(cfg),
-        max_block_weights=targets,
+        max_block_weights=targets, resolved=ctx.summary(),
     )
 
 
@@ -125,32 +126,31 @@ def bisect(be: Backend, h: Hypergraph, bounds: np.ndarray, eps: float, objective
 def run_multilevel(h: Hypergraph | Graph, k: int, epsilon: float, objective: str, be: Backend,
                    seed: int, cfg: Config, timer: Timer,
                    block_bounds: np.ndarray | None = None,
-                   fixed: np.ndarray | None = None) -> np.ndarray:
-    """Block ids (int32, host) of the multilevel pipeline on ``h``, with ``cfg``'s automatic
-    values resolved for this input (METIS worker processes, threads), the best of
-    ``cfg.repetitions`` runs. ``block_bounds``: per-block weight bounds instead of the balance
-    rule; ``fixed``: checked fixed blocks (-1: free; a Graph then runs as the hypergraph of its
-    edges)."""
-    processes = metis_processes(cfg, h.n, k)
-    if processes:
-        metis_pool.get_pool(processes)  # the workers import while the levels coarsen
-    if cfg.initial_metis_processes < 0:
-        log.debug("initial_metis_processes=-1 (automatic): %d worker processes", processes)
-    # the drivers (and the recursive bisections inside the initial partitioning) get the
-    # resolved value; the result reports the configured one
-    run_cfg = dataclasses.replace(cfg, initial_metis_processes=processes)
+                   fixed: np.ndarray | None = None,
+                   summary: dict[str, Any] | None = None) -> np.ndarray:
+    """Block ids (int32, host) of the multilevel pipeline on ``h``, with ``cfg`` resolved once
+    for this input, k, backend and machine (:func:`.context.resolve`; logged at INFO, and
+    written into ``summary`` when given), the best of ``cfg.repetitions`` runs.
+    ``block_bounds``: per-block weight bounds instead of the balance rule; ``fixed``: checked
+    fixed blocks (-1: free; a Graph then runs as the hypergraph of its edges)."""
+    as_hypergraph = isinstance(h, Hypergraph) or fixed is not None
     with stage_threads(cfg):
         if k == 1 or h.n == 0:
             return np.zeros(h.n, dtype=np.int32)
+        hyper = h if isinstance(h, Hypergraph) or not as_hypergraph else h.to_hypergraph()
+        ctx = resolve(cfg, be, hyper, k)
+        if ctx.initial_metis_processes:
+            metis_pool.get_pool(ctx.initial_metis_processes)  # importing while levels coarsen
+        log.info("resolved: %s", ctx.describe())
+        if summary is not None:
+            summary.update(ctx.summary())
 
         def run(s: int) -> np.ndarray:
-            if isinstance(h, Hypergraph) or fixed is not None:
-                hyper = h if isinstance(h, Hypergraph) else h.to_hypergraph()
+            if as_hypergraph:
                 return multilevel_hypergraph(hyper, k, epsilon,
-                                              objective if hyper is h else "cut", be, s, run_cfg,
+                                              objective if hyper is h else "cut", be, s, ctx,
                                               timer, block_bounds=block_bounds, fixed=fixed)
-            return multilevel_graph(h, k, epsilon, be, s, run_cfg, timer,
-                                     block_bounds=block_bounds)
+            return multilevel_graph(h, k, epsilon, be, s, ctx, timer, block_bounds=block_bounds)
 
         return best_run(h, k, epsilon, objective, block_bounds, run, seed, cfg.repetitions)
 
@@ -191,6 +191,7 @@ def multilevel_hypergraph(h: Hypergraph, k: int, epsilon: float, objective: str,
         fixed = None
     if be.name != "cpu" and h.n < cfg.host_levels_below:
         be = get_backend("cpu")  # every level would be a host level (Config.host_levels_below)
+    cfg = resolved(cfg, be, h, k)
     t0 = time.perf_counter()
     top = be.hypergraph_arrays(h)
     top_fixed = None if fixed is None else be.asarray(fixed, "int32")
@@ -199,13 +200,13 @@ def multilevel_hypergraph(h: Hypergraph, k: int, epsilon: float, objective: str,
     mcw = hypergraph_cluster_weight(cfg, h.total_weight, k, bound)
     refine = hypergraph_refiner(be, k, bounds_on(be), objective, cfg, seed, timer,
                                 finest_n=top.n)
-    host = _hypergraph_host_levels(be, k, mcw, bounds_on, objective, cfg, seed, timer, h.n)
+    host = _hypergraph_host_levels(be, h, k, mcw, bounds_on, objective, cfg, seed, timer)
     # preprocessing, coarsening, initial partitioning, uncoarsening, V-cycles
     communities = detect_communities(be, top, h, k, cfg, seed, timer)
     if top_fixed is not None:
         communities = fixed_labels(be.xp, top_fixed, communities)
-    hierarchy = coarsen(top, lambda a: a.n, hypergraph_coarsener(be, k, mcw, cfg, seed, h.n),
-                        be.contract_hypergraph, coarsest_vertices(cfg, k), cfg.min_shrink,
+    hierarchy = coarsen(top, lambda a: a.n, hypergraph_coarsener(be, mcw, cfg, seed),
+                        be.contract_hypergraph, cfg.coarsest, cfg.min_shrink,
                         cfg.max_levels, timer, labels=communities, xp=be.xp, min_n=k, be=be,
                         host=host, host_coarsen_one=host.coarsener(seed) if host else None,
                         fixed=top_fixed)
@@ -215,26 +216,27 @@ def multilevel_hypergraph(h: Hypergraph, k: int, epsilon: float, objective: str,
                                cfg, seed, timer, bisect)
     parts = uncoarsen(be, hierarchy, parts, refine, timer, host)
     parts = run_vcycles(be, top, parts, k, objective,
-                        lambda s: hypergraph_coarsener(be, k, mcw, cfg, s, h.n), refine, cfg,
-                        timer, vcycles(be, cfg, k, h.n), seed, host, fixed=top_fixed)
+                        lambda s: hypergraph_coarsener(be, mcw, cfg, s), refine, cfg,
+                        timer, cfg.vcycles, seed, host, fixed=top_fixed)
     return be.to_host(parts).astype(np.int32, copy=False)
 
 
-def _hypergraph_host_levels(be: Backend, k: int, mcw: int, bounds_on, objective: str,
-                            cfg: Config, seed: int, timer: Timer, n: int) -> HostLevels | None:
-    """``Config.host_levels_below`` on a device backend: the C++ backend's clustering and the
-    device's refinement algorithm (Jet: the C++ one returns the same partition as the
-    kernels) for the small levels; None on the C++ backend."""
+def _hypergraph_host_levels(be: Backend, h: Hypergraph, k: int, mcw: int, bounds_on,
+                            objective: str, cfg: ResolvedConfig, seed: int,
+                            timer: Timer) -> HostLevels | None:
+    """``Config.host_levels_below`` on a device backend: the C++ backend's clustering (as
+    ``cfg`` resolves on it) and the device's refinement algorithm (Jet: the C++ one returns the
+    same partition as the kernels) for the small levels of ``h``; None on the C++ backend."""
     if be.name == "cpu" or not cfg.host_levels_below:
         return None
     hbe = get_backend("cpu")
+    hcfg = on_backend(cfg, hbe, h, keep=("refinement",))
     return HostLevels(
         cfg.host_levels_below, hbe,
-        lambda s: hypergraph_coarsener(hbe, k, mcw, cfg, s, n),
+        lambda s: hypergraph_coarsener(hbe, mcw, hcfg, s),
         hbe.contract_hypergraph,
-        hypergraph_refiner(hbe, k, bounds_on(hbe), objective,
-                           dataclasses.replace(cfg, refinement=refinement_mode(be, cfg)),
-                           seed, timer, finest_n=n),
+        hypergraph_refiner(hbe, k, bounds_on(hbe), objective, hcfg, seed, timer,
+                           finest_n=h.n),
         lambda src, level: hbe.hypergraph_arrays(hypergraph_from_arrays(src, level)),
     )
 
@@ -244,21 +246,22 @@ def multilevel_graph(g: Graph, k: int, epsilon: float, be: Backend, seed: int, c
     """igpart's multilevel pipeline on a graph; ``block_bounds``: as for hypergraphs."""
     if be.name != "cpu" and g.n < cfg.host_levels_below:
         be = get_backend("cpu")  # every level would be a host level (Config.host_levels_below)
+    cfg = resolved(cfg, be, g, k)
     t0 = time.perf_counter()
     top = be.graph_arrays(g)
     timer.add("upload", t0)
     bound, bounds_on = balance_bounds(g.total_weight, k, epsilon, block_bounds)
     mcw = max_cluster_weight(g.total_weight, k, cfg.graph_contraction_limit,
                              cfg.graph_cluster_weight_factor, bound)
-    # resolved once on the input's backend: host levels and the initial candidates run the same
-    coarsening, refinement = graph_coarsening(be, cfg), graph_refinement(be, cfg)
-    limit = cfg.graph_contraction_limit * k
+    # the algorithms resolved on the input's backend: host levels and the initial candidates
+    # run the same ones, with the host's other values
+    algorithms = ("graph_coarsening", "graph_refinement")
 
     def refiner(b: Backend, bounds):
-        return graph_refiner(b, k, bounds, refinement, cfg, seed, timer, g.n)
+        return graph_refiner(b, k, bounds, on_backend(cfg, b, g, algorithms), seed, timer, g.n)
 
     def coarsener(b: Backend, s: int):
-        return graph_coarsener(b, coarsening, mcw, limit, cfg, s)
+        return graph_coarsener(b, mcw, on_backend(cfg, b, g, algorithms), s)
 
     refine = refiner(be, bounds_on(be))
     host = None
@@ -270,7 +273,7 @@ def multilevel_graph(g: Graph, k: int, epsilon: float, be: Backend, seed: int, c
             lambda src, level: hbe.graph_arrays(graph_from_arrays(src, level)),
         )
     # coarsening, initial partitioning, uncoarsening
-    hierarchy = coarsen(top, lambda a: a.n, coarsener(be, seed), be.contract_graph, limit,
+    hierarchy = coarsen(top, lambda a: a.n, coarsener(be, seed), be.contract_graph, cfg.coarsest,
                         cfg.graph_min_shrink, cfg.max_levels, timer, min_n=k, be=be, host=host,
                         host_coarsen_one=host.coarsener(seed) if host else None)
     parts = initial_graph(hierarchy[-1], k, epsilon, refiner, bounds_on, block_bounds, cfg, seed,
@@ -286,6 +289,7 @@ def improve_hypergraph(hyper, p, k, epsilon, objective, be, seed, cfg, timer, vc
     vertices already in their blocks in ``p``. A balanced input comes back unless the result
     is balanced and at least as good."""
     if k > 1 and hyper.n:
+        cfg = resolved(cfg, be, hyper, k)
         top = be.hypergraph_arrays(hyper)
         top_fixed = None if fixed is None else be.asarray(fixed, "int32")
         lock = {} if fixed is None else {"locked": locked_mask(be.xp, top_fixed)}
@@ -302,7 +306,7 @@ def improve_hypergraph(hyper, p, k, epsilon, objective, be, seed, cfg, timer, vc
         start = be.asarray(p, "int32")
         cur = refine(top, start, **lock)
         cur = run_vcycles(be, top, cur, k, objective, lambda s: hypergraph_coarsener(
-            be, k, mcw, cfg, s), refine, cfg, timer, vcycles, seed, fixed=top_fixed)
+            be, mcw, cfg, s), refine, cfg, timer, vcycles, seed, fixed=top_fixed)
         if _fits(hyper, p, k, host_bounds):
             new = be.to_host(cur).astype(np.int32, copy=False)
             worse = (not _fits(hyper, new, k, host_bounds)

@@ -7,8 +7,7 @@ import time
 
 from ..hypergraph import Hypergraph
 from ..kernels.backend import Backend, HypergraphArrays
-from .config import Config
-from .context import Timer, community_max_weight, community_resolution, community_sub_rounds
+from .context import ResolvedConfig, Timer, community_max_weight
 
 
 def share_unconnected_community(xp, top: HypergraphArrays, communities, max_net_size: int):
@@ -31,8 +30,8 @@ def share_unconnected_community(xp, top: HypergraphArrays, communities, max_net_
     return xp.unique(labels, return_inverse=True)[1].reshape(-1).astype(xp.int32)
 
 
-def detect_communities(be: Backend, top: HypergraphArrays, h: Hypergraph, k: int, cfg: Config,
-                       seed: int, timer: Timer):
+def detect_communities(be: Backend, top: HypergraphArrays, h: Hypergraph, k: int,
+                       cfg: ResolvedConfig, seed: int, timer: Timer):
     """Louvain communities of the finest level (int32 per vertex, on ``be``) that restrict the
     clustering, or None when ``cfg.communities`` is off or the input is already below the
     contraction limit; the vertices no rated net connects share one community
@@ -43,9 +42,9 @@ def detect_communities(be: Backend, top: HypergraphArrays, h: Hypergraph, k: int
     communities = be.communities(
         top, max_net_size=cfg.community_max_net_size, max_levels=cfg.community_levels,
         max_passes=cfg.community_passes, seed=seed,
-        resolution=community_resolution(cfg, h.num_pins),
+        resolution=cfg.community_resolution,
         max_weight=community_max_weight(cfg, h.total_weight, k),
-        sub_rounds=community_sub_rounds(be, cfg, h.n), k=k,
+        sub_rounds=cfg.community_sub_rounds, k=k,
     )
     communities = share_unconnected_community(be.xp, top, communities,
                                               cfg.community_max_net_size)

@@ -11,17 +11,17 @@ from typing import Any
 
 from ..kernels.backend import Backend, GraphArrays, HypergraphArrays
 from .config import Config
-from .context import Timer, graph_lp_sub_rounds, refinement_mode
+from .context import ResolvedConfig, Timer
 
 
-def hypergraph_refiner(be: Backend, k: int, bounds, objective: str, cfg: Config, seed: int,
-                        timer: Timer, finest_n: int = -1, initial: bool = False
+def hypergraph_refiner(be: Backend, k: int, bounds, objective: str, cfg: ResolvedConfig,
+                        seed: int, timer: Timer, finest_n: int = -1, initial: bool = False
                         ) -> Callable[[HypergraphArrays, Any], Any]:
     """The refinement of one level (rebalance first). ``initial``: the refiner of the initial
     partitioning candidates on the coarsest level, which always uses sequence refinement + FM
     (Jet on every one of up to 64 candidates cost more than the rest of the run; see Config).
     ``refine(level, parts, locked=None)``: ``locked`` (uint8 per vertex) as in the backends."""
-    mode = "fm" if initial else refinement_mode(be, cfg)
+    mode = "fm" if initial else cfg.refinement
     fm_pass = fm_polisher(be, k, bounds, objective, cfg, seed, timer)
 
     def refine(ha: HypergraphArrays, parts, locked=None):
@@ -78,12 +78,13 @@ def fm_polisher(be: Backend, k: int, bounds, objective: str, cfg: Config, seed: 
     return polish
 
 
-def graph_refiner(be: Backend, k: int, bounds, refinement: str, cfg: Config, seed: int,
-                  timer: Timer, finest_n: int = -1) -> Callable[[GraphArrays, Any], Any]:
-    """The refinement of one graph level (rebalance first): ``refinement`` (resolved:
-    ``"gkway"``, ``"lp"``, ``"lp+fm"`` or ``"lp+jet"``) as :class:`Config` sets its rounds;
+def graph_refiner(be: Backend, k: int, bounds, cfg: ResolvedConfig, seed: int, timer: Timer,
+                  finest_n: int = -1) -> Callable[[GraphArrays, Any], Any]:
+    """The refinement of one graph level (rebalance first): ``cfg.graph_refinement``
+    (``"gkway"``, ``"lp"``, ``"lp+fm"`` or ``"lp+jet"``) with the context's rounds;
     ``finest_n``: the input's vertices (Jet's negative-gain factor differs there).
     ``refine(level, parts, locked=None)``."""
+    refinement = cfg.graph_refinement
 
     def refine(ga: GraphArrays, parts, locked=None):  # graphs have no fixed vertices here
         t0 = time.perf_counter()
@@ -98,7 +99,7 @@ def graph_refiner(be: Backend, k: int, bounds, refinement: str, cfg: Config, see
         if cfg.graph_lp_refine_iterations:
             parts, _ = be.lp_refine_graph(ga, parts, k, bounds,
                                           iterations=cfg.graph_lp_refine_iterations,
-                                          seed=seed, sub_rounds=graph_lp_sub_rounds(be, cfg))
+                                          seed=seed, sub_rounds=cfg.graph_lp_sub_rounds)
             t0 = timer.add("refine", t0)
         if refinement == "lp+jet" and cfg.jet_iterations:
             factor = (cfg.jet_negative_gain_fine if ga.n == finest_n

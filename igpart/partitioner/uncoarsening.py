@@ -9,7 +9,7 @@ import time
 from ..fixed import locked_mask
 from ..kernels.backend import Backend
 from .coarsening import HostLevels, coarsen, move_parts
-from .context import Timer, coarsest_vertices, vcycle_min_vertices
+from .context import Timer
 
 
 def uncoarsen(be: Backend, hierarchy: list, parts, refine, timer: Timer,
@@ -39,7 +39,7 @@ def vcycle_hypergraph(be, top, parts, k, objective, coarsen_one, refine, cfg, ti
     ``host_coarsen_one``: the small levels on the host (see :func:`coarsen`). ``fixed``: the
     fixed vertices (all in their blocks in ``parts``), locked on every level."""
     before = be.hypergraph_objective(top, parts, k, objective)
-    limit = max(coarsest_vertices(cfg, k), vcycle_min_vertices(be, cfg, k, top.n))
+    limit = max(cfg.coarsest, cfg.vcycle_min_vertices)
     hierarchy = coarsen(top, lambda a: a.n, coarsen_one, be.contract_hypergraph,
                          limit, cfg.min_shrink, cfg.max_levels, timer,
                          labels=be.asarray(parts, "int32"), xp=be.xp, min_n=k, be=be,

@@ -16,16 +16,15 @@ from ...kernels import get_backend
 from ...kernels.backend import Backend
 from ...parallel.threads import threads_of
 from ..coarsening import graph_from_arrays, hypergraph_from_arrays
-from ..config import Config
-from ..context import Timer, initial_runs_of, rb_effort
+from ..context import ResolvedConfig, Timer
 from ..refinement import fm_polisher, hypergraph_refiner
 from .pool import initial_partition
 from .recursive import Bisect
 
 
 def initial_hypergraph(coarsest: list, n: int, k: int, epsilon: float, objective: str,
-                       bounds_on: Callable[[Backend], object], block_bounds, cfg: Config,
-                       seed: int, timer: Timer, bisect: Bisect):
+                       bounds_on: Callable[[Backend], object], block_bounds,
+                       cfg: ResolvedConfig, seed: int, timer: Timer, bisect: Bisect):
     """Block ids (int32, on the coarsest level's backend) of the coarsest level ``coarsest``
     (``[level, cmap, labels, backend, fixed]`` of :func:`.coarsening.coarsen`) of an input of
     ``n`` vertices: rebalancing and sequence refinement of every candidate (in one C++ call
@@ -37,7 +36,6 @@ def initial_hypergraph(coarsest: list, n: int, k: int, epsilon: float, objective
     t0 = time.perf_counter()
     coarse_host = hypergraph_from_arrays(cbe, level)
     large = n >= cfg.initial_runs_min_n
-    rb_runs, rb_seeds = rb_effort(cfg, k, large)
     ibe = cbe if cbe.name == "cpu" else get_backend("cpu")
     ilevel = level if ibe is cbe else ibe.hypergraph_arrays(coarse_host)
     ibounds = bounds_on(ibe)
@@ -68,11 +66,11 @@ def initial_hypergraph(coarsest: list, n: int, k: int, epsilon: float, objective
 
     parts = initial_partition(
         coarse_host, k, epsilon, objective, seed=seed, method=cfg.initial,
-        runs=initial_runs_of(cfg, k, hypergraph=True, n=n),
+        runs=cfg.initial_seeds,
         max_net_size=cfg.initial_max_net_size,
         refine=lambda p: ibe.to_host(irefine(ilevel, ibe.asarray(align(p), "int32"), **ilock)),
         evaluate=lambda p: ibe.hypergraph_objective(ilevel, ibe.asarray(p, "int32"), k, objective),
-        threads=threads_of(cfg), rb_runs=rb_runs, rb_seeds=rb_seeds, config=cfg,
+        threads=threads_of(cfg), rb_runs=cfg.rb_runs, rb_seeds=cfg.rb_seeds, config=cfg.base,
         block_bounds=block_bounds, large=large,
         polish=None if ipolish is None else (
             lambda p: ibe.to_host(ipolish(ilevel, ibe.asarray(p, "int32"), **ilock))),
@@ -85,7 +83,7 @@ def initial_hypergraph(coarsest: list, n: int, k: int, epsilon: float, objective
 
 
 def initial_graph(coarsest: list, k: int, epsilon: float, refiner: Callable, bounds_on,
-                  block_bounds, cfg: Config, seed: int, timer: Timer):
+                  block_bounds, cfg: ResolvedConfig, seed: int, timer: Timer):
     """As :func:`initial_hypergraph` for a graph hierarchy: METIS candidates refined by
     ``refiner(backend, bounds)`` (the graph refinement of the run) on the host."""
     level, cbe = coarsest[0], coarsest[3]
@@ -96,7 +94,7 @@ def initial_graph(coarsest: list, k: int, epsilon: float, refiner: Callable, bou
     irefine = refiner(ibe, bounds_on(ibe))
     parts = initial_partition(
         coarse_host, k, epsilon, "cut", seed=seed, method=cfg.initial,
-        runs=initial_runs_of(cfg, k), max_net_size=cfg.initial_max_net_size,
+        runs=cfg.initial_seeds, max_net_size=cfg.initial_max_net_size,
         block_bounds=block_bounds,
         refine=lambda p: ibe.to_host(irefine(ilevel, ibe.asarray(p, "int32"))),
         evaluate=lambda p: ibe.graph_edge_cut(ilevel, ibe.asarray(p, "int32")),

@@ -21,6 +21,7 @@ from ...kernels import omp_threads
 from ...metrics import block_weights, max_block_weight
 from ...parallel.threads import c_stdout_to_stderr
 from ..config import INITIAL_BISECTORS, INITIAL_METHODS
+from ..context import resolve_initial_method
 from .metis import CLIQUE_MAX_NET_SIZE, metis_partitions, target_fractions
 from .mtkahypar import mtkahypar_available, mtkahypar_partition
 from .recursive import Bisect, recursive_bisection
@@ -30,18 +31,6 @@ log = logging.getLogger("igpart")
 
 #: Greedy-growing runs per METIS seed they stand for (``Config.initial_bisector``).
 GHG_RUNS_FACTOR = 1
-
-
-def resolve_initial_method(method: str, k: int, hypergraph: bool, large: bool = False) -> str:
-    """The method that ``method`` stands for at ``k`` blocks: ``"auto"`` is ``"rb"`` on
-    hypergraphs with k >= 3 and ``"metis"`` otherwise (graphs, hypergraphs at k = 2, whatever
-    their size: ``large`` no longer changes it); see :class:`igpart.Config`. Other
-    values stand for themselves."""
-    if method != "auto":
-        return method
-    if not hypergraph:
-        return "metis"
-    return "rb" if k >= 3 else "metis"
 
 
 def ghg_bisections(h: Hypergraph, bounds, seed: int = 0, runs: int = 1) -> np.ndarray:

@@ -1,0 +1,142 @@
+"""The resolved context: ``resolve`` leaves no ``"auto"`` / ``-1`` for any backend, keeps
+explicit values, resolves per sub-problem, and is reported (``Partition.resolved``, ``-v``);
+``igpart.Config`` documents every field."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import igpart
+from igpart import Config, Hypergraph
+from igpart.generators import random_circuit
+from igpart.kernels.backend import Backend
+from igpart.kernels.cpu import CpuBackend
+from igpart.partitioner import context
+from igpart.partitioner.context import ResolvedConfig, resolve, resolved
+from igpart.presets import PRESETS
+
+#: Values a Config field may hold that stand for "decide later".
+UNRESOLVED = ("auto", -1)
+
+
+def backend_classes() -> list[type[Backend]]:
+    """Every Backend class importable without a GPU that builds without arguments."""
+    seen, todo = [], [Backend]
+    while todo:
+        cls = todo.pop()
+        if cls not in seen:
+            seen.append(cls)
+            todo.extend(cls.__subclasses__())
+    out = []
+    for cls in seen:
+        module = cls.__module__
+        if not module.startswith("igpart.") or module.startswith("igpart.kernels.gpu"):
+            continue  # the GPU backend: test_resolved_on_the_gpu_backend; tests' own classes
+        try:
+            cls()
+        except TypeError:
+            continue
+        out.append(cls)
+    return out
+
+
+def wide(n: int) -> Hypergraph:
+    """A hypergraph of ``n`` vertices joined in pairs (cheap at any size)."""
+    eind = np.arange(n - n % 2, dtype=np.int32)
+    return Hypergraph(np.arange(0, eind.size + 1, 2, dtype=np.int64), eind, n)
+
+
+def unresolved_fields(ctx: ResolvedConfig) -> list[str]:
+    return [f.name for f in dataclasses.fields(Config)
+            if any(type(getattr(ctx, f.name)) is type(u) and getattr(ctx, f.name) == u
+                   for u in UNRESOLVED)]
+
+
+def check_resolved(be: Backend) -> None:
+    inputs = [random_circuit(300, seed=1), wide(300_000)]
+    inputs += [h.to_graph() for h in inputs[:1]]
+    for preset in PRESETS:
+        for h in inputs:
+            for k in (2, 3, 64):
+                cfg = Config(preset=preset)
+                ctx = resolve(cfg, be, h, k)
+                assert unresolved_fields(ctx) == [], (type(be).__name__, preset, h.n, k)
+                assert ctx.validate() is ctx  # every resolved value is a valid one
+                assert ctx.is_for(be, k, h.n, isinstance(h, Hypergraph))
+                assert ctx.base.initial_metis_processes == ctx.initial_metis_processes >= 0
+                # per-value rules, and resolution again from the context gives the same
+                assert ctx.vcycles == context.vcycles(be, cfg, k, h.n)
+                assert ctx.max_shrink == context.max_shrink(be, cfg, k, h.n)
+                assert ctx.vcycle_min_vertices == context.vcycle_min_vertices(be, cfg, k, h.n)
+                assert ctx.refinement == context.refinement_mode(be, cfg)
+                assert resolve(ctx, be, h, k) == ctx and resolved(ctx, be, h, k) is ctx
+                assert ctx.coarsest >= k and ctx.initial_seeds >= 1
+                assert ctx.initial in ("rb", "metis") and ctx.rb_runs >= 1
+                assert ctx.community_resolution >= 1.0
+
+
+@pytest.mark.parametrize("cls", backend_classes(), ids=lambda c: c.__name__)
+def test_no_auto_left_on_any_backend(cls):
+    check_resolved(cls())
+
+
+def test_the_cpu_backend_is_among_them():
+    assert CpuBackend in backend_classes() and Backend in backend_classes()
+
+
+@pytest.mark.gpu
+def test_resolved_on_the_gpu_backend():
+    from igpart.kernels import get_backend
+
+    be = get_backend("gpu")
+    check_resolved(be)
+    big = resolve(Config(), be, wide(300_000), 2)
+    assert (big.max_shrink, big.vcycles) == (be.default_max_shrink_k2, 1)
+
+
+def test_explicit_values_are_kept_and_sub_problems_resolve_again():
+    be, h = CpuBackend(), random_circuit(400, seed=2)
+    cfg = Config(vcycles=3, max_shrink=4.0, refinement="jet", community_sub_rounds=5,
+                 community_resolution=2.0, initial="metis", initial_metis_processes=0,
+                 graph_lp_sub_rounds=2, graph_coarsening="gkway", vcycle_min_vertices=7)
+    ctx = resolve(cfg, be, h, 8)
+    for name in ("vcycles", "max_shrink", "refinement", "community_sub_rounds",
+                 "community_resolution", "initial", "initial_metis_processes",
+                 "graph_lp_sub_rounds", "graph_coarsening", "vcycle_min_vertices"):
+        assert getattr(ctx, name) == getattr(cfg, name), name
+    # the caller's Config is untouched; another input resolves from the same base
+    assert Config.of(cfg) == cfg and cfg.initial == "metis"
+    auto = resolve(Config(community_resolution=0, community_resolution_pins=10), be, h, 8)
+    assert auto.community_resolution == h.num_pins / 10 and auto.base.community_resolution == 0
+    sub = resolve(ctx, be, wide(300_000), 2)
+    assert sub.base == ctx.base and sub.n == 300_000 and sub.vcycles == 3
+    assert resolve(Config(), be, wide(300_000), 2).vcycles == be.default_vcycles(2, 300_000)
+
+
+def test_every_config_field_is_documented():
+    doc = Config.__doc__
+    missing = [f.name for f in dataclasses.fields(Config) if f"``{f.name}``" not in doc]
+    assert missing == []
+
+
+def test_the_result_and_verbose_output_show_the_resolved_values(tmp_path):
+    h = random_circuit(500, seed=3)
+    p = igpart.partition(h, 4, backend="cpu", seed=1)
+    want = resolve(Config(), CpuBackend(), h, 4).summary()
+    assert p.resolved == want and p.to_dict()["resolved"] == want
+    assert p.resolved["initial"] == "rb" and p.resolved["vcycles"] == 2
+    assert p.config["vcycles"] == -1  # the request as given
+    f = tmp_path / "c.hgr"
+    igpart.io.write_hgr(h, f)
+    r = subprocess.run([sys.executable, "-m", "igpart", "partition", str(f), "-k", "4",
+                        "--json", "-v"], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    lines = [line for line in r.stderr.splitlines() if line.startswith("igpart: resolved:")]
+    assert len(lines) == 1 and "vcycles=2" in lines[0] and "initial=rb" in lines[0]
+    assert json.loads(r.stdout)["resolved"]["k"] == 4
