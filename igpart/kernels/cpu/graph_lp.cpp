@@ -149,10 +149,11 @@ int32_t favoured_cluster(const GraphView &g, int32_t u, const int32_t *label, in
 }
 
 // Marks the neighbours of the `count` vertices of a slice (`vertices`) whose `applied` entry
-// (per vertex) is not -1 as active in the next pass (in parallel: every write stores 1).
+// (per vertex) is not -1 as active in the next pass; in parallel (every write stores 1) when
+// `moves` (how many were applied) make it worth a parallel region.
 void mark_neighbours(const GraphView &g, const int32_t *vertices, const int32_t *applied,
-                     int64_t count, char *next) {
-#pragma omp parallel for schedule(dynamic, 512) if (count >= kMinParallelSlice)
+                     int64_t count, int64_t moves, char *next) {
+#pragma omp parallel for schedule(dynamic, 512) if (moves >= kParallelMinItems)
     for (int64_t i = 0; i < count; ++i) {
         const int32_t u = vertices[i];
         if (applied[u] < 0) continue;
@@ -186,6 +187,7 @@ int64_t cluster_graph_lp(const GraphView &g, int64_t max_cluster_weight, int64_t
     int64_t nc = n;
     for (int64_t it = 0; it < iterations && nc > min_clusters; ++it) {
         int64_t moved = 0;
+        int64_t before = 0;  // moves before the slice
         for (int64_t lo = 0; lo < n && nc > min_clusters; lo += slice) {
             const int64_t hi = std::min(n, lo + slice);
 #pragma omp parallel if (hi - lo >= kMinParallelSlice)
@@ -215,7 +217,9 @@ int64_t cluster_graph_lp(const GraphView &g, int64_t max_cluster_weight, int64_t
                 label[u] = c;
                 ++moved;
             }
-            mark_neighbours(g, by_id.data() + lo, choice.data(), hi - lo, next.data());
+            mark_neighbours(g, by_id.data() + lo, choice.data(), hi - lo, moved - before,
+                            next.data());
+            before = moved;
         }
         if (moved == 0) break;
         active.swap(next);
@@ -340,7 +344,6 @@ int64_t refine_graph_lp(const GraphView &g, int32_t *parts, int32_t k, const int
             for (int64_t i = lo; i < hi; ++i) {
                 const int32_t u = order[i], b = choice[u];
                 if (b < 0) continue;
-                choice[u] = -1;  // applied ones get it back (for mark_neighbours)
                 const int32_t s = parts[u];
                 const int64_t wu = g.vwgt[u];
                 if (bw[b] + wu > bounds[b]) continue;
@@ -348,15 +351,14 @@ int64_t refine_graph_lp(const GraphView &g, int32_t *parts, int32_t k, const int
                 const int64_t internal = apply_sc.collect(g, parts, u);
                 const int64_t gain = graph_move_gain(apply_sc.conn[b], internal);
                 if (!lp_takes(gain, wu, bw[s], bw[b])) continue;
-                choice[u] = b;
                 parts[u] = b;
                 bw[s] -= wu;
                 bw[b] += wu;
                 total += gain;
                 ++moved;
+                for (int64_t j = g.xadj[u]; j < g.xadj[u + 1]; ++j) next[g.adjncy[j]] = 1;
                 next[u] = 1;
             }
-            mark_neighbours(g, by_id.data() + lo, choice.data(), hi - lo, next.data());
         }
         if (moved == 0) break;
         active.swap(next);
