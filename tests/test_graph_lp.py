@@ -70,22 +70,29 @@ def test_cluster_graph_lp_shrinks_a_grid_into_connected_clusters():
     assert int(contracted.vwgt.sum()) == g.total_weight
 
 
-def test_label_propagation_does_not_depend_on_threads():
-    # slices of 20,000 vertices: large enough to run in parallel
+def test_label_propagation_and_fm_do_not_depend_on_threads():
+    # 90,000 vertices in slices of 45,000: the visiting order, the choices, the marking of the
+    # next pass's vertices, FM's boundary scan and the edge cut all run in parallel
     be = get_backend("cpu")
-    g = generators.grid_graph(200, 200)
+    g = generators.grid_graph(300, 300)
     ga = be.graph_arrays(g)
     parts, bounds = balanced_start(g, 4, 0)
     runs = []
-    for threads in (1, 2):
+    for threads in (1, 2, 3):
         with omp_threads(threads):
             cmap, nc = be.cluster_graph_lp(ga, 30, iterations=4, seed=2, sub_rounds=2)
             refined, gain = be.lp_refine_graph(ga, parts, 4, bounds, iterations=3, seed=2,
                                                sub_rounds=2)
-        runs.append((cmap, nc, refined, gain))
-    (c1, n1, r1, g1), (c2, n2, r2, g2) = runs
-    assert n1 == n2 and np.array_equal(c1, c2)
-    assert g1 == g2 > 0 and np.array_equal(r1, r2)
+            fm, fm_gain = be.fm_refine_graph(ga, refined, 4, bounds, rounds=2, seed=2,
+                                             max_work=4.0)
+            cut = be.graph_edge_cut(ga, fm)
+        runs.append((cmap, nc, refined, gain, fm, fm_gain, cut))
+    (c1, n1, r1, g1, f1, fg1, cut1) = runs[0]
+    assert cut1 == edge_cut(g, f1) == edge_cut(g, r1) - fg1
+    for c2, n2, r2, g2, f2, fg2, cut2 in runs[1:]:
+        assert n1 == n2 and np.array_equal(c1, c2)
+        assert g1 == g2 > 0 and np.array_equal(r1, r2)
+        assert fg1 == fg2 > 0 and np.array_equal(f1, f2) and cut1 == cut2
 
 
 def test_cluster_graph_lp_groups_the_leaves_of_a_star():

@@ -19,8 +19,8 @@ namespace {
 // on a machine whose cores are shared). The result does not depend on it.
 constexpr int64_t kMinParallelSlice = 4 * kParallelMinItems;
 
-// Seeded pseudo-random permutation of 0..n-1 (a total order: the parallel sort gives the
-// sequential one's result).
+// The visiting order of a label propagation pass: a seeded pseudo-random permutation of
+// 0..n-1 (a total order: the parallel sort gives the sequential one's result).
 std::vector<int32_t> seeded_order(int64_t n, int64_t seed) {
     std::vector<std::pair<uint32_t, int32_t>> key(static_cast<size_t>(n));
 #pragma omp parallel for schedule(static) if (n >= kParallelMinLightItems)
@@ -30,6 +30,22 @@ std::vector<int32_t> seeded_order(int64_t n, int64_t seed) {
 #pragma omp parallel for schedule(static) if (n >= kParallelMinLightItems)
     for (int64_t i = 0; i < n; ++i) order[i] = key[i].second;
     return order;
+}
+
+// `order` with each slice of `slice` positions sorted by vertex id. The vertices of a slice
+// choose against the labels before it, so a choice does not depend on where its vertex stands
+// in the slice: they choose in id order, which reads the adjacency arrays front to back and, on
+// inputs whose ids follow their structure (grids, netlists), the neighbours' labels from cache
+// (a random order misses the cache on almost every read); the choices are then applied in
+// `order`, so the result is that of choosing in `order`.
+std::vector<int32_t> sorted_slices(const std::vector<int32_t> &order, int64_t slice) {
+    std::vector<int32_t> sorted(order);
+    const int64_t n = static_cast<int64_t>(order.size());
+    const int64_t slices = (n + slice - 1) / slice;
+#pragma omp parallel for schedule(dynamic, 1) if (n >= kParallelMinLightItems)
+    for (int64_t s = 0; s < slices; ++s)
+        std::sort(sorted.begin() + s * slice, sorted.begin() + std::min(n, (s + 1) * slice));
+    return sorted;
 }
 
 // Summed edge weight per cluster label of one vertex's neighbours: open addressing sized to the
@@ -94,15 +110,21 @@ int32_t cluster_choice(const GraphView &g, int32_t u, const int32_t *label, cons
     int64_t bs = sums.get(cur);
     unsigned int bh = 0;
     bool strict = true;  // the current cluster wins ties
+    bool hashed = false;  // bh holds best's tie hash (computed only when a tie needs it)
     sums.for_each([&](int32_t c, int64_t s) {
-        if (c == cur || cw[c] + wu > max_cluster_weight) return;
-        const unsigned int h = tie_hash(seed, u, c);
-        if (s > bs || (s == bs && !strict && h < bh)) {
-            best = c;
-            bs = s;
+        if (s < bs || (s == bs && strict) || c == cur || cw[c] + wu > max_cluster_weight) return;
+        if (s == bs) {
+            if (!hashed) bh = tie_hash(seed, u, best);
+            const unsigned int h = tie_hash(seed, u, c);
+            hashed = true;
+            if (h >= bh) return;
             bh = h;
-            strict = false;
+        } else {
+            hashed = false;
         }
+        best = c;
+        bs = s;
+        strict = false;
     });
     return best;
 }
@@ -126,6 +148,22 @@ int32_t favoured_cluster(const GraphView &g, int32_t u, const int32_t *label, in
     return best;
 }
 
+// Marks the neighbours of the `count` vertices of a slice (`vertices`) whose `applied` entry
+// (per vertex) is not -1 as active in the next pass; in parallel (every write stores 1) when
+// `moves` (how many were applied) make it worth a parallel region.
+void mark_neighbours(const GraphView &g, const int32_t *vertices, const int32_t *applied,
+                     int64_t count, int64_t moves, char *next) {
+#pragma omp parallel for schedule(dynamic, 512) if (moves >= kParallelMinItems)
+    for (int64_t i = 0; i < count; ++i) {
+        const int32_t u = vertices[i];
+        if (applied[u] < 0) continue;
+        for (int64_t j = g.xadj[u]; j < g.xadj[u + 1]; ++j) {
+#pragma omp atomic write
+            next[g.adjncy[j]] = 1;
+        }
+    }
+}
+
 int64_t slice_length(int64_t n, int64_t sub_rounds) {
     const int64_t r = std::max<int64_t>(1, sub_rounds);
     return std::max<int64_t>(1, (n + r - 1) / r);
@@ -141,38 +179,47 @@ int64_t cluster_graph_lp(const GraphView &g, int64_t max_cluster_weight, int64_t
     std::iota(label.begin(), label.end(), 0);
     std::vector<int64_t> cw(g.vwgt, g.vwgt + n);
     std::vector<int32_t> size(static_cast<size_t>(n), 1);
-    const std::vector<int32_t> order = seeded_order(n, seed);
     const int64_t slice = slice_length(n, n >= kParallelMinItems ? sub_rounds : 1);
-    std::vector<int32_t> choice(static_cast<size_t>(std::min(slice, n)), -1);
+    const std::vector<int32_t> order = seeded_order(n, seed);
+    const std::vector<int32_t> by_id = sorted_slices(order, slice);
+    std::vector<int32_t> choice(static_cast<size_t>(n), -1);  // per vertex; -1: none applied
     std::vector<char> active(static_cast<size_t>(n), 1), next(static_cast<size_t>(n), 0);
     int64_t nc = n;
     for (int64_t it = 0; it < iterations && nc > min_clusters; ++it) {
         int64_t moved = 0;
+        int64_t before = 0;  // moves before the slice
         for (int64_t lo = 0; lo < n && nc > min_clusters; lo += slice) {
             const int64_t hi = std::min(n, lo + slice);
 #pragma omp parallel if (hi - lo >= kMinParallelSlice)
             {
                 LabelSums sums;
 #pragma omp for schedule(dynamic, 256)
-                for (int64_t i = lo; i < hi; ++i)
-                    choice[i - lo] = active[order[i]]
-                                         ? cluster_choice(g, order[i], label.data(), cw.data(),
-                                                          max_cluster_weight, seed + it, sums)
-                                         : label[order[i]];
+                for (int64_t i = lo; i < hi; ++i) {
+                    const int32_t u = by_id[i];
+                    choice[u] = active[u] ? cluster_choice(g, u, label.data(), cw.data(),
+                                                           max_cluster_weight, seed + it, sums)
+                                          : label[u];
+                }
             }
-            for (int64_t i = lo; i < hi && nc > min_clusters; ++i) {
-                const int32_t u = order[i], cur = label[u], c = choice[i - lo];
+            for (int64_t i = lo; i < hi; ++i) {
+                const int32_t u = order[i], cur = label[u], c = choice[u];
                 const int64_t wu = g.vwgt[u];
                 // an emptied cluster is no target (two vertices swapping labels stay together)
-                if (c == cur || cw[c] == 0 || cw[c] + wu > max_cluster_weight) continue;
+                if (nc <= min_clusters || c == cur || cw[c] == 0 ||
+                    cw[c] + wu > max_cluster_weight) {
+                    choice[u] = -1;
+                    continue;
+                }
                 cw[cur] -= wu;
                 cw[c] += wu;
                 nc -= --size[cur] == 0;
                 ++size[c];
                 label[u] = c;
                 ++moved;
-                for (int64_t j = g.xadj[u]; j < g.xadj[u + 1]; ++j) next[g.adjncy[j]] = 1;
             }
+            mark_neighbours(g, by_id.data() + lo, choice.data(), hi - lo, moved - before,
+                            next.data());
+            before = moved;
         }
         if (moved == 0) break;
         active.swap(next);
@@ -246,16 +293,15 @@ Move best_graph_move(const GraphView &g, const int32_t *parts, const int64_t *bw
     const int64_t wu = g.vwgt[u];
     const int64_t internal = sc.collect(g, parts, u);
     Move best;
-    unsigned int bh = 0;
     for (int32_t b : sc.touched) {
         if (b == s || bw[b] + wu > bounds[b]) continue;
         const int64_t gb = graph_move_gain(sc.conn[b], internal);
-        const unsigned int h = tie_hash(seed, u, b);
+        // tie hashes only where gain and block weight tie (rare: computed then)
         if (!best.ok() || gb > best.gain ||
-            (gb == best.gain && (bw[b] < bw[best.to] || (bw[b] == bw[best.to] && h < bh)))) {
+            (gb == best.gain &&
+             (bw[b] < bw[best.to] ||
+              (bw[b] == bw[best.to] && tie_hash(seed, u, b) < tie_hash(seed, u, best.to)))))
             best = {b, gb};
-            bh = h;
-        }
     }
     return best;
 }
@@ -271,9 +317,10 @@ int64_t refine_graph_lp(const GraphView &g, int32_t *parts, int32_t k, const int
                         int64_t iterations, int64_t seed, int64_t sub_rounds) {
     const int64_t n = g.n;
     std::vector<int64_t> bw = weights_of(n, g.vwgt, parts, k);
-    const std::vector<int32_t> order = seeded_order(n, seed);
     const int64_t slice = slice_length(n, n >= kParallelMinItems ? sub_rounds : 1);
-    std::vector<int32_t> choice(static_cast<size_t>(std::min(slice, n)), -1);
+    const std::vector<int32_t> order = seeded_order(n, seed);
+    const std::vector<int32_t> by_id = sorted_slices(order, slice);
+    std::vector<int32_t> choice(static_cast<size_t>(n), -1);  // per vertex; -1: no move
     std::vector<char> active(static_cast<size_t>(n), 1), next(static_cast<size_t>(n), 0);
     BlockConn apply_sc(k);
     int64_t total = 0;
@@ -286,18 +333,18 @@ int64_t refine_graph_lp(const GraphView &g, int32_t *parts, int32_t k, const int
                 BlockConn sc(k);
 #pragma omp for schedule(dynamic, 512)
                 for (int64_t i = lo; i < hi; ++i) {
-                    const int32_t u = order[i];
-                    choice[i - lo] = -1;
+                    const int32_t u = by_id[i];
+                    choice[u] = -1;
                     if (!active[u]) continue;
                     const Move m = best_graph_move(g, parts, bw.data(), bounds, u, seed + it, sc);
                     if (m.ok() && lp_takes(m.gain, g.vwgt[u], bw[parts[u]], bw[m.to]))
-                        choice[i - lo] = m.to;
+                        choice[u] = m.to;
                 }
             }
             for (int64_t i = lo; i < hi; ++i) {
-                const int32_t b = choice[i - lo];
+                const int32_t u = order[i], b = choice[u];
                 if (b < 0) continue;
-                const int32_t u = order[i], s = parts[u];
+                const int32_t s = parts[u];
                 const int64_t wu = g.vwgt[u];
                 if (bw[b] + wu > bounds[b]) continue;
                 // the gain against the current partition (neighbours of the slice moved)
@@ -444,18 +491,23 @@ int64_t fm_refine_graph(const GraphView &g, int32_t *parts, int32_t k, const int
     std::priority_queue<Entry> heap;
     std::vector<std::pair<int32_t, int32_t>> log;  // (vertex, block it left)
     int64_t cut = graph_edge_cut(g, parts), total = 0;
+    std::vector<char> boundary(static_cast<size_t>(n), 0);
     for (int64_t round = 0; round < rounds && cut > 0; ++round) {
         const int64_t rseed = seed + 7919 * (round + 1);
-        std::vector<std::pair<uint32_t, int32_t>> seeds;
+        std::fill(boundary.begin(), boundary.end(), 0);
+#pragma omp parallel for schedule(static) if (n >= kParallelMinLightItems)
         for (int64_t u = 0; u < n; ++u) {
             const int32_t s = parts[u];
             for (int64_t j = g.xadj[u]; j < g.xadj[u + 1]; ++j)
                 if (parts[g.adjncy[j]] != s) {
-                    seeds.push_back({tie_hash(rseed, u, -3), static_cast<int32_t>(u)});
+                    boundary[u] = 1;
                     break;
                 }
         }
-        std::sort(seeds.begin(), seeds.end());
+        std::vector<std::pair<uint32_t, int32_t>> seeds;
+        for (int64_t u = 0; u < n; ++u)
+            if (boundary[u]) seeds.push_back({tie_hash(rseed, u, -3), static_cast<int32_t>(u)});
+        parallel_sort(seeds.begin(), seeds.end());  // distinct pairs: one order on any threads
         int64_t round_gain = 0;
         double work = 0.0;
         auto push = [&](int32_t v) {

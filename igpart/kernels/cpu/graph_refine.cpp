@@ -45,7 +45,8 @@ void clear_graph(GraphScratch &sc) {
 }  // namespace
 
 int64_t graph_edge_cut(const GraphView &g, const int32_t *parts) {
-    int64_t cut = 0;
+    int64_t cut = 0;  // an integer sum: the same on any number of threads
+#pragma omp parallel for schedule(static) reduction(+ : cut) if (g.n >= kParallelMinLightItems)
     for (int64_t u = 0; u < g.n; ++u)
         for (int64_t j = g.xadj[u]; j < g.xadj[u + 1]; ++j)
             if (parts[g.adjncy[j]] != parts[u]) cut += g.adjwgt[j];
