@@ -15,7 +15,7 @@ host writes loses its device copy): the bytes CUDA managed memory would migrate.
 
 Checks that every engine makes the same moves and keeps the same cut on every batch. Reports per
 budget the host -> device bytes per batch (cold zero-copy reads + loads + reloads of changed hot
-rows) against the zero-copy-only baseline (every read a zero-copy read), the hit rate, and the
+rows + changes written through to cached rows) against the zero-copy-only baseline (every read a zero-copy read), the hit rate, and the
 median / p95 batch latency against the in-memory engine's (C++ engine; the accounting is the
 same on any machine, the latencies are this machine's). Also prints the issue's budget definition,
 a quarter and a sixteenth of the GPU dynamic structure's estimated footprint

@@ -7,8 +7,10 @@
 
 namespace igp {
 
-HotCache::HotCache(int64_t budget_bytes, int32_t tau, int32_t min_hotness, bool stage)
-    : budget_(budget_bytes), tau_(tau), min_hotness_(min_hotness), stage_(stage) {
+HotCache::HotCache(int64_t budget_bytes, int32_t tau, int32_t min_hotness, bool stage,
+                   bool retain)
+    : budget_(budget_bytes), tau_(tau), min_hotness_(min_hotness), stage_(stage),
+      retain_(retain) {
     if (budget_bytes < 0) throw std::invalid_argument("cache budget must be non-negative");
     if (tau < 0 || tau > 7) throw std::invalid_argument("tau must lie in [0, 7]");
     if (min_hotness < 1) throw std::invalid_argument("min_hotness must be at least 1");
@@ -22,12 +24,34 @@ void HotCache::resize(int64_t count) {
         j_->size(dirty_);
         j_->size(staged_);
         j_->size(hot_size_);
+        j_->size(reads_);
+        j_->size(retained_);
     }
+    retained_.resize(static_cast<size_t>(count), 0);
+    if (retain_) reads_.resize(static_cast<size_t>(count), 0);
     packed_.resize(static_cast<size_t>(count), 0);
     hot_.resize(static_cast<size_t>(count), 0);
     dirty_.resize(static_cast<size_t>(count), 0);
     staged_.resize(static_cast<size_t>(count), 0);
     hot_size_.resize(static_cast<size_t>(count), 0);
+}
+
+void HotCache::make_room(int64_t bytes) {
+    while (hot_bytes_ + staged_bytes_ + bytes > budget_ && victims_left_ > 0) {
+        const int64_t key = victims_[static_cast<size_t>(--victims_left_)];
+        if (!retained_[key] || !hot_[key]) continue;
+        if (j_) {
+            j_->element(retained_, key);
+            j_->element(hot_, key);
+            j_->element(hot_size_, key);
+        }
+        retained_[key] = 0;
+        hot_[key] = 0;
+        hot_bytes_ -= hot_size_[key];
+        hot_size_[key] = 0;
+        --hot_count_;
+        ++cur_.evicted;
+    }
 }
 
 int32_t HotCache::hotness(int64_t key) const {
@@ -84,6 +108,45 @@ CacheStats HotCache::end_batch(const std::function<int64_t(int64_t)> &bytes_of) 
         total += b;
         chosen.push_back(c.second);
         size.push_back(b);
+    }
+    // retention: the rows held now and not chosen, most read first, in the room left
+    int64_t retained = 0;
+    if (j_) {
+        for (int64_t key : victims_) j_->element(retained_, key);
+        j_->whole(victims_);
+    }
+    for (int64_t key : victims_) retained_[key] = 0;
+    victims_.clear();
+    victims_left_ = 0;
+    if (retain_ && total < budget_) {
+        std::vector<std::pair<int64_t, int64_t>> held;  // (-reads, key)
+        for (int64_t key : chosen) dirty_[key] = 1;
+        auto offer = [&](int64_t key) {
+            if (dirty_[key]) return;
+            dirty_[key] = 1;
+            held.emplace_back(-static_cast<int64_t>(reads_[key]), key);
+        };
+        for (int64_t key : hot_list_)
+            if (hot_[key]) offer(key);
+        for (int64_t key : staged_list_)
+            if (staged_[key]) offer(key);
+        for (int64_t key : chosen) dirty_[key] = 0;
+        for (const auto &h : held) dirty_[h.second] = 0;
+        std::sort(held.begin(), held.end());
+        for (const auto &h : held) {
+            const int64_t b = bytes_of(h.second);
+            if (total + b > budget_) continue;
+            total += b;
+            chosen.push_back(h.second);
+            size.push_back(b);
+            victims_.push_back(h.second);
+            ++retained;
+        }
+        for (int64_t key : victims_) {  // most read first: the last is the first victim
+            if (j_) j_->element(retained_, key);
+            retained_[key] = 1;
+        }
+        victims_left_ = static_cast<int64_t>(victims_.size());
     }
     // evict what is not chosen (dirty_ marks the chosen keys meanwhile; it is clear here)
     if (j_) {
@@ -146,6 +209,7 @@ CacheStats HotCache::end_batch(const std::function<int64_t(int64_t)> &bytes_of) 
     out.hot_rows = hot_count_;
     out.hot_bytes = hot_bytes_;
     out.candidates = static_cast<int64_t>(cand.size());
+    out.retained = retained;
     cur_ = CacheStats();
     return out;
 }
