@@ -372,10 +372,10 @@ def test_cache_retention_keeps_rows_past_the_window_until_room_is_needed():
         c.record(np.array([0, 1], np.int64), sizes)
         s = c.end_batch(sizes)
         assert s["hits"] == want and s["moved_bytes"] == 20 - 10 * want
-    # retained rows give way to staging, least read first: 1 goes before 0
-    c.end_batch(sizes)  # 0 (3 reads) and 1 (2 reads) are now held past the window
+    # retained rows give way to staging, oldest first (by key within a refresh): 0 before 1
+    c.end_batch(sizes)  # 0 and 1 are now held past the window
     c.record(np.array([2, 3, 4], np.int64), sizes)
-    assert c.hot_keys().tolist() == [0] and c.staged_bytes == 30
+    assert c.hot_keys().tolist() == [1] and c.staged_bytes == 30
 
 
 def test_cache_write_through_keeps_a_changed_row():

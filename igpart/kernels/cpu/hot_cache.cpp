@@ -37,8 +37,9 @@ void HotCache::resize(int64_t count) {
 }
 
 void HotCache::make_room(int64_t bytes) {
-    while (hot_bytes_ + staged_bytes_ + bytes > budget_ && victims_left_ > 0) {
-        const int64_t key = victims_[static_cast<size_t>(--victims_left_)];
+    while (hot_bytes_ + staged_bytes_ + bytes > budget_ &&
+           victims_left_ < static_cast<int64_t>(victims_.size())) {
+        const int64_t key = victims_[static_cast<size_t>(victims_left_++)];
         if (!retained_[key] || !hot_[key]) continue;
         if (j_) {
             j_->element(retained_, key);
@@ -109,77 +110,42 @@ CacheStats HotCache::end_batch(const std::function<int64_t(int64_t)> &bytes_of) 
         chosen.push_back(c.second);
         size.push_back(b);
     }
-    // retention: the rows held now and not chosen, most read first, in the room left
-    int64_t retained = 0;
-    if (j_) {
-        for (int64_t key : victims_) j_->element(retained_, key);
-        j_->whole(victims_);
-    }
-    for (int64_t key : victims_) retained_[key] = 0;
-    victims_.clear();
-    victims_left_ = 0;
-    if (retain_ && total < budget_) {
-        std::vector<std::pair<int64_t, int64_t>> held;  // (-reads, key)
-        for (int64_t key : chosen) dirty_[key] = 1;
-        auto offer = [&](int64_t key) {
-            if (dirty_[key]) return;
-            dirty_[key] = 1;
-            held.emplace_back(-static_cast<int64_t>(reads_[key]), key);
-        };
-        for (int64_t key : hot_list_)
-            if (hot_[key]) offer(key);
-        for (int64_t key : staged_list_)
-            if (staged_[key]) offer(key);
-        for (int64_t key : chosen) dirty_[key] = 0;
-        for (const auto &h : held) dirty_[h.second] = 0;
-        std::sort(held.begin(), held.end());
-        for (const auto &h : held) {
-            const int64_t b = bytes_of(h.second);
-            if (total + b > budget_) continue;
-            total += b;
-            chosen.push_back(h.second);
-            size.push_back(b);
-            victims_.push_back(h.second);
-            ++retained;
-        }
-        for (int64_t key : victims_) {  // most read first: the last is the first victim
-            if (j_) j_->element(retained_, key);
-            retained_[key] = 1;
-        }
-        victims_left_ = static_cast<int64_t>(victims_.size());
-    }
-    // evict what is not chosen (dirty_ marks the chosen keys meanwhile; it is clear here)
     if (j_) {
         for (int64_t key : chosen) {
             j_->element(dirty_, key);
             j_->element(hot_, key);
             j_->element(hot_size_, key);
+            j_->element(retained_, key);
         }
         for (int64_t key : hot_list_) {
             j_->element(hot_, key);
             j_->element(hot_size_, key);
+            j_->element(retained_, key);
         }
         for (int64_t key : staged_list_) {
+            j_->element(hot_, key);
             j_->element(hot_size_, key);
             j_->element(staged_, key);
+            j_->element(retained_, key);
         }
         for (int64_t key : active_) j_->element(packed_, key);
         j_->whole(staged_list_);
         j_->whole(hot_list_);
         j_->whole(active_);
+        j_->size(victims_);
     }
-    for (int64_t key : chosen) dirty_[key] = 1;
-    for (int64_t key : hot_list_)
-        if (hot_[key] && !dirty_[key]) {
-            hot_[key] = 0;
-            hot_size_[key] = 0;
-            ++cur_.evicted;
-        }
+    // the chosen rows: kept (a held row, retained or not, stops being a victim), joined from
+    // the staged rows, or loaded
     for (size_t i = 0; i < chosen.size(); ++i) {
         const int64_t key = chosen[i];
-        dirty_[key] = 0;
-        if (!hot_[key]) {
+        dirty_[key] = 1;
+        if (hot_[key]) {
+            hot_bytes_ += size[i] - hot_size_[key];
+            retained_[key] = 0;
+        } else {
             hot_[key] = 1;
+            hot_bytes_ += size[i];
+            ++hot_count_;
             if (!staged_[key]) {  // a staged row is on the device already
                 ++cur_.loaded;
                 cur_.load_bytes += size[i];
@@ -187,16 +153,49 @@ CacheStats HotCache::end_batch(const std::function<int64_t(int64_t)> &bytes_of) 
         }
         hot_size_[key] = size[i];
     }
-    for (int64_t key : staged_list_) {
-        if (staged_[key] && !hot_[key]) hot_size_[key] = 0;
-        staged_[key] = 0;
+    // rows of the last hot set and staged rows not chosen: retained (the newest victims), or
+    // evicted / dropped without retention
+    int64_t retained = 0;
+    for (int64_t key : hot_list_) {
+        if (!hot_[key] || dirty_[key] || retained_[key]) continue;
+        if (retain_) {
+            retained_[key] = 1;
+            victims_.push_back(key);
+            ++retained;
+        } else {
+            hot_[key] = 0;
+            hot_bytes_ -= hot_size_[key];
+            hot_size_[key] = 0;
+            --hot_count_;
+            ++cur_.evicted;
+        }
     }
+    for (int64_t key : staged_list_) {
+        if (!staged_[key]) continue;
+        staged_[key] = 0;
+        if (dirty_[key]) continue;
+        if (retain_) {
+            hot_[key] = 1;
+            hot_bytes_ += hot_size_[key];
+            ++hot_count_;
+            retained_[key] = 1;
+            victims_.push_back(key);
+            ++retained;
+        } else {
+            hot_size_[key] = 0;
+        }
+    }
+    for (int64_t key : chosen) dirty_[key] = 0;
     staged_list_.clear();
     staged_bytes_ = 0;
+    make_room(0);  // the oldest victims leave until the held rows fit the budget
+    if (victims_left_ > 4096 && 2 * victims_left_ > static_cast<int64_t>(victims_.size())) {
+        if (j_) j_->whole(victims_);
+        victims_.erase(victims_.begin(), victims_.begin() + victims_left_);
+        victims_left_ = 0;
+    }
     std::sort(chosen.begin(), chosen.end());
     hot_list_ = std::move(chosen);
-    hot_bytes_ = total;
-    hot_count_ = static_cast<int64_t>(hot_list_.size());
     // slide the window
     const uint64_t mask = tau_ >= 7 ? ~uint64_t(0) : (uint64_t(1) << (8 * (tau_ + 1))) - 1;
     size_t kept = 0;
@@ -218,6 +217,10 @@ std::vector<int64_t> HotCache::hot_keys() const {
     std::vector<int64_t> out;
     for (int64_t key : hot_list_)
         if (hot_[key]) out.push_back(key);
+    for (size_t i = static_cast<size_t>(victims_left_); i < victims_.size(); ++i)
+        if (hot_[victims_[i]] && retained_[victims_[i]]) out.push_back(victims_[i]);
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
     return out;
 }
 

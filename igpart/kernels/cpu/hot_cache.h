@@ -38,15 +38,16 @@
 // reads that recur across batches.
 //
 // Retention (on by default). A row on the device that the window no longer calls hot costs
-// nothing to keep, and evicting it saves nothing: the refresh fills the room the hot set leaves
-// with the rows held before it (hot or staged), the most read over the whole run first
-// (increasing key among equals), each that fits. These retained rows are the first victims of
-// the next batch: when staging a cold row needs room, retained rows not read in the batch are
-// evicted, least read first (nothing moves), so retention never takes room staging would have
-// used. On workloads whose batches revisit rows only after more than tau batches (random cells
-// of a large design) this turns free room into hits that the window cannot see; a refresh then
-// also visits the held rows, so it costs time in proportion to the keys read in the window plus
-// the rows held.
+// nothing to keep, and evicting it saves nothing: rows of the last hot set and staged rows that
+// the refresh does not choose stay on the device as retained rows, queued in the order they
+// left (by key within a refresh), while the held bytes fit the budget; the oldest leave first
+// when they do not. Retained rows are also the first victims of the next batch: when staging a
+// cold row needs room, retained rows are evicted, oldest first (nothing moves), so retention
+// never takes room staging would have used. A read of a retained row is a hit and takes it off
+// the queue (lazily: a row that is queued twice may leave at its first place). On workloads
+// whose batches revisit rows only after more than tau batches (random cells of a large design)
+// this turns free room into hits the window cannot see. A refresh costs time in proportion to
+// the keys read in the window plus the rows that leave.
 //
 // Only keys with a nonzero packed word are visited between batches, so a refresh costs time in
 // proportion to the keys read in the last tau + 1 batches, not to all keys.
@@ -213,11 +214,11 @@ class HotCache {
     int64_t budget_;
     int32_t tau_, min_hotness_;
     bool stage_, retain_;
-    std::vector<uint32_t> reads_;   // reads of each key over the whole run (retention order)
+    std::vector<uint32_t> reads_;   // reads of each key over the whole run
     std::vector<uint8_t> retained_;  // held by retention and not read since: a victim
-    std::vector<int64_t> victims_;   // retained keys, the first victim last
-    int64_t victims_left_ = 0;       // victims_[0, victims_left_) not yet taken
-    // Evicts retained rows, first victims first, until `bytes` more fit (or none is left).
+    std::vector<int64_t> victims_;   // the retention queue, oldest first
+    int64_t victims_left_ = 0;       // its head: victims_[0, victims_left_) are taken
+    // Evicts retained rows, oldest first, until `bytes` more fit (or none is left).
     void make_room(int64_t bytes);
     std::vector<uint64_t> packed_;  // byte i: count of the batch i batches ago
     std::vector<uint8_t> hot_, dirty_, staged_;
