@@ -175,7 +175,7 @@ def test_budget_gives_identical_moves(objective):
         t = r2.stats["transfer"]
         assert "transfer" not in r1.stats
         assert t["moved_bytes"] == (t["cold_bytes"] + t["load_bytes"] + t["reload_bytes"]
-                                    + t["write_bytes"])
+                                    + t["write_bytes"])  # fmt: skip
         assert t["hot_bytes"] <= store.dynamic.store_stats["cache_budget"]
         fulls += r1.full_repartition
         moved += t["moved_bytes"]

@@ -346,7 +346,7 @@ def test_cache_retention_and_write_through_stay_in_budget(seed):
     sizes = rng.integers(4, 100, size=keys).astype(np.int64)
     c = _cpu.HotCache(budget, tau=1)
     c.resize(keys)
-    for batch in range(30):
+    for _ in range(30):
         for key in rng.integers(0, keys, size=25):
             c.record(np.array([key], np.int64), sizes)
             assert c.hot_bytes + c.staged_bytes <= budget
