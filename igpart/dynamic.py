@@ -497,9 +497,11 @@ class DynamicHypergraph:
         hot rows and returns the batch's figures: ``hits`` / ``hit_bytes`` (reads of cached
         rows), ``cold_reads`` / ``cold_bytes`` (zero-copy reads), ``loaded`` / ``load_bytes``
         (rows entering the cache), ``reloaded`` / ``reload_bytes`` (cached rows the batch
-        changed), ``evicted``, ``hot_rows`` / ``hot_bytes`` (the cache after the refresh),
-        ``moved_bytes`` (host -> device: cold + load + reload) and ``zero_copy_bytes`` (what
-        reading every row zero-copy would have moved)."""
+        changed), ``written`` / ``write_bytes`` (changes written through to cached rows),
+        ``retained`` (rows kept in free room past the window), ``evicted``, ``hot_rows`` /
+        ``hot_bytes`` (the cache after the refresh), ``moved_bytes`` (host -> device: cold +
+        load + reload + write) and ``zero_copy_bytes`` (what reading every row zero-copy would
+        have moved)."""
         return self._impl.end_batch() if self.has_store else None
 
     @property

@@ -174,7 +174,8 @@ def test_budget_gives_identical_moves(objective):
         assert np.array_equal(plain.parts, store.parts), f"batch {i}"
         t = r2.stats["transfer"]
         assert "transfer" not in r1.stats
-        assert t["moved_bytes"] == t["cold_bytes"] + t["load_bytes"] + t["reload_bytes"]
+        assert t["moved_bytes"] == (t["cold_bytes"] + t["load_bytes"] + t["reload_bytes"]
+                                    + t["write_bytes"])  # fmt: skip
         assert t["hot_bytes"] <= store.dynamic.store_stats["cache_budget"]
         fulls += r1.full_repartition
         moved += t["moved_bytes"]

@@ -246,7 +246,7 @@ def test_cache_matches_oracle(tau, stage):
     rng = np.random.default_rng(tau)
     keys, budget = 60, 700
     sizes = rng.integers(0, 120, size=keys).astype(np.int64)
-    c = _cpu.HotCache(budget, tau=tau, stage=stage)
+    c = _cpu.HotCache(budget, tau=tau, stage=stage, retain=False)
     c.resize(keys)
     o = CacheOracle(keys, budget, tau, stage=stage)
     popular = rng.permutation(keys)[:12]
@@ -278,7 +278,7 @@ def test_cache_matches_oracle(tau, stage):
 
 def test_cache_window_keeps_a_row_for_tau_batches():
     sizes = np.full(4, 10, np.int64)
-    c = _cpu.HotCache(100, tau=2, stage=False)
+    c = _cpu.HotCache(100, tau=2, stage=False, retain=False)
     c.resize(4)
     c.record(np.array([1, 1], np.int64), sizes)
     hot = []
@@ -292,7 +292,7 @@ def test_cache_window_keeps_a_row_for_tau_batches():
 
 def test_cache_second_batch_hits_and_deterministic_ties():
     sizes = np.array([40, 40, 40, 40], np.int64)
-    c = _cpu.HotCache(80, tau=1, stage=False)
+    c = _cpu.HotCache(80, tau=1, stage=False, retain=False)
     c.resize(4)
     c.record(np.array([3, 2, 1, 0], np.int64), sizes)  # equal hotness: lowest keys win
     first = c.end_batch(sizes)
@@ -307,7 +307,7 @@ def test_cache_second_batch_hits_and_deterministic_ties():
 
 def test_cache_staging_serves_repeated_reads_of_a_batch():
     sizes = np.array([30, 30, 30, 50], np.int64)
-    c = _cpu.HotCache(70, tau=0)
+    c = _cpu.HotCache(70, tau=0, retain=False)
     c.resize(4)
     c.record(np.array([0, 0, 3, 1, 1, 1, 3], np.int64), sizes)  # 3 does not fit after 0 and 1
     s = c.end_batch(sizes)
@@ -335,3 +335,59 @@ def test_cache_bad_input():
     assert c.hotness(0) == 0  # the valid key before the bad one was not recorded
     with pytest.raises(ValueError, match="one entry per key"):
         c.end_batch(np.zeros(1, np.int64))
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_cache_retention_and_write_through_stay_in_budget(seed):
+    # random reads, write-through updates that grow rows, refreshes: the held bytes never exceed
+    # the budget, retained rows move nothing, and a row read again past the window still hits
+    rng = np.random.default_rng(seed)
+    keys, budget = 80, 900
+    sizes = rng.integers(4, 100, size=keys).astype(np.int64)
+    c = _cpu.HotCache(budget, tau=1)
+    c.resize(keys)
+    for _ in range(30):
+        for key in rng.integers(0, keys, size=25):
+            c.record(np.array([key], np.int64), sizes)
+            assert c.hot_bytes + c.staged_bytes <= budget
+        changed = rng.integers(0, keys, size=4)
+        sizes[changed] += 4
+        c.updated(changed.astype(np.int64), sizes)
+        assert c.hot_bytes + c.staged_bytes <= budget
+        s = c.end_batch(sizes)
+        assert c.hot_bytes == s["hot_bytes"] <= budget and c.staged_bytes == 0
+        assert s["moved_bytes"] == (s["cold_bytes"] + s["load_bytes"] + s["reload_bytes"]
+                                    + s["write_bytes"])  # fmt: skip
+        assert s["hot_bytes"] == int(sizes[c.hot_keys()].sum())
+
+
+def test_cache_retention_keeps_rows_past_the_window_until_room_is_needed():
+    sizes = np.full(6, 10, np.int64)
+    for retain, want in ((False, 0), (True, 2)):
+        c = _cpu.HotCache(40, tau=0, retain=retain)
+        c.resize(6)
+        c.record(np.array([0, 0, 1], np.int64), sizes)
+        c.end_batch(sizes)
+        c.end_batch(sizes)  # a batch without reads: the window forgets 0 and 1
+        c.record(np.array([0, 1], np.int64), sizes)
+        s = c.end_batch(sizes)
+        assert s["hits"] == want and s["moved_bytes"] == 20 - 10 * want
+    # retained rows give way to staging, oldest first (by key within a refresh): 0 before 1
+    c.end_batch(sizes)  # 0 and 1 are now held past the window
+    c.record(np.array([2, 3, 4], np.int64), sizes)
+    assert c.hot_keys().tolist() == [1] and c.staged_bytes == 30
+
+
+def test_cache_write_through_keeps_a_changed_row():
+    sizes = np.array([20, 20], np.int64)
+    c = _cpu.HotCache(45, tau=0)
+    c.resize(2)
+    c.record(np.array([0, 1], np.int64), sizes)  # both staged
+    sizes[0] = 24
+    c.updated(np.array([0], np.int64), sizes, write_bytes=4)
+    sizes[1] = 40  # no longer fits: dropped, read again cold
+    c.updated(np.array([1], np.int64), sizes)
+    c.record(np.array([0, 1], np.int64), sizes)
+    s = c.end_batch(sizes)
+    assert (s["hits"], s["cold_reads"], s["written"], s["write_bytes"]) == (1, 3, 1, 4)
+    assert s["moved_bytes"] == 20 + 20 + 40 + 4

@@ -53,12 +53,15 @@ py::dict stats_dict(const CacheStats &s) {
     d["load_bytes"] = s.load_bytes;
     d["reloaded"] = s.reloaded;
     d["reload_bytes"] = s.reload_bytes;
+    d["written"] = s.written;
+    d["write_bytes"] = s.write_bytes;
     d["staged"] = s.staged;
     d["staged_hits"] = s.staged_hits;
     d["evicted"] = s.evicted;
     d["hot_rows"] = s.hot_rows;
     d["hot_bytes"] = s.hot_bytes;
     d["candidates"] = s.candidates;
+    d["retained"] = s.retained;
     if (s.paged) {
         d["managed_bytes"] = s.page_bytes;
         d["managed_faults"] = s.page_faults;
@@ -147,8 +150,9 @@ void igp::bind_store(py::module_ &m) {
         .def("check", &PmaRows::check, "Verifies the layout; RuntimeError on a violation.");
 
     py::class_<HotCache>(m, "HotCache", "Hot-subgraph cache policy (hot_cache.h).")
-        .def(py::init<int64_t, int32_t, int32_t, bool>(), py::arg("budget"), py::arg("tau") = 3,
-             py::arg("min_hotness") = 1, py::arg("stage") = true)
+        .def(py::init<int64_t, int32_t, int32_t, bool, bool>(), py::arg("budget"),
+             py::arg("tau") = 3, py::arg("min_hotness") = 1, py::arg("stage") = true,
+             py::arg("retain") = true)
         .def("resize", &HotCache::resize, py::arg("keys"))
         .def_property_readonly("keys", &HotCache::keys)
         .def(
@@ -169,7 +173,20 @@ void igp::bind_store(py::module_ &m) {
                 for (int64_t i = 0; i < keys.shape(0); ++i) check_key(c, keys.data()[i]);
                 for (int64_t i = 0; i < keys.shape(0); ++i) c.modified(keys.data()[i]);
             },
-            py::arg("keys"))
+            py::arg("keys"), "Rows changed; the device's copies are stale (reloaded later).")
+        .def(
+            "updated",
+            [](HotCache &c, Arr<int64_t> keys, Arr<int64_t> sizes, int64_t write_bytes) {
+                if (keys.ndim() != 1) throw std::invalid_argument("keys must be 1-D");
+                if (write_bytes < 0) throw std::invalid_argument("write_bytes must be >= 0");
+                for (int64_t i = 0; i < keys.shape(0); ++i) check_key(c, keys.data()[i]);
+                const auto size = sizes_of(sizes, c);
+                for (int64_t i = 0; i < keys.shape(0); ++i)
+                    c.updated(keys.data()[i], size(keys.data()[i]), write_bytes);
+            },
+            py::arg("keys"), py::arg("sizes"), py::arg("write_bytes") = 4,
+            "Rows changed and the change was written through to the device's copies (sizes: "
+            "bytes of every key's row after the change).")
         .def(
             "finish_changes",
             [](HotCache &c, Arr<int64_t> sizes) { c.finish_changes(sizes_of(sizes, c)); },
@@ -194,13 +211,15 @@ void igp::bind_dynamic_store(py::class_<DynamicHypergraph> &cls) {
     cls.def(
            "attach_store",
            [](DynamicHypergraph &h, int64_t cache_budget, int32_t tau, int32_t min_hotness,
-              int64_t leaf, bool stage, int64_t page_model) {
+              int64_t leaf, bool stage, int64_t page_model, bool write_through, bool retain) {
                HostStoreOptions o;
                o.pma.leaf = leaf;
                o.cache_budget = cache_budget;
                o.tau = tau;
                o.min_hotness = min_hotness;
                o.stage = stage;
+               o.write_through = write_through;
+               o.retain = retain;
                if (page_model < 0) throw std::invalid_argument("page size must be non-negative");
                o.page_model = page_model;
                HotCache check(cache_budget, tau, min_hotness);  // validates the policy options
@@ -209,6 +228,7 @@ void igp::bind_dynamic_store(py::class_<DynamicHypergraph> &cls) {
            },
            py::arg("cache_budget"), py::arg("tau") = 3, py::arg("min_hotness") = 1,
            py::arg("leaf") = 64, py::arg("stage") = true, py::arg("page_model") = 0,
+           py::arg("write_through") = true, py::arg("retain") = true,
            "Keeps the adjacency also in a host store (packed-memory-array CSRs) and reads it "
            "from there, recording reads with the hot-subgraph cache policy.")
         .def_property_readonly("has_store",

@@ -9,7 +9,7 @@ namespace igp {
 
 HostStore::HostStore(const HostStoreOptions &opt)
     : opt_(opt), vrows_(opt.pma), erows_(opt.pma),
-      cache_(opt.cache_budget, opt.tau, opt.min_hotness, opt.stage) {
+      cache_(opt.cache_budget, opt.tau, opt.min_hotness, opt.stage, opt.retain) {
     if (opt.page_model > 0) pages_ = std::make_unique<PageModel>(opt.cache_budget, opt.page_model);
 }
 
@@ -79,8 +79,8 @@ void HostStore::insert_pin(int32_t v, int32_t e) {
     vrows_.insert(v, e);
     erows_.insert(e, v);
     pages_written();
-    cache_.modified(2 * int64_t(v));
-    cache_.modified(2 * int64_t(e) + 1);
+    changed(2 * int64_t(v));
+    changed(2 * int64_t(e) + 1);
 }
 
 void HostStore::delete_pin(int32_t v, int32_t e) {
@@ -88,8 +88,15 @@ void HostStore::delete_pin(int32_t v, int32_t e) {
         throw std::logic_error("host store: vertex " + std::to_string(v) + " is no pin of net " +
                                std::to_string(e));
     pages_written();
-    cache_.modified(2 * int64_t(v));
-    cache_.modified(2 * int64_t(e) + 1);
+    changed(2 * int64_t(v));
+    changed(2 * int64_t(e) + 1);
+}
+
+void HostStore::changed(int64_t key) {
+    if (opt_.write_through)
+        cache_.updated(key, row_bytes(key), 4);  // the entry's id crosses the bus
+    else
+        cache_.modified(key);
 }
 
 void HostStore::finish_changes() {

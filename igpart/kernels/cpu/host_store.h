@@ -24,6 +24,8 @@ struct HostStoreOptions {
     int32_t tau = 3;           // sliding window: the current batch and tau before it
     int32_t min_hotness = 1;   // reads over the window a row needs to be cached
     bool stage = true;         // cold rows read in a batch stay on the device for the batch
+    bool retain = true;        // held rows stay in the room the hot set leaves (hot_cache.h)
+    bool write_through = true; // changes update the device's copy of a held row (hot_cache.h)
     int64_t page_model = 0;    // > 0: also model managed memory with pages of this many bytes
 };
 
@@ -84,6 +86,7 @@ class HostStore {
     std::unique_ptr<PageModel> pages_;  // managed-memory model, when asked for
     int64_t pages_moved_ = 0, pages_faults_ = 0;  // at the end of the last batch
     void pages_written();  // tells the page model what the last update wrote
+    void changed(int64_t key);  // row `key` gained or lost one entry: the cache policy hears of it
     Journal journal_;
     struct Saved {
         PmaRows::Scalars vrows, erows;

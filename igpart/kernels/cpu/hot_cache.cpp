@@ -7,8 +7,10 @@
 
 namespace igp {
 
-HotCache::HotCache(int64_t budget_bytes, int32_t tau, int32_t min_hotness, bool stage)
-    : budget_(budget_bytes), tau_(tau), min_hotness_(min_hotness), stage_(stage) {
+HotCache::HotCache(int64_t budget_bytes, int32_t tau, int32_t min_hotness, bool stage,
+                   bool retain)
+    : budget_(budget_bytes), tau_(tau), min_hotness_(min_hotness), stage_(stage),
+      retain_(retain) {
     if (budget_bytes < 0) throw std::invalid_argument("cache budget must be non-negative");
     if (tau < 0 || tau > 7) throw std::invalid_argument("tau must lie in [0, 7]");
     if (min_hotness < 1) throw std::invalid_argument("min_hotness must be at least 1");
@@ -22,12 +24,35 @@ void HotCache::resize(int64_t count) {
         j_->size(dirty_);
         j_->size(staged_);
         j_->size(hot_size_);
+        j_->size(reads_);
+        j_->size(retained_);
     }
+    retained_.resize(static_cast<size_t>(count), 0);
+    if (retain_) reads_.resize(static_cast<size_t>(count), 0);
     packed_.resize(static_cast<size_t>(count), 0);
     hot_.resize(static_cast<size_t>(count), 0);
     dirty_.resize(static_cast<size_t>(count), 0);
     staged_.resize(static_cast<size_t>(count), 0);
     hot_size_.resize(static_cast<size_t>(count), 0);
+}
+
+void HotCache::make_room(int64_t bytes) {
+    while (hot_bytes_ + staged_bytes_ + bytes > budget_ &&
+           victims_left_ < static_cast<int64_t>(victims_.size())) {
+        const int64_t key = victims_[static_cast<size_t>(victims_left_++)];
+        if (!retained_[key] || !hot_[key]) continue;
+        if (j_) {
+            j_->element(retained_, key);
+            j_->element(hot_, key);
+            j_->element(hot_size_, key);
+        }
+        retained_[key] = 0;
+        hot_[key] = 0;
+        hot_bytes_ -= hot_size_[key];
+        hot_size_[key] = 0;
+        --hot_count_;
+        ++cur_.evicted;
+    }
 }
 
 int32_t HotCache::hotness(int64_t key) const {
@@ -85,38 +110,42 @@ CacheStats HotCache::end_batch(const std::function<int64_t(int64_t)> &bytes_of) 
         chosen.push_back(c.second);
         size.push_back(b);
     }
-    // evict what is not chosen (dirty_ marks the chosen keys meanwhile; it is clear here)
     if (j_) {
         for (int64_t key : chosen) {
             j_->element(dirty_, key);
             j_->element(hot_, key);
             j_->element(hot_size_, key);
+            j_->element(retained_, key);
         }
         for (int64_t key : hot_list_) {
             j_->element(hot_, key);
             j_->element(hot_size_, key);
+            j_->element(retained_, key);
         }
         for (int64_t key : staged_list_) {
+            j_->element(hot_, key);
             j_->element(hot_size_, key);
             j_->element(staged_, key);
+            j_->element(retained_, key);
         }
         for (int64_t key : active_) j_->element(packed_, key);
         j_->whole(staged_list_);
         j_->whole(hot_list_);
         j_->whole(active_);
+        j_->size(victims_);
     }
-    for (int64_t key : chosen) dirty_[key] = 1;
-    for (int64_t key : hot_list_)
-        if (hot_[key] && !dirty_[key]) {
-            hot_[key] = 0;
-            hot_size_[key] = 0;
-            ++cur_.evicted;
-        }
+    // the chosen rows: kept (a held row, retained or not, stops being a victim), joined from
+    // the staged rows, or loaded
     for (size_t i = 0; i < chosen.size(); ++i) {
         const int64_t key = chosen[i];
-        dirty_[key] = 0;
-        if (!hot_[key]) {
+        dirty_[key] = 1;
+        if (hot_[key]) {
+            hot_bytes_ += size[i] - hot_size_[key];
+            retained_[key] = 0;
+        } else {
             hot_[key] = 1;
+            hot_bytes_ += size[i];
+            ++hot_count_;
             if (!staged_[key]) {  // a staged row is on the device already
                 ++cur_.loaded;
                 cur_.load_bytes += size[i];
@@ -124,16 +153,49 @@ CacheStats HotCache::end_batch(const std::function<int64_t(int64_t)> &bytes_of) 
         }
         hot_size_[key] = size[i];
     }
-    for (int64_t key : staged_list_) {
-        if (staged_[key] && !hot_[key]) hot_size_[key] = 0;
-        staged_[key] = 0;
+    // rows of the last hot set and staged rows not chosen: retained (the newest victims), or
+    // evicted / dropped without retention
+    int64_t retained = 0;
+    for (int64_t key : hot_list_) {
+        if (!hot_[key] || dirty_[key] || retained_[key]) continue;
+        if (retain_) {
+            retained_[key] = 1;
+            victims_.push_back(key);
+            ++retained;
+        } else {
+            hot_[key] = 0;
+            hot_bytes_ -= hot_size_[key];
+            hot_size_[key] = 0;
+            --hot_count_;
+            ++cur_.evicted;
+        }
     }
+    for (int64_t key : staged_list_) {
+        if (!staged_[key]) continue;
+        staged_[key] = 0;
+        if (dirty_[key]) continue;
+        if (retain_) {
+            hot_[key] = 1;
+            hot_bytes_ += hot_size_[key];
+            ++hot_count_;
+            retained_[key] = 1;
+            victims_.push_back(key);
+            ++retained;
+        } else {
+            hot_size_[key] = 0;
+        }
+    }
+    for (int64_t key : chosen) dirty_[key] = 0;
     staged_list_.clear();
     staged_bytes_ = 0;
+    make_room(0);  // the oldest victims leave until the held rows fit the budget
+    if (victims_left_ > 4096 && 2 * victims_left_ > static_cast<int64_t>(victims_.size())) {
+        if (j_) j_->whole(victims_);
+        victims_.erase(victims_.begin(), victims_.begin() + victims_left_);
+        victims_left_ = 0;
+    }
     std::sort(chosen.begin(), chosen.end());
     hot_list_ = std::move(chosen);
-    hot_bytes_ = total;
-    hot_count_ = static_cast<int64_t>(hot_list_.size());
     // slide the window
     const uint64_t mask = tau_ >= 7 ? ~uint64_t(0) : (uint64_t(1) << (8 * (tau_ + 1))) - 1;
     size_t kept = 0;
@@ -146,6 +208,7 @@ CacheStats HotCache::end_batch(const std::function<int64_t(int64_t)> &bytes_of) 
     out.hot_rows = hot_count_;
     out.hot_bytes = hot_bytes_;
     out.candidates = static_cast<int64_t>(cand.size());
+    out.retained = retained;
     cur_ = CacheStats();
     return out;
 }
@@ -154,6 +217,10 @@ std::vector<int64_t> HotCache::hot_keys() const {
     std::vector<int64_t> out;
     for (int64_t key : hot_list_)
         if (hot_[key]) out.push_back(key);
+    for (size_t i = static_cast<size_t>(victims_left_); i < victims_.size(); ++i)
+        if (hot_[victims_[i]] && retained_[victims_[i]]) out.push_back(victims_[i]);
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
     return out;
 }
 

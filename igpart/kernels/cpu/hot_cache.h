@@ -22,6 +22,13 @@
 // no longer fits is evicted. So the bytes on the device never exceed the budget, and everything
 // is deterministic.
 //
+// Write-through (updated, used by the host store): the device applies a batch's change to the
+// copy it holds, as the host applies it to the store, instead of dropping the copy. A hot or
+// staged row that changes stays on the device with its new size when the held bytes still fit
+// the budget (else it leaves, as with modified); the entries written count as moved
+// (write_bytes), the rest of the row does not move again. Rows read, changed and read again in
+// one batch (a gate inserted, then its region refined) so cross the bus once.
+//
 // Staging (on by default; Grapin caches only between batches). A cold row read during a batch is
 // staged, that is, kept on the device for the rest of the batch, when the hot rows and the rows
 // staged so far leave room for it: its first read moves its bytes, later reads of the batch are
@@ -29,6 +36,18 @@
 // dropped. A staged row that changes is dropped at once. Repeated reads of a row within a batch
 // (the refinement visits a region's rows several times) are what staging saves; the window saves
 // reads that recur across batches.
+//
+// Retention (on by default). A row on the device that the window no longer calls hot costs
+// nothing to keep, and evicting it saves nothing: rows of the last hot set and staged rows that
+// the refresh does not choose stay on the device as retained rows, queued in the order they
+// left (by key within a refresh), while the held bytes fit the budget; the oldest leave first
+// when they do not. Retained rows are also the first victims of the next batch: when staging a
+// cold row needs room, retained rows are evicted, oldest first (nothing moves), so retention
+// never takes room staging would have used. A read of a retained row is a hit and takes it off
+// the queue (lazily: a row that is queued twice may leave at its first place). On workloads
+// whose batches revisit rows only after more than tau batches (random cells of a large design)
+// this turns free room into hits the window cannot see. A refresh costs time in proportion to
+// the keys read in the window plus the rows that leave.
 //
 // Only keys with a nonzero packed word are visited between batches, so a refresh costs time in
 // proportion to the keys read in the last tau + 1 batches, not to all keys.
@@ -46,21 +65,24 @@ struct CacheStats {
     int64_t cold_reads = 0, cold_bytes = 0;   // zero-copy reads of cold rows
     int64_t loaded = 0, load_bytes = 0;       // rows loaded into the hot set by the refresh
     int64_t reloaded = 0, reload_bytes = 0;   // changed hot rows loaded again
+    int64_t written = 0, write_bytes = 0;     // changes written through to held rows
     int64_t staged = 0, staged_hits = 0;      // rows staged in the batch; hits on them
     int64_t evicted = 0;                      // rows that left the hot set
     int64_t hot_rows = 0, hot_bytes = 0;      // the hot set after the refresh
     int64_t candidates = 0;                   // keys of hotness >= min_hotness
+    int64_t retained = 0;                     // rows kept in free room past the window
     bool paged = false;                       // managed-memory model (host_store.h) on:
     int64_t page_bytes = 0, page_faults = 0;  // what it moved, in pages faulted in
-    // Host -> device bytes of the batch: cold reads, loads and reloads.
-    int64_t moved() const { return cold_bytes + load_bytes + reload_bytes; }
+    // Host -> device bytes of the batch: cold reads, loads, reloads and written changes.
+    int64_t moved() const { return cold_bytes + load_bytes + reload_bytes + write_bytes; }
     // What reading every row zero-copy would have moved (no cache).
     int64_t zero_copy() const { return hit_bytes + cold_bytes; }
 };
 
 class HotCache {
    public:
-    HotCache(int64_t budget_bytes, int32_t tau, int32_t min_hotness, bool stage = true);
+    HotCache(int64_t budget_bytes, int32_t tau, int32_t min_hotness, bool stage = true,
+             bool retain = true);
 
     // Keys become [0, count) (new keys cold, never read).
     void resize(int64_t count);
@@ -75,13 +97,22 @@ class HotCache {
             active_.push_back(key);
         }
         if ((w & 0xff) != 0xff) ++w;
+        if (retain_) {
+            if (j_) j_->element(reads_, key);
+            if (reads_[key] != UINT32_MAX) ++reads_[key];
+        }
         if (hot_[key] || staged_[key]) {
             ++cur_.hits;
             cur_.hit_bytes += bytes;
             cur_.staged_hits += staged_[key];
+            if (retained_[key]) {  // in use: no longer a victim
+                if (j_) j_->element(retained_, key);
+                retained_[key] = 0;
+            }
         } else {
             ++cur_.cold_reads;
             cur_.cold_bytes += bytes;
+            if (stage_) make_room(bytes);
             if (stage_ && hot_bytes_ + staged_bytes_ + bytes <= budget_) {
                 if (j_) {
                     j_->element(staged_, key);
@@ -115,6 +146,35 @@ class HotCache {
             changed_.push_back(key);
         }
     }
+    // Row `key` changed and the device applied the change to its copy (write-through):
+    // `write_bytes` moved, the row now occupies `new_bytes`. A held row that no longer fits
+    // leaves the device; a row not held is untouched.
+    void updated(int64_t key, int64_t new_bytes, int64_t write_bytes) {
+        const bool held = staged_[key] || (hot_[key] && !dirty_[key]);
+        if (!held) {
+            if (hot_[key]) modified(key);  // already stale: reloaded at finish_changes
+            return;
+        }
+        if (j_) j_->element(hot_size_, key);
+        const int64_t grow = new_bytes - hot_size_[key];
+        if (hot_bytes_ + staged_bytes_ + grow > budget_) {
+            if (staged_[key]) {
+                modified(key);
+                return;
+            }
+            if (j_) j_->element(hot_, key);
+            hot_[key] = 0;
+            hot_bytes_ -= hot_size_[key];
+            hot_size_[key] = 0;
+            --hot_count_;
+            ++cur_.evicted;
+            return;
+        }
+        hot_size_[key] = new_bytes;
+        (staged_[key] ? staged_bytes_ : hot_bytes_) += grow;
+        ++cur_.written;
+        cur_.write_bytes += write_bytes;
+    }
     // Reloads or evicts the changed hot rows; bytes_of(key) is a row's current size in bytes.
     void finish_changes(const std::function<int64_t(int64_t)> &bytes_of);
     // Closes the batch: refreshes the hot set, slides the window, returns the batch's figures.
@@ -124,6 +184,7 @@ class HotCache {
     int64_t hot_bytes() const { return hot_bytes_; }
     int64_t staged_bytes() const { return staged_bytes_; }
     bool stage() const { return stage_; }
+    bool retain() const { return retain_; }
     int64_t budget() const { return budget_; }
     int32_t tau() const { return tau_; }
     int32_t min_hotness() const { return min_hotness_; }
@@ -137,19 +198,28 @@ class HotCache {
     // are saved by save_scalars() and put back by restore_scalars().
     void journal(Journal *j) { j_ = j; }
     struct Scalars {
-        int64_t staged_bytes, hot_bytes, hot_count;
+        int64_t staged_bytes, hot_bytes, hot_count, victims_left;
         CacheStats cur;
     };
-    Scalars save_scalars() const { return {staged_bytes_, hot_bytes_, hot_count_, cur_}; }
+    Scalars save_scalars() const {
+        return {staged_bytes_, hot_bytes_, hot_count_, victims_left_, cur_};
+    }
     void restore_scalars(const Scalars &s) {
         staged_bytes_ = s.staged_bytes, hot_bytes_ = s.hot_bytes, hot_count_ = s.hot_count;
+        victims_left_ = s.victims_left;
         cur_ = s.cur;
     }
 
    private:
     int64_t budget_;
     int32_t tau_, min_hotness_;
-    bool stage_;
+    bool stage_, retain_;
+    std::vector<uint32_t> reads_;   // reads of each key over the whole run
+    std::vector<uint8_t> retained_;  // held by retention and not read since: a victim
+    std::vector<int64_t> victims_;   // the retention queue, oldest first
+    int64_t victims_left_ = 0;       // its head: victims_[0, victims_left_) are taken
+    // Evicts retained rows, oldest first, until `bytes` more fit (or none is left).
+    void make_room(int64_t bytes);
     std::vector<uint64_t> packed_;  // byte i: count of the batch i batches ago
     std::vector<uint8_t> hot_, dirty_, staged_;
     std::vector<int64_t> hot_size_;  // bytes a hot key occupies on the device
