@@ -8,7 +8,14 @@ import time
 from ..hypergraph import Hypergraph
 from ..kernels.backend import Backend, HypergraphArrays
 from .config import Config
-from .context import Timer, community_max_weight, community_resolution, community_sub_rounds
+from .context import (
+    Timer,
+    community_graph,
+    community_max_weight,
+    community_net_size,
+    community_resolution,
+    community_sub_rounds,
+)
 
 
 def share_unconnected_community(xp, top: HypergraphArrays, communities, max_net_size: int):
@@ -40,14 +47,16 @@ def detect_communities(be: Backend, top: HypergraphArrays, h: Hypergraph, k: int
     if not (cfg.communities and top.n >= cfg.contraction_limit * k):
         return None
     t0 = time.perf_counter()
+    graph = community_graph(be, cfg, h.n)
+    max_net_size = community_net_size(graph, cfg, h.n)
     communities = be.communities(
-        top, max_net_size=cfg.community_max_net_size, max_levels=cfg.community_levels,
+        top, max_net_size=max_net_size, max_levels=cfg.community_levels,
         max_passes=cfg.community_passes, seed=seed,
         resolution=community_resolution(cfg, h.num_pins),
         max_weight=community_max_weight(cfg, h.total_weight, k),
-        sub_rounds=community_sub_rounds(be, cfg, h.n), k=k,
+        sub_rounds=community_sub_rounds(be, cfg, h.n), k=k, graph=graph,
+        edge_weight=cfg.community_edge_weight,
     )
-    communities = share_unconnected_community(be.xp, top, communities,
-                                              cfg.community_max_net_size)
+    communities = share_unconnected_community(be.xp, top, communities, max_net_size)
     timer.add("communities", t0)
     return communities
