@@ -2,7 +2,8 @@
 
 The multilevel driver finds communities once on the finest level (``Backend.communities``:
 multilevel Louvain modularity maximisation on the weighted clique expansion, edge weight
-``w_e / (|e| - 1)`` summed over shared nets of at most ``max_net_size`` pins) and clusters only
+``w_e / (|e| - 1)`` summed over shared nets of at most ``max_net_size`` pins, or with
+``graph="bipartite"`` Mt-KaHyPar's graph of a node per vertex and per net) and clusters only
 vertices of the same community on every level, so coarsening never merges across the sparse cuts
 between natural modules of a netlist. This module exposes the detection for host hypergraphs and
 the modularity of an assignment (used by the tests and for inspection).

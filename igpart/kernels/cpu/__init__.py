@@ -92,7 +92,14 @@ class CpuBackend(Backend):
             str(graph), str(edge_weight),
         )
 
-    #: ``Config.community_graph = "auto"`` on this backend (``default_community_graph``).
+    #: ``Config.community_graph = "auto"`` on this backend (``default_community_graph``): the
+    #: clique expansion. The bipartite graph (Mt-KaHyPar's) measured 2026-11-27 on the loaded
+    #: 2-core VM, 2 threads, seed 0 (BENCHMARKS.md, "Louvain on the bipartite graph"): small
+    #: suite at k = 2, 16, 64, 42 runs: cut geomean 1.004x (0.50x-1.19x; 1.028x at k = 64,
+    #: ibm08 k = 2 +18.5%), Louvain 1.16x the time; cholesky_mc x4, neuron x4, stereo_vision
+    #: x4, ibm10 x8 at k = 2, 64: no Louvain saving (our clique expansion keeps nets of at
+    #: most 50 pins, so it is not much larger than the pins), stereo_vision x4 k = 2 cut
+    #: +35%. Hence not the default.
     community_graph = "clique"
 
     def default_community_graph(self, n: int) -> str:
