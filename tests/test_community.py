@@ -314,3 +314,108 @@ def test_driver_caps_communities_at_a_block():
     h = ring_of_cliques()  # the capped default partitions validly
     p = igpart.partition(h, 6, seed=1)
     assert p.balanced and p.cut == igpart.metrics.cut(h, p.parts)
+
+
+# --------------------------------------------------------------- the bipartite community graph
+@pytest.mark.parametrize("edge_weight", ["hybrid", "uniform", "non_uniform", "degree"])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_bipartite_louvain_finds_the_two_groups(edge_weight, seed):
+    """Two cliques of 2-pin nets joined by one net: the two cliques are the communities (with
+    the degree model, whose arcs at the joining vertices are heavier, those two may stay
+    apart, but no community spans both cliques)."""
+    h = two_cliques()
+    comm = detect_communities(h, graph="bipartite", edge_weight=edge_weight, seed=seed)
+    assert comm.dtype == np.int32 and comm.shape == (h.n,)
+    if edge_weight != "degree":
+        assert np.array_equal(comm, np.repeat([0, 1], 6).astype(np.int32))
+        assert np.array_equal(detect_communities(h, seed=seed), comm)  # as the clique path
+    else:
+        assert not set(comm[:6]) & set(comm[6:])
+        assert len(set(comm[1:6])) == 1 and len(set(comm[7:])) == 1
+
+
+@FAST
+@given(hypergraphs(max_n=60), st.integers(0, 3),
+       st.sampled_from(["hybrid", "uniform", "non_uniform", "degree"]))
+def test_bipartite_communities_dense_and_deterministic(h, seed, edge_weight):
+    comm = detect_communities(h, seed=seed, graph="bipartite", edge_weight=edge_weight)
+    assert comm.shape == (h.n,) and comm.dtype == np.int32
+    assert set(np.unique(comm)) == set(range(int(comm.max()) + 1))
+    firsts = np.unique(comm, return_index=True)[1]  # numbered by first vertex
+    assert np.all(np.diff(firsts) > 0)
+    assert np.array_equal(comm, detect_communities(h, seed=seed, graph="bipartite",
+                                                   edge_weight=edge_weight))
+
+
+@FAST
+@given(hypergraphs(max_n=60), st.integers(1, 12), st.integers(0, 3))
+def test_bipartite_community_weight_cap(h, cap, seed):
+    """Net nodes weigh nothing: a community of two or more vertices never weighs more than the
+    cap, as on the clique expansion."""
+    comm = detect_communities(h, seed=seed, max_weight=cap, graph="bipartite")
+    weights = np.bincount(comm, weights=h.vwgt)
+    sizes = np.bincount(comm)
+    assert np.all((weights <= cap) | (sizes == 1))
+
+
+def test_bipartite_sub_round_communities_keep_the_weight_cap_on_any_threads():
+    from igpart.kernels import omp_threads
+
+    rng = np.random.default_rng(3)
+    n = 5000
+    nets = [rng.choice(n, size=int(rng.integers(2, 6)), replace=False) for _ in range(12000)]
+    base = rng.integers(0, n - 20, size=4000)
+    nets += [base[i] + rng.choice(20, size=3, replace=False) for i in range(4000)]
+    h = igpart.Hypergraph.from_nets(nets, n=n, vwgt=rng.integers(1, 4, size=n))
+    cap = int(h.total_weight) // 40
+    got = []
+    for threads in (1, 2, 3):
+        with omp_threads(threads):
+            got.append(detect_communities(h, seed=1, max_weight=cap, sub_rounds=8,
+                                          graph="bipartite"))
+    assert np.array_equal(got[0], got[1]) and np.array_equal(got[0], got[2])
+    assert np.bincount(got[0], weights=np.asarray(h.vwgt)).max() <= cap
+    assert 1 < int(got[0].max()) + 1 < n // 4
+
+
+def test_hybrid_edge_weight_is_mt_kahypars_choice():
+    """``hybrid`` equals ``degree`` when m / n < 0.75, ``non_uniform`` when m / n < 2 and a net
+    has more than 1,000 pins, else ``uniform``; the three models differ on these inputs."""
+    rng = np.random.default_rng(8)
+
+    def make(n, m, big=0):
+        nets = [rng.choice(n, size=int(rng.integers(2, 5)), replace=False) for _ in range(m)]
+        if big:
+            nets.append(np.arange(big))
+        return igpart.Hypergraph.from_nets(nets, n=n)
+
+    cases = {"degree": make(2000, 1200), "non_uniform": make(2000, 3000, big=1500),
+             "uniform": make(2000, 3000)}
+    for expected, h in cases.items():
+        got = {w: detect_communities(h, seed=2, graph="bipartite", edge_weight=w)
+               for w in ("hybrid", "uniform", "non_uniform", "degree")}
+        assert np.array_equal(got["hybrid"], got[expected]), expected
+        others = [w for w in ("uniform", "non_uniform", "degree") if w != expected]
+        assert any(not np.array_equal(got[expected], got[w]) for w in others), expected
+
+
+def test_bad_community_graph_is_rejected():
+    from igpart.partitioner.config import Config
+
+    h = two_cliques()
+    with pytest.raises(igpart.InputError, match="graph"):
+        detect_communities(h, graph="star")
+    with pytest.raises(igpart.InputError, match="edge_weight"):
+        detect_communities(h, graph="bipartite", edge_weight="heavy")
+    with pytest.raises(ValueError, match="graph"):
+        BE.communities(BE.hypergraph_arrays(h), graph="star")
+    for bad in ({"community_graph": "star"}, {"community_edge_weight": 1}):
+        with pytest.raises(igpart.errors.InputError, match=next(iter(bad))):
+            Config.from_dict(bad)
+
+
+@pytest.mark.parametrize("graph", ["clique", "bipartite", "auto"])
+def test_partition_on_either_community_graph(graph):
+    h = ring_of_cliques()
+    p = igpart.partition(h, 4, seed=1, backend="cpu", config={"community_graph": graph})
+    assert p.balanced and p.cut == igpart.metrics.cut(h, p.parts)

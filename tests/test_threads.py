@@ -111,6 +111,24 @@ def test_parallel_louvain_does_not_depend_on_the_thread_count(circuit):
     assert 1 < len(firsts) < circuit.n // 10
 
 
+def test_parallel_bipartite_louvain_does_not_depend_on_the_thread_count(circuit):
+    """Louvain on the bipartite vertex + net graph of a level of 65,536+ vertices and nets
+    (every parallel loop on: the graph's rows, local moving in sub-rounds, renumbering,
+    aggregation) on 1 and 3 threads: the same communities of the vertices, dense and numbered in
+    the order of their smallest member."""
+    cpu = get_backend("cpu")
+    ha = cpu.hypergraph_arrays(circuit)
+    one, three = (_on_threads(t, lambda: cpu.communities(ha, seed=3, sub_rounds=64,
+                                                         max_net_size=50_000,
+                                                         graph="bipartite"))
+                  for t in (1, 3))
+    np.testing.assert_array_equal(one, three)
+    assert one.shape == (circuit.n,)
+    firsts = np.unique(one, return_index=True)[1]
+    assert np.all(np.diff(firsts) > 0) and one[0] == 0
+    assert 1 < len(firsts) < circuit.n // 10
+
+
 def test_partition_does_not_depend_on_the_thread_count(monkeypatch):
     """A whole run with every parallel stage on (sub-rounds of clustering and Louvain) gives
     the same blocks on 1 and 2 threads, valid and balanced."""

@@ -227,6 +227,8 @@ class Backend:
         max_weight: int = 0,
         sub_rounds: int = 0,
         k: int = 0,
+        graph: str = "clique",
+        edge_weight: str = "hybrid",
     ):
         """Community id (int32, n, dense from 0) of every vertex, used to restrict coarsening.
 
@@ -244,6 +246,13 @@ class Backend:
         result whatever the threads). ``k``: the number of blocks the partition that the
         communities guide will have (0: not said); a backend may pick its approximation by it
         (the GPU's level of Louvain), the result is correct either way.
+
+        ``graph = "bipartite"``: the same Louvain on the bipartite graph instead (a node per
+        vertex and per net of 2..``max_net_size`` pins, net nodes of weight 0, an arc per pin
+        weighted by ``edge_weight``: ``"uniform"`` w_e, ``"non_uniform"`` w_e / |e|,
+        ``"degree"`` w_e * d(v) / |e| with d(v) v's nets in the graph, ``"hybrid"``
+        Mt-KaHyPar's choice by density, ``Config.community_edge_weight``); the vertices'
+        communities are the result, numbered by first vertex.
 
         ``HostFallback`` (``host_fallback.py``): the C++ backend's implementation on host copies
         (any community assignment is correct, only the coarsening quality depends on it).

@@ -97,6 +97,16 @@ class Config:
       C++ backend's default on large inputs: its Louvain scales with the threads and gives the
       same communities on any number of them (smaller inputs gain little from threads, and on
       a loaded 2-core machine the sub-rounds' barriers cost more than they save).
+      ``community_graph``: the graph Louvain runs on: ``"clique"`` (the weighted clique
+      expansion of nets of at most ``community_max_net_size`` pins), ``"bipartite"``
+      (Mt-KaHyPar's: a node per vertex and per net of at most ``max(50000, n / 100)`` pins, an
+      arc per pin, weighted by ``community_edge_weight``; O(pins) arcs instead of
+      O(sum |e|^2), the vertices' communities are the result) or ``"auto"`` (default: the
+      backend's ``default_community_graph(n)``, else ``"clique"``).
+      ``community_edge_weight`` (bipartite graph only): ``"uniform"`` (w_e), ``"non_uniform"``
+      (w_e / |e|), ``"degree"`` (w_e * d(v) / |e|) or ``"hybrid"`` (default, Mt-KaHyPar's:
+      degree when m / n < 0.75, non_uniform when m / n < 2 and a net has more than 1,000 pins,
+      else uniform).
       ``community_resolution``: Louvain's resolution (> 1: smaller communities everywhere);
       1 by default; 0 chooses it from the size, ``max(1, pins / community_resolution_pins)``
       (``community_resolution_pins``, default 250,000; measured on inflated inputs: better
@@ -360,6 +370,8 @@ class Config:
     community_resolution: float = 1.0
     community_resolution_pins: int = 250_000
     community_sub_rounds: int = -1
+    community_graph: str = "auto"
+    community_edge_weight: str = "hybrid"
     max_shrink: float = -1.0
     weight_penalty: bool = False
     contraction_limit: int = 40
@@ -493,6 +505,12 @@ class Config:
         if self.deterministic is not None and not isinstance(self.deterministic, (bool, np.bool_)):
             raise InputError(f"config.deterministic must be true, false or null (the backend's "
                              f"choice), got {self.deterministic!r}")
+        for name, choices in (("community_graph", ("auto", "clique", "bipartite")),
+                              ("community_edge_weight",
+                               ("hybrid", "uniform", "non_uniform", "degree"))):
+            if getattr(self, name) not in choices:
+                raise InputError(f"config.{name} must be one of {', '.join(choices)}, "
+                                 f"got {getattr(self, name)!r}")
         for name in ("communities", "weight_penalty", "fm"):
             v = getattr(self, name)
             if not isinstance(v, (bool, np.bool_)):

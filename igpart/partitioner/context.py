@@ -177,6 +177,28 @@ def community_sub_rounds(be: Backend, cfg: Config, n: int) -> int:
     return 0 if default is None else int(default(n))
 
 
+#: The bipartite community graph leaves out nets of more than
+#: ``max(BIPARTITE_MAX_NET_SIZE, n // 100)`` pins (Mt-KaHyPar's large-net rule).
+BIPARTITE_MAX_NET_SIZE = 50_000
+
+
+def community_graph(be: Backend, cfg: Config, n: int) -> str:
+    """``cfg.community_graph`` resolved on ``be`` for an input of ``n`` vertices ("auto": the
+    backend's ``default_community_graph(n)``, "clique" where it has none)."""
+    if cfg.community_graph != "auto":
+        return cfg.community_graph
+    default = getattr(be, "default_community_graph", None)
+    return "clique" if default is None else str(default(n))
+
+
+def community_net_size(graph: str, cfg: Config, n: int) -> int:
+    """The largest net Louvain's ``graph`` takes in: ``cfg.community_max_net_size`` for the
+    clique expansion, ``max(BIPARTITE_MAX_NET_SIZE, n // 100)`` for the bipartite graph."""
+    if graph == "bipartite":
+        return max(BIPARTITE_MAX_NET_SIZE, n // 100)
+    return int(cfg.community_max_net_size)
+
+
 def community_max_weight(cfg: Config, total: int, k: int) -> int:
     """The cap on a community's vertex weight, ``ceil(cfg.community_max_weight * total / k)``
     (0: no cap)."""
@@ -345,7 +367,8 @@ class ResolvedConfig(Config):
             if self.vcycles:
                 out["vcycle_min_vertices"] = self.vcycle_min_vertices
             if self.communities:
-                out.update(community_sub_rounds=self.community_sub_rounds,
+                out.update(community_graph=self.community_graph,
+                           community_sub_rounds=self.community_sub_rounds,
                            community_resolution=round(self.community_resolution, 6))
         else:
             out.update(graph_coarsening=self.graph_coarsening,
@@ -379,6 +402,7 @@ def resolve(cfg: Config, be: Backend, h: Hypergraph | Graph, k: int) -> Resolved
         vcycle_min_vertices=vcycle_min_vertices(be, base, k, n),
         community_sub_rounds=community_sub_rounds(be, base, n),
         community_resolution=community_resolution(base, pins),
+        community_graph=community_graph(be, base, n),
         graph_coarsening=graph_coarsening(be, base),
         graph_refinement=graph_refinement(be, base),
         graph_lp_sub_rounds=graph_lp_sub_rounds(be, base),

@@ -7,7 +7,7 @@ import time
 
 from ..hypergraph import Hypergraph
 from ..kernels.backend import Backend, HypergraphArrays
-from .context import ResolvedConfig, Timer, community_max_weight
+from .context import ResolvedConfig, Timer, community_max_weight, community_net_size
 
 
 def share_unconnected_community(xp, top: HypergraphArrays, communities, max_net_size: int):
@@ -39,14 +39,16 @@ def detect_communities(be: Backend, top: HypergraphArrays, h: Hypergraph, k: int
     if not (cfg.communities and top.n >= cfg.contraction_limit * k):
         return None
     t0 = time.perf_counter()
+    graph = cfg.community_graph
+    max_net_size = community_net_size(graph, cfg, h.n)
     communities = be.communities(
-        top, max_net_size=cfg.community_max_net_size, max_levels=cfg.community_levels,
+        top, max_net_size=max_net_size, max_levels=cfg.community_levels,
         max_passes=cfg.community_passes, seed=seed,
         resolution=cfg.community_resolution,
         max_weight=community_max_weight(cfg, h.total_weight, k),
-        sub_rounds=cfg.community_sub_rounds, k=k,
+        sub_rounds=cfg.community_sub_rounds, k=k, graph=graph,
+        edge_weight=cfg.community_edge_weight,
     )
-    communities = share_unconnected_community(be.xp, top, communities,
-                                              cfg.community_max_net_size)
+    communities = share_unconnected_community(be.xp, top, communities, max_net_size)
     timer.add("communities", t0)
     return communities

@@ -84,12 +84,28 @@ class CpuBackend(Backend):
     def communities(self, hg: HypergraphArrays, *, max_net_size: int = 50, max_levels: int = 8,
                     max_passes: int = 8, min_move_fraction: float = 0.01, seed: int = 0,
                     resolution: float = 1.0, max_weight: int = 0, sub_rounds: int = 0,
-                    k: int = 0):
+                    k: int = 0, graph: str = "clique", edge_weight: str = "hybrid"):
         return _cpu.louvain_communities(
             hg.eptr, hg.eind, hg.ewgt, hg.vptr, hg.vind, hg.vwgt, int(max_net_size),
             int(max_levels), int(max_passes), float(min_move_fraction), int(seed),
             float(resolution), int(max_weight), int(sub_rounds), bool(self.community_prune),
+            str(graph), str(edge_weight),
         )
+
+    #: ``Config.community_graph = "auto"`` on this backend (``default_community_graph``): the
+    #: clique expansion. The bipartite graph (Mt-KaHyPar's) measured 2026-11-27 on the loaded
+    #: 2-core VM, 2 threads, seed 0 (BENCHMARKS.md, "Louvain on the bipartite graph"): small
+    #: suite at k = 2, 16, 64, 42 runs: cut geomean 1.004x (0.50x-1.19x; 1.028x at k = 64,
+    #: ibm08 k = 2 +18.5%), Louvain 1.16x the time; cholesky_mc x4, neuron x4, stereo_vision
+    #: x4, ibm10 x8 at k = 2, 64: no Louvain saving (our clique expansion keeps nets of at
+    #: most 50 pins, so it is not much larger than the pins), stereo_vision x4 k = 2 cut
+    #: +35%. Hence not the default.
+    community_graph = "clique"
+
+    def default_community_graph(self, n: int) -> str:
+        """``Config.community_graph = "auto"`` on this backend for an input of ``n`` vertices:
+        ``community_graph``."""
+        return self.community_graph
 
     #: Synchronous sub-rounds (clustering, Louvain) by default only on levels / inputs of at
     #: least this many vertices: below, the work per sub-round is too small for its barriers

@@ -1,10 +1,11 @@
-// Bindings of community detection (Louvain on the clique expansion), used to restrict the
-// default hypergraph coarsening to communities.
+// Bindings of community detection (Louvain on the clique expansion or the bipartite graph),
+// used to restrict the default hypergraph coarsening to communities.
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
 #include <cmath>
 #include <stdexcept>
+#include <string>
 
 #include "bindings.h"
 #include "community.h"
@@ -19,7 +20,8 @@ void igp::bind_community(py::module_ &m) {
         [](Arr<int64_t> eptr, Arr<int32_t> eind, Arr<int64_t> ewgt, Arr<int64_t> vptr,
            Arr<int32_t> vind, Arr<int64_t> vwgt, int64_t max_net_size, int64_t max_levels,
            int64_t max_passes, double min_move_fraction, int64_t seed, double resolution,
-           int64_t max_weight, int64_t sub_rounds, bool prune) {
+           int64_t max_weight, int64_t sub_rounds, bool prune, const std::string &graph,
+           const std::string &edge_weight) {
             const HgView h = hg_view(eptr, eind, ewgt, vptr, vind, vwgt, "louvain_communities");
             if (max_levels < 0 || max_passes < 0)
                 throw std::invalid_argument(
@@ -31,12 +33,33 @@ void igp::bind_community(py::module_ &m) {
                 throw std::invalid_argument("louvain_communities: max_weight must be >= 0");
             if (sub_rounds < 0)
                 throw std::invalid_argument("louvain_communities: sub_rounds must be >= 0");
+            CommunityGraph g;
+            if (graph == "clique")
+                g = CommunityGraph::clique;
+            else if (graph == "bipartite")
+                g = CommunityGraph::bipartite;
+            else
+                throw std::invalid_argument("louvain_communities: graph must be 'clique' or "
+                                            "'bipartite', got '" + graph + "'");
+            BipartiteWeight model;
+            if (edge_weight == "hybrid")
+                model = BipartiteWeight::hybrid;
+            else if (edge_weight == "uniform")
+                model = BipartiteWeight::uniform;
+            else if (edge_weight == "non_uniform")
+                model = BipartiteWeight::non_uniform;
+            else if (edge_weight == "degree")
+                model = BipartiteWeight::degree;
+            else
+                throw std::invalid_argument(
+                    "louvain_communities: edge_weight must be 'hybrid', 'uniform', "
+                    "'non_uniform' or 'degree', got '" + edge_weight + "'");
             std::vector<int32_t> comm;
             {
                 py::gil_scoped_release release;
                 comm = louvain_communities(h, max_net_size, max_levels, max_passes,
                                            min_move_fraction, seed, resolution, max_weight,
-                                           sub_rounds, prune);
+                                           sub_rounds, prune, g, model);
             }
             return to_numpy(std::move(comm));
         },
@@ -44,6 +67,7 @@ void igp::bind_community(py::module_ &m) {
         py::arg("vwgt"), py::arg("max_net_size"), py::arg("max_levels"), py::arg("max_passes"),
         py::arg("min_move_fraction"), py::arg("seed"), py::arg("resolution") = 1.0,
         py::arg("max_weight") = 0, py::arg("sub_rounds") = 0,
-        py::arg("prune") = false,
-        "Dense community id of every vertex (multilevel Louvain on the clique expansion).");
+        py::arg("prune") = false, py::arg("graph") = "clique", py::arg("edge_weight") = "hybrid",
+        "Dense community id of every vertex (multilevel Louvain on the clique expansion or on "
+        "the bipartite vertex + net graph).");
 }

@@ -1,6 +1,8 @@
 // Community detection for community-restricted coarsening: multilevel Louvain modularity
 // maximisation on the weighted clique expansion of a hypergraph (edge weight w_e / (|e| - 1),
-// summed over shared nets; nets above a size threshold left out, as in the rating).
+// summed over shared nets; nets above a size threshold left out, as in the rating), or on its
+// bipartite graph of vertex and net nodes (Mt-KaHyPar's; O(pins) arcs, the vertices'
+// communities are the result).
 //
 // Deterministic: vertices are visited in a seeded pseudo-random order (igp::tie_hash), ties keep
 // the current community, then go to the smaller community id. The clique expansion is built in
@@ -33,15 +35,6 @@ struct WGraph {
     std::vector<double> loop;
     std::vector<int64_t> vw;  // vertex weight (sum over the members of an aggregated vertex)
 };
-
-// Threads for a loop over n items: all of OpenMP's from kParallelMinItems on, else one.
-int loop_threads(int64_t n) {
-#ifdef _OPENMP
-    if (n >= kParallelMinItems) return std::max(1, omp_get_max_threads());
-#endif
-    (void)n;
-    return 1;
-}
 
 int thread_id() {
 #ifdef _OPENMP
@@ -81,7 +74,7 @@ WGraph clique_expansion(const HgView &h, int64_t max_net_size) {
     g.ptr.assign(static_cast<size_t>(n + 1), 0);
     g.loop.assign(static_cast<size_t>(n), 0.0);
     g.vw.assign(h.vwgt, h.vwgt + n);
-    const int threads = loop_threads(n);
+    const int threads = loop_threads(n, kParallelMinItems);
     std::vector<std::vector<int32_t>> adj(static_cast<size_t>(threads));
     std::vector<std::vector<double>> w(static_cast<size_t>(threads));
 #pragma omp parallel num_threads(threads) if (threads > 1)
@@ -109,6 +102,75 @@ WGraph clique_expansion(const HgView &h, int64_t max_net_size) {
         }
     }
     join_slices(g.ptr, adj, w, g.adj, g.w);
+    return g;
+}
+
+// The bipartite (star) graph of h as Mt-KaHyPar's community detection builds it: nodes 0..n-1 are
+// the vertices, n.. the nets of 2..max_net_size pins (in net order); arc (v, e) for every pin,
+// of weight w_e (uniform), w_e / |e| (non_uniform) or w_e * d(v) / |e| (degree; d(v): v's kept
+// nets). Net nodes weigh 0, so a community's vertex weight is that of its vertices. Rows in node
+// order, a vertex's arcs in its nets' order, a net's in its pins' order (the same graph whatever
+// the threads).
+WGraph bipartite_graph(const HgView &h, int64_t max_net_size, BipartiteWeight model) {
+    const int64_t n = h.n, m = h.m;
+    auto kept = [&](int64_t e) { return h.size(e) >= 2 && h.size(e) <= max_net_size; };
+    // node id of every net (-1: left out)
+    std::vector<int32_t> node(static_cast<size_t>(m), -1);
+    const std::vector<int32_t> nets = parallel_select(m, kept);
+    const int64_t mk = static_cast<int64_t>(nets.size());
+#pragma omp parallel for schedule(static) if (mk >= kParallelMinLightItems)
+    for (int64_t i = 0; i < mk; ++i) node[nets[i]] = static_cast<int32_t>(n + i);
+    WGraph g;
+    g.n = n + mk;
+    g.ptr.assign(static_cast<size_t>(g.n + 1), 0);
+    g.loop.assign(static_cast<size_t>(g.n), 0.0);
+    g.vw.assign(static_cast<size_t>(g.n), 0);
+    std::copy(h.vwgt, h.vwgt + n, g.vw.begin());
+#pragma omp parallel for schedule(dynamic, 1024) if (n >= kParallelMinItems)
+    for (int64_t v = 0; v < n; ++v) {
+        int64_t d = 0;
+        for (int64_t j = h.vptr[v]; j < h.vptr[v + 1]; ++j) d += node[h.vind[j]] >= 0 ? 1 : 0;
+        g.ptr[v + 1] = d;
+    }
+#pragma omp parallel for schedule(static) if (mk >= kParallelMinLightItems)
+    for (int64_t i = 0; i < mk; ++i) g.ptr[n + i + 1] = h.size(nets[i]);
+    // a vertex's kept-net count, read before the prefix sum turns the lengths into offsets
+    std::vector<double> degree;
+    if (model == BipartiteWeight::degree) {
+        degree.resize(static_cast<size_t>(n));
+#pragma omp parallel for schedule(static) if (n >= kParallelMinLightItems)
+        for (int64_t v = 0; v < n; ++v) degree[v] = static_cast<double>(g.ptr[v + 1]);
+    }
+    parallel_prefix_sum(g.ptr);
+    g.adj.resize(static_cast<size_t>(g.ptr[g.n]));
+    g.w.resize(static_cast<size_t>(g.ptr[g.n]));
+    auto weight = [&](int64_t e, int32_t v) {
+        const double w = static_cast<double>(h.ewgt[e]);
+        switch (model) {
+        case BipartiteWeight::uniform: return w;
+        case BipartiteWeight::non_uniform: return w / static_cast<double>(h.size(e));
+        default: return w * degree[v] / static_cast<double>(h.size(e));
+        }
+    };
+#pragma omp parallel for schedule(dynamic, 1024) if (n >= kParallelMinItems)
+    for (int64_t v = 0; v < n; ++v) {
+        int64_t at = g.ptr[v];
+        for (int64_t j = h.vptr[v]; j < h.vptr[v + 1]; ++j) {
+            const int32_t e = h.vind[j];
+            if (node[e] < 0) continue;
+            g.adj[at] = node[e];
+            g.w[at++] = weight(e, static_cast<int32_t>(v));
+        }
+    }
+#pragma omp parallel for schedule(dynamic, 1024) if (mk >= kParallelMinItems)
+    for (int64_t i = 0; i < mk; ++i) {
+        const int32_t e = nets[i];
+        int64_t at = g.ptr[n + i];
+        for (int64_t j = h.eptr[e]; j < h.eptr[e + 1]; ++j) {
+            g.adj[at] = h.eind[j];
+            g.w[at++] = weight(e, h.eind[j]);
+        }
+    }
     return g;
 }
 
@@ -299,11 +361,13 @@ bool local_moving(const WGraph &g, std::vector<int32_t> &comm, int64_t max_passe
     return any;
 }
 
-// Renumbers comm densely (by smallest member id order); returns the number of communities.
-// (In parallel: each community's smallest member, then those members in id order.)
-int64_t renumber(std::vector<int32_t> &comm) {
+// Renumbers comm (ids below `bound`, default its size) densely, by smallest member id order;
+// returns the number of communities. (In parallel: each community's smallest member, then
+// those members in id order.)
+int64_t renumber(std::vector<int32_t> &comm, int64_t bound = -1) {
     const int64_t n = static_cast<int64_t>(comm.size());
-    std::vector<int32_t> first(static_cast<size_t>(n), static_cast<int32_t>(n));
+    if (bound < 0) bound = n;
+    std::vector<int32_t> first(static_cast<size_t>(bound), static_cast<int32_t>(n));
     {
         int32_t *f = first.data();
 #pragma omp parallel for schedule(static) if (n >= kParallelMinLightItems)
@@ -319,7 +383,7 @@ int64_t renumber(std::vector<int32_t> &comm) {
     const std::vector<int32_t> heads =
         parallel_select(n, [&](int64_t u) { return first[comm[u]] == u; });
     const int64_t nc = static_cast<int64_t>(heads.size());
-    std::vector<int32_t> id(static_cast<size_t>(n), -1);
+    std::vector<int32_t> id(static_cast<size_t>(bound), -1);
 #pragma omp parallel for schedule(static) if (nc >= kParallelMinLightItems)
     for (int64_t i = 0; i < nc; ++i) id[comm[heads[i]]] = static_cast<int32_t>(i);
 #pragma omp parallel for schedule(static) if (n >= kParallelMinLightItems)
@@ -356,7 +420,7 @@ WGraph aggregate(const WGraph &g, const std::vector<int32_t> &comm, int64_t nc) 
         mptr = std::move(t.ptr);
         members = std::move(t.ind);
     }
-    const int threads = loop_threads(static_cast<int64_t>(comm.size()));
+    const int threads = loop_threads(static_cast<int64_t>(comm.size()), kParallelMinItems);
     std::vector<std::vector<int32_t>> adj(static_cast<size_t>(threads));
     std::vector<std::vector<double>> w(static_cast<size_t>(threads));
 #pragma omp parallel num_threads(threads) if (threads > 1)
@@ -407,15 +471,32 @@ WGraph aggregate(const WGraph &g, const std::vector<int32_t> &comm, int64_t nc) 
 
 }  // namespace
 
+BipartiteWeight hybrid_bipartite_weight(const HgView &h) {
+    int64_t max_size = 0;
+#pragma omp parallel for reduction(max : max_size) schedule(static) if (h.m >= kParallelMinLightItems)
+    for (int64_t e = 0; e < h.m; ++e) max_size = std::max(max_size, h.size(e));
+    const double density = h.n > 0 ? static_cast<double>(h.m) / static_cast<double>(h.n) : 0.0;
+    if (density < 0.75) return BipartiteWeight::degree;
+    if (density < 2.0 && max_size > kBipartiteLargeNet) return BipartiteWeight::non_uniform;
+    return BipartiteWeight::uniform;
+}
+
 std::vector<int32_t> louvain_communities(const HgView &h, int64_t max_net_size,
                                          int64_t max_levels, int64_t max_passes,
                                          double min_move_fraction, int64_t seed,
                                          double resolution, int64_t max_weight,
-                                         int64_t sub_rounds, bool prune) {
+                                         int64_t sub_rounds, bool prune, CommunityGraph graph,
+                                         BipartiteWeight model) {
     std::vector<int32_t> result(static_cast<size_t>(h.n));
     std::iota(result.begin(), result.end(), 0);
     if (h.n == 0) return result;
-    WGraph g = clique_expansion(h, max_net_size);
+    if (model == BipartiteWeight::hybrid) model = hybrid_bipartite_weight(h);
+    WGraph g = graph == CommunityGraph::bipartite ? bipartite_graph(h, max_net_size, model)
+                                                  : clique_expansion(h, max_net_size);
+    // the community of every node of g (the vertices first; net nodes are dropped at the end)
+    const int64_t nodes = g.n;
+    result.resize(static_cast<size_t>(nodes));
+    std::iota(result.begin(), result.end(), 0);
     for (int64_t level = 0; level < max_levels && g.n > 1; ++level) {
         std::vector<int32_t> comm(static_cast<size_t>(g.n));
         std::iota(comm.begin(), comm.end(), 0);
@@ -429,7 +510,8 @@ std::vector<int32_t> louvain_communities(const HgView &h, int64_t max_net_size,
         if (nc == g.n) break;
         g = aggregate(g, comm, nc);
     }
-    renumber(result);
+    result.resize(static_cast<size_t>(h.n));
+    renumber(result, nodes);
     return result;
 }
 

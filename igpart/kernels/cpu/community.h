@@ -7,18 +7,34 @@
 
 namespace igp {
 
+// The graph Louvain runs on: the weighted clique expansion of the hypergraph, or its bipartite
+// graph (a node per vertex and per net, an arc per pin).
+enum class CommunityGraph { clique = 0, bipartite = 1 };
+// Arc weights of the bipartite graph (Mt-KaHyPar's models): w_e, w_e / |e|, w_e * d(v) / |e|;
+// hybrid picks one from the density m / n: degree below 0.75, non_uniform below 2 when a net
+// has more than kBipartiteLargeNet pins, else uniform.
+enum class BipartiteWeight { uniform = 0, non_uniform = 1, degree = 2, hybrid = 3 };
+constexpr int64_t kBipartiteLargeNet = 1000;
+
+// The model hybrid stands for on h.
+BipartiteWeight hybrid_bipartite_weight(const HgView &h);
+
 // Community id (dense, 0..) of every vertex: multilevel Louvain on the clique expansion of h
-// (edge weight sum of w_e / (|e| - 1) over shared nets of 2..max_net_size pins). At most
-// max_levels aggregation levels and max_passes local-moving passes per level; a level stops
-// when a pass moves at most min_move_fraction of its vertices. `resolution` (> 0) scales the
-// modularity null model: above 1, communities are smaller. With max_weight > 0 no vertex joins
-// a community whose vertex weight would exceed max_weight. sub_rounds > 0: parallel local moving
-// in synchronous sub-rounds; prune: a vertex is rated again only once a neighbour has moved.
+// (edge weight sum of w_e / (|e| - 1) over shared nets of 2..max_net_size pins), or on its
+// bipartite graph (nets of 2..max_net_size pins as nodes of weight 0, arcs weighted by
+// `model`; the communities of the vertex nodes are the result). At most max_levels
+// aggregation levels and max_passes local-moving passes per level; a level stops when a pass
+// moves at most min_move_fraction of its nodes. `resolution` (> 0) scales the modularity null
+// model: above 1, communities are smaller. With max_weight > 0 no vertex joins a community
+// whose vertex weight would exceed max_weight. sub_rounds > 0: parallel local moving in
+// synchronous sub-rounds; prune: a node is rated again only once a neighbour has moved.
 // Deterministic for a seed (whatever the threads).
 std::vector<int32_t> louvain_communities(const HgView &h, int64_t max_net_size,
                                          int64_t max_levels, int64_t max_passes,
                                          double min_move_fraction, int64_t seed,
                                          double resolution = 1.0, int64_t max_weight = 0,
-                                         int64_t sub_rounds = 0, bool prune = false);
+                                         int64_t sub_rounds = 0, bool prune = false,
+                                         CommunityGraph graph = CommunityGraph::clique,
+                                         BipartiteWeight model = BipartiteWeight::hybrid);
 
 }  // namespace igp

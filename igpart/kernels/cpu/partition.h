@@ -49,13 +49,15 @@ void parallel_sort(It first, It last, Less less) {
     std::sort(first, last, less);
 }
 
-// Contiguous chunks of [0, n) for a loop of light items: one per OpenMP thread from
-// kParallelMinLightItems items on, else one.
-inline int64_t light_chunks(int64_t n) {
+// Threads (and contiguous chunks of [0, n)) for a loop over n items: every OpenMP thread from
+// min_items items on (kParallelMinItems for loops of real work per item, the default
+// kParallelMinLightItems for loops of a few operations per item), else one.
+inline int loop_threads(int64_t n, int64_t min_items = kParallelMinLightItems) {
 #ifdef _OPENMP
-    if (n >= kParallelMinLightItems) return std::max(1, omp_get_max_threads());
+    if (n >= min_items) return std::max(1, omp_get_max_threads());
 #endif
     (void)n;
+    (void)min_items;
     return 1;
 }
 
@@ -63,7 +65,7 @@ inline int64_t light_chunks(int64_t n) {
 // sequential loop's result).
 template <class Keep>
 std::vector<int32_t> parallel_select(int64_t n, Keep keep) {
-    const int64_t chunks = light_chunks(n);
+    const int64_t chunks = loop_threads(n);
     std::vector<int64_t> off(static_cast<size_t>(chunks + 1), 0);
 #pragma omp parallel for schedule(static, 1) num_threads(static_cast<int>(chunks)) if (chunks > 1)
     for (int64_t c = 0; c < chunks; ++c) {
@@ -86,7 +88,7 @@ std::vector<int32_t> parallel_select(int64_t n, Keep keep) {
 // chunks: the sequential loop's result).
 inline void parallel_prefix_sum(std::vector<int64_t> &a) {
     const int64_t n = static_cast<int64_t>(a.size());
-    const int64_t chunks = light_chunks(n);
+    const int64_t chunks = loop_threads(n);
     if (chunks == 1) {
         for (int64_t i = 1; i < n; ++i) a[i] += a[i - 1];
         return;

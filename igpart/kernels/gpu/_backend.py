@@ -507,9 +507,9 @@ class GpuBackend(HostFallback, Backend):
     def communities(self, hg: HypergraphArrays, *, max_net_size: int = 50, max_levels: int = 8,
                     max_passes: int = 8, min_move_fraction: float = 0.01, seed: int = 0,
                     resolution: float = 1.0, max_weight: int = 0, sub_rounds: int = 0,
-                    k: int = 0):
-        """Louvain communities (the C++ implementation) computed on a level the GPU first
-        coarsens to at most ``community_host_max`` vertices, projected back to ``hg``
+                    k: int = 0, graph: str = "clique", edge_weight: str = "hybrid"):
+        """Louvain communities (the C++ implementation, on ``graph``) computed on a level the GPU
+        first coarsens to at most ``community_host_max`` vertices, projected back to ``hg``
         (``k``: the partition's k, which the level does not depend on)."""
         maps = []
         cur = hg
@@ -523,7 +523,8 @@ class GpuBackend(HostFallback, Backend):
         comm = self.asarray(self.cpu.communities(
             self._host_copy(cur), max_net_size=max_net_size, max_levels=max_levels,
             max_passes=max_passes, min_move_fraction=min_move_fraction, seed=seed,
-            resolution=resolution, max_weight=max_weight, sub_rounds=sub_rounds), "int32")
+            resolution=resolution, max_weight=max_weight, sub_rounds=sub_rounds, graph=graph,
+            edge_weight=edge_weight), "int32")
         for cmap in reversed(maps):
             comm = comm[cmap]
         return comm
