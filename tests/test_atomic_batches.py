@@ -637,7 +637,8 @@ def test_gpu_structure_transaction_with_host_pools():
     with pytest.raises(RuntimeError, match="already open"):
         d.begin_batch()
     b = timing_batch(d, rng, 30)
-    for _ in range(300):
+    # more new vertices and nets than the pools' spare slots (the structure keeps headroom)
+    for _ in range(3 * h.n):
         v = b.insert_vertex(1)
         e = b.insert_net(1)
         b.insert_pin(v, e)
