@@ -24,11 +24,9 @@ void HotCache::resize(int64_t count) {
         j_->size(dirty_);
         j_->size(staged_);
         j_->size(hot_size_);
-        j_->size(reads_);
         j_->size(retained_);
     }
     retained_.resize(static_cast<size_t>(count), 0);
-    if (retain_) reads_.resize(static_cast<size_t>(count), 0);
     packed_.resize(static_cast<size_t>(count), 0);
     hot_.resize(static_cast<size_t>(count), 0);
     dirty_.resize(static_cast<size_t>(count), 0);

@@ -97,10 +97,6 @@ class HotCache {
             active_.push_back(key);
         }
         if ((w & 0xff) != 0xff) ++w;
-        if (retain_) {
-            if (j_) j_->element(reads_, key);
-            if (reads_[key] != UINT32_MAX) ++reads_[key];
-        }
         if (hot_[key] || staged_[key]) {
             ++cur_.hits;
             cur_.hit_bytes += bytes;
@@ -214,7 +210,6 @@ class HotCache {
     int64_t budget_;
     int32_t tau_, min_hotness_;
     bool stage_, retain_;
-    std::vector<uint32_t> reads_;   // reads of each key over the whole run
     std::vector<uint8_t> retained_;  // held by retention and not read since: a victim
     std::vector<int64_t> victims_;   // the retention queue, oldest first
     int64_t victims_left_ = 0;       // its head: victims_[0, victims_left_) are taken

@@ -24,11 +24,8 @@ log = logging.getLogger("igpart")
 class Preparation:
     """One background preparation of the current CUDA device (:func:`start`)."""
 
-    def __init__(self, kernels: bool = True, through: bool = False):
+    def __init__(self, kernels: bool = True):
         self.kernels = kernels
-        #: the caller lets the thread go on loading kernels while the partition runs
-        #: (``IGPART_GPU_PREPARE=through``) instead of stopping it once the input is read
-        self.through = through
         self.seconds: float | None = None
         self.error: str | None = None
         self._stop = threading.Event()
@@ -83,8 +80,7 @@ class Preparation:
             _loader.run_tasks([task], device)
 
 
-def start(kernels: bool = True, through: bool = False) -> Preparation:
+def start(kernels: bool = True) -> Preparation:
     """Starts preparing the current CUDA device in a background thread (see the module
-    docstring); without CuPy or a device the thread ends at once. ``through``: see
-    :attr:`Preparation.through`."""
-    return Preparation(kernels, through).start()
+    docstring); without CuPy or a device the thread ends at once."""
+    return Preparation(kernels).start()
