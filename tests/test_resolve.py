@@ -98,6 +98,13 @@ def test_resolved_on_the_gpu_backend():
     check_resolved(be)
     big = resolve(Config(), be, wide(300_000), 2)
     assert (big.max_shrink, big.vcycles) == (be.default_max_shrink_k2, 1)
+    # Louvain's level grows at large k, and -v / Partition.resolved show it
+    for k in (16, 64):
+        ctx = resolve(Config(), be, wide(300_000), k)
+        assert ctx.community_level == be.community_level_max(k)
+        assert ctx.summary()["community_level"] == ctx.community_level
+    assert resolve(Config(), be, wide(300_000), 64).community_level == \
+        be.COMMUNITY_HOST_MAX_LARGE_K > be.COMMUNITY_HOST_MAX
 
 
 def test_explicit_values_are_kept_and_sub_problems_resolve_again():

@@ -334,7 +334,9 @@ class ResolvedConfig(Config):
     ``backend``, ``k``, ``n``, ``hypergraph``: what it was resolved for. ``initial_seeds``: the
     METIS seeds on the coarsest level (:func:`initial_runs_of`); ``rb_runs`` x ``rb_seeds``:
     the recursive-bisection effort (:func:`rb_effort`); ``coarsest``: the vertices the
-    coarsening stops below (:func:`coarsest_vertices`, graphs ``graph_contraction_limit * k``).
+    coarsening stops below (:func:`coarsest_vertices`, graphs ``graph_contraction_limit * k``);
+    ``community_level``: the most vertices of the level Louvain runs on, on backends that first
+    coarsen to such a level (the GPU's ``community_level_max``; 0: the input itself).
     """
 
     base: Config | None = None
@@ -346,6 +348,7 @@ class ResolvedConfig(Config):
     rb_runs: int = 0
     rb_seeds: int = 0
     coarsest: int = 0
+    community_level: int = 0
 
     def is_for(self, be: Backend, k: int, n: int, hypergraph: bool) -> bool:
         """Whether this context was resolved for backend ``be``, ``k`` blocks and an input of
@@ -367,6 +370,8 @@ class ResolvedConfig(Config):
             if self.vcycles:
                 out["vcycle_min_vertices"] = self.vcycle_min_vertices
             if self.communities:
+                if self.community_level:
+                    out["community_level"] = self.community_level
                 out.update(community_graph=self.community_graph,
                            community_sub_rounds=self.community_sub_rounds,
                            community_resolution=round(self.community_resolution, 6))
@@ -413,6 +418,8 @@ def resolve(cfg: Config, be: Backend, h: Hypergraph | Graph, k: int) -> Resolved
         initial_seeds=initial_runs_of(base, k, hypergraph=hyper, n=n), rb_runs=rb_runs,
         rb_seeds=rb_seeds,
         coarsest=coarsest_vertices(base, k) if hyper else int(base.graph_contraction_limit) * k,
+        community_level=int(be.community_level_max(k)) if hasattr(be, "community_level_max")
+        else 0,
     )
 
 

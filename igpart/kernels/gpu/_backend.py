@@ -278,6 +278,15 @@ class GpuBackend(HostFallback, Backend):
     #: seeds 0-3: cut geomean 0.93x with 30,000, BENCHMARKS.md "GPU refinement").
     COMMUNITY_HOST_MAX = 30_000
 
+    #: ... and from k = ``COMMUNITY_LARGE_K`` on, a level of at most this many vertices: at
+    #: k = 64 the blocks are small enough that communities of the 30,000-vertex level, each
+    #: several copies of a circuit's neighbourhood, no longer guide the clustering within a
+    #: block (the seven ``large`` inputs, seeds 0-1: cut 0.980x at 1.06x the time with
+    #: 100,000; at k = 16 1.002x at 1.15x, so k = 16 keeps 30,000). An explicit
+    #: ``community_host_max`` applies at every k.
+    COMMUNITY_HOST_MAX_LARGE_K = 100_000
+    COMMUNITY_LARGE_K = 64
+
 
     #: Default size (pins) up to which ``jet_refine_hypergraph`` runs the C++ Jet on a host copy
     #: of the level instead of the kernels: both return the same partition (tests/test_jet.py),
@@ -310,8 +319,9 @@ class GpuBackend(HostFallback, Backend):
         cap = self.FM_HOST_MAX_PINS if fm_host_max_pins is None else int(fm_host_max_pins)
         #: FM runs on levels of at most this many pins (None: on every level)
         self.fm_host_max_pins = cap
-        self.community_host_max = (self.COMMUNITY_HOST_MAX if community_host_max is None
-                                   else int(community_host_max))
+        #: Louvain's level: at most this many vertices (None: automatic, see
+        #: :meth:`community_level_max`)
+        self.community_host_max = None if community_host_max is None else int(community_host_max)
         #: at most this many members per cluster of ``cluster_hypergraph`` (one level)
         self.cluster_max_size = (_hypergraph.CLUSTER_MAX_SIZE if cluster_max_size is None
                                  else int(cluster_max_size))
@@ -513,7 +523,8 @@ class GpuBackend(HostFallback, Backend):
         (``k``: the partition's k, which the level does not depend on)."""
         maps = []
         cur = hg
-        while cur.n > self.community_host_max:
+        limit = self.community_level_max(k)
+        while cur.n > limit:
             cmap, nc = _hypergraph.cluster(cur, cur.total_weight, max_net_size, None, 4.0, False,
                                            seed, self.cluster_max_size, self.deterministic)
             if nc > 0.9 * cur.n:
@@ -528,6 +539,16 @@ class GpuBackend(HostFallback, Backend):
         for cmap in reversed(maps):
             comm = comm[cmap]
         return comm
+
+    def community_level_max(self, k: int) -> int:
+        """The most vertices of the level Louvain runs on for a partition into ``k`` blocks:
+        ``community_host_max`` when set, else ``COMMUNITY_HOST_MAX`` below k =
+        ``COMMUNITY_LARGE_K`` and ``COMMUNITY_HOST_MAX_LARGE_K`` from it on."""
+        if self.community_host_max is not None:
+            return int(self.community_host_max)
+        if int(k) >= self.COMMUNITY_LARGE_K:
+            return int(self.COMMUNITY_HOST_MAX_LARGE_K)
+        return int(self.COMMUNITY_HOST_MAX)
 
     def contract_hypergraph(self, hg: HypergraphArrays, cmap, nc: int) -> HypergraphArrays:
         cmap = self._cmap(cmap, hg.n, int(nc), "contract_hypergraph")
