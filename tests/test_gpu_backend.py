@@ -294,7 +294,7 @@ def test_gpu_communities_cover_every_vertex(gpu):
 
 def test_gpu_communities_level(monkeypatch):
     """Louvain runs on a level of at most COMMUNITY_HOST_MAX vertices (GPU levels first)
-    below k = COMMUNITY_LARGE_K, COMMUNITY_HOST_MAX_LARGE_K from it on; an explicit
+    below k = LARGE_K, COMMUNITY_HOST_MAX_LARGE_K from it on; an explicit
     community_host_max holds at every k."""
     from igpart.kernels.gpu import GpuBackend
 
@@ -314,13 +314,13 @@ def test_gpu_communities_level(monkeypatch):
         comm = host(be.communities(top, k=k))
         assert comm.shape == (h.n,) and set(np.unique(comm)) == set(range(int(comm.max()) + 1))
     assert len(sizes) == 3 and 500 < sizes[0] <= 2000 and sizes[0] == sizes[1] == sizes[2]
-    # from COMMUNITY_LARGE_K blocks on, the larger level (here: the input itself)
+    # from LARGE_K blocks on, the larger level (here: the input itself)
     monkeypatch.setattr(GpuBackend, "COMMUNITY_HOST_MAX_LARGE_K", 5000)
     sizes.clear()
-    for k in (GpuBackend.COMMUNITY_LARGE_K - 1, GpuBackend.COMMUNITY_LARGE_K):
+    for k in (GpuBackend.LARGE_K - 1, GpuBackend.LARGE_K):
         host(be.communities(top, k=k))
     assert sizes[0] <= 2000 and sizes[1] == h.n
-    assert be.community_level_max(GpuBackend.COMMUNITY_LARGE_K) == 5000
+    assert be.community_level_max(GpuBackend.LARGE_K) == 5000
     sizes.clear()
     fixed = GpuBackend(community_host_max=5000)
     direct = host(fixed.communities(top, k=2))

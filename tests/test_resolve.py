@@ -105,6 +105,24 @@ def test_resolved_on_the_gpu_backend():
         assert ctx.summary()["community_level"] == ctx.community_level
     assert resolve(Config(), be, wide(300_000), 64).community_level == \
         be.COMMUNITY_HOST_MAX_LARGE_K > be.COMMUNITY_HOST_MAX
+    # HyperG's groups between k = 2 and LARGE_K on large inputs; the bisections inherit them
+    expect = {2: "heavy_edge", 16: "hyperg", be.LARGE_K - 1: "hyperg", be.LARGE_K: "heavy_edge"}
+    for k, method in expect.items():
+        ctx = resolve(Config(), be, wide(300_000), k)
+        assert ctx.coarsening == ctx.base.coarsening == method, k
+        assert ctx.summary()["coarsening"] == method
+    assert resolve(Config(), be, wide(1000), 16).coarsening == "heavy_edge"
+    assert resolve(Config(coarsening="heavy_edge"), be, wide(300_000), 16).coarsening == \
+        "heavy_edge"
+
+
+def test_coarsening_auto_is_heavy_edge_on_the_cpu_backend():
+    """The C++ backend keeps heavy-edge clustering at every k (its partitions do not change
+    with the "auto" default); an explicit choice is kept."""
+    be = CpuBackend()
+    for k in (2, 16, 64):
+        assert resolve(Config(), be, wide(300_000), k).coarsening == "heavy_edge"
+    assert resolve(Config(coarsening="hyperg"), be, wide(300_000), 16).coarsening == "hyperg"
 
 
 def test_explicit_values_are_kept_and_sub_problems_resolve_again():

@@ -22,7 +22,7 @@ ALGORITHMS = ("multilevel", "metis")
 REFINEMENTS = ("auto", "fm", "jet", "jet+fm")
 
 #: Values of ``Config.coarsening`` (hypergraphs).
-COARSENINGS = ("heavy_edge", "hyperg")
+COARSENINGS = ("auto", "heavy_edge", "hyperg")
 
 #: Values of ``Config.graph_coarsening``: size-constrained label propagation clustering, or
 #: G-kway's union-find coarsening with constrained grouping.
@@ -58,7 +58,10 @@ class Config:
       ``seed + REPETITION_SEED_STRIDE``, ...; the best balanced one is kept (the first run is
       the one ``repetitions = 1`` gives, so more never give a worse result).
     Coarsening of hypergraphs:
-      ``coarsening``: ``"heavy_edge"`` (default: cluster-aware heavy-edge clustering,
+      ``coarsening``: ``"auto"`` (default: the backend's ``default_coarsening(k, n)``, heavy-edge
+      clustering on the C++ backend; on the GPU HyperG's groups for 2 < k < 64 on inputs of at
+      least 100,000 vertices, heavy-edge clustering otherwise, ``GpuBackend.default_coarsening``),
+      ``"heavy_edge"`` (cluster-aware heavy-edge clustering,
       ``Backend.cluster_hypergraph``, at most ``max_shrink`` times fewer vertices per level
       (default -1: the backend's, 2.5, as Mt-KaHyPar; 3.0 on the GPU at k = 2 on inputs of at
       least 100,000 vertices, ``GpuBackend.default_max_shrink_k2``: H100, ibm01x200 / ibm09x100,
@@ -361,7 +364,7 @@ class Config:
       costs (kernel launches, host syncs) of the small levels of a deep GPU hierarchy.
     """
 
-    coarsening: str = "heavy_edge"
+    coarsening: str = "auto"
     communities: bool = True
     community_max_net_size: int = 50
     community_levels: int = 8

@@ -276,6 +276,16 @@ def max_shrink(be: Backend, cfg: Config, k: int, n: int) -> float:
     return float(_backend_default(be, "max_shrink", k, n, MAX_SHRINK))
 
 
+def coarsening(be: Backend, cfg: Config, k: int, n: int) -> str:
+    """``cfg.coarsening`` resolved on ``be`` at ``k`` blocks for an input of ``n`` vertices
+    (``"auto"``: the backend's ``default_coarsening(k, n)``, heavy-edge clustering where it has
+    none)."""
+    if cfg.coarsening != "auto":
+        return cfg.coarsening
+    default = getattr(be, "default_coarsening", None)
+    return "heavy_edge" if default is None else str(default(int(k), int(n)))
+
+
 # ---------------------------------------------------------------------------------- graphs
 def graph_coarsening(be: Backend, cfg: Config) -> str:
     """``cfg.graph_coarsening`` resolved on ``be`` (``"auto"``: the backend's
@@ -365,7 +375,8 @@ class ResolvedConfig(Config):
         if self.hypergraph:
             if self.initial in ("rb", "rb+metis"):
                 out["rb"] = f"{self.rb_runs}x{self.rb_seeds}"
-            out.update(refinement=self.refinement, vcycles=self.vcycles,
+            out.update(coarsening=self.coarsening, refinement=self.refinement,
+                       vcycles=self.vcycles,
                        max_shrink=self.max_shrink)
             if self.vcycles:
                 out["vcycle_min_vertices"] = self.vcycle_min_vertices
@@ -397,7 +408,10 @@ def resolve(cfg: Config, be: Backend, h: Hypergraph | Graph, k: int) -> Resolved
     k, n, hyper = int(k), int(h.n), isinstance(h, Hypergraph)
     pins = int(h.num_pins) if hyper else int(h.adjncy.shape[0])
     processes = metis_processes(base, n, k)
-    base = dataclasses.replace(base, initial_metis_processes=processes)
+    # the run's sub-problems (bisections of the coarsest level, on the C++ backend) coarsen
+    # as the run does
+    base = dataclasses.replace(base, initial_metis_processes=processes,
+                               coarsening=coarsening(be, base, k, n))
     rb_runs, rb_seeds = rb_effort(base, k, n >= base.initial_runs_min_n)
     values = {f.name: getattr(base, f.name) for f in dataclasses.fields(Config)}
     values.update(
