@@ -293,8 +293,9 @@ class GpuBackend(HostFallback, Backend):
     #: ... and from k = ``LARGE_K`` on, a level of at most this many vertices: at
     #: k = 64 the blocks are small enough that communities of the 30,000-vertex level, each
     #: several copies of a circuit's neighbourhood, no longer guide the clustering within a
-    #: block (the seven ``large`` inputs, seeds 0-1: cut 0.980x at 1.06x the time with
-    #: 100,000; at k = 16 1.002x at 1.15x, so k = 16 keeps 30,000). An explicit
+    #: block (the seven ``large`` inputs, seeds 0-1, two runs: cut 0.980x / 0.988x at 1.06x /
+    #: 1.05x the time with 100,000; at k = 16 1.002x at 1.15x, so k = 16 keeps 30,000;
+    #: BENCHMARKS.md "GPU coarsening and Louvain's level by k"). An explicit
     #: ``community_host_max`` applies at every k.
     COMMUNITY_HOST_MAX_LARGE_K = 100_000
     #: From this k on, a partition's blocks are small: Louvain's larger level above, and
