@@ -971,8 +971,17 @@ def _versions(tools: list[str]) -> dict[str, str]:
 
 
 def _commit() -> str | None:
-    """The checkout's commit, ``+dirty`` when tracked files differ from it (None without git)."""
+    """The checkout's commit, ``+dirty`` when tracked files differ from it; the
+    ``IGPART_COMMIT`` environment variable for a tree exported without its history (``git
+    archive``); None without either (a tree inside another repository is not that
+    repository's commit)."""
+    if os.environ.get("IGPART_COMMIT"):
+        return os.environ["IGPART_COMMIT"]
     try:
+        top = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=REPO,
+                             capture_output=True, text=True, timeout=30)
+        if top.returncode != 0 or Path(top.stdout.strip()).resolve() != REPO.resolve():
+            return None
         r = subprocess.run(["git", "describe", "--always", "--dirty=+dirty"], cwd=REPO,
                            capture_output=True, text=True, timeout=30)
     except (OSError, subprocess.SubprocessError):
