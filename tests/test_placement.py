@@ -1,0 +1,180 @@
+"""The placement policy of full partitions under a device memory budget (kernels/placement.py),
+on a simulated device pool and host allocator: which requests go where, that the device never
+holds more than the budget, and the accounting (host bytes, peaks, per-phase bus estimate)."""
+
+from __future__ import annotations
+
+import gc
+
+import numpy as np
+import pytest
+
+from igpart import partition
+from igpart.generators import random_circuit
+from igpart.kernels import budget, get_backend
+from igpart.kernels.placement import (
+    LEVEL_SHARE,
+    SMALL_BYTES,
+    BudgetAllocator,
+    level_on_host,
+    spill_threshold,
+)
+
+
+class Block:
+    """A simulated allocation: ``where`` it lives; frees itself when dropped."""
+
+    def __init__(self, where: str, size: int, free) -> None:
+        self.where, self.size, self._free = where, size, free
+
+    def __del__(self) -> None:
+        self._free(self.size)
+
+
+class Pool:
+    """A device pool limited to ``limit`` bytes, as cupy's MemoryPool with set_limit (no
+    caching: held == used)."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit, self.used = limit, 0
+
+    def malloc(self, size: int) -> Block:
+        if self.used + size > self.limit:
+            raise MemoryError(f"out of memory allocating {size}")
+        self.used += size
+        return Block("device", size, self._free)
+
+    def _free(self, size: int) -> None:
+        self.used -= size
+
+
+def make(budget_bytes: int, small: int = SMALL_BYTES) -> tuple[BudgetAllocator, Pool]:
+    pool = Pool(budget_bytes)
+    alloc = BudgetAllocator(budget_bytes, pool.malloc, lambda: pool.used, lambda: pool.used,
+                            lambda size, release: Block("host", size, release), small)
+    return alloc, pool
+
+
+def test_device_first_then_host():
+    alloc, pool = make(64 << 20)
+    a = alloc(8 << 20)
+    assert a.where == "device" and pool.used == 8 << 20
+    # a large request that would eat into the reserve of the small ones goes to the host
+    room = (64 << 20) - (8 << 20) - alloc.reserve
+    big = alloc(room + 1)
+    assert big.where == "host" and alloc.overflows == 1 and alloc.host_bytes == big.size
+    fits = alloc(room)
+    assert fits.where == "device"
+    # small requests use the reserve, then overflow to the host when the pool is full
+    smalls = [alloc(SMALL_BYTES - 1) for _ in range(8)]
+    assert all(s.where == "device" for s in smalls[:4])
+    assert smalls[-1].where == "host" and pool.used <= alloc.budget
+    assert alloc.device_peak == pool.used <= alloc.budget
+
+
+def test_host_scope_sends_large_requests_to_the_host():
+    alloc, pool = make(1 << 30)
+    with alloc.host_scope(4 << 20):
+        assert alloc(4 << 20).where == "host"
+        assert alloc((4 << 20) - 1).where == "device"  # below the threshold: stays
+        assert alloc(SMALL_BYTES - 1).where == "device"
+        with alloc.host_scope(64 << 20):
+            assert alloc(4 << 20).where == "device"
+        assert alloc.spill_min == 4 << 20  # restored
+        # never below SMALL_BYTES
+        with alloc.host_scope(1):
+            assert alloc(SMALL_BYTES - 1).where == "device"
+    assert alloc.spill_min is None and alloc(4 << 20).where == "device"
+    assert alloc.overflows == 0
+
+
+def test_host_accounting_follows_frees():
+    alloc, _ = make(4 << 20)
+    with alloc.host_scope(SMALL_BYTES):
+        a = alloc(3 << 20)
+        b = alloc(5 << 20)
+    assert alloc.host_bytes == 8 << 20 and alloc.host_allocations == 2
+    del a
+    gc.collect()
+    assert alloc.host_bytes == 5 << 20 and alloc.host_peak == 8 << 20
+    del b
+    gc.collect()
+    assert alloc.host_bytes == 0 and alloc.stats()["host_peak"] == 8 << 20
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_random_traffic_stays_within_budget(seed):
+    """Under random allocations and frees (some in host scopes), the device pool never holds
+    more than the budget, every request is served, and the live host bytes equal the sum of
+    the live host blocks."""
+    rng = np.random.default_rng(seed)
+    budget_bytes = int(rng.integers(8 << 20, 64 << 20))
+    alloc, pool = make(budget_bytes)
+    live: list[Block] = []
+    written = 0
+    for step in range(2000):
+        if live and rng.random() < 0.45:
+            live.pop(int(rng.integers(len(live))))
+        else:
+            size = int(rng.choice([rng.integers(1, SMALL_BYTES),
+                                   rng.integers(SMALL_BYTES, budget_bytes)]))  # fmt: skip
+            if step % 7 == 0:
+                with alloc.host_scope(int(rng.integers(SMALL_BYTES, budget_bytes))):
+                    live.append(alloc(size))
+            else:
+                live.append(alloc(size))
+            written += size if live[-1].where == "host" else 0
+        assert pool.used <= budget_bytes
+        assert alloc.host_bytes == sum(b.size for b in live if b.where == "host")
+    s = alloc.stats()
+    assert s["device_peak"] <= budget_bytes and s["host_peak"] >= alloc.host_bytes
+    assert s["phases"]["other"]["host_written"] == written > 0
+
+
+def test_phases_and_bus_estimate():
+    alloc, _ = make(4 << 20)
+    keep = []
+    with alloc.in_phase("upload"):
+        with alloc.host_scope(SMALL_BYTES):
+            keep.append(alloc(2 << 20))
+    with alloc.in_phase("refinement", host_read=2 << 20):
+        keep.append(alloc(1000))  # device: nothing crosses
+        with alloc.in_phase("contraction", host_read=123):
+            keep.append(alloc(6 << 20))  # over the budget: host
+        alloc.note_moved(4096)
+    s = alloc.stats()
+    p = s["phases"]
+    assert p["upload"] == {"host_written": 2 << 20, "host_read": 0, "moved_to_device": 0,
+                           "bus_bytes": 2 << 20}  # fmt: skip
+    assert p["refinement"]["host_read"] == 2 << 20 and p["refinement"]["moved_to_device"] == 4096
+    assert p["contraction"]["host_written"] == 6 << 20 and p["contraction"]["host_read"] == 123
+    assert s["bus_bytes"] == sum(row["bus_bytes"] for row in p.values())
+    assert s["bus_bytes"] == (2 << 20) + (2 << 20) + 4096 + (6 << 20) + 123
+    assert alloc.phase == "other"
+
+
+def test_bad_budget():
+    with pytest.raises(ValueError, match="budget"):
+        make(0)
+
+
+def test_level_rules():
+    k = 4
+    n, m, pins = 100_000, 110_000, 350_000
+    need = budget.level_bytes(n, m, pins, k)
+    assert level_on_host(int(need / LEVEL_SHARE) - 1, n, m, pins, k)
+    assert not level_on_host(int(need / LEVEL_SHARE) + 1, n, m, pins, k)
+    t = spill_threshold(n, m, pins)
+    # the int32 pin arrays of the level go to the host, its int64 per-vertex and per-net
+    # arrays stay on the device
+    assert 4 * pins >= t > 8 * max(n, m)
+    assert spill_threshold(10, 10, 30) == SMALL_BYTES
+
+
+def test_cpu_backend_has_no_memory_scope():
+    h = random_circuit(1500, seed=4)
+    be = get_backend("cpu", memory_budget="1GiB")
+    with be.memory_scope(2) as mem:
+        assert mem is None
+    p = partition(h, 2, backend="cpu", seed=0)
+    assert p.memory == {} and "memory" not in p.to_dict()
