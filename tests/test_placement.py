@@ -38,8 +38,12 @@ class Pool:
     def __init__(self, limit: int) -> None:
         self.limit, self.used = limit, 0
 
+    @property
+    def held(self) -> int:
+        return self.used
+
     def malloc(self, size: int) -> Block:
-        if self.used + size > self.limit:
+        if self.held + size > self.limit:
             raise MemoryError(f"out of memory allocating {size}")
         self.used += size
         return Block("device", size, self._free)
@@ -48,11 +52,58 @@ class Pool:
         self.used -= size
 
 
-def make(budget_bytes: int, small: int = SMALL_BYTES) -> tuple[BudgetAllocator, Pool]:
-    pool = Pool(budget_bytes)
-    alloc = BudgetAllocator(budget_bytes, pool.malloc, lambda: pool.used, lambda: pool.used,
-                            lambda size, release: Block("host", size, release), small)
+class CachingPool(Pool):
+    """As cupy's pool: freed blocks stay cached (held) until trimmed, and count against the
+    limit."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(limit)
+        self.cached: list[int] = []
+        self.trims = 0
+
+    @property
+    def held(self) -> int:
+        return self.used + sum(self.cached)
+
+    def malloc(self, size: int) -> Block:
+        fit = [c for c in self.cached if c >= size]
+        if not fit:
+            return super().malloc(size)
+        self.cached.remove(min(fit))
+        self.used += min(fit)
+        return Block("device", min(fit), self._free)
+
+    def _free(self, size: int) -> None:
+        self.used -= size
+        self.cached.append(size)
+
+    def trim(self) -> None:
+        self.trims += 1
+        self.cached.clear()
+
+
+def make(budget_bytes: int, small: int = SMALL_BYTES, caching: bool = False):
+    pool = CachingPool(budget_bytes) if caching else Pool(budget_bytes)
+    alloc = BudgetAllocator(budget_bytes, pool.malloc, lambda: pool.used, lambda: pool.held,
+                            lambda size, release: Block("host", size, release), small,
+                            device_trim=pool.trim if caching else None)
     return alloc, pool
+
+
+def test_cached_blocks_are_trimmed_before_going_to_the_host():
+    alloc, pool = make(32 << 20, caching=True)
+    a = alloc(20 << 20)
+    del a
+    gc.collect()
+    assert pool.held == 20 << 20 and pool.used == 0
+    # 24 MiB do not fit beside the cached 20: the pool is trimmed and the request stays
+    b = alloc(24 << 20)
+    assert b.where == "device" and pool.trims == 1 and alloc.overflows == 0
+    assert alloc.device_peak == 24 << 20 <= alloc.budget
+    c = alloc(4 << 20)  # fits beside it within the budget less the reserve
+    d = alloc(4 << 20)  # does not: to the host
+    assert c.where == "device" and d.where == "host" and alloc.overflows == 1
+    assert pool.held <= alloc.budget
 
 
 def test_device_first_then_host():
@@ -109,7 +160,7 @@ def test_random_traffic_stays_within_budget(seed):
     the live host blocks."""
     rng = np.random.default_rng(seed)
     budget_bytes = int(rng.integers(8 << 20, 64 << 20))
-    alloc, pool = make(budget_bytes)
+    alloc, pool = make(budget_bytes, caching=bool(seed % 2))
     live: list[Block] = []
     written = 0
     for step in range(2000):
@@ -124,7 +175,7 @@ def test_random_traffic_stays_within_budget(seed):
             else:
                 live.append(alloc(size))
             written += size if live[-1].where == "host" else 0
-        assert pool.used <= budget_bytes
+        assert pool.used <= budget_bytes and alloc.device_peak <= budget_bytes
         assert alloc.host_bytes == sum(b.size for b in live if b.where == "host")
     s = alloc.stats()
     assert s["device_peak"] <= budget_bytes and s["host_peak"] >= alloc.host_bytes
@@ -167,8 +218,34 @@ def test_level_rules():
     t = spill_threshold(n, m, pins)
     # the int32 pin arrays of the level go to the host, its int64 per-vertex and per-net
     # arrays stay on the device
-    assert 4 * pins >= t > 8 * max(n, m)
+    assert 4 * pins >= t > 8 * (max(n, m) + 1)
     assert spill_threshold(10, 10, 30) == SMALL_BYTES
+
+
+def test_partition_reports_the_scope_accounting():
+    """The driver runs the partition inside the backend's memory scope and reports its
+    accounting as ``Partition.memory`` (also in ``to_dict``)."""
+    import contextlib
+
+    from igpart.kernels.cpu import CpuBackend
+
+    class Scoped(CpuBackend):
+        def __init__(self):
+            super().__init__()
+            self.alloc, _ = make(64 << 20)
+
+        @contextlib.contextmanager
+        def memory_scope(self, k):
+            with self.alloc.in_phase("upload"), self.alloc.host_scope(SMALL_BYTES):
+                self.kept = self.alloc(3 << 20)
+            yield self.alloc
+
+    h = random_circuit(1500, seed=4)
+    p = partition(h, 2, backend=Scoped(), seed=0)
+    plain = partition(h, 2, backend="cpu", seed=0)
+    assert np.array_equal(p.parts, plain.parts)
+    assert p.memory["host_peak"] == 3 << 20 and p.memory["budget"] == 64 << 20
+    assert p.to_dict()["memory"]["phases"]["upload"]["host_written"] == 3 << 20
 
 
 def test_cpu_backend_has_no_memory_scope():

@@ -53,9 +53,10 @@ def level_on_host(budget: int, n: int, m: int, pins: int, k: int) -> bool:
 
 def spill_threshold(n: int, m: int, pins: int) -> int:
     """The smallest request a level's :meth:`BudgetAllocator.host_scope` sends to host memory:
-    half its int32 pin array, but above every int64 per-vertex or per-net array (which kernels
-    read at random and so stay on the device), and at least ``SMALL_BYTES``."""
-    return max(SMALL_BYTES, 2 * int(pins), 8 * max(int(n), int(m)) + 8)
+    half its int32 pin array, but above every int64 per-vertex or per-net array and offset
+    array (which kernels read at random and so stay on the device), and at least
+    ``SMALL_BYTES``."""
+    return max(SMALL_BYTES, 2 * int(pins), 8 * (max(int(n), int(m)) + 1) + 1)
 
 
 class BudgetAllocator:
@@ -64,13 +65,17 @@ class BudgetAllocator:
     ``device_malloc(size)``: a device allocation, raising MemoryError when the device pool
     (limited to the budget) cannot hold it; ``device_used()`` / ``device_held()``: bytes the pool
     has handed out / holds (cached free blocks included); ``host_malloc(size, release)``: a host
-    allocation whose owner calls ``release(size)`` when freed. Calling the allocator with a size
-    returns what the chosen malloc returned."""
+    allocation whose owner calls ``release(size)`` when freed; ``device_trim()`` (optional)
+    returns the pool's cached free blocks to the device, tried once before a request that the
+    pool refuses goes to the host (CuPy's pool counts its cached blocks against its limit and
+    does not release them by itself). Calling the allocator with a size returns what the chosen
+    malloc returned."""
 
     def __init__(self, budget: int, device_malloc: Callable[[int], Any],
                  device_used: Callable[[], int], device_held: Callable[[], int],
                  host_malloc: Callable[[int, Callable[[int], None]], Any],
-                 small_bytes: int = SMALL_BYTES) -> None:
+                 small_bytes: int = SMALL_BYTES,
+                 device_trim: Callable[[], None] | None = None) -> None:
         if int(budget) <= 0:
             raise ValueError("BudgetAllocator: budget must be positive")
         self.budget = int(budget)
@@ -80,6 +85,7 @@ class BudgetAllocator:
         self._device_used = device_used
         self._device_held = device_held
         self._host_malloc = host_malloc
+        self._device_trim = device_trim
         #: inside a host scope: requests of at least this many bytes go to host memory
         self.spill_min: int | None = None
         self.phase = "other"
@@ -101,14 +107,24 @@ class BudgetAllocator:
             if self._device_used() + size > self.budget - self.reserve:
                 self.overflows += 1
                 return self._host(size)
-        try:
-            out = self._device_malloc(size)
-        except MemoryError:
+        out = self._try_device(size)
+        if out is None:
             self.overflows += 1
             return self._host(size)
         self.device_allocations += 1
         self.device_peak = max(self.device_peak, int(self._device_held()))
         return out
+
+    def _try_device(self, size: int):
+        """The device allocation, after one trim of the pool's cache if refused; None if not."""
+        for attempt in range(2):
+            try:
+                return self._device_malloc(size)
+            except MemoryError:
+                if attempt or self._device_trim is None:
+                    return None
+                self._device_trim()
+        return None
 
     def _host(self, size: int):
         out = self._host_malloc(size, self._released)

@@ -69,7 +69,8 @@ def budget_scope(budget: int) -> Iterator[BudgetAllocator]:
     pinned_pool = cp.cuda.PinnedMemoryPool()
     alloc = BudgetAllocator(int(budget), device_pool.malloc, device_pool.used_bytes,
                             device_pool.total_bytes,
-                            _host_malloc(pinned_pool, cp.cuda.Device().id))
+                            _host_malloc(pinned_pool, cp.cuda.Device().id),
+                            device_trim=device_pool.free_all_blocks)
     global _ACTIVE
     _ACTIVE += 1
     try:
