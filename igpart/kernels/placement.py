@@ -7,13 +7,15 @@ only where their arrays live changes. Every allocation of the run passes through
 * it goes to device memory while the device's bytes in use stay within the budget (large
   requests keep a reserve of ``budget // RESERVE_DIVISOR`` free for the small ones: per-level
   scalars, block weights, CUB's scratch);
-* otherwise, and for every request of at least ``spill_min`` bytes inside a :meth:`host_scope`
-  (the pin arrays of the levels that do not fit, see :func:`level_on_host`), it goes to
-  page-locked host memory that kernels read and write over the bus at the same address (zero
+* otherwise, and for every large request inside a :meth:`BudgetAllocator.host_scope`, it goes
+  to page-locked host memory that kernels read and write over the bus at the same address (zero
   copy under unified virtual addressing), so the kernels, and hence the results, are the same.
 
-Once coarsening reaches a level that fits (:func:`level_on_host` false), that level's arrays are
-copied to the device (:meth:`BudgetAllocator.note_moved`) and the run continues as in memory.
+The backend places each hypergraph level once it is built (uploaded or contracted): a level
+that does not fit (:func:`level_on_host`) gets its pin arrays copied to host memory (the device
+copies are freed), so the device keeps its per-vertex and per-net arrays, which kernels read at
+random; once coarsening reaches a level that fits, whatever of it is in host memory is copied
+to the device (:meth:`BudgetAllocator.note_moved`) and the run continues as in memory.
 
 The allocator keeps the accounting a run reports (``Partition.memory``): the device's peak bytes
 (held by its pool, cached blocks included), the host-resident bytes and their peak, and per phase
@@ -49,14 +51,6 @@ def level_on_host(budget: int, n: int, m: int, pins: int, k: int) -> bool:
     """Whether a level of ``n`` vertices, ``m`` nets and ``pins`` pins at ``k`` blocks keeps its
     pin arrays in host memory under ``budget``: its device bytes exceed ``LEVEL_SHARE`` of it."""
     return _budget.level_bytes(n, m, pins, k) > LEVEL_SHARE * int(budget)
-
-
-def spill_threshold(n: int, m: int, pins: int) -> int:
-    """The smallest request a level's :meth:`BudgetAllocator.host_scope` sends to host memory:
-    half its int32 pin array, but above every int64 per-vertex or per-net array and offset
-    array (which kernels read at random and so stay on the device), and at least
-    ``SMALL_BYTES``."""
-    return max(SMALL_BYTES, 2 * int(pins), 8 * (max(int(n), int(m)) + 1) + 1)
 
 
 class BudgetAllocator:
@@ -140,7 +134,8 @@ class BudgetAllocator:
     # ------------------------------------------------------------------ scopes
     @contextlib.contextmanager
     def host_scope(self, spill_min: int) -> Iterator[None]:
-        """Requests of at least ``spill_min`` bytes go to host memory inside the block."""
+        """Requests of at least ``spill_min`` bytes (and never below ``small_bytes``) go to host
+        memory inside the block."""
         saved, self.spill_min = self.spill_min, max(int(spill_min), self.small_bytes)
         try:
             yield
@@ -193,5 +188,4 @@ __all__ = [
     "SMALL_BYTES",
     "BudgetAllocator",
     "level_on_host",
-    "spill_threshold",
 ]

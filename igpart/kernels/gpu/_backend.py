@@ -91,9 +91,10 @@ def _upload(a, dtype=None) -> cp.ndarray:
     return cp.asarray(a)
 
 
-def _level_arrays(level) -> list:
-    """The device arrays of a level (HypergraphArrays / GraphArrays)."""
-    return [v for v in vars(level).values() if isinstance(v, cp.ndarray)]
+def _level_arrays(level) -> dict:
+    """The device arrays of a level (HypergraphArrays / GraphArrays) by field name."""
+    return {f.name: v for f in dataclasses.fields(level)
+            if isinstance(v := getattr(level, f.name), cp.ndarray)}
 
 
 def _in_phase(name: str):
@@ -104,7 +105,8 @@ def _in_phase(name: str):
         def run(self, level, *args, **kwargs):
             if self._alloc is None:
                 return fn(self, level, *args, **kwargs)
-            with self._alloc.in_phase(name, _outofcore.host_bytes(_level_arrays(level))):
+            with self._alloc.in_phase(name,
+                                      _outofcore.host_bytes(_level_arrays(level).values())):
                 return fn(self, level, *args, **kwargs)
 
         return run
@@ -415,23 +417,26 @@ class GpuBackend(HostFallback, Backend):
             finally:
                 self._alloc = None
 
-    def _level_scope(self, n: int, m: int, pins: int, on_host: bool):
-        """The host scope of a level being built (uploaded or contracted) when ``on_host``."""
-        if self._alloc is None or not on_host:
-            return contextlib.nullcontext()
-        return self._alloc.host_scope(placement.spill_threshold(n, m, pins))
+    #: The pin arrays of a hypergraph level: what a level that does not fit keeps in host memory.
+    PIN_FIELDS = ("eind", "vind")
 
-    def _fit_level(self, level):
-        """``level`` with its host-resident arrays copied to the device when it fits the
-        budget (coarsening reached a level the device holds)."""
-        if (self._alloc is None or not _outofcore.host_bytes(_level_arrays(level))
-                or placement.level_on_host(self.memory_budget, level.n, level.m,
-                                           int(level.eind.shape[0]), self._scope_k)):
+    def _place_level(self, level: HypergraphArrays) -> HypergraphArrays:
+        """Under a budget, a level just built (uploaded or contracted; its arrays wherever the
+        budget put them): when it does not fit (``placement.level_on_host``) its pin arrays
+        move to page-locked host memory, where the kernels read them over the bus; when it
+        fits, whatever of it is in host memory moves to the device."""
+        if self._alloc is None:
             return level
-        return dataclasses.replace(level, **{
-            name: _outofcore.to_device(v, self._alloc)
-            for name, v in vars(level).items() if isinstance(v, cp.ndarray)
-        })
+        arrays = _level_arrays(level)
+        if placement.level_on_host(self.memory_budget, level.n, level.m,
+                                   int(level.eind.shape[0]), self._scope_k):
+            moved = {name: _outofcore.to_host(arrays[name], self._alloc)
+                     for name in self.PIN_FIELDS}
+        elif _outofcore.host_bytes(arrays.values()):
+            moved = {name: _outofcore.to_device(a, self._alloc) for name, a in arrays.items()}
+        else:
+            return level
+        return dataclasses.replace(level, **moved)
 
     def _host_copy(self, level):
         """The host copy of a device level (made once, dropped with the level)."""
@@ -496,10 +501,8 @@ class GpuBackend(HostFallback, Backend):
         pin arrays of a level that does not fit stay in host memory."""
         if self._alloc is None:
             return self._hypergraph_arrays(h)
-        n, m, pins = int(h.n), int(h.m), int(np.asarray(h.eind).shape[0])
-        on_host = placement.level_on_host(self.memory_budget, n, m, pins, self._scope_k)
-        with self._alloc.in_phase("upload"), self._level_scope(n, m, pins, on_host):
-            return self._hypergraph_arrays(h)
+        with self._alloc.in_phase("upload"):
+            return self._place_level(self._hypergraph_arrays(h))
 
     def _hypergraph_arrays(self, h) -> HypergraphArrays:
         n, m = int(h.n), int(h.m)
@@ -617,12 +620,8 @@ class GpuBackend(HostFallback, Backend):
     @_in_phase("contraction")
     def contract_hypergraph(self, hg: HypergraphArrays, cmap, nc: int) -> HypergraphArrays:
         cmap = self._cmap(cmap, hg.n, int(nc), "contract_hypergraph")
-        # under a budget, a level whose pins live in host memory contracts into host memory,
-        # and the result moves to the device once it fits
-        with self._level_scope(hg.n, hg.m, hg.num_pins,
-                               self._alloc is not None and _outofcore.is_host(hg.eind)):
-            out = _hypergraph.contract(hg, cmap, int(nc))
-        out = self._fit_level(out)
+        # under a budget: pins to the host while the levels do not fit, then to the device
+        out = self._place_level(_hypergraph.contract(hg, cmap, int(nc)))
         self._level_done()
         return out
 

@@ -121,6 +121,18 @@ def host_bytes(arrays) -> int:
     return sum(int(a.nbytes) for a in arrays if is_host(a))
 
 
+def to_host(a: cp.ndarray, alloc: BudgetAllocator) -> cp.ndarray:
+    """A page-locked host copy of the device array ``a`` (``a`` itself when it is in host memory
+    already, or smaller than the allocator's ``small_bytes``, which stay on the device)."""
+    if is_host(a) or a.nbytes < alloc.small_bytes:
+        return a
+    a = cp.ascontiguousarray(a)
+    with alloc.host_scope(alloc.small_bytes):
+        out = cp.empty(a.shape, dtype=a.dtype)
+    out.data.copy_from_device_async(a.data, a.nbytes)  # cudaMemcpyDefault
+    return out
+
+
 def to_device(a: cp.ndarray, alloc: BudgetAllocator) -> cp.ndarray:
     """A device copy of the host-resident ``a`` (``a`` itself otherwise), counted as moved. The
     copy's allocation goes through the allocator: over the budget it stays in host memory."""
@@ -133,4 +145,5 @@ def to_device(a: cp.ndarray, alloc: BudgetAllocator) -> cp.ndarray:
     return out
 
 
-__all__ = ["active", "asnumpy", "budget_scope", "fill", "host_bytes", "is_host", "to_device"]
+__all__ = ["active", "asnumpy", "budget_scope", "fill", "host_bytes", "is_host", "to_device",
+           "to_host"]
