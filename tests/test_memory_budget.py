@@ -246,10 +246,10 @@ def test_gpu_partition_under_budget_matches_in_memory(objective):
     k = 4
     plain = _gpu_run(h, k, objective)
     assert plain.memory == {}
-    # an unbounded budget measures the in-memory run's footprint (its device peak)
+    # an unbounded budget measures the in-memory run's footprint (its peak of live device bytes)
     free = _gpu_run(h, k, objective, memory_budget=1 << 40)
     assert np.array_equal(free.parts, plain.parts)
-    footprint = free.memory["device_peak"]
+    footprint = free.memory["device_used_peak"]
     assert footprint > 0 and free.memory["host_peak"] == 0
     for div in (4, 16):
         b = footprint // div
@@ -258,9 +258,11 @@ def test_gpu_partition_under_budget_matches_in_memory(objective):
         assert np.array_equal(run.parts, plain.parts), div
         assert (run.cut, run.km1) == (plain.cut, plain.km1)
         mem = run.memory
-        assert 0 < mem["device_peak"] <= b, (div, mem)
+        assert 0 < mem["device_used_peak"] <= mem["device_peak"] <= b, (div, mem)
+        # the live bytes cannot fit: something lived in host memory and crossed the bus
         assert mem["host_peak"] > 0 and mem["bus_bytes"] > 0, (div, mem)
-        assert mem["phases"]["upload"]["host_written"] > 0, (div, mem)
+    # at a sixteenth the finest level does not fit: its pins went to the host at the upload
+    assert mem["phases"]["upload"]["host_written"] > 0, mem
     with pytest.raises(InputError, match="minimum"):
         partition(h, k, backend=GpuBackend(memory_budget=1000))
 
@@ -275,7 +277,7 @@ def test_gpu_improve_under_budget():
     h = random_circuit(20_000, seed=5)
     start = np.arange(h.n, dtype=np.int32) % 2
     free = _gpu_run(h, 2, memory_budget=1 << 40)
-    b = free.memory["device_peak"] // 16
+    b = free.memory["device_used_peak"] // 16
     a = improve(h, start, 2, backend=GpuBackend(deterministic=True), seed=3)
     c = improve(h, start, 2, backend=GpuBackend(deterministic=True, memory_budget=b), seed=3)
     assert np.array_equal(a.parts, c.parts)

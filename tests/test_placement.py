@@ -15,6 +15,7 @@ from igpart.kernels import budget, get_backend
 from igpart.kernels.placement import (
     LEVEL_SHARE,
     SMALL_BYTES,
+    SMALL_DIVISOR,
     BudgetAllocator,
     level_on_host,
 )
@@ -81,7 +82,7 @@ class CachingPool(Pool):
         self.cached.clear()
 
 
-def make(budget_bytes: int, small: int = SMALL_BYTES, caching: bool = False):
+def make(budget_bytes: int, small: int | None = SMALL_BYTES, caching: bool = False):
     pool = CachingPool(budget_bytes) if caching else Pool(budget_bytes)
     alloc = BudgetAllocator(budget_bytes, pool.malloc, lambda: pool.used, lambda: pool.held,
                             lambda size, release: Block("host", size, release), small,
@@ -177,7 +178,8 @@ def test_random_traffic_stays_within_budget(seed):
         assert pool.used <= budget_bytes and alloc.device_peak <= budget_bytes
         assert alloc.host_bytes == sum(b.size for b in live if b.where == "host")
     s = alloc.stats()
-    assert s["device_peak"] <= budget_bytes and s["host_peak"] >= alloc.host_bytes
+    assert s["device_used_peak"] <= s["device_peak"] <= budget_bytes
+    assert s["host_peak"] >= alloc.host_bytes
     assert s["phases"]["other"]["host_written"] == written > 0
 
 
@@ -201,6 +203,16 @@ def test_phases_and_bus_estimate():
     assert s["bus_bytes"] == sum(row["bus_bytes"] for row in p.values())
     assert s["bus_bytes"] == (2 << 20) + (2 << 20) + 4096 + (6 << 20) + 123
     assert alloc.phase == "other"
+
+
+def test_small_requests_scale_with_small_budgets():
+    alloc, _ = make(1 << 30, small=None)
+    assert alloc.small_bytes == SMALL_BYTES
+    alloc, _ = make(1 << 20, small=None)
+    assert alloc.small_bytes == (1 << 20) // SMALL_DIVISOR
+    with alloc.host_scope(0):
+        assert alloc(alloc.small_bytes).where == "host"
+        assert alloc(alloc.small_bytes - 1).where == "device"
 
 
 def test_bad_budget():

@@ -35,8 +35,11 @@ from typing import Any
 
 from . import budget as _budget
 
-#: Requests below this many bytes always go to the device while the budget holds them.
+#: Requests below this many bytes (or below budget // SMALL_DIVISOR, if less) go to the device
+#: while the budget holds them, and arrays below it stay there.
 SMALL_BYTES = 1 << 20
+#: ... so that small budgets still see their levels' pin arrays as large.
+SMALL_DIVISOR = 64
 #: Large requests leave ``budget // RESERVE_DIVISOR`` bytes of the budget to the small ones.
 RESERVE_DIVISOR = 16
 #: A level whose device bytes (:func:`igpart.kernels.budget.level_bytes`) exceed this share of
@@ -68,13 +71,16 @@ class BudgetAllocator:
     def __init__(self, budget: int, device_malloc: Callable[[int], Any],
                  device_used: Callable[[], int], device_held: Callable[[], int],
                  host_malloc: Callable[[int, Callable[[int], None]], Any],
-                 small_bytes: int = SMALL_BYTES,
+                 small_bytes: int | None = None,
                  device_trim: Callable[[], None] | None = None) -> None:
         if int(budget) <= 0:
             raise ValueError("BudgetAllocator: budget must be positive")
         self.budget = int(budget)
         self.reserve = self.budget // RESERVE_DIVISOR
-        self.small_bytes = int(small_bytes)
+        #: the size below which a request is small (default: ``SMALL_BYTES``, at most
+        #: ``budget // SMALL_DIVISOR``)
+        self.small_bytes = (min(SMALL_BYTES, self.budget // SMALL_DIVISOR) if small_bytes is None
+                            else int(small_bytes))
         self._device_malloc = device_malloc
         self._device_used = device_used
         self._device_held = device_held
@@ -84,6 +90,7 @@ class BudgetAllocator:
         self.spill_min: int | None = None
         self.phase = "other"
         self.device_peak = 0
+        self.device_used_peak = 0
         self.device_allocations = 0
         self.host_bytes = 0
         self.host_peak = 0
@@ -107,6 +114,7 @@ class BudgetAllocator:
             return self._host(size)
         self.device_allocations += 1
         self.device_peak = max(self.device_peak, int(self._device_held()))
+        self.device_used_peak = max(self.device_used_peak, int(self._device_used()))
         return out
 
     def _try_device(self, size: int):
@@ -164,13 +172,16 @@ class BudgetAllocator:
 
     # ------------------------------------------------------------------ report
     def stats(self) -> dict[str, Any]:
-        """The run's accounting: budget, device peak, host bytes, and per phase the bus estimate
-        (``bus_bytes``: the sum of the phase's counters, a lower bound)."""
+        """The run's accounting: budget, device peak (``device_peak``: bytes the pool held, its
+        cached free blocks included, at most the budget; ``device_used_peak``: bytes of live
+        arrays), host bytes, and per phase the bus estimate (``bus_bytes``: the sum of the
+        phase's counters, a lower bound)."""
         phases = {name: {**row, "bus_bytes": sum(row.values())}
                   for name, row in self.phases.items()}
         return {
             "budget": self.budget,
             "device_peak": self.device_peak,
+            "device_used_peak": self.device_used_peak,
             "device_allocations": self.device_allocations,
             "host_peak": self.host_peak,
             "host_resident": self.host_bytes,
@@ -186,6 +197,7 @@ __all__ = [
     "PHASE_KEYS",
     "RESERVE_DIVISOR",
     "SMALL_BYTES",
+    "SMALL_DIVISOR",
     "BudgetAllocator",
     "level_on_host",
 ]
