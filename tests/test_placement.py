@@ -18,6 +18,7 @@ from igpart.kernels.placement import (
     SMALL_DIVISOR,
     BudgetAllocator,
     level_on_host,
+    pins_to_host,
 )
 
 
@@ -229,6 +230,14 @@ def test_level_rules():
     # a larger level, or more blocks (Phi), needs more
     b = int(need / LEVEL_SHARE) + 1
     assert level_on_host(b, n, m, pins + 1000, k) and level_on_host(b, n, m, pins, k + 1)
+    # as few pin arrays move as bring the level within the share: none, eind, then both
+    assert pins_to_host(b, n, m, pins, k) == ()
+    one = int((need - 4 * pins) / LEVEL_SHARE)  # eind alone brings it down to the share
+    assert pins_to_host(one, n, m, pins, k) == ("eind",)
+    assert pins_to_host(one - 8, n, m, pins, k) == ("eind", "vind")
+    assert pins_to_host(1, n, m, pins, k) == ("eind", "vind")
+    for bb in (b // 2, one, one - 8, 1000):
+        assert bool(pins_to_host(bb, n, m, pins, k)) == level_on_host(bb, n, m, pins, k)
 
 
 def test_partition_reports_the_scope_accounting():

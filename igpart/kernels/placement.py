@@ -12,10 +12,11 @@ only where their arrays live changes. Every allocation of the run passes through
   copy under unified virtual addressing), so the kernels, and hence the results, are the same.
 
 The backend places each hypergraph level once it is built (uploaded or contracted): a level
-that does not fit (:func:`level_on_host`) gets its pin arrays copied to host memory (the device
-copies are freed), so the device keeps its per-vertex and per-net arrays, which kernels read at
-random; once coarsening reaches a level that fits, whatever of it is in host memory is copied
-to the device (:meth:`BudgetAllocator.note_moved`) and the run continues as in memory.
+that does not fit (:func:`level_on_host`) gets pin arrays copied to host memory
+(:func:`pins_to_host`; the device copies are freed), so the device keeps its per-vertex and
+per-net arrays, which kernels read at random; once coarsening reaches a level that fits,
+whatever of it is in host memory is copied to the device (:meth:`BudgetAllocator.note_moved`)
+and the run continues as in memory.
 
 The allocator keeps the accounting a run reports (``Partition.memory``): the device's peak bytes
 (held by its pool, cached blocks included), the host-resident bytes and their peak, and per phase
@@ -50,10 +51,30 @@ LEVEL_SHARE = 0.5
 PHASE_KEYS = ("host_written", "host_read", "moved_to_device")
 
 
+#: The pin arrays of a hypergraph level in the order they move to host memory: the net -> pin
+#: lists first (refinement reads them only around boundary nets), then the vertex -> net lists
+#: (which gains and pin counts read for every moved or boundary vertex).
+PIN_ARRAYS = ("eind", "vind")
+
+
 def level_on_host(budget: int, n: int, m: int, pins: int, k: int) -> bool:
-    """Whether a level of ``n`` vertices, ``m`` nets and ``pins`` pins at ``k`` blocks keeps its
-    pin arrays in host memory under ``budget``: its device bytes exceed ``LEVEL_SHARE`` of it."""
+    """Whether a level of ``n`` vertices, ``m`` nets and ``pins`` pins at ``k`` blocks keeps pin
+    arrays in host memory under ``budget``: its device bytes exceed ``LEVEL_SHARE`` of it."""
     return _budget.level_bytes(n, m, pins, k) > LEVEL_SHARE * int(budget)
+
+
+def pins_to_host(budget: int, n: int, m: int, pins: int, k: int) -> tuple[str, ...]:
+    """The pin arrays (of :data:`PIN_ARRAYS`, 4 bytes per pin each) a level moves to host memory
+    under ``budget``: as few as bring its device bytes within ``LEVEL_SHARE`` of the budget (both
+    when even that is not enough), none when it fits."""
+    excess = _budget.level_bytes(n, m, pins, k) - LEVEL_SHARE * int(budget)
+    out: list[str] = []
+    for name in PIN_ARRAYS:
+        if excess <= 0:
+            break
+        out.append(name)
+        excess -= 4 * int(pins)
+    return tuple(out)
 
 
 class BudgetAllocator:
@@ -194,10 +215,12 @@ class BudgetAllocator:
 
 __all__ = [
     "LEVEL_SHARE",
+    "PIN_ARRAYS",
     "PHASE_KEYS",
     "RESERVE_DIVISOR",
     "SMALL_BYTES",
     "SMALL_DIVISOR",
     "BudgetAllocator",
     "level_on_host",
+    "pins_to_host",
 ]

@@ -417,21 +417,18 @@ class GpuBackend(HostFallback, Backend):
             finally:
                 self._alloc = None
 
-    #: The pin arrays of a hypergraph level: what a level that does not fit keeps in host memory.
-    PIN_FIELDS = ("eind", "vind")
-
     def _place_level(self, level: HypergraphArrays) -> HypergraphArrays:
         """Under a budget, a level just built (uploaded or contracted; its arrays wherever the
-        budget put them): when it does not fit (``placement.level_on_host``) its pin arrays
-        move to page-locked host memory, where the kernels read them over the bus; when it
-        fits, whatever of it is in host memory moves to the device."""
+        budget put them): when it does not fit, pin arrays (``placement.pins_to_host``) move
+        to page-locked host memory, where the kernels read them over the bus; when it fits,
+        whatever of it is in host memory moves to the device."""
         if self._alloc is None:
             return level
         arrays = _level_arrays(level)
-        if placement.level_on_host(self.memory_budget, level.n, level.m,
-                                   int(level.eind.shape[0]), self._scope_k):
-            moved = {name: _outofcore.to_host(arrays[name], self._alloc)
-                     for name in self.PIN_FIELDS}
+        names = placement.pins_to_host(self.memory_budget, level.n, level.m,
+                                       int(level.eind.shape[0]), self._scope_k)
+        if names:
+            moved = {name: _outofcore.to_host(arrays[name], self._alloc) for name in names}
         elif _outofcore.host_bytes(arrays.values()):
             moved = {name: _outofcore.to_device(a, self._alloc) for name, a in arrays.items()}
         else:
