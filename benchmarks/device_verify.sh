@@ -10,7 +10,9 @@
 # STAGES (default "tests,inc,bench,cpu") picks the parts to run, e.g. STAGES=tests,inc; TESTS
 # limits pytest to the given files; BENCH_ARGS replaces the gpu_bench.py arguments; the stage
 # "suite" (not in the default) runs benchmarks/suite.py with SUITE_ARGS (default: small, GPU
-# backend and Mt-KaHyPar, 16 threads) within SUITE_TIMEOUT seconds (default 540). The device's
+# backend and Mt-KaHyPar, 16 threads) within SUITE_TIMEOUT seconds (default 540); the stage
+# "budget" (not in the default either) runs benchmarks/budget_partition_bench.py with BUDGET_ARGS
+# (default: ibm10 enlarged 29 times as in the large suite, k = 8, budgets footprint/4 and /16). The device's
 # copy has no .git: pass the commit measured as IGPART_COMMIT=$(git rev-parse --short HEAD).
 set -uo pipefail
 OUT=${OUT:-device_out}
@@ -49,6 +51,12 @@ fi
 if [[ ,$STAGES, == *,cpu,* ]]; then  # GPU vs the C++ backend on ibm01-09
     timeout 300 python3 benchmarks/gpu_bench.py --mode cpu --ks 2,8,64 \
         --json "$OUT/gpu_vs_cpu.json" 2>&1 | tee "$OUT/gpu_vs_cpu.log" | tail -8
+fi
+if [[ ,$STAGES, == *,budget,* ]]; then  # full partitions under a device memory budget
+    # shellcheck disable=SC2086
+    timeout "${BUDGET_TIMEOUT:-480}" python3 benchmarks/budget_partition_bench.py \
+        ${BUDGET_ARGS:---input ibm10:29 --k 8 --divisors 4 16 --repeats 3} \
+        --json "$OUT/budget_partition.json" 2>&1 | tee "$OUT/budget_partition.log" | tail -20
 fi
 if [[ ,$STAGES, == *,suite,* ]]; then  # the benchmark suite (its JSON is rewritten per input)
     # shellcheck disable=SC2086

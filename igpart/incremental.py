@@ -76,7 +76,7 @@ from typing import Any
 import numpy as np
 
 from .dynamic import Batch, BatchResult, DynamicHypergraph
-from .errors import BackendUnavailable, InputError
+from .errors import InputError
 from .hypergraph import Graph, Hypergraph
 from .kernels import budget, get_backend
 from .metrics import OBJECTIVES
@@ -212,14 +212,11 @@ class IncrementalResult:
 
 
 def _full_backend(backend, memory_budget: int, h: Hypergraph, k: int):
-    """The backend of full partitions under a budget: the GPU backend with the budget when the
-    design fits it, else (the finest levels are not streamed) the CPU backend, with a warning."""
+    """The backend of full partitions under a budget: the backend with the budget (a device
+    backend keeps the finest levels' pin arrays in host memory when they do not fit); an
+    InputError names the minimum when not even the coarse levels fit."""
     be = get_backend(backend, memory_budget=memory_budget)
-    try:
-        be.check_memory(h.n, h.m, int(h.eind.shape[0]), k)
-    except BackendUnavailable as exc:
-        log.warning("full partitions run on the CPU backend: %s", exc)
-        return get_backend("cpu")
+    be.check_memory(h.n, h.m, int(h.eind.shape[0]), k)
     return be
 
 

@@ -19,6 +19,8 @@ class Partition:
     :func:`igpart.metrics.evaluate`). ``config``: the Config as the caller gave it;
     ``resolved``: what its input-, k- and backend-dependent values (``"auto"``, ``-1``) became
     for this run, and the effort derived from them (multilevel runs; empty otherwise).
+    ``memory``: under a device memory budget, the run's device peak, host-resident bytes and
+    per-phase bus estimate (``igpart.kernels.placement.BudgetAllocator.stats``; empty otherwise).
     """
 
     parts: np.ndarray
@@ -40,6 +42,7 @@ class Partition:
     config: dict[str, Any] = field(default_factory=dict)
     max_block_weights: np.ndarray | None = None
     resolved: dict[str, Any] = field(default_factory=dict)
+    memory: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
     def from_parts(
@@ -86,6 +89,8 @@ class Partition:
             d["max_block_weights"] = [int(x) for x in self.max_block_weights]
         if self.resolved:
             d["resolved"] = self.resolved
+        if self.memory:
+            d["memory"] = self.memory
         if with_parts:
             d["parts"] = self.parts.tolist()
         return d

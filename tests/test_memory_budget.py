@@ -70,9 +70,10 @@ def test_check_partition():
     with pytest.raises(InputError, match=r"minimum of [\d,]+ bytes") as exc:
         budget.check_partition(100, 1000, 1000, 4000, 4)
     assert f"{budget.coarse_minimum(1000, 1000, 4000, 4):,}" in str(exc.value)
+    # above the coarse minimum a budget below the finest level is accepted: the levels that do
+    # not fit keep their pin arrays in host memory (kernels.placement)
     need = budget.level_bytes(100_000, 100_000, 400_000, 4)
-    with pytest.raises(BackendUnavailable, match="not streamed"):
-        budget.check_partition(need - 1, 100_000, 100_000, 400_000, 4)
+    budget.check_partition(need // 16, 100_000, 100_000, 400_000, 4)
 
 
 def test_budget_below_minimum_names_it():
@@ -221,22 +222,66 @@ def test_cli_memory_budget(tmp_path):
 
 
 # ----------------------------------------------------------------------------- GPU
-@pytest.mark.gpu
-def test_gpu_backend_budget():
+def _gpu_run(h, k, objective="cut", memory_budget=None, seed=1):
+    """A deterministic GPU partition of ``h`` (under ``memory_budget`` bytes when given)."""
     from igpart import partition
     from igpart.kernels.gpu import GpuBackend
 
-    h = random_circuit(5000, seed=2)
-    need = budget.level_bytes(h.n, h.m, h.eind.shape[0], 4)
-    cfg = {"threads": 1}
-    free = partition(h, 4, backend=GpuBackend(deterministic=True), seed=1, config=cfg)
-    fits = partition(h, 4, backend=GpuBackend(deterministic=True, memory_budget=need), seed=1,
-                     config=cfg)  # fmt: skip
-    assert np.array_equal(free.parts, fits.parts)
-    with pytest.raises(BackendUnavailable, match="not streamed"):
-        partition(h, 4, backend=GpuBackend(memory_budget=need - 1))
+    return partition(h, k, objective,
+                     backend=GpuBackend(deterministic=True, memory_budget=memory_budget),
+                     seed=seed, config={"threads": 1})  # fmt: skip
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("objective", ["cut", "km1"])
+def test_gpu_partition_under_budget_matches_in_memory(objective):
+    """Budgets of a quarter and a sixteenth of the run's device footprint: the finest levels'
+    pin arrays (and whatever else does not fit) live in page-locked host memory, the kernels
+    read them over the bus, and the partition equals the in-memory one; the device never holds
+    more than the budget."""
+    from igpart import partition
+    from igpart.kernels.gpu import GpuBackend
+
+    h = random_circuit(30_000, seed=2)
+    k = 4
+    plain = _gpu_run(h, k, objective)
+    assert plain.memory == {}
+    # an unbounded budget measures the in-memory run's footprint (its peak of live device bytes)
+    free = _gpu_run(h, k, objective, memory_budget=1 << 40)
+    assert np.array_equal(free.parts, plain.parts)
+    footprint = free.memory["device_used_peak"]
+    assert footprint > 0 and free.memory["host_peak"] == 0
+    for div in (4, 16):
+        b = footprint // div
+        assert b >= budget.coarse_minimum(h.n, h.m, h.eind.shape[0], k)
+        run = _gpu_run(h, k, objective, memory_budget=b)
+        assert np.array_equal(run.parts, plain.parts), div
+        assert (run.cut, run.km1) == (plain.cut, plain.km1)
+        mem = run.memory
+        assert 0 < mem["device_used_peak"] <= mem["device_peak"] <= b, (div, mem)
+        # the live bytes cannot fit: something lived in host memory and crossed the bus
+        assert mem["host_peak"] > 0 and mem["bus_bytes"] > 0, (div, mem)
+    # at a sixteenth the finest level does not fit: its pins went to the host at the upload
+    assert mem["phases"]["upload"]["host_written"] > 0, mem
     with pytest.raises(InputError, match="minimum"):
-        partition(h, 4, backend=GpuBackend(memory_budget=1000))
+        partition(h, k, backend=GpuBackend(memory_budget=1000))
+
+
+@pytest.mark.gpu
+def test_gpu_improve_under_budget():
+    """``improve`` (refinement and V-cycles of a given partition) under a sixteenth of the
+    footprint equals the in-memory run's."""
+    from igpart import improve
+    from igpart.kernels.gpu import GpuBackend
+
+    h = random_circuit(20_000, seed=5)
+    start = np.arange(h.n, dtype=np.int32) % 2
+    free = _gpu_run(h, 2, memory_budget=1 << 40)
+    b = free.memory["device_used_peak"] // 16
+    a = improve(h, start, 2, backend=GpuBackend(deterministic=True), seed=3)
+    c = improve(h, start, 2, backend=GpuBackend(deterministic=True, memory_budget=b), seed=3)
+    assert np.array_equal(a.parts, c.parts)
+    assert 0 < c.memory["device_peak"] <= b
 
 
 @pytest.mark.gpu
@@ -306,9 +351,10 @@ def test_managed_memory_page_model():
         big._impl.attach_store(100, 3, 1, 64, True, -1)
 
 
-def test_full_partitions_fall_back_to_the_cpu_when_the_device_is_too_small(caplog):
+def test_full_partitions_keep_the_budget_when_the_finest_level_does_not_fit():
     """A device backend whose budget cannot hold the finest level: the session's full partitions
-    run on the CPU backend (with a warning); one that can keeps the budget."""
+    still run on it with the budget (its finest levels stream from host memory); below the
+    coarse minimum, an InputError naming it."""
     from igpart.kernels.cpu import CpuBackend
 
     class SmallDevice(CpuBackend):  # a device backend's budget checks over the C++ stages
@@ -319,9 +365,8 @@ def test_full_partitions_fall_back_to_the_cpu_when_the_device_is_too_small(caplo
     need = budget.level_bytes(h.n, h.m, h.eind.shape[0], 2)
     engine_budget = budget.dynamic_minimum(h.n, h.m, 2)  # large nets: pins dominate the level
     assert max(engine_budget, budget.coarse_minimum(h.n, h.m, h.eind.shape[0], 2)) < need
-    with caplog.at_level("WARNING", logger="igpart.incremental"):
-        ip = IncrementalPartitioner(h, 2, backend=SmallDevice(), memory_budget=engine_budget)
-    assert ip.backend.name == "cpu" and "not streamed" in caplog.text
+    ip = IncrementalPartitioner(h, 2, backend=SmallDevice(), memory_budget=engine_budget)
+    assert ip.backend.name == "gpu" and ip.backend.memory_budget == engine_budget
     big = IncrementalPartitioner(h, 2, backend=SmallDevice(), memory_budget=need)
     assert big.backend.name == "gpu" and big.backend.memory_budget == need
     assert np.array_equal(ip.parts, big.parts)  # the same C++ stages either way

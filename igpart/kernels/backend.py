@@ -41,6 +41,7 @@ Postconditions the tests check for every backend
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -116,6 +117,13 @@ class Backend:
             from . import budget
 
             budget.check_partition(self.memory_budget, n, m, pins, k)
+
+    def memory_scope(self, k: int):
+        """Context manager around one full partition into ``k`` blocks: under a device memory
+        budget it places the run's arrays within it and yields the accounting object (whose
+        ``stats()`` becomes ``Partition.memory``); without one (and on the CPU) it does nothing
+        and yields None."""
+        return contextlib.nullcontext()
 
     # ------------------------------------------------------------------ transfers
     def asarray(self, a, dtype=None):

@@ -11,7 +11,8 @@ block, row index (start, length) and refinement marks; per net id its status, we
 connectivity, row index, marks and dense block pin counts Phi (4k bytes); the block weights.
 That is the minimum (:func:`dynamic_minimum`); the rest of the budget caches hot adjacency rows.
 The full partitioner needs at least one level at the coarsening limit on the device
-(:func:`coarse_minimum`).
+(:func:`coarse_minimum`); the finer levels that do not fit keep their pin arrays in host memory
+(:mod:`igpart.kernels.placement`).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import math
 import os
 import re
 
-from ..errors import BackendUnavailable, InputError
+from ..errors import InputError
 
 #: The environment variable of the default device memory budget.
 ENV = "IGPART_GPU_MEMORY_BUDGET"
@@ -115,26 +116,13 @@ def require(budget: int, minimum: int, what: str) -> None:
 
 
 def check_partition(budget: int, n: int, m: int, pins: int, k: int) -> None:
-    """Raises unless a full partition of an input of ``n`` vertices, ``m`` nets and ``pins``
-    pins into ``k`` blocks can run within ``budget`` device bytes: InputError naming the minimum
-    (:func:`coarse_minimum`) when not even the coarse levels fit; BackendUnavailable when the
-    finest level does not fit, since the levels are not streamed from host memory."""
+    """Raises InputError naming the minimum (:func:`coarse_minimum`) unless a full partition of
+    an input of ``n`` vertices, ``m`` nets and ``pins`` pins into ``k`` blocks can run within
+    ``budget`` device bytes: not even the coarse levels would fit. Finer levels that do not fit
+    keep their pin arrays in host memory (``igpart.kernels.placement``)."""
     require(budget, coarse_minimum(n, m, pins, k),
             f"partitioning {int(n):,} vertices, {int(m):,} nets and {int(pins):,} pins into "
             f"{int(k)} blocks (a level at the coarsening limit)")  # fmt: skip
-    require_fits(budget, level_bytes(n, m, pins, k), "this input at its finest level",
-                 "the finest levels are not streamed from host memory: raise the budget or "
-                 "partition on the CPU backend")  # fmt: skip
-
-
-def require_fits(budget: int, need: int, what: str, remedy: str) -> None:
-    """BackendUnavailable when ``need`` bytes of ``what`` exceed ``budget``: the out-of-core
-    path for it is not built; ``remedy`` says what to do instead."""
-    if need > budget:
-        raise BackendUnavailable(
-            f"{what} needs about {need:,} bytes of device memory, above the budget of "
-            f"{budget:,}; {remedy}"
-        )
 
 
 def _human(b: int) -> str:
@@ -153,6 +141,5 @@ __all__ = [
     "level_bytes",
     "parse_bytes",
     "require",
-    "require_fits",
     "resolve",
 ]

@@ -77,13 +77,15 @@ def run_partition(h: Hypergraph | Graph, k: int, epsilon: float, objective: str,
     check_memory(be, h, k)
     timer = Timer()
     summary: dict[str, Any] = {}
-    parts = run_multilevel(h, k, epsilon, objective, be, seed, cfg, timer, block_bounds=targets,
-                           fixed=fixed, summary=summary)
+    with be.memory_scope(k) as memory:
+        parts = run_multilevel(h, k, epsilon, objective, be, seed, cfg, timer,
+                               block_bounds=targets, fixed=fixed, summary=summary)
     seconds = time.perf_counter() - t_start
     return Partition.from_parts(
         h, parts, k, epsilon, objective, seconds=seconds, timings=timer.timings,
         backend=be.name, algorithm="multilevel", seed=seed, config=dataclasses.asdict(cfg),
         max_block_weights=targets, resolved=summary,
+        memory={} if memory is None else memory.stats(),
     )
 
 
@@ -98,7 +100,7 @@ def run_improve(h: Hypergraph | Graph, p: np.ndarray, k: int, epsilon: float, ob
     be = get_backend(backend)
     check_memory(be, hyper, k)
     timer = Timer()
-    with stage_threads(cfg):
+    with stage_threads(cfg), be.memory_scope(k) as memory:
         ctx = resolve(cfg, be, hyper, k)
         if cycles is not None:
             ctx = dataclasses.replace(ctx, vcycles=int(cycles))
@@ -110,6 +112,7 @@ def run_improve(h: Hypergraph | Graph, p: np.ndarray, k: int, epsilon: float, ob
         h, p, k, epsilon, objective, seconds=seconds, timings=timer.timings, backend=be.name,
         algorithm="multilevel-warm", seed=seed, config=dataclasses.asdict(cfg),
         max_block_weights=targets, resolved=ctx.summary(),
+        memory={} if memory is None else memory.stats(),
     )
 
 

@@ -26,15 +26,19 @@ the FM of ``"lp+fm"`` runs on the host, as the hypergraph FM.
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
+import functools
 import time
 import weakref
 
 import cupy as cp
 import numpy as np
 
+from .. import placement
 from ..backend import OBJECTIVES, Backend, GraphArrays, HypergraphArrays
 from ..host_fallback import HostFallback
-from . import _dynamic, _graph, _graph_lp, _hypergraph, _jet
+from . import _dynamic, _graph, _graph_lp, _hypergraph, _jet, _outofcore
 from ._common import NULL, STATS, block_weights, cumsum, i64, launch
 
 __all__ = ["GpuBackend"]
@@ -72,13 +76,42 @@ def _upload(a, dtype=None) -> cp.ndarray:
     a = np.asarray(a)
     if dtype is not None and a.dtype != np.dtype(dtype):
         a = a.astype(dtype)
-    if a.nbytes < PINNED_COPY_MIN_BYTES or a.dtype == object:
+    budget = _outofcore.active()
+    if a.dtype == object or (a.nbytes < PINNED_COPY_MIN_BYTES and not budget):
         return cp.asarray(a)
-    a = np.ascontiguousarray(a)
+    a = np.ascontiguousarray(a).reshape(a.shape)
     out = cp.empty(a.shape, dtype=a.dtype)
+    if budget and _outofcore.fill(out, a):  # placed in host memory: a plain copy
+        return out
+    if a.nbytes < PINNED_COPY_MIN_BYTES:
+        out.set(a)
+        return out
     if _registered_copy(a, lambda ptr, size: out.data.copy_from_host_async(ptr, size)):
         return out
     return cp.asarray(a)
+
+
+def _level_arrays(level) -> dict:
+    """The device arrays of a level (HypergraphArrays / GraphArrays) by field name."""
+    return {f.name: v for f in dataclasses.fields(level)
+            if isinstance(v := getattr(level, f.name), cp.ndarray)}
+
+
+def _in_phase(name: str):
+    """Under a memory budget, counts the decorated level operation's transfers as phase
+    ``name`` (the host-resident bytes of its level read once, its host allocations)."""
+    def wrap(fn):
+        @functools.wraps(fn)
+        def run(self, level, *args, **kwargs):
+            if self._alloc is None:
+                return fn(self, level, *args, **kwargs)
+            with self._alloc.in_phase(name,
+                                      _outofcore.host_bytes(_level_arrays(level).values())):
+                return fn(self, level, *args, **kwargs)
+
+        return run
+
+    return wrap
 
 
 def _objective_code(objective: str) -> int:
@@ -364,6 +397,9 @@ class GpuBackend(HostFallback, Backend):
         self._mark = STATS.launches
         #: seconds spent copying between host and device (uploads, downloads, host fallbacks)
         self.transfer_seconds = 0.0
+        #: the placement of the partition under way within the budget (``memory_scope``)
+        self._alloc: placement.BudgetAllocator | None = None
+        self._scope_k = 2
 
     # ------------------------------------------------------------------ bookkeeping
     @property
@@ -387,6 +423,43 @@ class GpuBackend(HostFallback, Backend):
         self.level_launches.append(STATS.launches - self._mark)
         self._mark = STATS.launches
 
+    # ------------------------------------------------------------------ memory budget
+    def memory_scope(self, k: int):
+        """Under ``memory_budget``: the partition inside the block places its arrays within the
+        budget (``kernels.placement``: levels that do not fit keep their pin arrays in
+        page-locked host memory, read by the same kernels over the bus) and the allocator with
+        the accounting is yielded. Without a budget, or nested, nothing changes (None)."""
+        if self.memory_budget is None or self._alloc is not None:
+            return contextlib.nullcontext()
+        return self._budget_scope(int(k))
+
+    @contextlib.contextmanager
+    def _budget_scope(self, k: int):
+        with _outofcore.budget_scope(self.memory_budget) as alloc:
+            self._alloc, self._scope_k = alloc, k
+            try:
+                yield alloc
+            finally:
+                self._alloc = None
+
+    def _place_level(self, level: HypergraphArrays) -> HypergraphArrays:
+        """Under a budget, a level just built (uploaded or contracted; its arrays wherever the
+        budget put them): when it does not fit, pin arrays (``placement.pins_to_host``) move
+        to page-locked host memory, where the kernels read them over the bus; when it fits,
+        whatever of it is in host memory moves to the device."""
+        if self._alloc is None:
+            return level
+        arrays = _level_arrays(level)
+        names = placement.pins_to_host(self.memory_budget, level.n, level.m,
+                                       int(level.eind.shape[0]), self._scope_k)
+        if names:
+            moved = {name: _outofcore.to_host(arrays[name], self._alloc) for name in names}
+        elif _outofcore.host_bytes(arrays.values()):
+            moved = {name: _outofcore.to_device(a, self._alloc) for name, a in arrays.items()}
+        else:
+            return level
+        return dataclasses.replace(level, **moved)
+
     def _host_copy(self, level):
         """The host copy of a device level (made once, dropped with the level)."""
         key = id(level)
@@ -396,7 +469,8 @@ class GpuBackend(HostFallback, Backend):
         fields = {}
         for name in level.__dataclass_fields__:
             v = getattr(level, name)
-            fields[name] = self._timed(cp.asnumpy, v) if isinstance(v, cp.ndarray) else v
+            fields[name] = (self._timed(_outofcore.asnumpy, v) if isinstance(v, cp.ndarray)
+                            else v)
         copy = type(level)(**fields)
         self._host[key] = copy
         weakref.finalize(level, self._host.pop, key, None)
@@ -445,7 +519,14 @@ class GpuBackend(HostFallback, Backend):
         """Uploads the net -> pin CSR and the weights; the vertex -> net incidence is built on
         the device (``_hypergraph.transpose``: the same arrays as the host's ``h.vptr`` /
         ``h.vind``, nets ascending per vertex) instead of copied: a third fewer bytes over the
-        bus, and no host transpose on a hypergraph's first upload."""
+        bus, and no host transpose on a hypergraph's first upload. Under a memory budget the
+        pin arrays of a level that does not fit stay in host memory."""
+        if self._alloc is None:
+            return self._hypergraph_arrays(h)
+        with self._alloc.in_phase("upload"):
+            return self._place_level(self._hypergraph_arrays(h))
+
+    def _hypergraph_arrays(self, h) -> HypergraphArrays:
         n, m = int(h.n), int(h.m)
         eptr = self.asarray(np.asarray(h.eptr), "int64")
         eind = self.asarray(np.asarray(h.eind), "int32")
@@ -465,7 +546,8 @@ class GpuBackend(HostFallback, Backend):
                                 total_weight=int(h.total_weight))
 
     def to_host(self, a):
-        return self._timed(cp.asnumpy, a) if isinstance(a, cp.ndarray) else np.asarray(a)
+        return (self._timed(_outofcore.asnumpy, a) if isinstance(a, cp.ndarray)
+                else np.asarray(a))
 
     def net_connectivity(self, eptr, eind, parts, k: int):
         eptr = cp.asarray(eptr, dtype=cp.int64)
@@ -500,6 +582,7 @@ class GpuBackend(HostFallback, Backend):
         return not bool((block_weights(vwgt, parts, k) > bounds).any())
 
     # ------------------------------------------------------------------ hypergraphs
+    @_in_phase("coarsening")
     def coarsen_hypergraph(self, hg: HypergraphArrays, max_cluster_weight: int, *,
                            group_size: int = 4, max_net_size: int = 1000, communities=None,
                            seed: int = 0):
@@ -513,6 +596,7 @@ class GpuBackend(HostFallback, Backend):
         return _hypergraph.coarsen(hg, int(max_cluster_weight), int(group_size),
                                    int(max_net_size), comm, int(seed))
 
+    @_in_phase("coarsening")
     def cluster_hypergraph(self, hg: HypergraphArrays, max_cluster_weight: int, *,
                            max_net_size: int = 1000, communities=None, max_shrink: float = 2.5,
                            weight_penalty: bool = False, seed: int = 0):
@@ -529,6 +613,7 @@ class GpuBackend(HostFallback, Backend):
                                    float(max_shrink), bool(weight_penalty), int(seed),
                                    self.cluster_max_size, self.deterministic)
 
+    @_in_phase("coarsening")
     def communities(self, hg: HypergraphArrays, *, max_net_size: int = 50, max_levels: int = 8,
                     max_passes: int = 8, min_move_fraction: float = 0.01, seed: int = 0,
                     resolution: float = 1.0, max_weight: int = 0, sub_rounds: int = 0,
@@ -565,9 +650,11 @@ class GpuBackend(HostFallback, Backend):
             return int(self.COMMUNITY_HOST_MAX_LARGE_K)
         return int(self.COMMUNITY_HOST_MAX)
 
+    @_in_phase("contraction")
     def contract_hypergraph(self, hg: HypergraphArrays, cmap, nc: int) -> HypergraphArrays:
         cmap = self._cmap(cmap, hg.n, int(nc), "contract_hypergraph")
-        out = _hypergraph.contract(hg, cmap, int(nc))
+        # under a budget: pins to the host while the levels do not fit, then to the device
+        out = self._place_level(_hypergraph.contract(hg, cmap, int(nc)))
         self._level_done()
         return out
 
@@ -586,6 +673,7 @@ class GpuBackend(HostFallback, Backend):
         locked = self._locked(locked, n, what)
         return None if locked is None else self.to_host(locked)
 
+    @_in_phase("refinement")
     def refine_hypergraph(self, hg, parts, k, max_block_weights, objective, *,
                           max_rounds: int = 16, locked=None):
         code = _objective_code(objective)
@@ -594,6 +682,7 @@ class GpuBackend(HostFallback, Backend):
         locked = self._locked(locked, hg.n, "refine_hypergraph")
         return _hypergraph.refine(hg, parts, int(k), bounds, code, int(max_rounds), locked)
 
+    @_in_phase("refinement")
     def fm_refine_hypergraph(self, hg, parts, k, max_block_weights, objective, *,
                              max_rounds: int = 4, max_fruitless_moves: int = 250,
                              min_improvement: float = 0.001, seed: int = 0,
@@ -612,6 +701,7 @@ class GpuBackend(HostFallback, Backend):
         )
         return self.asarray(out), gain
 
+    @_in_phase("refinement")
     def jet_refine_hypergraph(self, hg, parts, k, max_block_weights, objective, *,
                               max_iterations: int = 64, patience: int = 12,
                               negative_gain_factor: float = 0.25, min_improvement: float = 0.001,
@@ -653,6 +743,7 @@ class GpuBackend(HostFallback, Backend):
             locked=self._locked(locked, hg.n, "jet_refine_hypergraph"),
         )
 
+    @_in_phase("refinement")
     def rebalance_hypergraph(self, hg, parts, k, max_block_weights, objective, locked=None):
         _objective_code(objective)
         parts = self._parts(parts, hg.n, k, "rebalance_hypergraph")

@@ -1,0 +1,149 @@
+"""Full partitions under a device memory budget: the CuPy side of ``kernels/placement.py``.
+
+:func:`budget_scope` installs a :class:`igpart.kernels.placement.BudgetAllocator` as this
+thread's CuPy allocator (``cupy.cuda.using_allocator``) for the duration of a partition: device
+allocations come from a private ``cupy.cuda.MemoryPool`` limited to the budget, host ones from
+a ``cupy.cuda.PinnedMemoryPool``, wrapped as device memory (``cupy.cuda.UnownedMemory`` at the
+host address: under unified virtual addressing page-locked host memory is mapped into the
+device's address space at the same address, so the unchanged kernels, CuPy's elementwise
+kernels and CUB's sorts and scans read and write it over the bus). Outside the scope nothing
+changes: without a budget the backend never enters it.
+
+Copies that involve such an array go through :func:`asnumpy` / :func:`fill` (plain host copies
+after a stream synchronisation) or ``cudaMemcpyDefault`` (device-to-device copies), never
+through a copy whose direction names the device.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+from collections.abc import Iterator
+
+import cupy as cp
+import numpy as np
+
+from ..placement import BudgetAllocator
+
+#: Budget scopes open in this process (:func:`active`).
+_ACTIVE = 0
+
+
+def active() -> bool:
+    """Whether a budget scope is open: uploads then check where their destination landed."""
+    return _ACTIVE > 0
+
+
+class _HostBlock:
+    """Owner of one page-locked host allocation: keeps the pinned pool's pointer alive and
+    tells the allocator when the last array over it is gone."""
+
+    __slots__ = ("pointer", "release", "size")
+
+    def __init__(self, pointer, size: int, release) -> None:
+        self.pointer = pointer
+        self.size = size
+        self.release = release
+
+    def __del__(self) -> None:
+        self.release(self.size)
+
+
+def _host_malloc(pool: cp.cuda.PinnedMemoryPool, device_id: int):
+    def malloc(size: int, release) -> cp.cuda.MemoryPointer:
+        pointer = pool.malloc(size)
+        owner = _HostBlock(pointer, size, release)
+        return cp.cuda.MemoryPointer(
+            cp.cuda.UnownedMemory(int(pointer.ptr), size, owner, device_id), 0)
+
+    return malloc
+
+
+@contextlib.contextmanager
+def budget_scope(budget: int) -> Iterator[BudgetAllocator]:
+    """This thread's CuPy allocations inside the block placed by a fresh
+    :class:`BudgetAllocator` of ``budget`` device bytes (yielded, for its placement scopes and
+    its accounting). The pools' cached blocks are released at the end."""
+    device_pool = cp.cuda.MemoryPool()
+    device_pool.set_limit(size=int(budget))
+    pinned_pool = cp.cuda.PinnedMemoryPool()
+    alloc = BudgetAllocator(int(budget), device_pool.malloc, device_pool.used_bytes,
+                            device_pool.total_bytes,
+                            _host_malloc(pinned_pool, cp.cuda.Device().id),
+                            device_trim=device_pool.free_all_blocks)
+    global _ACTIVE
+    _ACTIVE += 1
+    try:
+        with cp.cuda.using_allocator(alloc):
+            yield alloc
+    finally:
+        _ACTIVE -= 1
+        cp.cuda.get_current_stream().synchronize()
+        device_pool.free_all_blocks()
+        pinned_pool.free_all_blocks()
+
+
+def is_host(a) -> bool:
+    """Whether the CuPy array ``a`` lives in page-locked host memory of a budget scope."""
+    mem = getattr(getattr(a, "data", None), "mem", None)
+    return isinstance(mem, cp.cuda.UnownedMemory) and isinstance(mem._owner, _HostBlock)
+
+
+def _host_view(a: cp.ndarray) -> np.ndarray:
+    """A numpy view of the C-contiguous host-resident array ``a`` (no copy)."""
+    raw = (ctypes.c_char * a.nbytes).from_address(int(a.data.ptr))
+    return np.frombuffer(raw, dtype=a.dtype).reshape(a.shape)
+
+
+def asnumpy(a) -> np.ndarray:
+    """``cupy.asnumpy(a)``, reading a host-resident array in place after the stream's work."""
+    if not is_host(a):
+        return cp.asnumpy(a)
+    if not a.flags.c_contiguous:
+        a = cp.ascontiguousarray(a)
+    cp.cuda.get_current_stream().synchronize()
+    return _host_view(a).copy() if a.nbytes else np.empty(a.shape, dtype=a.dtype)
+
+
+def fill(out: cp.ndarray, host: np.ndarray) -> bool:
+    """Copies ``host`` into the freshly allocated ``out`` when ``out`` is host-resident
+    (a plain memory copy); False (nothing done) when ``out`` is on the device."""
+    if not is_host(out):
+        return False
+    cp.cuda.get_current_stream().synchronize()
+    if out.nbytes:
+        np.copyto(_host_view(out), host.reshape(out.shape), casting="no")
+    return True
+
+
+def host_bytes(arrays) -> int:
+    """Bytes of the host-resident arrays among ``arrays``."""
+    return sum(int(a.nbytes) for a in arrays if is_host(a))
+
+
+def to_host(a: cp.ndarray, alloc: BudgetAllocator) -> cp.ndarray:
+    """A page-locked host copy of the device array ``a`` (``a`` itself when it is in host memory
+    already, or smaller than the allocator's ``small_bytes``, which stay on the device)."""
+    if is_host(a) or a.nbytes < alloc.small_bytes:
+        return a
+    a = cp.ascontiguousarray(a)
+    with alloc.host_scope(alloc.small_bytes):
+        out = cp.empty(a.shape, dtype=a.dtype)
+    out.data.copy_from_device_async(a.data, a.nbytes)  # cudaMemcpyDefault
+    return out
+
+
+def to_device(a: cp.ndarray, alloc: BudgetAllocator) -> cp.ndarray:
+    """A device copy of the host-resident ``a`` (``a`` itself otherwise), counted as moved. The
+    copy's allocation goes through the allocator: over the budget it stays in host memory."""
+    if not is_host(a):
+        return a
+    a = cp.ascontiguousarray(a)
+    out = cp.empty(a.shape, dtype=a.dtype)
+    out.data.copy_from_device_async(a.data, a.nbytes)  # cudaMemcpyDefault
+    alloc.note_moved(a.nbytes)
+    return out
+
+
+__all__ = ["active", "asnumpy", "budget_scope", "fill", "host_bytes", "is_host", "to_device",
+           "to_host"]

@@ -1,0 +1,226 @@
+"""Where the device allocations of a full partition go under a memory budget (DESIGN §10).
+
+A full partition under ``GpuBackend(memory_budget=...)`` runs the same kernels as in memory;
+only where their arrays live changes. Every allocation of the run passes through one
+:class:`BudgetAllocator`:
+
+* it goes to device memory while the device's bytes in use stay within the budget (large
+  requests keep a reserve of ``budget // RESERVE_DIVISOR`` free for the small ones: per-level
+  scalars, block weights, CUB's scratch);
+* otherwise, and for every large request inside a :meth:`BudgetAllocator.host_scope`, it goes
+  to page-locked host memory that kernels read and write over the bus at the same address (zero
+  copy under unified virtual addressing), so the kernels, and hence the results, are the same.
+
+The backend places each hypergraph level once it is built (uploaded or contracted): a level
+that does not fit (:func:`level_on_host`) gets pin arrays copied to host memory
+(:func:`pins_to_host`; the device copies are freed), so the device keeps its per-vertex and
+per-net arrays, which kernels read at random; once coarsening reaches a level that fits,
+whatever of it is in host memory is copied to the device (:meth:`BudgetAllocator.note_moved`)
+and the run continues as in memory.
+
+The allocator keeps the accounting a run reports (``Partition.memory``): the device's peak bytes
+(held by its pool, cached blocks included), the host-resident bytes and their peak, and per phase
+an estimate of the bytes that cross the bus: host allocations (each written at least once), the
+host-resident bytes of the level a call works on (read at least once) and the levels copied to
+the device. Zero-copy reads repeated within a call are not counted: the estimate is a lower bound.
+
+This module has no device code: the GPU backend supplies the device pool and the host allocator
+(``kernels/gpu/_outofcore.py``), the tests supply numpy ones.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from . import budget as _budget
+
+#: Requests below this many bytes (or below budget // SMALL_DIVISOR, if less) go to the device
+#: while the budget holds them, and arrays below it stay there.
+SMALL_BYTES = 1 << 20
+#: ... so that small budgets still see their levels' pin arrays as large.
+SMALL_DIVISOR = 64
+#: Large requests leave ``budget // RESERVE_DIVISOR`` bytes of the budget to the small ones.
+RESERVE_DIVISOR = 16
+#: A level whose device bytes (:func:`igpart.kernels.budget.level_bytes`) exceed this share of
+#: the budget keeps its pin arrays in host memory.
+LEVEL_SHARE = 0.5
+
+#: The per-phase counters of :meth:`BudgetAllocator.stats`.
+PHASE_KEYS = ("host_written", "host_read", "moved_to_device")
+
+
+#: The pin arrays of a hypergraph level in the order they move to host memory: the net -> pin
+#: lists first (refinement reads them only around boundary nets), then the vertex -> net lists
+#: (which gains and pin counts read for every moved or boundary vertex).
+PIN_ARRAYS = ("eind", "vind")
+
+
+def level_on_host(budget: int, n: int, m: int, pins: int, k: int) -> bool:
+    """Whether a level of ``n`` vertices, ``m`` nets and ``pins`` pins at ``k`` blocks keeps pin
+    arrays in host memory under ``budget``: its device bytes exceed ``LEVEL_SHARE`` of it."""
+    return _budget.level_bytes(n, m, pins, k) > LEVEL_SHARE * int(budget)
+
+
+def pins_to_host(budget: int, n: int, m: int, pins: int, k: int) -> tuple[str, ...]:
+    """The pin arrays (of :data:`PIN_ARRAYS`, 4 bytes per pin each) a level moves to host memory
+    under ``budget``: as few as bring its device bytes within ``LEVEL_SHARE`` of the budget (both
+    when even that is not enough), none when it fits."""
+    excess = _budget.level_bytes(n, m, pins, k) - LEVEL_SHARE * int(budget)
+    out: list[str] = []
+    for name in PIN_ARRAYS:
+        if excess <= 0:
+            break
+        out.append(name)
+        excess -= 4 * int(pins)
+    return tuple(out)
+
+
+class BudgetAllocator:
+    """Device-or-host placement of allocations under ``budget`` device bytes, with accounting.
+
+    ``device_malloc(size)``: a device allocation, raising MemoryError when the device pool
+    (limited to the budget) cannot hold it; ``device_used()`` / ``device_held()``: bytes the pool
+    has handed out / holds (cached free blocks included); ``host_malloc(size, release)``: a host
+    allocation whose owner calls ``release(size)`` when freed; ``device_trim()`` (optional)
+    returns the pool's cached free blocks to the device, tried once before a request that the
+    pool refuses goes to the host (CuPy's pool counts its cached blocks against its limit and
+    does not release them by itself). Calling the allocator with a size returns what the chosen
+    malloc returned."""
+
+    def __init__(self, budget: int, device_malloc: Callable[[int], Any],
+                 device_used: Callable[[], int], device_held: Callable[[], int],
+                 host_malloc: Callable[[int, Callable[[int], None]], Any],
+                 small_bytes: int | None = None,
+                 device_trim: Callable[[], None] | None = None) -> None:
+        if int(budget) <= 0:
+            raise ValueError("BudgetAllocator: budget must be positive")
+        self.budget = int(budget)
+        self.reserve = self.budget // RESERVE_DIVISOR
+        #: the size below which a request is small (default: ``SMALL_BYTES``, at most
+        #: ``budget // SMALL_DIVISOR``)
+        self.small_bytes = (min(SMALL_BYTES, self.budget // SMALL_DIVISOR) if small_bytes is None
+                            else int(small_bytes))
+        self._device_malloc = device_malloc
+        self._device_used = device_used
+        self._device_held = device_held
+        self._host_malloc = host_malloc
+        self._device_trim = device_trim
+        #: inside a host scope: requests of at least this many bytes go to host memory
+        self.spill_min: int | None = None
+        self.phase = "other"
+        self.device_peak = 0
+        self.device_used_peak = 0
+        self.device_allocations = 0
+        self.host_bytes = 0
+        self.host_peak = 0
+        self.host_allocations = 0
+        #: requests the budget sent to the host outside a host scope
+        self.overflows = 0
+        self.phases: dict[str, dict[str, int]] = {}
+
+    # ------------------------------------------------------------------ placement
+    def __call__(self, size: int):
+        size = int(size)
+        if size >= self.small_bytes:
+            if self.spill_min is not None and size >= self.spill_min:
+                return self._host(size)
+            if self._device_used() + size > self.budget - self.reserve:
+                self.overflows += 1
+                return self._host(size)
+        out = self._try_device(size)
+        if out is None:
+            self.overflows += 1
+            return self._host(size)
+        self.device_allocations += 1
+        self.device_peak = max(self.device_peak, int(self._device_held()))
+        self.device_used_peak = max(self.device_used_peak, int(self._device_used()))
+        return out
+
+    def _try_device(self, size: int):
+        """The device allocation, after one trim of the pool's cache if refused; None if not."""
+        for attempt in range(2):
+            try:
+                return self._device_malloc(size)
+            except MemoryError:
+                if attempt or self._device_trim is None:
+                    return None
+                self._device_trim()
+        return None
+
+    def _host(self, size: int):
+        out = self._host_malloc(size, self._released)
+        self.host_bytes += size
+        self.host_peak = max(self.host_peak, self.host_bytes)
+        self.host_allocations += 1
+        self._count("host_written", size)
+        return out
+
+    def _released(self, size: int) -> None:
+        self.host_bytes -= int(size)
+
+    # ------------------------------------------------------------------ scopes
+    @contextlib.contextmanager
+    def host_scope(self, spill_min: int) -> Iterator[None]:
+        """Requests of at least ``spill_min`` bytes (and never below ``small_bytes``) go to host
+        memory inside the block."""
+        saved, self.spill_min = self.spill_min, max(int(spill_min), self.small_bytes)
+        try:
+            yield
+        finally:
+            self.spill_min = saved
+
+    @contextlib.contextmanager
+    def in_phase(self, name: str, host_read: int = 0) -> Iterator[None]:
+        """Counts the block's host allocations under phase ``name``, and ``host_read`` bytes of
+        host-resident input it reads (at least once)."""
+        saved, self.phase = self.phase, name
+        self._count("host_read", host_read)
+        try:
+            yield
+        finally:
+            self.phase = saved
+
+    def note_moved(self, nbytes: int) -> None:
+        """``nbytes`` copied from host memory to the device (a level that fits moved up)."""
+        self._count("moved_to_device", nbytes)
+
+    def _count(self, key: str, nbytes: int) -> None:
+        if nbytes:
+            row = self.phases.setdefault(self.phase, dict.fromkeys(PHASE_KEYS, 0))
+            row[key] += int(nbytes)
+
+    # ------------------------------------------------------------------ report
+    def stats(self) -> dict[str, Any]:
+        """The run's accounting: budget, device peak (``device_peak``: bytes the pool held, its
+        cached free blocks included, at most the budget; ``device_used_peak``: bytes of live
+        arrays), host bytes, and per phase the bus estimate (``bus_bytes``: the sum of the
+        phase's counters, a lower bound)."""
+        phases = {name: {**row, "bus_bytes": sum(row.values())}
+                  for name, row in self.phases.items()}
+        return {
+            "budget": self.budget,
+            "device_peak": self.device_peak,
+            "device_used_peak": self.device_used_peak,
+            "device_allocations": self.device_allocations,
+            "host_peak": self.host_peak,
+            "host_resident": self.host_bytes,
+            "host_allocations": self.host_allocations,
+            "overflows": self.overflows,
+            "bus_bytes": sum(p["bus_bytes"] for p in phases.values()),
+            "phases": phases,
+        }
+
+
+__all__ = [
+    "LEVEL_SHARE",
+    "PIN_ARRAYS",
+    "PHASE_KEYS",
+    "RESERVE_DIVISOR",
+    "SMALL_BYTES",
+    "SMALL_DIVISOR",
+    "BudgetAllocator",
+    "level_on_host",
+    "pins_to_host",
+]
