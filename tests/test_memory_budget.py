@@ -227,7 +227,7 @@ def _gpu_run(h, k, objective="cut", memory_budget=None, seed=1):
     from igpart import partition
     from igpart.kernels.gpu import GpuBackend
 
-    return partition(h, k, objective,
+    return partition(h, k, objective=objective,
                      backend=GpuBackend(deterministic=True, memory_budget=memory_budget),
                      seed=seed, config={"threads": 1})  # fmt: skip
 

@@ -21,7 +21,7 @@ import math
 import os
 import re
 
-from ..errors import InputError
+from ..errors import BackendUnavailable, InputError
 
 #: The environment variable of the default device memory budget.
 ENV = "IGPART_GPU_MEMORY_BUDGET"
@@ -125,6 +125,16 @@ def check_partition(budget: int, n: int, m: int, pins: int, k: int) -> None:
             f"{int(k)} blocks (a level at the coarsening limit)")  # fmt: skip
 
 
+def require_fits(budget: int, need: int, what: str, remedy: str) -> None:
+    """BackendUnavailable when ``need`` bytes of ``what`` exceed ``budget``: the out-of-core
+    path for it is not built; ``remedy`` says what to do instead."""
+    if need > budget:
+        raise BackendUnavailable(
+            f"{what} needs about {need:,} bytes of device memory, above the budget of "
+            f"{budget:,}; {remedy}"
+        )
+
+
 def _human(b: int) -> str:
     for unit, size in (("TiB", 1 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
         if b >= size:
@@ -141,5 +151,6 @@ __all__ = [
     "level_bytes",
     "parse_bytes",
     "require",
+    "require_fits",
     "resolve",
 ]
