@@ -880,6 +880,8 @@ def markdown(result: dict) -> str:
                  + {"worker": "in a persistent process per worker",
                     "run": "each in a fresh process"}.get(meta.get("isolate"), "")
                  if meta.get("cluster") else "serially, each run in a fresh process")
+        if meta.get("cluster_start_seconds") is not None:
+            where += f"; the cluster up and answering after {meta['cluster_start_seconds']:.1f} s"
         out.append(f"- whole wall time {meta['wall_seconds']:.1f} s, {where}")
     out.append("- igpart warm-up call before the timed one: " + {
         "auto": "on the GPU only", "on": "always", "off": "never"}[meta["warmup"]])

@@ -212,8 +212,10 @@ def run_on_cluster(args: argparse.Namespace, plan: list, tools: list, modes: lis
     meta = result["meta"]
     notes = meta["notes"]
     args.cluster_token = uuid.uuid4().hex
+    t0 = time.perf_counter()
     with connect(args.cluster) as client:
         resources = client.run(script_task(suite.HERE, __name__, "worker_resources"))
+        meta["cluster_start_seconds"] = time.perf_counter() - t0  # a local one started
         args.host_shares = host_shares(resources)
         meta["cluster_workers"] = len(resources)
         meta["worker_threads"] = {h: max(1, s["cores"] // s["workers"])
