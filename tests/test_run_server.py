@@ -141,3 +141,24 @@ def test_worker_share_divides_the_host():
               for i in range(4)}
     assert sc.worker_share(sc.host_shares(pinned), "p", 4)[0] == 4
     assert sc.worker_share(shares, "elsewhere", 8)[0] == 8
+
+
+@pytest.mark.gpu
+def test_persistent_runs_on_the_gpu(inputs, tmp_path):
+    """The GPU backend in a persistent process: the device set up once, one warm-up call per
+    input, valid balanced partitions and the device memory reported."""
+    args = suite.parse_args(["--backend", "gpu", "--keep-parts", "--threads", "1"])
+    kept = suite.Runner(args, tmp_path / "gpu", isolate="worker", max_threads=1)
+    cases = [(inputs[0], 2), (inputs[0], 8), (inputs[1], 4), (inputs[0], 2)]
+    try:
+        runs = []
+        for path, k in cases:
+            r = kept.run(suite.Tool("igpart", 1, "gpu"), suite.Case(path.stem, "small",
+                                                                    str(path)),
+                         k, 0, "inproc", checker.read_input(str(path)))
+            runs.append(r)
+    finally:
+        kept.close()
+    assert all(r.error is None and r.valid and r.used_backend == "gpu" for r in runs), runs
+    assert [r.warmup_seconds is not None for r in runs] == [True, False, True, False]
+    assert all(r.gpu_used_bytes is not None for r in runs) and kept.server.starts == 1
