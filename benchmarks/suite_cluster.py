@@ -17,8 +17,9 @@ The suite's plan is unchanged; what runs where:
 
 Each worker of a local cluster owns one GPU (``CUDA_VISIBLE_DEVICES``) or a set of cores, and
 runs one task at a time. A run's threads are at most its worker's share of the host's cores
-(the cores the host's workers may use, divided by their number), so that runs side by side do
-not oversubscribe the host. Results come back in the plan's order, equal to a serial run's for
+(the cores the host's workers may use, divided by their number, and by the worker's task
+threads where it has several: each thread then has its own run process), so that runs side by
+side do not oversubscribe the host. Results come back in the plan's order, equal to a serial run's for
 the same seeds (the times differ). A worker that dies mid-run is replaced and its task rerun by
 the scheduler (its run process ends with it); a run process that crashes or times out is that
 run's error, and the next run starts a new one. File names carry the worker's process id, so a
@@ -33,6 +34,7 @@ import contextlib
 import math
 import os
 import socket
+import threading
 import time
 import uuid
 from dataclasses import asdict
@@ -46,9 +48,11 @@ import verify_partition as checker
 #: The suite's JSON is rewritten at most this often (seconds) while runs finish.
 JSON_EVERY_SECONDS = 30.0
 
-# per worker process: the runner of the current suite invocation, the inputs checked
-_RUNNER: dict[str, Any] = {}
+# per worker process: the runners of the current suite invocation (one per task thread of the
+# worker: a runner runs one run at a time), the inputs checked
+_RUNNER: dict[tuple[str, int], Any] = {}
 _CHECKED: list = []
+_LOCK = threading.Lock()
 
 #: Estimated cost of reading an input, per pin, in the unit of :func:`_cost` (a run at k = 2
 #: costs 2 per pin): what a persistent run process pays for an input it has not read yet.
@@ -60,9 +64,10 @@ CACHE_SHARE = 0.25
 
 def _checked_input(path: str, cache_bytes: int | None = None):
     """The checker's reading of ``path``, cached for the next tasks on the same input."""
-    if not _CHECKED or (cache_bytes is not None and _CHECKED[0].limit != cache_bytes):
-        _CHECKED[:] = [run_server.InputCache(cache_bytes or 0, checker.read_input)]
-    return _CHECKED[0].get(path)[0]
+    with _LOCK:
+        if not _CHECKED or (cache_bytes is not None and _CHECKED[0].limit != cache_bytes):
+            _CHECKED[:] = [run_server.InputCache(cache_bytes or 0, checker.read_input)]
+        return _CHECKED[0].get(path)[0]
 
 
 def worker_resources() -> dict:
@@ -108,28 +113,38 @@ def prepare_case(case: dict, data: str, gen_seed: int) -> dict:
 def run_case(args: argparse.Namespace, case: dict, k: int, seed: int, tool: dict,
              mode: str) -> dict:
     """Task: one run of the suite (see :meth:`suite.Runner.run`), as a dict."""
+    from distributed import get_worker
+
+    w = get_worker()
     threads, cache_bytes = worker_share(args.host_shares, socket.gethostname(),
                                         len(os.sched_getaffinity(0)))
-    runner = _RUNNER.get(args.cluster_token)
+    nthreads = getattr(getattr(w, "state", None), "nthreads", 1)  # tasks side by side
+    threads = max(1, threads // max(1, int(nthreads)))
+    key = (args.cluster_token, threading.get_ident())
+    with _LOCK:
+        runner = _RUNNER.get(key)
+        old = [k for k in _RUNNER if k[0] != args.cluster_token]  # an earlier invocation's
     if runner is None:
-        close_runners()
-        from distributed import get_worker
-
-        w = get_worker()
-        runner = _RUNNER[args.cluster_token] = suite.Runner(
-            args, Path(args.work), isolate=args.isolate, max_threads=threads,
-            cache_bytes=cache_bytes, worker=str(w.name if w.name is not None else w.address))
-        runner.tag = f".w{os.getpid()}"
+        close_runners(old)
+        runner = suite.Runner(args, Path(args.work), isolate=args.isolate, max_threads=threads,
+                              cache_bytes=cache_bytes,
+                              worker=str(w.name if w.name is not None else w.address))
+        runner.tag = f".w{os.getpid()}-{threading.get_native_id()}"
+        with _LOCK:
+            _RUNNER[key] = runner
     c = suite.Case(**case)
     return asdict(runner.run(suite.Tool(**tool), c, k, seed, mode,
                              _checked_input(c.path, cache_bytes)))
 
 
-def close_runners() -> None:
-    """Task: ends this worker's runners (their spawner and persistent run process)."""
-    for old in _RUNNER.values():
-        old.close()
-    _RUNNER.clear()
+def close_runners(keys: list | None = None) -> None:
+    """Task: ends this worker's runners (their spawner and persistent run process), those of
+    ``keys`` or all."""
+    with _LOCK:
+        runners = [_RUNNER.pop(k) for k in (list(_RUNNER) if keys is None else keys)
+                   if k in _RUNNER]
+    for runner in runners:
+        runner.close()
 
 
 def _cost(args, case: dict, k: int, seed: int, tool: dict, mode: str) -> float:
