@@ -20,11 +20,11 @@ runs one task at a time. A run's threads are at most its worker's share of the h
 (the cores the host's workers may use, divided by their number, and by the worker's task
 threads where it has several: each thread then has its own run process), so that runs side by
 side do not oversubscribe the host. Results come back in the plan's order, equal to a serial
-run's for the same seeds (the times differ). A worker that dies mid-run is replaced and its task rerun by
-the scheduler (its run process ends with it); a run process that crashes or times out is that
-run's error, and the next run starts a new one. File names carry the worker's process id, so a
-run cut off cannot collide with its rerun. The work folder and the data must be at the same
-paths on every worker (one machine, or a shared file system).
+run's for the same seeds (the times differ). A worker that dies mid-run is replaced and its
+task rerun by the scheduler (its run process ends with it); a run process that crashes or times
+out is that run's error, and the next run starts a new one. File names carry the worker's
+process and thread ids, so a run cut off cannot collide with its rerun. The work folder and the
+data must be at the same paths on every worker (one machine, or a shared file system).
 """
 
 from __future__ import annotations
