@@ -769,9 +769,10 @@ def pair_summary(means: dict, a: str, b: str, what: str = "peer") -> dict[str, A
 
 
 def worker_summary(runs: list[dict]) -> list[dict[str, Any]]:
-    """Per worker (``"serial"`` without a cluster), what its runs of igpart paid besides their
-    timed calls: process start-ups (count, seconds), input reads, warm-up calls; and the
-    seconds of the timed calls, of the runs start to end (``busy``) and of the checker."""
+    """Per worker (``"serial"`` without a cluster), what its runs paid besides their timed
+    calls: igpart's process start-ups (count, seconds), input reads and warm-up calls; and the
+    seconds of all its runs' timed calls, of the runs start to end (``busy``) and of the
+    checker."""
     rows: dict[str, dict[str, Any]] = {}
     for r in runs:
         w = rows.setdefault(r.get("worker") or "serial", {
@@ -956,10 +957,11 @@ def markdown(result: dict) -> str:
             out.append(f"| {n} | " + " | ".join(_f(ph.get(n), ".2f")
                                                 for ph in s["phases"].values()) + " |")
     if any(w["starts"] or w["reads"] for w in s["workers"]):
-        out += ["", "## Per worker: what igpart's runs paid besides the timed call (seconds)",
-                "", "Start-ups: processes started (interpreter, imports, device context); reads "
-                "and warm-ups: inputs read and untimed calls made; timed: the partitioning "
-                "calls; busy: the runs start to end; check: the checker.", "",
+        out += ["", "## Per worker: what the runs paid besides the timed call (seconds)",
+                "", "Of igpart's in-process runs: start-ups, the processes started (interpreter, "
+                "imports, device context); reads and warm-ups, the inputs read and the untimed "
+                "calls made. Of all runs: timed, the partitioning calls; busy, the runs start "
+                "to end; check, the checker.", "",
                 "| worker | runs | start-ups | start-up s | reads | read s | warm-ups | "
                 "warm-up s | timed s | busy s | check s |", "|---|" + "---:|" * 10]
         for w in s["workers"]:
