@@ -28,7 +28,10 @@ _worker SPEC``) that reads the input, times the partitioning call alone (``perf_
 writes the partition file and reports its peak resident memory and, on the GPU, the CuPy pool's
 bytes and the device memory taken. ``--whole-process`` also times the command a user would run
 (``igpart partition FILE -k K --backend B -o OUT``, ``benchmarks/mtkahypar_cli.py``,
-``benchmarks/kaminpar_cli.py``), start to exit. Every partition file is checked by
+``benchmarks/kaminpar_cli.py``), start to exit. ``--cluster`` runs them on a dask cluster
+(``benchmarks/suite_cluster.py``), by default igpart's in a persistent process per worker
+(``--isolate worker``, ``benchmarks/run_server.py``; ``--isolate run``: fresh processes as in a
+serial run). Every partition file is checked by
 ``benchmarks/verify_partition.py`` (its own reader and metrics, nothing of igpart's): ids in
 [0, k), block weights within ``floor((1+eps)*ceil(total/k))``, cut and km1 (graphs: the edge
 cut) recomputed and compared with the tool's own figure.
@@ -38,10 +41,12 @@ failed or timed-out run is recorded, the suite goes on and ends with status 3.
 Report: markdown on stdout (and ``--md FILE``): per case the mean over seeds of each tool's
 objective (the checker's figure), in-process seconds, whole-process seconds and peak memory, the
 ratios igpart / peer; per k and overall the geomean of the cut ratio and of the speedup with the
-worst case; igpart's self-speedup between thread counts (``--compare 1,16``; by default from the
-fewest threads to every other count); igpart's per-phase times. ``--json FILE`` holds every run
-with all its numbers, the machine, date, commit and command (rewritten after every input, so an
-interrupted run keeps what it measured); ``suite.py report FILE.json`` prints the markdown again.
+worst case; the whole wall time and per worker what igpart's runs paid besides their timed calls
+(process start-ups, reads, warm-ups); igpart's self-speedup between thread counts (``--compare
+1,16``; by default from the fewest threads to every other count); igpart's per-phase times.
+``--json FILE`` holds every run with all its numbers, the machine, date, commit and command
+(rewritten after every input, so an interrupted run keeps what it measured); ``suite.py report
+FILE.json`` prints the markdown again.
 
     python benchmarks/suite.py --suite small --cases ibm01,ibm02 --ks 2,8 --threads 2 \\
         --tools igpart,mtkahypar --seeds 2 --json out.json --md out.md
@@ -327,6 +332,19 @@ class Run:
     used_backend: str | None = None
     error: str | None = None
     command: list[str] = field(default_factory=list)
+    # where and how it ran: the cluster worker (None: the serial suite), the run process
+    # ("run": a fresh one, "worker": the worker's persistent one), the threads it was given
+    worker: str | None = None
+    isolate: str | None = None
+    threads_used: int | None = None
+    # igpart, what the run paid besides its timed call (seconds): the process's start-up
+    # (persistent: only the run that started it), the input's read (0.0 when the persistent
+    # process had it cached), the untimed warm-up call; then the checker's time
+    start_seconds: float | None = None
+    read_seconds: float | None = None
+    warmup_seconds: float | None = None
+    cached_input: bool | None = None
+    check_seconds: float | None = None
 
 
 def _log(msg: str) -> None:
@@ -369,16 +387,45 @@ def _tail(path: Path, chars: int = 400) -> str:
 
 
 class Runner:
-    """Runs the child processes of one suite invocation and checks what they write."""
+    """Runs the child processes of one suite invocation and checks what they write.
 
-    def __init__(self, args: argparse.Namespace, work: Path):
+    ``isolate``: ``"run"``, a fresh process per run; ``"worker"``, igpart's in-process runs go
+    to one persistent run process (``benchmarks/run_server.py``: igpart imported once, inputs
+    cached, the warm-up once per input), the other runs to fresh processes. ``max_threads``:
+    the cores this runner may use (a cluster worker's share), which caps every run's threads;
+    ``cache_bytes``: the persistent process's input cache."""
+
+    def __init__(self, args: argparse.Namespace, work: Path, *, isolate: str = "run",
+                 max_threads: int | None = None, cache_bytes: int | None = None,
+                 worker: str | None = None):
         self.args = args
         self.work = work
         self.parts_dir = work / "parts"
         self.parts_dir.mkdir(parents=True, exist_ok=True)
         self._cli_threads: str | None = None
-        self.spawner = Spawner()
+        self._spawner: Spawner | None = None
         self.tag = ""  # in file names (on a cluster: the worker's process id)
+        self.isolate = isolate
+        self.max_threads = max_threads
+        self.worker = worker
+        self.server = None
+        if isolate == "worker":
+            import run_server
+
+            self.server = run_server.RunServer(self.env(max_threads or 1), args.backend,
+                                               cache_bytes)
+
+    def close(self, abort: bool = False) -> None:
+        """Ends the spawner and the persistent run process."""
+        if self._spawner is not None:
+            self._spawner.close(abort=abort)
+        if self.server is not None:
+            (self.server.kill if abort else self.server.close)()
+
+    def threads(self, t: Tool) -> int:
+        """The threads a run of ``t`` gets: its own count, at most ``max_threads``."""
+        return t.threads if self.max_threads is None else max(1, min(t.threads,
+                                                                     self.max_threads))
 
     def env(self, threads: int) -> dict[str, str]:
         env = dict(os.environ, OMP_NUM_THREADS=str(threads), PYTHONUNBUFFERED="1")
@@ -400,6 +447,7 @@ class Runner:
 
     def process_cmd(self, t: Tool, case: Case, k: int, seed: int, out: Path) -> list[str]:
         a = self.args
+        t = Tool(t.tool, self.threads(t), t.backend, t.variant)
         if t.tool == "igpart":
             cmd = [sys.executable, "-m", "igpart", "partition", case.path, "-k", str(k),
                    "-e", str(a.epsilon), "--objective", a.objective, "--backend", t.backend,
@@ -423,7 +471,8 @@ class Runner:
     def run(self, t: Tool, case: Case, k: int, seed: int, mode: str,
             hgr: checker.Hgr | checker.MetisGraph) -> Run:
         a = self.args
-        r = Run(case.name, k, seed, t.label, t.tool, t.threads, t.backend or None, mode)
+        r = Run(case.name, k, seed, t.label, t.tool, t.threads, t.backend or None, mode,
+                worker=self.worker, threads_used=self.threads(t))
         stem = f"{case.name}.k{k}.s{seed}.{t.label}.{mode}{self.tag}"
         out = self.parts_dir / f"{stem}.part"
         result = self.parts_dir / f"{stem}.result.json"
@@ -432,14 +481,23 @@ class Runner:
             p.unlink(missing_ok=True)
         if mode == "inproc":
             spec = {"tool": t.tool, "file": case.path, "k": k, "epsilon": a.epsilon,
-                    "objective": a.objective, "seed": seed, "threads": t.threads,
+                    "objective": a.objective, "seed": seed, "threads": r.threads_used,
                     "backend": t.backend, "config": a.variants.get(t.variant, {}),
                     "warmup": a.warmup, "output": str(out),
                     "result": str(result)}
             r.command = self.worker_cmd(spec)
         else:
             r.command = self.process_cmd(t, case, k, seed, out)
-        child = self.spawner.run(r.command, self.env(t.threads), a.timeout, log)
+        persistent = self.server is not None and mode == "inproc" and t.tool == "igpart"
+        r.isolate = "worker" if persistent else "run"
+        if persistent:
+            r.command = [*self.server.command, json.dumps(spec)]
+            child = self.server.run(spec, a.timeout, log)
+        else:
+            env = dict(self.env(r.threads_used), **{LAUNCHED_ENV: repr(time.time())})
+            if self._spawner is None:
+                self._spawner = Spawner()
+            child = self._spawner.run(r.command, env, a.timeout, log)
         code = child["code"]
         r.wall_seconds = child["wall"]
         r.rss_peak_kib = child["maxrss_kib"]
@@ -455,7 +513,10 @@ class Runner:
                 self._collect(r, mode, result, log)
             except (OSError, ValueError, KeyError, IndexError) as exc:
                 r.error = f"no result from the run ({exc}): {_tail(log)}"
+        if child.get("start_seconds") is not None:  # persistent: 0.0 unless started for it
+            r.start_seconds = child["start_seconds"]
         if r.error is None:
+            t0 = time.perf_counter()
             try:
                 c = checker.check_files(hgr, out, k, a.epsilon)
             except checker.CheckError as exc:
@@ -468,6 +529,7 @@ class Runner:
                 if mine is not None and theirs is not None and mine != theirs:
                     r.problems.append(f"{name} {mine} by the checker, {theirs} by the tool")
             r.valid = not r.problems
+            r.check_seconds = time.perf_counter() - t0
         if not a.keep_parts:
             for p in (out, result, log):
                 p.unlink(missing_ok=True)
@@ -479,7 +541,8 @@ class Runner:
             d = json.loads(result.read_text())
             r.seconds = d["seconds"]
             for key in ("timings", "rss_after_read_kib", "gpu_pool_bytes", "gpu_used_bytes",
-                        "used_backend"):
+                        "used_backend", "start_seconds", "read_seconds", "warmup_seconds",
+                        "cached_input"):
                 if d.get(key) is not None:
                     setattr(r, key, d[key])
         else:
@@ -512,44 +575,89 @@ def is_graph_file(path: str) -> bool:
     return Path(path).suffix.lower() == ".graph"
 
 
+#: Environment variable holding the time (``time.time()``) a run process was launched, so that
+#: the process can tell its start-up time (interpreter, imports, device context).
+LAUNCHED_ENV = "IGPART_SUITE_LAUNCHED"
+
+
+def start_seconds() -> float | None:
+    """Seconds since this process was launched (``LAUNCHED_ENV``; None when unset)."""
+    launched = os.environ.get(LAUNCHED_ENV)
+    return None if not launched else max(0.0, time.time() - float(launched))
+
+
+def wants_warmup(spec: dict) -> bool:
+    """Whether an igpart run makes an untimed call first (``--warmup``; auto: on the GPU)."""
+    from igpart.kernels import gpu_status
+
+    warm = spec.get("warmup", "auto")
+    backend = spec["backend"]
+    on_gpu = backend == "gpu" or (backend == "auto" and gpu_status()[0])
+    return warm == "on" or (warm == "auto" and on_gpu)
+
+
+def partition_call(h, spec: dict):
+    """igpart's partitioning call of a run (``spec``: k, epsilon, objective, seed, threads,
+    backend, config) on the input ``h``."""
+    import igpart
+    from igpart.kernels import _cpu
+
+    _cpu.set_num_threads(int(spec["threads"]))
+    return igpart.partition(h, int(spec["k"]), float(spec["epsilon"]), spec["objective"],
+                            backend=spec["backend"], seed=int(spec["seed"]),
+                            config=spec["config"])
+
+
+def igpart_run(h, spec: dict, warmup: bool, free0: int | None = None) -> dict[str, Any]:
+    """The timed igpart call of a run on ``h`` (after an untimed one when ``warmup``); writes
+    the partition file; returns the result's figures. ``free0``: the free device memory to
+    count the device memory taken from (default: measured now, before the warm-up)."""
+    from igpart.io import write_partition
+    from igpart.kernels import gpu_status
+
+    res: dict[str, Any] = {}
+    backend = spec["backend"]
+    cp = None
+    if backend == "gpu" or (backend == "auto" and gpu_status()[0]):
+        import cupy as cp
+
+        if free0 is None:
+            free0 = cp.cuda.runtime.memGetInfo()[0]
+    if warmup:  # module compilation / cache load
+        t0 = time.perf_counter()
+        partition_call(h, spec)
+        res["warmup_seconds"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    p = partition_call(h, spec)
+    res["seconds"] = time.perf_counter() - t0
+    if cp is not None:
+        cp.cuda.Device().synchronize()
+        res["gpu_pool_bytes"] = int(cp.get_default_memory_pool().total_bytes())
+        res["gpu_used_bytes"] = int(free0 - cp.cuda.runtime.memGetInfo()[0])
+    write_partition(p.parts, spec["output"])
+    res.update(cut=int(p.cut), km1=int(p.km1), timings=dict(p.timings), used_backend=p.backend)
+    return res
+
+
 def worker(spec: dict) -> int:
     """Child process: read the input, time the partitioning call, write the partition file and
-    a JSON result (seconds, the tool's own cut and km1, per-phase times, peak memory)."""
+    a JSON result (seconds, the tool's own cut and km1, per-phase times, peak memory; igpart:
+    the start-up, read and warm-up seconds)."""
     threads = int(spec["threads"])
     k, eps, seed = int(spec["k"]), float(spec["epsilon"]), int(spec["seed"])
     res: dict[str, Any] = {}
     if spec["tool"] == "igpart":
         import igpart
-        from igpart.io import write_partition
-        from igpart.kernels import _cpu, get_backend, gpu_status
+        from igpart.kernels import get_backend
 
-        h = igpart.read(spec["file"])  # .hgr or .graph by suffix
-        res["rss_after_read_kib"] = peak_rss_kib()
-        _cpu.set_num_threads(threads)
-        backend = spec["backend"]
-        if backend == "gpu":
+        if spec["backend"] == "gpu":
             get_backend("gpu")  # BackendUnavailable with the reason
-        on_gpu = backend == "gpu" or (backend == "auto" and gpu_status()[0])
-        cp = None
-        if on_gpu:
-            import cupy as cp
-
-            free0 = cp.cuda.runtime.memGetInfo()[0]
-        warm = spec.get("warmup", "auto")
-        if warm == "on" or (warm == "auto" and on_gpu):  # module compilation / cache load
-            igpart.partition(h, k, eps, spec["objective"], backend=backend, seed=seed,
-                             config=spec["config"])
+        res["start_seconds"] = start_seconds()
         t0 = time.perf_counter()
-        p = igpart.partition(h, k, eps, spec["objective"], backend=backend, seed=seed,
-                             config=spec["config"])
-        res["seconds"] = time.perf_counter() - t0
-        if cp is not None:
-            cp.cuda.Device().synchronize()
-            res["gpu_pool_bytes"] = int(cp.get_default_memory_pool().total_bytes())
-            res["gpu_used_bytes"] = int(free0 - cp.cuda.runtime.memGetInfo()[0])
-        write_partition(p.parts, spec["output"])
-        res.update(cut=int(p.cut), km1=int(p.km1), timings=dict(p.timings),
-                   used_backend=p.backend)
+        h = igpart.read(spec["file"])  # .hgr or .graph by suffix
+        res["read_seconds"] = time.perf_counter() - t0
+        res["rss_after_read_kib"] = peak_rss_kib()
+        res.update(igpart_run(h, spec, wants_warmup(spec)))
     elif spec["tool"] == "kaminpar":
         import kaminpar
 
@@ -660,6 +768,33 @@ def pair_summary(means: dict, a: str, b: str, what: str = "peer") -> dict[str, A
     return {"a": a, "b": b, "what": what, "rows": rows, "by_k": by_k}
 
 
+def worker_summary(runs: list[dict]) -> list[dict[str, Any]]:
+    """Per worker (``"serial"`` without a cluster), what its runs paid besides their timed
+    calls: igpart's process start-ups (count, seconds), input reads and warm-up calls; and the
+    seconds of all its runs' timed calls, of the runs start to end (``busy``) and of the
+    checker."""
+    rows: dict[str, dict[str, Any]] = {}
+    for r in runs:
+        w = rows.setdefault(r.get("worker") or "serial", {
+            "worker": r.get("worker") or "serial", "runs": 0, "starts": 0, "start_seconds": 0.0,
+            "reads": 0, "read_seconds": 0.0, "warmups": 0, "warmup_seconds": 0.0,
+            "timed_seconds": 0.0, "busy_seconds": 0.0, "check_seconds": 0.0})
+        w["runs"] += 1
+        if r.get("start_seconds"):
+            w["starts"] += 1
+            w["start_seconds"] += r["start_seconds"]
+        if r.get("read_seconds") is not None and not r.get("cached_input"):
+            w["reads"] += 1
+            w["read_seconds"] += r["read_seconds"]
+        if r.get("warmup_seconds") is not None:
+            w["warmups"] += 1
+            w["warmup_seconds"] += r["warmup_seconds"]
+        for key, name in (("timed_seconds", "seconds"), ("busy_seconds", "wall_seconds"),
+                          ("check_seconds", "check_seconds")):
+            w[key] += r.get(name) or 0.0
+    return sorted(rows.values(), key=lambda w: w["worker"])
+
+
 def _thread_pairs(result: dict) -> list[tuple[int, int]]:
     threads = sorted(set(result["meta"]["threads"]))
     if result["meta"].get("compare"):
@@ -706,6 +841,7 @@ def summarize(result: dict) -> dict[str, Any]:
     failed = [r for r in result["runs"] if r["error"] is not None]
     return {"means": {"|".join(map(str, key)): v for key, v in means.items()},
             "pairs": pairs, "scaling": scaling, "phases": phases,
+            "workers": worker_summary(result["runs"]),
             "flagged": len(flagged), "failed": len(failed)}
 
 
@@ -738,6 +874,16 @@ def markdown(result: dict) -> str:
                f"threads {','.join(map(str, meta['threads']))}, timeout {meta['timeout']:g} s; "
                f"versions: " + ", ".join(f"{k} {v}" for k, v in meta["versions"].items()))
     out.append(f"- command: `{meta['command']}`")
+    if meta.get("wall_seconds") is not None:
+        threads = ", ".join(f"{n} on {h}" for h, n in (meta.get("worker_threads") or {}).items())
+        where = (f"on the cluster {meta['cluster']} ({meta.get('cluster_workers', '?')} workers"
+                 f"; threads per worker at most {threads}), igpart's runs "
+                 + {"worker": "in a persistent process per worker",
+                    "run": "each in a fresh process"}.get(meta.get("isolate"), "")
+                 if meta.get("cluster") else "serially, each run in a fresh process")
+        if meta.get("cluster_start_seconds") is not None:
+            where += f"; the cluster up and answering after {meta['cluster_start_seconds']:.1f} s"
+        out.append(f"- whole wall time {meta['wall_seconds']:.1f} s, {where}")
     out.append("- igpart warm-up call before the timed one: " + {
         "auto": "on the GPU only", "on": "always", "off": "never"}[meta["warmup"]])
     for note in meta.get("notes", []):
@@ -810,6 +956,19 @@ def markdown(result: dict) -> str:
         for n in names:
             out.append(f"| {n} | " + " | ".join(_f(ph.get(n), ".2f")
                                                 for ph in s["phases"].values()) + " |")
+    if any(w["starts"] or w["reads"] for w in s["workers"]):
+        out += ["", "## Per worker: what the runs paid besides the timed call (seconds)",
+                "", "Of igpart's in-process runs: start-ups, the processes started (interpreter, "
+                "imports, device context); reads and warm-ups, the inputs read and the untimed "
+                "calls made. Of all runs: timed, the partitioning calls; busy, the runs start "
+                "to end; check, the checker.", "",
+                "| worker | runs | start-ups | start-up s | reads | read s | warm-ups | "
+                "warm-up s | timed s | busy s | check s |", "|---|" + "---:|" * 10]
+        for w in s["workers"]:
+            out.append(f"| {w['worker']} | {w['runs']} | {w['starts']} | "
+                       f"{w['start_seconds']:.2f} | {w['reads']} | {w['read_seconds']:.2f} | "
+                       f"{w['warmups']} | {w['warmup_seconds']:.2f} | {w['timed_seconds']:.2f} "
+                       f"| {w['busy_seconds']:.2f} | {w['check_seconds']:.2f} |")
     bad = [r for r in result["runs"] if r["error"] is not None or not r["valid"]]
     out += ["", f"Runs: {len(result['runs'])}; flagged partitions (invalid, unbalanced or a "
             f"figure that differs from the checker's): {s['flagged']}; failed runs: "
@@ -907,6 +1066,11 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                     help="run on a dask cluster: local (a worker per GPU when several are "
                     "visible, else per 4 cores), local:N or a scheduler address (needs "
                     "igpart[distributed]; see benchmarks/suite_cluster.py)")
+    ap.add_argument("--isolate", choices=("run", "worker"),
+                    help="--cluster: igpart's runs each in a fresh process (run), or one after "
+                    "the other in a persistent process per worker that imports igpart, holds "
+                    "the device and caches inputs once (worker; the default with --cluster); "
+                    "without --cluster every run is a fresh process")
     ap.add_argument("--no-progress", action="store_true",
                     help="no progress bar (--cluster)")
     ap.add_argument("--inputs-only", action="store_true",
@@ -943,6 +1107,10 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         if clash:
             raise SuiteError(f"--presets: variant '{clash[0]}' is also in --variants")
         args.variants = {**({} if args.variants == {"": {}} else args.variants), **named}
+    if args.isolate == "worker" and not args.cluster:
+        raise SuiteError("--isolate worker needs --cluster (without it every run is a fresh "
+                         "process)")
+    args.isolate = args.isolate or ("worker" if args.cluster else "run")
     if args.seeds < 1:
         raise SuiteError(f"--seeds must be >= 1, got {args.seeds}")
     if args.limit is not None and args.limit < 1:
@@ -1023,8 +1191,10 @@ def select_cases(args: argparse.Namespace, data: Path, work: Path) -> list[Case]
 
 
 def run_suite(args: argparse.Namespace) -> dict:
+    """Runs the suite; ``meta["wall_seconds"]``: its whole wall time, inputs built included."""
     from igpart.bench import machine_info
 
+    args.started = time.perf_counter()
     data = data_dir(args.data)
     args.data = str(data)
     work = Path(args.work)
@@ -1055,6 +1225,7 @@ def run_suite(args: argparse.Namespace) -> dict:
             "variants": args.variants,
             "timeout": args.timeout, "whole_process": args.whole_process,
             "warmup": args.warmup, "gen_seed": args.gen_seed, "compare": args.compare,
+            "isolate": args.isolate,
             "graph_scale": args.graph_scale if "graphs" in args.suite else None,
             "versions": _versions(args.tools), "gpu": _gpu_name(), "notes": notes,
             "loadavg_start": _loadavg()}
@@ -1096,8 +1267,9 @@ def run_suite(args: argparse.Namespace) -> dict:
                 write_json(result, args.json)
     finally:
         meta["loadavg_end"] = _loadavg()
+        meta["wall_seconds"] = time.perf_counter() - args.started
         aborted = sys.exc_info()[0] is not None
-        runner.spawner.close(abort=aborted)
+        runner.close(abort=aborted)
         if aborted and args.json:
             write_json(result, args.json)  # what was measured before the interruption
     return result
@@ -1118,6 +1290,7 @@ def _run_suite_on_cluster(args: argparse.Namespace, plan: list, tools: list[Tool
         raise SuiteError(str(exc)) from None
     finally:
         meta["loadavg_end"] = _loadavg()
+        meta["wall_seconds"] = time.perf_counter() - args.started
         if args.json and result["runs"]:
             write_json(result, args.json)
     return result

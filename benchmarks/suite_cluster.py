@@ -4,54 +4,107 @@ The suite's plan is unchanged; what runs where:
 
 - one task per input builds it when it is generated (large, netlist and graph sets, cached in
   ``WORK/inputs`` as in a serial run) and reads it with the checker: sizes for the report;
-- one task per (tool, input, k, threads, seed, mode), the same work as a serial run: the worker
-  starts the run's fresh child process (through its own ``spawn.py``), collects what it wrote
-  and checks the partition file with ``verify_partition.py``. The tasks expected to take
-  longest (most pins, largest k) start first, so that the last ones to finish are short. Each
-  worker of a local cluster owns one GPU (``CUDA_VISIBLE_DEVICES``) or a set of cores, and runs
-  one task at a time, so runs do not share a device or cores.
+- one task per (tool, input, k, threads, seed, mode), the same work as a serial run, then the
+  check of its partition file with ``verify_partition.py`` (whose readings each worker caches).
+  ``--isolate worker`` (the default): igpart's in-process runs go to one persistent run
+  process per worker (``benchmarks/run_server.py``: igpart imported once, the device context,
+  kernels and METIS workers kept, inputs cached, the warm-up call once per input), and each
+  run is placed on a worker that has its input where that ends sooner than elsewhere (a
+  preference: the scheduler moves runs to idle workers); ``--isolate run``: each run a fresh
+  child process (through the worker's own ``spawn.py``). Whole-process runs and the peers'
+  runs are always fresh processes. The tasks expected to take longest (most pins, largest k)
+  start first, so that the last ones to finish are short.
 
-Results come back in the plan's order, equal to a serial run's for the same seeds (the times
-differ). A worker that dies mid-run is replaced and its task rerun by the scheduler; file names
-carry the worker's process id, so a run cut off cannot collide with its rerun. The work folder
-and the data must be at the same paths on every worker (one machine, or a shared file system).
+Each worker of a local cluster owns one GPU (``CUDA_VISIBLE_DEVICES``) or a set of cores, and
+runs one task at a time. A run's threads are at most its worker's share of the host's cores
+(the cores the host's workers may use, divided by their number, and by the worker's task
+threads where it has several: each thread then has its own run process), so that runs side by
+side do not oversubscribe the host. Results come back in the plan's order, equal to a serial
+run's for the same seeds (the times differ). A worker that dies mid-run is replaced and its
+task rerun by the scheduler (its run process ends with it); a run process that crashes or times
+out is that run's error, and the next run starts a new one. File names carry the worker's
+process and thread ids, so a run cut off cannot collide with its rerun. The work folder and the
+data must be at the same paths on every worker (one machine, or a shared file system).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 import os
+import socket
+import threading
 import time
 import uuid
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+import run_server
 import suite
 import verify_partition as checker
 
 #: The suite's JSON is rewritten at most this often (seconds) while runs finish.
 JSON_EVERY_SECONDS = 30.0
 
-# per worker process: the runner of the current suite invocation, the input last checked
-_RUNNER: dict[str, Any] = {}
-_INPUT: dict[str, Any] = {}
+# per worker process: the runners of the current suite invocation (one per task thread of the
+# worker: a runner runs one run at a time), the inputs checked
+_RUNNER: dict[tuple[str, int], Any] = {}
+_CHECKED: list = []
+_LOCK = threading.Lock()
+
+#: Estimated cost of reading an input, per pin, in the unit of :func:`_cost` (a run at k = 2
+#: costs 2 per pin): what a persistent run process pays for an input it has not read yet.
+READ_COST_PER_PIN = 1.0
+#: Share of a host's memory the input caches of its workers may take (half for the checker's
+#: readings, half for the run processes' inputs).
+CACHE_SHARE = 0.25
 
 
-def _checked_input(path: str):
-    """The checker's reading of ``path``, kept for the next task on the same input."""
-    if _INPUT.get("path") != path:
-        _INPUT.clear()
-        _INPUT.update(path=path, data=checker.read_input(path))
-    return _INPUT["data"]
+def _checked_input(path: str, cache_bytes: int | None = None):
+    """The checker's reading of ``path``, cached for the next tasks on the same input."""
+    with _LOCK:
+        if not _CHECKED or (cache_bytes is not None and _CHECKED[0].limit != cache_bytes):
+            _CHECKED[:] = [run_server.InputCache(cache_bytes or 0, checker.read_input)]
+        return _CHECKED[0].get(path)[0]
+
+
+def worker_resources() -> dict:
+    """Task: this worker's host name, usable cores and the host's memory (bytes)."""
+    return {"host": socket.gethostname(), "cpus": sorted(os.sched_getaffinity(0)),
+            "memory": os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")}
+
+
+def host_shares(resources: dict[str, dict]) -> dict[str, dict]:
+    """Per host (``worker_resources`` of each worker): its workers, the cores they may use
+    together and its memory."""
+    shares: dict[str, dict] = {}
+    for info in resources.values():
+        s = shares.setdefault(info["host"], {"workers": 0, "cpus": set(),
+                                             "memory": info["memory"]})
+        s["workers"] += 1
+        s["cpus"] |= set(info["cpus"])
+    return {h: {"workers": s["workers"], "cores": len(s["cpus"]), "memory": s["memory"]}
+            for h, s in shares.items()}
+
+
+def worker_share(shares: dict[str, dict], host: str, usable: int) -> tuple[int, int]:
+    """(threads, input cache bytes) of a worker on ``host`` that may use ``usable`` cores: the
+    host's cores shared out over its workers (at most ``usable``), and its share of
+    ``CACHE_SHARE`` of the host's memory for each of its two caches."""
+    s = shares.get(host)
+    if s is None:  # a worker that joined later: its own cores
+        return max(1, usable), run_server.DEFAULT_CACHE_BYTES
+    threads = max(1, min(usable, s["cores"] // s["workers"]))
+    return threads, int(s["memory"] * CACHE_SHARE / 2 / s["workers"])
 
 
 def prepare_case(case: dict, data: str, gen_seed: int) -> dict:
     """Task: builds a generated input unless cached, reads it; its sizes."""
     c = suite.Case(**case)
     suite.materialize(c, Path(data), gen_seed)
-    h = _checked_input(c.path)
+    h = checker.read_input(c.path)
     graph = isinstance(h, checker.MetisGraph)
     pins = int(h.adjncy.size if graph else h.eptr[-1])
     return {"n": int(h.n), "m": int(h.m), "pins": pins, "graph": graph}
@@ -60,15 +113,38 @@ def prepare_case(case: dict, data: str, gen_seed: int) -> dict:
 def run_case(args: argparse.Namespace, case: dict, k: int, seed: int, tool: dict,
              mode: str) -> dict:
     """Task: one run of the suite (see :meth:`suite.Runner.run`), as a dict."""
-    runner = _RUNNER.get(args.cluster_token)
+    from distributed import get_worker
+
+    w = get_worker()
+    threads, cache_bytes = worker_share(args.host_shares, socket.gethostname(),
+                                        len(os.sched_getaffinity(0)))
+    nthreads = getattr(getattr(w, "state", None), "nthreads", 1)  # tasks side by side
+    threads = max(1, threads // max(1, int(nthreads)))
+    key = (args.cluster_token, threading.get_ident())
+    with _LOCK:
+        runner = _RUNNER.get(key)
+        old = [k for k in _RUNNER if k[0] != args.cluster_token]  # an earlier invocation's
     if runner is None:
-        for old in _RUNNER.values():
-            old.spawner.close()
-        _RUNNER.clear()
-        runner = _RUNNER[args.cluster_token] = suite.Runner(args, Path(args.work))
-        runner.tag = f".w{os.getpid()}"
+        close_runners(old)
+        runner = suite.Runner(args, Path(args.work), isolate=args.isolate, max_threads=threads,
+                              cache_bytes=cache_bytes,
+                              worker=str(w.name if w.name is not None else w.address))
+        runner.tag = f".w{os.getpid()}-{threading.get_native_id()}"
+        with _LOCK:
+            _RUNNER[key] = runner
     c = suite.Case(**case)
-    return asdict(runner.run(suite.Tool(**tool), c, k, seed, mode, _checked_input(c.path)))
+    return asdict(runner.run(suite.Tool(**tool), c, k, seed, mode,
+                             _checked_input(c.path, cache_bytes)))
+
+
+def close_runners(keys: list | None = None) -> None:
+    """Task: ends this worker's runners (their spawner and persistent run process), those of
+    ``keys`` or all."""
+    with _LOCK:
+        runners = [_RUNNER.pop(k) for k in (list(_RUNNER) if keys is None else keys)
+                   if k in _RUNNER]
+    for runner in runners:
+        runner.close()
 
 
 def _cost(args, case: dict, k: int, seed: int, tool: dict, mode: str) -> float:
@@ -77,15 +153,88 @@ def _cost(args, case: dict, k: int, seed: int, tool: dict, mode: str) -> float:
     return case["pins"] * (1.0 + math.log2(k))
 
 
+def _setup_cost(args, case: dict, k: int, seed: int, tool: dict, mode: str) -> float:
+    """What a persistent run process pays before a run on an input it has not read: the read,
+    and the warm-up call when there is one (about one run). 0 for runs in fresh processes."""
+    if args.isolate != "worker" or mode != "inproc" or tool["tool"] != "igpart":
+        return 0.0
+    warm = args.warmup == "on" or (args.warmup == "auto" and tool["backend"] != "cpu")
+    return case["pins"] * READ_COST_PER_PIN + (_cost(args, case, k, seed, tool, mode)
+                                               if warm else 0.0)
+
+
+def place(costs: list[float], inputs: list[str], setups: list[float],
+          workers: list[str]) -> list[str]:
+    """A worker for each run, so that the last worker ends early: ``costs`` of the runs, plus
+    on each worker once per input it runs the largest ``setups`` cost of those runs (what a
+    persistent run process pays for an input it has not had yet). Each input goes whole to the
+    least loaded worker (largest first), then single runs move from the most loaded worker to
+    another while that lowers the loads (the largest, then their sum of squares). The scheduler
+    still moves runs to idle workers."""
+    by_input: dict[str, list[int]] = {}
+    for i, name in enumerate(inputs):
+        by_input.setdefault(name, []).append(i)
+    out = [""] * len(costs)
+    load = dict.fromkeys(workers, 0.0)
+
+    def whole(runs: list[int]) -> float:
+        return sum(costs[i] for i in runs) + max(setups[i] for i in runs)
+
+    for name in sorted(by_input, key=lambda x: (-whole(by_input[x]), x)):
+        w = min(workers, key=lambda w: load[w])
+        load[w] += whole(by_input[name])
+        for i in by_input[name]:
+            out[i] = w
+
+    def loads() -> dict[str, float]:
+        held: dict[tuple[str, str], float] = {}
+        total = dict.fromkeys(workers, 0.0)
+        for i, w in enumerate(out):
+            total[w] += costs[i]
+            held[w, inputs[i]] = max(held.get((w, inputs[i]), 0.0), setups[i])
+        for (w, _), setup in held.items():
+            total[w] += setup
+        return total
+
+    def score(total: dict[str, float]) -> tuple[float, float]:
+        return max(total.values()), sum(x * x for x in total.values())
+
+    best = score(loads())
+    for _ in range(4 * len(costs)):  # each accepted move lowers the score
+        top = max(workers, key=lambda w: loads()[w])
+        move = None
+        for i in (i for i, w in enumerate(out) if w == top):
+            for w in workers:
+                if w == top:
+                    continue
+                out[i] = w
+                trial = score(loads())
+                out[i] = top
+                if trial < best:
+                    best, move = trial, (i, w)
+        if move is None:
+            break
+        out[move[0]] = move[1]
+    return out
+
+
 def run_on_cluster(args: argparse.Namespace, plan: list, tools: list, modes: list[str],
                    result: dict, write_json) -> None:
     """Runs the suite's ``plan`` (``[(Case, ks)]``) on ``args.cluster``, filling ``result``'s
     cases, runs and notes as a serial run does; ``write_json(result)`` keeps the JSON current."""
     from igpart.distributed import connect, run_tasks, script_task
 
-    notes = result["meta"]["notes"]
+    meta = result["meta"]
+    notes = meta["notes"]
     args.cluster_token = uuid.uuid4().hex
+    t0 = time.perf_counter()
     with connect(args.cluster) as client:
+        resources = client.run(script_task(suite.HERE, __name__, "worker_resources"))
+        meta["cluster_start_seconds"] = time.perf_counter() - t0  # a local one started
+        args.host_shares = host_shares(resources)
+        meta["cluster_workers"] = len(resources)
+        meta["worker_threads"] = {h: max(1, s["cores"] // s["workers"])
+                                  for h, s in args.host_shares.items()}
         infos = run_tasks(client, script_task(suite.HERE, __name__, "prepare_case"),
                           [(asdict(c), args.data, args.gen_seed) for c, _ in plan],
                           desc="inputs", progress=not args.no_progress)
@@ -115,10 +264,17 @@ def run_on_cluster(args: argparse.Namespace, plan: list, tools: list, modes: lis
             return (f"{run['case']} k={run['k']} seed={run['seed']} {run['label']}{tag}: "
                     + suite._outcome(suite.Run(**run), args.objective))
 
+        costs = [_cost(*c) for c in calls]
+        workers = None
+        if args.isolate == "worker":  # runs on an input on the worker that has it, if it pays
+            workers = place(costs, [c[1]["path"] for c in calls],
+                            [_setup_cost(*c) for c in calls], sorted(resources))
         try:
             run_tasks(client, script_task(suite.HERE, __name__, "run_case"), calls,
                       desc="runs", on_result=done, describe=describe,
-                      progress=not args.no_progress, priorities=[_cost(*c) for c in calls])
+                      progress=not args.no_progress, priorities=costs, workers=workers)
         finally:
             result["runs"] = [r for r in runs if r is not None]
+            with contextlib.suppress(Exception):  # the persistent run processes end now
+                client.run(script_task(suite.HERE, __name__, "close_runners"))
 

@@ -201,29 +201,55 @@ def serial_suite(ispd98, tmp_path_factory):
     return runs
 
 
-def test_suite_on_cluster_equals_serial(client, ispd98, tmp_path, serial_suite):
-    proc, out = _suite(ispd98, tmp_path, "cluster", "--cluster", client.scheduler.address)
-    _, err = proc.communicate(timeout=300)
+@pytest.mark.parametrize("isolate", ["worker", "run"])
+def test_suite_on_cluster_equals_serial(client, ispd98, tmp_path, serial_suite, isolate):
+    """The suite's runs on 2 workers, in a persistent run process per worker or each in a fresh
+    one: the partitions' figures of the serial run; the wall time and the workers' start-ups in
+    the report."""
+    proc, out = _suite(ispd98, tmp_path, "cluster", "--cluster", client.scheduler.address,
+                       "--isolate", isolate)
+    md, err = proc.communicate(timeout=300)
     assert proc.returncode == 0, err
     assert _figures(out) == serial_suite
-    assert json.loads(out.read_text())["meta"]["cluster"] == client.scheduler.address
+    doc = json.loads(out.read_text())
+    assert doc["meta"]["cluster"] == client.scheduler.address
+    assert doc["meta"]["isolate"] == isolate and doc["meta"]["wall_seconds"] > 0
+    assert {r["isolate"] for r in doc["runs"]} == {isolate}
+    workers = doc["summary"]["workers"]
+    assert sum(w["runs"] for w in workers) == len(serial_suite)
+    assert {w["worker"] for w in workers} <= set(client.run(lambda dask_worker: dask_worker.name
+                                                            ).values())
+    starts = sum(w["starts"] for w in workers)
+    assert starts == (len(serial_suite) if isolate == "run" else len(workers))
+    assert "whole wall time" in md and "| start-ups |" in md
+
+
+def test_isolate_worker_needs_a_cluster(ispd98, tmp_path):
+    proc, _ = _suite(ispd98, tmp_path, "serial", "--isolate", "worker")
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 2 and "--isolate worker needs --cluster" in err
 
 
 def test_suite_survives_a_worker_killed_mid_job(client, ispd98, tmp_path, serial_suite):
     """A worker is killed while it runs one of the suite's tasks; the scheduler reruns the task
-    on a (restarted) worker and the results equal the serial run's."""
+    on a (restarted) worker and the results equal the serial run's; the killed worker's run
+    process ends with it."""
     killed: list[tuple[str, str]] = []
+    orphans: list[int] = []
     stop = threading.Event()
 
     def killer() -> None:
         while not stop.is_set() and not killed:
             busy = {w: keys for w, keys in client.processing().items()
                     if any("run_case" in str(key) for key in keys)}
-            if busy:
+            if busy:  # killed once its persistent run process has started
                 worker, keys = sorted(busy.items())[0]
                 pid = client.run(os.getpid, workers=[worker])[worker]
-                os.kill(pid, signal.SIGKILL)
-                killed.append((worker, str(keys[0])))
+                runs = [c for c in _children(pid) if b"run_server" in _cmdline(c)]
+                if runs:
+                    orphans.extend(runs)
+                    os.kill(pid, signal.SIGKILL)
+                    killed.append((worker, str(keys[0])))
             time.sleep(0.05)
 
     thread = threading.Thread(target=killer, daemon=True)
@@ -238,6 +264,34 @@ def test_suite_survives_a_worker_killed_mid_job(client, ispd98, tmp_path, serial
     assert proc.returncode == 0, err
     assert _figures(out) == serial_suite
     client.wait_for_workers(2, timeout=60)  # the nanny restarted the killed worker
+    deadline = time.monotonic() + 10
+    while any(_alive(p) for p in orphans) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not any(_alive(p) for p in orphans)
+
+
+def _children(pid: int) -> list[int]:
+    out = []
+    for task in os.listdir(f"/proc/{pid}/task"):
+        with open(f"/proc/{pid}/task/{task}/children") as f:
+            out += [int(c) for c in f.read().split()]
+    return out
+
+
+def _cmdline(pid: int) -> bytes:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return f.read()
+    except OSError:
+        return b""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return False
 
 
 # ------------------------------------------------------------------------------- on GPUs

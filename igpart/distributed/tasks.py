@@ -15,12 +15,15 @@ from .cluster import require_distributed
 def run_tasks(client, fn: Callable, calls: Sequence[tuple], *, progress: bool = True,
               desc: str = "tasks", on_result: Callable[[int, Any], None] | None = None,
               describe: Callable[[int, Any], str] | None = None,
-              priorities: Sequence[float] | None = None) -> list:
+              priorities: Sequence[float] | None = None,
+              workers: Sequence[str | None] | None = None) -> list:
     """``[fn(*args) for args in calls]``, each call a task of the cluster behind ``client``,
     with a progress bar (tqdm, on stderr) over them. ``on_result(i, value)`` is called here as
     each one finishes (in completion order); ``describe(i, value)`` gives a line the bar prints
     above itself. ``priorities``: tasks of higher priority start first (give the longest ones
-    the highest, so that no long task is left for the end). A task whose worker dies is rerun by
+    the highest, so that no long task is left for the end). ``workers``: the worker address each
+    task should run on (None: any), a preference the scheduler may override (a worker gone, an
+    idle one taking work from a busy one). A task whose worker dies is rerun by
     the scheduler on another worker; an exception raised by ``fn`` is raised here (the other
     tasks are cancelled)."""
     distributed = require_distributed()
@@ -29,7 +32,9 @@ def run_tasks(client, fn: Callable, calls: Sequence[tuple], *, progress: bool = 
     tag = uuid.uuid4().hex[:12]
     name = _task_name(fn)
     futures = [client.submit(fn, *args, key=f"igpart-{name}-{tag}-{i}", pure=False,
-                             priority=0 if priorities is None else priorities[i])
+                             priority=0 if priorities is None else priorities[i],
+                             **({} if workers is None or workers[i] is None else
+                                {"workers": [workers[i]], "allow_other_workers": True}))
                for i, args in enumerate(calls)]
     index = {f.key: i for i, f in enumerate(futures)}
     results: list = [None] * len(futures)
