@@ -296,8 +296,10 @@ class Snapshot:
 INT64_MAX = 2**63 - 1
 
 
-#: the (insert, set weight, delete) op codes of nets
-_NET_CODES = (Op.INSERT_NET, Op.SET_NET_WEIGHT, Op.DELETE_NET)
+#: the (insert, set weight, delete) op codes of vertices and of nets (plain ints: numpy compares
+#: an array with an IntEnum member several times slower)
+_VERTEX_CODES = (int(Op.INSERT_VERTEX), int(Op.SET_VERTEX_WEIGHT), int(Op.DELETE_VERTEX))
+_NET_CODES = (int(Op.INSERT_NET), int(Op.SET_NET_WEIGHT), int(Op.DELETE_NET))
 
 
 def _running_deltas(ops, args, codes, weights, sizes=None):
@@ -312,8 +314,8 @@ def _running_deltas(ops, args, codes, weights, sizes=None):
     is its id argument or the reference -(r + 1) of insert record r. Records the validator will
     reject count as the arithmetic says."""
     ins, setw, dele = (ops == c for c in codes)
-    pin_in = (ops == Op.INSERT_PIN) if sizes is not None else np.zeros(ops.shape, bool)
-    pin_out = (ops == Op.DELETE_PIN) if sizes is not None else np.zeros(ops.shape, bool)
+    pin_in = (ops == int(Op.INSERT_PIN)) if sizes is not None else np.zeros(ops.shape, bool)
+    pin_out = (ops == int(Op.DELETE_PIN)) if sizes is not None else np.zeros(ops.shape, bool)
     new = np.where(ins, args[0], np.where(setw, args[1], 0))
     new = np.where(ins | setw, np.maximum(new, 0), 0)
     rec = np.flatnonzero(ins | setw | dele | pin_in | pin_out)
@@ -367,10 +369,10 @@ def _exact_dot(w: np.ndarray, mult: np.ndarray | None = None) -> int:
     return int(np.dot(w.astype(object), np.broadcast_to(mult, w.shape).astype(object)))
 
 
-def _batch_weights(ops, args, codes) -> np.ndarray:
-    """The weights a batch's insert and set records of one kind give (negative ones as 0)."""
-    ins, setw = ops == codes[0], ops == codes[1]
-    return np.maximum(np.concatenate([args[0][ins], args[1][setw]]), 0)
+def _largest_argument(args) -> int:
+    """The largest a or b argument of a batch: a bound of every weight its records give (a
+    cheap one: ids and blocks count too), so that the quick bounds cost one reduction."""
+    return max(int(args[:2].max(initial=0)), 0)
 
 
 def vertex_weight_overflow(ops: np.ndarray, args: np.ndarray, total: int, stored) -> int:
@@ -389,11 +391,11 @@ def vertex_weight_overflow(ops: np.ndarray, args: np.ndarray, total: int, stored
     ops = np.asarray(ops)
     if not ops.shape[0]:
         return -1
-    codes = (Op.INSERT_VERTEX, Op.SET_VERTEX_WEIGHT, Op.DELETE_VERTEX)
-    # quick bound: nothing a batch removes can raise the total (float sum, generous margin)
-    if float(total) + float(_batch_weights(ops, args, codes).astype(np.float64).sum()) < 2.0**62:
+    # quick bound: nothing a batch removes can raise the total, and no record adds more than
+    # the largest argument (floats, generous margin)
+    if float(total) + float(ops.shape[0]) * _largest_argument(args) < 2.0**62:
         return -1
-    d_total, _ = _running_deltas(ops, args, codes, np.asarray(stored()))
+    d_total, _ = _running_deltas(ops, args, _VERTEX_CODES, np.asarray(stored()))
     return _first_past_int64(total, d_total)
 
 
@@ -408,20 +410,20 @@ def net_weight_overflow(
     ``weight_bound``: an upper bound of the live nets' weights now; ``nets``, ``pins``: the
     live nets and pins now; ``stored()``: (weight, size) of every net id now, 0 for dead ids
     (called only when a quick bound, every net as heavy as the heaviest, cannot rule an
-    overflow out). Records are taken in order as in :func:`vertex_weight_overflow`
-    (``insert_net``, ``set_net_weight``, ``delete_net``), and ``insert_pin`` / ``delete_pin``
-    add / remove their net's weight as it is at that record."""
+    overflow out: weights near 2**62 / pins). Records are taken in order as in
+    :func:`vertex_weight_overflow` (``insert_net``, ``set_net_weight``, ``delete_net``), and
+    ``insert_pin`` / ``delete_pin`` add / remove their net's weight as it is at that record."""
     ops = np.asarray(ops)
     if not ops.shape[0]:
         return -1
-    codes = _NET_CODES
-    heaviest = float(max(int(weight_bound), int(_batch_weights(ops, args, codes).max(initial=0))))
-    new_pins = int(np.count_nonzero(ops == Op.INSERT_PIN))
-    new_nets = int(np.count_nonzero(ops == Op.INSERT_NET))
-    if heaviest * (pins + new_pins) < 2.0**62 and heaviest * (nets + new_nets) < 2.0**62:
+    # quick bound: every net as heavy as the heaviest (now or given by the batch: at most its
+    # largest argument), each record a new pin and a new net
+    heaviest = float(max(int(weight_bound), _largest_argument(args)))
+    grown = ops.shape[0] + max(int(pins), int(nets))
+    if heaviest * grown < 2.0**62:
         return -1
     weights, sizes = (np.asarray(x, dtype=np.int64) for x in stored())
-    d_total, d_pins = _running_deltas(ops, args, codes, weights, sizes)
+    d_total, d_pins = _running_deltas(ops, args, _NET_CODES, weights, sizes)
     hits = [_first_past_int64(_exact_dot(weights), d_total),
             _first_past_int64(_exact_dot(weights, sizes), d_pins)]  # fmt: skip
     return min((i for i in hits if i >= 0), default=-1)
@@ -574,7 +576,7 @@ class DynamicHypergraph:
         at_v = vertex_weight_overflow(ops, args, self.total_weight, self._impl.vertex_weights)
         at_n = net_weight_overflow(ops, args, self._net_weight_max, self.num_nets, self.num_pins,
                                    stored_nets)  # fmt: skip
-        batch_max = int(_batch_weights(ops, args, _NET_CODES).max(initial=0))
+        batch_max = _largest_argument(args)  # bounds the weights the batch gives
         self._net_weight_max = max(looked[0] if looked else self._net_weight_max, batch_max)
         if at_v < 0 and at_n < 0:
             return
