@@ -35,7 +35,9 @@ is removed after its pins were disconnected, a net after it lost its pins; the b
 A batch is validated completely before anything changes: an invalid record raises
 :class:`~igpart.errors.BatchError` naming the record, and the structure stays byte-identical.
 Besides each record's own checks, vertex weights whose total (and so some block weight) would
-pass 2**63 - 1 are refused (:func:`vertex_weight_overflow`, on the host, for both backends).
+pass 2**63 - 1 are refused (:func:`vertex_weight_overflow`), and so are net weights whose total,
+or whose total times net sizes (the bound on cut and km1 a Hypergraph is built under), would
+(:func:`net_weight_overflow`); both on the host, for both backends, at any record of the batch.
 
 Ids. A deleted id stays dead for the rest of its batch; after the batch the freed ids are pushed
 on a free stack in record order, and new vertices (nets) take the id on top of that stack (the one
@@ -294,6 +296,85 @@ class Snapshot:
 INT64_MAX = 2**63 - 1
 
 
+#: the (insert, set weight, delete) op codes of vertices and of nets (plain ints: numpy compares
+#: an array with an IntEnum member several times slower)
+_VERTEX_CODES = (int(Op.INSERT_VERTEX), int(Op.SET_VERTEX_WEIGHT), int(Op.DELETE_VERTEX))
+_NET_CODES = (int(Op.INSERT_NET), int(Op.SET_NET_WEIGHT), int(Op.DELETE_NET))
+
+
+def _running_deltas(ops, args, codes, weights, sizes=None):
+    """Per record of a batch, the change it makes to the total weight of the live entities of
+    one kind (vertices or nets) and, with ``sizes``, to their total of weight x size (the net
+    size changing with ``insert_pin`` / ``delete_pin``): two object arrays (Python integers).
+
+    ``codes``: the (insert, set weight, delete) op codes of the kind; ``weights`` / ``sizes``:
+    the stored weight and size of every id now. Records are taken in order: an insert adds its
+    weight (argument a), a set replaces the weight (argument b) the entity had (the last one
+    this batch gave it, else the stored one), a delete sets it to 0; the entity a record acts on
+    is its id argument or the reference -(r + 1) of insert record r. Records the validator will
+    reject count as the arithmetic says."""
+    ins, setw, dele = (ops == c for c in codes)
+    pin_in = (ops == int(Op.INSERT_PIN)) if sizes is not None else np.zeros(ops.shape, bool)
+    pin_out = (ops == int(Op.DELETE_PIN)) if sizes is not None else np.zeros(ops.shape, bool)
+    new = np.where(ins, args[0], np.where(setw, args[1], 0))
+    new = np.where(ins | setw, np.maximum(new, 0), 0)
+    rec = np.flatnonzero(ins | setw | dele | pin_in | pin_out)
+    zero = np.zeros(ops.shape[0], dtype=object)
+    if not rec.size:
+        return zero, zero
+    key = np.where(
+        ins[rec],
+        -(rec.astype(np.int64) + 1),
+        np.where(pin_in[rec] | pin_out[rec], args[1][rec], args[0][rec]),
+    )
+    order = np.lexsort((rec, key))
+    ks, rs = key[order], rec[order]
+    pos = np.arange(rs.size)
+    start = np.maximum.accumulate(np.where(np.r_[True, ks[1:] != ks[:-1]], pos, 0))
+    known = (ks >= 0) & (ks < weights.size)
+    at = np.where(known, ks, 0)
+    setter = ins[rs] | setw[rs] | dele[rs]
+    last = np.r_[-1, np.maximum.accumulate(np.where(setter, pos, -1))[:-1]]
+    stored_w = np.where(known, weights[at] if weights.size else 0, 0)
+    cur = np.where(last >= start, new[rs][np.maximum(last, 0)], stored_w)  # weight before
+    cur = np.where(ins[rs], 0, cur)  # an insert adds its weight
+    change = (new[rs] - cur).astype(object)
+    d_total = zero.copy()
+    d_total[rs] = np.where(setter, change, 0)
+    if sizes is None:
+        return d_total, None
+    step = np.where(pin_in[rs], 1, np.where(pin_out[rs], -1, 0))
+    before = np.cumsum(step) - step  # pins added before each record, over the sorted records
+    size = np.where(known, sizes[at] if sizes.size else 0, 0) + before - before[start]
+    d_pins = zero.copy()
+    d_pins[rs] = np.where(setter, change * size.astype(object),
+                          np.where(pin_in[rs], cur, -cur).astype(object))  # fmt: skip
+    return d_total, d_pins
+
+
+def _first_past_int64(base: int, deltas: np.ndarray) -> int:
+    """The first index at which ``base`` plus the running sum of ``deltas`` exceeds INT64_MAX,
+    or -1."""
+    over = np.flatnonzero(np.cumsum(deltas) + int(base) > INT64_MAX)
+    return int(over[0]) if over.size else -1
+
+
+def _exact_dot(w: np.ndarray, mult: np.ndarray | None = None) -> int:
+    """The sum of ``w * mult`` (non-negative int64 arrays) as a Python integer: in int64 when
+    a float estimate leaves a wide margin, else with Python integers."""
+    if mult is None:
+        mult = np.ones(1, dtype=np.int64)
+    if float(np.dot(w.astype(np.float64), np.broadcast_to(mult, w.shape))) < 2.0**62:
+        return int(np.dot(w, np.broadcast_to(mult, w.shape)))
+    return int(np.dot(w.astype(object), np.broadcast_to(mult, w.shape).astype(object)))
+
+
+def _largest_argument(args) -> int:
+    """The largest a or b argument of a batch: a bound of every weight its records give (a
+    cheap one: ids and blocks count too), so that the quick bounds cost one reduction."""
+    return max(int(args[:2].max(initial=0)), 0)
+
+
 def vertex_weight_overflow(ops: np.ndarray, args: np.ndarray, total: int, stored) -> int:
     """The first record of a batch after which the total vertex weight would exceed
     INT64_MAX (the block weights are at most the total), or -1; checked on the host before
@@ -308,33 +389,44 @@ def vertex_weight_overflow(ops: np.ndarray, args: np.ndarray, total: int, stored
     the validator names them (this check runs first, so a batch that has both an invalid
     record and an overflowing total is reported by its overflow)."""
     ops = np.asarray(ops)
-    n = ops.shape[0]
-    if not n:
+    if not ops.shape[0]:
         return -1
-    ins = ops == Op.INSERT_VERTEX
-    setw = ops == Op.SET_VERTEX_WEIGHT
-    dele = ops == Op.DELETE_VERTEX
-    new = np.where(ins, args[0], np.where(setw, args[1], 0))
-    new = np.where(ins | setw, np.maximum(new, 0), 0)
-    # quick bound: nothing a batch removes can raise the total (float sum, generous margin)
-    if float(total) + float(new.astype(np.float64).sum()) < 2.0**62:
+    # quick bound: nothing a batch removes can raise the total, and no record adds more than
+    # the largest argument (floats, generous margin)
+    if float(total) + float(ops.shape[0]) * _largest_argument(args) < 2.0**62:
         return -1
-    rec = np.flatnonzero(ins | setw | dele)
-    # the entity each record acts on: an id, or the reference -(r + 1) of an insert record r
-    key = np.where(ins[rec], -(rec.astype(np.int64) + 1), args[0][rec])
-    order = np.lexsort((rec, key))
-    k_sorted, r_sorted = key[order], rec[order]
-    first = np.r_[True, k_sorted[1:] != k_sorted[:-1]]
-    weights = np.asarray(stored())
-    known = (k_sorted >= 0) & (k_sorted < weights.size)
-    before = np.where(known, weights[np.where(known, k_sorted, 0)], 0)
-    prev_new = np.r_[0, new[r_sorted][:-1]]  # what the previous record on the entity left
-    cur = np.where(ins[r_sorted], 0, np.where(first, before, prev_new))  # an insert adds
-    delta = np.zeros(n, dtype=object)
-    delta[r_sorted] = new[r_sorted].astype(object) - cur.astype(object)
-    running = np.cumsum(delta) + int(total)
-    over = np.flatnonzero(running > INT64_MAX)
-    return int(over[0]) if over.size else -1
+    d_total, _ = _running_deltas(ops, args, _VERTEX_CODES, np.asarray(stored()))
+    return _first_past_int64(total, d_total)
+
+
+def net_weight_overflow(
+    ops: np.ndarray, args: np.ndarray, weight_bound: int, nets: int, pins: int, stored
+) -> int:
+    """The first record of a batch after which the net weights of the live nets would sum to
+    more than INT64_MAX, or their weights times net sizes would (the bound on km1 a
+    :class:`Hypergraph` is built under; the cut is at most the plain sum), or -1; checked on
+    the host before either structure applies anything, by both engines.
+
+    ``weight_bound``: an upper bound of the live nets' weights now; ``nets``, ``pins``: the
+    live nets and pins now; ``stored()``: (weight, size) of every net id now, 0 for dead ids
+    (called only when a quick bound, every net as heavy as the heaviest, cannot rule an
+    overflow out: weights near 2**62 / pins). Records are taken in order as in
+    :func:`vertex_weight_overflow` (``insert_net``, ``set_net_weight``, ``delete_net``), and
+    ``insert_pin`` / ``delete_pin`` add / remove their net's weight as it is at that record."""
+    ops = np.asarray(ops)
+    if not ops.shape[0]:
+        return -1
+    # quick bound: every net as heavy as the heaviest (now or given by the batch: at most its
+    # largest argument), each record a new pin and a new net
+    heaviest = float(max(int(weight_bound), _largest_argument(args)))
+    grown = ops.shape[0] + max(int(pins), int(nets))
+    if heaviest * grown < 2.0**62:
+        return -1
+    weights, sizes = (np.asarray(x, dtype=np.int64) for x in stored())
+    d_total, d_pins = _running_deltas(ops, args, _NET_CODES, weights, sizes)
+    hits = [_first_past_int64(_exact_dot(weights), d_total),
+            _first_past_int64(_exact_dot(weights, sizes), d_pins)]  # fmt: skip
+    return min((i for i in hits if i >= 0), default=-1)
 
 
 class DynamicHypergraph:
@@ -356,6 +448,9 @@ class DynamicHypergraph:
     def __init__(self, impl, backend: Backend):
         self._impl = impl
         self.backend = backend
+        #: an upper bound of the live nets' weights (raised by every batch, never lowered but by
+        #: an exact look; None: not known yet), for the quick bound of net_weight_overflow
+        self._net_weight_max: int | None = None
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -429,7 +524,9 @@ class DynamicHypergraph:
         )  # fmt: skip
         if budget is not None and be.name == "cpu":
             impl.attach_store(budget - minimum, int(cache_tau), stage=bool(cache_staging))
-        return cls(impl, be)
+        d = cls(impl, be)
+        d._net_weight_max = int(h.ewgt.max(initial=0))
+        return d
 
     @classmethod
     def from_graph(cls, g: Graph, parts, k: int, epsilon: float = 0.03, **options):
@@ -449,12 +546,7 @@ class DynamicHypergraph:
         if not isinstance(batch, Batch):
             raise InputError(f"expected a Batch, got {type(batch).__name__}")
         ops, args = batch.ops, batch.args
-        over = vertex_weight_overflow(ops, args, self.total_weight, self._impl.vertex_weights)
-        if over >= 0:
-            op, *vals = batch.record(over)
-            raise BatchError(over, op.name.lower(), tuple(vals),
-                             "the total vertex weight would exceed 2**63 - 1 (block weights and "
-                             "totals are 64-bit)", batch.describe(over))  # fmt: skip
+        self._refuse_overflow(batch)
         try:
             created, touched_v, touched_e = self._impl.apply(ops, args)
         except self.backend.record_error as exc:
@@ -463,6 +555,38 @@ class DynamicHypergraph:
             text = batch.describe(index)
             raise BatchError(index, op.name.lower(), tuple(vals), reason, text) from None
         return BatchResult(created, touched_v, touched_e, ops)
+
+    def _refuse_overflow(self, batch: Batch) -> None:
+        """Raises BatchError at the first record after which a 64-bit total would overflow:
+        the total vertex weight, the total net weight, or the km1 bound (net weights times net
+        sizes); afterwards the bound of the net weights covers the batch's."""
+        ops, args = batch.ops, batch.args
+        if self._net_weight_max is None:
+            self._net_weight_max = int(self._impl.net_weights().max(initial=0))
+        looked = []
+
+        def stored_nets():
+            eptr, _, _, ewgt, _, _, net_ids = self._impl.compact()
+            weights = np.zeros(self.net_bound, dtype=np.int64)
+            sizes = np.zeros(self.net_bound, dtype=np.int64)
+            weights[net_ids], sizes[net_ids] = ewgt, np.diff(eptr)
+            looked.append(int(ewgt.max(initial=0)))
+            return weights, sizes
+
+        at_v = vertex_weight_overflow(ops, args, self.total_weight, self._impl.vertex_weights)
+        at_n = net_weight_overflow(ops, args, self._net_weight_max, self.num_nets, self.num_pins,
+                                   stored_nets)  # fmt: skip
+        batch_max = _largest_argument(args)  # bounds the weights the batch gives
+        self._net_weight_max = max(looked[0] if looked else self._net_weight_max, batch_max)
+        if at_v < 0 and at_n < 0:
+            return
+        at = min(i for i in (at_v, at_n) if i >= 0)
+        what = ("the total vertex weight would exceed 2**63 - 1 (block weights and totals are "
+                "64-bit)" if at == at_v else
+                "the net weights, or the net weights times net sizes (the bound of km1), would "
+                "sum to more than 2**63 - 1 (cut and km1 are 64-bit)")  # fmt: skip
+        op, *vals = batch.record(at)
+        raise BatchError(at, op.name.lower(), tuple(vals), what, batch.describe(at))
 
     # ------------------------------------------------------------------ transactions
     def begin_batch(self) -> None:
@@ -748,6 +872,7 @@ __all__ = [
     "Op",
     "device_footprint",
     "Snapshot",
+    "net_weight_overflow",
     "ref",
     "vertex_weight_overflow",
 ]

@@ -226,7 +226,9 @@ def run(args) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     if args.json:
-        Path(args.json).write_text(json.dumps(result, indent=1) + "\n")
+        from .io import atomic_write
+
+        atomic_write(args.json, json.dumps(result, indent=1) + "\n")  # OutputError names it
     return 0
 
 

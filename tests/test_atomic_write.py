@@ -204,3 +204,18 @@ def test_cli_outputs_are_atomic(tmp_path, monkeypatch, capsys):
         assert err == f"igpart: error: {target}: No space left on device\n"
         assert target.read_bytes() == OLD
     assert sorted(os.listdir(tmp_path)) == ["a.hgr", "a.part", "big.hgr", "top.part", "top.v"]
+
+
+def test_warmup_json_output_is_atomic(tmp_path, monkeypatch, capsys):
+    from igpart import warmup
+
+    out = tmp_path / "warm.json"
+    out.write_bytes(OLD)
+    monkeypatch.setattr(warmup, "warmup", lambda *a, **kw: {"kernels": 3})
+    monkeypatch.setattr(os, "fsync", _no_space)
+    assert main(["warmup", "--json", str(out)]) == 1
+    assert capsys.readouterr().err == f"igpart: error: {out}: No space left on device\n"
+    assert out.read_bytes() == OLD and _listing(tmp_path) == ["warm.json"]
+    monkeypatch.setattr(os, "fsync", lambda fd: None)
+    assert main(["warmup", "--json", str(out)]) == 0
+    assert out.read_text() == '{\n "kernels": 3\n}\n'
