@@ -22,7 +22,7 @@ batch touched, in the backend (C++: ``kernels/cpu/incremental.cpp``):
 Fixed vertices (``fixed=`` at construction, :meth:`IncrementalPartitioner.fix` later) stay in
 their blocks: they never join the pseudo-partition nor the local refinement, and the quality
 guard re-partitions with them fixed. A deleted vertex is no longer fixed (its id may be reused).
-The GPU engine (``engine="gpu"``) does not take fixed vertices.
+Both engines lock them: the C++ refiner's ``locked`` mask, the GPU kernels' per-vertex bytes.
 
 The partition is balanced afterwards; if it is not (only possible when vertex weights leave no
 room, e.g. a vertex heavier than any block's spare capacity), the quality guard re-partitions.
@@ -305,9 +305,6 @@ class IncrementalPartitioner:
 
         fixed = check_fixed(fixed, h.n, self.k, h.vwgt, np.full(
             self.k, max_block_weight(h.total_weight, self.k, self.epsilon), dtype=np.int64))
-        if fixed is not None and engine == "gpu":
-            raise InputError("fixed vertices need engine='cpu' (the GPU engine's refinement "
-                             "does not lock vertices)")
         hyper = h.to_hypergraph() if self.is_graph else h
         if self.memory_budget is not None:  # a budget below the minimum fails before partitioning
             budget.require(self.memory_budget, budget.dynamic_minimum(hyper.n, hyper.m, self.k),
@@ -408,9 +405,6 @@ class IncrementalPartitioner:
         vertex locked (what :meth:`refine` does). All validated first: an id that is not a
         live vertex, a block outside [-1, k), or fixed weight above a block's maximum weight
         raises InputError and changes nothing."""
-        if self.engine == "gpu":
-            raise InputError("fixed vertices need engine='cpu' (the GPU engine's refinement "
-                             "does not lock vertices)")
         vs = np.atleast_1d(np.asarray(vertices))
         bs = np.atleast_1d(np.asarray(blocks))
         if vs.ndim != 1 or vs.shape != bs.shape:
@@ -594,7 +588,7 @@ class IncrementalPartitioner:
         if given:  # refine() without a batch: queue the given ids
             d._impl.add_seeds(np.asarray(res.touched_vertices, np.int32), new)
         info = d.refine(self.objective, expand=o.expand > 0, big_net=o.max_net_size,
-                        passes=o.refine_rounds)  # fmt: skip
+                        passes=o.refine_rounds, locked=self._locked())  # fmt: skip
         stats = {key: info[key] for key in ("rounds", "pseudo", "region", "local_moves",
                                            "forced", "fallbacks")}  # fmt: skip
         moved = info["changed_vertices"].astype(np.int32)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import subprocess
 import sys
 
@@ -13,6 +14,7 @@ import pytest
 
 import igpart
 from igpart import Config, InputError
+from igpart.errors import IgpartError
 from igpart.generators import random_circuit
 from igpart.metrics import evaluate
 from igpart.plugin.commands import Commands
@@ -70,12 +72,15 @@ def test_preset_errors_name_the_problem():
         Config(repetitions=0).validate()
 
 
+@pytest.mark.parametrize("be", BACKENDS)
+@pytest.mark.parametrize("kind", ["hypergraph", "graph"])
 @pytest.mark.parametrize("name", sorted(igpart.PRESETS))
-def test_every_preset_gives_a_valid_balanced_partition(circuit, name):
-    p = igpart.partition(circuit, 4, 0.03, backend="cpu", seed=1, preset=name)
-    m = evaluate(circuit, p.parts, 4, 0.03)
+def test_every_preset_gives_a_valid_balanced_partition(circuit, be, kind, name):
+    x = circuit.to_graph("clique") if kind == "graph" else circuit
+    p = igpart.partition(x, 4, 0.03, backend=be, seed=1, preset=name)
+    m = evaluate(x, p.parts, 4, 0.03)
     assert p.balanced and m["balanced"] and p.cut == m["cut"] and p.km1 == m["km1"]
-    assert p.config["preset"] == name
+    assert p.config["preset"] == name and p.backend == be
     for field, value in igpart.PRESETS[name].items():
         assert p.config[field] == value
 
@@ -98,6 +103,61 @@ def test_plugin_partition_takes_a_preset(circuit, tmp_path):
     with pytest.raises(InputError, match="unknown preset"):
         c.call("partition", k=4, preset="fast")
     assert c.session.engine.config.preset == "speed"  # the session stays
+
+
+def test_tcl_and_json_partition_take_preset_fixed_and_initial(circuit, tmp_path):
+    from igpart.plugin import JsonLinesServer
+    from igpart.plugin.tcl import TclBridge
+
+    hgr, fix, start = tmp_path / "c.hgr", tmp_path / "c.fix", tmp_path / "start.part"
+    igpart.io.write_hgr(circuit, hgr)
+    fixed = np.full(circuit.n, -1, dtype=np.int32)
+    fixed[::25] = np.arange(circuit.n)[::25] % 4
+    fix.write_text("".join(f"{b}\n" for b in fixed))
+    first = igpart.partition(circuit, 4, backend="cpu", preset="speed", fixed=fixed)
+    igpart.io.write_partition(first.parts, start)
+
+    def check(session, preset):
+        assert session.engine.config.preset == preset
+        parts = session.parts
+        assert (parts[fixed >= 0] == fixed[fixed >= 0]).all()
+        m = evaluate(circuit, parts, 4, 0.03)
+        assert m["balanced"] and m["cut"] <= first.cut  # improved from the file, never worse
+
+    b = TclBridge()
+    b.eval(f"igpart::read {{{hgr}}}")
+    b.eval(f"igpart::partition -k 4 -backend cpu -preset speed -fixed {{{fix}}} "
+           f"-initial {{{start}}}")
+    check(b.commands.session, "speed")
+    srv = JsonLinesServer()
+    srv.handle(json.dumps({"id": 1, "method": "read", "params": [str(hgr)]}))
+    r = srv.handle(json.dumps({"id": 2, "method": "partition", "params": {
+        "k": 4, "backend": "cpu", "preset": "quality", "fixed": str(fix),
+        "initial": str(start)}}))
+    assert r["ok"], r
+    check(srv.commands.session, "quality")
+    # bad input: the file and line, or the problem, named on both; the session stays
+    bad = tmp_path / "bad.part"
+    bad.write_text("0\n9\n" + "0\n" * (circuit.n - 2))
+    heavy = tmp_path / "heavy.fix"
+    heavy.write_text("0\n" * circuit.n)
+    over = tmp_path / "over.fix"
+    over.write_text("5\n" + "-1\n" * (circuit.n - 1))
+    for params, message in [
+        ({"initial": str(bad)}, f"{bad}:2: block id 9 is not below k = 4"),
+        ({"fixed": str(over)}, f"{over}:1"),
+        ({"fixed": str(heavy)}, "fixed to block 0 weigh"),
+        ({"initial": str(tmp_path / "none.part")}, "none.part"),
+        ({"preset": "fast"}, "unknown preset 'fast'"),
+    ]:
+        r = srv.handle(json.dumps({"id": 3, "method": "partition",
+                                   "params": {"k": 4, "backend": "cpu", **params}}))
+        assert not r["ok"] and message in r["error"]["message"], (params, r)
+        options = " ".join(f"-{key} {{{value}}}" for key, value in params.items())
+        with pytest.raises(IgpartError, match=re.escape(message)):
+            b.eval(f"igpart::partition -k 4 -backend cpu {options}")
+    check(srv.commands.session, "quality")
+    check(b.commands.session, "speed")
 
 
 # ------------------------------------------------------------------------------ block weights
@@ -175,6 +235,16 @@ def test_improve_is_never_worse_than_a_balanced_input(be):
                 assert getattr(p, objective) == evaluate(h, p.parts, k)[objective]
 
 
+@pytest.mark.parametrize("be", BACKENDS)
+def test_improve_on_a_graph_is_never_worse(be):
+    rng = np.random.default_rng(5)
+    g = random_graph(rng, 900, 2700, weighted=True)
+    for start in (np.arange(g.n) % 4, igpart.partition(g, 4, backend=be, preset="speed").parts):
+        before = evaluate(g, start, 4, 0.03)
+        p = igpart.improve(g, start, 4, backend=be, preset="speed")
+        assert p.balanced and p.cut <= before["cut"] and p.cut == evaluate(g, p.parts, 4)["cut"]
+
+
 def test_improve_balances_an_unbalanced_input_and_respects_block_weights(circuit):
     start = np.zeros(circuit.n, dtype=np.int32)
     start[: circuit.n // 10] = 1
@@ -242,3 +312,14 @@ def test_cli_bad_inputs_name_file_and_line(circuit, tmp_path):
     assert r.returncode == 1 and "less than the total vertex weight" in r.stderr
     r = run("partition", hgr, "-k", 4, "--initial", bad, "--algorithm", "metis")
     assert r.returncode == 1 and "--initial" in r.stderr
+    # fixed vertices heavier than their block's own bound; a fixed block not below k
+    fix = tmp_path / "c.fix"
+    fix.write_text("1\n" * 50 + "-1\n" * (circuit.n - 50))
+    w = int(circuit.vwgt[:50].sum())
+    r = run("partition", hgr, "-k", 4, "--fixed", fix, "--block-weights",
+            f"{circuit.total_weight},{w - 1},{circuit.total_weight},{circuit.total_weight}")
+    assert r.returncode == 1 and f"fixed to block 1 weigh {w}, more than its maximum weight " \
+        f"{w - 1}" in r.stderr and "Traceback" not in r.stderr
+    fix.write_text("4\n" + "-1\n" * (circuit.n - 1))
+    r = run("partition", hgr, "-k", 4, "--fixed", fix)
+    assert r.returncode == 1 and f"{fix}:1" in r.stderr and "Traceback" not in r.stderr

@@ -117,8 +117,8 @@ class Session:
     ``"gpu"`` (CUDA; BackendUnavailable without a device).
     ``fixed``: cells (I/O pads, macros, placed cells) that stay in their block: a dict
     ``{name or vertex id: block}`` or an array of one block per vertex (-1: free); the initial
-    partition, every refinement and the quality guard keep them there. :meth:`fix` fixes (or
-    frees) cells later. Fixed cells need ``engine="cpu"``. ``memory_budget``: device memory
+    partition, every refinement (on either engine) and the quality guard keep them there.
+    :meth:`fix` fixes (or frees) cells later. ``memory_budget``: device memory
     budget in bytes (or e.g. ``"2GiB"``; default: ``IGPART_GPU_MEMORY_BUDGET``): the design's
     adjacency then lives in a host store with a hot-row cache, with the same results; each
     result's ``stats["transfer"]`` reports the bytes a batch moves host -> device

@@ -1030,6 +1030,12 @@ __device__ void warp_move(const Dyn &d, int k, int v, int from, int to, int lane
     }
 }
 
+// Whether vertex v is fixed (never moved by the refinement): ``locked`` holds a byte per vertex
+// id below ``nlocked`` (non-zero: fixed); ids beyond it and a null ``locked`` are free.
+__device__ __forceinline__ bool vertex_locked(const unsigned char *locked, int nlocked, int v) {
+    return locked != nullptr && v < nlocked && locked[v] != 0;
+}
+
 // Rank sort of moves [0, n) by (score desc, vertex asc) into ord.
 __device__ void rank_sort_moves(const RefScratch &r, int n) {
     for (int m = threadIdx.x; m < n; m += blockDim.x) {
@@ -1050,10 +1056,12 @@ __device__ void rank_sort_moves(const RefScratch &r, int n) {
 // best block; moves sorted by score; the longest prefix keeping every block within maxw is
 // applied (at least one move, so the rounds end). Then up to `passes` rounds of local refinement
 // of the region: positive-gain moves of vertices sharing no net, sorted by gain, longest balanced
-// prefix. Cut and km1 are settled from the claimed nets at the end.
+// prefix. Cut and km1 are settled from the claimed nets at the end. Fixed vertices (``locked``,
+// see vertex_locked) stay in the region, so that their nets are claimed and their neighbours
+// reached, but never go to the pseudo-partition and never move.
 extern "C" __global__ void __launch_bounds__(1024)
 dyn_refine(const u64 *P, const u64 *R, const int *newv, int nnew, const int *seeds, int nseeds, int expand, int k, double eps, int objective,
-           int big_net, int passes, long long *out) {
+           int big_net, int passes, long long *out, const unsigned char *locked, int nlocked) {
     const Dyn d = load(P);
     const RefScratch r = load_ref(R);
     __shared__ int s_nreg, s_nps, s_nps2, s_nm, s_L, s_nte, s_nch, s_rounds, s_forced, s_local,
@@ -1101,6 +1109,10 @@ dyn_refine(const u64 *P, const u64 *R, const int *newv, int nnew, const int *see
 
     // Alg. 3 filter (decisions first, moves after: no warp sees another's half-done move)
     for (int t = warp; t < nreg; t += nwarps) {
+        if (vertex_locked(locked, nlocked, r.reg[t])) {
+            if (lane == 0) r.dec[t] = 0;  // a fixed vertex stays (forced seeds included)
+            continue;
+        }
         if (r.dec[t]) continue;
         const int v = r.reg[t], p = d.part[v];
         long long ext = 0, in = 0;
@@ -1198,6 +1210,10 @@ dyn_refine(const u64 *P, const u64 *R, const int *newv, int nnew, const int *see
     for (int pass = 0; pass < passes; ++pass) {
         for (int t = warp; t < nreg; t += nwarps) {
             const int v = r.reg[t];
+            if (vertex_locked(locked, nlocked, v)) {
+                if (lane == 0) r.dec[t] = -1;
+                continue;
+            }
             int bt;
             long long bs;
             warp_best_block(d, k, objective, v, d.vwgt[v], d.part[v], maxw, 1, lane, &bt, &bs);
@@ -1295,12 +1311,14 @@ dyn_refine(const u64 *P, const u64 *R, const int *newv, int nnew, const int *see
 }
 
 // Grid: the vertices of overloaded blocks that have a cut net (or, with any_vertex, all of them),
-// appended to `seeds` (the rebalancing fallback of dyn_refine with expand == 0).
+// appended to `seeds` (the rebalancing fallback of dyn_refine with expand == 0); fixed vertices
+// (``locked``) are left out.
 extern "C" __global__ void dyn_overloaded_vertices(const u64 *P, int k, double eps, int any_vertex,
-                                                   int *seeds, int *count) {
+                                                   int *seeds, int *count,
+                                                   const unsigned char *locked, int nlocked) {
     const Dyn d = load(P);
     const long long v = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (v >= d.ctr[C_NIDS] || !d.vstatus[v]) return;
+    if (v >= d.ctr[C_NIDS] || !d.vstatus[v] || vertex_locked(locked, nlocked, (int)v)) return;
     const long long maxw = igp::max_block_weight(d.ctr[C_TOTAL], k, eps);
     if (d.bw[d.part[v]] <= maxw) return;
     bool boundary = any_vertex != 0;
