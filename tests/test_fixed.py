@@ -236,7 +236,8 @@ def test_graph_with_fixed_vertices(be):
 
 
 @pytest.mark.parametrize("kind", ["hypergraph", "graph"])
-@pytest.mark.parametrize("k, ratios", [(2, (3, 1)), (4, (1, 2, 4, 8)), (8, (3, 1, 1, 1, 1, 1, 1, 2))])
+@pytest.mark.parametrize("k, ratios", [(2, (3, 1)), (4, (1, 2, 4, 8)),
+                                       (8, (3, 1, 1, 1, 1, 1, 1, 2))])
 def test_fixed_vertices_with_block_weights(be, kind, k, ratios):
     h = random_circuit(800 if be.name == "cpu" else 3000, seed=k + 20)
     x = h.to_graph("clique") if kind == "graph" else h
