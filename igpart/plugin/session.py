@@ -124,9 +124,9 @@ class Session:
     result's ``stats["transfer"]`` reports the bytes a batch moves host -> device
     (:class:`~igpart.incremental.IncrementalPartitioner`). ``mapping`` (not with ``fixed``):
     ``{"hierarchy": (4, 8), "distance": (1, 10), "algorithm": "im"}`` keeps a process mapping
-    of the k blocks onto a machine hierarchy (``prod(hierarchy) == k``): the initial partition is that mapping (or
-    ``parts`` are taken as PE ids), and every :meth:`refine` also refines it with the mapping
-    gain around the batch (see :meth:`map`, :mod:`igpart.plugin.mapping`).
+    of the k blocks onto a machine hierarchy (``prod(hierarchy) == k``): the initial partition
+    is that mapping (or ``parts`` are taken as PE ids), and every :meth:`refine` also refines
+    it with the mapping gain around the batch (see :meth:`map`, :mod:`igpart.plugin.mapping`).
 
     >>> from igpart import Hypergraph
     >>> s = Session(Hypergraph.from_nets([[0, 1], [1, 2], [2, 3]]), k=2, parts=[0, 0, 1, 1])
