@@ -187,6 +187,76 @@ def test_block_weights_are_respected(be, kind, ratios):
         assert p.to_dict()["max_block_weights"] == [int(b) for b in bounds]
 
 
+@pytest.mark.parametrize("engine", BACKENDS)
+def test_session_keeps_block_weights_through_batches(engine):
+    from igpart.plugin import Session
+
+    h = random_circuit(1500, seed=21)
+    k = 4
+    bounds = skewed_bounds(h.total_weight, h.vwgt, (1, 2, 3, 6), slack=0.05) + 60
+    fixed = np.full(h.n, -1, dtype=np.int32)
+    fixed[:40:4] = 3
+    s = Session(h, k=k, max_block_weights=bounds, fixed=fixed, engine=engine,
+                options={"max_change_fraction": 0.05})
+    m = s.metrics()
+    assert m["balanced"] and m["max_block_weights"] == bounds.tolist()
+    assert (igpart.block_weights(h, s.parts, k) <= bounds).all()
+    rng = np.random.default_rng(3)
+    full = 0
+    for _ in range(6):
+        for _ in range(12):  # new vertices, each pulled towards the light blocks' nets
+            v = s.insert_vertex(2)
+            for e in rng.choice(h.m, 2, replace=False).tolist():
+                s.insert_pin(v, int(e))
+        r = s.refine()
+        full += r.full_repartition
+        # the incremental refinement itself keeps the bounds (no re-partition to restore them)
+        assert r.reason is None or "balance bound" not in r.reason, r.reason
+        snap = s.dynamic.to_hypergraph()
+        weights = igpart.block_weights(snap.hypergraph, snap.parts, k)
+        assert r.balanced and (weights <= bounds).all(), (weights, bounds)
+        assert (s.parts[: h.n][fixed >= 0] == 3).all()
+        assert r.imbalance == pytest.approx((weights / bounds).max() - 1)
+    assert full >= 1  # the quality guard's re-partitions keep the bounds too
+    # a batch that makes the design heavier than the bounds allow: refused, nothing changed
+    before = s.parts.copy()
+    s.insert_vertex(int(bounds.sum()))
+    with pytest.raises(InputError, match="more than the per-block maximum weights allow"):
+        s.refine()
+    assert np.array_equal(s.parts, before)
+    with pytest.raises(InputError, match=f"fixed to block 0 would weigh .* more than its "
+                                         f"maximum weight {bounds[0]}"):
+        s.engine.fix(np.arange(h.n), np.zeros(h.n, np.int64))
+
+
+def test_plugin_partition_takes_block_weights(circuit, tmp_path):
+    from igpart.plugin import JsonLinesServer
+    from igpart.plugin.tcl import TclBridge
+
+    hgr = tmp_path / "c.hgr"
+    igpart.io.write_hgr(circuit, hgr)
+    bounds = skewed_bounds(circuit.total_weight, circuit.vwgt, (1, 2, 4, 8))
+    srv = JsonLinesServer()
+    srv.handle(json.dumps({"id": 1, "method": "read", "params": [str(hgr)]}))
+    r = srv.handle(json.dumps({"id": 2, "method": "partition", "params": {
+        "k": 4, "backend": "cpu", "block_weights": bounds.tolist()}}))
+    assert r["ok"] and r["result"]["max_block_weights"] == bounds.tolist(), r
+    weights = igpart.block_weights(circuit, srv.commands.session.parts, 4)
+    assert (weights <= bounds).all() and weights[3] > 4 * weights[0]
+    b = TclBridge()
+    b.eval(f"igpart::read {{{hgr}}}")
+    b.eval(f"igpart::partition -k 4 -backend cpu -block_weights {','.join(map(str, bounds))}")
+    assert (igpart.block_weights(circuit, b.commands.session.parts, 4) <= bounds).all()
+    for value, message in [(bounds.tolist()[:3], "expected one per block"),
+                           ([-1, 1, 1, circuit.total_weight], "is negative"),
+                           ([1, 1, 1, 1], "less than the total vertex weight"),
+                           ("1,x,3,4", "'x' is not a non-negative integer")]:
+        r = srv.handle(json.dumps({"id": 3, "method": "partition", "params": {
+            "k": 4, "backend": "cpu", "block_weights": value}}))
+        assert not r["ok"] and message in r["error"]["message"], (value, r)
+    assert srv.commands.session.engine.targets.tolist() == bounds.tolist()  # the session stays
+
+
 def test_block_weights_skew_the_blocks(circuit):
     bounds = skewed_bounds(circuit.total_weight, circuit.vwgt, (1, 2, 4, 8), slack=0.0)
     p = igpart.partition(circuit, 4, backend="cpu", max_block_weights=bounds)

@@ -500,7 +500,7 @@ class GpuDynamicHypergraph:
 
     # ------------------------------------------------------------------ refinement
     def refine(self, objective: str = "cut", *, expand: bool = True, big_net: int = 256,
-               passes: int = 3, locked=None) -> dict:  # fmt: skip
+               passes: int = 3, locked=None, bounds=None) -> dict:  # fmt: skip
         """Incremental refinement of the vertices touched (and created) by the batches since the
         last call: iG-kway Alg. 3 (pseudo-partition) and Alg. 4 (rounds of moves sharing no net
         of at most ``big_net`` pins, longest balanced prefix), then up to ``passes`` rounds of
@@ -510,7 +510,8 @@ class GpuDynamicHypergraph:
         before the call. When a block is still above the bound, the
         boundary vertices of overloaded blocks (then all their vertices) are re-placed.
         ``locked`` (uint8 per vertex id, numpy or cupy; ids beyond it are free; None: none):
-        fixed vertices, which never move."""
+        fixed vertices, which never move. ``bounds`` (k int64, numpy or cupy; None: the epsilon
+        bound for every block): per-block maximum weights."""
         if objective not in OBJECTIVES:
             raise ValueError(f"unknown objective '{objective}'")
         self._ensure_refine_scratch()
@@ -521,6 +522,11 @@ class GpuDynamicHypergraph:
         else:
             locked = cupy.ascontiguousarray(cupy.asarray(locked), dtype=cupy.uint8).reshape(-1)
             lock = (locked, np.int32(locked.size))
+        if bounds is not None:
+            bounds = cupy.ascontiguousarray(cupy.asarray(bounds), dtype=cupy.int64).reshape(-1)
+            if bounds.size != self.k:
+                raise ValueError(f"bounds must hold one weight per block ({self.k})")
+        lock = (*lock, NULL if bounds is None else bounds)
         args = (np.int32(self.k), np.float64(self.epsilon), obj, np.int32(big_net),
                 np.int32(passes), out, *lock)  # fmt: skip
         _kernel("dyn_refine")((1,), (1024,), (
