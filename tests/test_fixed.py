@@ -154,6 +154,28 @@ def test_fixed_labels_keep_blocks_apart_and_coarse_fixed_follows():
     assert np.array_equal(cf[cmap], fixed)  # every member shares its cluster's fixed block
 
 
+@pytest.mark.parametrize("method", ["cluster", "hyperg"])
+def test_every_clustering_keeps_differently_fixed_vertices_apart(be, method):
+    # on each backend's own clustering (the GPU kernels included): with the labels of
+    # fixed_labels, a cluster never holds vertices fixed to different blocks nor fixed and free
+    h = random_circuit(3000, seed=11)
+    fixed = random_fixed(h.n, 4, 0.3, seed=2)
+    ha = be.hypergraph_arrays(h)
+    labels = fixed_labels(be.xp, be.asarray(fixed, "int32"))
+    mcw = h.total_weight // 20
+    if method == "cluster":
+        cmap, nc = be.cluster_hypergraph(ha, mcw, communities=labels, max_shrink=4.0, seed=3)
+    else:
+        cmap, nc = be.coarsen_hypergraph(ha, mcw, group_size=4, communities=labels, seed=3)
+    cmap = host(be, cmap)
+    assert nc < 0.8 * h.n  # it did cluster
+    cf = np.full(nc, -2, dtype=np.int64)
+    cf[cmap] = fixed
+    assert np.array_equal(cf[cmap], fixed)  # one fixed state (block or free) per cluster
+    assert np.array_equal(host(be, coarse_fixed(be.xp, be.asarray(fixed, "int32"), be.asarray(
+        cmap, "int32"), nc))[cmap], fixed)
+
+
 def test_best_renaming_equals_brute_force():
     rng = np.random.default_rng(7)
     for _ in range(30):
