@@ -215,19 +215,10 @@ def _config(args) -> dict | None:
 
 
 def block_weights_arg(text: str, k: int) -> np.ndarray:
-    """A ``--block-weights`` value: a file of one weight per line, or ``w1,w2,...``; ``k``
-    non-negative integers (InputError naming the file and line or the entry otherwise)."""
-    from .io import read_block_weights
+    """A ``--block-weights`` value (:func:`igpart.io.parse_block_weights`)."""
+    from .io import parse_block_weights
 
-    if os.path.exists(text) or "," not in text and not text.strip().lstrip("+").isdigit():
-        return read_block_weights(text, k)
-    fields = [f.strip() for f in text.split(",")]
-    bad = next((f for f in fields if not re.fullmatch(r"\+?\d{1,18}", f)), None)
-    if bad is not None:
-        raise InputError(f"--block-weights: '{bad[:40]}' is not a non-negative integer")
-    if len(fields) != k:
-        raise InputError(f"--block-weights: {len(fields)} weights, expected k = {k}")
-    return np.array([int(f) for f in fields], dtype=np.int64)
+    return parse_block_weights(text, k, "--block-weights")
 
 
 def _block_weights(args) -> np.ndarray | None:

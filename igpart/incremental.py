@@ -22,7 +22,7 @@ batch touched, in the backend (C++: ``kernels/cpu/incremental.cpp``):
 Fixed vertices (``fixed=`` at construction, :meth:`IncrementalPartitioner.fix` later) stay in
 their blocks: they never join the pseudo-partition nor the local refinement, and the quality
 guard re-partitions with them fixed. A deleted vertex is no longer fixed (its id may be reused).
-The GPU engine (``engine="gpu"``) does not take fixed vertices.
+Both engines lock them: the C++ refiner's ``locked`` mask, the GPU kernels' per-vertex bytes.
 
 The partition is balanced afterwards; if it is not (only possible when vertex weights leave no
 room, e.g. a vertex heavier than any block's spare capacity), the quality guard re-partitions.
@@ -270,6 +270,7 @@ class IncrementalPartitioner:
         memory_budget: int | str | None = None,
         cache_tau: int = 3,
         cache_staging: bool = True,
+        max_block_weights=None,
     ):
         if not isinstance(h, (Hypergraph, Graph)):
             raise InputError(f"expected a Hypergraph or Graph, got {type(h).__name__}")
@@ -298,13 +299,14 @@ class IncrementalPartitioner:
         self.is_graph = isinstance(h, Graph)
         t0 = time.perf_counter()
         from .fixed import check_fixed
-        from .metrics import max_block_weight
+        from .metrics import check_block_weights, max_block_weight
 
+        #: per-block maximum weights (int64, k) instead of the epsilon bound, or None
+        self.targets = None if max_block_weights is None else check_block_weights(
+            max_block_weights, self.k, h.total_weight)
         fixed = check_fixed(fixed, h.n, self.k, h.vwgt, np.full(
-            self.k, max_block_weight(h.total_weight, self.k, self.epsilon), dtype=np.int64))
-        if fixed is not None and engine == "gpu":
-            raise InputError("fixed vertices need engine='cpu' (the GPU engine's refinement "
-                             "does not lock vertices)")
+            self.k, max_block_weight(h.total_weight, self.k, self.epsilon), dtype=np.int64)
+            if self.targets is None else self.targets)
         hyper = h.to_hypergraph() if self.is_graph else h
         if self.memory_budget is not None:  # a budget below the minimum fails before partitioning
             budget.require(self.memory_budget, budget.dynamic_minimum(hyper.n, hyper.m, self.k),
@@ -314,7 +316,7 @@ class IncrementalPartitioner:
                 self.backend = _full_backend(backend, self.memory_budget, hyper, self.k)
         if parts is None:
             parts = partition(h, self.k, self.epsilon, objective, self.backend, self.seed,
-                              config, fixed=fixed).parts  # fmt: skip
+                              config, fixed=fixed, max_block_weights=self.targets).parts
         elif fixed is not None:  # a given partition: the fixed vertices go to their blocks
             from .metrics import check_parts
 
@@ -330,7 +332,8 @@ class IncrementalPartitioner:
         self._refiner = get_backend("cpu").incremental_refiner() if engine == "cpu" else None
         if self._refiner is not None:
             empty = np.zeros(0, np.int32)
-            self._refiner.refine(self.dynamic._impl, empty, empty, empty)  # allocates scratch
+            self._refiner.refine(self.dynamic._impl, empty, empty, empty,
+                                 bounds=self.targets)  # allocates scratch
         self.batches = 0
         self.full_partitions = 0
         self._changes_since_full = 0
@@ -405,9 +408,6 @@ class IncrementalPartitioner:
         vertex locked (what :meth:`refine` does). All validated first: an id that is not a
         live vertex, a block outside [-1, k), or fixed weight above a block's maximum weight
         raises InputError and changes nothing."""
-        if self.engine == "gpu":
-            raise InputError("fixed vertices need engine='cpu' (the GPU engine's refinement "
-                             "does not lock vertices)")
         vs = np.atleast_1d(np.asarray(vertices))
         bs = np.atleast_1d(np.asarray(blocks))
         if vs.ndim != 1 or vs.shape != bs.shape:
@@ -431,12 +431,12 @@ class IncrementalPartitioner:
         fixed[vs] = bs
         w = self.dynamic.vertex_weights
         load = np.bincount(fixed[fixed >= 0], weights=w[fixed >= 0], minlength=self.k)
-        over = np.flatnonzero(load > self.dynamic.max_block_weight)
+        bounds = self.block_bounds
+        over = np.flatnonzero(load > bounds)
         if over.size:
             b = int(over[0])
             raise InputError(f"fix: the vertices fixed to block {b} would weigh "
-                             f"{int(load[b])}, more than its maximum weight "
-                             f"{self.dynamic.max_block_weight}")
+                             f"{int(load[b])}, more than its maximum weight {int(bounds[b])}")
         self._fixed = fixed
         self._has_fixed = bool((fixed >= 0).any())
         go = np.flatnonzero((bs >= 0) & (cur != bs))
@@ -464,9 +464,32 @@ class IncrementalPartitioner:
     def objective_value(self) -> int:
         return int(self.dynamic.cut if self.objective == "cut" else self.dynamic.km1)
 
+    @property
+    def block_bounds(self) -> np.ndarray:
+        """The maximum weight of each block (int64, k): the per-block ``max_block_weights``,
+        else the epsilon bound of the current total weight."""
+        if self.targets is not None:
+            return self.targets
+        return np.full(self.k, self.dynamic.max_block_weight, dtype=np.int64)
+
     def metrics(self) -> dict:
-        """The maintained metrics (cut, km1, block weights, bound, imbalance, balanced)."""
-        return self.dynamic.metrics()
+        """The maintained metrics (cut, km1, block weights, bound, imbalance, balanced); with
+        per-block maximum weights, balance and imbalance are measured against them (as
+        :func:`igpart.metrics.evaluate` does) and ``max_block_weights`` lists them."""
+        m = self.dynamic.metrics()
+        if self.targets is not None:
+            bw = np.asarray(m["block_weights"], dtype=np.int64)
+            ratio = bw / np.maximum(self.targets, 1)  # a bound of 0: any weight is overload
+            m.update(max_block_weight=int(self.targets.max(initial=0)),
+                     imbalance=float(ratio.max(initial=0.0)) - 1.0,
+                     balanced=bool((bw <= self.targets).all()),
+                     max_block_weights=[int(b) for b in self.targets])
+        return m
+
+    def _balanced(self) -> bool:
+        if self.targets is None:
+            return self.dynamic.is_balanced
+        return bool((np.asarray(self.dynamic.block_weights) <= self.targets).all())
 
     def _reset_guard(self) -> None:
         self._changes_since_full = 0
@@ -476,7 +499,7 @@ class IncrementalPartitioner:
     def guard_reason(self) -> str | None:
         """Why the quality guard would re-partition now, or None."""
         o = self.options
-        if not self.dynamic.is_balanced:
+        if not self._balanced():
             return "incremental refinement left a block above the balance bound"
         if not o.guard:
             return None
@@ -504,6 +527,10 @@ class IncrementalPartitioner:
     def _apply(self, batch: Batch, on_applied) -> IncrementalResult:
         t0 = time.perf_counter()
         res = self.dynamic.apply(batch)
+        if self.targets is not None and self.dynamic.total_weight > int(self.targets.sum()):
+            raise InputError(f"the batch brings the total vertex weight to "
+                             f"{self.dynamic.total_weight}, more than the per-block maximum "
+                             f"weights allow ({int(self.targets.sum())}); nothing was applied")
         if self._has_fixed:
             # deleted vertices are no longer fixed, and an id a new vertex reuses is free
             ids = np.flatnonzero(self._fixed >= 0)
@@ -546,6 +573,7 @@ class IncrementalPartitioner:
                 np.asarray(res.touched_nets, np.int32), new, OBJECTIVES.index(self.objective),
                 o.max_net_size, o.expand, o.max_rounds, o.refine_rounds, o.fm,
                 o.fm_max_fruitless, o.fm_max_moves, locked=self._locked(),
+                bounds=self.targets,
             )  # fmt: skip
         t2 = time.perf_counter()
         self.batches += 1
@@ -572,7 +600,7 @@ class IncrementalPartitioner:
         if d.has_store:  # the batch's reads, refinement and any re-partition included
             stats = {**stats, "transfer": d.end_batch()}
         timings["total"] = time.perf_counter() - t0
-        m = d.metrics()
+        m = self.metrics()
         return IncrementalResult(
             batch=self.batches - 1, records=records, moved=moved, moved_from=frm,
             moved_to=d.blocks_of(moved), new_vertices=new, new_blocks=d.blocks_of(new),
@@ -591,7 +619,8 @@ class IncrementalPartitioner:
         if given:  # refine() without a batch: queue the given ids
             d._impl.add_seeds(np.asarray(res.touched_vertices, np.int32), new)
         info = d.refine(self.objective, expand=o.expand > 0, big_net=o.max_net_size,
-                        passes=o.refine_rounds)  # fmt: skip
+                        passes=o.refine_rounds, locked=self._locked(),
+                        bounds=self.targets)  # fmt: skip
         stats = {key: info[key] for key in ("rounds", "pseudo", "region", "local_moves",
                                            "forced", "fallbacks")}  # fmt: skip
         moved = info["changed_vertices"].astype(np.int32)
@@ -612,7 +641,7 @@ class IncrementalPartitioner:
         now = d.parts
         moved = np.flatnonzero(before != now).astype(np.int32)
         timings["total"] = time.perf_counter() - t0
-        m = d.metrics()
+        m = self.metrics()
         return IncrementalResult(
             batch=self.batches, records=0, moved=moved, moved_from=before[moved],
             moved_to=now[moved], new_vertices=np.zeros(0, np.int32),
@@ -634,9 +663,10 @@ class IncrementalPartitioner:
         fixed = fixed if bool((fixed >= 0).any()) else None
         cands = []
         if h.n >= self.k:
-            cands.append(improve(h, snap.parts, *args, vcycles=o.guard_vcycles, fixed=fixed))
+            cands.append(improve(h, snap.parts, *args, vcycles=o.guard_vcycles, fixed=fixed,
+                                 max_block_weights=self.targets))
             if o.guard_fresh:
-                cands.append(partition(h, *args, fixed=fixed))
+                cands.append(partition(h, *args, fixed=fixed, max_block_weights=self.targets))
         cands = [c for c in cands if c.balanced]
         if cands:
             best = min(cands, key=lambda c: c.objective_value)

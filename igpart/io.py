@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import stat
 import tempfile
 import zlib
@@ -564,6 +565,21 @@ def read_block_weights(path, k: int | None = None) -> np.ndarray:
     if k is not None and weights.size != k:
         raise InputError(f"holds {weights.size} block weights, expected k = {k}", file=L.file)
     return weights
+
+
+def parse_block_weights(text: str, k: int, what: str = "block weights") -> np.ndarray:
+    """Per-block maximum weights given as text: a file of one weight per line
+    (:func:`read_block_weights`) or ``w1,w2,...``; ``k`` non-negative integers (InputError
+    naming the file and line, or ``what`` and the entry, otherwise)."""
+    if os.path.exists(text) or "," not in text and not text.strip().lstrip("+").isdigit():
+        return read_block_weights(text, k)
+    fields = [f.strip() for f in text.split(",")]
+    bad = next((f for f in fields if not re.fullmatch(r"\+?\d{1,18}", f)), None)
+    if bad is not None:
+        raise InputError(f"{what}: '{bad[:40]}' is not a non-negative integer")
+    if len(fields) != k:
+        raise InputError(f"{what}: {len(fields)} weights, expected k = {k}")
+    return np.array([int(f) for f in fields], dtype=np.int64)
 
 
 def write_partition(parts, path) -> None:

@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import igpart
+from igpart.dynamic import Batch
 from igpart.errors import InputError
 from igpart.fixed import align_to_fixed, best_renaming, check_fixed, coarse_fixed, fixed_labels
 from igpart.generators import random_circuit
@@ -153,6 +154,28 @@ def test_fixed_labels_keep_blocks_apart_and_coarse_fixed_follows():
     assert np.array_equal(cf[cmap], fixed)  # every member shares its cluster's fixed block
 
 
+@pytest.mark.parametrize("method", ["cluster", "hyperg"])
+def test_every_clustering_keeps_differently_fixed_vertices_apart(be, method):
+    # on each backend's own clustering (the GPU kernels included): with the labels of
+    # fixed_labels, a cluster never holds vertices fixed to different blocks nor fixed and free
+    h = random_circuit(3000, seed=11)
+    fixed = random_fixed(h.n, 4, 0.3, seed=2)
+    ha = be.hypergraph_arrays(h)
+    labels = fixed_labels(be.xp, be.asarray(fixed, "int32"))
+    mcw = h.total_weight // 20
+    if method == "cluster":
+        cmap, nc = be.cluster_hypergraph(ha, mcw, communities=labels, max_shrink=4.0, seed=3)
+    else:
+        cmap, nc = be.coarsen_hypergraph(ha, mcw, group_size=4, communities=labels, seed=3)
+    cmap = host(be, cmap)
+    assert nc < 0.8 * h.n  # it did cluster
+    cf = np.full(nc, -2, dtype=np.int64)
+    cf[cmap] = fixed
+    assert np.array_equal(cf[cmap], fixed)  # one fixed state (block or free) per cluster
+    assert np.array_equal(host(be, coarse_fixed(be.xp, be.asarray(fixed, "int32"), be.asarray(
+        cmap, "int32"), nc))[cmap], fixed)
+
+
 def test_best_renaming_equals_brute_force():
     rng = np.random.default_rng(7)
     for _ in range(30):
@@ -222,12 +245,53 @@ def test_recursive_bisection_keeps_fixed_vertices():
     assert_fixed_kept(parts, fixed)
 
 
-def test_graph_with_fixed_vertices():
-    g = random_circuit(500, seed=8).to_graph("clique")
+def test_graph_with_fixed_vertices(be):
+    g = random_circuit(500 if be.name == "cpu" else 3000, seed=8).to_graph("clique")
     fixed = random_fixed(g.n, 4, 0.1, seed=3)
-    p = igpart.partition(g, 4, backend="cpu", fixed=fixed)
+    p = igpart.partition(g, 4, backend=be.name, fixed=fixed)
     assert_fixed_kept(p.parts, fixed)
     check_partition(g, p, 4, 0.03)
+    assert p.backend == be.name and p.balanced
+    q = igpart.improve(g, p.parts, 4, backend=be.name, fixed=fixed)
+    assert_fixed_kept(q.parts, fixed)
+    assert q.balanced and q.cut <= p.cut
+
+
+@pytest.mark.parametrize("kind", ["hypergraph", "graph"])
+@pytest.mark.parametrize("k, ratios", [(2, (3, 1)), (4, (1, 2, 4, 8)),
+                                       (8, (3, 1, 1, 1, 1, 1, 1, 2))])
+def test_fixed_vertices_with_block_weights(be, kind, k, ratios):
+    h = random_circuit(800 if be.name == "cpu" else 3000, seed=k + 20)
+    x = h.to_graph("clique") if kind == "graph" else h
+    r = np.asarray(ratios, dtype=np.float64)
+    bounds = np.ceil(1.03 * x.total_weight * r / r.sum()).astype(np.int64) + int(x.vwgt.max())
+    rng = np.random.default_rng(k)
+    fixed = np.full(x.n, -1, dtype=np.int32)
+    sel = rng.random(x.n) < 0.15
+    fixed[sel] = rng.choice(k, int(sel.sum()), p=r / r.sum())  # blocks in the bounds' shares
+    p = igpart.partition(x, k, backend=be.name, seed=1, fixed=fixed, max_block_weights=bounds)
+    assert_fixed_kept(p.parts, fixed)
+    assert (igpart.block_weights(x, p.parts, k) <= bounds).all() and p.balanced
+    assert list(p.max_block_weights) == bounds.tolist()
+    # improve keeps them too, within the same bounds, never worse than its balanced input
+    q = igpart.improve(x, p.parts, k, backend=be.name, seed=2, fixed=fixed,
+                       max_block_weights=bounds)
+    assert_fixed_kept(q.parts, fixed)
+    assert (igpart.block_weights(x, q.parts, k) <= bounds).all() and q.cut <= p.cut
+
+
+def test_fixed_weight_above_a_block_weight_is_refused():
+    h = igpart.Hypergraph.from_nets([[i, i + 1] for i in range(9)])
+    fixed = np.array([0, 0, 0, 1] + [-1] * 6)
+    with pytest.raises(InputError, match="fixed to block 0 weigh 3, more than its maximum "
+                                         "weight 2"):
+        igpart.partition(h, 2, backend="cpu", fixed=fixed, max_block_weights=[2, 8])
+    with pytest.raises(InputError, match="fixed to block 0 weigh 3"):
+        igpart.improve(h, np.arange(10) % 2, 2, backend="cpu", fixed=fixed,
+                       max_block_weights=[2, 8])
+    # within the bounds it is kept
+    p = igpart.partition(h, 2, backend="cpu", fixed=fixed, max_block_weights=[3, 7])
+    assert_fixed_kept(p.parts, fixed) and p.balanced
 
 
 def test_improve_puts_and_keeps_fixed_vertices():
@@ -312,13 +376,17 @@ def test_cli_partition_with_a_fix_file(tmp_path, capsys):
 
 
 # ------------------------------------------------------------------ incremental sessions
-def test_session_keeps_fixed_cells_through_batches():
+ENGINES = ["cpu", pytest.param("gpu", marks=pytest.mark.gpu)]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_session_keeps_fixed_cells_through_batches(engine):
     from igpart.plugin import Session
 
     h = random_circuit(1500, seed=12)
     k = 4
     fixed = random_fixed(h.n, k, 0.1, seed=7)
-    s = Session(h, k=k, fixed=fixed, options={"max_change_fraction": 0.02})
+    s = Session(h, k=k, fixed=fixed, options={"max_change_fraction": 0.02}, engine=engine)
     assert_fixed_kept(s.parts, fixed)
     rng = np.random.default_rng(0)
     full = 0
@@ -378,13 +446,49 @@ def test_partition_command_reads_a_fix_file(tmp_path):
     assert_fixed_kept(np.asarray(c.call("blocks")), fixed)
 
 
-def test_session_refuses_fixed_cells_on_the_gpu_engine():
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("expand", [0, 1])
+def test_incremental_refinement_never_moves_fixed_vertices(engine, expand):
+    # batches that pull on fixed vertices (new pins to nets of other blocks, heavier weights
+    # that overload their blocks): every refinement, its rebalancing included, leaves them
     from igpart.incremental import IncrementalPartitioner
 
-    h = random_circuit(100, seed=1)
-    with pytest.raises(InputError, match="engine='cpu'"):
-        IncrementalPartitioner(h, 2, parts=np.zeros(h.n, np.int32) + (np.arange(h.n) % 2),
-                               engine="gpu", fixed=random_fixed(h.n, 2, 0.1, 1))
+    h = random_circuit(2000, seed=5)
+    k = 4
+    fixed = random_fixed(h.n, k, 0.3, seed=9)
+    eng = IncrementalPartitioner(h, k, engine=engine, fixed=fixed, seed=1,
+                                 options={"expand": expand, "max_change_fraction": 1.0,
+                                          "max_cut_drift": 100.0})
+    ids = np.flatnonzero(fixed >= 0)
+    rng = np.random.default_rng(expand)
+    pins = {(int(v), int(e)) for e in range(h.m) for v in h.eind[h.eptr[e]:h.eptr[e + 1]]}
+
+    def new_pin(b, v):
+        e = int(rng.integers(0, h.m))
+        while (v, e) in pins:
+            e = int(rng.integers(0, h.m))
+        pins.add((v, e))
+        b.insert_pin(v, e)
+
+    for _ in range(6):
+        b = Batch()
+        for v in rng.choice(ids, 40, replace=False).tolist():
+            new_pin(b, int(v))
+        for v in rng.choice(h.n, 5, replace=False).tolist():
+            b.set_vertex_weight(int(v), 3)
+        r = eng.apply(b)
+        assert_fixed_kept(eng.parts[: h.n], fixed)
+        assert not np.isin(r.moved, ids).any()
+        snap = eng.dynamic.to_hypergraph()
+        assert r.cut == igpart.cut(snap.hypergraph, snap.parts, k)
+    # fixing a vertex elsewhere moves it there, and it stays through the next batch
+    v = int(np.flatnonzero(fixed < 0)[0])
+    to = (int(eng.parts[v]) + 1) % k
+    eng.fix([v], [to])
+    b = Batch()
+    new_pin(b, v)
+    eng.apply(b)
+    assert eng.parts[v] == to and eng.fixed[v] == to
 
 
 def test_fixed_bound_is_the_block_bound():

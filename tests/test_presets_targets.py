@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import subprocess
 import sys
 
@@ -13,6 +14,7 @@ import pytest
 
 import igpart
 from igpart import Config, InputError
+from igpart.errors import IgpartError
 from igpart.generators import random_circuit
 from igpart.metrics import evaluate
 from igpart.plugin.commands import Commands
@@ -70,12 +72,15 @@ def test_preset_errors_name_the_problem():
         Config(repetitions=0).validate()
 
 
+@pytest.mark.parametrize("be", BACKENDS)
+@pytest.mark.parametrize("kind", ["hypergraph", "graph"])
 @pytest.mark.parametrize("name", sorted(igpart.PRESETS))
-def test_every_preset_gives_a_valid_balanced_partition(circuit, name):
-    p = igpart.partition(circuit, 4, 0.03, backend="cpu", seed=1, preset=name)
-    m = evaluate(circuit, p.parts, 4, 0.03)
+def test_every_preset_gives_a_valid_balanced_partition(circuit, be, kind, name):
+    x = circuit.to_graph("clique") if kind == "graph" else circuit
+    p = igpart.partition(x, 4, 0.03, backend=be, seed=1, preset=name)
+    m = evaluate(x, p.parts, 4, 0.03)
     assert p.balanced and m["balanced"] and p.cut == m["cut"] and p.km1 == m["km1"]
-    assert p.config["preset"] == name
+    assert p.config["preset"] == name and p.backend == be
     for field, value in igpart.PRESETS[name].items():
         assert p.config[field] == value
 
@@ -98,6 +103,61 @@ def test_plugin_partition_takes_a_preset(circuit, tmp_path):
     with pytest.raises(InputError, match="unknown preset"):
         c.call("partition", k=4, preset="fast")
     assert c.session.engine.config.preset == "speed"  # the session stays
+
+
+def test_tcl_and_json_partition_take_preset_fixed_and_initial(circuit, tmp_path):
+    from igpart.plugin import JsonLinesServer
+    from igpart.plugin.tcl import TclBridge
+
+    hgr, fix, start = tmp_path / "c.hgr", tmp_path / "c.fix", tmp_path / "start.part"
+    igpart.io.write_hgr(circuit, hgr)
+    fixed = np.full(circuit.n, -1, dtype=np.int32)
+    fixed[::25] = np.arange(circuit.n)[::25] % 4
+    fix.write_text("".join(f"{b}\n" for b in fixed))
+    first = igpart.partition(circuit, 4, backend="cpu", preset="speed", fixed=fixed)
+    igpart.io.write_partition(first.parts, start)
+
+    def check(session, preset):
+        assert session.engine.config.preset == preset
+        parts = session.parts
+        assert (parts[fixed >= 0] == fixed[fixed >= 0]).all()
+        m = evaluate(circuit, parts, 4, 0.03)
+        assert m["balanced"] and m["cut"] <= first.cut  # improved from the file, never worse
+
+    b = TclBridge()
+    b.eval(f"igpart::read {{{hgr}}}")
+    b.eval(f"igpart::partition -k 4 -backend cpu -preset speed -fixed {{{fix}}} "
+           f"-initial {{{start}}}")
+    check(b.commands.session, "speed")
+    srv = JsonLinesServer()
+    srv.handle(json.dumps({"id": 1, "method": "read", "params": [str(hgr)]}))
+    r = srv.handle(json.dumps({"id": 2, "method": "partition", "params": {
+        "k": 4, "backend": "cpu", "preset": "quality", "fixed": str(fix),
+        "initial": str(start)}}))
+    assert r["ok"], r
+    check(srv.commands.session, "quality")
+    # bad input: the file and line, or the problem, named on both; the session stays
+    bad = tmp_path / "bad.part"
+    bad.write_text("0\n9\n" + "0\n" * (circuit.n - 2))
+    heavy = tmp_path / "heavy.fix"
+    heavy.write_text("0\n" * circuit.n)
+    over = tmp_path / "over.fix"
+    over.write_text("5\n" + "-1\n" * (circuit.n - 1))
+    for params, message in [
+        ({"initial": str(bad)}, f"{bad}:2: block id 9 is not below k = 4"),
+        ({"fixed": str(over)}, f"{over}:1"),
+        ({"fixed": str(heavy)}, "fixed to block 0 weigh"),
+        ({"initial": str(tmp_path / "none.part")}, "none.part"),
+        ({"preset": "fast"}, "unknown preset 'fast'"),
+    ]:
+        r = srv.handle(json.dumps({"id": 3, "method": "partition",
+                                   "params": {"k": 4, "backend": "cpu", **params}}))
+        assert not r["ok"] and message in r["error"]["message"], (params, r)
+        options = " ".join(f"-{key} {{{value}}}" for key, value in params.items())
+        with pytest.raises(IgpartError, match=re.escape(message)):
+            b.eval(f"igpart::partition -k 4 -backend cpu {options}")
+    check(srv.commands.session, "quality")
+    check(b.commands.session, "speed")
 
 
 # ------------------------------------------------------------------------------ block weights
@@ -125,6 +185,76 @@ def test_block_weights_are_respected(be, kind, ratios):
         assert p.imbalance == pytest.approx((weights / bounds).max() - 1)
         assert list(p.max_block_weights) == list(bounds)
         assert p.to_dict()["max_block_weights"] == [int(b) for b in bounds]
+
+
+@pytest.mark.parametrize("engine", BACKENDS)
+def test_session_keeps_block_weights_through_batches(engine):
+    from igpart.plugin import Session
+
+    h = random_circuit(1500, seed=21)
+    k = 4
+    bounds = skewed_bounds(h.total_weight, h.vwgt, (1, 2, 3, 6), slack=0.05) + 60
+    fixed = np.full(h.n, -1, dtype=np.int32)
+    fixed[:40:4] = 3
+    s = Session(h, k=k, max_block_weights=bounds, fixed=fixed, engine=engine,
+                options={"max_change_fraction": 0.05})
+    m = s.metrics()
+    assert m["balanced"] and m["max_block_weights"] == bounds.tolist()
+    assert (igpart.block_weights(h, s.parts, k) <= bounds).all()
+    rng = np.random.default_rng(3)
+    full = 0
+    for _ in range(6):
+        for _ in range(12):  # new vertices, each pulled towards the light blocks' nets
+            v = s.insert_vertex(2)
+            for e in rng.choice(h.m, 2, replace=False).tolist():
+                s.insert_pin(v, int(e))
+        r = s.refine()
+        full += r.full_repartition
+        # the incremental refinement itself keeps the bounds (no re-partition to restore them)
+        assert r.reason is None or "balance bound" not in r.reason, r.reason
+        snap = s.dynamic.to_hypergraph()
+        weights = igpart.block_weights(snap.hypergraph, snap.parts, k)
+        assert r.balanced and (weights <= bounds).all(), (weights, bounds)
+        assert (s.parts[: h.n][fixed >= 0] == 3).all()
+        assert r.imbalance == pytest.approx((weights / bounds).max() - 1)
+    assert full >= 1  # the quality guard's re-partitions keep the bounds too
+    # a batch that makes the design heavier than the bounds allow: refused, nothing changed
+    before = s.parts.copy()
+    s.insert_vertex(int(bounds.sum()))
+    with pytest.raises(InputError, match="more than the per-block maximum weights allow"):
+        s.refine()
+    assert np.array_equal(s.parts, before)
+    with pytest.raises(InputError, match=f"fixed to block 0 would weigh .* more than its "
+                                         f"maximum weight {bounds[0]}"):
+        s.engine.fix(np.arange(h.n), np.zeros(h.n, np.int64))
+
+
+def test_plugin_partition_takes_block_weights(circuit, tmp_path):
+    from igpart.plugin import JsonLinesServer
+    from igpart.plugin.tcl import TclBridge
+
+    hgr = tmp_path / "c.hgr"
+    igpart.io.write_hgr(circuit, hgr)
+    bounds = skewed_bounds(circuit.total_weight, circuit.vwgt, (1, 2, 4, 8))
+    srv = JsonLinesServer()
+    srv.handle(json.dumps({"id": 1, "method": "read", "params": [str(hgr)]}))
+    r = srv.handle(json.dumps({"id": 2, "method": "partition", "params": {
+        "k": 4, "backend": "cpu", "block_weights": bounds.tolist()}}))
+    assert r["ok"] and r["result"]["max_block_weights"] == bounds.tolist(), r
+    weights = igpart.block_weights(circuit, srv.commands.session.parts, 4)
+    assert (weights <= bounds).all() and weights[3] > 4 * weights[0]
+    b = TclBridge()
+    b.eval(f"igpart::read {{{hgr}}}")
+    b.eval(f"igpart::partition -k 4 -backend cpu -block_weights {','.join(map(str, bounds))}")
+    assert (igpart.block_weights(circuit, b.commands.session.parts, 4) <= bounds).all()
+    for value, message in [(bounds.tolist()[:3], "expected one per block"),
+                           ([-1, 1, 1, circuit.total_weight], "is negative"),
+                           ([1, 1, 1, 1], "less than the total vertex weight"),
+                           ("1,x,3,4", "'x' is not a non-negative integer")]:
+        r = srv.handle(json.dumps({"id": 3, "method": "partition", "params": {
+            "k": 4, "backend": "cpu", "block_weights": value}}))
+        assert not r["ok"] and message in r["error"]["message"], (value, r)
+    assert srv.commands.session.engine.targets.tolist() == bounds.tolist()  # the session stays
 
 
 def test_block_weights_skew_the_blocks(circuit):
@@ -173,6 +303,16 @@ def test_improve_is_never_worse_than_a_balanced_input(be):
                 assert p.balanced and p.algorithm == "multilevel-warm"
                 assert getattr(p, objective) <= before[objective]
                 assert getattr(p, objective) == evaluate(h, p.parts, k)[objective]
+
+
+@pytest.mark.parametrize("be", BACKENDS)
+def test_improve_on_a_graph_is_never_worse(be):
+    rng = np.random.default_rng(5)
+    g = random_graph(rng, 900, 2700, weighted=True)
+    for start in (np.arange(g.n) % 4, igpart.partition(g, 4, backend=be, preset="speed").parts):
+        before = evaluate(g, start, 4, 0.03)
+        p = igpart.improve(g, start, 4, backend=be, preset="speed")
+        assert p.balanced and p.cut <= before["cut"] and p.cut == evaluate(g, p.parts, 4)["cut"]
 
 
 def test_improve_balances_an_unbalanced_input_and_respects_block_weights(circuit):
@@ -242,3 +382,14 @@ def test_cli_bad_inputs_name_file_and_line(circuit, tmp_path):
     assert r.returncode == 1 and "less than the total vertex weight" in r.stderr
     r = run("partition", hgr, "-k", 4, "--initial", bad, "--algorithm", "metis")
     assert r.returncode == 1 and "--initial" in r.stderr
+    # fixed vertices heavier than their block's own bound; a fixed block not below k
+    fix = tmp_path / "c.fix"
+    fix.write_text("1\n" * 50 + "-1\n" * (circuit.n - 50))
+    w = int(circuit.vwgt[:50].sum())
+    r = run("partition", hgr, "-k", 4, "--fixed", fix, "--block-weights",
+            f"{circuit.total_weight},{w - 1},{circuit.total_weight},{circuit.total_weight}")
+    assert r.returncode == 1 and f"fixed to block 1 weigh {w}, more than its maximum weight " \
+        f"{w - 1}" in r.stderr and "Traceback" not in r.stderr
+    fix.write_text("4\n" + "-1\n" * (circuit.n - 1))
+    r = run("partition", hgr, "-k", 4, "--fixed", fix)
+    assert r.returncode == 1 and f"{fix}:1" in r.stderr and "Traceback" not in r.stderr

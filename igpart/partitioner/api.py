@@ -45,7 +45,8 @@ def partition(
     ``preset``: ``"speed"``, ``"default"`` or ``"quality"`` (:mod:`igpart.presets`), the values
     of the Config fields that ``config`` does not set. ``max_block_weights``: one maximum
     weight per block (k non-negative integers summing to at least the total vertex weight)
-    instead of the epsilon bound; the result's balance is measured against them.
+    instead of the epsilon bound; the result's balance is measured against them (and fixed
+    vertices must fit them).
     ``algorithm``: ``"multilevel"`` (igpart) or ``"metis"`` (pymetis on the clique expansion,
     the peer). ``fixed`` (optional, one int per vertex: its block, or -1 when free; KaHyPar's
     fix file, :func:`igpart.io.read_fixed`): fixed vertices end in their block (see
@@ -55,7 +56,8 @@ def partition(
     address, ``"local"`` or ``"local:N"``; see :mod:`igpart.distributed`) instead of here; needs
     ``pip install igpart[distributed]``. Raises PartitionError for k < 1 or k > number of
     vertices, InputError for bad arguments (a fixed block out of range, the wrong length, fixed
-    weight above a block's maximum weight). The result's metrics are computed from scratch on
+    weight above a block's maximum weight: the epsilon bound or its ``max_block_weights``
+    entry). The result's metrics are computed from scratch on
     ``h``.
     """
     check_arguments(h, k, epsilon, objective, seed)
@@ -63,15 +65,12 @@ def partition(
     epsilon = float(epsilon)
     if algorithm not in ALGORITHMS:
         raise InputError(f"unknown algorithm '{algorithm}' (choose from {', '.join(ALGORITHMS)})")
-    fixed = check_fixed_input(h, fixed, k, epsilon)
+    targets = None if max_block_weights is None else check_block_weights(
+        max_block_weights, k, h.total_weight)
+    fixed = check_fixed_input(h, fixed, k, epsilon, targets)
     if fixed is not None and algorithm == "metis":
         raise InputError("algorithm 'metis' cannot fix vertices; use 'multilevel'")
     cfg = Config.of(config, preset)
-    targets = None if max_block_weights is None else check_block_weights(
-        max_block_weights, k, h.total_weight)
-    if fixed is not None and targets is not None:
-        raise InputError("fixed vertices and per-block maximum weights cannot be combined (the "
-                         "fixed blocks are checked against the epsilon bound)")
     if cluster is not None:
         if algorithm != "multilevel":
             raise InputError(f"algorithm '{algorithm}' does not run on a cluster (multilevel does)")
@@ -115,8 +114,7 @@ def improve(
     comes back. A graph is handled as the hypergraph of its edges (2-pin nets), whose cut is
     the edge cut. ``fixed`` (as in :func:`partition`): fixed vertices are first put into their
     blocks (where ``parts`` has them elsewhere), then locked through rebalancing, refinement
-    and V-cycles. ``preset``, ``max_block_weights``: as for :func:`partition` (not together
-    with ``fixed``)."""
+    and V-cycles. ``preset``, ``max_block_weights``: as for :func:`partition`."""
     check_arguments(h, k, epsilon, objective, seed)
     k, epsilon = int(k), float(epsilon)
     cfg = Config.of(config, preset)
@@ -126,10 +124,7 @@ def improve(
     targets = None if max_block_weights is None else check_block_weights(
         max_block_weights, k, h.total_weight)
     p = check_parts(parts, h.n, k)  # a graph's hypergraph of its edges has its vertices
-    fixed = check_fixed_input(h, fixed, k, epsilon)
-    if fixed is not None and targets is not None:
-        raise InputError("fixed vertices and per-block maximum weights cannot be combined (the "
-                         "fixed blocks are checked against the epsilon bound)")
+    fixed = check_fixed_input(h, fixed, k, epsilon, targets)
     if fixed is not None:
         p = np.where(fixed >= 0, fixed, p).astype(np.int32)
     return run_improve(h, p, k, epsilon, objective, backend, seed, cfg, vcycles, targets, fixed)

@@ -60,11 +60,14 @@ def check_arguments(h, k, epsilon, objective, seed=0) -> None:
         raise InputError(f"seed must lie within +-2**62, got {seed}")
 
 
-def check_fixed_input(h, fixed, k: int, epsilon: float) -> np.ndarray | None:
+def check_fixed_input(h, fixed, k: int, epsilon: float,
+                      targets: np.ndarray | None = None) -> np.ndarray | None:
     """``fixed`` validated against ``h`` at ``k`` blocks (see :func:`igpart.fixed.check_fixed`:
-    the vertices fixed to a block must fit its maximum weight)."""
-    bound = max_block_weight(h.total_weight, k, epsilon)
-    return check_fixed(fixed, h.n, k, h.vwgt, np.full(k, bound, dtype=np.int64))
+    the vertices fixed to a block must fit its maximum weight, the caller's checked per-block
+    ``targets`` when given, else the epsilon bound)."""
+    if targets is None:
+        targets = np.full(k, max_block_weight(h.total_weight, k, epsilon), dtype=np.int64)
+    return check_fixed(fixed, h.n, k, h.vwgt, targets)
 
 
 # ---------------------------------------------------------------------------------- helpers

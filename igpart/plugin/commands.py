@@ -9,12 +9,16 @@ Design and partition
   ``read_verilog path [lib=] [top=] [parser=]``  reads a Verilog netlist (igpart.netlist)
   ``read path [format=]``                         reads an hMETIS / METIS file
   ``partition [k=2] [epsilon=0.03] [objective=cut] [seed=0] [backend=auto] [weights=unit]
-  [config={}] [preset=default]``
+  [config={}] [preset=default] [fixed=path] [initial=path] [block_weights=]``
       partitions the design read last and opens the session; returns the metrics. ``config``:
       multilevel :class:`~igpart.Config` fields (a dict, or its JSON text) used by
       the initial partition and the quality guard's re-partitions, over the values of
       ``preset`` (``speed``, ``default``, ``quality``); a bad one raises the InputError of
-      ``Config.from_dict`` and the current session stays
+      ``Config.from_dict`` and the current session stays. ``initial=path`` (hypergraph and
+      graph designs): a partition file (one block per line) that :func:`igpart.improve`
+      refines instead of partitioning from scratch (never worse than a balanced input).
+      ``block_weights``: one maximum weight per block instead of the epsilon bound (a list,
+      ``w1,w2,...`` or a file of one weight per line), kept by the session's refinements
   ``refine``                                      applies the queued changes, refines
   ``fix name block``                              fixes a cell / port (or vertex id) to a block
                                                   (-1: frees it) at once, refines around it;
@@ -208,21 +212,42 @@ class Commands:
     def cmd_partition(self, k: int = 2, epsilon: float = 0.03, objective: str = "cut",
                       seed: int = 0, backend: str = "auto", weights: str = "unit",
                       config: dict | str | None = None,
-                      fixed: str | None = None, preset: str | None = None
-                      ) -> dict:  # fmt: skip
+                      fixed: str | None = None, preset: str | None = None,
+                      initial: str | None = None, block_weights=None) -> dict:  # fmt: skip
         if self.design is None:
             raise InputError("partition: no design read yet (read_verilog or read first)")
         eps = _to_float("partition", "epsilon", epsilon)
         cfg = Config.of(_config_dict(config), preset)
         kw = {} if isinstance(self.design, (Hypergraph, Graph)) else {"weights": weights}
+        if block_weights is not None:
+            if isinstance(block_weights, str):
+                from ..io import parse_block_weights
+
+                if Path(block_weights).exists():
+                    self._check_file("partition", block_weights)
+                block_weights = parse_block_weights(block_weights, _to_int("partition", "k", k),
+                                                    "partition: block_weights")
+            kw["max_block_weights"] = block_weights
+        for option, path, what in (("fixed", fixed, "a fix file"),
+                                   ("initial", initial, "a partition file")):
+            if path is not None and not isinstance(self.design, (Hypergraph, Graph)):
+                raise InputError(f"partition: {option}= reads {what} for hypergraph and graph "
+                                 f"designs" + ("; fix cells of a netlist with the fix command"
+                                               if option == "fixed" else ""))
         if fixed is not None:
-            if not isinstance(self.design, (Hypergraph, Graph)):
-                raise InputError("partition: fixed= reads a fix file for hypergraph and graph "
-                                 "designs; fix cells of a netlist with the fix command")
             from ..io import read_fixed
 
             self._check_file("partition", fixed)
             kw["fixed"] = read_fixed(fixed, n=self.design.n, k=_to_int("partition", "k", k))
+        if initial is not None:
+            from ..io import read_partition
+            from ..partitioner.api import improve
+
+            self._check_file("partition", initial)
+            parts = read_partition(initial, n=self.design.n, k=_to_int("partition", "k", k))
+            kw["parts"] = improve(self.design, parts, k, eps, objective, backend, seed, cfg,
+                                  fixed=kw.get("fixed"),
+                                  max_block_weights=kw.get("max_block_weights")).parts
         self.session = Session(self.design, k=k, epsilon=eps, objective=objective, seed=seed,
                                backend=backend, config=cfg, **kw)  # fmt: skip
         return self.session.metrics()

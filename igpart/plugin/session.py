@@ -117,16 +117,19 @@ class Session:
     ``"gpu"`` (CUDA; BackendUnavailable without a device).
     ``fixed``: cells (I/O pads, macros, placed cells) that stay in their block: a dict
     ``{name or vertex id: block}`` or an array of one block per vertex (-1: free); the initial
-    partition, every refinement and the quality guard keep them there. :meth:`fix` fixes (or
-    frees) cells later. Fixed cells need ``engine="cpu"``. ``memory_budget``: device memory
+    partition, every refinement (on either engine) and the quality guard keep them there.
+    :meth:`fix` fixes (or frees) cells later. ``max_block_weights``: one maximum weight per
+    block instead of the epsilon bound (as for :func:`igpart.partition`), kept by every
+    refinement and re-partition; a batch that makes the design heavier than their sum is
+    refused. ``memory_budget``: device memory
     budget in bytes (or e.g. ``"2GiB"``; default: ``IGPART_GPU_MEMORY_BUDGET``): the design's
     adjacency then lives in a host store with a hot-row cache, with the same results; each
     result's ``stats["transfer"]`` reports the bytes a batch moves host -> device
     (:class:`~igpart.incremental.IncrementalPartitioner`). ``mapping`` (not with ``fixed``):
-    ``{"hierarchy": (4, 8), "distance": (1, 10), "algorithm": "im"}`` keeps a process mapping of the k blocks onto a
-    machine hierarchy (``prod(hierarchy) == k``): the initial partition is that mapping (or
-    ``parts`` are taken as PE ids), and every :meth:`refine` also refines it with the mapping
-    gain around the batch (see :meth:`map`, :mod:`igpart.plugin.mapping`).
+    ``{"hierarchy": (4, 8), "distance": (1, 10), "algorithm": "im"}`` keeps a process mapping
+    of the k blocks onto a machine hierarchy (``prod(hierarchy) == k``): the initial partition
+    is that mapping (or ``parts`` are taken as PE ids), and every :meth:`refine` also refines
+    it with the mapping gain around the batch (see :meth:`map`, :mod:`igpart.plugin.mapping`).
 
     >>> from igpart import Hypergraph
     >>> s = Session(Hypergraph.from_nets([[0, 1], [1, 2], [2, 3]]), k=2, parts=[0, 0, 1, 1])
@@ -157,6 +160,7 @@ class Session:
         memory_budget: int | str | None = None,
         mapping: dict[str, Any] | None = None,
         preset: str | None = None,
+        max_block_weights=None,
     ):
         t0 = time.perf_counter()
         # a bad config fails before the design is converted
@@ -191,6 +195,9 @@ class Session:
         if map_options is not None and fixed is not None:
             raise InputError("a Session keeps fixed cells or a process mapping, not both (the "
                              "mapping's refinement does not lock cells)")
+        if map_options is not None and max_block_weights is not None:
+            raise InputError("a Session keeps per-block maximum weights or a process mapping, "
+                             "not both (the mapping's PEs share one bound)")
         keep = parts is not None
         if map_options is not None and parts is None:
             from ..mapping import map_processes
@@ -200,7 +207,7 @@ class Session:
         self.engine = IncrementalPartitioner(
             model, k, epsilon, objective, parts=parts, backend=backend, seed=seed,
             config=config, options=options, engine=engine, fixed=fixed,
-            memory_budget=memory_budget,
+            memory_budget=memory_budget, max_block_weights=max_block_weights,
         )  # fmt: skip
         if map_options is not None:
             from . import mapping as session_mapping
@@ -315,6 +322,9 @@ class Session:
         if (self.engine.fixed >= 0).any():
             raise InputError("a Session keeps fixed cells or a process mapping, not both (the "
                              "mapping's refinement does not lock cells)")
+        if self.engine.targets is not None:
+            raise InputError("a Session keeps per-block maximum weights or a process mapping, "
+                             "not both (the mapping's PEs share one bound)")
         keep = algorithm == "refine"
         self._mapping = session_mapping.start(
             self.dynamic, hierarchy, distance, "im" if keep else algorithm,

@@ -60,7 +60,7 @@ void igp::bind_incremental(py::module_ &m) {
                Arr<int32_t> touched_e, Arr<int32_t> new_v, int objective, int64_t max_net_size,
                int32_t expand, int64_t max_rounds, int64_t refine_rounds, bool fm,
                int64_t fm_max_fruitless, int64_t fm_max_moves,
-               std::optional<Arr<uint8_t>> locked) {
+               std::optional<Arr<uint8_t>> locked, std::optional<Arr<int64_t>> bounds) {
                 if (objective != OBJ_CUT && objective != OBJ_KM1)
                     throw std::invalid_argument("objective code must be 0 (cut) or 1 (km1)");
                 if (max_net_size < 2 || expand < 0 || max_rounds < 0 || refine_rounds < 0 ||
@@ -85,10 +85,16 @@ void igp::bind_incremental(py::module_ &m) {
                     lk = locked->data();
                     nlk = locked->shape(0);
                 }
+                const int64_t *bd = nullptr;
+                if (bounds) {
+                    if (bounds->ndim() != 1 || bounds->shape(0) != h.k())
+                        throw std::invalid_argument("bounds must hold one weight per block");
+                    bd = bounds->data();
+                }
                 IncResult res;
                 {
                     py::gil_scoped_release release;
-                    res = r.refine(h, tv.p, tv.n, te.p, te.n, nv.p, nv.n, opt, lk, nlk);
+                    res = r.refine(h, tv.p, tv.n, te.p, te.n, nv.p, nv.n, opt, lk, nlk, bd);
                 }
                 return py::make_tuple(to_numpy(std::move(res.moved)),
                                       to_numpy(std::move(res.from)), stats_dict(res.stats));
@@ -97,8 +103,9 @@ void igp::bind_incremental(py::module_ &m) {
             py::arg("objective") = 0, py::arg("max_net_size") = 64, py::arg("expand") = 1,
             py::arg("max_rounds") = 32, py::arg("refine_rounds") = 4, py::arg("fm") = true,
             py::arg("fm_max_fruitless") = 64, py::arg("fm_max_moves") = 0,
-            py::arg("locked") = py::none(),
+            py::arg("locked") = py::none(), py::arg("bounds") = py::none(),
             "Refines h's partition around the seeds; returns (moved vertices, their blocks on "
             "entry, stats). locked (uint8 per vertex id, optional; ids beyond it are free): "
-            "vertices that never move.");
+            "vertices that never move. bounds (int64 per block, optional): per-block maximum "
+            "weights instead of the epsilon bound.");
 }

@@ -24,7 +24,6 @@ void IncrementalRefiner::prepare(DynamicHypergraph &h, const IncOptions &opt) {
     h_ = &h;
     opt_ = opt;
     k_ = h.k();
-    bound_ = h.max_block_weight();
     // sized to the structure's id capacity (which grows geometrically), not to the ids in use,
     // so that scratch is reallocated only when the structure itself grows
     const size_t nb = h.vertex_status().size();
@@ -43,6 +42,7 @@ void IncrementalRefiner::prepare(DynamicHypergraph &h, const IncOptions &opt) {
         orig_.resize(cap, -1);
     }
     call_ = next_tick();
+    bounds_.assign(static_cast<size_t>(k_), h.max_block_weight());
     wp_ = h.block_weight();
     sa_.assign(static_cast<size_t>(k_), 0);
     sb_.assign(static_cast<size_t>(k_), 0);
@@ -152,8 +152,15 @@ void IncrementalRefiner::expand_from(const std::vector<int32_t> &sources,
 
 // ---------------------------------------------------------------------------------- balance
 
+int32_t IncrementalRefiner::roomiest_block() const {
+    int32_t best = 0;
+    for (int32_t b = 1; b < k_; ++b)
+        if (bounds_[b] - wp_[b] > bounds_[best] - wp_[best]) best = b;
+    return best;
+}
+
 bool IncrementalRefiner::pull_for_balance() {
-    auto overloaded = [&](int32_t b) { return wp_[b] > bound_; };
+    auto overloaded = [&](int32_t b) { return wp_[b] > bounds_[b]; };
     auto any_overloaded = [&] {
         for (int32_t b = 0; b < k_; ++b)
             if (overloaded(b)) return true;
@@ -232,7 +239,7 @@ IncrementalRefiner::Choice IncrementalRefiner::best_block(int32_t v) {
     const int64_t wv = h.vertex_weight()[v];
     Choice best;
     for (int32_t b : touched_) {
-        if (wp_[b] + wv > bound_) continue;
+        if (wp_[b] + wv > bounds_[b]) continue;
         const bool better =
             best.to < 0 || sa_[b] > best.score ||
             (sa_[b] == best.score &&
@@ -241,11 +248,9 @@ IncrementalRefiner::Choice IncrementalRefiner::best_block(int32_t v) {
         if (better) best = {b, sa_[b], sb_[b]};
     }
     clear_marks();
-    if (best.to < 0) {  // no connected block has room: the lightest block, if it does
-        int32_t light = 0;
-        for (int32_t b = 1; b < k_; ++b)
-            if (wp_[b] < wp_[light]) light = b;
-        if (wp_[light] + wv <= bound_) best = {light, 0, 0};
+    if (best.to < 0) {  // no connected block has room: the roomiest block, if it has
+        const int32_t light = roomiest_block();
+        if (wp_[light] + wv <= bounds_[light]) best = {light, 0, 0};
     }
     return best;
 }
@@ -289,7 +294,7 @@ void IncrementalRefiner::place_rounds() {
         // target's running sum, so the prefix ends at the first move that would overflow it.
         for (const Cand &m : moves) {
             const int64_t w = h.vertex_weight()[m.v];
-            if (wp_[m.c.to] + w > bound_) break;
+            if (wp_[m.c.to] + w > bounds_[m.c.to]) break;
             remove_pseudo(m.v);
             move(m.v, m.c.to);
             wp_[m.c.to] += w;
@@ -306,9 +311,7 @@ void IncrementalRefiner::place_rest() {
     for (int32_t u : pseudo_) {
         Choice c = best_block(u);
         if (c.to < 0) {  // no block has room: the one with the most
-            c.to = 0;
-            for (int32_t b = 1; b < k_; ++b)
-                if (wp_[b] < wp_[c.to]) c.to = b;
+            c.to = roomiest_block();
             ++st_.forced;
         }
         remove_pseudo(u);
@@ -397,7 +400,7 @@ void IncrementalRefiner::local_sequence() {
         });
         const std::vector<int64_t> before = h.block_weight();
         const std::vector<int64_t> &bw = h.block_weight();
-        auto bad = [&](int32_t b) { return !block_ok(bw[b], bound_, before[b]) ? 1 : 0; };
+        auto bad = [&](int32_t b) { return !block_ok(bw[b], bounds_[b], before[b]) ? 1 : 0; };
         int64_t violations = 0, cum = 0, best = 0;
         size_t best_len = 0;
         for (size_t i = 0; i < seq.size(); ++i) {
@@ -440,7 +443,7 @@ void IncrementalRefiner::local_fm() {
         const int64_t wv = h.vertex_weight()[v];
         Entry best{0, v, -1, 0};
         for (int32_t b : touched_) {
-            if (bw[b] + wv > bound_) continue;
+            if (bw[b] + wv > bounds_[b]) continue;
             const int64_t g = base + sa_[b];
             if (best.to < 0 || g > best.gain || (g == best.gain && b < best.to)) best = {g, v, b, 0};
         }
@@ -503,8 +506,9 @@ void IncrementalRefiner::local_fm() {
 IncResult IncrementalRefiner::refine(DynamicHypergraph &h, const int32_t *touched_v, int64_t ntv,
                                      const int32_t *touched_e, int64_t nte, const int32_t *new_v,
                                      int64_t nnv, const IncOptions &opt, const uint8_t *fixed,
-                                     int64_t nfixed) {
+                                     int64_t nfixed, const int64_t *bounds) {
     prepare(h, opt);
+    if (bounds) bounds_.assign(bounds, bounds + k_);
     fixed_ = fixed;
     nfixed_ = fixed ? nfixed : 0;
     // 1. Affected vertices and the pseudo-partition (Alg. 3).
@@ -536,7 +540,7 @@ IncResult IncrementalRefiner::refine(DynamicHypergraph &h, const int32_t *touche
         place_rounds();
         place_rest();
         bool over = false;
-        for (int32_t b = 0; b < k_; ++b) over |= h.block_weight()[b] > bound_;
+        for (int32_t b = 0; b < k_; ++b) over |= h.block_weight()[b] > bounds_[b];
         if (!over) break;
         wp_ = h.block_weight();
     }
@@ -551,7 +555,7 @@ IncResult IncrementalRefiner::refine(DynamicHypergraph &h, const int32_t *touche
             r.from.push_back(orig_[v]);
         }
     st_.balanced = true;
-    for (int32_t b = 0; b < k_; ++b) st_.balanced &= h.block_weight()[b] <= bound_;
+    for (int32_t b = 0; b < k_; ++b) st_.balanced &= h.block_weight()[b] <= bounds_[b];
     r.stats = st_;
     return r;
 }

@@ -70,16 +70,21 @@ class IncrementalRefiner {
     // Refines h's partition around the given seeds (ids must be live or are skipped).
     // `fixed` (optional, nfixed entries; ids beyond them are free): vertices with a non-zero
     // entry never move (they never join the pseudo-partition nor the local refinement).
+    // `bounds` (optional, k entries): per-block maximum weights instead of h's epsilon bound.
     IncResult refine(DynamicHypergraph &h, const int32_t *touched_v, int64_t ntv,
                      const int32_t *touched_e, int64_t nte, const int32_t *new_v, int64_t nnv,
-                     const IncOptions &opt, const uint8_t *fixed = nullptr, int64_t nfixed = 0);
+                     const IncOptions &opt, const uint8_t *fixed = nullptr, int64_t nfixed = 0,
+                     const int64_t *bounds = nullptr);
 
    private:
     enum : uint8_t { STAY = 0, PSEUDO = 1, PLACED = 2 };
     DynamicHypergraph *h_ = nullptr;
     IncOptions opt_;
     int32_t k_ = 0;
-    int64_t bound_ = 0;
+    std::vector<int64_t> bounds_;  // this call's maximum weight of each block
+    // The block with the most room left (bound minus weight without pseudo vertices; the
+    // smallest id among equals).
+    int32_t roomiest_block() const;
     std::vector<int64_t> wp_;  // block weights without pseudo vertices
     const uint8_t *fixed_ = nullptr;  // this call's fixed vertices (nfixed_ entries)
     int64_t nfixed_ = 0;

@@ -34,6 +34,7 @@ import numpy as np
 
 from ..bucket_layout import BUCKET, layout_lists
 from ..state_snapshot import restore, snapshot
+from ._common import NULL
 from ._loader import kernel
 
 PSEUDO_BLOCK = -2
@@ -499,7 +500,7 @@ class GpuDynamicHypergraph:
 
     # ------------------------------------------------------------------ refinement
     def refine(self, objective: str = "cut", *, expand: bool = True, big_net: int = 256,
-               passes: int = 3) -> dict:  # fmt: skip
+               passes: int = 3, locked=None, bounds=None) -> dict:  # fmt: skip
         """Incremental refinement of the vertices touched (and created) by the batches since the
         last call: iG-kway Alg. 3 (pseudo-partition) and Alg. 4 (rounds of moves sharing no net
         of at most ``big_net`` pins, longest balanced prefix), then up to ``passes`` rounds of
@@ -507,14 +508,27 @@ class GpuDynamicHypergraph:
         the launch's figures (rounds, pseudo, region, changed, ...), ``changed_vertices`` and
         ``changed_from`` (numpy, ascending): the vertices whose block changed and their block
         before the call. When a block is still above the bound, the
-        boundary vertices of overloaded blocks (then all their vertices) are re-placed."""
+        boundary vertices of overloaded blocks (then all their vertices) are re-placed.
+        ``locked`` (uint8 per vertex id, numpy or cupy; ids beyond it are free; None: none):
+        fixed vertices, which never move. ``bounds`` (k int64, numpy or cupy; None: the epsilon
+        bound for every block): per-block maximum weights."""
         if objective not in OBJECTIVES:
             raise ValueError(f"unknown objective '{objective}'")
         self._ensure_refine_scratch()
         obj = np.int32(OBJECTIVES.index(objective))
         out = self._ref_out
+        if locked is None:
+            lock = (NULL, np.int32(0))
+        else:
+            locked = cupy.ascontiguousarray(cupy.asarray(locked), dtype=cupy.uint8).reshape(-1)
+            lock = (locked, np.int32(locked.size))
+        if bounds is not None:
+            bounds = cupy.ascontiguousarray(cupy.asarray(bounds), dtype=cupy.int64).reshape(-1)
+            if bounds.size != self.k:
+                raise ValueError(f"bounds must hold one weight per block ({self.k})")
+        lock = (*lock, NULL if bounds is None else bounds)
         args = (np.int32(self.k), np.float64(self.epsilon), obj, np.int32(big_net),
-                np.int32(passes), out)  # fmt: skip
+                np.int32(passes), out, *lock)  # fmt: skip
         _kernel("dyn_refine")((1,), (1024,), (
             self._P, self._R, self._pend_n_arr, np.int32(self._pend_new), self._pend_s_arr,
             np.int32(self._pend_seed), np.int32(1 if expand else 0), *args))  # fmt: skip
@@ -530,7 +544,7 @@ class GpuDynamicHypergraph:
             nv = int(self._ctr[_C["n_ids"]])
             _kernel("dyn_overloaded_vertices")(((nv + 255) // 256,), (256,), (
                 self._P, np.int32(self.k), np.float64(self.epsilon), np.int32(any_vertex),
-                self._seed_buf, self._seed_count))  # fmt: skip
+                self._seed_buf, self._seed_count, *lock))  # fmt: skip
             nseeds = int(self._seed_count.get()[0])
             _kernel("dyn_refine")((1,), (1024,), (
                 self._P, self._R, self._pend_n_arr, np.int32(0), self._seed_buf,

@@ -938,13 +938,21 @@ __device__ __forceinline__ void region_add(const Dyn &d, const RefScratch &r, in
     }
 }
 
+// The maximum weight of each block: the caller's per-block bounds (k entries) when given, else
+// the epsilon bound of every block.
+struct Bounds {
+    const long long *per;
+    long long all;
+    __device__ __forceinline__ long long operator()(int b) const { return per ? per[b] : all; }
+};
+
 // Warp: best block for vertex v (weight wv), scores of all nets of v on lanes = blocks.
 // mode 0: Alg. 4 placement score out of the pseudo-partition; mode 1: exact move gain from block
-// `from` (v counted there). Only blocks that stay within maxw are eligible; in mode 0, when none
+// `from` (v counted there). Only blocks that stay within their bound are eligible; in mode 0, when none
 // is, the lightest block. Returns (block, score) on every lane; block -1 when nothing qualifies
 // (mode 1: no positive gain).
 __device__ void warp_best_block(const Dyn &d, int k, int objective, int v, long long wv, int from,
-                                long long maxw, int mode, int lane, int *best_t, long long *best_s) {
+                                Bounds bound, int mode, int lane, int *best_t, long long *best_s) {
     int bt = -1;
     long long bs = 0, bwb = 0;
     for (int t0 = 0; t0 < k; t0 += 32) {
@@ -964,7 +972,7 @@ __device__ void warp_best_block(const Dyn &d, int k, int objective, int v, long 
             }
         }
         const long long wt = t < k ? d.bw[t] : 0;
-        bool ok = t < k && wt + wv <= maxw && (mode == 0 || (t != from && score > 0));
+        bool ok = t < k && wt + wv <= bound(t) && (mode == 0 || (t != from && score > 0));
         int ct = ok ? t : -1;
         long long cs = score, cw = wt;
         for (int o = 16; o > 0; o >>= 1) {  // warp argmax by place_better
@@ -982,8 +990,14 @@ __device__ void warp_best_block(const Dyn &d, int k, int objective, int v, long 
             bwb = cw;
         }
     }
-    if (bt < 0 && mode == 0) {  // nothing fits: the lightest block (the prefix scan decides)
-        bt = igp::lightest_block((const igp_i64 *)d.bw, k);
+    if (bt < 0 && mode == 0) {  // nothing fits: the roomiest block (the prefix scan decides)
+        if (bound.per == nullptr) {
+            bt = igp::lightest_block((const igp_i64 *)d.bw, k);
+        } else {
+            bt = 0;
+            for (int b = 1; b < k; ++b)
+                if (bound(b) - d.bw[b] > bound(bt) - d.bw[bt]) bt = b;
+        }
         bs = -1;
     }
     *best_t = bt;
@@ -1030,6 +1044,12 @@ __device__ void warp_move(const Dyn &d, int k, int v, int from, int to, int lane
     }
 }
 
+// Whether vertex v is fixed (never moved by the refinement): ``locked`` holds a byte per vertex
+// id below ``nlocked`` (non-zero: fixed); ids beyond it and a null ``locked`` are free.
+__device__ __forceinline__ bool vertex_locked(const unsigned char *locked, int nlocked, int v) {
+    return locked != nullptr && v < nlocked && locked[v] != 0;
+}
+
 // Rank sort of moves [0, n) by (score desc, vertex asc) into ord.
 __device__ void rank_sort_moves(const RefScratch &r, int n) {
     for (int m = threadIdx.x; m < n; m += blockDim.x) {
@@ -1047,13 +1067,17 @@ __device__ void rank_sort_moves(const RefScratch &r, int n) {
 // Alg. 3: seeds (and, with expand, the pins of their nets of at most big_net pins) whose external
 // connection outweighs the internal one, or whose block is overloaded, go to the pseudo-partition.
 // Alg. 4: rounds: pseudo vertices that are the smallest pseudo pin of each small net choose their
-// best block; moves sorted by score; the longest prefix keeping every block within maxw is
+// best block; moves sorted by score; the longest prefix keeping every block within its bound is
 // applied (at least one move, so the rounds end). Then up to `passes` rounds of local refinement
 // of the region: positive-gain moves of vertices sharing no net, sorted by gain, longest balanced
-// prefix. Cut and km1 are settled from the claimed nets at the end.
+// prefix. Cut and km1 are settled from the claimed nets at the end. ``bounds`` (k entries, or
+// null: the epsilon bound for every block): the blocks' maximum weights. Fixed vertices (``locked``,
+// see vertex_locked) stay in the region, so that their nets are claimed and their neighbours
+// reached, but never go to the pseudo-partition and never move.
 extern "C" __global__ void __launch_bounds__(1024)
 dyn_refine(const u64 *P, const u64 *R, const int *newv, int nnew, const int *seeds, int nseeds, int expand, int k, double eps, int objective,
-           int big_net, int passes, long long *out) {
+           int big_net, int passes, long long *out, const unsigned char *locked, int nlocked,
+           const long long *bounds) {
     const Dyn d = load(P);
     const RefScratch r = load_ref(R);
     __shared__ int s_nreg, s_nps, s_nps2, s_nm, s_L, s_nte, s_nch, s_rounds, s_forced, s_local,
@@ -1067,7 +1091,7 @@ dyn_refine(const u64 *P, const u64 *R, const int *newv, int nnew, const int *see
         s_maxw = igp::max_block_weight(d.ctr[C_TOTAL], k, eps);
     }
     __syncthreads();
-    const long long maxw = s_maxw;
+    const Bounds bound{bounds, s_maxw};
 
     // Alg. 3, affected set: the vertices the last batch created (straight to the
     // pseudo-partition), the seeds, then the pins of their small nets
@@ -1101,6 +1125,10 @@ dyn_refine(const u64 *P, const u64 *R, const int *newv, int nnew, const int *see
 
     // Alg. 3 filter (decisions first, moves after: no warp sees another's half-done move)
     for (int t = warp; t < nreg; t += nwarps) {
+        if (vertex_locked(locked, nlocked, r.reg[t])) {
+            if (lane == 0) r.dec[t] = 0;  // a fixed vertex stays (forced seeds included)
+            continue;
+        }
         if (r.dec[t]) continue;
         const int v = r.reg[t], p = d.part[v];
         long long ext = 0, in = 0;
@@ -1113,7 +1141,7 @@ dyn_refine(const u64 *P, const u64 *R, const int *newv, int nnew, const int *see
         }
         ext = warp_sum(ext);
         in = warp_sum(in);
-        if (lane == 0) r.dec[t] = igp::goes_to_pseudo(ext, in) || d.bw[p] > maxw;
+        if (lane == 0) r.dec[t] = igp::goes_to_pseudo(ext, in) || d.bw[p] > bound(p);
     }
     __syncthreads();
     // claim every net of the region (lambda, weight before the launch), list the pseudo vertices
@@ -1144,7 +1172,7 @@ dyn_refine(const u64 *P, const u64 *R, const int *newv, int nnew, const int *see
             if (!warp_is_net_minimum(d, v, big_net, lane)) continue;
             int bt;
             long long bs;
-            warp_best_block(d, k, objective, v, d.vwgt[v], -1, maxw, 0, lane, &bt, &bs);
+            warp_best_block(d, k, objective, v, d.vwgt[v], -1, bound, 0, lane, &bt, &bs);
             if (lane == 0) {
                 const int m = atomicAdd(&s_nm, 1);
                 r.mv_v[m] = v;
@@ -1162,7 +1190,7 @@ dyn_refine(const u64 *P, const u64 *R, const int *newv, int nnew, const int *see
             for (int j = 0; j < s_nm; ++j) {
                 const int m = r.mv_ord[j];
                 const long long w = d.vwgt[r.mv_v[m]];
-                if (r.bwt[r.mv_t[m]] + w > maxw) break;
+                if (r.bwt[r.mv_t[m]] + w > bound(r.mv_t[m])) break;
                 r.bwt[r.mv_t[m]] += w;
                 ++L;
             }
@@ -1198,9 +1226,13 @@ dyn_refine(const u64 *P, const u64 *R, const int *newv, int nnew, const int *see
     for (int pass = 0; pass < passes; ++pass) {
         for (int t = warp; t < nreg; t += nwarps) {
             const int v = r.reg[t];
+            if (vertex_locked(locked, nlocked, v)) {
+                if (lane == 0) r.dec[t] = -1;
+                continue;
+            }
             int bt;
             long long bs;
-            warp_best_block(d, k, objective, v, d.vwgt[v], d.part[v], maxw, 1, lane, &bt, &bs);
+            warp_best_block(d, k, objective, v, d.vwgt[v], d.part[v], bound, 1, lane, &bt, &bs);
             if (bt >= 0) {
                 warp_mark_nets(d, v, 0, lane, false);
                 if (lane == 0) r.dec[t] = bt;
@@ -1227,7 +1259,7 @@ dyn_refine(const u64 *P, const u64 *R, const int *newv, int nnew, const int *see
             int bt;
             long long bs;
             const int v = r.mv_v[m];
-            warp_best_block(d, k, objective, v, d.vwgt[v], d.part[v], maxw, 1, lane, &bt, &bs);
+            warp_best_block(d, k, objective, v, d.vwgt[v], d.part[v], bound, 1, lane, &bt, &bs);
             if (lane == 0) r.mv_s[m] = bt == r.mv_t[m] ? bs : 0;
         }
         __syncthreads();
@@ -1241,12 +1273,12 @@ dyn_refine(const u64 *P, const u64 *R, const int *newv, int nnew, const int *see
                 const int v = r.mv_v[m], to = r.mv_t[m], from = d.part[v];
                 const long long w = d.vwgt[v];
                 if (r.mv_s[m] <= 0) break;
-                const bool f0 = !igp::block_ok(r.bwt[from], maxw, d.bw[from]);
-                const bool t0 = !igp::block_ok(r.bwt[to], maxw, d.bw[to]);
+                const bool f0 = !igp::block_ok(r.bwt[from], bound(from), d.bw[from]);
+                const bool t0 = !igp::block_ok(r.bwt[to], bound(to), d.bw[to]);
                 r.bwt[from] -= w;
                 r.bwt[to] += w;
-                over += (int)!igp::block_ok(r.bwt[from], maxw, d.bw[from]) - (int)f0;
-                over += (int)!igp::block_ok(r.bwt[to], maxw, d.bw[to]) - (int)t0;
+                over += (int)!igp::block_ok(r.bwt[from], bound(from), d.bw[from]) - (int)f0;
+                over += (int)!igp::block_ok(r.bwt[to], bound(to), d.bw[to]) - (int)t0;
                 if (over == 0) L = j + 1;
             }
             s_L = L;
@@ -1281,7 +1313,7 @@ dyn_refine(const u64 *P, const u64 *R, const int *newv, int nnew, const int *see
     __syncthreads();
     if (threadIdx.x == 0) {
         int balanced = 1;
-        for (int b = 0; b < k; ++b) balanced &= d.bw[b] <= maxw;
+        for (int b = 0; b < k; ++b) balanced &= d.bw[b] <= bound(b);
         out[RI_ROUNDS] = s_rounds;
         out[RI_PSEUDO] = npseudo;
         out[RI_REGION] = nreg;
@@ -1295,14 +1327,17 @@ dyn_refine(const u64 *P, const u64 *R, const int *newv, int nnew, const int *see
 }
 
 // Grid: the vertices of overloaded blocks that have a cut net (or, with any_vertex, all of them),
-// appended to `seeds` (the rebalancing fallback of dyn_refine with expand == 0).
+// appended to `seeds` (the rebalancing fallback of dyn_refine with expand == 0); fixed vertices
+// (``locked``) are left out. ``bounds``: as for dyn_refine.
 extern "C" __global__ void dyn_overloaded_vertices(const u64 *P, int k, double eps, int any_vertex,
-                                                   int *seeds, int *count) {
+                                                   int *seeds, int *count,
+                                                   const unsigned char *locked, int nlocked,
+                                                   const long long *bounds) {
     const Dyn d = load(P);
     const long long v = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (v >= d.ctr[C_NIDS] || !d.vstatus[v]) return;
-    const long long maxw = igp::max_block_weight(d.ctr[C_TOTAL], k, eps);
-    if (d.bw[d.part[v]] <= maxw) return;
+    if (v >= d.ctr[C_NIDS] || !d.vstatus[v] || vertex_locked(locked, nlocked, (int)v)) return;
+    const Bounds bound{bounds, igp::max_block_weight(d.ctr[C_TOTAL], k, eps)};
+    if (d.bw[d.part[v]] <= bound(d.part[v])) return;
     bool boundary = any_vertex != 0;
     for (long long b = d.V.head[v]; b != -1 && !boundary; b = d.V.next[b])
         for (int s = 0; s < IGP_BUCKET_SLOTS; ++s) {
