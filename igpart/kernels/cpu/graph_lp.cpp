@@ -507,16 +507,27 @@ class SearchGains {
             int32_t best = -1;
             int64_t bg = 0;
             unsigned int bh = 0;
-            for (int32_t b = 0; b < k_; ++b) {
-                if (b == own || c[b] == 0 || bw[b] + wu > bounds[b]) continue;
+            // a total order (gain, lighter block, tie hash, lower id): the blocks may be
+            // visited in any order and more than once
+            auto consider = [&](int32_t b) {
+                if (b == own || c[b] == 0 || bw[b] + wu > bounds[b]) return;
                 const int64_t gb = graph_move_gain(c[b], c[own]);
                 const unsigned int h = tie_hash(seed, u, b);
                 if (best < 0 || gb > bg ||
-                    (gb == bg && (bw[b] < bw[best] || (bw[b] == bw[best] && h < bh)))) {
+                    (gb == bg && (bw[b] < bw[best] ||
+                                  (bw[b] == bw[best] && (h < bh || (h == bh && b < best)))))) {
                     best = b;
                     bg = gb;
                     bh = h;
                 }
+            };
+            // the blocks of u's neighbours (the only ones of positive connectivity) when they
+            // are fewer to visit than the k blocks
+            const int64_t degree = g.xadj[u + 1] - g.xadj[u];
+            if (degree < k_) {
+                for (int64_t j = g.xadj[u]; j < g.xadj[u + 1]; ++j) consider(parts[g.adjncy[j]]);
+            } else {
+                for (int32_t b = 0; b < k_; ++b) consider(b);
             }
             to_[s] = best;
             gain_[s] = bg;
