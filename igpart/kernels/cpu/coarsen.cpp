@@ -5,7 +5,6 @@
 #include <utility>
 
 #include "csr.h"
-#include "label_sums.h"
 #include "partition.h"
 #include "partition_common.h"
 
@@ -515,8 +514,9 @@ GraphLevel contract_graph(const GraphView &g, const int32_t *cmap, int64_t nc) {
         }
     }
     // Rows in chunks of coarse vertices: each chunk sums its rows' edge weights per coarse
-    // neighbour (sorted by id, zero-weight edges dropped: they never count in the cut) into
-    // buffers of its own, then every chunk copies its rows to their offsets.
+    // neighbour (a dense array per thread, cleared through the neighbours touched; sorted by id,
+    // zero-weight edges dropped: they never count in the cut) into buffers of its own, then
+    // every chunk copies its rows to their offsets.
     constexpr int64_t kChunk = 2048;
     const int64_t chunks = (nc + kChunk - 1) / kChunk;
     std::vector<std::vector<int32_t>> cadj(static_cast<size_t>(chunks));
@@ -525,39 +525,38 @@ GraphLevel contract_graph(const GraphView &g, const int32_t *cmap, int64_t nc) {
     c.xadj.assign(static_cast<size_t>(nc + 1), 0);
 #pragma omp parallel if (n >= kParallelMinItems)
     {
-        LabelSums sums;
-        std::vector<std::pair<int32_t, int64_t>> row;
+        std::vector<int64_t> acc;  // per coarse vertex, allocated by the threads that work
+        std::vector<int32_t> touched;
 #pragma omp for schedule(dynamic, 1)
         for (int64_t ch = 0; ch < chunks; ++ch) {
+            if (acc.empty()) acc.assign(static_cast<size_t>(nc), 0);
             std::vector<int32_t> &adj = cadj[ch];
             std::vector<int64_t> &wgt = cwgt[ch];
             for (int64_t x = ch * kChunk; x < std::min(nc, (ch + 1) * kChunk); ++x) {
-                int64_t degree = 0, w = 0;
+                int64_t w = 0;
+                touched.clear();
                 for (int64_t i = mptr[x]; i < mptr[x + 1]; ++i) {
                     const int32_t u = members[i];
-                    degree += g.xadj[u + 1] - g.xadj[u];
                     w += g.vwgt[u];
-                }
-                c.vwgt[x] = w;
-                sums.clear();
-                sums.prepare(degree);
-                for (int64_t i = mptr[x]; i < mptr[x + 1]; ++i) {
-                    const int32_t u = members[i];
                     for (int64_t j = g.xadj[u]; j < g.xadj[u + 1]; ++j) {
                         const int32_t y = cmap[g.adjncy[j]];
-                        if (y != x) sums.add(y, g.adjwgt[j]);
+                        if (y == x) continue;
+                        if (acc[y] == 0) touched.push_back(y);
+                        acc[y] += g.adjwgt[j];
                     }
                 }
-                row.clear();
-                sums.for_each([&](int32_t y, int64_t s) {
-                    if (s > 0) row.push_back({y, s});
-                });
-                std::sort(row.begin(), row.end());
-                for (const auto &[y, s] : row) {
-                    adj.push_back(y);
-                    wgt.push_back(s);
+                c.vwgt[x] = w;
+                std::sort(touched.begin(), touched.end());
+                int64_t degree = 0;
+                for (const int32_t y : touched) {
+                    if (acc[y] > 0) {
+                        adj.push_back(y);
+                        wgt.push_back(acc[y]);
+                        ++degree;
+                    }
+                    acc[y] = 0;
                 }
-                c.xadj[x + 1] = static_cast<int64_t>(row.size());
+                c.xadj[x + 1] = degree;
             }
         }
     }

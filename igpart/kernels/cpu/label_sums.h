@@ -1,5 +1,5 @@
-// Summed edge weights per label (cluster or coarse vertex) of one vertex's neighbours, the
-// scratch of label propagation and of graph contraction (one per thread).
+// Summed edge weights per cluster label of one vertex's neighbours: the scratch of label
+// propagation (one per thread).
 #pragma once
 #include <cstdint>
 #include <vector>
