@@ -23,8 +23,6 @@ import pytest
 import igpart
 from igpart import Config, Graph
 from igpart.errors import InputError
-from igpart.generators import grid_graph
-from igpart.kernels import get_backend
 from igpart.metrics import block_weights, max_block_weight
 from igpart.parallel import metis_pool as mp
 from igpart.partitioner.driver import bisect
@@ -409,20 +407,3 @@ def test_bisections_in_workers_equal_in_process(fresh_pool, monkeypatch, objecti
     fallback = recursive.recursive_bisection(h, k, 0.03, objective, seed=4, runs=3, config=cfg,
                                              threads=3, bisect=bisect)
     assert np.array_equal(here, fallback)
-
-
-def test_metis_processes_automatic_graphs(monkeypatch):
-    """A graph's METIS calls run on its coarsest level (about graph_contraction_limit * k
-    vertices): no workers unless that level is large; an explicit value is kept."""
-    import igpart.partitioner.context as ml
-
-    monkeypatch.setattr(ml, "usable_cpus", lambda: 16)
-    cfg = Config(threads=16)
-    assert ml.metis_processes(cfg, 10**6, 64, hypergraph=True) == 15
-    assert ml.metis_processes(cfg, 10**6, 64, hypergraph=False) == 0
-    assert ml.metis_processes(cfg, 10**7, 4096, hypergraph=False) == 15
-    explicit = Config(threads=16, initial_metis_processes=3)
-    assert ml.metis_processes(explicit, 10**6, 64, hypergraph=False) == 3
-    g = grid_graph(400, 300)  # 120,000 vertices: a large input
-    assert ml.resolve(cfg, get_backend("cpu"), g, 64).initial_metis_processes == 0
-    assert ml.resolve(cfg, get_backend("cpu"), g.to_hypergraph(), 64).initial_metis_processes == 15

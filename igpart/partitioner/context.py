@@ -138,8 +138,7 @@ AUTO_METIS_MIN_CPUS = 8
 AUTO_METIS_MAX_PROCESSES = 15
 
 
-def metis_processes(cfg: Config, n: int, k: int, threads: int | None = None,
-                    hypergraph: bool = True) -> int:
+def metis_processes(cfg: Config, n: int, k: int, threads: int | None = None) -> int:
     """The METIS worker processes of a run on an input of ``n`` vertices into ``k`` blocks
     (``Config.initial_metis_processes``). An explicit value (0: in-process, N > 0: N workers)
     is kept. -1 (automatic, the default) gives ``min(15, cpus - 1)`` workers (``cpus``:
@@ -147,18 +146,11 @@ def metis_processes(cfg: Config, n: int, k: int, threads: int | None = None,
     one thread (``threads``, default the run's, ``Config.threads``), ``k > 1`` and the input
     is large (``n >= cfg.initial_runs_min_n``), and 0 otherwise: only then are there enough
     concurrent METIS calls, and cores left beside the run's threads, to pay for the workers.
-    A graph (``hypergraph`` False) runs METIS only on its coarsest level, of about
-    ``graph_contraction_limit * k`` vertices: workers only when that level is large
-    (``graph_contraction_limit * k >= initial_runs_min_n``). Below, a few milliseconds of METIS
-    calls would not pay for the workers' start, whose imports compete for the cores with the
-    coarsening's threads while they run.
     """
     configured = int(cfg.initial_metis_processes)
     if configured >= 0:
         return configured
     if k <= 1 or n < cfg.initial_runs_min_n:
-        return 0
-    if not hypergraph and cfg.graph_contraction_limit * k < cfg.initial_runs_min_n:
         return 0
     cpus = usable_cpus()
     if cpus < AUTO_METIS_MIN_CPUS:
@@ -399,7 +391,7 @@ def resolve(cfg: Config, be: Backend, h: Hypergraph | Graph, k: int) -> Resolved
     base = cfg.base if isinstance(cfg, ResolvedConfig) else cfg
     k, n, hyper = int(k), int(h.n), isinstance(h, Hypergraph)
     pins = int(h.num_pins) if hyper else int(h.adjncy.shape[0])
-    processes = metis_processes(base, n, k, hypergraph=hyper)
+    processes = metis_processes(base, n, k)
     base = dataclasses.replace(base, initial_metis_processes=processes)
     rb_runs, rb_seeds = rb_effort(base, k, n >= base.initial_runs_min_n)
     values = {f.name: getattr(base, f.name) for f in dataclasses.fields(Config)}
