@@ -129,6 +129,30 @@ def test_large_slices_move_together_within_the_caps_on_any_threads():
         assert nc <= g.n // 2 or min_clusters  # a mesh shrinks at least twice per level
 
 
+def test_large_slices_fill_a_hub_cluster_up_to_its_cap_only():
+    # a hub joined to every vertex of a 40,000-vertex grid by heavy edges: in the first pass
+    # every vertex of a slice wants the hub's cluster, whose arrivals exceed the cap (taken in
+    # ascending id while they fit), and the hub, alone and wanted, stays
+    be = get_backend("cpu")
+    grid = generators.grid_graph(200, 200)
+    src = np.repeat(np.arange(grid.n), np.diff(grid.xadj))
+    once = src < grid.adjncy
+    hub = grid.n
+    u = np.concatenate([src[once], np.full(grid.n, hub)])
+    v = np.concatenate([grid.adjncy[once], np.arange(grid.n)])
+    w = np.concatenate([np.ones(int(once.sum()), dtype=np.int64), np.full(grid.n, 5)])
+    g = igpart.Graph.from_edges(u, v, w=w, n=grid.n + 1)
+    ga = be.graph_arrays(g)
+    runs = []
+    for threads in (1, 3):
+        with omp_threads(threads):
+            runs.append(be.cluster_graph_lp(ga, 50, iterations=3, seed=4, sub_rounds=2))
+    cmap, nc = runs[0]
+    assert runs[1][1] == nc and np.array_equal(runs[1][0], cmap)
+    sizes = np.bincount(cmap, minlength=nc)
+    assert sizes.max() <= 50 and sizes[cmap[hub]] == 50  # the hub's cluster filled to the cap
+
+
 def contraction_oracle(g: igpart.Graph, cmap: np.ndarray, nc: int):
     """The contracted graph from numpy: coarse edge weights summed per pair, sorted by id."""
     src = np.repeat(np.arange(g.n), np.diff(g.xadj))
