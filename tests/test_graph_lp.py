@@ -4,6 +4,8 @@ partitions with every graph coarsening and refinement, and the errors of bad opt
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 from hypothesis import given
@@ -93,6 +95,89 @@ def test_label_propagation_and_fm_do_not_depend_on_threads():
         assert n1 == n2 and np.array_equal(c1, c2)
         assert g1 == g2 > 0 and np.array_equal(r1, r2)
         assert fg1 == fg2 > 0 and np.array_equal(f1, f2) and cut1 == cut2
+
+
+@functools.lru_cache(maxsize=1)
+def weighted_mesh(n: int, seed: int) -> igpart.Graph:
+    """A Delaunay mesh of ``n`` points with random vertex weights 1-4 and edge weights 1-3."""
+    g = generators.delaunay_graph(n, seed=seed)
+    rng = np.random.default_rng(seed)
+    src = np.repeat(np.arange(g.n), np.diff(g.xadj))
+    once = src < g.adjncy
+    w = rng.integers(1, 4, size=int(once.sum()))
+    return igpart.Graph.from_edges(src[once], g.adjncy[once], w=w, n=g.n,
+                                   vwgt=rng.integers(1, 5, size=g.n))
+
+
+def test_large_slices_move_together_within_the_caps_on_any_threads():
+    # slices of 35,000 vertices apply their moves together (the rules of SliceMoves): the
+    # weight cap and the cluster count hold, and the clustering is that of one thread
+    be = get_backend("cpu")
+    g = weighted_mesh(70_000, 3)
+    ga = be.graph_arrays(g)
+    for mcw, min_clusters in ((12, 0), (40, 0), (12, 30_000)):
+        runs = []
+        for threads in (1, 3):
+            with omp_threads(threads):
+                runs.append(be.cluster_graph_lp(ga, mcw, iterations=5, min_clusters=min_clusters,
+                                                seed=1, sub_rounds=2))
+        cmap, nc = runs[0]
+        assert all(n2 == nc and np.array_equal(c2, cmap) for c2, n2 in runs[1:])
+        assert set(np.unique(cmap)) == set(range(nc)) and nc >= min_clusters
+        weights = np.bincount(cmap, weights=g.vwgt, minlength=nc)
+        assert weights.max() <= mcw
+        assert nc <= g.n // 2 or min_clusters  # a mesh shrinks at least twice per level
+
+
+def test_large_slices_fill_a_hub_cluster_up_to_its_cap_only():
+    # a hub joined to every vertex of a 40,000-vertex grid by heavy edges: in the first pass
+    # every vertex of a slice wants the hub's cluster, whose arrivals exceed the cap (taken in
+    # ascending id while they fit), and the hub, alone and wanted, stays
+    be = get_backend("cpu")
+    grid = generators.grid_graph(200, 200)
+    src = np.repeat(np.arange(grid.n), np.diff(grid.xadj))
+    once = src < grid.adjncy
+    hub = grid.n
+    u = np.concatenate([src[once], np.full(grid.n, hub)])
+    v = np.concatenate([grid.adjncy[once], np.arange(grid.n)])
+    w = np.concatenate([np.ones(int(once.sum()), dtype=np.int64), np.full(grid.n, 5)])
+    g = igpart.Graph.from_edges(u, v, w=w, n=grid.n + 1)
+    ga = be.graph_arrays(g)
+    runs = []
+    for threads in (1, 3):
+        with omp_threads(threads):
+            runs.append(be.cluster_graph_lp(ga, 50, iterations=3, seed=4, sub_rounds=2))
+    cmap, nc = runs[0]
+    assert runs[1][1] == nc and np.array_equal(runs[1][0], cmap)
+    sizes = np.bincount(cmap, minlength=nc)
+    assert sizes.max() <= 50 and sizes[cmap[hub]] == 50  # the hub's cluster filled to the cap
+
+
+def contraction_oracle(g: igpart.Graph, cmap: np.ndarray, nc: int):
+    """The contracted graph from numpy: coarse edge weights summed per pair, sorted by id."""
+    src = np.repeat(np.arange(g.n), np.diff(g.xadj))
+    cu, cv = cmap[src], cmap[g.adjncy]
+    keep = cu != cv
+    key = cu[keep].astype(np.int64) * nc + cv[keep]
+    pairs, inverse = np.unique(key, return_inverse=True)
+    w = np.bincount(inverse, weights=g.adjwgt[keep]).astype(np.int64)
+    xadj = np.zeros(nc + 1, dtype=np.int64)
+    np.add.at(xadj, pairs // nc + 1, 1)
+    return (np.cumsum(xadj), (pairs % nc).astype(np.int32), w,
+            np.bincount(cmap, weights=g.vwgt, minlength=nc).astype(np.int64))
+
+
+def test_contraction_of_a_large_level_equals_the_oracle_on_any_threads():
+    be = get_backend("cpu")
+    g = weighted_mesh(70_000, 3)
+    ga = be.graph_arrays(g)
+    cmap, nc = be.cluster_graph_lp(ga, 10, iterations=3, seed=0, sub_rounds=2)
+    want = contraction_oracle(g, np.asarray(cmap), nc)
+    for threads in (1, 2, 3):
+        with omp_threads(threads):
+            c = be.contract_graph(ga, cmap, nc)
+        for got, expected in zip((c.xadj, c.adjncy, c.adjwgt, c.vwgt), want):
+            assert np.array_equal(np.asarray(got), expected)
 
 
 def test_cluster_graph_lp_groups_the_leaves_of_a_star():

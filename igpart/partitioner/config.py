@@ -144,14 +144,17 @@ class Config:
       ``factor * ceil(total / (graph_contraction_limit * k))``).
       ``graph_coarsening``: ``"lp"`` (size-constrained label propagation clustering, as the
       label-propagation graph partitioners coarsen: ``graph_lp_iterations`` passes, each cut
-      into ``graph_lp_sub_rounds`` slices whose vertices choose in parallel and move in order,
-      so the result does not depend on the threads (on the GPU a slice's moves are admitted
+      into ``graph_lp_sub_rounds`` slices whose vertices choose in parallel, then move (on the
+      C++ backend slices of at least 16,384 vertices together, in parallel, by rules that read
+      only the slice's choices, see ``kernels/cpu/graph_lp.h``; smaller ones in order), so the
+      result does not depend on the threads (on the GPU a slice's moves are admitted
       together by a vectorised rule, ``igpart.kernels.gpu._graph_lp``, each slice costing a
       fixed number of launches and host reads; -1: the backend's
       ``default_graph_lp_sub_rounds``, 8 on the C++ backend, 1 on the GPU); lone vertices
-      that favour the same cluster are grouped when a level would not halve), ``"gkway"`` (G-kway §3.1 union-find coarsening
-      with iG-kway §IV groups of at most ``graph_group_size`` (6) vertices), or ``"auto"`` (the
-      backend's ``default_graph_coarsening``: ``"lp"`` on both backends, see
+      that favour the same cluster are grouped when a level would not halve), ``"gkway"``
+      (G-kway §3.1 union-find coarsening with iG-kway §IV groups of at most
+      ``graph_group_size`` (6) vertices), or ``"auto"`` (the backend's
+      ``default_graph_coarsening``: ``"lp"`` on both backends, see
       ``GpuBackend.default_graph_coarsening``). On the ``graphs``
       suite at 2^16 (2 threads, dev VM) label propagation clustering alone took rgg_n_2_16
       from 1.7x KaMinPar's cut to parity (BENCHMARKS.md, "Graph pipeline").

@@ -487,42 +487,87 @@ HgLevel contract_hypergraph(const HgView &h, const int32_t *cmap, int64_t nc) {
 }
 
 GraphLevel contract_graph(const GraphView &g, const int32_t *cmap, int64_t nc) {
+    const int64_t n = g.n;
     GraphLevel c;
-    c.vwgt.assign(static_cast<size_t>(nc), 0);
-    for (int64_t u = 0; u < g.n; ++u) c.vwgt[cmap[u]] += g.vwgt[u];
-    // Members of each coarse vertex.
+    // Members of each coarse vertex (counted and placed with atomics: their order inside a
+    // coarse vertex varies with the threads, what is made of them below does not).
     std::vector<int64_t> mptr(static_cast<size_t>(nc + 1), 0);
-    for (int64_t u = 0; u < g.n; ++u) ++mptr[cmap[u] + 1];
-    for (int64_t x = 0; x < nc; ++x) mptr[x + 1] += mptr[x];
-    std::vector<int32_t> members(static_cast<size_t>(g.n));
+    {
+        int64_t *mp = mptr.data();
+#pragma omp parallel for schedule(static) if (n >= kParallelMinLightItems)
+        for (int64_t u = 0; u < n; ++u) {
+#pragma omp atomic
+            ++mp[cmap[u] + 1];
+        }
+    }
+    parallel_prefix_sum(mptr);
+    std::vector<int32_t> members(static_cast<size_t>(n));
     {
         std::vector<int64_t> pos(mptr.begin(), mptr.end() - 1);
-        for (int64_t u = 0; u < g.n; ++u) members[pos[cmap[u]]++] = static_cast<int32_t>(u);
+        int64_t *ps = pos.data();
+#pragma omp parallel for schedule(static) if (n >= kParallelMinLightItems)
+        for (int64_t u = 0; u < n; ++u) {
+            int64_t at;
+#pragma omp atomic capture
+            at = ps[cmap[u]]++;
+            members[at] = static_cast<int32_t>(u);
+        }
     }
-    std::vector<int64_t> acc(static_cast<size_t>(nc), 0);
-    std::vector<int32_t> touched;
-    c.xadj.push_back(0);
-    for (int64_t x = 0; x < nc; ++x) {
-        touched.clear();
-        for (int64_t i = mptr[x]; i < mptr[x + 1]; ++i) {
-            const int32_t u = members[i];
-            for (int64_t j = g.xadj[u]; j < g.xadj[u + 1]; ++j) {
-                const int32_t y = cmap[g.adjncy[j]];
-                if (y == x) continue;
-                if (acc[y] == 0) touched.push_back(y);
-                acc[y] += g.adjwgt[j];
+    // Rows in chunks of coarse vertices: each chunk sums its rows' edge weights per coarse
+    // neighbour (a dense array per thread, cleared through the neighbours touched; sorted by id,
+    // zero-weight edges dropped: they never count in the cut) into buffers of its own, then
+    // every chunk copies its rows to their offsets.
+    constexpr int64_t kChunk = 2048;
+    const int64_t chunks = (nc + kChunk - 1) / kChunk;
+    std::vector<std::vector<int32_t>> cadj(static_cast<size_t>(chunks));
+    std::vector<std::vector<int64_t>> cwgt(static_cast<size_t>(chunks));
+    c.vwgt.assign(static_cast<size_t>(nc), 0);
+    c.xadj.assign(static_cast<size_t>(nc + 1), 0);
+#pragma omp parallel if (n >= kParallelMinItems)
+    {
+        std::vector<int64_t> acc;  // per coarse vertex, allocated by the threads that work
+        std::vector<int32_t> touched;
+#pragma omp for schedule(dynamic, 1)
+        for (int64_t ch = 0; ch < chunks; ++ch) {
+            if (acc.empty()) acc.assign(static_cast<size_t>(nc), 0);
+            std::vector<int32_t> &adj = cadj[ch];
+            std::vector<int64_t> &wgt = cwgt[ch];
+            for (int64_t x = ch * kChunk; x < std::min(nc, (ch + 1) * kChunk); ++x) {
+                int64_t w = 0;
+                touched.clear();
+                for (int64_t i = mptr[x]; i < mptr[x + 1]; ++i) {
+                    const int32_t u = members[i];
+                    w += g.vwgt[u];
+                    for (int64_t j = g.xadj[u]; j < g.xadj[u + 1]; ++j) {
+                        const int32_t y = cmap[g.adjncy[j]];
+                        if (y == x) continue;
+                        if (acc[y] == 0) touched.push_back(y);
+                        acc[y] += g.adjwgt[j];
+                    }
+                }
+                c.vwgt[x] = w;
+                std::sort(touched.begin(), touched.end());
+                int64_t degree = 0;
+                for (const int32_t y : touched) {
+                    if (acc[y] > 0) {
+                        adj.push_back(y);
+                        wgt.push_back(acc[y]);
+                        ++degree;
+                    }
+                    acc[y] = 0;
+                }
+                c.xadj[x + 1] = degree;
             }
         }
-        std::sort(touched.begin(), touched.end());
-        for (int32_t y : touched) {
-            // zero-weight edges are dropped (they never count in the cut)
-            if (acc[y] > 0) {
-                c.adjncy.push_back(y);
-                c.adjwgt.push_back(acc[y]);
-            }
-            acc[y] = 0;
-        }
-        c.xadj.push_back(static_cast<int64_t>(c.adjncy.size()));
+    }
+    parallel_prefix_sum(c.xadj);
+    c.adjncy.resize(static_cast<size_t>(c.xadj[nc]));
+    c.adjwgt.resize(static_cast<size_t>(c.xadj[nc]));
+#pragma omp parallel for schedule(dynamic, 1) if (n >= kParallelMinItems)
+    for (int64_t ch = 0; ch < chunks; ++ch) {
+        const int64_t at = c.xadj[ch * kChunk];
+        std::copy(cadj[ch].begin(), cadj[ch].end(), c.adjncy.begin() + at);
+        std::copy(cwgt[ch].begin(), cwgt[ch].end(), c.adjwgt.begin() + at);
     }
     return c;
 }

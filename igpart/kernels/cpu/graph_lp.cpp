@@ -2,11 +2,13 @@
 #include "graph_lp.h"
 
 #include <algorithm>
+#include <memory>
 #include <numeric>
 #include <queue>
 #include <tuple>
 #include <utility>
 
+#include "label_sums.h"
 #include "partition_common.h"
 #include "refine_impl.h"
 
@@ -47,51 +49,6 @@ std::vector<int32_t> sorted_slices(const std::vector<int32_t> &order, int64_t sl
         std::sort(sorted.begin() + s * slice, sorted.begin() + std::min(n, (s + 1) * slice));
     return sorted;
 }
-
-// Summed edge weight per cluster label of one vertex's neighbours: open addressing sized to the
-// degree, cleared in time proportional to the labels inserted.
-class LabelSums {
-   public:
-    void prepare(int64_t degree) {
-        size_t cap = 16;
-        while (cap < static_cast<size_t>(2 * degree + 2)) cap <<= 1;
-        if (cap > keys_.size()) {
-            keys_.assign(cap, -1);
-            vals_.assign(cap, 0);
-            mask_ = cap - 1;
-        }
-    }
-    void add(int32_t key, int64_t w) {
-        size_t i = (static_cast<uint32_t>(key) * 0x9E3779B1u) & mask_;
-        while (keys_[i] != key && keys_[i] != -1) i = (i + 1) & mask_;
-        if (keys_[i] == -1) {
-            keys_[i] = key;
-            vals_[i] = 0;
-            used_.push_back(i);
-        }
-        vals_[i] += w;
-    }
-    int64_t get(int32_t key) const {
-        size_t i = (static_cast<uint32_t>(key) * 0x9E3779B1u) & mask_;
-        for (; keys_[i] != -1; i = (i + 1) & mask_)
-            if (keys_[i] == key) return vals_[i];
-        return 0;
-    }
-    template <class F>
-    void for_each(F &&f) const {
-        for (size_t i : used_) f(keys_[i], vals_[i]);
-    }
-    void clear() {
-        for (size_t i : used_) keys_[i] = -1;
-        used_.clear();
-    }
-
-   private:
-    std::vector<int32_t> keys_;
-    std::vector<int64_t> vals_;
-    std::vector<size_t> used_;
-    size_t mask_ = 0;
-};
 
 // Fills `sums` with the edge weight from u to every neighbouring cluster.
 void sum_labels(const GraphView &g, int32_t u, const int32_t *label, LabelSums &sums) {
@@ -164,6 +121,134 @@ void mark_neighbours(const GraphView &g, const int32_t *vertices, const int32_t 
     }
 }
 
+// The moves of one clustering slice applied together (slices of at least kMinParallelSlice
+// vertices while more clusters than moves remain above min_clusters): every vertex of the slice
+// has chosen (`want`: its target cluster, its own label when it stays) against the clusters
+// before the slice, and the moves are settled by rules that read only those choices, so the
+// result does not depend on the threads:
+// - a vertex alone in its cluster stays when a vertex of higher id wants to join it (of two
+//   lone vertices that want each other, the higher id joins the lower one: no swap);
+// - a move goes only to a cluster that keeps a member that does not leave in the slice (a
+//   cluster whose members all leave is no target, as in the sequential order);
+// - a cluster takes all its arrivals when they fit under the weight cap together (departures
+//   not counted), else the arrivals in ascending vertex id while they fit.
+class SliceMoves {
+   public:
+    explicit SliceMoves(int64_t n)
+        : claim_(static_cast<size_t>(n), -1),
+          leave_(static_cast<size_t>(n), 0),
+          arrive_(static_cast<size_t>(n), 0) {}
+
+    // Applies the moves of the vertices by_id[lo, hi) (`want` per vertex) to label, cw and size;
+    // sets want[u] = -1 for each vertex that did not move and marks the neighbours of those that
+    // did in `next`. Returns the moves; `emptied` receives the clusters left empty.
+    int64_t apply(const GraphView &g, const int32_t *by_id, int64_t lo, int64_t hi,
+                  int64_t max_cluster_weight, int32_t *want, int32_t *label, int64_t *cw,
+                  int32_t *size, char *next, int64_t &emptied) {
+        int32_t *claim = claim_.data();
+        int64_t *leave = leave_.data(), *arrive = arrive_.data();
+        // a vertex whose move is called off keeps its target as -2 - target (scratch reset)
+        auto dropped = [](int32_t c) { return -2 - c; };
+#pragma omp parallel for schedule(static)
+        for (int64_t i = lo; i < hi; ++i) {  // highest id that wants to join each cluster
+            const int32_t u = by_id[i], c = want[u];
+            if (c == label[u]) continue;
+            int32_t seen = __atomic_load_n(&claim[c], __ATOMIC_RELAXED);
+            while (seen < u && !__atomic_compare_exchange_n(&claim[c], &seen, u, true,
+                                                            __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+            }
+        }
+#pragma omp parallel for schedule(static)
+        for (int64_t i = lo; i < hi; ++i) {  // lone vertices wanted by a higher id stay
+            const int32_t u = by_id[i], c = want[u], cur = label[u];
+            if (c == cur) continue;
+            if (size[cur] == 1 && claim[cur] > u) {
+                want[u] = dropped(c);
+                continue;
+            }
+#pragma omp atomic
+            leave[cur] += g.vwgt[u];
+        }
+#pragma omp parallel for schedule(static)
+        for (int64_t i = lo; i < hi; ++i) {  // targets that keep a member; their arrivals
+            const int32_t u = by_id[i], c = want[u];
+            if (c < 0 || c == label[u]) continue;
+            if (cw[c] - leave[c] <= 0) {
+                want[u] = dropped(c);
+                continue;
+            }
+#pragma omp atomic
+            arrive[c] += g.vwgt[u];
+        }
+        // clusters whose arrivals do not all fit: arrivals in ascending id while they fit
+        const std::vector<int32_t> over = parallel_select(hi - lo, [&](int64_t i) {
+            const int32_t u = by_id[lo + i], c = want[u];
+            return c >= 0 && c != label[u] && cw[c] + arrive[c] > max_cluster_weight;
+        });
+        if (!over.empty()) {
+            std::vector<std::pair<int32_t, int32_t>> byc(over.size());  // (cluster, vertex)
+            for (size_t x = 0; x < over.size(); ++x) {
+                const int32_t u = by_id[lo + over[x]];
+                byc[x] = {want[u], u};
+            }
+            parallel_sort(byc.begin(), byc.end());
+            int64_t w = 0;
+            for (size_t x = 0; x < byc.size(); ++x) {
+                const auto [c, u] = byc[x];
+                if (x == 0 || byc[x - 1].first != c) w = cw[c];
+                if (w + g.vwgt[u] <= max_cluster_weight)
+                    w += g.vwgt[u];
+                else
+                    want[u] = dropped(c);
+            }
+        }
+        int64_t moved = 0, gone = 0;
+#pragma omp parallel for schedule(static) reduction(+ : moved, gone)
+        for (int64_t i = lo; i < hi; ++i) {
+            const int32_t u = by_id[i], cur = label[u];
+            int32_t c = want[u];
+            if (c == cur) {
+                want[u] = -1;
+                continue;
+            }
+            const bool moves = c >= 0;
+            if (!moves) c = dropped(c);
+            want[u] = moves ? c : -1;
+#pragma omp atomic write
+            claim[c] = -1;
+#pragma omp atomic write
+            arrive[c] = 0;
+#pragma omp atomic write
+            leave[cur] = 0;
+            if (!moves) continue;
+            const int64_t wu = g.vwgt[u];
+#pragma omp atomic
+            cw[c] += wu;
+#pragma omp atomic
+            cw[cur] -= wu;
+#pragma omp atomic
+            ++size[c];
+            int32_t left;
+#pragma omp atomic capture
+            left = --size[cur];
+            gone += left == 0;
+            label[u] = c;
+            ++moved;
+            for (int64_t j = g.xadj[u]; j < g.xadj[u + 1]; ++j) {
+#pragma omp atomic write
+                next[g.adjncy[j]] = 1;
+            }
+        }
+        emptied = gone;
+        return moved;
+    }
+
+   private:
+    std::vector<int32_t> claim_;   // per cluster: highest id that wants to join it, -1: none
+    std::vector<int64_t> leave_;   // per cluster: weight of the vertices that want to leave it
+    std::vector<int64_t> arrive_;  // per cluster: weight of the moves it may take
+};
+
 int64_t slice_length(int64_t n, int64_t sub_rounds) {
     const int64_t r = std::max<int64_t>(1, sub_rounds);
     return std::max<int64_t>(1, (n + r - 1) / r);
@@ -185,21 +270,34 @@ int64_t cluster_graph_lp(const GraphView &g, int64_t max_cluster_weight, int64_t
     std::vector<int32_t> choice(static_cast<size_t>(n), -1);  // per vertex; -1: none applied
     std::vector<char> active(static_cast<size_t>(n), 1), next(static_cast<size_t>(n), 0);
     int64_t nc = n;
+    std::unique_ptr<SliceMoves> together;  // created for the first slice applied together
     for (int64_t it = 0; it < iterations && nc > min_clusters; ++it) {
         int64_t moved = 0;
         int64_t before = 0;  // moves before the slice
         for (int64_t lo = 0; lo < n && nc > min_clusters; lo += slice) {
             const int64_t hi = std::min(n, lo + slice);
+            int64_t wanted = 0;  // vertices that want to move
 #pragma omp parallel if (hi - lo >= kMinParallelSlice)
             {
                 LabelSums sums;
-#pragma omp for schedule(dynamic, 256)
+#pragma omp for schedule(dynamic, 256) reduction(+ : wanted)
                 for (int64_t i = lo; i < hi; ++i) {
                     const int32_t u = by_id[i];
                     choice[u] = active[u] ? cluster_choice(g, u, label.data(), cw.data(),
                                                            max_cluster_weight, seed + it, sums)
                                           : label[u];
+                    wanted += choice[u] != label[u];
                 }
+            }
+            if (hi - lo >= kMinParallelSlice && nc - wanted > min_clusters) {
+                if (!together) together = std::make_unique<SliceMoves>(n);
+                int64_t emptied = 0;
+                moved += together->apply(g, by_id.data(), lo, hi, max_cluster_weight,
+                                         choice.data(), label.data(), cw.data(), size.data(),
+                                         next.data(), emptied);
+                nc -= emptied;
+                before = moved;
+                continue;
             }
             for (int64_t i = lo; i < hi; ++i) {
                 const int32_t u = order[i], cur = label[u], c = choice[u];
@@ -254,11 +352,17 @@ int64_t cluster_graph_lp(const GraphView &g, int64_t max_cluster_weight, int64_t
             i = j;
         }
     }
+    std::vector<char> used(static_cast<size_t>(n), 0);
+#pragma omp parallel for schedule(static) if (n >= kParallelMinLightItems)
+    for (int64_t u = 0; u < n; ++u) {
+#pragma omp atomic write
+        used[label[u]] = 1;
+    }
+    const std::vector<int32_t> labels = parallel_select(n, [&](int64_t c) { return used[c]; });
+    const int32_t count = static_cast<int32_t>(labels.size());
     std::vector<int32_t> id(static_cast<size_t>(n), -1);
-    int32_t count = 0;
-    for (int64_t u = 0; u < n; ++u) id[label[u]] = 0;
-    for (int64_t c = 0; c < n; ++c)
-        if (id[c] == 0) id[c] = count++;
+#pragma omp parallel for schedule(static) if (count >= kParallelMinLightItems)
+    for (int32_t x = 0; x < count; ++x) id[labels[x]] = x;
     cmap.resize(static_cast<size_t>(n));
 #pragma omp parallel for schedule(static) if (n >= kParallelMinLightItems)
     for (int64_t u = 0; u < n; ++u) cmap[u] = id[label[u]];
@@ -341,9 +445,12 @@ int64_t refine_graph_lp(const GraphView &g, int32_t *parts, int32_t k, const int
                         choice[u] = m.to;
                 }
             }
-            for (int64_t i = lo; i < hi; ++i) {
-                const int32_t u = order[i], b = choice[u];
-                if (b < 0) continue;
+            // the vertices that chose a move, in `order` (found in parallel: the loop below
+            // then reads only theirs, not every vertex of the slice at random)
+            const std::vector<int32_t> movers = parallel_select(
+                hi - lo, [&](int64_t i) { return choice[order[lo + i]] >= 0; });
+            for (const int32_t i : movers) {
+                const int32_t u = order[lo + i], b = choice[u];
                 const int32_t s = parts[u];
                 const int64_t wu = g.vwgt[u];
                 if (bw[b] + wu > bounds[b]) continue;
@@ -400,16 +507,27 @@ class SearchGains {
             int32_t best = -1;
             int64_t bg = 0;
             unsigned int bh = 0;
-            for (int32_t b = 0; b < k_; ++b) {
-                if (b == own || c[b] == 0 || bw[b] + wu > bounds[b]) continue;
+            // a total order (gain, lighter block, tie hash, lower id): the blocks may be
+            // visited in any order and more than once
+            auto consider = [&](int32_t b) {
+                if (b == own || c[b] == 0 || bw[b] + wu > bounds[b]) return;
                 const int64_t gb = graph_move_gain(c[b], c[own]);
                 const unsigned int h = tie_hash(seed, u, b);
                 if (best < 0 || gb > bg ||
-                    (gb == bg && (bw[b] < bw[best] || (bw[b] == bw[best] && h < bh)))) {
+                    (gb == bg && (bw[b] < bw[best] ||
+                                  (bw[b] == bw[best] && (h < bh || (h == bh && b < best)))))) {
                     best = b;
                     bg = gb;
                     bh = h;
                 }
+            };
+            // the blocks of u's neighbours (the only ones of positive connectivity) when they
+            // are fewer to visit than the k blocks
+            const int64_t degree = g.xadj[u + 1] - g.xadj[u];
+            if (degree < k_) {
+                for (int64_t j = g.xadj[u]; j < g.xadj[u + 1]; ++j) consider(parts[g.adjncy[j]]);
+            } else {
+                for (int32_t b = 0; b < k_; ++b) consider(b);
             }
             to_[s] = best;
             gain_[s] = bg;
