@@ -364,13 +364,15 @@ def map_processes(
 
 
 def _multisection(h, a: tuple[int, ...], epsilon: float, backend, seeds: list[int], config,
-                  client=None, partitioner: str = "multilevel",
+                  client=None, partitioner: str | tuple[str, str] = "multilevel",
                   effort: tuple[dict, dict] | None = None):  # fmt: skip
     """Algorithm 2 of the paper, level by level from the outermost: every group of the current
     level is split into the next level's count (by :func:`igpart.partition` with
-    ``algorithm=partitioner``; each split a task of ``client``'s cluster when given); returns
-    (PE ids, splits, backend, timings). ``effort``: partitioner settings added to ``config``
-    for the first split (the whole input) and for the splits of the later levels."""
+    ``algorithm=partitioner``, or a pair: the first split's and the later ones'; each split a
+    task of ``client``'s cluster when given); returns (PE ids, splits, backend, timings).
+    ``effort``: partitioner settings added to ``config`` for the first split (the whole input)
+    and for the splits of the later levels. The multilevel splits of a hypergraph share the
+    input's Louvain communities, found once (:func:`_input_communities`)."""
     k = int(np.prod(a))
     total = int(h.vwgt.sum())
     pe = np.zeros(h.n, dtype=np.int64)  # the group id at the current level, mixed radix
@@ -380,6 +382,15 @@ def _multisection(h, a: tuple[int, ...], epsilon: float, backend, seeds: list[in
     t = time.perf_counter()
     extract = _level_extractor(h, backend if client is None else "cpu")
     timings["extract"] += time.perf_counter() - t
+    communities = None
+    if "multilevel" in (partitioner if isinstance(partitioner, tuple) else (partitioner,)) \
+            and isinstance(h, Hypergraph):
+        t = time.perf_counter()
+        first = next(x for x in reversed(a) if x > 1) if k > 1 else 1
+        first_config = {**(config or {}), **(effort[0] if effort else {})}
+        communities = _input_communities(h, first, backend if client is None else "cpu",
+                                         first_config, seeds[0])  # fmt: skip
+        timings["communities"] = time.perf_counter() - t
     for level in range(len(a), 0, -1):
         parts_here = a[level - 1]
         if parts_here == 1:
@@ -387,6 +398,9 @@ def _multisection(h, a: tuple[int, ...], epsilon: float, backend, seeds: list[in
         sub_k = int(np.prod(a[:level]))
         depth = sum(1 for x in a[:level] if x > 1)
         level_config = config
+        split_partitioner = partitioner
+        if isinstance(partitioner, tuple):
+            split_partitioner = partitioner[0 if ngroups == 1 else 1]
         if effort is not None:
             level_config = {**(config or {}), **effort[0 if ngroups == 1 else 1]}
         t = time.perf_counter()
@@ -403,10 +417,12 @@ def _multisection(h, a: tuple[int, ...], epsilon: float, backend, seeds: list[in
                 continue
             eps = adaptive_epsilon(epsilon, total, k, int(sub.vwgt.sum()), sub_k, depth,
                                    parts_here)  # fmt: skip
+            labels = None if communities is None else _compact(communities[verts])
             jobs.append((verts, (sub, parts_here, eps, backend_name, seeds, level_config, level,
-                                 g, partitioner)))
+                                 g, split_partitioner,
+                                 labels if split_partitioner == "multilevel" else None)))
         if client is None:
-            results = [best_split(*args) for _, args in jobs]
+            results = _run_splits(jobs, backend, config)
         else:
             from .distributed import run_tasks
 
@@ -418,6 +434,70 @@ def _multisection(h, a: tuple[int, ...], epsilon: float, backend, seeds: list[in
         timings["partition"] += time.perf_counter() - t
         pe, ngroups = new, ngroups * parts_here
     return pe, splits, used_backend, timings
+
+
+def _run_splits(jobs: list, backend, config) -> list:
+    """:func:`best_split` of every job of one level. On the C++ backend the splits of a level
+    run side by side in Python threads (their C++ stages release the GIL), each with its share
+    of the threads: one small partition uses few of a machine's cores, and a level's 8-32 small
+    splits called one after the other left the rest idle (BENCHMARKS.md, "Process mapping").
+    Each split keeps its seeds, so the result does not depend on the order they finish in."""
+    if len(jobs) < 2 or not _host_backend(backend):
+        return [best_split(*args) for _, args in jobs]
+    from concurrent.futures import ThreadPoolExecutor
+
+    from .parallel.threads import usable_cpus
+
+    threads = int((config or {}).get("threads") or 0) or usable_cpus()
+    workers = max(1, min(len(jobs), threads))
+    if workers < 2:
+        return [best_split(*args) for _, args in jobs]
+    share = {"threads": max(1, threads // workers)}
+
+    def run(args):
+        sub, parts, eps, be, seeds, cfg, *rest = args
+        return best_split(sub, parts, eps, be, seeds, {**(cfg or {}), **share}, *rest)
+
+    # the largest splits first, so that the last one to start is a small one
+    order = sorted(range(len(jobs)), key=lambda i: -jobs[i][1][0].n)
+    with ThreadPoolExecutor(workers) as pool:
+        done = dict(zip(order, pool.map(run, [jobs[i][1] for i in order])))
+    return [done[i] for i in range(len(jobs))]
+
+
+def _input_communities(h: Hypergraph, k: int, backend, config, seed: int) -> np.ndarray | None:
+    """The Louvain communities (host int32 per vertex) that the partitioner would detect on
+    ``h`` for ``k`` blocks with ``config`` (None where it would detect none): found once for the
+    whole input, each split of the multisection gets its group's share
+    (:func:`igpart.partitioner.driver.run_partition`'s ``communities``) instead of running
+    Louvain again on its sub-hypergraph."""
+    from .kernels import get_backend
+    from .parallel.threads import stage_threads
+    from .partitioner.config import Config
+    from .partitioner.context import Timer, resolve
+    from .partitioner.preprocessing import detect_communities
+
+    cfg = Config.of(config)
+    be = get_backend(backend)
+    with stage_threads(cfg):
+        ctx = resolve(cfg, be, h, k)
+        labels = detect_communities(be, be.hypergraph_arrays(h), h, k, ctx, seed, Timer())
+    return None if labels is None else np.asarray(be.to_host(labels), dtype=np.int32)
+
+
+def _compact(labels: np.ndarray) -> np.ndarray:
+    """``labels`` renumbered 0, 1, ... in order of value (int32)."""
+    return np.unique(labels, return_inverse=True)[1].astype(np.int32, copy=False)
+
+
+def _host_backend(backend) -> bool:
+    """Whether ``backend`` (a name or a Backend) partitions on the C++ backend."""
+    from .kernels import get_backend
+
+    name = getattr(backend, "name", backend)
+    if name in ("cpu", "gpu"):
+        return name == "cpu"
+    return get_backend(backend).name == "cpu"
 
 
 def _level_extractor(h, backend):
@@ -439,16 +519,25 @@ def _level_extractor(h, backend):
 
 
 def best_split(sub, parts: int, eps: float, backend, seeds: list[int], config, level: int,
-               group: int, partitioner: str = "multilevel") -> tuple[np.ndarray, str]:
+               group: int, partitioner: str = "multilevel",
+               communities: np.ndarray | None = None) -> tuple[np.ndarray, str]:  # fmt: skip
     """Block ids of the best (balanced first, then least km1) of ``seeds`` partitions of one
     group's ``sub`` into ``parts`` (:func:`igpart.partition` with ``algorithm=partitioner``),
-    and the backend that made it."""
+    and the backend that made it. ``communities`` (int32 per vertex of ``sub``): the group's
+    share of the input's communities, which restrict the clustering instead of communities
+    detected on ``sub`` (multilevel hypergraph splits)."""
     from .partitioner.api import partition
+    from .partitioner.config import Config
+    from .partitioner.driver import run_partition
 
     best = None
     for s in seeds:
         try:
-            p = partition(sub, parts, eps, "km1", backend, s, config, algorithm=partitioner)
+            if communities is not None:
+                p = run_partition(sub, parts, eps, "km1", backend, s, Config.of(config),
+                                  communities=communities)  # fmt: skip
+            else:
+                p = partition(sub, parts, eps, "km1", backend, s, config, algorithm=partitioner)
         except PartitionError as exc:
             raise PartitionError(f"split of level-{level} group {group}: {exc}") from exc
         rank = (not p.balanced, p.km1)
