@@ -292,17 +292,21 @@ def map_processes(
     ``algorithm``: ``"hm"``, hierarchical multisection (GPU-HM: split into the outermost level's
     groups first, then each group's sub-(hyper)graph into the next level's, each split by
     :func:`igpart.partition` on the km1 objective with the adaptive imbalance of
-    :func:`adaptive_epsilon` and the settings of :data:`SPLIT_EFFORT`, the sub-problems of a
-    level extracted together, on the backend's device, by :mod:`igpart.subgraphs`);
-    ``"hm-ultra"``: the same with more effort (its :data:`SPLIT_EFFORT`) and ``ULTRA_SEEDS``
-    seeds per split, keeping the one of least km1 (balanced first); ``"two-phase"``, the classic
-    baseline: a plain k-way partition (km1), then its blocks placed greedily on the PEs
+    :func:`adaptive_epsilon` and the settings of :data:`SPLIT_EFFORT`, the sub-problems of a level
+    extracted together, on the backend's device, by :mod:`igpart.subgraphs`, and partitioned side by
+    side on the C++ backend; the splits share the input's Louvain communities, found once);
+    ``"hm-ultra"``: the same with more effort (its :data:`SPLIT_EFFORT`) and ``ULTRA_SEEDS`` seeds
+    per split, keeping the one of least km1 (balanced first); ``"two-phase"``, the classic baseline:
+    a plain k-way partition (km1), then its blocks placed greedily on the PEs
     (:func:`greedy_placement`). ``"im"``, integrated mapping (GPU-IM,
     :func:`igpart.mapping_im.integrated_mapping`): the mapping objective inside the multilevel
-    pipeline: coarsening by the backend (to ``CONTRACTION_LIMIT * k`` vertices), hierarchical
-    multisection of the coarsest level, then on every level a label propagation with the
-    mapping gain (:func:`igpart.mapping_im.refine_mapping`, its gains from a C++ kernel on the
-    host on both backends); faster than ``hm`` at a higher cost (BENCHMARKS.md, "Process mapping").
+    pipeline: coarsening by the backend within the Louvain communities (to ``CONTRACTION_LIMIT * k``
+    vertices), hierarchical multisection of the coarsest level (the multilevel partitioner's first
+    split, METIS for the later ones), then on every level a label propagation with the mapping gain
+    (:func:`igpart.mapping_im.refine_mapping`, its gains from a C++ kernel on the host on both
+    backends); its multisection runs on the coarsest level only, so it costs less time than
+    ``hm`` where that level is a small share of the input; on the ISPD98 inputs (12-70k vertices)
+    it takes about ``hm``'s time at 1.03x its cost (BENCHMARKS.md, "Process mapping").
     ``backend``, ``seed`` and ``threads`` (0: the default) go to every partitioner call, which
     runs on the C++ or the GPU backend. ``cluster`` (``hm``, ``hm-ultra``): the splits of each
     level run as tasks of a dask cluster (a ``distributed.Client``, an address, ``"local"`` or
@@ -439,8 +443,9 @@ def _multisection(h, a: tuple[int, ...], epsilon: float, backend, seeds: list[in
 def _run_splits(jobs: list, backend, config) -> list:
     """:func:`best_split` of every job of one level. On the C++ backend the splits of a level
     run side by side in Python threads (their C++ stages release the GIL), each with its share
-    of the threads: one small partition uses few of a machine's cores, and a level's 8-32 small
-    splits called one after the other left the rest idle (BENCHMARKS.md, "Process mapping").
+    of the threads: one small partition uses few of a machine's cores (at 4:8:4 on 2 threads,
+    with the shared communities, 1.5x faster on ibm03 / ibm05; BENCHMARKS.md, "Process
+    mapping").
     Each split keeps its seeds, so the result does not depend on the order they finish in."""
     if len(jobs) < 2 or not _host_backend(backend):
         return [best_split(*args) for _, args in jobs]

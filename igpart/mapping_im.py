@@ -32,7 +32,6 @@ level by the multilevel partitioner (:data:`COARSEST_PARTITIONER`).
 
 from __future__ import annotations
 
-import dataclasses
 import time
 from dataclasses import dataclass
 from functools import cached_property
@@ -58,13 +57,9 @@ CONTRACTION_LIMIT = 160
 #: expansion: on ibm03 at 4:8:1 the coarsest level's mapping cost 38,351 after refinement
 #: against 41,383 with METIS on every split, which label propagation on the finer levels cannot
 #: make up for; the multilevel partitioner on the later splits too gained under 1%
-#: (BENCHMARKS.md, "Integrated mapping").
+#: (BENCHMARKS.md, "Why `im` lost, and hm's splits side by side").
 COARSEST_PARTITIONER: tuple[str, str] = ("multilevel", "metis")
 COARSEST_EFFORT: tuple[dict, dict] = ({"vcycles": 0}, {"preset": "speed"})
-#: the Louvain settings of the communities that restrict the coarsening (the ``speed``
-#: preset's: on ibm01/03/05 at 4:8:1 and 4:8:4, 0.89x the CPU time of the default settings at
-#: costs 0.98-1.02x)
-COMMUNITY_EFFORT: dict = {"community_levels": 2, "community_passes": 4}
 
 # ----------------------------------------------------------------------------- levels
 def level_coefficients(hierarchy, distance) -> tuple[list[int], list[float]]:
@@ -344,8 +339,7 @@ def _integrated_mapping(h, a, d, epsilon, backend, seed, config, _multisection):
     # the partitioner's Louvain communities restrict the clustering: without them clusters
     # cross the input's natural cuts (on ibm03 at 4:8:1 the best multisection of the coarsest
     # level cost 46,644 without, 41,595 with them, 35,932 on the input itself)
-    communities = _detect_communities(be, top, h, k, _resolve(
-        dataclasses.replace(cfg, **COMMUNITY_EFFORT), be, h, k), seed, timer)
+    communities = _detect_communities(be, top, h, k, rcfg, seed, timer)
     levels = _coarsen(top, lambda x: x.n, coarsen_one, be.contract_hypergraph,
                       CONTRACTION_LIMIT * k, cfg.min_shrink, cfg.max_levels, timer,
                       labels=communities, min_n=k, be=be)  # fmt: skip
