@@ -292,17 +292,21 @@ def map_processes(
     ``algorithm``: ``"hm"``, hierarchical multisection (GPU-HM: split into the outermost level's
     groups first, then each group's sub-(hyper)graph into the next level's, each split by
     :func:`igpart.partition` on the km1 objective with the adaptive imbalance of
-    :func:`adaptive_epsilon` and the settings of :data:`SPLIT_EFFORT`, the sub-problems of a
-    level extracted together, on the backend's device, by :mod:`igpart.subgraphs`);
-    ``"hm-ultra"``: the same with more effort (its :data:`SPLIT_EFFORT`) and ``ULTRA_SEEDS``
-    seeds per split, keeping the one of least km1 (balanced first); ``"two-phase"``, the classic
-    baseline: a plain k-way partition (km1), then its blocks placed greedily on the PEs
+    :func:`adaptive_epsilon` and the settings of :data:`SPLIT_EFFORT`, the sub-problems of a level
+    extracted together, on the backend's device, by :mod:`igpart.subgraphs`, and partitioned side by
+    side on the C++ backend; the splits share the input's Louvain communities, found once);
+    ``"hm-ultra"``: the same with more effort (its :data:`SPLIT_EFFORT`) and ``ULTRA_SEEDS`` seeds
+    per split, keeping the one of least km1 (balanced first); ``"two-phase"``, the classic baseline:
+    a plain k-way partition (km1), then its blocks placed greedily on the PEs
     (:func:`greedy_placement`). ``"im"``, integrated mapping (GPU-IM,
     :func:`igpart.mapping_im.integrated_mapping`): the mapping objective inside the multilevel
-    pipeline: coarsening by the backend (to ``CONTRACTION_LIMIT * k`` vertices), hierarchical
-    multisection of the coarsest level, then on every level a label propagation with the
-    mapping gain (:func:`igpart.mapping_im.refine_mapping`, its gains from a C++ kernel on the
-    host on both backends); faster than ``hm`` at a higher cost (BENCHMARKS.md, "Process mapping").
+    pipeline: coarsening by the backend within the Louvain communities (to ``CONTRACTION_LIMIT * k``
+    vertices), hierarchical multisection of the coarsest level (the multilevel partitioner's first
+    split, METIS for the later ones), then on every level a label propagation with the mapping gain
+    (:func:`igpart.mapping_im.refine_mapping`, its gains from a C++ kernel on the host on both
+    backends); its multisection runs on the coarsest level only, so it costs less time than
+    ``hm`` where that level is a small share of the input; on the ISPD98 inputs (12-70k vertices)
+    it takes about ``hm``'s time at 1.03x its cost (BENCHMARKS.md, "Process mapping").
     ``backend``, ``seed`` and ``threads`` (0: the default) go to every partitioner call, which
     runs on the C++ or the GPU backend. ``cluster`` (``hm``, ``hm-ultra``): the splits of each
     level run as tasks of a dask cluster (a ``distributed.Client``, an address, ``"local"`` or
@@ -364,13 +368,15 @@ def map_processes(
 
 
 def _multisection(h, a: tuple[int, ...], epsilon: float, backend, seeds: list[int], config,
-                  client=None, partitioner: str = "multilevel",
+                  client=None, partitioner: str | tuple[str, str] = "multilevel",
                   effort: tuple[dict, dict] | None = None):  # fmt: skip
     """Algorithm 2 of the paper, level by level from the outermost: every group of the current
     level is split into the next level's count (by :func:`igpart.partition` with
-    ``algorithm=partitioner``; each split a task of ``client``'s cluster when given); returns
-    (PE ids, splits, backend, timings). ``effort``: partitioner settings added to ``config``
-    for the first split (the whole input) and for the splits of the later levels."""
+    ``algorithm=partitioner``, or a pair: the first split's and the later ones'; each split a
+    task of ``client``'s cluster when given); returns (PE ids, splits, backend, timings).
+    ``effort``: partitioner settings added to ``config`` for the first split (the whole input)
+    and for the splits of the later levels. The multilevel splits of a hypergraph share the
+    input's Louvain communities, found once (:func:`_input_communities`)."""
     k = int(np.prod(a))
     total = int(h.vwgt.sum())
     pe = np.zeros(h.n, dtype=np.int64)  # the group id at the current level, mixed radix
@@ -380,6 +386,15 @@ def _multisection(h, a: tuple[int, ...], epsilon: float, backend, seeds: list[in
     t = time.perf_counter()
     extract = _level_extractor(h, backend if client is None else "cpu")
     timings["extract"] += time.perf_counter() - t
+    communities = None
+    if "multilevel" in (partitioner if isinstance(partitioner, tuple) else (partitioner,)) \
+            and isinstance(h, Hypergraph):
+        t = time.perf_counter()
+        first = next(x for x in reversed(a) if x > 1) if k > 1 else 1
+        first_config = {**(config or {}), **(effort[0] if effort else {})}
+        communities = _input_communities(h, first, backend if client is None else "cpu",
+                                         first_config, seeds[0])  # fmt: skip
+        timings["communities"] = time.perf_counter() - t
     for level in range(len(a), 0, -1):
         parts_here = a[level - 1]
         if parts_here == 1:
@@ -387,6 +402,9 @@ def _multisection(h, a: tuple[int, ...], epsilon: float, backend, seeds: list[in
         sub_k = int(np.prod(a[:level]))
         depth = sum(1 for x in a[:level] if x > 1)
         level_config = config
+        split_partitioner = partitioner
+        if isinstance(partitioner, tuple):
+            split_partitioner = partitioner[0 if ngroups == 1 else 1]
         if effort is not None:
             level_config = {**(config or {}), **effort[0 if ngroups == 1 else 1]}
         t = time.perf_counter()
@@ -403,10 +421,12 @@ def _multisection(h, a: tuple[int, ...], epsilon: float, backend, seeds: list[in
                 continue
             eps = adaptive_epsilon(epsilon, total, k, int(sub.vwgt.sum()), sub_k, depth,
                                    parts_here)  # fmt: skip
+            labels = None if communities is None else _compact(communities[verts])
             jobs.append((verts, (sub, parts_here, eps, backend_name, seeds, level_config, level,
-                                 g, partitioner)))
+                                 g, split_partitioner,
+                                 labels if split_partitioner == "multilevel" else None)))
         if client is None:
-            results = [best_split(*args) for _, args in jobs]
+            results = _run_splits(jobs, backend, config)
         else:
             from .distributed import run_tasks
 
@@ -418,6 +438,71 @@ def _multisection(h, a: tuple[int, ...], epsilon: float, backend, seeds: list[in
         timings["partition"] += time.perf_counter() - t
         pe, ngroups = new, ngroups * parts_here
     return pe, splits, used_backend, timings
+
+
+def _run_splits(jobs: list, backend, config) -> list:
+    """:func:`best_split` of every job of one level. On the C++ backend the splits of a level
+    run side by side in Python threads (their C++ stages release the GIL), each with its share
+    of the threads: one small partition uses few of a machine's cores (at 4:8:4 on 2 threads,
+    with the shared communities, 1.5x faster on ibm03 / ibm05; BENCHMARKS.md, "Process
+    mapping").
+    Each split keeps its seeds, so the result does not depend on the order they finish in."""
+    if len(jobs) < 2 or not _host_backend(backend):
+        return [best_split(*args) for _, args in jobs]
+    from concurrent.futures import ThreadPoolExecutor
+
+    from .parallel.threads import usable_cpus
+
+    threads = int((config or {}).get("threads") or 0) or usable_cpus()
+    workers = max(1, min(len(jobs), threads))
+    if workers < 2:
+        return [best_split(*args) for _, args in jobs]
+    share = {"threads": max(1, threads // workers)}
+
+    def run(args):
+        sub, parts, eps, be, seeds, cfg, *rest = args
+        return best_split(sub, parts, eps, be, seeds, {**(cfg or {}), **share}, *rest)
+
+    # the largest splits first, so that the last one to start is a small one
+    order = sorted(range(len(jobs)), key=lambda i: -jobs[i][1][0].n)
+    with ThreadPoolExecutor(workers) as pool:
+        done = dict(zip(order, pool.map(run, [jobs[i][1] for i in order])))
+    return [done[i] for i in range(len(jobs))]
+
+
+def _input_communities(h: Hypergraph, k: int, backend, config, seed: int) -> np.ndarray | None:
+    """The Louvain communities (host int32 per vertex) that the partitioner would detect on
+    ``h`` for ``k`` blocks with ``config`` (None where it would detect none): found once for the
+    whole input, each split of the multisection gets its group's share
+    (:func:`igpart.partitioner.driver.run_partition`'s ``communities``) instead of running
+    Louvain again on its sub-hypergraph."""
+    from .kernels import get_backend
+    from .parallel.threads import stage_threads
+    from .partitioner.config import Config
+    from .partitioner.context import Timer, resolve
+    from .partitioner.preprocessing import detect_communities
+
+    cfg = Config.of(config)
+    be = get_backend(backend)
+    with stage_threads(cfg):
+        ctx = resolve(cfg, be, h, k)
+        labels = detect_communities(be, be.hypergraph_arrays(h), h, k, ctx, seed, Timer())
+    return None if labels is None else np.asarray(be.to_host(labels), dtype=np.int32)
+
+
+def _compact(labels: np.ndarray) -> np.ndarray:
+    """``labels`` renumbered 0, 1, ... in order of value (int32)."""
+    return np.unique(labels, return_inverse=True)[1].astype(np.int32, copy=False)
+
+
+def _host_backend(backend) -> bool:
+    """Whether ``backend`` (a name or a Backend) partitions on the C++ backend."""
+    from .kernels import get_backend
+
+    name = getattr(backend, "name", backend)
+    if name in ("cpu", "gpu"):
+        return name == "cpu"
+    return get_backend(backend).name == "cpu"
 
 
 def _level_extractor(h, backend):
@@ -439,16 +524,25 @@ def _level_extractor(h, backend):
 
 
 def best_split(sub, parts: int, eps: float, backend, seeds: list[int], config, level: int,
-               group: int, partitioner: str = "multilevel") -> tuple[np.ndarray, str]:
+               group: int, partitioner: str = "multilevel",
+               communities: np.ndarray | None = None) -> tuple[np.ndarray, str]:  # fmt: skip
     """Block ids of the best (balanced first, then least km1) of ``seeds`` partitions of one
     group's ``sub`` into ``parts`` (:func:`igpart.partition` with ``algorithm=partitioner``),
-    and the backend that made it."""
+    and the backend that made it. ``communities`` (int32 per vertex of ``sub``): the group's
+    share of the input's communities, which restrict the clustering instead of communities
+    detected on ``sub`` (multilevel hypergraph splits)."""
     from .partitioner.api import partition
+    from .partitioner.config import Config
+    from .partitioner.driver import run_partition
 
     best = None
     for s in seeds:
         try:
-            p = partition(sub, parts, eps, "km1", backend, s, config, algorithm=partitioner)
+            if communities is not None:
+                p = run_partition(sub, parts, eps, "km1", backend, s, Config.of(config),
+                                  communities=communities)  # fmt: skip
+            else:
+                p = partition(sub, parts, eps, "km1", backend, s, config, algorithm=partitioner)
         except PartitionError as exc:
             raise PartitionError(f"split of level-{level} group {group}: {exc}") from exc
         rank = (not p.balanced, p.km1)

@@ -25,8 +25,9 @@ moves of positive gain are kept while the target PE has room (by descending gain
 together, and the cost is recomputed; when moves of neighbours interfere so that the round
 gains less than its movers that share no net with a better mover would (their gains add up
 exactly), only those move. Balanced in, balanced out: the bound is never exceeded.
-:func:`integrated_mapping` runs it on every level of igpart's coarsening, starting from a
-hierarchical multisection of the coarsest level (by METIS: :data:`COARSEST_PARTITIONER`).
+:func:`integrated_mapping` runs it on every level of igpart's coarsening (restricted to the
+partitioner's Louvain communities), starting from a hierarchical multisection of the coarsest
+level by the multilevel partitioner (:data:`COARSEST_PARTITIONER`).
 """
 
 from __future__ import annotations
@@ -45,14 +46,20 @@ from .metrics import max_block_weight
 MAX_ROUNDS = 16
 #: a level's refinement stops after a round that lowers the cost by less than this fraction
 MIN_IMPROVEMENT = 0.001
-#: coarsening stops below this many vertices per PE (Mt-KaHyPar's and the paper's 160: the
-#: coarsest level's multisection is by METIS, cheap at that size, and a larger coarsest level
-#: keeps more of its quality: on ibm01/03/05 at 4:8:1, 0.90x/0.99x/1.0x the cost of 40, and faster)
+#: coarsening stops below this many vertices per PE (Mt-KaHyPar's and the paper's 160; a larger
+#: coarsest level keeps more of its quality: on ibm01/03/05 at 4:8:1, 0.90x/0.99x/1.0x the cost
+#: of 40 with METIS splits)
 CONTRACTION_LIMIT = 160
-#: ``igpart.partition``'s algorithm for each split of the coarsest level's multisection:
-#: "metis" (pymetis on the clique expansion) costs a few milliseconds a split where the
-#: multilevel partitioner's fixed costs came to ~0.1 s, and the levels above refine anyway
-COARSEST_PARTITIONER = "metis"
+#: the splits of the coarsest level's multisection: ``igpart.partition``'s algorithm for the
+#: first split and for the later ones, and the settings of the multilevel one (those of ``hm``'s
+#: first split), on the C++ backend (the coarsest level is small). The multilevel partitioner
+#: for the first split, whose cut pays the largest distance, instead of METIS on the clique
+#: expansion: on ibm03 at 4:8:1 the coarsest level's mapping cost 38,351 after refinement
+#: against 41,383 with METIS on every split, which label propagation on the finer levels cannot
+#: make up for; the multilevel partitioner on the later splits too gained under 1%
+#: (BENCHMARKS.md, "Why `im` lost, and hm's splits side by side").
+COARSEST_PARTITIONER: tuple[str, str] = ("multilevel", "metis")
+COARSEST_EFFORT: tuple[dict, dict] = ({"vcycles": 0}, {"preset": "speed"})
 
 # ----------------------------------------------------------------------------- levels
 def level_coefficients(hierarchy, distance) -> tuple[list[int], list[float]]:
@@ -289,8 +296,9 @@ def refine_mapping(h: Hypergraph, parts, hierarchy, distance, bounds, *, active=
 # ------------------------------------------------------------------------------- driver
 def integrated_mapping(h: Hypergraph, a: tuple[int, ...], d: np.ndarray, epsilon: float,
                        backend, seed: int, config, multisection):  # fmt: skip
-    """GPU-IM: coarsen with the backend's clustering (as :func:`igpart.partition` does), map
-    the coarsest level by hierarchical multisection, then project level by level, refining with
+    """GPU-IM: coarsen with the backend's clustering within the Louvain communities (as
+    :func:`igpart.partition` does), map the coarsest level by hierarchical multisection (on the
+    C++ backend), then project level by level, refining with
     :func:`refine_mapping` on each. Returns (PE ids, splits, backend name, timings, trace) with
     ``trace["initial"]``: the coarsest level's multisection projected onto ``h`` (the finest
     level's mapping costs at most as much) and ``trace["levels"]``: the vertices per level.
@@ -312,6 +320,7 @@ def _integrated_mapping(h, a, d, epsilon, backend, seed, config, _multisection):
     from .partitioner.context import Timer as _Timer
     from .partitioner.context import max_cluster_weight as _max_cluster_weight
     from .partitioner.context import resolve as _resolve
+    from .partitioner.preprocessing import detect_communities as _detect_communities
 
     k = int(np.prod(a))
     cfg = Config.of(config)
@@ -325,15 +334,21 @@ def _integrated_mapping(h, a, d, epsilon, backend, seed, config, _multisection):
     top = be.hypergraph_arrays(h)
     mcw = _max_cluster_weight(h.total_weight, k, cfg.contraction_limit, cfg.cluster_weight_factor,
                               bound)  # fmt: skip
-    coarsen_one = _hypergraph_coarsener(be, mcw, _resolve(cfg, be, h, k), seed)
+    rcfg = _resolve(cfg, be, h, k)
+    coarsen_one = _hypergraph_coarsener(be, mcw, rcfg, seed)
+    # the partitioner's Louvain communities restrict the clustering: without them clusters
+    # cross the input's natural cuts (on ibm03 at 4:8:1 the best multisection of the coarsest
+    # level cost 46,644 without, 41,595 with them, 35,932 on the input itself)
+    communities = _detect_communities(be, top, h, k, rcfg, seed, timer)
     levels = _coarsen(top, lambda x: x.n, coarsen_one, be.contract_hypergraph,
-                      CONTRACTION_LIMIT * k, cfg.min_shrink, cfg.max_levels, timer, min_n=k,
-                      be=be)  # fmt: skip
+                      CONTRACTION_LIMIT * k, cfg.min_shrink, cfg.max_levels, timer,
+                      labels=communities, min_n=k, be=be)  # fmt: skip
     timer.add("coarsen", t0)
     t0 = time.perf_counter()
     coarse = hypergraph_from_arrays(be, levels[-1][0]) if len(levels) > 1 else h
-    pe, splits, _, mtimings = _multisection(coarse, a, epsilon, backend, [int(seed)], config,
-                                            partitioner=COARSEST_PARTITIONER)
+    pe, splits, _, mtimings = _multisection(coarse, a, epsilon, "cpu", [int(seed)], config,
+                                            partitioner=COARSEST_PARTITIONER,
+                                            effort=COARSEST_EFFORT)  # fmt: skip
     pe = np.asarray(pe, dtype=np.int64)
     if not _balanced(coarse, pe, bounds, k):
         pe = _rebalance(coarse, pe, bounds, k)

@@ -417,3 +417,40 @@ def test_gpu_backend_mapping_balanced_and_recomputable(algorithm):
         m = igpart.map(x, hierarchy, distance, algorithm=algorithm, backend="gpu")
         assert m.backend == "gpu" and m.balanced
         assert m.cost == communication_cost(x, m.parts, hierarchy, distance)
+
+
+def test_splits_side_by_side_equal_splits_one_by_one():
+    # the pool of one level's splits returns what calling each split alone (with the same share
+    # of the threads) returns, in the jobs' order
+    from igpart.mapping import _input_communities, _run_splits, best_split
+
+    h = random_circuit(800, seed=3)
+    group = np.random.default_rng(0).integers(0, 4, size=h.n)
+    communities = _input_communities(h, 4, "cpu", {"threads": 2}, 0)
+    jobs = []
+    for g, verts, sub in subhypergraphs(h, group, 4):
+        labels = None if g % 2 else np.unique(communities[verts], return_inverse=True)[1]
+        jobs.append((verts, (sub, 3, 0.05, "cpu", [g], {"preset": "speed"}, 1, g, "multilevel",
+                             labels)))  # fmt: skip
+    pooled = _run_splits(jobs, "cpu", {"threads": 2})
+    for (_, args), (parts, used) in zip(jobs, pooled):
+        sub, k, eps, be, seeds, cfg, *rest = args
+        alone, _ = best_split(sub, k, eps, be, seeds, {**cfg, "threads": 1}, *rest)
+        assert used == "cpu" and (parts == alone).all()
+        assert igpart.is_balanced(sub, parts, k, eps)
+
+
+def test_given_communities_equal_detected_ones():
+    # the multisection's splits get their share of the input's communities: handing the
+    # partitioner the communities it would detect itself changes nothing
+    from igpart.mapping import _input_communities
+    from igpart.partitioner.config import Config
+    from igpart.partitioner.driver import run_partition
+
+    h = random_circuit(2000, seed=4)
+    communities = _input_communities(h, 8, "cpu", {"threads": 2}, 1)
+    assert communities is not None and communities.shape == (h.n,)
+    want = igpart.partition(h, 8, 0.03, "km1", "cpu", 1, {"threads": 2})
+    got = run_partition(h, 8, 0.03, "km1", "cpu", 1, Config.of({"threads": 2}),
+                        communities=communities)  # fmt: skip
+    assert (got.parts == want.parts).all() and got.km1 == want.km1

@@ -68,10 +68,13 @@ log = logging.getLogger("igpart")
 def run_partition(h: Hypergraph | Graph, k: int, epsilon: float, objective: str,
                   backend: str | Backend, seed: int, cfg: Config,
                   targets: np.ndarray | None = None, fixed: np.ndarray | None = None,
-                  t_start: float | None = None) -> Partition:
+                  t_start: float | None = None, communities=None) -> Partition:
     """The multilevel :class:`Partition` of checked arguments (:func:`igpart.partition` without
     its checks and dispatch): ``targets`` the per-block bounds or None, ``fixed`` the checked
-    fixed blocks or None; ``t_start`` (default now) the start of the reported seconds."""
+    fixed blocks or None; ``t_start`` (default now) the start of the reported seconds;
+    ``communities`` (int32 per vertex, hypergraphs) labels that restrict the clustering instead
+    of the Louvain communities the pipeline would detect (a caller that partitions parts of one
+    input passes each part its share of the input's communities, found once)."""
     t_start = time.perf_counter() if t_start is None else t_start
     be = get_backend(backend)
     check_memory(be, h, k)
@@ -79,7 +82,8 @@ def run_partition(h: Hypergraph | Graph, k: int, epsilon: float, objective: str,
     summary: dict[str, Any] = {}
     with be.memory_scope(k) as memory:
         parts = run_multilevel(h, k, epsilon, objective, be, seed, cfg, timer,
-                               block_bounds=targets, fixed=fixed, summary=summary)
+                               block_bounds=targets, fixed=fixed, summary=summary,
+                               communities=communities)
     seconds = time.perf_counter() - t_start
     return Partition.from_parts(
         h, parts, k, epsilon, objective, seconds=seconds, timings=timer.timings,
@@ -130,12 +134,13 @@ def run_multilevel(h: Hypergraph | Graph, k: int, epsilon: float, objective: str
                    seed: int, cfg: Config, timer: Timer,
                    block_bounds: np.ndarray | None = None,
                    fixed: np.ndarray | None = None,
-                   summary: dict[str, Any] | None = None) -> np.ndarray:
+                   summary: dict[str, Any] | None = None, communities=None) -> np.ndarray:
     """Block ids (int32, host) of the multilevel pipeline on ``h``, with ``cfg`` resolved once
     for this input, k, backend and machine (:func:`.context.resolve`; logged at INFO, and
     written into ``summary`` when given), the best of ``cfg.repetitions`` runs.
     ``block_bounds``: per-block weight bounds instead of the balance rule; ``fixed``: checked
-    fixed blocks (-1: free; a Graph then runs as the hypergraph of its edges)."""
+    fixed blocks (-1: free; a Graph then runs as the hypergraph of its edges); ``communities``:
+    see :func:`run_partition` (hypergraphs only)."""
     as_hypergraph = isinstance(h, Hypergraph) or fixed is not None
     with stage_threads(cfg):
         if k == 1 or h.n == 0:
@@ -152,7 +157,8 @@ def run_multilevel(h: Hypergraph | Graph, k: int, epsilon: float, objective: str
             if as_hypergraph:
                 return multilevel_hypergraph(hyper, k, epsilon,
                                               objective if hyper is h else "cut", be, s, ctx,
-                                              timer, block_bounds=block_bounds, fixed=fixed)
+                                              timer, block_bounds=block_bounds, fixed=fixed,
+                                              communities=communities if hyper is h else None)
             return multilevel_graph(h, k, epsilon, be, s, ctx, timer, block_bounds=block_bounds)
 
         return best_run(h, k, epsilon, objective, block_bounds, run, seed, cfg.repetitions)
@@ -184,12 +190,13 @@ def best_run(h, k: int, epsilon: float, objective: str, targets, run: Callable[[
 def multilevel_hypergraph(h: Hypergraph, k: int, epsilon: float, objective: str, be: Backend,
                           seed: int, cfg: Config, timer: Timer,
                           block_bounds: np.ndarray | None = None,
-                          fixed: np.ndarray | None = None) -> np.ndarray:
+                          fixed: np.ndarray | None = None, communities=None) -> np.ndarray:
     """igpart's multilevel pipeline on a hypergraph. ``block_bounds`` (int64 per block, default
     ``max_block_weight`` for every block) lets blocks have different bounds (the bisections of
     :mod:`.initial.recursive`); METIS then aims at weights in the same proportions. ``fixed``
     (host int32 per vertex, -1: free; validated by the caller): vertices that end in their
-    block (:mod:`igpart.fixed`)."""
+    block (:mod:`igpart.fixed`). ``communities``: labels restricting the clustering instead of
+    the detected ones (see :func:`run_partition`)."""
     if fixed is not None and not bool((fixed >= 0).any()):
         fixed = None
     if be.name != "cpu" and h.n < cfg.host_levels_below:
@@ -205,7 +212,10 @@ def multilevel_hypergraph(h: Hypergraph, k: int, epsilon: float, objective: str,
                                 finest_n=top.n)
     host = _hypergraph_host_levels(be, h, k, mcw, bounds_on, objective, cfg, seed, timer)
     # preprocessing, coarsening, initial partitioning, uncoarsening, V-cycles
-    communities = detect_communities(be, top, h, k, cfg, seed, timer)
+    if communities is None:
+        communities = detect_communities(be, top, h, k, cfg, seed, timer)
+    else:
+        communities = be.asarray(communities, "int32")
     if top_fixed is not None:
         communities = fixed_labels(be.xp, top_fixed, communities)
     hierarchy = coarsen(top, lambda a: a.n, hypergraph_coarsener(be, mcw, cfg, seed),
