@@ -342,7 +342,7 @@ def _integrated_mapping(h, a, d, epsilon, backend, seed, config, _multisection):
     communities = _detect_communities(be, top, h, k, rcfg, seed, timer)
     levels = _coarsen(top, lambda x: x.n, coarsen_one, be.contract_hypergraph,
                       CONTRACTION_LIMIT * k, cfg.min_shrink, cfg.max_levels, timer,
-                      labels=communities, min_n=k, be=be)  # fmt: skip
+                      labels=communities, xp=be.xp, min_n=k, be=be)  # fmt: skip
     timer.add("coarsen", t0)
     t0 = time.perf_counter()
     coarse = hypergraph_from_arrays(be, levels[-1][0]) if len(levels) > 1 else h
