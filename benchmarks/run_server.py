@@ -5,10 +5,11 @@ A fresh process per run pays, every run, the interpreter's start, igpart's impor
 context and kernel loads, the input's read and the untimed warm-up call. This process pays the
 start once, keeps its GPU context, kernels and METIS worker pool, caches the inputs it has read
 (least recently used first out, up to a byte budget) and makes the warm-up call once per (input,
-backend, variant). Each run still starts from the input as a fresh process would see it: the
-hypergraph's lazily computed properties are reset to their state after the read (after the
-warm-up call where there is one), so a run does not time less work because an earlier run
-computed them.
+backend, variant), or with ``"warmup_per": "worker"`` in the run spec once per (backend,
+variant), on the first input (later inputs' runs then start from the read). Each run still
+starts from the input as a fresh process would see it: the hypergraph's lazily computed
+properties are reset to their state after the read (after the warm-up call where there is one),
+so a run does not time less work because an earlier run computed them.
 
 Protocol (``RunServer`` drives it): ``python run_server.py --backends B[,B] [--cache-bytes N]``;
 once started the process answers ``{"ready": true, "pid", "start_seconds"}`` on stdout, then one
@@ -120,6 +121,7 @@ class _Server:
         self.cache = InputCache(cache_bytes, lambda p: _Input(igpart.read(p)),
                                 lambda e: nbytes(e.obj))
         self.free0 = free0
+        self.warmed: set[str] = set()  # (backend, variant) of the warm-up calls made
 
     def run(self, spec: dict) -> dict[str, Any]:
         import suite
@@ -130,12 +132,14 @@ class _Server:
         res.update(read_seconds=0.0 if hit else time.perf_counter() - t0, cached_input=hit,
                    rss_after_read_kib=suite.peak_rss_kib())
         warm_key = json.dumps([spec["backend"], spec["config"]], sort_keys=True)
-        if suite.wants_warmup(spec) and warm_key not in entry.warm_states:
+        once = spec.get("warmup_per") == "worker" and warm_key in self.warmed
+        if suite.wants_warmup(spec) and warm_key not in entry.warm_states and not once:
             entry.reset(entry.read_state)
             t0 = time.perf_counter()
             suite.partition_call(entry.obj, spec)
             res["warmup_seconds"] = time.perf_counter() - t0
             entry.warm_states[warm_key] = dict(vars(entry.obj))
+            self.warmed.add(warm_key)
         entry.reset(entry.warm_states.get(warm_key, entry.read_state)
                     if suite.wants_warmup(spec) else entry.read_state)
         res.update(suite.igpart_run(entry.obj, spec, False, self.free0))

@@ -71,6 +71,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -114,6 +115,7 @@ class Case:
     n: int = 0
     m: int = 0
     pins: int = 0
+    bytes: int = 0  # the file's size (on a cluster: the runs' cost until the pins are counted)
 
 
 def data_dir(arg: str | None) -> Path:
@@ -345,6 +347,16 @@ class Run:
     warmup_seconds: float | None = None
     cached_input: bool | None = None
     check_seconds: float | None = None
+    # on a cluster: the checker's read of the input on this worker (0.0 when it had it), made
+    # while the run went on
+    checker_read_seconds: float | None = None
+
+
+#: The phases of a run on a cluster (``meta["phases"]``, seconds), as the report names them.
+PHASE_NAMES = {"setup": "before the cluster (inputs chosen)", "cluster_start": "cluster start",
+               "inputs": "inputs built", "runs": "runs",
+               "sizes": "pins counted", "close": "run processes ended",
+               "shutdown": "cluster shut down"}
 
 
 def _log(msg: str) -> None:
@@ -469,7 +481,10 @@ class Runner:
                 "--threads", str(t.threads), "--preset", MTK_PRESETS[t.tool], "-o", str(out)]
 
     def run(self, t: Tool, case: Case, k: int, seed: int, mode: str,
-            hgr: checker.Hgr | checker.MetisGraph) -> Run:
+            hgr: checker.Hgr | checker.MetisGraph | Callable[[], Any]) -> Run:
+        """One run, then the check of its partition against ``hgr``, the checker's reading of
+        the input (or a function giving it, called once the run has ended: a reading made
+        while the run goes on)."""
         a = self.args
         r = Run(case.name, k, seed, t.label, t.tool, t.threads, t.backend or None, mode,
                 worker=self.worker, threads_used=self.threads(t))
@@ -483,7 +498,7 @@ class Runner:
             spec = {"tool": t.tool, "file": case.path, "k": k, "epsilon": a.epsilon,
                     "objective": a.objective, "seed": seed, "threads": r.threads_used,
                     "backend": t.backend, "config": a.variants.get(t.variant, {}),
-                    "warmup": a.warmup, "output": str(out),
+                    "warmup": a.warmup, "warmup_per": a.warmup_per, "output": str(out),
                     "result": str(result)}
             r.command = self.worker_cmd(spec)
         else:
@@ -515,6 +530,8 @@ class Runner:
                 r.error = f"no result from the run ({exc}): {_tail(log)}"
         if child.get("start_seconds") is not None:  # persistent: 0.0 unless started for it
             r.start_seconds = child["start_seconds"]
+        if callable(hgr):
+            hgr = hgr()
         if r.error is None:
             t0 = time.perf_counter()
             try:
@@ -778,7 +795,8 @@ def worker_summary(runs: list[dict]) -> list[dict[str, Any]]:
         w = rows.setdefault(r.get("worker") or "serial", {
             "worker": r.get("worker") or "serial", "runs": 0, "starts": 0, "start_seconds": 0.0,
             "reads": 0, "read_seconds": 0.0, "warmups": 0, "warmup_seconds": 0.0,
-            "timed_seconds": 0.0, "busy_seconds": 0.0, "check_seconds": 0.0})
+            "timed_seconds": 0.0, "busy_seconds": 0.0, "check_seconds": 0.0,
+            "checker_read_seconds": 0.0})
         w["runs"] += 1
         if r.get("start_seconds"):
             w["starts"] += 1
@@ -790,7 +808,8 @@ def worker_summary(runs: list[dict]) -> list[dict[str, Any]]:
             w["warmups"] += 1
             w["warmup_seconds"] += r["warmup_seconds"]
         for key, name in (("timed_seconds", "seconds"), ("busy_seconds", "wall_seconds"),
-                          ("check_seconds", "check_seconds")):
+                          ("check_seconds", "check_seconds"),
+                          ("checker_read_seconds", "checker_read_seconds")):
             w[key] += r.get(name) or 0.0
     return sorted(rows.values(), key=lambda w: w["worker"])
 
@@ -884,8 +903,13 @@ def markdown(result: dict) -> str:
         if meta.get("cluster_start_seconds") is not None:
             where += f"; the cluster up and answering after {meta['cluster_start_seconds']:.1f} s"
         out.append(f"- whole wall time {meta['wall_seconds']:.1f} s, {where}")
+        if meta.get("phases"):
+            out.append("- of it (seconds): " + ", ".join(
+                f"{PHASE_NAMES.get(n, n)} {v:.2f}" for n, v in meta["phases"].items()))
     out.append("- igpart warm-up call before the timed one: " + {
-        "auto": "on the GPU only", "on": "always", "off": "never"}[meta["warmup"]])
+        "auto": "on the GPU only", "on": "always", "off": "never"}[meta["warmup"]]
+        + ("; once per worker (its first input)" if meta.get("warmup_per") == "worker"
+           else ""))
     for note in meta.get("notes", []):
         out.append(f"- note: {note}")
     out += ["", f"Per case: mean over seeds of the {obj} (recomputed by the checker), of the "
@@ -961,14 +985,17 @@ def markdown(result: dict) -> str:
                 "", "Of igpart's in-process runs: start-ups, the processes started (interpreter, "
                 "imports, device context); reads and warm-ups, the inputs read and the untimed "
                 "calls made. Of all runs: timed, the partitioning calls; busy, the runs start "
-                "to end; check, the checker.", "",
+                "to end; check, the checker; checker reads, its reads of the inputs (made while "
+                "the runs go on).", "",
                 "| worker | runs | start-ups | start-up s | reads | read s | warm-ups | "
-                "warm-up s | timed s | busy s | check s |", "|---|" + "---:|" * 10]
+                "warm-up s | timed s | busy s | check s | checker reads s |",
+                "|---|" + "---:|" * 11]
         for w in s["workers"]:
             out.append(f"| {w['worker']} | {w['runs']} | {w['starts']} | "
                        f"{w['start_seconds']:.2f} | {w['reads']} | {w['read_seconds']:.2f} | "
                        f"{w['warmups']} | {w['warmup_seconds']:.2f} | {w['timed_seconds']:.2f} "
-                       f"| {w['busy_seconds']:.2f} | {w['check_seconds']:.2f} |")
+                       f"| {w['busy_seconds']:.2f} | {w['check_seconds']:.2f} | "
+                       f"{w.get('checker_read_seconds', 0.0):.2f} |")
     bad = [r for r in result["runs"] if r["error"] is not None or not r["valid"]]
     out += ["", f"Runs: {len(result['runs'])}; flagged partitions (invalid, unbalanced or a "
             f"figure that differs from the checker's): {s['flagged']}; failed runs: "
@@ -1052,6 +1079,11 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                     help="also time the whole command of each tool")
     ap.add_argument("--warmup", choices=("auto", "on", "off"), default="auto",
                     help="igpart: one untimed call first (auto: on the GPU only)")
+    ap.add_argument("--warmup-per", choices=("input", "worker"), default="input",
+                    help="with --isolate worker: the untimed call once per input a worker's run "
+                    "process reads (default), or once per worker (its first input, then every "
+                    "input's first timed call starts from the read, as a fresh process's "
+                    "would without the warm-up call)")
     ap.add_argument("--compare", help="thread counts A,B for igpart's self-speedup")
     ap.add_argument("--gen-seed", type=int, default=0,
                     help="seed of the large inputs and of the random graphs")
@@ -1111,6 +1143,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         raise SuiteError("--isolate worker needs --cluster (without it every run is a fresh "
                          "process)")
     args.isolate = args.isolate or ("worker" if args.cluster else "run")
+    if args.warmup_per == "worker" and args.isolate != "worker":
+        raise SuiteError("--warmup-per worker needs --isolate worker (a --cluster)")
     if args.seeds < 1:
         raise SuiteError(f"--seeds must be >= 1, got {args.seeds}")
     if args.limit is not None and args.limit < 1:
@@ -1224,7 +1258,8 @@ def run_suite(args: argparse.Namespace) -> dict:
             "threads": args.threads, "backends": args.backend, "tools": args.tools,
             "variants": args.variants,
             "timeout": args.timeout, "whole_process": args.whole_process,
-            "warmup": args.warmup, "gen_seed": args.gen_seed, "compare": args.compare,
+            "warmup": args.warmup, "warmup_per": args.warmup_per, "gen_seed": args.gen_seed,
+            "compare": args.compare,
             "isolate": args.isolate,
             "graph_scale": args.graph_scale if "graphs" in args.suite else None,
             "versions": _versions(args.tools), "gpu": _gpu_name(), "notes": notes,

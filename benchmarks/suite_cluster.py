@@ -3,9 +3,13 @@
 The suite's plan is unchanged; what runs where:
 
 - one task per input builds it when it is generated (large, netlist and graph sets, cached in
-  ``WORK/inputs`` as in a serial run) and reads it with the checker: sizes for the report;
+  ``WORK/inputs`` as in a serial run) and gives its vertices and nets from its header and
+  its bytes (the runs' costs until the pins are counted);
 - one task per (tool, input, k, threads, seed, mode), the same work as a serial run, then the
-  check of its partition file with ``verify_partition.py`` (whose readings each worker caches).
+  check of its partition file with ``verify_partition.py``. Each worker caches the checker's
+  readings; an input's reading is made while the worker's first run on it goes on (the
+  checker's CPU work beside the run), so an input is read by the checker once per worker
+  that runs it and never by the client; its pins are counted from that reading at the end.
   ``--isolate worker`` (the default): igpart's in-process runs go to one persistent run
   process per worker (``benchmarks/run_server.py``: igpart imported once, the device context,
   kernels and METIS workers kept, inputs cached, the warm-up call once per input), and each
@@ -57,6 +61,8 @@ _LOCK = threading.Lock()
 #: Estimated cost of reading an input, per pin, in the unit of :func:`_cost` (a run at k = 2
 #: costs 2 per pin): what a persistent run process pays for an input it has not read yet.
 READ_COST_PER_PIN = 1.0
+#: Bytes per pin of an input file, for the costs of the runs before its pins are counted.
+BYTES_PER_PIN = 7.0
 #: Share of a host's memory the input caches of its workers may take (half for the checker's
 #: readings, half for the run processes' inputs).
 CACHE_SHARE = 0.25
@@ -100,14 +106,30 @@ def worker_share(shares: dict[str, dict], host: str, usable: int) -> tuple[int, 
     return threads, int(s["memory"] * CACHE_SHARE / 2 / s["workers"])
 
 
+def _cache_bytes(shares: dict[str, dict] | None) -> int | None:
+    """This worker's checker cache (bytes; None: the default)."""
+    if shares is None:
+        return None
+    return worker_share(shares, socket.gethostname(), len(os.sched_getaffinity(0)))[1]
+
+
 def prepare_case(case: dict, data: str, gen_seed: int) -> dict:
-    """Task: builds a generated input unless cached, reads it; its sizes."""
+    """Task: builds a generated input unless cached; its vertices and nets (or edges) from
+    its header, its size in bytes (the runs' cost until the checker has counted the pins: the
+    checker reads the input on the worker that runs it, while its first run goes on)."""
     c = suite.Case(**case)
     suite.materialize(c, Path(data), gen_seed)
-    h = checker.read_input(c.path)
-    graph = isinstance(h, checker.MetisGraph)
-    pins = int(h.adjncy.size if graph else h.eptr[-1])
-    return {"n": int(h.n), "m": int(h.m), "pins": pins, "graph": graph}
+    graph = suite.is_graph_file(c.path)
+    first, second = suite._hgr_header(Path(c.path))  # the first two numbers of the header
+    n, m = (first, second) if graph else (second, first)
+    return {"n": n, "m": m, "bytes": os.path.getsize(c.path), "graph": graph}
+
+
+def input_pins(path: str, shares: dict[str, dict] | None = None) -> int:
+    """Task: the pins of an input (a graph: its adjacency entries) by the checker's reading,
+    which the worker that ran the input's runs has cached."""
+    h = _checked_input(path, _cache_bytes(shares))
+    return int(h.adjncy.size if isinstance(h, checker.MetisGraph) else h.eptr[-1])
 
 
 def run_case(args: argparse.Namespace, case: dict, k: int, seed: int, tool: dict,
@@ -133,8 +155,29 @@ def run_case(args: argparse.Namespace, case: dict, k: int, seed: int, tool: dict
         with _LOCK:
             _RUNNER[key] = runner
     c = suite.Case(**case)
-    return asdict(runner.run(suite.Tool(**tool), c, k, seed, mode,
-                             _checked_input(c.path, cache_bytes)))
+    read: dict[str, Any] = {}
+
+    def read_input() -> None:  # the checker's reading, while the run goes on
+        t0 = time.perf_counter()
+        try:
+            read["input"] = _checked_input(c.path, cache_bytes)
+        except BaseException as exc:  # raised in the task's thread
+            read["error"] = exc
+        read["seconds"] = time.perf_counter() - t0
+
+    reader = threading.Thread(target=read_input, name="checker-read", daemon=True)
+    reader.start()
+
+    def reading():
+        reader.join()
+        if "error" in read:
+            raise read["error"]
+        return read["input"]
+
+    run = runner.run(suite.Tool(**tool), c, k, seed, mode, reading)
+    reader.join()
+    run.checker_read_seconds = read.get("seconds")
+    return asdict(run)
 
 
 def close_runners(keys: list | None = None) -> None:
@@ -150,7 +193,13 @@ def close_runners(keys: list | None = None) -> None:
 def _cost(args, case: dict, k: int, seed: int, tool: dict, mode: str) -> float:
     """A run's expected cost, for the order of the tasks (the longest first): pins, times a
     factor growing with k."""
-    return case["pins"] * (1.0 + math.log2(k))
+    return _size(case) * (1.0 + math.log2(k))
+
+
+def _size(case: dict) -> float:
+    """An input's size for the costs: its pins, or before they are counted its bytes (about
+    seven per pin in the suite's files)."""
+    return case["pins"] or case["bytes"] / BYTES_PER_PIN
 
 
 def _setup_cost(args, case: dict, k: int, seed: int, tool: dict, mode: str) -> float:
@@ -159,7 +208,7 @@ def _setup_cost(args, case: dict, k: int, seed: int, tool: dict, mode: str) -> f
     if args.isolate != "worker" or mode != "inproc" or tool["tool"] != "igpart":
         return 0.0
     warm = args.warmup == "on" or (args.warmup == "auto" and tool["backend"] != "cpu")
-    return case["pins"] * READ_COST_PER_PIN + (_cost(args, case, k, seed, tool, mode)
+    return _size(case) * READ_COST_PER_PIN + (_cost(args, case, k, seed, tool, mode)
                                                if warm else 0.0)
 
 
@@ -235,12 +284,16 @@ def run_on_cluster(args: argparse.Namespace, plan: list, tools: list, modes: lis
         meta["cluster_workers"] = len(resources)
         meta["worker_threads"] = {h: max(1, s["cores"] // s["workers"])
                                   for h, s in args.host_shares.items()}
+        phases = meta["phases"] = {"setup": t0 - args.started,
+                                   "cluster_start": meta["cluster_start_seconds"]}
+        t1 = time.perf_counter()
         infos = run_tasks(client, script_task(suite.HERE, __name__, "prepare_case"),
                           [(asdict(c), args.data, args.gen_seed) for c, _ in plan],
                           desc="inputs", progress=not args.no_progress)
+        phases["inputs"] = time.perf_counter() - t1
         calls = []
         for (c, ks), info in zip(plan, infos):
-            c.n, c.m, c.pins = info["n"], info["m"], info["pins"]
+            c.n, c.m, c.bytes = info["n"], info["m"], info["bytes"]
             result["cases"].append(asdict(c))
             runnable = [t for t in tools if t.tool not in suite.GRAPH_TOOLS or info["graph"]]
             for k in ks:
@@ -269,12 +322,31 @@ def run_on_cluster(args: argparse.Namespace, plan: list, tools: list, modes: lis
         if args.isolate == "worker":  # runs on an input on the worker that has it, if it pays
             workers = place(costs, [c[1]["path"] for c in calls],
                             [_setup_cost(*c) for c in calls], sorted(resources))
+        t1 = time.perf_counter()
         try:
             run_tasks(client, script_task(suite.HERE, __name__, "run_case"), calls,
                       desc="runs", on_result=done, describe=describe,
                       progress=not args.no_progress, priorities=costs, workers=workers)
+            phases["runs"] = time.perf_counter() - t1
+            t1 = time.perf_counter()
+            # the pins, counted by the checker's readings where the runs of each input were
+            first = {c[1]["path"]: i for i, c in reversed(list(enumerate(calls)))}
+            pins = run_tasks(client, script_task(suite.HERE, __name__, "input_pins"),
+                             [(c.path, args.host_shares) for c, _ in plan], desc="sizes",
+                             progress=False,
+                             workers=[None if workers is None or c.path not in first
+                                      else workers[first[c.path]] for c, _ in plan])
+            for (c, _), p in zip(plan, pins):
+                c.pins = p
+            result["cases"] = [asdict(c) for c, _ in plan]
+            phases["sizes"] = time.perf_counter() - t1
         finally:
             result["runs"] = [r for r in runs if r is not None]
+            phases.setdefault("runs", time.perf_counter() - t1)
+            t1 = time.perf_counter()
             with contextlib.suppress(Exception):  # the persistent run processes end now
                 client.run(script_task(suite.HERE, __name__, "close_runners"))
+            phases["close"] = time.perf_counter() - t1
+            t1 = time.perf_counter()
+    phases["shutdown"] = time.perf_counter() - t1
 

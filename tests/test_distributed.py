@@ -22,6 +22,8 @@ from igpart.metrics import evaluate
 from .conftest import REPO
 
 SUITE = REPO / "benchmarks" / "suite.py"
+sys.path.insert(0, str(REPO / "benchmarks"))
+import verify_partition as vp  # noqa: E402  (benchmarks/ is no package)
 
 
 # ------------------------------------------------------------------------- without a cluster
@@ -222,6 +224,15 @@ def test_suite_on_cluster_equals_serial(client, ispd98, tmp_path, serial_suite, 
     starts = sum(w["starts"] for w in workers)
     assert starts == (len(serial_suite) if isolate == "run" else len(workers))
     assert "whole wall time" in md and "| start-ups |" in md
+    # the inputs' sizes as the checker counts them (pins counted where the runs read them)
+    for case in doc["cases"]:
+        h = vp.read_input(case["path"])
+        assert (case["n"], case["m"], case["pins"]) == (h.n, h.m, int(h.eptr[-1]))
+        assert case["bytes"] == os.path.getsize(case["path"])
+    phases = doc["meta"]["phases"]
+    assert {"cluster_start", "inputs", "runs", "sizes", "close", "shutdown"} <= set(phases)
+    assert sum(phases.values()) <= doc["meta"]["wall_seconds"]
+    assert all(w["checker_read_seconds"] >= 0 for w in workers)
 
 
 def test_isolate_worker_needs_a_cluster(ispd98, tmp_path):

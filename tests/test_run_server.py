@@ -68,6 +68,37 @@ def test_persistent_runs_equal_fresh_ones(inputs, tmp_path):
         == (1, 2, 2)
 
 
+def test_warmup_once_per_worker(inputs, tmp_path):
+    """``--warmup-per worker``: one warm-up call for the process, on its first input; the other
+    inputs' runs start from the read and compute the partitions of a freshly read input. The
+    checker's reading may come as a function called once the run has ended."""
+    args = suite.parse_args(["--warmup", "on", "--keep-parts", "--threads", "1"])
+    args.warmup_per = "worker"
+    cases = [(inputs[0], 2), (inputs[1], 3), (inputs[1], 2), (inputs[0], 3)]
+    runner = suite.Runner(args, tmp_path / "once", isolate="worker", max_threads=1)
+    calls = []
+    try:
+        runs = []
+        for path, k in cases:
+            def reading(path=path):
+                calls.append(path)
+                return checker.read_input(str(path))
+
+            runs.append(runner.run(suite.Tool("igpart", 1, "cpu"),
+                                   suite.Case(path.stem, "small", str(path)), k, 0, "inproc",
+                                   reading))
+    finally:
+        runner.close()
+    assert calls == [p for p, _ in cases]
+    assert [r.warmup_seconds is not None for r in runs] == [True, False, False, False]
+    for (path, k), r in zip(cases, runs):
+        p = igpart.partition(igpart.read(path), k, args.epsilon, args.objective, backend="cpu",
+                             seed=0)
+        assert r.valid and r.cut == p.cut and r.km1 == p.km1
+    with pytest.raises(suite.SuiteError, match="--warmup-per worker needs --isolate worker"):
+        suite.parse_args(["--warmup-per", "worker"])
+
+
 def test_a_failed_run_does_not_end_the_batch(inputs, tmp_path):
     """A run that raises, one that times out (its process killed) and a process killed
     between runs: each is that run's error or a restart, and the next runs succeed."""

@@ -77,6 +77,25 @@ def test_checker_rejects_malformed_hgr(tmp_path):
         vp.read_hgr(bad)
 
 
+def test_checker_blocks_per_net_equals_brute_force():
+    """Both ways of counting each net's blocks (a bit per block up to k = 64, a sort above)
+    equal a per-net set, empty and one-pin nets included."""
+    rng = np.random.default_rng(7)
+    for k in (1, 2, 63, 64, 65, 200):
+        n, m = 40, 60
+        sizes = rng.integers(0, 7, m)
+        pins = np.concatenate([rng.choice(n, s, replace=False) for s in sizes]).astype(np.int64)
+        eptr = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+        h = vp.Hgr(n, m, eptr, pins, np.ones(n, np.int64), rng.integers(1, 5, m))
+        parts = rng.integers(0, k, n)
+        want = [len(set(parts[pins[eptr[e]:eptr[e + 1]]].tolist())) for e in range(m)]
+        assert vp._blocks_per_net(h, parts, k).tolist() == want
+        r = vp.evaluate(h, parts, k, 10.0)
+        lam = np.array(want)
+        assert r["cut"] == int(h.ewgt[lam > 1].sum())
+        assert r["km1"] == int((h.ewgt * np.maximum(lam - 1, 0)).sum())
+
+
 def test_checker_equals_igpart_metrics_on_weighted_input(ispd98):
     """The checker's reader and metrics agree with igpart's on a file with vertex weights."""
     from igpart import read_hgr
