@@ -26,12 +26,15 @@ def share_unconnected_community(xp, top: HypergraphArrays, communities, max_net_
         sizes = xp.diff(top.eptr)
         kept = ((sizes >= 2) & (sizes <= max_net_size)).astype(xp.int64)
         counts = xp.concatenate([xp.zeros(1, dtype=xp.int64), xp.cumsum(kept[top.vind])])
-        alone = (counts[top.vptr[1:]] - counts[top.vptr[:-1]]) == 0
-    # max() rather than any() of a mask: on the GPU CuPy compiles its any() over a large array
-    # (a CUB reduction) on first use, about 5 s; min / max ship compiled
-    alone = alone.astype(xp.bool_, copy=False)
-    if not bool(alone.max()):
+        kept_nets = counts[top.vptr[1:]] - counts[top.vptr[:-1]]
+        # min() rather than any() of a mask: on the GPU CuPy compiles its any() over a large
+        # array (a CUB reduction) on first use, about 5 s; min / max ship compiled
+        if int(kept_nets.min()) > 0:
+            return communities
+        alone = kept_nets == 0
+    elif int(alone.max()) == 0:
         return communities
+    alone = alone.astype(bool, copy=False)
     labels = xp.where(alone, -1, communities.astype(xp.int64))
     return xp.unique(labels, return_inverse=True)[1].reshape(-1).astype(xp.int32)
 
