@@ -419,3 +419,31 @@ def test_partition_on_either_community_graph(graph):
     h = ring_of_cliques()
     p = igpart.partition(h, 4, seed=1, backend="cpu", config={"community_graph": graph})
     assert p.balanced and p.cut == igpart.metrics.cut(h, p.parts)
+
+
+def test_sub_round_communities_keep_a_tight_cap_on_any_threads():
+    """Parallel local moving with a weight cap that many of a sub-round's moves contend for
+    (they wait and move in order) and a hub vertex with more neighbours than the small
+    per-row tables hold: the same communities on 1 and 3 threads, none over the cap, and more
+    modular than singletons."""
+    from igpart.community import modularity
+    from igpart.kernels import omp_threads
+
+    rng = np.random.default_rng(11)
+    n = 6000
+    nets = [rng.choice(n, size=int(rng.integers(2, 6)), replace=False) for _ in range(14000)]
+    base = rng.integers(0, n - 30, size=5000)
+    nets += [base[i] + rng.choice(30, size=4, replace=False) for i in range(5000)]
+    hub = 0  # in 80 nets of 40 pins: about 3,000 neighbours
+    nets += [np.concatenate([[hub], rng.choice(np.arange(1, n), size=39, replace=False)])
+             for _ in range(80)]
+    h = igpart.Hypergraph.from_nets(nets, n=n, vwgt=rng.integers(1, 4, size=n))
+    for cap in (12, int(h.total_weight) // 60):
+        got = []
+        for threads in (1, 3):
+            with omp_threads(threads):
+                got.append(detect_communities(h, seed=2, max_weight=cap, sub_rounds=16))
+        assert np.array_equal(got[0], got[1])
+        weights = np.bincount(got[0], weights=np.asarray(h.vwgt))
+        assert weights.max() <= cap
+        assert modularity(h, got[0]) > modularity(h, np.arange(n))

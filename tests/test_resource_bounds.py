@@ -123,6 +123,10 @@ def test_share_unconnected_community_matches_an_oracle():
     pairs = {(int(a), int(b)) for a, b in zip(comm[connected], out[connected])}
     assert len(pairs) == len({a for a, _ in pairs}) == len({b for _, b in pairs})
     assert sorted(set(out.tolist())) == list(range(out.max() + 1))  # dense ids
+    # the C++ backend's mask of those vertices, and the result given it
+    alone = be.vertices_without_nets(ha, 2, 50)
+    assert alone.dtype == np.uint8 and np.array_equal(alone.astype(bool), ~connected)
+    assert np.array_equal(share_unconnected_community(np, ha, comm, 50, alone), out)
 
 
 def dense_level(n: int = 200, m: int = 10_000, seed: int = 2) -> Hypergraph:

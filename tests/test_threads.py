@@ -3,6 +3,8 @@ the same results on any number of threads."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -204,6 +206,37 @@ def test_sub_rounds_by_default_on_large_inputs_only():
                                                                       sub_rounds=0)[0])
     assert not np.array_equal(default[0], cpu.cluster_hypergraph(ha, 6, seed=1,
                                                                  sub_rounds=16)[0])
+
+
+def test_large_inputs_cluster_every_level_in_sub_rounds(monkeypatch):
+    """On inputs of ``sub_round_min_vertices`` vertices and more, every level of at least
+    ``cluster_sub_round_min_level`` vertices (not only the large ones) is clustered in
+    sub-rounds; smaller inputs keep the sequential clustering on their levels below
+    ``sub_round_min_vertices``. The coarsener passes the policy's value on."""
+    from igpart.partitioner.coarsening import hypergraph_coarsener
+    from igpart.partitioner.context import resolve
+
+    cpu = CpuBackend()
+    big, low = cpu.sub_round_min_vertices, cpu.cluster_sub_round_min_level
+    rounds = cpu.cluster_sub_rounds
+    assert cpu.cluster_rounds(big, big) == cpu.cluster_rounds(big, 10) == rounds
+    assert cpu.cluster_rounds(low, big) == rounds and cpu.cluster_rounds(low - 1, big) == 0
+    assert cpu.cluster_rounds(big - 1, big - 1) == 0
+    seen = []
+    real = CpuBackend.cluster_hypergraph
+
+    def spy(self, hg, mcw, **options):
+        seen.append(options.get("sub_rounds"))
+        return real(self, hg, mcw, **options)
+
+    monkeypatch.setattr(CpuBackend, "cluster_hypergraph", spy)
+    h = random_circuit(6_000, seed=3)
+    ha = cpu.hypergraph_arrays(h)
+    cfg = resolve(igpart.Config(), cpu, h, 4)
+    for input_n, want in ((h.n, 0), (big, rounds)):
+        coarsen_one = hypergraph_coarsener(cpu, 6, dataclasses.replace(cfg, n=input_n), 1)
+        cmap, nc = coarsen_one(ha)
+        assert seen[-1] == want and 0 < nc < h.n and int(cmap.max()) == nc - 1
 
 
 def _sequence_refinement(ha, parts, k, bounds, objective, parallel_min_moves):

@@ -114,6 +114,7 @@ def hypergraph_coarsener(be: Backend, mcw: int, cfg: ResolvedConfig, seed: int):
     levels shrinking at most ``cfg.max_shrink`` times."""
     limit = cfg.max_shrink
     coarsest = cfg.coarsest  # where the coarsening stops
+    rounds_of = getattr(be, "cluster_rounds", None)
 
     def coarsen_one(ha, communities=None):
         if cfg.coarsening == "hyperg":
@@ -127,9 +128,12 @@ def hypergraph_coarsener(be: Backend, mcw: int, cfg: ResolvedConfig, seed: int):
             )
         # never (much) below the contraction limit in one step; at least 1.01 (1%) per level
         shrink = max(min(limit, ha.n / coarsest), 1.01)
+        options = {}
+        if rounds_of is not None:  # the C++ backend: sub-rounds by level and input size
+            options["sub_rounds"] = rounds_of(ha.n, cfg.n)
         return be.cluster_hypergraph(
             ha, mcw, max_net_size=cfg.rating_max_net_size, communities=communities,
-            max_shrink=shrink, weight_penalty=cfg.weight_penalty, seed=seed,
+            max_shrink=shrink, weight_penalty=cfg.weight_penalty, seed=seed, **options,
         )
 
     return coarsen_one

@@ -10,22 +10,31 @@ from ..kernels.backend import Backend, HypergraphArrays
 from .context import ResolvedConfig, Timer, community_max_weight, community_net_size
 
 
-def share_unconnected_community(xp, top: HypergraphArrays, communities, max_net_size: int):
+def share_unconnected_community(xp, top: HypergraphArrays, communities, max_net_size: int,
+                                alone=None):
     """``communities`` with every vertex that no net of 2 to ``max_net_size`` pins connects
     (Louvain's clique expansion leaves it alone in a community of its own: one net over every
     vertex, nets all larger than that, no nets) moved into one community they share, ids dense
     again. Clustering stays within communities, so left alone such vertices would never be
     clustered and the levels would stop shrinking (a single net over 100,000 vertices sent all
-    of them to the initial partitioning); together they are paired (``cluster_hypergraph``)."""
-    sizes = xp.diff(top.eptr)
-    kept = ((sizes >= 2) & (sizes <= max_net_size)).astype(xp.int64)
-    counts = xp.concatenate([xp.zeros(1, dtype=xp.int64), xp.cumsum(kept[top.vind])])
-    kept_nets = counts[top.vptr[1:]] - counts[top.vptr[:-1]]
-    # min() rather than any() of a mask: on the GPU CuPy compiles its any() over a large array
-    # (a CUB reduction) on first use, about 5 s; min / max ship compiled
-    if top.n == 0 or int(kept_nets.min()) > 0:
+    of them to the initial partitioning); together they are paired (``cluster_hypergraph``).
+    ``alone`` (optional): those vertices' mask (non-zero: no such net), when the caller has it
+    (the C++ backend's ``vertices_without_nets``, in parallel)."""
+    if top.n == 0:
         return communities
-    alone = kept_nets == 0
+    if alone is None:
+        sizes = xp.diff(top.eptr)
+        kept = ((sizes >= 2) & (sizes <= max_net_size)).astype(xp.int64)
+        counts = xp.concatenate([xp.zeros(1, dtype=xp.int64), xp.cumsum(kept[top.vind])])
+        kept_nets = counts[top.vptr[1:]] - counts[top.vptr[:-1]]
+        # min() rather than any() of a mask: on the GPU CuPy compiles its any() over a large
+        # array (a CUB reduction) on first use, about 5 s; min / max ship compiled
+        if int(kept_nets.min()) > 0:
+            return communities
+        alone = kept_nets == 0
+    elif int(alone.max()) == 0:
+        return communities
+    alone = alone.astype(bool, copy=False)
     labels = xp.where(alone, -1, communities.astype(xp.int64))
     return xp.unique(labels, return_inverse=True)[1].reshape(-1).astype(xp.int32)
 
@@ -49,6 +58,9 @@ def detect_communities(be: Backend, top: HypergraphArrays, h: Hypergraph, k: int
         sub_rounds=cfg.community_sub_rounds, k=k, graph=graph,
         edge_weight=cfg.community_edge_weight,
     )
-    communities = share_unconnected_community(be.xp, top, communities, max_net_size)
+    alone = None
+    if hasattr(be, "vertices_without_nets"):
+        alone = be.vertices_without_nets(top, 2, max_net_size)
+    communities = share_unconnected_community(be.xp, top, communities, max_net_size, alone)
     timer.add("communities", t0)
     return communities

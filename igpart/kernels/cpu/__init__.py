@@ -92,6 +92,12 @@ class CpuBackend(Backend):
             str(graph), str(edge_weight),
         )
 
+    def vertices_without_nets(self, hg: HypergraphArrays, min_size: int, max_size: int):
+        """uint8 per vertex: 1 where none of its nets has ``min_size`` to ``max_size`` pins
+        (OpenMP)."""
+        return _cpu.vertices_without_nets(hg.eptr, hg.vptr, hg.vind, int(min_size),
+                                          int(max_size))
+
     #: ``Config.community_graph = "auto"`` on this backend (``default_community_graph``): the
     #: clique expansion. The bipartite graph (Mt-KaHyPar's) measured 2026-11-27 on the loaded
     #: 2-core VM, 2 threads, seed 0 (BENCHMARKS.md, "Louvain on the bipartite graph"): small
@@ -118,6 +124,13 @@ class CpuBackend(Backend):
     #: 2026-11-26, sub-rounds on every level of at least 4096 vertices) 16 sub-rounds gave a
     #: cut geomean of 0.99x against the sequential visit.
     cluster_sub_rounds = 16
+    #: On inputs of at least ``sub_round_min_vertices``, every level of at least this many
+    #: vertices is clustered in ``cluster_sub_rounds`` sub-rounds (``cluster_rounds``), not only
+    #: the levels above ``sub_round_min_vertices``: visited one after the other, the coarse
+    #: levels' clustering ran on one thread (neuron x4 on 1 thread: 13% of the clustering's CPU
+    #: time went to levels below 100,000 vertices, on 16 threads most of its wall time). The
+    #: smaller inputs (the ISPD98 / Titan23 suite) keep their sequential clustering.
+    cluster_sub_round_min_level = 4096
     #: Louvain's sub-rounds on inputs of at least ``sub_round_min_vertices``
     #: (``default_community_sub_rounds``).
     community_sub_rounds = 64
@@ -194,6 +207,18 @@ class CpuBackend(Backend):
         (``Config.threads`` sets them for a run), else ``"fm"``."""
         on = self.jet_min_threads > 0 and int(_cpu.get_num_threads()) >= self.jet_min_threads
         return "jet+fm" if on else "fm"
+
+    def cluster_rounds(self, level_n: int, input_n: int) -> int:
+        """The ``sub_rounds`` of :meth:`cluster_hypergraph` for a level of ``level_n`` vertices
+        of a run on an input of ``input_n`` vertices: ``cluster_sub_rounds`` on levels of at
+        least ``sub_round_min_vertices`` and, on inputs of that size, on every level of at least
+        ``cluster_sub_round_min_level`` vertices; else 0 (one vertex after the other). Sizes
+        only, never the threads: the result does not depend on them."""
+        if level_n >= self.sub_round_min_vertices or (
+                input_n >= self.sub_round_min_vertices
+                and level_n >= self.cluster_sub_round_min_level):
+            return self.cluster_sub_rounds
+        return 0
 
     def cluster_hypergraph(self, hg: HypergraphArrays, max_cluster_weight: int, *,
                            max_net_size: int = 1000, communities=None, max_shrink: float = 2.5,

@@ -10,6 +10,7 @@
 #include "bindings.h"
 #include "community.h"
 #include "numpy_util.h"
+#include "partition.h"
 
 namespace py = pybind11;
 using namespace igp;
@@ -70,4 +71,33 @@ void igp::bind_community(py::module_ &m) {
         py::arg("prune") = false, py::arg("graph") = "clique", py::arg("edge_weight") = "hybrid",
         "Dense community id of every vertex (multilevel Louvain on the clique expansion or on "
         "the bipartite vertex + net graph).");
+    m.def(
+        "vertices_without_nets",
+        [](Arr<int64_t> eptr, Arr<int64_t> vptr, Arr<int32_t> vind, int64_t min_size,
+           int64_t max_size) {
+            const View<int64_t> ep(eptr), vp(vptr);
+            const View<int32_t> vi(vind);
+            if (ep.n < 1 || vp.n < 1 || vp[vp.n - 1] != vi.n)
+                throw std::invalid_argument("vertices_without_nets: inconsistent CSR arrays");
+            const int64_t n = vp.n - 1, m = ep.n - 1;
+            std::vector<uint8_t> alone(static_cast<size_t>(n), 0);
+            {
+                py::gil_scoped_release release;
+#pragma omp parallel for schedule(dynamic, 4096) if (n >= kParallelMinLightItems)
+                for (int64_t v = 0; v < n; ++v) {
+                    bool none = true;
+                    for (int64_t j = vp[v]; j < vp[v + 1] && none; ++j) {
+                        const int32_t e = vi[j];
+                        if (e < 0 || e >= m) continue;
+                        const int64_t size = ep[e + 1] - ep[e];
+                        none = size < min_size || size > max_size;
+                    }
+                    alone[v] = none ? 1 : 0;
+                }
+            }
+            return to_numpy(std::move(alone));
+        },
+        py::arg("eptr"), py::arg("vptr"), py::arg("vind"), py::arg("min_size"),
+        py::arg("max_size"),
+        "1 for every vertex none of whose nets has min_size..max_size pins, else 0 (OpenMP).");
 }

@@ -12,6 +12,8 @@
 // rate a few vertices; on neuron x4 the first level's seven passes took 0.59 s instead of
 // 1.43 s).
 #include <algorithm>
+#include <climits>
+#include <cmath>
 #include <numeric>
 #ifdef _OPENMP
 #include <omp.h>
@@ -20,6 +22,7 @@
 #include "community.h"
 #include "csr.h"
 #include "partition_common.h"
+#include "row_map.h"
 
 namespace igp {
 
@@ -174,57 +177,44 @@ WGraph bipartite_graph(const HgView &h, int64_t max_net_size, BipartiteWeight mo
     return g;
 }
 
-// Scratch of one thread's community choices: the weight from the vertex to each community, valid
-// where the entry's stamp is the current vertex's (one random access per neighbour, nothing to
-// clear; cache-line aligned: the threads' scratches sit side by side in one vector).
+// Scratch of one thread's community choices: the weight from the vertex to each neighbouring
+// community (cache-line aligned: the threads' scratches sit side by side in one vector).
 struct alignas(64) MoveScratch {
-    struct Entry {
-        double w = 0.0;
-        uint32_t stamp = 0;
-    };
-    std::vector<Entry> wc;
-    uint32_t stamp = 0;
-    std::vector<int32_t> touched;
-    explicit MoveScratch(int64_t n) : wc(static_cast<size_t>(n)) {}
-    uint32_t next() {  // a stamp no entry has
-        if (++stamp == 0) {
-            for (Entry &e : wc) e.stamp = 0;
-            stamp = 1;
-        }
-        return stamp;
-    }
+    RowMap row;
 };
 
 // The community u moves to: the neighbouring community of largest gain
-// w(u, C) - tot(C) * du over the current comm / tot / cw (tot_cu: u's community's total without
-// u), staying unless another gains more than 1e-12, then the first met; with max_weight > 0
-// never into a community whose vertex weight would exceed it.
-int32_t best_community(const WGraph &g, const std::vector<int32_t> &comm,
-                       const std::vector<double> &tot, const std::vector<int64_t> &cw, int32_t u,
-                       double tot_cu, double du, int64_t max_weight, MoveScratch &sc) {
+// w(u, C) - tot(C) * du over the current comm / tot_of(C) / cw (tot_cu: u's community's total
+// without u), staying unless another gains more than 1e-12, then the first met; with
+// max_weight > 0 never into a community whose vertex weight would exceed it.
+template <class TotOf>
+int32_t best_community(const WGraph &g, const std::vector<int32_t> &comm, TotOf tot_of,
+                       const std::vector<int64_t> &cw, int32_t u, double tot_cu, double du,
+                       int64_t max_weight, MoveScratch &sc) {
     const int32_t cu = comm[u];
-    const uint32_t stamp = sc.next();
-    sc.touched.clear();
-    for (int64_t j = g.ptr[u]; j < g.ptr[u + 1]; ++j) {
-        const int32_t c = comm[g.adj[j]];
-        MoveScratch::Entry &e = sc.wc[c];
-        if (e.stamp != stamp) {
-            e.stamp = stamp;
-            e.w = 0.0;
-            sc.touched.push_back(c);
+    RowMap &row = sc.row;
+    row.begin(g.ptr[u + 1] - g.ptr[u], g.n);
+    for (int64_t j = g.ptr[u]; j < g.ptr[u + 1]; ++j) row.add(comm[g.adj[j]], g.w[j]);
+    const std::vector<int32_t> &ids = row.ids();
+    const std::vector<double> &sums = row.sums();
+    double w_cu = 0.0;
+    for (size_t i = 0; i < ids.size(); ++i)
+        if (ids[i] == cu) {
+            w_cu = sums[i];
+            break;
         }
-        e.w += g.w[j];
-    }
     int32_t best = cu;
-    double best_gain = (sc.wc[cu].stamp == stamp ? sc.wc[cu].w : 0.0) - tot_cu * du;
-    for (int32_t c : sc.touched) {
+    double best_gain = w_cu - tot_cu * du;
+    for (size_t i = 0; i < ids.size(); ++i) {
+        const int32_t c = ids[i];
         if (c == cu || (max_weight > 0 && cw[c] + g.vw[u] > max_weight)) continue;
-        const double gain = sc.wc[c].w - tot[c] * du;
+        const double gain = sums[i] - tot_of(c) * du;
         if (gain > best_gain + 1e-12) {
             best = c;
             best_gain = gain;
         }
     }
+    row.end();
     return best;
 }
 
@@ -235,27 +225,23 @@ int32_t best_community(const WGraph &g, const std::vector<int32_t> &comm,
 // a community whose vertex weight would exceed it. Returns whether any vertex moved.
 // sub_rounds > 0 (graphs of at least kParallelMinItems vertices): synchronous sub-rounds, the
 // order cut into sub_rounds slices; the vertices of a slice choose their community in parallel
-// against the state before the slice, then move in order (a move that would now overfill its
-// community is dropped). With prune, a vertex is rated only in the first pass and after a
-// neighbour of it moved (later in the same pass or in the next). The result does not depend on
-// the threads.
+// against the state before the slice, then move in parallel: with max_weight > 0, the moves into
+// a community whose weight plus all of the slice's arrivals fits move at once, the others are
+// tried in order afterwards (dropped when they would now overfill). The community totals are
+// then kept in fixed point (integers: sums in any order are the same), so the result does not
+// depend on the threads. With prune, a vertex is rated only in the first pass and after a
+// neighbour of it moved (later in the same pass or in the next).
 bool local_moving(const WGraph &g, std::vector<int32_t> &comm, int64_t max_passes, int64_t seed,
                   double min_move_fraction, double resolution, int64_t max_weight,
                   int64_t sub_rounds, bool prune) {
     const int64_t n = g.n;
-    std::vector<double> deg(static_cast<size_t>(n), 0.0), tot(static_cast<size_t>(n), 0.0);
+    std::vector<double> deg(static_cast<size_t>(n), 0.0);
     std::vector<int64_t> cw(static_cast<size_t>(n), 0);
 #pragma omp parallel for schedule(dynamic, 1024) if (n >= kParallelMinLightItems)
     for (int64_t u = 0; u < n; ++u) {
         double d = g.loop[u];
         for (int64_t j = g.ptr[u]; j < g.ptr[u + 1]; ++j) d += g.w[j];
         deg[u] = d;
-    }
-    // every vertex starts alone (comm is the identity)
-#pragma omp parallel for schedule(static) if (n >= kParallelMinLightItems)
-    for (int64_t u = 0; u < n; ++u) {
-        cw[u] = g.vw[u];
-        tot[u] = deg[u];
     }
     double m2 = 0.0;  // summed in vertex order
     for (int64_t u = 0; u < n; ++u) m2 += deg[u];
@@ -271,88 +257,139 @@ bool local_moving(const WGraph &g, std::vector<int32_t> &comm, int64_t max_passe
         for (int64_t i = 0; i < n; ++i) order[i] = key[i].second;
     }
     const bool parallel = sub_rounds > 0 && n >= kParallelMinItems;
-    const int64_t slice = parallel ? (n + sub_rounds - 1) / sub_rounds : 1;
     int threads = 1;
 #ifdef _OPENMP
     if (parallel) threads = std::max(1, omp_get_max_threads());
 #endif
-    // one scratch of n entries per thread, allocated (and first touched) by its thread
-    // one scratch of n entries per thread, allocated (and first touched) by its thread when it
-    // first works (scratch[0] here: the sequential path)
-    std::vector<MoveScratch> scratch(static_cast<size_t>(threads), MoveScratch(0));
-    if (!parallel) scratch[0].wc.resize(static_cast<size_t>(n));
-    std::vector<int32_t> target(parallel ? static_cast<size_t>(n) : 0);
+    // one scratch per thread (small tables; a dense array of n entries only for the rows too
+    // long for them, allocated by the thread that meets one)
+    std::vector<MoveScratch> scratch(static_cast<size_t>(threads));
     // prune: a vertex is rated again only once a neighbour has moved since its last rating
     // (every vertex in the first pass)
     std::vector<char> active(prune ? static_cast<size_t>(n) : 0, 1);
-    // the vertices the last sub-round moved (prune, parallel: their neighbours are activated at
-    // the start of the next sub-round, in this pass or the next)
-    std::vector<int32_t> movers;
+    auto activate_neighbours = [&](int32_t u) {
+        for (int64_t j = g.ptr[u]; j < g.ptr[u + 1]; ++j) {
+            char *a = &active[g.adj[j]];
+            if (!__atomic_load_n(a, __ATOMIC_RELAXED)) __atomic_store_n(a, char(1), __ATOMIC_RELAXED);
+        }
+    };
+    // u leaves community cu for c (totals `tot` of either kind, u's share d; one thread)
+    auto relocate = [&](auto &tot, auto d, int32_t u, int32_t cu, int32_t c, int64_t &moved) {
+        tot[cu] -= d;
+        tot[c] += d;
+        cw[cu] -= g.vw[u];
+        cw[c] += g.vw[u];
+        comm[u] = c;
+        ++moved;
+        if (prune) activate_neighbours(u);
+    };
+    // every vertex starts alone (comm is the identity)
+#pragma omp parallel for schedule(static) if (n >= kParallelMinLightItems)
+    for (int64_t u = 0; u < n; ++u) cw[u] = g.vw[u];
     bool any = false;
-    for (int64_t pass = 0; pass < max_passes; ++pass) {
-        int64_t moved = 0;
-        auto move = [&](int32_t u, int32_t best) {
-            const int32_t cu = comm[u];
-            tot[cu] -= deg[u];
-            tot[best] += deg[u];
-            if (best == cu) return false;
-            cw[cu] -= g.vw[u];
-            cw[best] += g.vw[u];
-            comm[u] = best;
-            ++moved;
-            return true;
-        };
-        if (!parallel) {
+    if (!parallel) {
+        std::vector<double> tot(deg);
+        for (int64_t pass = 0; pass < max_passes; ++pass) {
+            int64_t moved = 0;
             for (int32_t u : order) {
                 if (prune) {
                     if (!active[u]) continue;
                     active[u] = 0;
                 }
                 const double du = resolution * deg[u] / m2;
-                if (move(u, best_community(g, comm, tot, cw, u, tot[comm[u]] - deg[u], du,
-                                           max_weight, scratch[0])) &&
-                    prune)
-                    for (int64_t j = g.ptr[u]; j < g.ptr[u + 1]; ++j) active[g.adj[j]] = 1;
+                const int32_t cu = comm[u];
+                const int32_t best = best_community(
+                    g, comm, [&](int32_t c) { return tot[c]; }, cw, u, tot[cu] - deg[u], du,
+                    max_weight, scratch[0]);
+                if (best == cu) {  // (the totals' rounding as ever)
+                    tot[cu] -= deg[u];
+                    tot[cu] += deg[u];
+                    continue;
+                }
+                relocate(tot, deg[u], u, cu, best, moved);
             }
-        } else {
-            for (int64_t s0 = 0; s0 < n; s0 += slice) {
-                const int64_t s1 = std::min(n, s0 + slice);
-                const int64_t nm = static_cast<int64_t>(movers.size());
-#pragma omp parallel num_threads(threads)
-                {
-                    MoveScratch &sc = scratch[static_cast<size_t>(thread_id())];
-                    if (sc.wc.size() < static_cast<size_t>(n)) sc.wc.resize(static_cast<size_t>(n));
-                    // the neighbours of the vertices the previous sub-round moved become active
-                    // (every writer stores the same value: the flags do not depend on the
-                    // threads); done here to spare a parallel region per sub-round
-#pragma omp for schedule(dynamic, 64)
-                    for (int64_t x = 0; x < nm; ++x) {
-                        const int32_t v = movers[x];
-                        for (int64_t j = g.ptr[v]; j < g.ptr[v + 1]; ++j)
-                            __atomic_store_n(&active[g.adj[j]], char(1), __ATOMIC_RELAXED);
-                    }
+            any = any || moved > 0;
+            if (moved <= static_cast<int64_t>(min_move_fraction * static_cast<double>(n))) break;
+        }
+        return any;
+    }
+    // fixed point: degrees scaled by a power of two that keeps their sum below 2^61
+    const double scale = std::ldexp(1.0, 60 - std::ilogb(m2)), unscale = 1.0 / scale;
+    std::vector<int64_t> fdeg(static_cast<size_t>(n)), tot(static_cast<size_t>(n));
+#pragma omp parallel for schedule(static) if (n >= kParallelMinLightItems)
+    for (int64_t u = 0; u < n; ++u) tot[u] = fdeg[u] = std::llround(deg[u] * scale);
+    auto tot_of = [&](int32_t c) { return static_cast<double>(tot[c]) * unscale; };
+    const int64_t slice = (n + sub_rounds - 1) / sub_rounds;
+    // target[i]: the community the i-th vertex of the order moves to (kStay: none; ~c: its move
+    // into c waits for the in-order pass); arrive[c]: the weight of the slice's moves into c
+    // (max_weight > 0). One thread: plain adds (the same integers).
+    constexpr int32_t kStay = INT32_MAX;
+    const bool atomic = threads > 1;
+    auto add = [atomic](int64_t &x, int64_t v) {
+        if (atomic) __atomic_fetch_add(&x, v, __ATOMIC_RELAXED);
+        else x += v;
+    };
+    std::vector<int32_t> target(static_cast<size_t>(n));
+    std::vector<int64_t> arrive(max_weight > 0 ? static_cast<size_t>(n) : 0, 0);
+    for (int64_t pass = 0; pass < max_passes; ++pass) {
+        int64_t moved = 0;
+        for (int64_t s0 = 0; s0 < n; s0 += slice) {
+            const int64_t s1 = std::min(n, s0 + slice);
+            int64_t waiting = 0;
+#pragma omp parallel num_threads(threads) reduction(+ : moved, waiting)
+            {
+                MoveScratch &sc = scratch[static_cast<size_t>(thread_id())];
 #pragma omp for schedule(dynamic, 256)
+                for (int64_t i = s0; i < s1; ++i) {
+                    const int32_t u = order[i];
+                    target[i] = kStay;
+                    if (prune) {
+                        if (!active[u]) continue;
+                        active[u] = 0;
+                    }
+                    const int32_t cu = comm[u];
+                    const double du = resolution * deg[u] / m2;
+                    const int32_t c =
+                        best_community(g, comm, tot_of, cw, u,
+                                       static_cast<double>(tot[cu] - fdeg[u]) * unscale, du,
+                                       max_weight, sc);
+                    if (c == cu) continue;
+                    target[i] = c;
+                    if (max_weight > 0) add(arrive[c], g.vw[u]);
+                }
+                if (max_weight > 0) {
+                    // the moves into a community that all of the slice's arrivals would
+                    // overfill wait for the in-order pass
+#pragma omp for schedule(static)
                     for (int64_t i = s0; i < s1; ++i) {
-                        const int32_t u = order[i];
-                        if (prune) {
-                            if (!active[u]) {
-                                target[i] = comm[u];
-                                continue;
-                            }
-                            active[u] = 0;
+                        const int32_t c = target[i];
+                        if (c != kStay && cw[c] + arrive[c] > max_weight) {
+                            target[i] = ~c;
+                            ++waiting;
                         }
-                        const double du = resolution * deg[u] / m2;
-                        target[i] = best_community(g, comm, tot, cw, u, tot[comm[u]] - deg[u], du,
-                                                   max_weight, sc);
                     }
                 }
-                movers.clear();
+#pragma omp for schedule(dynamic, 256)
                 for (int64_t i = s0; i < s1; ++i) {
-                    const int32_t u = order[i], best = target[i];
-                    if (best != comm[u] && max_weight > 0 && cw[best] + g.vw[u] > max_weight)
-                        continue;
-                    if (move(u, best) && prune) movers.push_back(u);
+                    if (target[i] == kStay) continue;
+                    const int32_t c = target[i] < 0 ? ~target[i] : target[i];
+                    if (max_weight > 0) __atomic_store_n(&arrive[c], int64_t(0), __ATOMIC_RELAXED);
+                    if (target[i] < 0) continue;
+                    const int32_t u = order[i], cu = comm[u];
+                    add(tot[cu], -fdeg[u]);
+                    add(tot[c], fdeg[u]);
+                    add(cw[cu], -g.vw[u]);
+                    add(cw[c], g.vw[u]);
+                    comm[u] = c;
+                    ++moved;
+                    if (prune) activate_neighbours(u);
                 }
+            }
+            if (waiting == 0) continue;
+            for (int64_t i = s0; i < s1; ++i) {
+                if (target[i] >= 0) continue;  // stays, or moved
+                const int32_t u = order[i], cu = comm[u], c = ~target[i];
+                if (cw[c] + g.vw[u] <= max_weight) relocate(tot, fdeg[u], u, cu, c, moved);
             }
         }
         any = any || moved > 0;
