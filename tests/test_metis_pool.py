@@ -285,6 +285,23 @@ def test_metis_processes_automatic(monkeypatch, cpus, n, k, threads, expected):
     assert ml.metis_processes(Config(threads=1), n, k, threads=threads) == expected
 
 
+def test_graphs_start_no_metis_workers(monkeypatch):
+    """A graph's few METIS seeds run in-process: no pool to start beside its clustering (an
+    explicit value is kept; a graph run as a hypergraph, with fixed vertices, gets workers)."""
+    import igpart.partitioner.context as ml
+    from igpart.generators import grid_graph
+    from igpart.kernels.cpu import CpuBackend
+
+    monkeypatch.setattr(ml, "usable_cpus", lambda: 16)
+    g = grid_graph(400, 400)
+    assert ml.metis_processes(Config(threads=16), g.n, 16, hypergraph=False) == 0
+    assert ml.resolve(Config(threads=16), CpuBackend(), g, 16).initial_metis_processes == 0
+    assert ml.resolve(Config(threads=16), CpuBackend(), g.to_hypergraph(),
+                      16).initial_metis_processes == 15
+    assert ml.resolve(Config(threads=16, initial_metis_processes=3), CpuBackend(), g,
+                      16).initial_metis_processes == 3
+
+
 def test_metis_processes_automatic_uses_the_run_threads(monkeypatch):
     """``threads = 0`` (the default): the C++ backend's OpenMP threads decide."""
     import igpart.partitioner.context as ml

@@ -141,19 +141,27 @@ AUTO_METIS_MIN_CPUS = 8
 AUTO_METIS_MAX_PROCESSES = 15
 
 
-def metis_processes(cfg: Config, n: int, k: int, threads: int | None = None) -> int:
+def metis_processes(cfg: Config, n: int, k: int, threads: int | None = None,
+                    hypergraph: bool = True) -> int:
     """The METIS worker processes of a run on an input of ``n`` vertices into ``k`` blocks
     (``Config.initial_metis_processes``). An explicit value (0: in-process, N > 0: N workers)
     is kept. -1 (automatic, the default) gives ``min(15, cpus - 1)`` workers (``cpus``:
     :func:`usable_cpus`) when the machine has at least 8 usable CPUs, the run has more than
-    one thread (``threads``, default the run's, ``Config.threads``), ``k > 1`` and the input
-    is large (``n >= cfg.initial_runs_min_n``), and 0 otherwise: only then are there enough
-    concurrent METIS calls, and cores left beside the run's threads, to pay for the workers.
-    """
+    one thread (``threads``, default the run's, ``Config.threads``), ``k > 1``, the input
+    is large (``n >= cfg.initial_runs_min_n``) and a hypergraph, and 0 otherwise: only then
+    are there enough concurrent METIS calls (the bisections of recursive bisection), and
+    cores left beside the run's threads, to pay for the workers. A graph's initial
+    partitioning is a few METIS seeds on a level of ``graph_contraction_limit * k`` vertices,
+    in-process; the workers the pool would start import beside the graph's clustering, which
+    they slow: the clustering of a 2^18-vertex Delaunay graph on the 2-core VM took 1.55 s
+    with 6 workers starting and 0.22 s without; on the 16-core H100 machine the graph path's
+    clustering took about 1.8 s on 16 threads (15 workers) on every 2^20-vertex graph and k,
+    more than on one thread (no workers), 1.07 s on the 2D grid (BENCHMARKS.md, "The C++
+    graph path on many threads")."""
     configured = int(cfg.initial_metis_processes)
     if configured >= 0:
         return configured
-    if k <= 1 or n < cfg.initial_runs_min_n:
+    if k <= 1 or n < cfg.initial_runs_min_n or not hypergraph:
         return 0
     cpus = usable_cpus()
     if cpus < AUTO_METIS_MIN_CPUS:
@@ -410,7 +418,7 @@ def resolve(cfg: Config, be: Backend, h: Hypergraph | Graph, k: int) -> Resolved
     base = cfg.base if isinstance(cfg, ResolvedConfig) else cfg
     k, n, hyper = int(k), int(h.n), isinstance(h, Hypergraph)
     pins = int(h.num_pins) if hyper else int(h.adjncy.shape[0])
-    processes = metis_processes(base, n, k)
+    processes = metis_processes(base, n, k, hypergraph=hyper)
     # the run's sub-problems (bisections of the coarsest level, on the C++ backend) coarsen
     # as the run does
     base = dataclasses.replace(base, initial_metis_processes=processes,
