@@ -236,8 +236,10 @@ class Config:
       (:func:`metis_processes`): ``min(15, cpus - 1)`` workers (8 before the bisections moved
       into the workers; 15 instead of 8 on the H100 machine, ibm01x200 / ibm09x100 at k = 64:
       0.96 -> 0.85 s and 1.67 -> 1.55 s) on machines of at least 8 usable CPUs when the run has more
-      than one thread, k > 1 and the input has at least ``initial_runs_min_n`` vertices, else
-      in-process (so on the 2-core dev VM and CI it stays in-process); the result's ``config``
+      than one thread, k > 1 and the input is a hypergraph of at least ``initial_runs_min_n``
+      vertices, else in-process (graphs: their workers' imports slowed the clustering threads
+      more than the workers saved; so on the 2-core dev VM and CI it stays in-process); the
+      result's ``config``
       reports -1, the resolved value is logged (debug). Measured 2026-11-23 on the H100
       machine (16 CPU cores, commit 07f492c, GPU backend, ``benchmarks/gpu_bench.py --inputs
       ibm01:200,ibm09:100 --ks 2,16,64 --repeat 2``), 8 workers vs in-process: end to end
