@@ -284,8 +284,9 @@ class GpuBackend(HostFallback, Backend):
         seven ``large`` inputs (H100, seeds 0-1, variants alternating in one process) the groups
         cut 0.998x at k = 16 in 0.90x the time (cholesky_mc x18: 0.96x the cut in 0.66x), but
         1.020x at k = 64 and, at k = 2, 0.985x in 0.81x the time with two ISPD98 enlargements
-        13-14% worse; an earlier run at k = 32 (three inputs) cut 0.983x. Smaller inputs were
-        not measured with them and keep heavy-edge clustering."""
+        13-14% worse; an earlier run at k = 32 (three inputs) cut 0.983x. Measured on inputs of
+        about 2M vertices at k = 16 and 32 only: k = 3-8 and inputs of 100,000 to 2M vertices
+        follow the rule unmeasured. Smaller inputs keep heavy-edge clustering."""
         if 2 < int(k) < self.LARGE_K and int(n) >= self.LARGE_MIN_N:
             return "hyperg"
         return "heavy_edge"
@@ -317,16 +318,14 @@ class GpuBackend(HostFallback, Backend):
     #: Default size limit (pins) of the levels on which FM runs (on the host); None: every level.
     FM_HOST_MAX_PINS: int | None = None
 
-    #: Default size limit (vertices) of the level on which Louvain runs (on the host), at every
-    #: k: at k = 2 on 2M-vertex inputs a limit of 8,000 let the unconstrained clustering before
+    #: Default size limit (vertices) of the level on which Louvain runs (on the host), below
+    #: k = ``LARGE_K``: at k = 2 on 2M-vertex inputs a limit of 8,000 let the unconstrained clustering before
     #: Louvain merge vertices of different copies of an enlarged circuit (H100, six inputs,
     #: seeds 0-3: cut geomean 0.93x with 30,000, BENCHMARKS.md "GPU refinement").
     COMMUNITY_HOST_MAX = 30_000
 
-    #: ... and from k = ``LARGE_K`` on, a level of at most this many vertices: at
-    #: k = 64 the blocks are small enough that communities of the 30,000-vertex level, each
-    #: several copies of a circuit's neighbourhood, no longer guide the clustering within a
-    #: block (the seven ``large`` inputs, seeds 0-1, two runs: cut 0.980x / 0.988x at 1.06x /
+    #: ... and from k = ``LARGE_K`` on, a level of at most this many vertices (the seven
+    #: ``large`` inputs at k = 64, seeds 0-1, two runs: cut 0.980x / 0.988x at 1.06x /
     #: 1.05x the time with 100,000; at k = 16 1.002x at 1.15x, so k = 16 keeps 30,000;
     #: BENCHMARKS.md "GPU coarsening and Louvain's level by k"). An explicit
     #: ``community_host_max`` applies at every k.
@@ -619,8 +618,8 @@ class GpuBackend(HostFallback, Backend):
                     resolution: float = 1.0, max_weight: int = 0, sub_rounds: int = 0,
                     k: int = 0, graph: str = "clique", edge_weight: str = "hybrid"):
         """Louvain communities (the C++ implementation, on ``graph``) computed on a level the GPU
-        first coarsens to at most ``community_host_max`` vertices, projected back to ``hg``
-        (``k``: the partition's k, which the level does not depend on)."""
+        first coarsens to at most :meth:`community_level_max` (``k``) vertices, projected back
+        to ``hg`` (``k``: the partition's k)."""
         maps = []
         cur = hg
         limit = self.community_level_max(k)
