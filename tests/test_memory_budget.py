@@ -242,7 +242,7 @@ def test_gpu_partition_under_budget_matches_in_memory(objective):
     from igpart import partition
     from igpart.kernels.gpu import GpuBackend
 
-    h = random_circuit(30_000, seed=2)
+    h = random_circuit(12_000, seed=2)
     k = 4
     plain = _gpu_run(h, k, objective)
     assert plain.memory == {}
@@ -274,7 +274,7 @@ def test_gpu_improve_under_budget():
     from igpart import improve
     from igpart.kernels.gpu import GpuBackend
 
-    h = random_circuit(20_000, seed=5)
+    h = random_circuit(8_000, seed=5)
     start = np.arange(h.n, dtype=np.int32) % 2
     free = _gpu_run(h, 2, memory_budget=1 << 40)
     b = free.memory["device_used_peak"] // 16
