@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import platform
 import subprocess
 import sys
@@ -148,11 +149,20 @@ def main(argv=None) -> int:
     ap.add_argument("--backend", default="auto", help="igpart's backend: auto, cpu or gpu")
     ap.add_argument("--tools", default=",".join(TOOLS))
     ap.add_argument("--json", help="write the rows here")
+    ap.add_argument("--warmup", type=int, default=1,
+                    help="1 (default): before the timed runs, one untimed call of each igpart tool "
+                         "on a small input (the process's imports and first-call costs)")
     args = ap.parse_args(argv)
     a = parse_levels(args.hierarchy, "--hierarchy")
     d = parse_levels(args.distance, "--distance", float)
     tools = args.tools.split(",")
     mtk, init = mtk_setup(args.threads)
+    if args.warmup:
+        small = igpart.generators.random_circuit(2000, seed=1)
+        for tool in tools:
+            if tool.startswith("igpart-"):
+                igpart.map(small, a, d, args.epsilon, algorithm=tool[len("igpart-"):],
+                           seed=args.seed, threads=args.threads, backend=args.backend)
     rows = []
     for name in args.cases.split(","):
         circuit, _, scale = name.partition(":")  # NAME or NAME:SCALE (enlarged SCALE times)
@@ -160,8 +170,9 @@ def main(argv=None) -> int:
         rows += run_case(name, h, a, d, args.epsilon, args.threads, args.seed, tools, mtk, init,
                          args.backend)  # fmt: skip
         print(json.dumps(rows[-len(tools) :]), file=sys.stderr)
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                            text=True, cwd=Path(__file__).parent).stdout.strip()  # fmt: skip
+    commit = os.environ.get("IGPART_COMMIT") or subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+        cwd=Path(__file__).parent).stdout.strip()  # fmt: skip
     print(f"hierarchy {args.hierarchy}, distance {args.distance}, eps {args.epsilon}, "
           f"{args.threads} threads, seed {args.seed}, backend {args.backend}, commit {commit}, "
           f"{platform.processor() or platform.machine()}")  # fmt: skip
