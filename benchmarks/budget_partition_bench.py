@@ -10,11 +10,11 @@ run's arrays take at most), and one run per ``--divisors`` d at a budget of foot
 ``--deterministic`` (on by default) uses the seeded clustering joins, so every run of a seed
 must give the same partition; the script checks it and exits 1 when one differs.
 
-Reports per engine the median seconds of the partition call over ``--repeats`` rounds and the
-ratio to the in-memory run, the cut and km1, whether the partition equals the in-memory one, and
-the accounting of ``Partition.memory``: device peak (held by the budget's pool), host-resident
-peak (page-locked), requests the budget sent to the host, and the estimated bytes over the bus
-in total and per phase (a lower bound: host allocations written once, a level's host arrays
+Reports per engine the median seconds of the partition call over ``--repeats`` rounds and the ratio
+to the in-memory run, the cut and km1, whether the partition equals the in-memory one, and the
+accounting of ``Partition.memory``: device peak (high-water mark of the budget's device allocation),
+host-resident peak (page-locked), requests the budget sent to the host, and the estimated bytes over
+the bus in total and per phase (a lower bound: host allocations written once, a level's host arrays
 read once per call, levels moved to the device).
 
     python benchmarks/budget_partition_bench.py (--input ibm10:8 | --hgr FILE | --n 2000000)

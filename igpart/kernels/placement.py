@@ -19,13 +19,15 @@ whatever of it is in host memory is copied to the device (:meth:`BudgetAllocator
 and the run continues as in memory.
 
 The allocator keeps the accounting a run reports (``Partition.memory``): the device's peak bytes
-(held by its pool, cached blocks included), the host-resident bytes and their peak, and per phase
-an estimate of the bytes that cross the bus: host allocations (each written at least once), the
-host-resident bytes of the level a call works on (read at least once) and the levels copied to
-the device. Zero-copy reads repeated within a call are not counted: the estimate is a lower bound.
+(the high-water mark of the budget's device allocation), the host-resident bytes and their peak, and
+per phase an estimate of the bytes that cross the bus: host allocations (each written at least
+once), the host-resident bytes of the level a call works on (read at least once) and the levels
+copied to the device. Zero-copy reads repeated within a call are not counted: the estimate is a
+lower bound.
 
-This module has no device code: the GPU backend supplies the device pool and the host allocator
-(``kernels/gpu/_outofcore.py``), the tests supply numpy ones.
+This module has no device code: the GPU backend supplies the device allocator (blocks of one
+device allocation of the budget, ``kernels/arena.py``) and the host allocator
+(``kernels/gpu/_outofcore.py``), the tests supply simulated ones.
 """
 
 from __future__ import annotations
@@ -80,14 +82,14 @@ def pins_to_host(budget: int, n: int, m: int, pins: int, k: int) -> tuple[str, .
 class BudgetAllocator:
     """Device-or-host placement of allocations under ``budget`` device bytes, with accounting.
 
-    ``device_malloc(size)``: a device allocation, raising MemoryError when the device pool
-    (limited to the budget) cannot hold it; ``device_used()`` / ``device_held()``: bytes the pool
-    has handed out / holds (cached free blocks included); ``host_malloc(size, release)``: a host
-    allocation whose owner calls ``release(size)`` when freed; ``device_trim()`` (optional)
-    returns the pool's cached free blocks to the device, tried once before a request that the
-    pool refuses goes to the host (CuPy's pool counts its cached blocks against its limit and
-    does not release them by itself). Calling the allocator with a size returns what the chosen
-    malloc returned."""
+    ``device_malloc(size)``: a device allocation, None (or MemoryError) when the device memory
+    of the budget cannot hold it; ``device_used()`` / ``device_held()``: bytes handed out on the
+    device / the device bytes the run has touched (the GPU backend's arena: its high-water mark;
+    a caching pool: its cached free blocks included); ``host_malloc(size, release)``: a host
+    allocation whose owner calls ``release(size)`` when freed; ``device_trim()`` (optional, for
+    a caching pool that counts its cached blocks against its limit) returns the cached free
+    blocks to the device, tried once before a refused request goes to the host. Calling the
+    allocator with a size returns what the chosen malloc returned."""
 
     def __init__(self, budget: int, device_malloc: Callable[[int], Any],
                  device_used: Callable[[], int], device_held: Callable[[], int],
@@ -139,15 +141,19 @@ class BudgetAllocator:
         return out
 
     def _try_device(self, size: int):
-        """The device allocation, after one trim of the pool's cache if refused; None if not."""
-        for attempt in range(2):
-            try:
-                return self._device_malloc(size)
-            except MemoryError:
-                if attempt or self._device_trim is None:
-                    return None
-                self._device_trim()
-        return None
+        """The device allocation, after one trim of the pool's cache (if any) when refused;
+        None if refused still."""
+        out = self._device_attempt(size)
+        if out is None and self._device_trim is not None:
+            self._device_trim()
+            out = self._device_attempt(size)
+        return out
+
+    def _device_attempt(self, size: int):
+        try:
+            return self._device_malloc(size)
+        except MemoryError:
+            return None
 
     def _host(self, size: int):
         out = self._host_malloc(size, self._released)
@@ -193,10 +199,10 @@ class BudgetAllocator:
 
     # ------------------------------------------------------------------ report
     def stats(self) -> dict[str, Any]:
-        """The run's accounting: budget, device peak (``device_peak``: bytes the pool held, its
-        cached free blocks included, at most the budget; ``device_used_peak``: bytes of live
-        arrays), host bytes, and per phase the bus estimate (``bus_bytes``: the sum of the
-        phase's counters, a lower bound)."""
+        """The run's accounting: budget, device peak (``device_peak``: device bytes the run
+        touched, the high-water mark of the budget's allocation, at most the budget;
+        ``device_used_peak``: bytes of live arrays), host bytes, and per phase the bus estimate
+        (``bus_bytes``: the sum of the phase's counters, a lower bound)."""
         phases = {name: {**row, "bus_bytes": sum(row.values())}
                   for name, row in self.phases.items()}
         return {

@@ -2,7 +2,9 @@
 
 :func:`budget_scope` installs a :class:`igpart.kernels.placement.BudgetAllocator` as this
 thread's CuPy allocator (``cupy.cuda.using_allocator``) for the duration of a partition: device
-allocations come from a private ``cupy.cuda.MemoryPool`` limited to the budget, host ones from
+allocations are blocks of one device allocation of the budget made when the scope opens
+(:class:`igpart.kernels.arena.Arena` keeps its free list; a freed block is reused by the next
+request at once, which is safe since the run's work is on one stream), host ones come from
 a ``cupy.cuda.PinnedMemoryPool``, wrapped as device memory (``cupy.cuda.UnownedMemory`` at the
 host address: under unified virtual addressing page-locked host memory is mapped into the
 device's address space at the same address, so the unchanged kernels, CuPy's elementwise
@@ -23,6 +25,7 @@ from collections.abc import Iterator
 import cupy as cp
 import numpy as np
 
+from ..arena import Arena
 from ..placement import BudgetAllocator
 
 #: Budget scopes open in this process (:func:`active`).
@@ -59,18 +62,62 @@ def _host_malloc(pool: cp.cuda.PinnedMemoryPool, device_id: int):
     return malloc
 
 
+class _DeviceBlock:
+    """Owner of one block of the budget's device allocation (``region``, kept alive while the
+    block is): returns it to the arena when the last array over it is gone."""
+
+    __slots__ = ("arena", "offset", "region")
+
+    def __init__(self, arena: Arena, offset: int, region) -> None:
+        self.arena = arena
+        self.offset = offset
+        self.region = region
+
+    def __del__(self) -> None:
+        self.arena.free(self.offset)
+
+
+def _device_malloc(arena: Arena, holder: list, device_id: int):
+    """Allocations of the arena over the device allocation ``holder[0]``: None when it has no
+    room. (Emptying ``holder`` leaves the region to the blocks still alive.)"""
+    unowned, pointer, block = cp.cuda.UnownedMemory, cp.cuda.MemoryPointer, _DeviceBlock
+    base = int(holder[0].ptr)
+
+    def malloc(size: int):
+        offset = arena.alloc(size)
+        if offset is None:
+            return None
+        owner = block(arena, offset, holder[0])
+        return pointer(unowned(base + offset, size, owner, device_id), 0)
+
+    return malloc
+
+
+def _region(budget: int):
+    """One device allocation of ``budget`` bytes, or of what the device has free (less a
+    sixteenth, for the driver and other users) when that is less."""
+    try:
+        return cp.cuda.Memory(budget)
+    except cp.cuda.runtime.CUDARuntimeError:
+        cp.get_default_memory_pool().free_all_blocks()
+        free = int(cp.cuda.runtime.memGetInfo()[0])
+        return cp.cuda.Memory(max(0, min(budget, free - free // 16)))
+
+
 @contextlib.contextmanager
 def budget_scope(budget: int) -> Iterator[BudgetAllocator]:
     """This thread's CuPy allocations inside the block placed by a fresh
     :class:`BudgetAllocator` of ``budget`` device bytes (yielded, for its placement scopes and
-    its accounting). The pools' cached blocks are released at the end."""
-    device_pool = cp.cuda.MemoryPool()
-    device_pool.set_limit(size=int(budget))
+    its accounting). The device allocation of the budget is made once here and released at the
+    end, with the pinned pool's cached blocks. Its ``device_peak`` is the arena's high-water
+    mark."""
+    device_id = cp.cuda.Device().id
+    holder = [_region(int(budget))]  # one cudaMalloc, outside any pool
+    arena = Arena(holder[0].size)
     pinned_pool = cp.cuda.PinnedMemoryPool()
-    alloc = BudgetAllocator(int(budget), device_pool.malloc, device_pool.used_bytes,
-                            device_pool.total_bytes,
-                            _host_malloc(pinned_pool, cp.cuda.Device().id),
-                            device_trim=device_pool.free_all_blocks)
+    alloc = BudgetAllocator(int(budget), _device_malloc(arena, holder, device_id),
+                            lambda: arena.used, lambda: arena.high_water,
+                            _host_malloc(pinned_pool, device_id))
     global _ACTIVE
     _ACTIVE += 1
     try:
@@ -79,8 +126,10 @@ def budget_scope(budget: int) -> Iterator[BudgetAllocator]:
     finally:
         _ACTIVE -= 1
         cp.cuda.get_current_stream().synchronize()
-        device_pool.free_all_blocks()
         pinned_pool.free_all_blocks()
+        # the region is freed with the last array over it (arrays that outlive the scope keep
+        # it alive through their blocks), not with the allocator
+        holder.clear()
 
 
 def is_host(a) -> bool:
