@@ -94,30 +94,44 @@ def _device_malloc(arena: Arena, holder: list, device_id: int):
 
 
 def _region(budget: int):
-    """One device allocation of ``budget`` bytes, or of what the device has free (less a
-    sixteenth, for the driver and other users) when that is less."""
-    try:
-        return cp.cuda.Memory(budget)
-    except cp.cuda.runtime.CUDARuntimeError:
+    """One device allocation of ``budget`` bytes; None when the device has less free (the
+    default pool's cached blocks released first): the budget does not bind then."""
+    free = int(cp.cuda.runtime.memGetInfo()[0])
+    if budget > free:
         cp.get_default_memory_pool().free_all_blocks()
         free = int(cp.cuda.runtime.memGetInfo()[0])
-        return cp.cuda.Memory(max(0, min(budget, free - free // 16)))
+    if budget > free - free // 64:  # leave the driver some room
+        return None
+    return cp.cuda.Memory(budget)
+
+
+def _allocator(budget: int, host_malloc):
+    """The :class:`BudgetAllocator` of ``budget`` device bytes and what closes it (the device
+    allocation then belongs to the blocks still alive). Under a budget the device can hold:
+    blocks of one device allocation of the budget (an :class:`Arena`); over what it has free
+    (an unbounded budget): a private, unlimited ``cupy.cuda.MemoryPool``, as in memory."""
+    region = _region(budget)
+    if region is None:
+        pool = cp.cuda.MemoryPool()
+        alloc = BudgetAllocator(budget, pool.malloc, pool.used_bytes, pool.total_bytes,
+                                host_malloc)
+        return alloc, pool.free_all_blocks
+    holder = [region]
+    arena = Arena(region.size)
+    alloc = BudgetAllocator(budget, _device_malloc(arena, holder, cp.cuda.Device().id),
+                            lambda: arena.used, lambda: arena.high_water, host_malloc)
+    return alloc, holder.clear
 
 
 @contextlib.contextmanager
 def budget_scope(budget: int) -> Iterator[BudgetAllocator]:
     """This thread's CuPy allocations inside the block placed by a fresh
     :class:`BudgetAllocator` of ``budget`` device bytes (yielded, for its placement scopes and
-    its accounting). The device allocation of the budget is made once here and released at the
-    end, with the pinned pool's cached blocks. Its ``device_peak`` is the arena's high-water
-    mark."""
-    device_id = cp.cuda.Device().id
-    holder = [_region(int(budget))]  # one cudaMalloc, outside any pool
-    arena = Arena(holder[0].size)
+    its accounting). The device allocation of the budget is made once here; it is released
+    with the last array over it, the pinned pool's cached blocks at the end. Its
+    ``device_peak`` is the allocation's high-water mark."""
     pinned_pool = cp.cuda.PinnedMemoryPool()
-    alloc = BudgetAllocator(int(budget), _device_malloc(arena, holder, device_id),
-                            lambda: arena.used, lambda: arena.high_water,
-                            _host_malloc(pinned_pool, device_id))
+    alloc, close = _allocator(int(budget), _host_malloc(pinned_pool, cp.cuda.Device().id))
     global _ACTIVE
     _ACTIVE += 1
     try:
@@ -127,9 +141,7 @@ def budget_scope(budget: int) -> Iterator[BudgetAllocator]:
         _ACTIVE -= 1
         cp.cuda.get_current_stream().synchronize()
         pinned_pool.free_all_blocks()
-        # the region is freed with the last array over it (arrays that outlive the scope keep
-        # it alive through their blocks), not with the allocator
-        holder.clear()
+        close()
 
 
 def is_host(a) -> bool:
