@@ -101,7 +101,7 @@ def main() -> None:
     engines = [("in memory", None), ("unbounded budget", UNBOUNDED)]
     engines += [(f"budget footprint/{d}", footprint // d) for d in args.divisors]
     print(f"footprint (peak of live device bytes of the in-memory placement): {footprint:,} B; "
-          f"the pool held {probe.memory['device_peak']:,} B at most")
+          f"the allocator held {probe.memory['device_peak']:,} B at most")
     times: dict[str, list[float]] = {e: [] for e, _ in engines}
     last: dict[str, igpart.Partition] = {}
     for _ in range(args.repeats):
@@ -135,6 +135,9 @@ def main() -> None:
                 f"{ph} {v['bus_bytes']:,} B (written {v['host_written']:,}, read "
                 f"{v['host_read']:,}, moved {v['moved_to_device']:,})"
                 for ph, v in phases.items()))
+            print(f"{row['engine']}: largest requests sent to the host: " + "; ".join(
+                f"{r['phase']} {r['count']} x {r['bytes']:,} B"
+                for r in row["memory"].get("overflow_requests", [])))
     if args.json:
         import cupy as cp
 

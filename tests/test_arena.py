@@ -146,8 +146,13 @@ def test_budget_allocator_over_an_arena():
     # the tail goes to the host although the budget's bytes would hold it
     room = budget - arena.high_water
     del small[::2]
-    big = alloc(room + 8 * 100_352)
+    with alloc.in_phase("coarsening"):
+        big = alloc(room + 8 * 100_352)
     assert big.where == "host" and alloc.overflows == 1 and alloc.host_bytes == big.size
+    with alloc.host_scope(1 << 20):  # sent there on purpose: not an overflow
+        assert alloc(2 << 20).where == "host"
+    assert alloc.stats()["overflow_requests"] == [
+        {"phase": "coarsening", "bytes": big.size, "count": 1}]
     assert alloc.device_peak == arena.high_water <= budget
     assert alloc.device_used_peak <= alloc.device_peak
 

@@ -49,6 +49,9 @@ RESERVE_DIVISOR = 16
 #: the budget keeps its pin arrays in host memory.
 LEVEL_SHARE = 0.5
 
+#: Rows of the largest requests sent to the host in :meth:`BudgetAllocator.stats`.
+OVERFLOW_ROWS = 24
+
 #: The per-phase counters of :meth:`BudgetAllocator.stats`.
 PHASE_KEYS = ("host_written", "host_read", "moved_to_device")
 
@@ -118,8 +121,10 @@ class BudgetAllocator:
         self.host_bytes = 0
         self.host_peak = 0
         self.host_allocations = 0
-        #: requests the budget sent to the host outside a host scope
+        #: requests the budget sent to the host outside a host scope, and how many of them
+        #: per (phase, bytes)
         self.overflows = 0
+        self.overflow_sizes: dict[tuple[str, int], int] = {}
         self.phases: dict[str, dict[str, int]] = {}
 
     # ------------------------------------------------------------------ placement
@@ -129,12 +134,10 @@ class BudgetAllocator:
             if self.spill_min is not None and size >= self.spill_min:
                 return self._host(size)
             if self._device_used() + size > self.budget - self.reserve:
-                self.overflows += 1
-                return self._host(size)
+                return self._overflow(size)
         out = self._try_device(size)
         if out is None:
-            self.overflows += 1
-            return self._host(size)
+            return self._overflow(size)
         self.device_allocations += 1
         self.device_peak = max(self.device_peak, int(self._device_held()))
         self.device_used_peak = max(self.device_used_peak, int(self._device_used()))
@@ -154,6 +157,12 @@ class BudgetAllocator:
             return self._device_malloc(size)
         except MemoryError:
             return None
+
+    def _overflow(self, size: int):
+        self.overflows += 1
+        key = (self.phase, size)
+        self.overflow_sizes[key] = self.overflow_sizes.get(key, 0) + 1
+        return self._host(size)
 
     def _host(self, size: int):
         out = self._host_malloc(size, self._released)
@@ -202,7 +211,9 @@ class BudgetAllocator:
         """The run's accounting: budget, device peak (``device_peak``: device bytes the run
         touched, the high-water mark of the budget's allocation, at most the budget;
         ``device_used_peak``: bytes of live arrays), host bytes, and per phase the bus estimate
-        (``bus_bytes``: the sum of the phase's counters, a lower bound)."""
+        (``bus_bytes``: the sum of the phase's counters, a lower bound), and the largest
+        requests the budget sent to the host (``overflow_requests``: up to
+        ``OVERFLOW_ROWS`` rows of phase, bytes and count, by their bytes in all)."""
         phases = {name: {**row, "bus_bytes": sum(row.values())}
                   for name, row in self.phases.items()}
         return {
@@ -214,6 +225,11 @@ class BudgetAllocator:
             "host_resident": self.host_bytes,
             "host_allocations": self.host_allocations,
             "overflows": self.overflows,
+            "overflow_requests": [
+                {"phase": ph, "bytes": size, "count": count}
+                for (ph, size), count in sorted(self.overflow_sizes.items(),
+                                                key=lambda kv: -kv[0][1] * kv[1])[:OVERFLOW_ROWS]
+            ],
             "bus_bytes": sum(p["bus_bytes"] for p in phases.values()),
             "phases": phases,
         }
