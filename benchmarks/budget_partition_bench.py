@@ -10,11 +10,11 @@ run's arrays take at most), and one run per ``--divisors`` d at a budget of foot
 ``--deterministic`` (on by default) uses the seeded clustering joins, so every run of a seed
 must give the same partition; the script checks it and exits 1 when one differs.
 
-Reports per engine the median seconds of the partition call over ``--repeats`` rounds and the
-ratio to the in-memory run, the cut and km1, whether the partition equals the in-memory one, and
-the accounting of ``Partition.memory``: device peak (held by the budget's pool), host-resident
-peak (page-locked), requests the budget sent to the host, and the estimated bytes over the bus
-in total and per phase (a lower bound: host allocations written once, a level's host arrays
+Reports per engine the median seconds of the partition call over ``--repeats`` rounds and the ratio
+to the in-memory run, the cut and km1, whether the partition equals the in-memory one, and the
+accounting of ``Partition.memory``: device peak (high-water mark of the budget's device allocation),
+host-resident peak (page-locked), requests the budget sent to the host, and the estimated bytes over
+the bus in total and per phase (a lower bound: host allocations written once, a level's host arrays
 read once per call, levels moved to the device).
 
     python benchmarks/budget_partition_bench.py (--input ibm10:8 | --hgr FILE | --n 2000000)
@@ -101,7 +101,7 @@ def main() -> None:
     engines = [("in memory", None), ("unbounded budget", UNBOUNDED)]
     engines += [(f"budget footprint/{d}", footprint // d) for d in args.divisors]
     print(f"footprint (peak of live device bytes of the in-memory placement): {footprint:,} B; "
-          f"the pool held {probe.memory['device_peak']:,} B at most")
+          f"the allocator held {probe.memory['device_peak']:,} B at most")
     times: dict[str, list[float]] = {e: [] for e, _ in engines}
     last: dict[str, igpart.Partition] = {}
     for _ in range(args.repeats):
@@ -135,6 +135,9 @@ def main() -> None:
                 f"{ph} {v['bus_bytes']:,} B (written {v['host_written']:,}, read "
                 f"{v['host_read']:,}, moved {v['moved_to_device']:,})"
                 for ph, v in phases.items()))
+            print(f"{row['engine']}: largest requests sent to the host: " + "; ".join(
+                f"{r['phase']} {r['count']} x {r['bytes']:,} B"
+                for r in row["memory"].get("overflow_requests", [])))
     if args.json:
         import cupy as cp
 

@@ -19,13 +19,15 @@ whatever of it is in host memory is copied to the device (:meth:`BudgetAllocator
 and the run continues as in memory.
 
 The allocator keeps the accounting a run reports (``Partition.memory``): the device's peak bytes
-(held by its pool, cached blocks included), the host-resident bytes and their peak, and per phase
-an estimate of the bytes that cross the bus: host allocations (each written at least once), the
-host-resident bytes of the level a call works on (read at least once) and the levels copied to
-the device. Zero-copy reads repeated within a call are not counted: the estimate is a lower bound.
+(the high-water mark of the budget's device allocation), the host-resident bytes and their peak, and
+per phase an estimate of the bytes that cross the bus: host allocations (each written at least
+once), the host-resident bytes of the level a call works on (read at least once) and the levels
+copied to the device. Zero-copy reads repeated within a call are not counted: the estimate is a
+lower bound.
 
-This module has no device code: the GPU backend supplies the device pool and the host allocator
-(``kernels/gpu/_outofcore.py``), the tests supply numpy ones.
+This module has no device code: the GPU backend supplies the device allocator (blocks of one
+device allocation of the budget, ``kernels/arena.py``) and the host allocator
+(``kernels/gpu/_outofcore.py``), the tests supply simulated ones.
 """
 
 from __future__ import annotations
@@ -46,6 +48,9 @@ RESERVE_DIVISOR = 16
 #: A level whose device bytes (:func:`igpart.kernels.budget.level_bytes`) exceed this share of
 #: the budget keeps its pin arrays in host memory.
 LEVEL_SHARE = 0.5
+
+#: Rows of the largest requests sent to the host in :meth:`BudgetAllocator.stats`.
+OVERFLOW_ROWS = 24
 
 #: The per-phase counters of :meth:`BudgetAllocator.stats`.
 PHASE_KEYS = ("host_written", "host_read", "moved_to_device")
@@ -80,14 +85,14 @@ def pins_to_host(budget: int, n: int, m: int, pins: int, k: int) -> tuple[str, .
 class BudgetAllocator:
     """Device-or-host placement of allocations under ``budget`` device bytes, with accounting.
 
-    ``device_malloc(size)``: a device allocation, raising MemoryError when the device pool
-    (limited to the budget) cannot hold it; ``device_used()`` / ``device_held()``: bytes the pool
-    has handed out / holds (cached free blocks included); ``host_malloc(size, release)``: a host
-    allocation whose owner calls ``release(size)`` when freed; ``device_trim()`` (optional)
-    returns the pool's cached free blocks to the device, tried once before a request that the
-    pool refuses goes to the host (CuPy's pool counts its cached blocks against its limit and
-    does not release them by itself). Calling the allocator with a size returns what the chosen
-    malloc returned."""
+    ``device_malloc(size)``: a device allocation, None (or MemoryError) when the device memory
+    of the budget cannot hold it; ``device_used()`` / ``device_held()``: bytes handed out on the
+    device / the device bytes the run has touched (the GPU backend's arena: its high-water mark;
+    a caching pool: its cached free blocks included); ``host_malloc(size, release)``: a host
+    allocation whose owner calls ``release(size)`` when freed; ``device_trim()`` (optional, for
+    a caching pool that counts its cached blocks against its limit) returns the cached free
+    blocks to the device, tried once before a refused request goes to the host. Calling the
+    allocator with a size returns what the chosen malloc returned."""
 
     def __init__(self, budget: int, device_malloc: Callable[[int], Any],
                  device_used: Callable[[], int], device_held: Callable[[], int],
@@ -116,8 +121,10 @@ class BudgetAllocator:
         self.host_bytes = 0
         self.host_peak = 0
         self.host_allocations = 0
-        #: requests the budget sent to the host outside a host scope
+        #: requests the budget sent to the host outside a host scope, and how many of them
+        #: per (phase, bytes)
         self.overflows = 0
+        self.overflow_sizes: dict[tuple[str, int], int] = {}
         self.phases: dict[str, dict[str, int]] = {}
 
     # ------------------------------------------------------------------ placement
@@ -127,27 +134,35 @@ class BudgetAllocator:
             if self.spill_min is not None and size >= self.spill_min:
                 return self._host(size)
             if self._device_used() + size > self.budget - self.reserve:
-                self.overflows += 1
-                return self._host(size)
+                return self._overflow(size)
         out = self._try_device(size)
         if out is None:
-            self.overflows += 1
-            return self._host(size)
+            return self._overflow(size)
         self.device_allocations += 1
         self.device_peak = max(self.device_peak, int(self._device_held()))
         self.device_used_peak = max(self.device_used_peak, int(self._device_used()))
         return out
 
     def _try_device(self, size: int):
-        """The device allocation, after one trim of the pool's cache if refused; None if not."""
-        for attempt in range(2):
-            try:
-                return self._device_malloc(size)
-            except MemoryError:
-                if attempt or self._device_trim is None:
-                    return None
-                self._device_trim()
-        return None
+        """The device allocation, after one trim of the pool's cache (if any) when refused;
+        None if refused still."""
+        out = self._device_attempt(size)
+        if out is None and self._device_trim is not None:
+            self._device_trim()
+            out = self._device_attempt(size)
+        return out
+
+    def _device_attempt(self, size: int):
+        try:
+            return self._device_malloc(size)
+        except MemoryError:
+            return None
+
+    def _overflow(self, size: int):
+        self.overflows += 1
+        key = (self.phase, size)
+        self.overflow_sizes[key] = self.overflow_sizes.get(key, 0) + 1
+        return self._host(size)
 
     def _host(self, size: int):
         out = self._host_malloc(size, self._released)
@@ -193,10 +208,12 @@ class BudgetAllocator:
 
     # ------------------------------------------------------------------ report
     def stats(self) -> dict[str, Any]:
-        """The run's accounting: budget, device peak (``device_peak``: bytes the pool held, its
-        cached free blocks included, at most the budget; ``device_used_peak``: bytes of live
-        arrays), host bytes, and per phase the bus estimate (``bus_bytes``: the sum of the
-        phase's counters, a lower bound)."""
+        """The run's accounting: budget, device peak (``device_peak``: device bytes the run
+        touched, the high-water mark of the budget's allocation, at most the budget;
+        ``device_used_peak``: bytes of live arrays), host bytes, and per phase the bus estimate
+        (``bus_bytes``: the sum of the phase's counters, a lower bound), and the largest
+        requests the budget sent to the host (``overflow_requests``: up to
+        ``OVERFLOW_ROWS`` rows of phase, bytes and count, by their bytes in all)."""
         phases = {name: {**row, "bus_bytes": sum(row.values())}
                   for name, row in self.phases.items()}
         return {
@@ -208,6 +225,11 @@ class BudgetAllocator:
             "host_resident": self.host_bytes,
             "host_allocations": self.host_allocations,
             "overflows": self.overflows,
+            "overflow_requests": [
+                {"phase": ph, "bytes": size, "count": count}
+                for (ph, size), count in sorted(self.overflow_sizes.items(),
+                                                key=lambda kv: -kv[0][1] * kv[1])[:OVERFLOW_ROWS]
+            ],
             "bus_bytes": sum(p["bus_bytes"] for p in phases.values()),
             "phases": phases,
         }

@@ -2,7 +2,9 @@
 
 :func:`budget_scope` installs a :class:`igpart.kernels.placement.BudgetAllocator` as this
 thread's CuPy allocator (``cupy.cuda.using_allocator``) for the duration of a partition: device
-allocations come from a private ``cupy.cuda.MemoryPool`` limited to the budget, host ones from
+allocations are blocks of one device allocation of the budget made when the scope opens
+(:class:`igpart.kernels.arena.Arena` keeps its free list; a freed block is reused by the next
+request at once, which is safe since the run's work is on one stream), host ones come from
 a ``cupy.cuda.PinnedMemoryPool``, wrapped as device memory (``cupy.cuda.UnownedMemory`` at the
 host address: under unified virtual addressing page-locked host memory is mapped into the
 device's address space at the same address, so the unchanged kernels, CuPy's elementwise
@@ -23,6 +25,7 @@ from collections.abc import Iterator
 import cupy as cp
 import numpy as np
 
+from ..arena import Arena
 from ..placement import BudgetAllocator
 
 #: Budget scopes open in this process (:func:`active`).
@@ -59,18 +62,76 @@ def _host_malloc(pool: cp.cuda.PinnedMemoryPool, device_id: int):
     return malloc
 
 
+class _DeviceBlock:
+    """Owner of one block of the budget's device allocation (``region``, kept alive while the
+    block is): returns it to the arena when the last array over it is gone."""
+
+    __slots__ = ("arena", "offset", "region")
+
+    def __init__(self, arena: Arena, offset: int, region) -> None:
+        self.arena = arena
+        self.offset = offset
+        self.region = region
+
+    def __del__(self) -> None:
+        self.arena.free(self.offset)
+
+
+def _device_malloc(arena: Arena, holder: list, device_id: int):
+    """Allocations of the arena over the device allocation ``holder[0]``: None when it has no
+    room. (Emptying ``holder`` leaves the region to the blocks still alive.)"""
+    unowned, pointer, block = cp.cuda.UnownedMemory, cp.cuda.MemoryPointer, _DeviceBlock
+    base = int(holder[0].ptr)
+
+    def malloc(size: int):
+        offset = arena.alloc(size)
+        if offset is None:
+            return None
+        owner = block(arena, offset, holder[0])
+        return pointer(unowned(base + offset, size, owner, device_id), 0)
+
+    return malloc
+
+
+def _region(budget: int):
+    """One device allocation of ``budget`` bytes; None when the device has less free (the
+    default pool's cached blocks released first): the budget does not bind then."""
+    free = int(cp.cuda.runtime.memGetInfo()[0])
+    if budget > free:
+        cp.get_default_memory_pool().free_all_blocks()
+        free = int(cp.cuda.runtime.memGetInfo()[0])
+    if budget > free - free // 64:  # leave the driver some room
+        return None
+    return cp.cuda.Memory(budget)
+
+
+def _allocator(budget: int, host_malloc):
+    """The :class:`BudgetAllocator` of ``budget`` device bytes and what closes it (the device
+    allocation then belongs to the blocks still alive). Under a budget the device can hold:
+    blocks of one device allocation of the budget (an :class:`Arena`); over what it has free
+    (an unbounded budget): a private, unlimited ``cupy.cuda.MemoryPool``, as in memory."""
+    region = _region(budget)
+    if region is None:
+        pool = cp.cuda.MemoryPool()
+        alloc = BudgetAllocator(budget, pool.malloc, pool.used_bytes, pool.total_bytes,
+                                host_malloc)
+        return alloc, pool.free_all_blocks
+    holder = [region]
+    arena = Arena(region.size)
+    alloc = BudgetAllocator(budget, _device_malloc(arena, holder, cp.cuda.Device().id),
+                            lambda: arena.used, lambda: arena.high_water, host_malloc)
+    return alloc, holder.clear
+
+
 @contextlib.contextmanager
 def budget_scope(budget: int) -> Iterator[BudgetAllocator]:
     """This thread's CuPy allocations inside the block placed by a fresh
     :class:`BudgetAllocator` of ``budget`` device bytes (yielded, for its placement scopes and
-    its accounting). The pools' cached blocks are released at the end."""
-    device_pool = cp.cuda.MemoryPool()
-    device_pool.set_limit(size=int(budget))
+    its accounting). The device allocation of the budget is made once here; it is released
+    with the last array over it, the pinned pool's cached blocks at the end. Its
+    ``device_peak`` is the allocation's high-water mark."""
     pinned_pool = cp.cuda.PinnedMemoryPool()
-    alloc = BudgetAllocator(int(budget), device_pool.malloc, device_pool.used_bytes,
-                            device_pool.total_bytes,
-                            _host_malloc(pinned_pool, cp.cuda.Device().id),
-                            device_trim=device_pool.free_all_blocks)
+    alloc, close = _allocator(int(budget), _host_malloc(pinned_pool, cp.cuda.Device().id))
     global _ACTIVE
     _ACTIVE += 1
     try:
@@ -79,8 +140,8 @@ def budget_scope(budget: int) -> Iterator[BudgetAllocator]:
     finally:
         _ACTIVE -= 1
         cp.cuda.get_current_stream().synchronize()
-        device_pool.free_all_blocks()
         pinned_pool.free_all_blocks()
+        close()
 
 
 def is_host(a) -> bool:
