@@ -6,14 +6,17 @@ a JSON of Config fields) down to its coarsest level and keeps the arguments of t
 ``initial_partition`` call there (the driver stops). After one untimed call (imports, the METIS
 worker pool's start), for every ``--efforts`` entry ``runs x seeds`` (``Config.initial_rb_runs``
 x ``initial_rb_seeds`` as the driver resolves them; ``metis:N``: METIS k-way with N seeds
-instead of recursive bisection), runs that call ``--reps`` times (seeds ``--seed + 1000 r``)
-on ``--threads`` threads and ``--metis-processes`` worker processes, and prints: the seconds
-(median), the cut of the refined initial partition (the candidates are rebalanced and refined
-as in the driver), and how many bisections and METIS calls one run made (counted in-process:
-only with ``--metis-processes 0``; the work is the same with worker processes).
+instead of recursive bisection; suffix ``+top``: with ``recursive.TOP_BISECTION_HERE``), runs
+that call ``--reps`` times (seeds ``--seed + 1000 r``) on ``--threads`` threads and
+``--metis-processes`` worker processes, and prints: the seconds (median), the cut of the
+refined initial partition (the candidates are rebalanced and refined as in the driver), and how
+many bisections and METIS calls one run made (counted in-process: only with
+``--metis-processes 0``; the work is the same with worker processes).
 
     python benchmarks/initial_effort_bench.py --inputs ibm10:4 --ks 16,64 \\
         --efforts 4x16,2x16,4x8,2x8,1x16 --threads 2
+    python benchmarks/initial_effort_bench.py --backend gpu --inputs ibm10:29 --ks 16 \\
+        --efforts 4x16,4x16+top,2x16,4x8 --threads 16 --metis-processes 15
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from rb_bench import coarsest_level  # noqa: E402
 
 import igpart.partitioner.initial.coarsest as coarsest_mod  # noqa: E402
 import igpart.partitioner.initial.metis as metis_mod  # noqa: E402
+import igpart.partitioner.initial.recursive as rec  # noqa: E402
 from igpart.metrics import evaluate  # noqa: E402
 
 #: run r uses seed ``--seed + SEED_STRIDE * r``: a run's candidates take consecutive seeds, so
@@ -88,10 +92,12 @@ def main() -> None:
                           metis_processes=args.metis_processes)
                 kw["config"] = dataclasses.replace(
                     kw["config"], initial_metis_processes=args.metis_processes)
-                if effort.startswith("metis:"):
-                    kw.update(method="metis", runs=int(effort.split(":")[1]))
+                spec, top = effort.removesuffix("+top"), effort.endswith("+top")
+                rec.TOP_BISECTION_HERE = top
+                if spec.startswith("metis:"):
+                    kw.update(method="metis", runs=int(spec.split(":")[1]))
                 else:
-                    runs, seeds = (int(x) for x in effort.split("x"))
+                    runs, seeds = (int(x) for x in spec.split("x"))
                     kw.update(method="rb", rb_runs=runs, rb_seeds=seeds)
                 if first:  # untimed: imports, the worker pool's start, first calls
                     coarsest_mod.initial_partition(*cargs, **kw)
