@@ -11,7 +11,8 @@ the same way, from a scratch script).
 A variant is a JSON object of switches (missing ones take the defaults below):
 ``reuse`` (``kernels.gpu._hypergraph.REUSE_CHOICES``, default true), ``sort``
 (``kernels.gpu._common.BLOCK_SORT_BYTES``, default 16384), ``workers``
-(``recursive.BISECT_IN_WORKERS``, default true), ``mp`` (``Config.initial_metis_processes``;
+(``recursive.BISECT_IN_WORKERS``, default true), ``top_here`` (``recursive.TOP_BISECTION_HERE``,
+default false), ``mp`` (``Config.initial_metis_processes``;
 when given, the METIS/bisection worker pool is shut down and restarted with that many workers
 before every run of the variant, and left 4 s to start, so that no variant inherits another's
 pool; default: the automatic value and the pool as it is), ``config`` (an object of
@@ -78,6 +79,7 @@ def main() -> None:
             _hypergraph.REUSE_CHOICES = bool(v.get("reuse", True))
             _common.BLOCK_SORT_BYTES = int(v.get("sort", 16384))
         rec.BISECT_IN_WORKERS = bool(v.get("workers", True))
+        rec.TOP_BISECTION_HERE = bool(v.get("top_here", False))
         if "mp" not in v:
             return cfg
         metis_pool.shutdown()

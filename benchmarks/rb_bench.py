@@ -51,9 +51,9 @@ class _Coarsest(Exception):
     """Raised by the stand-in of initial_partition to stop the driver on its coarsest level."""
 
 
-def coarsest_level(h, k: int, seed: int):
+def coarsest_level(h, k: int, seed: int, config=None, backend: str = "cpu"):
     """(coarsest hypergraph, positional and keyword arguments of the driver's
-    initial_partition call)."""
+    initial_partition call) of a run on ``backend`` with ``config`` (Config fields)."""
     seen = {}
 
     def stop(*args, **kwargs):
@@ -63,7 +63,7 @@ def coarsest_level(h, k: int, seed: int):
     real = ml.initial_partition
     ml.initial_partition = stop
     try:
-        igpart.partition(h, k, backend="cpu", seed=seed)
+        igpart.partition(h, k, backend=backend, seed=seed, config=config)
     except _Coarsest:
         pass
     finally:

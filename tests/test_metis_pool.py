@@ -416,6 +416,13 @@ def test_bisections_in_workers_equal_in_process(fresh_pool, monkeypatch, objecti
                                            threads=1, concurrent=True, bisect=bisect)
     assert len(served) == k - 1 and served[0] == h.n
     assert np.array_equal(here, beside)
+    served.clear()  # TOP_BISECTION_HERE: the first bisection back here, the same blocks
+    monkeypatch.setattr(recursive, "TOP_BISECTION_HERE", True)
+    top_here = recursive.recursive_bisection(h, k, 0.03, objective, seed=4, runs=3, config=cfg,
+                                             threads=2, concurrent=True, bisect=bisect)
+    assert len(served) == k - 2 and h.n not in served
+    assert np.array_equal(here, top_here)
+    monkeypatch.setattr(recursive, "TOP_BISECTION_HERE", False)
 
     def gone(self, request):
         raise mp.WorkerGone("test")

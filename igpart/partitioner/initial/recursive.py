@@ -110,6 +110,16 @@ def adapted_epsilon(epsilon: float, total: int, k: int, sub_total: int, k_sub: i
 #: to compare.
 BISECT_IN_WORKERS = True
 
+#: With worker processes and other candidates beside the call (``concurrent``), the first
+#: bisection of each candidate runs here too (on a thread of this process, its C++ calls on the
+#: candidate's share of the threads, its METIS seeds in the workers) instead of whole in a
+#: worker on one thread and one METIS seed after another. It is the longest bisection and every
+#: other one waits for it: at k = 16 on the coarsest level of ibm10x4 (852 vertices, 106,141
+#: pins) it took 0.16-0.31 s of a candidate's 0.8-1.0 s on one thread (2-core VM). The same
+#: partition either way; off by default until timed on the 16-core machine
+#: (``benchmarks/gpu_ab.py``, variant ``{"top_here": true}``).
+TOP_BISECTION_HERE = False
+
 
 def bisect_request(bisect: Bisect, *, eptr, eind, n, vwgt, ewgt, bounds, eps, objective, seed,
                    config, fixed=None):
@@ -171,10 +181,10 @@ def recursive_bisection(
     recursion (first block, number of blocks), so the result does not depend on ``threads``.
     ``concurrent``: other work runs beside this call (the other initial candidates), so with
     worker processes every bisection, the first one too and on one thread too, runs in a worker
-    (``BISECT_IN_WORKERS``). ``fixed`` (int32 per vertex, -1: free): every bisection fixes
-    each fixed vertex to the side of its block, so fixed vertices end in their blocks (balance
-    is aimed at as above).
-    (``BISECT_IN_WORKERS``). ``block_bounds``: one maximum weight per block instead of the
+    (``BISECT_IN_WORKERS``; the first one here when ``TOP_BISECTION_HERE``). ``fixed`` (int32
+    per vertex, -1: free): every bisection fixes each fixed vertex to the side of its block, so
+    fixed vertices end in their blocks (balance is aimed at as above).
+    ``block_bounds``: one maximum weight per block instead of the
     epsilon bound; each bisection then aims at the sums of its sides' bounds, with the adapted
     imbalance of those capacities (:func:`adapted_epsilon`).
     Raises PartitionError for k < 1 or k > n, InputError for other bad arguments."""
@@ -242,7 +252,9 @@ def recursive_bisection(
             # for its seeds; the others side by side, each in a worker
             side = _bisect_anywhere(bisect, be, sub, bounds, eps, objective,
                                     seed + 7919 * first + ks, bcfg,
-                                    workers and (concurrent or ks < k), sides)
+                                    workers and (ks < k or (concurrent
+                                                            and not TOP_BISECTION_HERE)),
+                                    sides)
         out = []
         for s, (off, kk) in enumerate(((first, k0), (first + k0, k1))):
             local = np.flatnonzero(side == s)
