@@ -74,11 +74,12 @@ class Config:
       (``Backend.communities``: Louvain on the clique expansion of nets of at most
       ``community_max_net_size`` pins, ``community_levels`` levels, ``community_passes`` passes);
       applies to both coarsening methods. ``community_max_net_size`` (default -1: the backend's
-      ``default_community_max_net_size(n)``, 50 where it has none): on the C++ backend 10 on
-      inputs of at least 250,000 vertices (``CpuBackend.LARGE_MIN_N``), 50 below; the expansion
-      of nets of up to 50 pins had 6.2 arcs per pin on ibm10 x8, of up to 10 pins 2.6, for
-      about half of Louvain's time at a cut geomean of 0.98x on enlarged inputs at k = 16 and
-      64 (BENCHMARKS.md, "Louvain's net-size cap and one V-cycle on large inputs").
+      ``default_community_max_net_size(n, net_sizes)``, 50 where it has none): on the C++
+      backend 50 below 250,000 vertices (``CpuBackend.LARGE_MIN_N``), from there the largest cap
+      from 10 to 50 whose clique expansion has at most 2 arcs per pin (ibm10 x8: 10, where 50
+      gave 6.2 arcs per pin and Louvain took about twice the time; stereo_vision x4: 21,
+      neuron x4: 29, cholesky_mc x4: 31; BENCHMARKS.md, "Louvain's net-size cap and one
+      V-cycle on large inputs").
       ``community_max_weight``: a community weighs at most ``community_max_weight * total / k``
       (one block's weight; 0: no cap). Modularity has a resolution limit: its communities grow
       like the square root of the total edge weight, so on large inputs they outgrow the blocks

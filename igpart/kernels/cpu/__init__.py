@@ -216,10 +216,12 @@ class CpuBackend(Backend):
         most 2 arcs per pin (ibm10 x8: 10, 6.2 arcs per pin at 50; stereo_vision x4: 21;
         neuron x4: 29; cholesky_mc x4: 31). Measured 2026-11-27 on the 2-core VM, 1 thread
         (BENCHMARKS.md, "Louvain's net-size cap and one V-cycle on large inputs"): a cap of 10
-        took Louvain 0.48-0.55x the time on ibm10 x8, neuron x4 and cholesky_mc x4 at a cut
-        geomean of 0.981x (k = 16, 64, seeds 0-1) but cost stereo_vision x4 28-34% of cut at
-        k = 2 (6-7% at k = 16), where 20 cost 0-2.7%; on the small suite (2 threads, k = 2, 8,
-        64) 10 cost 2.7% of cut at k = 8, hence 50 there."""
+        took Louvain about half the time on ibm10 x8, neuron x4 and cholesky_mc x4 at a cut
+        geomean of 0.981x (k = 16, 64, seeds 0-1) but cost stereo_vision x4 28-55% of cut at
+        k = 2 (seeds 0-2; up to 6% at k = 16), where 20 cost 0-2.7%; the rule against a cap of
+        50 on stereo_vision, neuron and cholesky_mc x4 at k = 2, 16, seeds 0-1: cut geomean
+        1.012x (at most 1.060x). On the small suite (2 threads, k = 2, 8, 64, seeds 0-1) 10
+        cost 2.6% of cut at k = 8, hence 50 there."""
         cap_max = self.COMMUNITY_NET_SIZE_MAX
         if n < self.LARGE_MIN_N or net_sizes is None:
             return cap_max
