@@ -58,7 +58,7 @@ def detect_communities(
         from .partitioner.config import Config
         from .partitioner.context import community_net_size
 
-        max_net_size = community_net_size(graph, Config(), h.n)
+        max_net_size = community_net_size(graph, Config(community_max_net_size=50), h.n)
     be = get_backend(backend)
     comm = be.communities(
         be.hypergraph_arrays(h), max_net_size=max_net_size, max_levels=max_levels,

@@ -218,6 +218,39 @@ def test_shutdown_reaps_workers(fresh_pool):
     assert pool_result.dtype == np.int32 and len(mp.get_pool(2).pids()) == 2
 
 
+def test_low_priority_workers_equal_in_process(fresh_pool):
+    """Workers that import at the lowest priority (the driver's start ahead of a run) serve
+    the same blocks; requests run at the worker's own priority."""
+    h = random_hypergraph(np.random.default_rng(12), 300, 500, weighted=True)
+    pool = mp.get_pool(2, low_priority=True)
+    assert pool.size == 2
+    here = metis_partition(h, 4, 0.03, 5)
+    assert np.array_equal(metis_partition(h, 4, 0.03, 5, processes=2), here)
+    pids = pool.pids()
+    assert len(pids) == 2
+    for pid in pids:  # the worker's main thread kept the process's priority
+        assert os.getpriority(os.PRIO_PROCESS, pid) == os.getpriority(os.PRIO_PROCESS, 0)
+
+
+def test_shutdown_while_workers_start(fresh_pool, monkeypatch):
+    """A pool shut down right after it was asked for (its background start under way): every
+    worker it started is reaped, and a call on it raises WorkerGone (the caller's cue to run
+    in-process) instead of waiting for a slot."""
+    started = []
+    real_init = mp._Worker.__init__
+
+    def init(self, *args, **kwargs):
+        real_init(self, *args, **kwargs)
+        started.append(self.proc.pid)
+
+    monkeypatch.setattr(mp._Worker, "__init__", init)
+    pool = mp.get_pool(3, low_priority=True)
+    mp.shutdown()
+    assert pool.pids() == [] and all(_reaped(pid) for pid in started)
+    with pytest.raises(mp.WorkerGone):
+        pool.call({})
+
+
 def test_seed_chunks_and_pool_growth(fresh_pool):
     """More seeds than workers (requests of several seeds), then a larger pool: the blocks of
     each seed are those of in-process METIS, in seed order."""
@@ -346,7 +379,8 @@ def test_default_config_small_input_starts_no_pool(fresh_pool, monkeypatch):
     monkeypatch.setattr(ml, "usable_cpus", lambda: 64)
     requested = []
     real = mp.get_pool
-    monkeypatch.setattr(mp, "get_pool", lambda size: requested.append(size) or real(size))
+    monkeypatch.setattr(mp, "get_pool", lambda size, low_priority=False: requested.append(size)
+                        or real(size, low_priority))
     h = random_hypergraph(np.random.default_rng(2), 2000, 3500, weighted=True)
     p = igpart.partition(h, 8, backend="cpu", seed=1, config={"threads": 2})
     check_partition(h, p, 8, 0.03)
@@ -364,7 +398,8 @@ def test_default_config_large_input_resolves_to_workers(fresh_pool, monkeypatch)
     monkeypatch.setattr(ml, "usable_cpus", lambda: 8)
     requested = []
     real_pool = mp.get_pool
-    monkeypatch.setattr(mp, "get_pool", lambda size: requested.append(size) or real_pool(size))
+    monkeypatch.setattr(mp, "get_pool", lambda size, low_priority=False: requested.append(size)
+                        or real_pool(size, low_priority))
     seen = []
     real_partitions = ini.metis_partitions
 

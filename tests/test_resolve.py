@@ -14,6 +14,7 @@ import pytest
 
 import igpart
 from igpart import Config, Hypergraph
+from igpart.errors import InputError
 from igpart.generators import random_circuit
 from igpart.kernels.backend import Backend
 from igpart.kernels.cpu import CpuBackend
@@ -129,11 +130,13 @@ def test_explicit_values_are_kept_and_sub_problems_resolve_again():
     be, h = CpuBackend(), random_circuit(400, seed=2)
     cfg = Config(vcycles=3, max_shrink=4.0, refinement="jet", community_sub_rounds=5,
                  community_resolution=2.0, initial="metis", initial_metis_processes=0,
-                 graph_lp_sub_rounds=2, graph_coarsening="gkway", vcycle_min_vertices=7)
+                 graph_lp_sub_rounds=2, graph_coarsening="gkway", vcycle_min_vertices=7,
+                 community_max_net_size=30)
     ctx = resolve(cfg, be, h, 8)
     for name in ("vcycles", "max_shrink", "refinement", "community_sub_rounds",
                  "community_resolution", "initial", "initial_metis_processes",
-                 "graph_lp_sub_rounds", "graph_coarsening", "vcycle_min_vertices"):
+                 "graph_lp_sub_rounds", "graph_coarsening", "vcycle_min_vertices",
+                 "community_max_net_size"):
         assert getattr(ctx, name) == getattr(cfg, name), name
     # the caller's Config is untouched; another input resolves from the same base
     assert Config.of(cfg) == cfg and cfg.initial == "metis"
@@ -142,6 +145,61 @@ def test_explicit_values_are_kept_and_sub_problems_resolve_again():
     sub = resolve(ctx, be, wide(300_000), 2)
     assert sub.base == ctx.base and sub.n == 300_000 and sub.vcycles == 3
     assert resolve(Config(), be, wide(300_000), 2).vcycles == be.default_vcycles(2, 300_000)
+
+
+def test_community_net_size_cap_resolves_by_input_size(monkeypatch):
+    """``community_max_net_size=-1``: on the C++ backend 50 below ``LARGE_MIN_N`` vertices;
+    from there the largest cap from 10 to 50 whose clique expansion has at most 2 arcs per pin
+    (checked against counting the arcs for every cap); 50 on a backend without a default; an
+    explicit value is kept (also for a large input), the bipartite graph takes its own rule,
+    and Louvain gets the resolved cap; 0, -2 and non-integers are refused."""
+    from igpart.partitioner.context import community_net_size
+
+    be = CpuBackend()
+    n_large = be.LARGE_MIN_N
+    rng = np.random.default_rng(3)
+    for trial in range(6):
+        sizes = rng.integers(1, 70, 2000) if trial else np.full(2000, 12)
+        sizes[: 1500 - 200 * trial] = 2
+        pins = int(sizes.sum())
+        fits = [c for c in range(10, 51)
+                if sum(int(x) * (int(x) - 1) for x in sizes if x <= c) <= 2 * pins]
+        want = max(fits) if fits else 10
+        assert be.default_community_max_net_size(n_large, sizes) == want, trial
+        assert be.default_community_max_net_size(n_large - 1, sizes) == 50
+    assert Config().community_max_net_size == -1
+    # nets of 12 pins: 11 arcs per pin at any cap from 12 on, none below: 11
+    eind = np.arange(n_large - n_large % 12, dtype=np.int32)
+    twelve = Hypergraph(np.arange(0, eind.size + 1, 12, dtype=np.int64), eind, n_large)
+    assert resolve(Config(), be, twelve, 16).community_max_net_size == 11
+    assert resolve(Config(), be, wide(n_large), 16).community_max_net_size == 50  # 1 per pin
+    assert resolve(Config(), be, random_circuit(500, seed=1), 16).community_max_net_size == 50
+    assert resolve(Config(community_max_net_size=40), be, twelve,
+                   16).community_max_net_size == 40
+    big = resolve(Config(community_graph="bipartite"), be, wide(300_000), 16)
+    assert community_net_size(big.community_graph, big, 300_000) == 50_000
+
+    class NoDefault(CpuBackend):
+        default_community_max_net_size = None
+
+    assert resolve(Config(), NoDefault(), twelve, 16).community_max_net_size == 50
+    seen = []
+    real = CpuBackend.communities
+
+    def spy(self, hg, **kw):
+        seen.append(kw["max_net_size"])
+        return real(self, hg, **kw)
+
+    monkeypatch.setattr(CpuBackend, "communities", spy)
+    h = random_circuit(3000, seed=4)
+    igpart.partition(h, 4, backend="cpu", seed=1)
+    assert seen and set(seen) == {50}  # the input and the bisections of its coarsest level
+    seen.clear()
+    igpart.partition(h, 4, backend="cpu", seed=1, config={"community_max_net_size": 7})
+    assert seen and set(seen) == {7}
+    for bad in (0, -2, 1.5, True, "10"):
+        with pytest.raises(InputError, match="community_max_net_size"):
+            Config(community_max_net_size=bad).validate()
 
 
 def test_every_config_field_is_documented():

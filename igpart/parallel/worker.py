@@ -8,19 +8,54 @@ igpart calls pymetis, in-process too, so that both give the same blocks for the 
 (METIS seeds its process-global RNG from the options on every call); a bisection runs igpart's
 k = 2 pipeline (:func:`igpart.partitioner.driver.bisect`) on one OpenMP thread. What METIS
 prints on file descriptor 1 goes to stderr (the protocol keeps its own copy of the pipe). The
-worker imports numpy, pymetis and the C++ backend before it reports ready.
+worker imports numpy, pymetis and the C++ backend before it reports ready; with
+``--import-low-priority`` it imports on a thread of the lowest CPU priority (nice 19, that
+thread only: the requests are then served at the process's own priority), so that a pool
+started ahead of time takes only the cycles the caller's threads leave idle.
 """
 
 from __future__ import annotations
 
 import os
 import sys
+import threading
 
-from ..kernels import _cpu
-from ..partitioner.driver import bisect
-from ..partitioner.initial.metis import part_graph
-from ..partitioner.initial.recursive import bisect_request
 from .protocol import picklable_error, receive, send
+
+
+def _import_all() -> dict:
+    """The modules a request needs (imported before "ready": the start-up cost is paid here)."""
+    import pymetis  # noqa: F401
+
+    from ..kernels import _cpu
+    from ..partitioner.driver import bisect
+    from ..partitioner.initial.metis import part_graph
+    from ..partitioner.initial.recursive import bisect_request
+
+    _cpu.set_num_threads(1)  # the pool's workers run side by side
+    return {"bisect": bisect, "part_graph": part_graph, "bisect_request": bisect_request}
+
+
+def _import_low_priority() -> dict:
+    """:func:`_import_all` on a thread of nice 19 (Linux: the priority of that thread only)."""
+    out: dict = {}
+
+    def run() -> None:
+        try:
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
+        except (AttributeError, OSError):
+            pass  # no per-thread priority here: import at the process's own
+        try:
+            out.update(_import_all())
+        except BaseException as exc:  # raised again on the main thread
+            out["error"] = exc
+
+    thread = threading.Thread(target=run, name="igpart-worker-import")
+    thread.start()
+    thread.join()
+    if "error" in out:
+        raise out["error"]
+    return out
 
 
 def main() -> None:
@@ -29,9 +64,9 @@ def main() -> None:
     replies = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)  # METIS's printf and Python's print go to stderr, never into the protocol
     sys.stdout = sys.stderr
-    import pymetis  # noqa: F401  (imported before "ready": the start-up cost is paid here)
-
-    _cpu.set_num_threads(1)  # the pool's workers run side by side
+    low = "--import-low-priority" in sys.argv[1:]
+    fns = _import_low_priority() if low else _import_all()
+    bisect, part_graph, bisect_request = fns["bisect"], fns["part_graph"], fns["bisect_request"]
 
     send(replies, ("ready", os.getpid()))
     while True:

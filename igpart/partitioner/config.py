@@ -73,7 +73,13 @@ class Config:
       ``communities``: restrict clustering to communities found once on the finest level
       (``Backend.communities``: Louvain on the clique expansion of nets of at most
       ``community_max_net_size`` pins, ``community_levels`` levels, ``community_passes`` passes);
-      applies to both coarsening methods.
+      applies to both coarsening methods. ``community_max_net_size`` (default -1: the backend's
+      ``default_community_max_net_size(n, net_sizes)``, 50 where it has none): on the C++
+      backend 50 below 250,000 vertices (``CpuBackend.LARGE_MIN_N``), from there the largest cap
+      from 10 to 50 whose clique expansion has at most 2 arcs per pin (ibm10 x8: 10, where 50
+      gave 6.2 arcs per pin and Louvain took about twice the time; stereo_vision x4: 21,
+      neuron x4: 29, cholesky_mc x4: 31; BENCHMARKS.md, "Louvain's net-size cap and one
+      V-cycle on large inputs").
       ``community_max_weight``: a community weighs at most ``community_max_weight * total / k``
       (one block's weight; 0: no cap). Modularity has a resolution limit: its communities grow
       like the square root of the total edge weight, so on large inputs they outgrow the blocks
@@ -333,9 +339,10 @@ class Config:
       blocks with a new clustering seed each time, refining on the way up; a cycle is kept only
       when it improves, and the first one that does not ends them). -1 (default): the
       backend's ``default_vcycles(k, n)``: two on the C++ backend (ISPD98, against no V-cycle:
-      about 1.5% lower cut for about 1.6x the time), but one at k = 2 on inputs of at least
-      250,000 vertices (``CpuBackend.LARGE_MIN_N``: there the second gained nothing in the
-      runs measured, ``CpuBackend.default_vcycles``); on the GPU two, but one at k = 2 on inputs
+      about 1.5% lower cut for about 1.6x the time), but one on inputs of at least 250,000
+      vertices (``CpuBackend.LARGE_MIN_N``: there the second gained nothing at k = 2 and 0.6%
+      of cut at k = 16 and 64 for about a fifth of the run's time,
+      ``CpuBackend.default_vcycles``); on the GPU two, but one at k = 2 on inputs
       of at least 100,000 vertices (``GpuBackend.LARGE_MIN_N``). Measured
       on an H200 (2026-11-26, ibm01x200 / ibm09x100, seeds 1-8, with METIS-only initial
       partitioning): at k = 2 one V-cycle took 0.83x / 0.89x the time of two (medians 0.228 /
@@ -371,7 +378,7 @@ class Config:
 
     coarsening: str = "auto"
     communities: bool = True
-    community_max_net_size: int = 50
+    community_max_net_size: int = -1
     community_levels: int = 8
     community_passes: int = 8
     community_max_weight: float = 1.0
@@ -457,7 +464,6 @@ class Config:
 
         positive_ints = (
             "contraction_limit",
-            "community_max_net_size",
             "community_levels",
             "community_passes",
             "community_resolution_pins",
@@ -505,11 +511,12 @@ class Config:
             v = getattr(self, name)
             if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or v < -1:
                 raise InputError(f"config.{name} must be {what}, got {v!r}")
-        v = self.graph_lp_sub_rounds
-        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or v == 0 \
-                or v < -1:
-            raise InputError("config.graph_lp_sub_rounds must be -1 (the backend's default) or "
-                             f"a positive integer, got {v!r}")
+        for name in ("graph_lp_sub_rounds", "community_max_net_size"):
+            v = getattr(self, name)
+            if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) \
+                    or v == 0 or v < -1:
+                raise InputError(f"config.{name} must be -1 (the backend's default) or a "
+                                 f"positive integer, got {v!r}")
         if self.deterministic is not None and not isinstance(self.deterministic, (bool, np.bool_)):
             raise InputError(f"config.deterministic must be true, false or null (the backend's "
                              f"choice), got {self.deterministic!r}")

@@ -202,9 +202,21 @@ def community_graph(be: Backend, cfg: Config, n: int) -> str:
     return "clique" if default is None else str(default(n))
 
 
+def community_clique_net_size(be: Backend, cfg: Config, h: Hypergraph | Graph) -> int:
+    """``cfg.community_max_net_size`` resolved on ``be`` for ``h`` (-1: the backend's
+    ``default_community_max_net_size(n, net_sizes)``, 50 where it has none or for a graph)."""
+    if cfg.community_max_net_size > 0:
+        return int(cfg.community_max_net_size)
+    default = getattr(be, "default_community_max_net_size", None)
+    if default is None or not isinstance(h, Hypergraph):
+        return 50
+    return int(default(int(h.n), np.diff(h.eptr)))
+
+
 def community_net_size(graph: str, cfg: Config, n: int) -> int:
-    """The largest net Louvain's ``graph`` takes in: ``cfg.community_max_net_size`` for the
-    clique expansion, ``max(BIPARTITE_MAX_NET_SIZE, n // 100)`` for the bipartite graph."""
+    """The largest net Louvain's ``graph`` takes in: ``cfg.community_max_net_size`` (resolved)
+    for the clique expansion, ``max(BIPARTITE_MAX_NET_SIZE, n // 100)`` for the bipartite
+    graph."""
     if graph == "bipartite":
         return max(BIPARTITE_MAX_NET_SIZE, n // 100)
     return int(cfg.community_max_net_size)
@@ -395,6 +407,7 @@ class ResolvedConfig(Config):
                 if self.community_level:
                     out["community_level"] = self.community_level
                 out.update(community_graph=self.community_graph,
+                           community_max_net_size=self.community_max_net_size,
                            community_sub_rounds=self.community_sub_rounds,
                            community_resolution=round(self.community_resolution, 6))
         else:
@@ -433,6 +446,7 @@ def resolve(cfg: Config, be: Backend, h: Hypergraph | Graph, k: int) -> Resolved
         community_sub_rounds=community_sub_rounds(be, base, n),
         community_resolution=community_resolution(base, pins),
         community_graph=community_graph(be, base, n),
+        community_max_net_size=community_clique_net_size(be, base, h),
         graph_coarsening=graph_coarsening(be, base),
         graph_refinement=graph_refinement(be, base),
         graph_lp_sub_rounds=graph_lp_sub_rounds(be, base),

@@ -34,7 +34,7 @@ from ..kernels import get_backend
 from ..kernels.backend import Backend
 from ..metrics import evaluate, max_block_weight
 from ..parallel import metis_pool
-from ..parallel.threads import stage_threads
+from ..parallel.threads import stage_threads, usable_cpus
 from ..partition import Partition
 from .coarsening import (
     HostLevels,
@@ -46,6 +46,7 @@ from .coarsening import (
 )
 from .config import Config
 from .context import (
+    AUTO_METIS_MIN_CPUS,
     ResolvedConfig,
     Timer,
     balance_bounds,
@@ -148,7 +149,10 @@ def run_multilevel(h: Hypergraph | Graph, k: int, epsilon: float, objective: str
         hyper = h if isinstance(h, Hypergraph) or not as_hypergraph else h.to_hypergraph()
         ctx = resolve(cfg, be, hyper, k)
         if ctx.initial_metis_processes:
-            metis_pool.get_pool(ctx.initial_metis_processes)  # importing while levels coarsen
+            # importing while the levels coarsen: at the lowest priority on machines with the
+            # cores for an automatic pool (there the run's threads fill the cores)
+            metis_pool.get_pool(ctx.initial_metis_processes,
+                                low_priority=usable_cpus() >= AUTO_METIS_MIN_CPUS)
         log.info("resolved: %s", ctx.describe())
         if summary is not None:
             summary.update(ctx.summary())

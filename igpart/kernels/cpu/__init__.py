@@ -188,12 +188,50 @@ class CpuBackend(Backend):
     LARGE_MIN_N = 250_000
 
     def default_vcycles(self, k: int, n: int = 0) -> int:
-        """``Config(vcycles=-1)`` on this backend: one V-cycle at k = 2 on inputs of at least
+        """``Config(vcycles=-1)`` on this backend: one V-cycle on inputs of at least
         ``LARGE_MIN_N`` vertices, two otherwise. Measured 2026-11-26 on the 2-core VM
         (neuron x4, ibm10 x8, cholesky_mc x4, seeds 0-1, 2 threads): at k = 2 the second
         V-cycle ran in 2 of 6 runs (when the first gained: 5 and 1 cut) and gained nothing,
-        at 20-25% of the run's time each; at k = 16 both gained (0.2-1.2% of the cut each)."""
-        return 1 if k == 2 and n >= self.LARGE_MIN_N else 2
+        at 20-25% of the run's time each; at k = 16 both gained (0.2-1.2% of the cut each).
+        At k = 16 and 64 (2026-11-27, the same inputs, seeds 0-1, 1 thread, with
+        ``default_community_max_net_size``): one V-cycle instead of two, cut geomean 1.006x
+        (at most 1.015x), 0.81x the time; the V-cycles were 45% of a 16-thread run on
+        neuron x24 and ibm10 x30 at k = 16 (BENCHMARKS.md, "Louvain's net-size cap and one
+        V-cycle on large inputs")."""
+        return 1 if n >= self.LARGE_MIN_N else 2
+
+    #: On inputs of at least ``LARGE_MIN_N`` vertices, Louvain's clique expansion takes the
+    #: nets of up to the largest size in [``COMMUNITY_NET_SIZE_MIN``, ``COMMUNITY_NET_SIZE_MAX``]
+    #: whose expansion has at most ``COMMUNITY_ARCS_PER_PIN`` arcs per pin of the input (the size
+    #: of the bipartite graph Mt-KaHyPar runs Louvain on); smaller inputs keep
+    #: ``COMMUNITY_NET_SIZE_MAX`` (``default_community_max_net_size``).
+    COMMUNITY_ARCS_PER_PIN = 2.0
+    COMMUNITY_NET_SIZE_MIN = 10
+    COMMUNITY_NET_SIZE_MAX = 50
+
+    def default_community_max_net_size(self, n: int, net_sizes=None) -> int:
+        """``Config(community_max_net_size=-1)`` on this backend for an input of ``n`` vertices
+        whose nets have ``net_sizes`` pins: 50 below ``LARGE_MIN_N`` vertices (or without
+        sizes); from there on, the largest cap from 10 to 50 whose clique expansion has at
+        most 2 arcs per pin (ibm10 x8: 10, 6.2 arcs per pin at 50; stereo_vision x4: 21;
+        neuron x4: 29; cholesky_mc x4: 31). Measured 2026-11-27 on the 2-core VM, 1 thread
+        (BENCHMARKS.md, "Louvain's net-size cap and one V-cycle on large inputs"): a cap of 10
+        took Louvain about half the time on ibm10 x8, neuron x4 and cholesky_mc x4 at a cut
+        geomean of 0.981x (k = 16, 64, seeds 0-1) but cost stereo_vision x4 28-55% of cut at
+        k = 2 (seeds 0-2; up to 6% at k = 16), where 20 cost 0-2.7%; the rule against a cap of
+        50 on stereo_vision, neuron and cholesky_mc x4 at k = 2, 16, seeds 0-1: cut geomean
+        1.012x (at most 1.060x). On the small suite (2 threads, k = 2, 8, 64, seeds 0-1) 10
+        cost 2.6% of cut at k = 8, hence 50 there."""
+        cap_max = self.COMMUNITY_NET_SIZE_MAX
+        if n < self.LARGE_MIN_N or net_sizes is None:
+            return cap_max
+        sizes = np.minimum(np.asarray(net_sizes, dtype=np.int64), cap_max + 1)
+        counts = np.bincount(sizes, minlength=cap_max + 2)[: cap_max + 1]
+        s = np.arange(cap_max + 1, dtype=np.int64)
+        arcs = np.cumsum(counts * s * np.maximum(s - 1, 0))  # arcs[c]: nets of up to c pins
+        budget = self.COMMUNITY_ARCS_PER_PIN * max(1, int(np.asarray(net_sizes).sum()))
+        fits = np.flatnonzero(arcs[self.COMMUNITY_NET_SIZE_MIN:] <= budget)
+        return self.COMMUNITY_NET_SIZE_MIN + (int(fits[-1]) if fits.size else 0)
 
     def default_community_sub_rounds(self, n: int) -> int:
         """``Config.community_sub_rounds = -1`` on this backend for an input of ``n`` vertices:
