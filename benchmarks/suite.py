@@ -1019,11 +1019,12 @@ def markdown(result: dict) -> str:
         out += ["", "## Per worker: what the runs paid besides the timed call (seconds)",
                 "", "Of igpart's in-process runs: start-ups, the processes started (interpreter, "
                 "imports, device context); reads and warm-ups, the inputs read and the untimed "
-                "calls made. Of all runs: timed, the partitioning calls; busy, the runs start "
-                "to end; check, the checker; checker reads, its reads of the inputs (made while "
-                "the runs go on).", "",
-                "| worker | runs | start-ups | start-up s | reads | read s | warm-ups | "
-                "warm-up s | timed s | busy s | check s | checker reads s |",
+                "calls made (read s: what the runs waited for their reads; read-ahead s: the "
+                "reads made in a thread during the run before, beside its timed call). Of all "
+                "runs: timed, the partitioning calls; busy, the runs start to end; check, the "
+                "checker (on a cluster: on the client, beside the runs, outside busy).", "",
+                "| worker | runs | start-ups | start-up s | reads | read s | read-ahead s | "
+                "warm-ups | warm-up s | timed s | busy s | check s |",
                 "|---|" + "---:|" * 11]
         for w in s["workers"]:
             out.append(f"| {w['worker']} | {w['runs']} | {w['starts']} | "

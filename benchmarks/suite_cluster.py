@@ -12,9 +12,9 @@ The suite's plan is unchanged; what runs where, and what overlaps:
   (pins times a factor growing with k), one task at a time per worker, the next one to the
   worker that has just finished (a dynamic list schedule); a worker is given a run on an input
   it has already read instead of the longest when that run is at least as long less the read
-  it saves (:func:`next_run`), and is told the input its next run will probably need
-  (:func:`read_ahead`), which its persistent run process reads in a thread during the current
-  run (its timed call included);
+  it saves (:func:`next_run`), and is told the input its next run will probably need (the
+  schedule played on with the estimated costs, :func:`read_ahead`), which its persistent run
+  process reads in a thread during the current run (its timed call included);
 - the checker runs on the client (:class:`ClientChecks`): each input read once, in a thread,
   from the moment the plan is known; each finished run's partition checked in a thread pool
   while the workers go on with their next runs; the report waits for every check, and the
@@ -216,15 +216,28 @@ def next_run(left: Sequence[int], costs: Sequence[float], setups: Sequence[float
 
 
 def read_ahead(left: Sequence[int], costs: Sequence[float], setups: Sequence[float],
-               inputs: Sequence[str], held: set[str],
-               others: set[str] = frozenset()) -> str | None:
-    """The input of the run :func:`next_run` would give the worker next, if it costs a set-up
-    and the worker does not hold it (to be read while the current run goes on; another worker
-    may take that run first); else None."""
-    if not left:
-        return None
-    i = left[next_run(left, costs, setups, inputs, held, others)]
-    return inputs[i] if setups[i] and inputs[i] not in held else None
+               inputs: Sequence[str], held: dict[str, set[str]], free: dict[str, float],
+               worker: str) -> str | None:
+    """The input ``worker`` should read while its current run goes on: the list schedule is
+    played on (the worker that frees first by the estimated costs ``free`` takes
+    :func:`next_run`'s pick, ``held``: the inputs each worker holds) until ``worker``'s next
+    pick, at most two picks per worker ahead; its input if that costs a set-up and the worker
+    does not hold it, else None (also when the play ends first)."""
+    left = list(left)
+    held = {w: set(h) for w, h in held.items()}
+    free = dict(free)
+    for _ in range(2 * len(free)):
+        if not left:
+            return None
+        w = min(free, key=lambda x: (free[x], x))
+        others = set().union(*(h for x, h in held.items() if x != w))
+        i = left.pop(next_run(left, costs, setups, inputs, held[w], others))
+        if w == worker:
+            return inputs[i] if setups[i] and inputs[i] not in held[w] else None
+        free[w] += costs[i] + (setups[i] if inputs[i] not in held[w] else 0.0)
+        if setups[i]:
+            held[w].add(inputs[i])
+    return None
 
 
 class Dispatcher:
@@ -239,22 +252,40 @@ class Dispatcher:
         self.left = sorted(range(len(costs)), key=lambda i: (-costs[i], i))
         self.workers = list(workers)
         self.held: dict[str, set[str]] = {w: set() for w in self.workers}
+        self.free = dict.fromkeys(self.workers, 0.0)  # estimated, in cost units
 
-    def take(self, worker: str) -> tuple[int, str | None] | None:
-        """The next run for ``worker`` and the input it should read ahead; None when all runs
-        are out."""
+    def take(self, worker: str, ahead: bool = True) -> tuple[int, str | None] | None:
+        """The next run for ``worker`` and the input it should read ahead (``ahead=False``:
+        none yet, :meth:`ahead` gives it later); None when all runs are out."""
         if not self.left:
             return None
         held = self.held.setdefault(worker, set())
-        others = set().union(*(h for w, h in self.held.items() if w != worker))
+        self.free.setdefault(worker, min(self.free.values(), default=0.0))
         i = self.left.pop(next_run(self.left, self.costs, self.setups, self.inputs, held,
-                                   others))
+                                   self._others(worker)))
+        self.free[worker] += self.costs[i] + (self.setups[i] if self.inputs[i] not in held
+                                              else 0.0)
         if self.setups[i]:
             held.add(self.inputs[i])
-        ahead = read_ahead(self.left, self.costs, self.setups, self.inputs, held, others)
-        if ahead is not None:
-            held.add(ahead)
-        return i, ahead
+        return i, self.ahead(worker) if ahead else None
+
+    def ahead(self, worker: str) -> str | None:
+        """The input ``worker`` should read ahead now (:func:`read_ahead`), then held."""
+        path = read_ahead(self.left, self.costs, self.setups, self.inputs, self.held,
+                          self.free, worker)
+        if path is not None:
+            self.held[worker].add(path)
+        return path
+
+    def first_round(self) -> list[tuple[str, int, str | None]]:
+        """A run for each worker, then the inputs to read ahead once every worker has its
+        first run (the read-ahead of each then knows what the others hold)."""
+        firsts = [(w, nxt[0]) for w in self.workers
+                  if (nxt := self.take(w, ahead=False)) is not None]
+        return [(w, i, self.ahead(w)) for w, i in firsts]
+
+    def _others(self, worker: str) -> set[str]:
+        return set().union(*(h for w, h in self.held.items() if w != worker))
 
     def run(self, client, fn: Callable, calls: Sequence[tuple], *, progress: bool,
             on_result: Callable[[int, Any], None], describe: Callable[[int, Any], str]) -> None:
@@ -268,8 +299,7 @@ class Dispatcher:
         flying: dict[str, Any] = {}
         pending = as_completed()
 
-        def submit(worker: str) -> None:
-            nxt = self.take(worker)
+        def submit(worker: str, nxt: tuple[int, str | None] | None) -> None:
             if nxt is None:
                 return
             i, ahead = nxt
@@ -283,13 +313,13 @@ class Dispatcher:
         bar = tqdm(total=len(calls), desc="runs", unit="task", file=sys.stderr,
                    disable=not progress, dynamic_ncols=True)
         try:
-            for w in self.workers:
-                submit(w)
+            for w, i, ahead in self.first_round():
+                submit(w, (i, ahead))
             for f in pending:
                 i, worker = where.pop(f.key)
                 flying.pop(f.key)
                 value = f.result()
-                submit(worker)  # the worker's next run before this one's bookkeeping
+                submit(worker, self.take(worker))  # its next run before the bookkeeping
                 on_result(i, value)
                 line = describe(i, value)
                 if progress:

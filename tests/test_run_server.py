@@ -190,16 +190,19 @@ def test_next_run_longest_first_unless_a_held_input_saves_its_read():
     assert sc.next_run(left, costs, [0.5] * 4, inputs, set(), {"a"}) == 0  # too much shorter
 
 
-def test_read_ahead_names_the_input_of_the_next_pick_if_not_held():
+def test_read_ahead_names_the_input_of_the_workers_next_pick_if_not_held():
     import suite_cluster as sc
 
     costs, inputs, setups = [10.0, 9.0, 8.0, 7.0], ["a", "b", "c", "d"], [1.0] * 4
-    assert sc.read_ahead([1, 2, 3], costs, setups, inputs, {"a"}) == "b"
-    assert sc.read_ahead([1, 2, 3], costs, setups, inputs, {"b"}) is None  # held: no read
-    # b held by another worker and c within b's read: this worker's next pick is c
-    assert sc.read_ahead([1, 2, 3], costs, [2.0] * 4, inputs, {"a"}, {"b"}) == "c"
-    assert sc.read_ahead([1, 2], costs, [0.0] * 4, inputs, set()) is None  # nothing to read
-    assert sc.read_ahead([], costs, setups, inputs, set()) is None
+    one = {"w": {"a"}}
+    assert sc.read_ahead([1, 2, 3], costs, setups, inputs, one, {"w": 0.0}, "w") == "b"
+    assert sc.read_ahead([1, 2, 3], costs, setups, inputs, {"w": {"b"}}, {"w": 0.0}, "w") \
+        is None  # held: nothing to read
+    # two workers, v frees first and takes b: w's next pick is c
+    two, free = {"w": {"a"}, "v": set()}, {"w": 5.0, "v": 1.0}
+    assert sc.read_ahead([1, 2, 3], costs, setups, inputs, two, free, "w") == "c"
+    assert sc.read_ahead([1, 2], costs, [0.0] * 4, inputs, one, {"w": 0.0}, "w") is None
+    assert sc.read_ahead([], costs, setups, inputs, one, {"w": 0.0}, "w") is None
 
 
 def test_dispatcher_hands_out_every_run_once_longest_first():
@@ -250,6 +253,28 @@ def test_dispatcher_keeps_a_worker_on_the_inputs_it_holds():
     assert len(set(got["w0"])) == 1 and len(set(got["w1"])) == 1
     assert set(got["w0"]) != set(got["w1"])
     assert d.take("w0") is None
+
+
+def test_first_round_reads_ahead_knowing_the_other_workers_inputs():
+    """Two inputs at k = 32, 8, 2 (cost pins x (1 + log2 k), a read one cost per pin), two
+    workers: each takes one input's longest run; neither reads the other's input ahead, and
+    handed out as they finish, every input is read by one worker only."""
+    import suite_cluster as sc
+
+    costs = [6.0, 4.0, 2.0, 5.5, 3.6, 1.8]
+    inputs = ["a"] * 3 + ["b"] * 3
+    d = sc.Dispatcher(costs, [1.0] * 6, inputs, ["w0", "w1"])
+    first = d.first_round()
+    assert [(w, inputs[i], ahead) for w, i, ahead in first] == [("w0", "a", None),
+                                                                ("w1", "b", None)]
+    free = {"w0": costs[first[0][1]], "w1": costs[first[1][1]]}
+    got = {"w0": {"a"}, "w1": {"b"}}
+    while (w := min(free, key=free.get)) and (nxt := d.take(w)) is not None:
+        got[w].add(inputs[nxt[0]])
+        if nxt[1]:
+            got[w].add(nxt[1])
+        free[w] += costs[nxt[0]]
+    assert got == {"w0": {"a"}, "w1": {"b"}}
 
 
 def test_client_checks_match_the_serial_check(tmp_path):
