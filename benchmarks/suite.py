@@ -31,8 +31,8 @@ bytes and the device memory taken. ``--whole-process`` also times the command a 
 ``benchmarks/kaminpar_cli.py``), start to exit. ``--cluster`` runs them on a dask cluster
 (``benchmarks/suite_cluster.py``), by default igpart's in a persistent process per worker
 (``--isolate worker``, ``benchmarks/run_server.py``; ``--isolate run``: fresh processes as in a
-serial run). Every partition file is checked by
-``benchmarks/verify_partition.py`` (its own reader and metrics, nothing of igpart's): ids in
+serial run; the checks then run on the client, beside the runs). Every partition file is
+checked by ``benchmarks/verify_partition.py`` (its own reader and metrics, nothing of igpart's): ids in
 [0, k), block weights within ``floor((1+eps)*ceil(total/k))``, cut and km1 (graphs: the edge
 cut) recomputed and compared with the tool's own figure.
 A mismatch or an unbalanced or invalid partition is flagged and makes the exit status 1; a

@@ -15,8 +15,8 @@ The suite's plan is unchanged; what runs where, and what overlaps:
   it saves (:func:`next_run`), and is told the input its next run will probably need (the
   schedule played on with the estimated costs, :func:`read_ahead`), which its persistent run
   process reads in a thread during the current run (its timed call included);
-- the checker runs on the client (:class:`ClientChecks`): each input read once, in a thread,
-  from the moment the plan is known; each finished run's partition checked in a thread pool
+- the checker runs on the client (:class:`ClientChecks`): each input read once, in threads,
+  from the moment the plan is known (in the order the runs are handed out); each finished run's partition checked in a thread pool
   while the workers go on with their next runs; the report waits for every check, and the
   pins are counted from those readings.
 
@@ -377,15 +377,15 @@ class BackgroundCluster:
 
 
 class ClientChecks:
-    """The checker on the client: the inputs read in a thread (in the order given, each once,
-    each kept until its last run is checked), each finished run's partition checked in a pool
-    of ``threads`` while the workers go on."""
+    """The checker on the client: the inputs read by ``threads`` threads (started in the order
+    given, each input once, kept until its last run is checked), each finished run's partition
+    checked by ``threads`` more while the workers go on."""
 
     def __init__(self, args: argparse.Namespace, paths: Sequence[str], runs_per_path: dict,
                  threads: int):
         self.args = args
         self.threads = threads
-        self.reader = ThreadPoolExecutor(1, thread_name_prefix="checker-read")
+        self.reader = ThreadPoolExecutor(threads, thread_name_prefix="checker-read")
         self.pool = ThreadPoolExecutor(threads, thread_name_prefix="checker")
         self.readings: dict[str, Future] = {}
         self.left = dict(runs_per_path)  # runs of each input still to check
