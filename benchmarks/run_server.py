@@ -17,14 +17,9 @@ reply per request line on stdin: the suite's run spec (see ``suite.worker``) plu
 file that takes the run's stdout and stderr (file descriptors 1 and 2, C code included). It writes
 the run's result file as a fresh process does and replies ``{"code" (0, or 1 when the run raised:
 the error is in the log), "wall", "maxrss_kib", "read_seconds", "warmup_seconds",
-"cached_input", "readahead_seconds"}``. ``"prefetch": PATH`` in a spec: once the run's input
-is ready, a thread reads PATH into the cache while the run goes on (its warm-up and timed call
-included: the read-ahead shares the host with them); the next run waits for it first, and the
-run that uses that input reports it as read (``cached_input`` false), with the seconds it
-waited (``read_seconds``) and the read-ahead's (``readahead_seconds``). ``maxrss_kib`` is the
-process's peak resident memory during the run (the peak is reset before each run through
-``/proc/self/clear_refs``), its cached inputs included. End of input, or its parent's exit (the
-worker killed), ends it.
+"cached_input"}``. ``maxrss_kib`` is the process's peak resident memory during the run (the peak
+is reset before each run through ``/proc/self/clear_refs``), its cached inputs included. End of
+input, or its parent's exit (the worker killed), ends it.
 """
 
 from __future__ import annotations
@@ -125,45 +120,17 @@ class _Server:
 
         self.cache = InputCache(cache_bytes, lambda p: _Input(igpart.read(p)),
                                 lambda e: nbytes(e.obj))
-        self.lock = threading.Lock()  # the cache, between a run and the read-ahead
-        self.ahead: threading.Thread | None = None
-        self.read_ahead: dict[str, float] = {}  # inputs read ahead, not used yet: seconds
         self.free0 = free0
         self.warmed: set[str] = set()  # (backend, variant) of the warm-up calls made
-
-    def start_read_ahead(self, path: str) -> None:
-        """Reads ``path`` into the cache in a thread (the input the next run probably needs,
-        while this run goes on); the next run waits for it."""
-        def read() -> None:
-            t0 = time.perf_counter()
-            try:
-                with self.lock:
-                    if self.cache.get(path)[1]:
-                        return  # already cached
-            except Exception:  # noqa: BLE001  (the run that needs it reads it, and says why)
-                return
-            self.read_ahead[path] = time.perf_counter() - t0
-
-        self.ahead = threading.Thread(target=read, name="read-ahead", daemon=True)
-        self.ahead.start()
 
     def run(self, spec: dict) -> dict[str, Any]:
         import suite
 
         res: dict[str, Any] = {}
         t0 = time.perf_counter()
-        if self.ahead is not None:  # the read-ahead the last run started (waiting is a read)
-            self.ahead.join()
-            self.ahead = None
-        with self.lock:
-            entry, hit = self.cache.get(spec["file"])
-        ahead = self.read_ahead.pop(spec["file"], None)
-        if ahead is not None:  # read for this run, beside the last one: a read, mostly hidden
-            hit, res["readahead_seconds"] = False, ahead
-        res.update(read_seconds=0.0 if hit else time.perf_counter() - t0,
-                   cached_input=hit, rss_after_read_kib=suite.peak_rss_kib())
-        if spec.get("prefetch"):
-            self.start_read_ahead(spec["prefetch"])
+        entry, hit = self.cache.get(spec["file"])
+        res.update(read_seconds=0.0 if hit else time.perf_counter() - t0, cached_input=hit,
+                   rss_after_read_kib=suite.peak_rss_kib())
         warm_key = json.dumps([spec["backend"], spec["config"]], sort_keys=True)
         once = spec.get("warmup_per") == "worker" and warm_key in self.warmed
         if suite.wants_warmup(spec) and warm_key not in entry.warm_states and not once:
@@ -177,8 +144,7 @@ class _Server:
                     if suite.wants_warmup(spec) else entry.read_state)
         res.update(suite.igpart_run(entry.obj, spec, False, self.free0))
         Path(spec["result"]).write_text(json.dumps(res))
-        return {k: res.get(k) for k in ("read_seconds", "warmup_seconds", "cached_input",
-                                        "readahead_seconds")}
+        return {k: res.get(k) for k in ("read_seconds", "warmup_seconds", "cached_input")}
 
 
 def serve(argv: list[str]) -> int:
@@ -322,33 +288,17 @@ class RunServer:
             self.proc.wait()
             self.proc = None
 
-    def close(self, timeout: float = 10.0, wait: bool = True) -> None:
-        """Ends the process (end of input, killed after ``timeout``); ``wait=False``: returns
-        at once, a thread waits for it (nothing is lost: its runs have been answered)."""
+    def close(self, timeout: float = 10.0) -> None:
+        """Ends the process (end of input, killed after ``timeout``)."""
         if self.proc is None:
             return
         with contextlib.suppress(OSError):
             self.proc.stdin.close()
-        if not wait:
-            proc, self.proc = self.proc, None
-            threading.Thread(target=_reap, args=(proc, timeout), daemon=True,
-                             name="run-process-end").start()
-            return
         try:
             self.proc.wait(timeout)
         except subprocess.TimeoutExpired:
             pass
         self.kill()
-
-
-def _reap(proc: subprocess.Popen, timeout: float) -> None:
-    """Waits ``timeout`` for a run process given its end of input, then kills its group."""
-    try:
-        proc.wait(timeout)
-    except subprocess.TimeoutExpired:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
 
 
 def _tail(path: Path) -> str:

@@ -31,8 +31,8 @@ bytes and the device memory taken. ``--whole-process`` also times the command a 
 ``benchmarks/kaminpar_cli.py``), start to exit. ``--cluster`` runs them on a dask cluster
 (``benchmarks/suite_cluster.py``), by default igpart's in a persistent process per worker
 (``--isolate worker``, ``benchmarks/run_server.py``; ``--isolate run``: fresh processes as in a
-serial run; the checks then run on the client, beside the runs). Every partition file is
-checked by ``benchmarks/verify_partition.py`` (its own reader and metrics, nothing of igpart's): ids in
+serial run). Every partition file is checked by
+``benchmarks/verify_partition.py`` (its own reader and metrics, nothing of igpart's): ids in
 [0, k), block weights within ``floor((1+eps)*ceil(total/k))``, cut and km1 (graphs: the edge
 cut) recomputed and compared with the tool's own figure.
 A mismatch or an unbalanced or invalid partition is flagged and makes the exit status 1; a
@@ -347,16 +347,15 @@ class Run:
     warmup_seconds: float | None = None
     cached_input: bool | None = None
     check_seconds: float | None = None
-    # on a cluster: the read of the input its next run probably needs, which the persistent
-    # run process made in a thread while this run went on (its timed call included)
-    readahead_seconds: float | None = None
+    # on a cluster: the checker's read of the input on this worker (0.0 when it had it), made
+    # while the run went on
+    checker_read_seconds: float | None = None
 
 
 #: The phases of a run on a cluster (``meta["phases"]``, seconds), as the report names them.
-PHASE_NAMES = {"setup": "set-up (inputs chosen; the cluster starting beside it)",
-               "cluster_wait": "waiting for the cluster after the set-up",
-               "inputs": "inputs built", "runs": "runs (first handed out to last answered)",
-               "checks": "checks left after the last run", "close": "run processes told to end",
+PHASE_NAMES = {"setup": "before the cluster (inputs chosen)", "cluster_start": "cluster start",
+               "inputs": "inputs built", "runs": "runs",
+               "sizes": "pins counted", "close": "run processes ended",
                "shutdown": "cluster shut down"}
 
 
@@ -399,28 +398,6 @@ def _tail(path: Path, chars: int = 400) -> str:
     return " ".join(text[-chars:].split())
 
 
-def check_run(r: Run, part: str | Path, hgr: checker.Hgr | checker.MetisGraph | None,
-              epsilon: float) -> None:
-    """Sets the checker's figures of a run that has no error (its partition file ``part``
-    against ``hgr``, the checker's reading of the input) and its time (``check_seconds``)."""
-    if r.error is not None:
-        return
-    t0 = time.perf_counter()
-    try:
-        c = checker.check_files(hgr, part, r.k, epsilon)
-    except checker.CheckError as exc:
-        c = {"valid": False, "problems": [str(exc)]}
-    r.cut, r.km1 = c.get("cut"), c.get("km1")
-    r.imbalance, r.balanced = c.get("imbalance"), c.get("balanced")
-    r.problems = list(c["problems"])
-    for name in ("cut", "km1"):
-        mine, theirs = getattr(r, name), getattr(r, f"tool_{name}")
-        if mine is not None and theirs is not None and mine != theirs:
-            r.problems.append(f"{name} {mine} by the checker, {theirs} by the tool")
-    r.valid = not r.problems
-    r.check_seconds = time.perf_counter() - t0
-
-
 class Runner:
     """Runs the child processes of one suite invocation and checks what they write.
 
@@ -450,16 +427,12 @@ class Runner:
             self.server = run_server.RunServer(self.env(max_threads or 1), args.backend,
                                                cache_bytes)
 
-    def close(self, abort: bool = False, wait: bool = True) -> None:
-        """Ends the spawner and the persistent run process (``wait=False``: without waiting
-        for the latter to exit)."""
+    def close(self, abort: bool = False) -> None:
+        """Ends the spawner and the persistent run process."""
         if self._spawner is not None:
             self._spawner.close(abort=abort)
         if self.server is not None:
-            if abort:
-                self.server.kill()
-            else:
-                self.server.close(wait=wait)
+            (self.server.kill if abort else self.server.close)()
 
     def threads(self, t: Tool) -> int:
         """The threads a run of ``t`` gets: its own count, at most ``max_threads``."""
@@ -512,26 +485,6 @@ class Runner:
         """One run, then the check of its partition against ``hgr``, the checker's reading of
         the input (or a function giving it, called once the run has ended: a reading made
         while the run goes on)."""
-        r, files = self.run_unchecked(t, case, k, seed, mode)
-        self.check(r, files, hgr() if callable(hgr) and r.error is None else hgr)
-        return r
-
-    def check(self, r: Run, files: list[str],
-              hgr: checker.Hgr | checker.MetisGraph | None) -> Run:
-        """The checker's verdict on a run's partition (the first of ``files``, those
-        :meth:`run_unchecked` gave) against ``hgr``, the checker's reading of the input; then
-        the run's files go unless ``--keep-parts``."""
-        check_run(r, files[0], hgr, self.args.epsilon)
-        if not self.args.keep_parts:
-            for p in files:
-                Path(p).unlink(missing_ok=True)
-        return r
-
-    def run_unchecked(self, t: Tool, case: Case, k: int, seed: int, mode: str,
-                      prefetch: str | None = None) -> tuple[Run, list[str]]:
-        """One run, unchecked, and its files (the partition first): :meth:`check` takes
-        them. ``prefetch``: an input the persistent run process reads during this run (the one
-        its next run will probably need)."""
         a = self.args
         r = Run(case.name, k, seed, t.label, t.tool, t.threads, t.backend or None, mode,
                 worker=self.worker, threads_used=self.threads(t))
@@ -554,8 +507,6 @@ class Runner:
         r.isolate = "worker" if persistent else "run"
         if persistent:
             r.command = [*self.server.command, json.dumps(spec)]
-            if prefetch and prefetch != case.path:
-                spec["prefetch"] = prefetch
             child = self.server.run(spec, a.timeout, log)
         else:
             env = dict(self.env(r.threads_used), **{LAUNCHED_ENV: repr(time.time())})
@@ -579,7 +530,27 @@ class Runner:
                 r.error = f"no result from the run ({exc}): {_tail(log)}"
         if child.get("start_seconds") is not None:  # persistent: 0.0 unless started for it
             r.start_seconds = child["start_seconds"]
-        return r, [str(out), str(result), str(log)]
+        if callable(hgr):
+            hgr = hgr()
+        if r.error is None:
+            t0 = time.perf_counter()
+            try:
+                c = checker.check_files(hgr, out, k, a.epsilon)
+            except checker.CheckError as exc:
+                c = {"valid": False, "problems": [str(exc)]}
+            r.cut, r.km1 = c.get("cut"), c.get("km1")
+            r.imbalance, r.balanced = c.get("imbalance"), c.get("balanced")
+            r.problems = list(c["problems"])
+            for name in ("cut", "km1"):
+                mine, theirs = getattr(r, name), getattr(r, f"tool_{name}")
+                if mine is not None and theirs is not None and mine != theirs:
+                    r.problems.append(f"{name} {mine} by the checker, {theirs} by the tool")
+            r.valid = not r.problems
+            r.check_seconds = time.perf_counter() - t0
+        if not a.keep_parts:
+            for p in (out, result, log):
+                p.unlink(missing_ok=True)
+        return r
 
     @staticmethod
     def _collect(r: Run, mode: str, result: Path, log: Path) -> None:
@@ -588,7 +559,7 @@ class Runner:
             r.seconds = d["seconds"]
             for key in ("timings", "rss_after_read_kib", "gpu_pool_bytes", "gpu_used_bytes",
                         "used_backend", "start_seconds", "read_seconds", "warmup_seconds",
-                        "cached_input", "readahead_seconds"):
+                        "cached_input"):
                 if d.get(key) is not None:
                     setattr(r, key, d[key])
         else:
@@ -825,7 +796,7 @@ def worker_summary(runs: list[dict]) -> list[dict[str, Any]]:
             "worker": r.get("worker") or "serial", "runs": 0, "starts": 0, "start_seconds": 0.0,
             "reads": 0, "read_seconds": 0.0, "warmups": 0, "warmup_seconds": 0.0,
             "timed_seconds": 0.0, "busy_seconds": 0.0, "check_seconds": 0.0,
-            "readahead_seconds": 0.0})
+            "checker_read_seconds": 0.0})
         w["runs"] += 1
         if r.get("start_seconds"):
             w["starts"] += 1
@@ -838,7 +809,7 @@ def worker_summary(runs: list[dict]) -> list[dict[str, Any]]:
             w["warmup_seconds"] += r["warmup_seconds"]
         for key, name in (("timed_seconds", "seconds"), ("busy_seconds", "wall_seconds"),
                           ("check_seconds", "check_seconds"),
-                          ("readahead_seconds", "readahead_seconds")):
+                          ("checker_read_seconds", "checker_read_seconds")):
             w[key] += r.get(name) or 0.0
     return sorted(rows.values(), key=lambda w: w["worker"])
 
@@ -930,17 +901,11 @@ def markdown(result: dict) -> str:
                     "run": "each in a fresh process"}.get(meta.get("isolate"), "")
                  if meta.get("cluster") else "serially, each run in a fresh process")
         if meta.get("cluster_start_seconds") is not None:
-            where += (f"; the cluster up and answering after {meta['cluster_start_seconds']:.1f}"
-                      " s (started beside the set-up)")
+            where += f"; the cluster up and answering after {meta['cluster_start_seconds']:.1f} s"
         out.append(f"- whole wall time {meta['wall_seconds']:.1f} s, {where}")
         if meta.get("phases"):
-            out.append("- of it (seconds, one after the other): " + ", ".join(
+            out.append("- of it (seconds): " + ", ".join(
                 f"{PHASE_NAMES.get(n, n)} {v:.2f}" for n, v in meta["phases"].items()))
-        if meta.get("checker"):
-            c = meta["checker"]
-            out.append(f"- checker on the client, beside the runs: {c['threads']} thread(s), "
-                       f"{c['reads']} input reads ({c['read_seconds']:.2f} s), checks "
-                       f"{c['check_seconds']:.2f} s")
     out.append("- igpart warm-up call before the timed one: " + {
         "auto": "on the GPU only", "on": "always", "off": "never"}[meta["warmup"]]
         + ("; once per worker (its first input)" if meta.get("warmup_per") == "worker"
@@ -1019,19 +984,18 @@ def markdown(result: dict) -> str:
         out += ["", "## Per worker: what the runs paid besides the timed call (seconds)",
                 "", "Of igpart's in-process runs: start-ups, the processes started (interpreter, "
                 "imports, device context); reads and warm-ups, the inputs read and the untimed "
-                "calls made (read s: what the runs waited for their reads; read-ahead s: the "
-                "reads made in a thread during the run before, beside its timed call). Of all "
-                "runs: timed, the partitioning calls; busy, the runs start to end; check, the "
-                "checker (on a cluster: on the client, beside the runs, outside busy).", "",
-                "| worker | runs | start-ups | start-up s | reads | read s | read-ahead s | "
-                "warm-ups | warm-up s | timed s | busy s | check s |",
+                "calls made. Of all runs: timed, the partitioning calls; busy, the runs start "
+                "to end; check, the checker; checker reads, its reads of the inputs (made while "
+                "the runs go on).", "",
+                "| worker | runs | start-ups | start-up s | reads | read s | warm-ups | "
+                "warm-up s | timed s | busy s | check s | checker reads s |",
                 "|---|" + "---:|" * 11]
         for w in s["workers"]:
             out.append(f"| {w['worker']} | {w['runs']} | {w['starts']} | "
                        f"{w['start_seconds']:.2f} | {w['reads']} | {w['read_seconds']:.2f} | "
-                       f"{w.get('readahead_seconds', 0.0):.2f} | {w['warmups']} | "
-                       f"{w['warmup_seconds']:.2f} | {w['timed_seconds']:.2f} | "
-                       f"{w['busy_seconds']:.2f} | {w['check_seconds']:.2f} |")
+                       f"{w['warmups']} | {w['warmup_seconds']:.2f} | {w['timed_seconds']:.2f} "
+                       f"| {w['busy_seconds']:.2f} | {w['check_seconds']:.2f} | "
+                       f"{w.get('checker_read_seconds', 0.0):.2f} |")
     bad = [r for r in result["runs"] if r["error"] is not None or not r["valid"]]
     out += ["", f"Runs: {len(result['runs'])}; flagged partitions (invalid, unbalanced or a "
             f"figure that differs from the checker's): {s['flagged']}; failed runs: "
@@ -1262,22 +1226,9 @@ def select_cases(args: argparse.Namespace, data: Path, work: Path) -> list[Case]
 
 def run_suite(args: argparse.Namespace) -> dict:
     """Runs the suite; ``meta["wall_seconds"]``: its whole wall time, inputs built included."""
-    args.started = time.perf_counter()
-    cluster = None
-    if args.cluster:  # it starts while the inputs are chosen
-        import suite_cluster
-
-        cluster = suite_cluster.start(args)
-    try:
-        return _run_suite(args, cluster)
-    finally:
-        if cluster is not None:
-            cluster.close()  # (closed already unless the set-up failed)
-
-
-def _run_suite(args: argparse.Namespace, cluster) -> dict:
     from igpart.bench import machine_info
 
+    args.started = time.perf_counter()
     data = data_dir(args.data)
     args.data = str(data)
     work = Path(args.work)
@@ -1318,8 +1269,8 @@ def _run_suite(args: argparse.Namespace, cluster) -> dict:
                               "cases": [], "runs": []}
     modes = ["inproc", "process"] if args.whole_process else ["inproc"]
     plan = [(c, args.ks or SET_KS[c.set]) for c in cases]
-    if cluster is not None:
-        return _run_suite_on_cluster(args, plan, tools, modes, result, cluster)
+    if args.cluster:
+        return _run_suite_on_cluster(args, plan, tools, modes, result)
     total = sum(len(ks) for _, ks in plan) * args.seeds * len(tools) * len(modes)
     done = 0
     runner = Runner(args, work)
@@ -1360,7 +1311,7 @@ def _run_suite(args: argparse.Namespace, cluster) -> dict:
 
 
 def _run_suite_on_cluster(args: argparse.Namespace, plan: list, tools: list[Tool],
-                          modes: list[str], result: dict, cluster) -> dict:
+                          modes: list[str], result: dict) -> dict:
     """:func:`run_suite`'s runs on ``args.cluster`` (``benchmarks/suite_cluster.py``)."""
     import suite_cluster
 
@@ -1369,7 +1320,7 @@ def _run_suite_on_cluster(args: argparse.Namespace, plan: list, tools: list[Tool
     meta = result["meta"]
     meta["cluster"] = args.cluster
     try:
-        suite_cluster.run_on_cluster(args, plan, tools, modes, result, write_json, cluster)
+        suite_cluster.run_on_cluster(args, plan, tools, modes, result, write_json)
     except IgpartError as exc:  # no dask, a bad --cluster, an unreachable scheduler
         raise SuiteError(str(exc)) from None
     finally:
