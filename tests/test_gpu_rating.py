@@ -1,8 +1,9 @@
 """The GPU rating kernels (``hg_rate``, ``cluster_rate``) against a plain-Python oracle of the
 HyperG heavy-edge rating: every vertex's chosen neighbour, exactly, including vertices with more
 than 32 nets, nets larger than a warp, vertices with more neighbours than the kernels' hash table
-holds (their merge path) and net weights large enough to lower the fixed-point scale. Marker
-``gpu``."""
+holds (their merge path) and net weights large enough to lower the fixed-point scale, with
+those vertices rated in shared memory or by the ``*_heavy`` kernels (tables in global memory,
+``GpuBackend(rating_heavy_slots=...)``). Marker ``gpu``."""
 
 from __future__ import annotations
 
@@ -64,12 +65,64 @@ def hub_hypergraph(seed: int, heavy: bool = False) -> Hypergraph:
     return Hypergraph.from_nets(nets, n=n, vwgt=vw, ewgt=ew)
 
 
+def wide_hypergraph(seed: int) -> Hypergraph:
+    """Nets of 2..6 pins over 1,500 vertices and two nets of 700 and 900 pins: their pins have
+    more neighbours than a heavy table of 512 slots holds (its multi-pass path)."""
+    rng = np.random.default_rng(seed)
+    n = 1500
+    nets = [rng.choice(n, size=int(rng.integers(2, 7)), replace=False) for _ in range(2500)]
+    nets += [rng.choice(n, size=700, replace=False), rng.choice(n, size=900, replace=False)]
+    return Hypergraph.from_nets(nets, n=n, vwgt=rng.integers(1, 4, size=n),
+                                ewgt=rng.integers(1, 9, size=len(nets)))
+
+
+def heavy_of(ha, max_net_size: int, slots: int):
+    """The launchers' HeavyRating of ``ha`` (None with ``slots`` 0)."""
+    from igpart.kernels.gpu._hypergraph import HeavyRating
+
+    heavy = HeavyRating.of(ha, max_net_size, slots)
+    assert heavy is None or (slots > 0 and heavy.ids.size > 0)
+    return heavy
+
+
+def hg_rate(ha, mcw, max_net_size, shift, seed, best, heavy):
+    """``hg_rate``, then ``hg_rate_heavy`` on the heavy vertices (as ``_hypergraph.coarsen``)."""
+    from igpart.kernels.gpu._common import NULL, i32, i64, launch
+
+    n = ha.n
+    launch("coarsen", "hg_rate", n, (i64(n), ha.eptr, ha.eind, ha.ewgt, ha.vptr, ha.vind,
+                                     ha.vwgt, i64(mcw), i64(max_net_size), i32(shift), NULL,
+                                     i64(seed), best, NULL if heavy is None else heavy.flags),
+           warps=True)  # fmt: skip
+    if heavy is not None:
+        launch("coarsen", "hg_rate_heavy", heavy.warps, (
+            i64(heavy.ids.size), heavy.ids, ha.eptr, ha.eind, ha.ewgt, ha.vptr, ha.vind,
+            ha.vwgt, i64(mcw), i64(max_net_size), i32(shift), NULL, i64(seed), best,
+            heavy.key, heavy.val, i32(heavy.bits)), warps=True)  # fmt: skip
+
+
+def cluster_rate(ha, rep, cw, csize, single, mcw, shift, seed, prev, uniq, best, joined, heavy):
+    """``cluster_rate`` (at most 8 members, nets up to 1000 pins), then ``cluster_rate_heavy``
+    on the heavy vertices (as ``_hypergraph.cluster``)."""
+    from igpart.kernels.gpu._common import NULL, i32, i64, launch
+
+    n = ha.n
+    common = (ha.eptr, ha.eind, ha.ewgt, ha.vptr, ha.vind, ha.vwgt, rep, cw, csize, single,
+              i64(mcw), i32(8), i64(1000), i32(shift), NULL, i64(seed), i32(0), prev, uniq, best)
+    launch("coarsen", "cluster_rate", n,
+           (i64(n), *common, joined, NULL if heavy is None else heavy.flags), warps=True)
+    if heavy is not None:
+        launch("coarsen", "cluster_rate_heavy", heavy.warps,
+               (i64(heavy.ids.size), heavy.ids, *common, heavy.key, heavy.val, i32(heavy.bits)),
+               warps=True)
+
+
+@pytest.mark.parametrize("slots", [0, 512, 4096])
 @pytest.mark.parametrize("seed,heavy", [(0, False), (1, False), (2, True)])
 @pytest.mark.parametrize("max_net_size", [1000, 50])
-def test_hg_rate_equals_the_oracle(seed, heavy, max_net_size):
+def test_hg_rate_equals_the_oracle(seed, heavy, max_net_size, slots):
     import cupy as cp
 
-    from igpart.kernels.gpu._common import NULL, i32, i64, launch
     from igpart.kernels.gpu._hypergraph import rating_shift
 
     gpu = get_backend("gpu")
@@ -81,9 +134,8 @@ def test_hg_rate_equals_the_oracle(seed, heavy, max_net_size):
     assert (shift < 32) == heavy
     mcw = 7
     best = cp.empty(h.n, dtype=cp.int32)
-    launch("coarsen", "hg_rate", h.n, (i64(h.n), ha.eptr, ha.eind, ha.ewgt, ha.vptr, ha.vind,
-                                       ha.vwgt, i64(mcw), i64(max_net_size), i32(shift), NULL,
-                                       i64(seed), best), warps=True)  # fmt: skip
+    hv = heavy_of(ha, max_net_size, slots)
+    hg_rate(ha, mcw, max_net_size, shift, seed, best, hv)
     vw = np.asarray(h.vwgt)
 
     def ok(u, v):
@@ -92,56 +144,60 @@ def test_hg_rate_equals_the_oracle(seed, heavy, max_net_size):
     want = oracle_best(h, max_net_size, seed, ok, shift)
     want[vw > mcw] = -1
     assert (np.asarray(h.vptr[1:] - h.vptr[:-1]) > 32).any()  # the chunked path is exercised
+    assert slots == 0 or max_net_size < 300 or hv is not None  # the 300-pin net's pins are heavy
     np.testing.assert_array_equal(best.get(), want)
 
 
-@pytest.mark.parametrize("seed,heavy", [(3, False), (4, True)])
-def test_cluster_rate_equals_the_oracle_on_singletons(seed, heavy):
+@pytest.mark.parametrize("slots", [0, 512])
+def test_rating_of_vertices_beyond_every_table_equals_the_oracle(slots):
+    """Pins of nets of 700 and 900 pins have more neighbours than a shared table (256) and a
+    heavy table of 512 slots hold: both rate them in several passes, with the oracle's choices;
+    with 4,096 slots (one pass) the same."""
     import cupy as cp
 
-    from igpart.kernels.gpu._common import NULL, i32, i64, launch
+    from igpart.kernels.gpu._hypergraph import rating_shift
+
+    gpu = get_backend("gpu")
+    h = wide_hypergraph(5)
+    ha = gpu.hypergraph_arrays(h)
+    shift = rating_shift(ha)
+    mcw = 5
+    vw = np.asarray(h.vwgt)
+
+    def ok(u, v):
+        return int(vw[v]) if vw[u] + vw[v] <= mcw else None
+
+    want = oracle_best(h, 1000, 7, ok, shift)
+    want[vw > mcw] = -1
+    for s in (slots, 4096):
+        hv = heavy_of(ha, 1000, s)
+        assert hv is None or (hv.bits == s.bit_length() - 1 and hv.ids.size > 900)
+        best = cp.empty(h.n, dtype=cp.int32)
+        hg_rate(ha, mcw, 1000, shift, 7, best, hv)
+        np.testing.assert_array_equal(best.get(), want)
+
+
+@pytest.mark.parametrize("slots", [0, 1024])
+@pytest.mark.parametrize("seed,heavy", [(3, False), (4, True)])
+def test_cluster_rate_equals_the_oracle_on_singletons(seed, heavy, slots):
+    import cupy as cp
+
+    from igpart.kernels.gpu._common import NULL
     from igpart.kernels.gpu._hypergraph import rating_shift
 
     gpu = get_backend("gpu")
     h = hub_hypergraph(seed, heavy)
     ha = gpu.hypergraph_arrays(h)
     shift = rating_shift(ha)
+    hv = heavy_of(ha, 1000, slots)
     n, mcw = h.n, 8
     rep = cp.arange(n, dtype=cp.int32)
     csize = cp.ones(n, dtype=cp.int32)
     single = cp.zeros(n, dtype=cp.bool_)  # the kernel writes who is alone
     joined = cp.full(1, 5, dtype=cp.int32)  # and zeroes cluster_join's counter
     best = cp.empty(n, dtype=cp.int32)
-    launch(
-        "coarsen",
-        "cluster_rate",
-        n,
-        (
-            i64(n),
-            ha.eptr,
-            ha.eind,
-            ha.ewgt,
-            ha.vptr,
-            ha.vind,
-            ha.vwgt,
-            rep,
-            ha.vwgt.copy(),
-            csize,
-            single,
-            i64(mcw),
-            i32(8),
-            i64(1000),
-            i32(shift),
-            NULL,
-            i64(seed),
-            i32(0),
-            NULL,
-            NULL,
-            best,
-            joined,
-        ),
-        warps=True,
-    )
+    cluster_rate(ha, rep, ha.vwgt.copy(), csize, single, mcw, shift, seed, NULL, NULL,
+                 best, joined, hv)
     vw = np.asarray(h.vwgt)
 
     def ok(u, v):
@@ -155,10 +211,7 @@ def test_cluster_rate_equals_the_oracle_on_singletons(seed, heavy):
     # a later round after some clusters formed: with prev (the first round's choices, in place)
     # and uniq, the same choices as rating every lone vertex again
     def rate(cw, csize, single, prev, uniq, out):
-        launch("coarsen", "cluster_rate", n, (
-            i64(n), ha.eptr, ha.eind, ha.ewgt, ha.vptr, ha.vind, ha.vwgt, rep_c, cw, csize,
-            single, i64(mcw), i32(8), i64(1000), i32(shift), NULL, i64(seed), i32(0), prev,
-            uniq, out, joined), warps=True)  # fmt: skip
+        cluster_rate(ha, rep_c, cw, csize, single, mcw, shift, seed, prev, uniq, out, joined, hv)
 
     rng = np.random.default_rng(seed)
     rep_c = cp.arange(n, dtype=cp.int32)
@@ -183,3 +236,39 @@ def test_cluster_rate_equals_the_oracle_on_singletons(seed, heavy):
     np.testing.assert_array_equal(kept.get(), again.get())
     u = uniq.get().astype(bool)
     assert u.any() and (~u & (want >= 0)).any()
+
+
+@pytest.mark.parametrize("coarsening", ["cluster", "groups"])
+def test_heavy_tables_give_the_same_clusters(coarsening):
+    """GpuBackend(rating_heavy_slots=...) changes where the heavy vertices are rated, not what
+    they choose: with the seeded joins (deterministic) the same clusters and groups, on a level
+    with communities, and the levels Louvain's level is clustered down through."""
+    from igpart.kernels.gpu import GpuBackend
+
+    h = wide_hypergraph(6)
+    plain = GpuBackend(deterministic=True, community_host_max=300)
+    wide = GpuBackend(deterministic=True, community_host_max=300, rating_heavy_slots=2048)
+    assert wide.rating_heavy_slots == 2048 and plain.rating_heavy_slots == 0
+    comm = np.arange(h.n) % 3
+    out = []
+    for be in (plain, wide):
+        ha = be.hypergraph_arrays(h)
+        if coarsening == "cluster":
+            cmap, nc = be.cluster_hypergraph(ha, 12, communities=comm, max_shrink=2.0, seed=3)
+            c2 = be.communities(ha, max_net_size=1000, seed=3, k=2)
+            out.append((np.asarray(cmap.get()), nc, np.asarray(c2.get())))
+        else:
+            cmap, nc = be.coarsen_hypergraph(ha, 12, communities=comm, seed=3)
+            out.append((np.asarray(cmap.get()), nc, None))
+    np.testing.assert_array_equal(out[0][0], out[1][0])
+    assert out[0][1] == out[1][1] < h.n
+    if out[0][2] is not None:
+        np.testing.assert_array_equal(out[0][2], out[1][2])
+
+
+@pytest.mark.parametrize("slots", [256, 3000, 1 << 17, -1])
+def test_rating_heavy_slots_must_be_a_power_of_two_in_range(slots):
+    from igpart.kernels.gpu import GpuBackend
+
+    with pytest.raises(ValueError, match="rating_heavy_slots"):
+        GpuBackend(rating_heavy_slots=slots)

@@ -70,6 +70,37 @@ struct RateScratch {
     igp_u64 val[(IGP_BLOCK_THREADS / 32) * IGP_RATE_SLOTS];
 };
 
+// The scratch one warp rates with: its chunk's offsets and terms, and a table of 2^bits
+// (neighbour, rating) slots, bits <= max_bits (the warp's shared slice of RateScratch, or for
+// the heavy kernels a slice of a table in global memory).
+struct RateTable {
+    long long *off;
+    igp_u64 *term;
+    int *key;
+    igp_u64 *val;
+    int max_bits;
+};
+
+__device__ __forceinline__ RateTable shared_table(RateScratch &sc) {
+    const int wid = threadIdx.x >> 5;
+    return {sc.offs + (threadIdx.x & ~31), sc.terms + (threadIdx.x & ~31),
+            sc.key + wid * IGP_RATE_SLOTS, sc.val + wid * IGP_RATE_SLOTS, IGP_RATE_BITS};
+}
+
+// The chunk scratch of the heavy kernels, whose tables live in global memory.
+struct RateChunks {
+    long long offs[IGP_BLOCK_THREADS];
+    igp_u64 terms[IGP_BLOCK_THREADS];
+};
+
+// The warp's slice of a heavy kernel's tables: table igp_warp() of 2^max_bits slots each.
+__device__ __forceinline__ RateTable global_table(RateChunks &sc, int *gkey, igp_u64 *gval,
+                                                  int max_bits) {
+    const long long at = igp_warp() << max_bits;
+    return {sc.offs + (threadIdx.x & ~31), sc.terms + (threadIdx.x & ~31), gkey + at, gval + at,
+            max_bits};
+}
+
 __device__ __forceinline__ void rate_scratch_clear(RateScratch &sc) {
     const int w = threadIdx.x >> 5;
     for (int i = igp_lane(); i < IGP_RATE_SLOTS; i += 32) {
@@ -131,19 +162,22 @@ __device__ __forceinline__ int chunk_net(const long long *off, long long t) {
 // neighbour. A vertex with more neighbours than the table holds (an insert that finds no free
 // slot) is rated in P = 4, 16, ... passes instead, pass c taking the neighbours of hash class
 // c; the fixed-point sums make every pass's ratings exact.
+// The table is `tab` (the warp's slice of the block's shared RateScratch: at most 2^8 slots;
+// the heavy kernels pass a larger one in global memory, so that vertices with more neighbours
+// than 256 are rated in one pass instead of 4, 16, ...).
 // *unique (when non-NULL): whether no other accepted neighbour has the winner's score.
 template <class Ok>
 __device__ __forceinline__ int best_neighbour(long long u, const long long *eptr, const int *eind,
                                               const long long *ewgt, const long long *vptr,
                                               const int *vind, long long max_net_size, int shift,
                                               long long seed, bool weight_penalty,
-                                              RateScratch &scratch, Ok ok, bool *unique = nullptr) {
+                                              const RateTable &tab, Ok ok, bool *unique = nullptr) {
     const int lane = igp_lane();
-    const int wid = threadIdx.x >> 5;
-    long long *off = scratch.offs + (threadIdx.x & ~31);
-    igp_u64 *term = scratch.terms + (threadIdx.x & ~31);
-    int *key = scratch.key + wid * IGP_RATE_SLOTS;
-    igp_u64 *val = scratch.val + wid * IGP_RATE_SLOTS;
+    long long *off = tab.off;
+    igp_u64 *term = tab.term;
+    int *key = tab.key;
+    igp_u64 *val = tab.val;
+    const int max_bits = tab.max_bits;
     const long long ub = vptr[u], ue = vptr[u + 1];
     const bool one_chunk = ue - ub <= 32;
     Rated r;
@@ -248,11 +282,11 @@ __device__ __forceinline__ int best_neighbour(long long u, const long long *eptr
         if (one_chunk) {
             walk = load_chunk(ub, ue, eptr, ewgt, vind, max_net_size, shift, off, term);
         } else {
-            for (long long j0 = ub; j0 < ue && walk < IGP_RATE_SLOTS; j0 += 32)
+            for (long long j0 = ub; j0 < ue && walk < (1LL << max_bits); j0 += 32)
                 walk += load_chunk(j0, ue, eptr, ewgt, vind, max_net_size, shift, nullptr, nullptr);
         }
         int bits = 5;
-        while (bits < IGP_RATE_BITS && (1LL << bits) < 2 * walk) ++bits;
+        while (bits < max_bits && (1LL << bits) < 2 * walk) ++bits;
         unsigned int passes = 1;
         while (true) {
             const unsigned int slots = 1u << bits;
@@ -283,7 +317,9 @@ __device__ __forceinline__ int best_neighbour(long long u, const long long *eptr
                     over = __any_sync(IGP_FULL_MASK, over);
                     if (over) break;
                 }
-                // scan (or, after an overflow, only clear) the table
+                // scan (or, after an overflow, only clear) the table, once every lane's inserts
+                // are done (ordered by the barrier: the table may be in global memory)
+                __syncwarp();
                 for (unsigned int i = lane; i < slots; i += 32) {
                     const int v = key[i];
                     if (v < 0) continue;
@@ -299,7 +335,7 @@ __device__ __forceinline__ int best_neighbour(long long u, const long long *eptr
             top = -1.0;
             at_top = 0;
             passes *= 4;
-            bits = IGP_RATE_BITS;
+            bits = max_bits;
         }
     }
     const Rated w = warp_best(r);
@@ -313,28 +349,99 @@ __device__ __forceinline__ int best_neighbour(long long u, const long long *eptr
 
 }  // namespace
 
+namespace {
+
+// hg_rate's work on vertex u (the whole warp).
+__device__ __forceinline__ void hg_rate_vertex(long long u, const long long *eptr, const int *eind,
+                                               const long long *ewgt, const long long *vptr,
+                                               const int *vind, const long long *vwgt,
+                                               long long mcw, long long max_net_size, int shift,
+                                               const int *comm, long long seed, int *best,
+                                               const RateTable &tab) {
+    const long long wu = vwgt[u];
+    int b = -1;
+    if (wu <= mcw) {
+        const int cu = comm ? comm[u] : 0;
+        b = best_neighbour(u, eptr, eind, ewgt, vptr, vind, max_net_size, shift, seed, false, tab,
+                           [&](int v, long long *wv) {
+                               *wv = vwgt[v];
+                               return (!comm || comm[v] == cu) && wu + vwgt[v] <= mcw;
+                           });
+    }
+    if (igp_lane() == 0) best[u] = b;
+}
+
+// cluster_rate's work on vertex u (the whole warp; see cluster_rate).
+__device__ __forceinline__ void cluster_rate_vertex(
+    long long u, const long long *eptr, const int *eind, const long long *ewgt,
+    const long long *vptr, const int *vind, const long long *vwgt, const int *rep,
+    const long long *cw, const int *csize, char *single, long long mcw, int smax,
+    long long max_net_size, int shift, const int *comm, long long seed, int weight_penalty,
+    const int *prev, signed char *uniq, int *best, const RateTable &tab) {
+    int b = -1;
+    const long long wu = vwgt[u];
+    const bool alone = rep[u] == u && csize[u] == 1;
+    if (igp_lane() == 0) single[u] = alone;  // the round's snapshot for cluster_join
+    if (alone && wu <= mcw) {
+        const int cu = comm ? comm[u] : 0;
+        auto ok = [&](int v, long long *wv) {
+            const int r = rep[v];
+            *wv = cw[r];
+            return (!comm || comm[v] == cu) && cw[r] + wu <= mcw && csize[r] < smax;
+        };
+        long long unused;
+        const int p = prev ? prev[u] : -1;
+        if (prev && (p < 0 || (uniq[u] && ok(p, &unused)))) {
+            b = p;
+        } else {
+            bool un = false;
+            b = best_neighbour(u, eptr, eind, ewgt, vptr, vind, max_net_size, shift, seed,
+                               weight_penalty != 0, tab, ok, &un);
+            __syncwarp();  // every lane has read uniq[u]
+            if (uniq && igp_lane() == 0) uniq[u] = un;
+        }
+    }
+    __syncwarp();  // every lane has read prev[u] before lane 0 overwrites it (aliasing)
+    if (igp_lane() == 0) best[u] = b;
+}
+
+}  // namespace
+
 // best[u]: the neighbour of highest rating among neighbours with vwgt[u] + vwgt[v] <= mcw and,
 // when comm != NULL, the same community (HyperG neighbour selection). One warp per vertex.
-// shift: the fixed-point scale of the ratings (rating_fixed).
+// shift: the fixed-point scale of the ratings (rating_fixed). heavy (non-NULL): vertices
+// flagged there are skipped, left to hg_rate_heavy.
 extern "C" __global__ void hg_rate(long long n, const long long *eptr, const int *eind,
                                    const long long *ewgt, const long long *vptr, const int *vind,
                                    const long long *vwgt, long long mcw, long long max_net_size,
-                                   int shift, const int *comm, long long seed, int *best) {
+                                   int shift, const int *comm, long long seed, int *best,
+                                   const char *heavy) {
     __shared__ RateScratch scratch;
     rate_scratch_clear(scratch);
+    const RateTable tab = shared_table(scratch);
     for (long long u = igp_warp(); u < n; u += igp_nwarps()) {
-        const long long wu = vwgt[u];
-        int b = -1;
-        if (wu <= mcw) {
-            const int cu = comm ? comm[u] : 0;
-            b = best_neighbour(u, eptr, eind, ewgt, vptr, vind, max_net_size, shift, seed, false,
-                               scratch, [&](int v, long long *wv) {
-                                   *wv = vwgt[v];
-                                   return (!comm || comm[v] == cu) && wu + vwgt[v] <= mcw;
-                               });
-        }
-        if (igp_lane() == 0) best[u] = b;
+        if (heavy && heavy[u]) continue;
+        hg_rate_vertex(u, eptr, eind, ewgt, vptr, vind, vwgt, mcw, max_net_size, shift, comm, seed,
+                       best, tab);
     }
+}
+
+// Vertices with more pins on their rated nets than a shared table holds (the rating's "heavy"
+// vertices, listed in list[0, nlist)): hg_rate's choice, each warp rating with its own table
+// of 2^max_bits slots in gkey / gval (one table per warp of the grid, all slots -1 / 0 on
+// entry and on return).
+extern "C" __global__ void hg_rate_heavy(long long nlist, const int *list, const long long *eptr,
+                                         const int *eind, const long long *ewgt,
+                                         const long long *vptr, const int *vind,
+                                         const long long *vwgt, long long mcw,
+                                         long long max_net_size, int shift, const int *comm,
+                                         long long seed, int *best, int *gkey, igp_u64 *gval,
+                                         int max_bits) {
+    __shared__ RateChunks chunks;
+    const RateTable tab = global_table(chunks, gkey, gval, max_bits);
+    for (long long i = igp_warp(); i < nlist; i += igp_nwarps())
+        hg_rate_vertex(list[i], eptr, eind, ewgt, vptr, vind, vwgt, mcw, max_net_size, shift, comm,
+                       seed, best, tab);
 }
 
 // Parallel cluster-aware heavy-edge clustering, rating step: every vertex still alone
@@ -348,6 +455,8 @@ extern "C" __global__ void hg_rate(long long n, const long long *eptr, const int
 // rounds and the neighbours it may join only become fewer (clusters only grow), so a lone vertex
 // whose choice was the unique best keeps it while it still has room, one that had no choice has
 // none, and only the others are rated again: the same choices as rating every lone vertex again.
+// heavy (non-NULL): vertices flagged there are skipped (single, uniq and best included), left
+// to cluster_rate_heavy, launched after this kernel.
 // Resident blocks per SM that cluster_rate is compiled for (__launch_bounds__: 40 registers
 // instead of 64, a few bytes spilled). The kernel is latency bound (a chain of dependent loads
 // per vertex), so more resident warps pay: one clustering of ibm01x200 / ibm09x100's finest
@@ -359,37 +468,34 @@ cluster_rate(long long n, const long long *eptr, const int *eind, const long lon
              const long long *vptr, const int *vind, const long long *vwgt, const int *rep,
              const long long *cw, const int *csize, char *single, long long mcw, int smax,
              long long max_net_size, int shift, const int *comm, long long seed,
-             int weight_penalty, const int *prev, signed char *uniq, int *best, int *joined) {
+             int weight_penalty, const int *prev, signed char *uniq, int *best, int *joined,
+             const char *heavy) {
     __shared__ RateScratch scratch;
     rate_scratch_clear(scratch);
+    const RateTable tab = shared_table(scratch);
     if (igp_tid() == 0) *joined = 0;  // cluster_join's counter, launched after this kernel
     for (long long u = igp_warp(); u < n; u += igp_nwarps()) {
-        int b = -1;
-        const long long wu = vwgt[u];
-        const bool alone = rep[u] == u && csize[u] == 1;
-        if (igp_lane() == 0) single[u] = alone;  // the round's snapshot for cluster_join
-        if (alone && wu <= mcw) {
-            const int cu = comm ? comm[u] : 0;
-            auto ok = [&](int v, long long *wv) {
-                const int r = rep[v];
-                *wv = cw[r];
-                return (!comm || comm[v] == cu) && cw[r] + wu <= mcw && csize[r] < smax;
-            };
-            long long unused;
-            const int p = prev ? prev[u] : -1;
-            if (prev && (p < 0 || (uniq[u] && ok(p, &unused)))) {
-                b = p;
-            } else {
-                bool un = false;
-                b = best_neighbour(u, eptr, eind, ewgt, vptr, vind, max_net_size, shift, seed,
-                                   weight_penalty != 0, scratch, ok, &un);
-                __syncwarp();  // every lane has read uniq[u]
-                if (uniq && igp_lane() == 0) uniq[u] = un;
-            }
-        }
-        __syncwarp();  // every lane has read prev[u] before lane 0 overwrites it (aliasing)
-        if (igp_lane() == 0) best[u] = b;
+        if (heavy && heavy[u]) continue;
+        cluster_rate_vertex(u, eptr, eind, ewgt, vptr, vind, vwgt, rep, cw, csize, single, mcw,
+                            smax, max_net_size, shift, comm, seed, weight_penalty, prev, uniq,
+                            best, tab);
     }
+}
+
+// cluster_rate on the heavy vertices list[0, nlist) with per-warp tables in global memory (as
+// hg_rate_heavy; its small shared scratch needs no register bound for occupancy).
+extern "C" __global__ void cluster_rate_heavy(long long nlist, const int *list, const long long *eptr, const int *eind,
+                   const long long *ewgt, const long long *vptr, const int *vind,
+                   const long long *vwgt, const int *rep, const long long *cw, const int *csize,
+                   char *single, long long mcw, int smax, long long max_net_size, int shift,
+                   const int *comm, long long seed, int weight_penalty, const int *prev,
+                   signed char *uniq, int *best, int *gkey, igp_u64 *gval, int max_bits) {
+    __shared__ RateChunks chunks;
+    const RateTable tab = global_table(chunks, gkey, gval, max_bits);
+    for (long long i = igp_warp(); i < nlist; i += igp_nwarps())
+        cluster_rate_vertex(list[i], eptr, eind, ewgt, vptr, vind, vwgt, rep, cw, csize, single,
+                            mcw, smax, max_net_size, shift, comm, seed, weight_penalty, prev, uniq,
+                            best, tab);
 }
 
 // Clustering step: mutual choices of two lone vertices become a pair (the smaller id is the
