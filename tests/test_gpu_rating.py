@@ -101,14 +101,16 @@ def hg_rate(ha, mcw, max_net_size, shift, seed, best, heavy):
             heavy.key, heavy.val, i32(heavy.bits)), warps=True)  # fmt: skip
 
 
-def cluster_rate(ha, rep, cw, csize, single, mcw, shift, seed, prev, uniq, best, joined, heavy):
+def cluster_rate(ha, rep, cw, csize, single, mcw, shift, seed, prev, uniq, best, joined, heavy,
+                 keep_ties=False):
     """``cluster_rate`` (at most 8 members, nets up to 1000 pins), then ``cluster_rate_heavy``
     on the heavy vertices (as ``_hypergraph.cluster``)."""
     from igpart.kernels.gpu._common import NULL, i32, i64, launch
 
     n = ha.n
     common = (ha.eptr, ha.eind, ha.ewgt, ha.vptr, ha.vind, ha.vwgt, rep, cw, csize, single,
-              i64(mcw), i32(8), i64(1000), i32(shift), NULL, i64(seed), i32(0), prev, uniq, best)
+              i64(mcw), i32(8), i64(1000), i32(shift), NULL, i64(seed), i32(0), prev, uniq,
+              i32(int(keep_ties)), best)
     launch("coarsen", "cluster_rate", n,
            (i64(n), *common, joined, NULL if heavy is None else heavy.flags), warps=True)
     if heavy is not None:
@@ -231,11 +233,25 @@ def test_cluster_rate_equals_the_oracle_on_singletons(seed, heavy, slots):
     again = cp.empty(n, dtype=cp.int32)
     rate(*args, NULL, NULL, again)
     np.testing.assert_array_equal(args[2].get(), (r_h == ids) & (size_h == 1))
+    uniq0 = uniq.copy()
     kept = first.copy()
     rate(*args, kept, uniq, kept)
     np.testing.assert_array_equal(kept.get(), again.get())
     u = uniq.get().astype(bool)
     assert u.any() and (~u & (want >= 0)).any()
+
+    # keep_ties: a lone vertex keeps its first choice while that cluster has room, tied or not;
+    # the others are rated again
+    sticky = first.copy()
+    cluster_rate(ha, rep_c, *args, mcw, shift, seed, sticky, uniq0, sticky, joined, hv,
+                 keep_ties=True)
+    f = first.get()
+    target = r_h[np.maximum(f, 0)]
+    room = (f >= 0) & (cw_h[target] + vw <= mcw) & (size_h[target] < 8)
+    lone = (r_h == ids) & (size_h == 1)
+    expect = np.where(lone & (f < 0), -1, np.where(lone & room, f, again.get()))
+    np.testing.assert_array_equal(sticky.get(), expect)
+    assert (lone & room).any() and (lone & ~room & (f >= 0)).any()
 
 
 @pytest.mark.parametrize("coarsening", ["cluster", "groups"])

@@ -359,7 +359,7 @@ class GpuBackend(HostFallback, Backend):
                  cluster_max_size: int | None = None, deterministic: bool = False,
                  jet_boundary: bool = True, jet_host_min_k: int | None = None,
                  memory_budget: int | str | None = None,
-                 rating_heavy_slots: int | None = None) -> None:
+                 rating_heavy_slots: int | None = None, rating_keep_ties: bool = False) -> None:
         from .. import budget
         from ..cpu import CpuBackend
 
@@ -404,6 +404,10 @@ class GpuBackend(HostFallback, Backend):
         #: tables of up to this many slots in global memory: the same choices, in one pass
         #: where the shared table takes 4, 16, ... over all of the vertex's pins (0: off)
         self.rating_heavy_slots = heavy
+        #: the clustering's later rounds leave a lone vertex its previous choice while that has
+        #: room even when its score was tied (rating it again could pick a tied neighbour in a
+        #: lighter cluster): fewer vertices rated per round, not always the same choices
+        self.rating_keep_ties = bool(rating_keep_ties)
         self._host: dict[int, object] = {}
         #: launches issued between two contractions (one entry per level built)
         self.level_launches: list[int] = []
@@ -625,7 +629,7 @@ class GpuBackend(HostFallback, Backend):
         return _hypergraph.cluster(hg, int(max_cluster_weight), int(max_net_size), comm,
                                    float(max_shrink), bool(weight_penalty), int(seed),
                                    self.cluster_max_size, self.deterministic,
-                                   self.rating_heavy_slots)
+                                   self.rating_heavy_slots, self.rating_keep_ties)
 
     @_in_phase("coarsening")
     def communities(self, hg: HypergraphArrays, *, max_net_size: int = 50, max_levels: int = 8,
@@ -641,7 +645,7 @@ class GpuBackend(HostFallback, Backend):
         while cur.n > limit:
             cmap, nc = _hypergraph.cluster(cur, cur.total_weight, max_net_size, None, 4.0, False,
                                            seed, self.cluster_max_size, self.deterministic,
-                                           self.rating_heavy_slots)
+                                           self.rating_heavy_slots, self.rating_keep_ties)
             if nc > 0.9 * cur.n:
                 break
             maps.append(cmap)

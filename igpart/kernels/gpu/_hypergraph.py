@@ -185,7 +185,7 @@ def _scatter_add(out, idx, values) -> None:
 
 def cluster(hg: HypergraphArrays, mcw: int, max_net_size: int, communities, max_shrink: float,
             weight_penalty: bool, seed: int, max_size: int = CLUSTER_MAX_SIZE,
-            deterministic: bool = False, heavy_slots: int = 0):
+            deterministic: bool = False, heavy_slots: int = 0, keep_ties: bool = False):
     """Parallel cluster-aware heavy-edge clustering: rounds in which every vertex still alone
     rates its neighbours' clusters (room for it: weight, ``max_size`` members; same
     community), mutual choices of lone vertices pair up and lone vertices join the existing
@@ -198,7 +198,10 @@ def cluster(hg: HypergraphArrays, mcw: int, max_net_size: int, communities, max_
     clusters. ``heavy_slots`` (0: off): vertices with more pins on their rated nets than a
     warp's table in shared memory holds are rated by ``cluster_rate_heavy`` with tables of up to
     that many slots in global memory (:class:`HeavyRating`): the same choices, in one pass where
-    the shared table would take 4, 16, ...."""
+    the shared table would take 4, 16, .... ``keep_ties`` (with ``REUSE_CHOICES``): a lone
+    vertex keeps its previous choice while that has room even where other neighbours rated the
+    same (``cluster_rate``), so later rounds rate only the vertices whose choice filled up; the
+    choices can then differ from rating every lone vertex again (ties by cluster weight)."""
     n = hg.n
     if n == 0:
         return cp.zeros(0, dtype=cp.int32), 0
@@ -225,14 +228,14 @@ def cluster(hg: HypergraphArrays, mcw: int, max_net_size: int, communities, max_
         launch("coarsen", "cluster_rate", n, (
             i64(n), hg.eptr, hg.eind, hg.ewgt, hg.vptr, hg.vind, hg.vwgt, rep, cw, csize, single,
             i64(mcw), i32(max_size), i64(max_net_size), i32(shift), comm, i64(seed + r),
-            i32(int(weight_penalty)), prev, uniq, best, joined,
+            i32(int(weight_penalty)), prev, uniq, i32(int(keep_ties)), best, joined,
             NULL if heavy is None else heavy.flags), warps=True)
         if heavy is not None:
             launch("coarsen", "cluster_rate_heavy", heavy.warps, (
                 i64(heavy.ids.size), heavy.ids, hg.eptr, hg.eind, hg.ewgt, hg.vptr, hg.vind,
                 hg.vwgt, rep, cw, csize, single, i64(mcw), i32(max_size), i64(max_net_size),
-                i32(shift), comm, i64(seed + r), i32(int(weight_penalty)), prev, uniq, best,
-                heavy.key, heavy.val, i32(heavy.bits)), warps=True)
+                i32(shift), comm, i64(seed + r), i32(int(weight_penalty)), prev, uniq,
+                i32(int(keep_ties)), best, heavy.key, heavy.val, i32(heavy.bits)), warps=True)
         if deterministic:
             j = join_round(cp, best, single, hg.vwgt, rep, cw, csize, int(mcw), int(max_size),
                            nc - target, seed + r, _scatter_add)

@@ -377,7 +377,7 @@ __device__ __forceinline__ void cluster_rate_vertex(
     const long long *vptr, const int *vind, const long long *vwgt, const int *rep,
     const long long *cw, const int *csize, char *single, long long mcw, int smax,
     long long max_net_size, int shift, const int *comm, long long seed, int weight_penalty,
-    const int *prev, signed char *uniq, int *best, const RateTable &tab) {
+    const int *prev, signed char *uniq, int keep_ties, int *best, const RateTable &tab) {
     int b = -1;
     const long long wu = vwgt[u];
     const bool alone = rep[u] == u && csize[u] == 1;
@@ -391,7 +391,7 @@ __device__ __forceinline__ void cluster_rate_vertex(
         };
         long long unused;
         const int p = prev ? prev[u] : -1;
-        if (prev && (p < 0 || (uniq[u] && ok(p, &unused)))) {
+        if (prev && (p < 0 || ((keep_ties || uniq[u]) && ok(p, &unused)))) {
             b = p;
         } else {
             bool un = false;
@@ -455,6 +455,10 @@ extern "C" __global__ void hg_rate_heavy(long long nlist, const int *list, const
 // rounds and the neighbours it may join only become fewer (clusters only grow), so a lone vertex
 // whose choice was the unique best keeps it while it still has room, one that had no choice has
 // none, and only the others are rated again: the same choices as rating every lone vertex again.
+// keep_ties (with prev): a lone vertex keeps its previous choice while that still has room
+// even when other neighbours rated the same (it is not rated again; rating it again could pick
+// a tied neighbour in a lighter cluster), so that only vertices whose choice filled up are
+// rated again.
 // heavy (non-NULL): vertices flagged there are skipped (single, uniq and best included), left
 // to cluster_rate_heavy, launched after this kernel.
 // Resident blocks per SM that cluster_rate is compiled for (__launch_bounds__: 40 registers
@@ -468,8 +472,8 @@ cluster_rate(long long n, const long long *eptr, const int *eind, const long lon
              const long long *vptr, const int *vind, const long long *vwgt, const int *rep,
              const long long *cw, const int *csize, char *single, long long mcw, int smax,
              long long max_net_size, int shift, const int *comm, long long seed,
-             int weight_penalty, const int *prev, signed char *uniq, int *best, int *joined,
-             const char *heavy) {
+             int weight_penalty, const int *prev, signed char *uniq, int keep_ties, int *best,
+             int *joined, const char *heavy) {
     __shared__ RateScratch scratch;
     rate_scratch_clear(scratch);
     const RateTable tab = shared_table(scratch);
@@ -478,7 +482,7 @@ cluster_rate(long long n, const long long *eptr, const int *eind, const long lon
         if (heavy && heavy[u]) continue;
         cluster_rate_vertex(u, eptr, eind, ewgt, vptr, vind, vwgt, rep, cw, csize, single, mcw,
                             smax, max_net_size, shift, comm, seed, weight_penalty, prev, uniq,
-                            best, tab);
+                            keep_ties, best, tab);
     }
 }
 
@@ -489,13 +493,14 @@ extern "C" __global__ void cluster_rate_heavy(long long nlist, const int *list, 
                    const long long *vwgt, const int *rep, const long long *cw, const int *csize,
                    char *single, long long mcw, int smax, long long max_net_size, int shift,
                    const int *comm, long long seed, int weight_penalty, const int *prev,
-                   signed char *uniq, int *best, int *gkey, igp_u64 *gval, int max_bits) {
+                   signed char *uniq, int keep_ties, int *best, int *gkey, igp_u64 *gval,
+                   int max_bits) {
     __shared__ RateChunks chunks;
     const RateTable tab = global_table(chunks, gkey, gval, max_bits);
     for (long long i = igp_warp(); i < nlist; i += igp_nwarps())
         cluster_rate_vertex(list[i], eptr, eind, ewgt, vptr, vind, vwgt, rep, cw, csize, single,
                             mcw, smax, max_net_size, shift, comm, seed, weight_penalty, prev, uniq,
-                            best, tab);
+                            keep_ties, best, tab);
 }
 
 // Clustering step: mutual choices of two lone vertices become a pair (the smaller id is the
