@@ -18,12 +18,17 @@ from .jet_oracle import tie_hash
 pytestmark = pytest.mark.gpu
 
 
-def oracle_best(h, max_net_size, seed, ok, shift):
+#: ``IGP_WINDOW_SALT`` of coarsen.cu: the seed of the rating windows' start positions
+WINDOW_SALT = 0x5A17
+
+
+def oracle_best(h, max_net_size, seed, ok, shift, window=0):
     """Best neighbour of every vertex: highest summed (w << shift) // (|e|-1) over shared nets
     of 2..max pins (the kernels' fixed point, compared as doubles), then the lighter (``ok``
     returns the weight, or None to reject), then the smaller hash, then the smaller id; -1 when
-    none."""
-    nets = [sorted(set(int(v) for v in h.net(e))) for e in range(h.m)]
+    none. ``window`` > 0: through a net of more pins, u sees only ``window`` of them, from
+    position tie_hash(WINDOW_SALT, u, e) mod |e| of the net's stored pins on (cyclically)."""
+    nets = [list(dict.fromkeys(int(v) for v in h.net(e))) for e in range(h.m)]
     incident = [[] for _ in range(h.n)]
     for e, pins in enumerate(nets):
         for v in pins:
@@ -35,7 +40,11 @@ def oracle_best(h, max_net_size, seed, ok, shift):
             size = len(nets[e])
             if size < 2 or size > max_net_size:
                 continue
-            for v in nets[e]:
+            seen = nets[e]
+            if 0 < window < size:
+                start = tie_hash(WINDOW_SALT, u, e) % size
+                seen = [seen[(start + t) % size] for t in range(window)]
+            for v in seen:
                 if v != u:
                     score[v] = score.get(v, 0) + (int(h.ewgt[e]) << shift) // (size - 1)
         cands = []
@@ -85,38 +94,41 @@ def heavy_of(ha, max_net_size: int, slots: int):
     return heavy
 
 
-def hg_rate(ha, mcw, max_net_size, shift, seed, best, heavy):
-    """``hg_rate``, then ``hg_rate_heavy`` on the heavy vertices (as ``_hypergraph.coarsen``)."""
+def hg_rate(ha, mcw, max_net_size, shift, seed, best, heavy, window=0):
+    """``hg_rate`` (``hg_rate_windowed`` with a ``window``), then ``hg_rate_heavy`` on the
+    heavy vertices (as ``_hypergraph.coarsen``)."""
     from igpart.kernels.gpu._common import NULL, i32, i64, launch
 
     n = ha.n
-    launch("coarsen", "hg_rate", n, (i64(n), ha.eptr, ha.eind, ha.ewgt, ha.vptr, ha.vind,
-                                     ha.vwgt, i64(mcw), i64(max_net_size), i32(shift), NULL,
-                                     i64(seed), best, NULL if heavy is None else heavy.flags),
+    launch("coarsen", "hg_rate_windowed" if window else "hg_rate", n, (
+        i64(n), ha.eptr, ha.eind, ha.ewgt, ha.vptr, ha.vind, ha.vwgt, i64(mcw), i64(max_net_size),
+        i32(shift), NULL, i64(seed), best, NULL if heavy is None else heavy.flags, i64(window)),
            warps=True)  # fmt: skip
     if heavy is not None:
         launch("coarsen", "hg_rate_heavy", heavy.warps, (
             i64(heavy.ids.size), heavy.ids, ha.eptr, ha.eind, ha.ewgt, ha.vptr, ha.vind,
             ha.vwgt, i64(mcw), i64(max_net_size), i32(shift), NULL, i64(seed), best,
-            heavy.key, heavy.val, i32(heavy.bits)), warps=True)  # fmt: skip
+            heavy.key, heavy.val, i32(heavy.bits), i64(window)), warps=True)  # fmt: skip
 
 
 def cluster_rate(ha, rep, cw, csize, single, mcw, shift, seed, prev, uniq, best, joined, heavy,
-                 keep_ties=False):
-    """``cluster_rate`` (at most 8 members, nets up to 1000 pins), then ``cluster_rate_heavy``
-    on the heavy vertices (as ``_hypergraph.cluster``)."""
+                 keep_ties=False, window=0):
+    """``cluster_rate`` (at most 8 members, nets up to 1000 pins; ``cluster_rate_windowed``
+    with a ``window``), then ``cluster_rate_heavy`` on the heavy vertices (as
+    ``_hypergraph.cluster``)."""
     from igpart.kernels.gpu._common import NULL, i32, i64, launch
 
     n = ha.n
     common = (ha.eptr, ha.eind, ha.ewgt, ha.vptr, ha.vind, ha.vwgt, rep, cw, csize, single,
               i64(mcw), i32(8), i64(1000), i32(shift), NULL, i64(seed), i32(0), prev, uniq,
               i32(int(keep_ties)), best)
-    launch("coarsen", "cluster_rate", n,
-           (i64(n), *common, joined, NULL if heavy is None else heavy.flags), warps=True)
+    launch("coarsen", "cluster_rate_windowed" if window else "cluster_rate", n,
+           (i64(n), *common, joined, NULL if heavy is None else heavy.flags, i64(window)),
+           warps=True)
     if heavy is not None:
         launch("coarsen", "cluster_rate_heavy", heavy.warps,
-               (i64(heavy.ids.size), heavy.ids, *common, heavy.key, heavy.val, i32(heavy.bits)),
-               warps=True)
+               (i64(heavy.ids.size), heavy.ids, *common, heavy.key, heavy.val, i32(heavy.bits),
+                i64(window)), warps=True)
 
 
 @pytest.mark.parametrize("slots", [0, 512, 4096])
@@ -150,8 +162,7 @@ def test_hg_rate_equals_the_oracle(seed, heavy, max_net_size, slots):
     np.testing.assert_array_equal(best.get(), want)
 
 
-@pytest.mark.parametrize("slots", [0, 512])
-def test_rating_of_vertices_beyond_every_table_equals_the_oracle(slots):
+def test_rating_of_vertices_beyond_every_table_equals_the_oracle():
     """Pins of nets of 700 and 900 pins have more neighbours than a shared table (256) and a
     heavy table of 512 slots hold: both rate them in several passes, with the oracle's choices;
     with 4,096 slots (one pass) the same."""
@@ -171,7 +182,7 @@ def test_rating_of_vertices_beyond_every_table_equals_the_oracle(slots):
 
     want = oracle_best(h, 1000, 7, ok, shift)
     want[vw > mcw] = -1
-    for s in (slots, 4096):
+    for s in (0, 512, 4096):
         hv = heavy_of(ha, 1000, s)
         assert hv is None or (hv.bits == s.bit_length() - 1 and hv.ids.size > 900)
         best = cp.empty(h.n, dtype=cp.int32)
@@ -254,6 +265,49 @@ def test_cluster_rate_equals_the_oracle_on_singletons(seed, heavy, slots):
     assert (lone & room).any() and (lone & ~room & (f >= 0)).any()
 
 
+@pytest.mark.parametrize("window", [32, 100])
+def test_windowed_rating_equals_the_oracle(window):
+    """GpuBackend(rating_window=...): through nets of more pins than the window (40-90, 300,
+    700 and 900 pins here) a vertex rates only the window's pins, with the net's full term;
+    both kernels and the heavy path match the oracle; nets within the window are rated whole
+    (the same choices as without windows where no net is larger)."""
+    import cupy as cp
+
+    from igpart.kernels.gpu._common import NULL
+    from igpart.kernels.gpu._hypergraph import HeavyRating, rating_shift
+
+    gpu = get_backend("gpu")
+    mcw = 7
+    differs = []
+    for h in (hub_hypergraph(8), wide_hypergraph(9)):
+        ha = gpu.hypergraph_arrays(h)
+        shift = rating_shift(ha)
+        weights = np.asarray(h.vwgt)
+
+        def ok(u, v, vw=weights):
+            return int(vw[v]) if vw[u] + vw[v] <= mcw else None
+
+        want = oracle_best(h, 1000, 2, ok, shift, window)
+        want[np.asarray(h.vwgt) > mcw] = -1
+        if h.n < 1000:
+            differs.append((want != oracle_best(h, 1000, 2, ok, shift)).any())
+        for slots in (0, 4096):
+            hv = HeavyRating.of(ha, 1000, slots, window)
+            assert hv is None or int(hv.ids.size) > 0
+            best = cp.empty(h.n, dtype=cp.int32)
+            hg_rate(ha, mcw, 1000, shift, 2, best, hv, window)
+            np.testing.assert_array_equal(best.get(), want)
+            n = h.n
+            best.fill(-2)
+            single = cp.zeros(n, dtype=cp.bool_)
+            joined = cp.zeros(1, dtype=cp.int32)
+            cluster_rate(ha, cp.arange(n, dtype=cp.int32), ha.vwgt.copy(),
+                         cp.ones(n, dtype=cp.int32), single, mcw, shift, 2, NULL, NULL, best,
+                         joined, hv, window=window)
+            np.testing.assert_array_equal(best.get(), want)
+    assert all(differs)  # the windows change some choices
+
+
 @pytest.mark.parametrize("coarsening", ["cluster", "groups"])
 def test_heavy_tables_give_the_same_clusters(coarsening):
     """GpuBackend(rating_heavy_slots=...) changes where the heavy vertices are rated, not what
@@ -288,3 +342,5 @@ def test_rating_heavy_slots_must_be_a_power_of_two_in_range(slots):
 
     with pytest.raises(ValueError, match="rating_heavy_slots"):
         GpuBackend(rating_heavy_slots=slots)
+    with pytest.raises(ValueError, match="rating_window"):
+        GpuBackend(rating_window=31)

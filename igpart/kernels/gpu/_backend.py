@@ -359,7 +359,8 @@ class GpuBackend(HostFallback, Backend):
                  cluster_max_size: int | None = None, deterministic: bool = False,
                  jet_boundary: bool = True, jet_host_min_k: int | None = None,
                  memory_budget: int | str | None = None,
-                 rating_heavy_slots: int | None = None, rating_keep_ties: bool = False) -> None:
+                 rating_heavy_slots: int | None = None, rating_keep_ties: bool = False,
+                 rating_window: int = 0) -> None:
         from .. import budget
         from ..cpu import CpuBackend
 
@@ -408,6 +409,13 @@ class GpuBackend(HostFallback, Backend):
         #: room even when its score was tied (rating it again could pick a tied neighbour in a
         #: lighter cluster): fewer vertices rated per round, not always the same choices
         self.rating_keep_ties = bool(rating_keep_ties)
+        if rating_window and int(rating_window) < 32:
+            raise ValueError(f"GpuBackend: rating_window must be 0 or at least 32, got "
+                             f"{rating_window}")
+        #: the rating (clusters and HyperG's groups) walks a net of more pins than this only
+        #: through a window of this many of its pins per vertex, with the net's full term (0:
+        #: every pin; see ``_hypergraph.cluster``'s ``sample``)
+        self.rating_window = int(rating_window)
         self._host: dict[int, object] = {}
         #: launches issued between two contractions (one entry per level built)
         self.level_launches: list[int] = []
@@ -611,7 +619,8 @@ class GpuBackend(HostFallback, Backend):
             if comm.shape != (hg.n,):
                 raise ValueError(f"coarsen_hypergraph: communities must be 1-D of length {hg.n}")
         return _hypergraph.coarsen(hg, int(max_cluster_weight), int(group_size),
-                                   int(max_net_size), comm, int(seed), self.rating_heavy_slots)
+                                   int(max_net_size), comm, int(seed), self.rating_heavy_slots,
+                                   self.rating_window)
 
     @_in_phase("coarsening")
     def cluster_hypergraph(self, hg: HypergraphArrays, max_cluster_weight: int, *,
@@ -629,7 +638,8 @@ class GpuBackend(HostFallback, Backend):
         return _hypergraph.cluster(hg, int(max_cluster_weight), int(max_net_size), comm,
                                    float(max_shrink), bool(weight_penalty), int(seed),
                                    self.cluster_max_size, self.deterministic,
-                                   self.rating_heavy_slots, self.rating_keep_ties)
+                                   self.rating_heavy_slots, self.rating_keep_ties,
+                                   self.rating_window)
 
     @_in_phase("coarsening")
     def communities(self, hg: HypergraphArrays, *, max_net_size: int = 50, max_levels: int = 8,
@@ -645,7 +655,8 @@ class GpuBackend(HostFallback, Backend):
         while cur.n > limit:
             cmap, nc = _hypergraph.cluster(cur, cur.total_weight, max_net_size, None, 4.0, False,
                                            seed, self.cluster_max_size, self.deterministic,
-                                           self.rating_heavy_slots, self.rating_keep_ties)
+                                           self.rating_heavy_slots, self.rating_keep_ties,
+                                           self.rating_window)
             if nc > 0.9 * cur.n:
                 break
             maps.append(cmap)

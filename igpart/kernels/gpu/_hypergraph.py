@@ -110,13 +110,16 @@ class HeavyRating:
         STATS.add(2)
 
     @classmethod
-    def of(cls, hg: HypergraphArrays, max_net_size: int, max_slots: int) -> HeavyRating | None:
+    def of(cls, hg: HypergraphArrays, max_net_size: int, max_slots: int,
+           sample: int = 0) -> HeavyRating | None:
         """The heavy vertices of ``hg`` and their tables; None when none is heavy or
-        ``max_slots`` is 0."""
+        ``max_slots`` is 0. ``sample``: the rating's windows (pins walked per net)."""
         if max_slots <= 0 or hg.n == 0 or int(hg.vind.shape[0]) <= SHARED_RATE_SLOTS:
             return None
         sizes = cp.diff(hg.eptr)[hg.vind]
         sizes[(sizes < 2) | (sizes > max_net_size)] = 0
+        if sample > 0:
+            cp.minimum(sizes, sample, out=sizes)
         walk = cp.diff(exclusive_cumsum(sizes)[hg.vptr])
         flags = walk > SHARED_RATE_SLOTS
         ids = cp.flatnonzero(flags).astype(cp.int32)
@@ -130,26 +133,34 @@ class HeavyRating:
         return cls(flags, ids, bits, blocks_for(warps, per_block) * per_block)
 
 
+def _check_window(sample: int) -> None:
+    """Windows of fewer than 32 pins would reach the kernels' path for vertices of at most 32
+    rated pins, which walks whole nets."""
+    if 0 < sample < 32:
+        raise ValueError(f"rating windows must have at least 32 pins, got {sample}")
+
+
 def coarsen(hg: HypergraphArrays, mcw: int, group_size: int, max_net_size: int, communities,
-            seed: int, heavy_slots: int = 0):
-    """HyperG's balanced groups: ``hg_rate``, then :func:`group_vertices`. ``heavy_slots``: as
-    in :func:`cluster`."""
+            seed: int, heavy_slots: int = 0, sample: int = 0):
+    """HyperG's balanced groups: ``hg_rate``, then :func:`group_vertices`. ``heavy_slots``,
+    ``sample``: as in :func:`cluster`."""
     n = hg.n
     if n == 0:
         return cp.zeros(0, dtype=cp.int32), 0
     best = cp.empty(n, dtype=cp.int32)
     comm = NULL if communities is None else communities
-    heavy = HeavyRating.of(hg, max_net_size, heavy_slots)
+    _check_window(sample)
+    heavy = HeavyRating.of(hg, max_net_size, heavy_slots, sample)
     shift = rating_shift(hg)
-    launch("coarsen", "hg_rate", n, (i64(n), hg.eptr, hg.eind, hg.ewgt, hg.vptr, hg.vind, hg.vwgt,
-                                     i64(mcw), i64(max_net_size), i32(shift), comm, i64(seed),
-                                     best, NULL if heavy is None else heavy.flags),
+    launch("coarsen", "hg_rate_windowed" if sample > 0 else "hg_rate", n, (
+        i64(n), hg.eptr, hg.eind, hg.ewgt, hg.vptr, hg.vind, hg.vwgt, i64(mcw), i64(max_net_size),
+        i32(shift), comm, i64(seed), best, NULL if heavy is None else heavy.flags, i64(sample)),
            warps=True)
     if heavy is not None:
         launch("coarsen", "hg_rate_heavy", heavy.warps, (
             i64(heavy.ids.size), heavy.ids, hg.eptr, hg.eind, hg.ewgt, hg.vptr, hg.vind, hg.vwgt,
             i64(mcw), i64(max_net_size), i32(shift), comm, i64(seed), best, heavy.key, heavy.val,
-            i32(heavy.bits)), warps=True)
+            i32(heavy.bits), i64(sample)), warps=True)
     return group_vertices(best, n, hg.vwgt, mcw, group_size, mirror=False)
 
 
@@ -185,7 +196,8 @@ def _scatter_add(out, idx, values) -> None:
 
 def cluster(hg: HypergraphArrays, mcw: int, max_net_size: int, communities, max_shrink: float,
             weight_penalty: bool, seed: int, max_size: int = CLUSTER_MAX_SIZE,
-            deterministic: bool = False, heavy_slots: int = 0, keep_ties: bool = False):
+            deterministic: bool = False, heavy_slots: int = 0, keep_ties: bool = False,
+            sample: int = 0):
     """Parallel cluster-aware heavy-edge clustering: rounds in which every vertex still alone
     rates its neighbours' clusters (room for it: weight, ``max_size`` members; same
     community), mutual choices of lone vertices pair up and lone vertices join the existing
@@ -201,11 +213,16 @@ def cluster(hg: HypergraphArrays, mcw: int, max_net_size: int, communities, max_
     the shared table would take 4, 16, .... ``keep_ties`` (with ``REUSE_CHOICES``): a lone
     vertex keeps its previous choice while that has room even where other neighbours rated the
     same (``cluster_rate``), so later rounds rate only the vertices whose choice filled up; the
-    choices can then differ from rating every lone vertex again (ties by cluster weight)."""
+    choices can then differ from rating every lone vertex again (ties by cluster weight).
+    ``sample`` (0: off; at least 32): a vertex rates the neighbours it has through a net of more
+    pins only among ``sample`` consecutive pins of it (cyclically, from a position hashed from
+    the vertex and the net), each with the net's full term: the work on such nets is bounded,
+    and a vertex whose pins are in large nets only picks among fewer tied neighbours."""
     n = hg.n
     if n == 0:
         return cp.zeros(0, dtype=cp.int32), 0
-    heavy = HeavyRating.of(hg, max_net_size, heavy_slots)
+    _check_window(sample)
+    heavy = HeavyRating.of(hg, max_net_size, heavy_slots, sample)
     rep = cp.arange(n, dtype=cp.int32)
     cw = hg.vwgt.copy()
     csize = cp.ones(n, dtype=cp.int32)
@@ -225,17 +242,18 @@ def cluster(hg: HypergraphArrays, mcw: int, max_net_size: int, communities, max_
             break
         # from the second round on, a lone vertex keeps a unique best choice while it has room
         prev = best if r > 0 and reuse else NULL
-        launch("coarsen", "cluster_rate", n, (
+        launch("coarsen", "cluster_rate_windowed" if sample > 0 else "cluster_rate", n, (
             i64(n), hg.eptr, hg.eind, hg.ewgt, hg.vptr, hg.vind, hg.vwgt, rep, cw, csize, single,
             i64(mcw), i32(max_size), i64(max_net_size), i32(shift), comm, i64(seed + r),
             i32(int(weight_penalty)), prev, uniq, i32(int(keep_ties)), best, joined,
-            NULL if heavy is None else heavy.flags), warps=True)
+            NULL if heavy is None else heavy.flags, i64(sample)), warps=True)
         if heavy is not None:
             launch("coarsen", "cluster_rate_heavy", heavy.warps, (
                 i64(heavy.ids.size), heavy.ids, hg.eptr, hg.eind, hg.ewgt, hg.vptr, hg.vind,
                 hg.vwgt, rep, cw, csize, single, i64(mcw), i32(max_size), i64(max_net_size),
                 i32(shift), comm, i64(seed + r), i32(int(weight_penalty)), prev, uniq,
-                i32(int(keep_ties)), best, heavy.key, heavy.val, i32(heavy.bits)), warps=True)
+                i32(int(keep_ties)), best, heavy.key, heavy.val, i32(heavy.bits), i64(sample)),
+                warps=True)
         if deterministic:
             j = join_round(cp, best, single, hg.vwgt, rep, cw, csize, int(mcw), int(max_size),
                            nc - target, seed + r, _scatter_add)

@@ -79,12 +79,13 @@ struct RateTable {
     int *key;
     igp_u64 *val;
     int max_bits;
+    long long sample;  // > 0: nets of more pins are walked through a window of this many
 };
 
-__device__ __forceinline__ RateTable shared_table(RateScratch &sc) {
+__device__ __forceinline__ RateTable shared_table(RateScratch &sc, long long sample) {
     const int wid = threadIdx.x >> 5;
     return {sc.offs + (threadIdx.x & ~31), sc.terms + (threadIdx.x & ~31),
-            sc.key + wid * IGP_RATE_SLOTS, sc.val + wid * IGP_RATE_SLOTS, IGP_RATE_BITS};
+            sc.key + wid * IGP_RATE_SLOTS, sc.val + wid * IGP_RATE_SLOTS, IGP_RATE_BITS, sample};
 }
 
 // The chunk scratch of the heavy kernels, whose tables live in global memory.
@@ -95,10 +96,21 @@ struct RateChunks {
 
 // The warp's slice of a heavy kernel's tables: table igp_warp() of 2^max_bits slots each.
 __device__ __forceinline__ RateTable global_table(RateChunks &sc, int *gkey, igp_u64 *gval,
-                                                  int max_bits) {
+                                                  int max_bits, long long sample) {
     const long long at = igp_warp() << max_bits;
     return {sc.offs + (threadIdx.x & ~31), sc.terms + (threadIdx.x & ~31), gkey + at, gval + at,
-            max_bits};
+            max_bits, sample};
+}
+
+// Rating windows (RateTable::sample > 0): vertex u rates the neighbours it has through a net e
+// of more than `sample` pins among `sample` consecutive pins of e (cyclically), from position
+// tie_hash(IGP_WINDOW_SALT, u, e) mod |e| on, each with e's full term w_e / (|e| - 1). The start
+// depends on u and e only, so a vertex's ratings stay the same from round to round.
+#define IGP_WINDOW_SALT 0x5A17
+__device__ __forceinline__ long long window_pin(long long u, int e, long long first,
+                                                long long size, long long t, long long sample) {
+    if (sample <= 0 || size <= sample) return first + t;
+    return first + ((long long)(igp::tie_hash(IGP_WINDOW_SALT, u, e) % (unsigned int)size) + t) % size;
 }
 
 __device__ __forceinline__ void rate_scratch_clear(RateScratch &sc) {
@@ -110,12 +122,13 @@ __device__ __forceinline__ void rate_scratch_clear(RateScratch &sc) {
     __syncwarp();
 }
 
-// Loads the sizes (0 outside 2..max_net_size) of nets vind[j0 + lane] into the warp's end
-// offsets (warp scan) and, with terms, their rating terms; returns the chunk's pin total.
+// Loads the sizes (0 outside 2..max_net_size; at most sample when sample > 0: the window walked)
+// of nets vind[j0 + lane] into the warp's end offsets (warp scan) and, with terms, their
+// rating terms (of the full size); returns the chunk's pin total.
 __device__ __forceinline__ long long load_chunk(long long j0, long long ue, const long long *eptr,
                                                 const long long *ewgt, const int *vind,
                                                 long long max_net_size, int shift, long long *off,
-                                                igp_u64 *term) {
+                                                igp_u64 *term, long long sample) {
     const int lane = igp_lane();
     __syncwarp();  // the previous chunk's offsets are no longer read
     long long sz = 0;
@@ -125,6 +138,7 @@ __device__ __forceinline__ long long load_chunk(long long j0, long long ue, cons
         sz = eptr[e + 1] - eptr[e];
         if (sz < 2 || sz > max_net_size) sz = 0;
         else if (term) tm = rating_fixed(ewgt[e], sz, shift);
+        if (sample > 0 && sz > sample) sz = sample;
     }
     long long inc = sz;
     for (int o = 1; o < 32; o <<= 1) {
@@ -166,7 +180,9 @@ __device__ __forceinline__ int chunk_net(const long long *off, long long t) {
 // the heavy kernels pass a larger one in global memory, so that vertices with more neighbours
 // than 256 are rated in one pass instead of 4, 16, ...).
 // *unique (when non-NULL): whether no other accepted neighbour has the winner's score.
-template <class Ok>
+// Windowed: whether tab.sample applies (a separate instantiation, so that the path without
+// windows compiles as it did before them).
+template <bool Windowed, class Ok>
 __device__ __forceinline__ int best_neighbour(long long u, const long long *eptr, const int *eind,
                                               const long long *ewgt, const long long *vptr,
                                               const int *vind, long long max_net_size, int shift,
@@ -178,6 +194,7 @@ __device__ __forceinline__ int best_neighbour(long long u, const long long *eptr
     int *key = tab.key;
     igp_u64 *val = tab.val;
     const int max_bits = tab.max_bits;
+    const long long sample = Windowed ? tab.sample : 0;  // >= 32: none on the small path
     const long long ub = vptr[u], ue = vptr[u + 1];
     const bool one_chunk = ue - ub <= 32;
     Rated r;
@@ -280,10 +297,11 @@ __device__ __forceinline__ int best_neighbour(long long u, const long long *eptr
         // pins on u's nets: an upper bound of u's neighbours (one chunk: its offsets stay loaded)
         long long walk = 0;
         if (one_chunk) {
-            walk = load_chunk(ub, ue, eptr, ewgt, vind, max_net_size, shift, off, term);
+            walk = load_chunk(ub, ue, eptr, ewgt, vind, max_net_size, shift, off, term, sample);
         } else {
             for (long long j0 = ub; j0 < ue && walk < (1LL << max_bits); j0 += 32)
-                walk += load_chunk(j0, ue, eptr, ewgt, vind, max_net_size, shift, nullptr, nullptr);
+                walk += load_chunk(j0, ue, eptr, ewgt, vind, max_net_size, shift, nullptr, nullptr,
+                                   sample);
         }
         int bits = 5;
         while (bits < max_bits && (1LL << bits) < 2 * walk) ++bits;
@@ -295,11 +313,15 @@ __device__ __forceinline__ int best_neighbour(long long u, const long long *eptr
                 for (long long j0 = ub; j0 < ue; j0 += 32) {
                     long long total = walk;
                     if (!one_chunk)
-                        total = load_chunk(j0, ue, eptr, ewgt, vind, max_net_size, shift, off, term);
+                        total = load_chunk(j0, ue, eptr, ewgt, vind, max_net_size, shift, off, term,
+                                           sample);
                     for (long long t = lane; t < total && !over; t += 32) {
                         const int lo = chunk_net(off, t);
                         const int e = vind[j0 + lo];
-                        const int v = eind[eptr[e] + (t - (lo ? off[lo - 1] : 0))];
+                        const long long first = eptr[e];
+                        const long long size = sample > 0 ? eptr[e + 1] - first : 0;
+                        const int v = eind[window_pin(u, e, first, size,
+                                                      t - (lo ? off[lo - 1] : 0), sample)];
                         if (v == u) continue;
                         if (passes > 1 && (((unsigned int)v * 0x85ebca6bu) >> 16) % passes != c) continue;
                         unsigned int h = ((unsigned int)v * 2654435761u) >> (32 - bits);
@@ -351,7 +373,22 @@ __device__ __forceinline__ int best_neighbour(long long u, const long long *eptr
 
 namespace {
 
-// hg_rate's work on vertex u (the whole warp).
+// best_neighbour without windows (Mode 0), with tab's (1), or with them when tab.sample > 0 (2).
+template <int Mode, class Ok>
+__device__ __forceinline__ int rate_best(long long u, const long long *eptr, const int *eind,
+                                         const long long *ewgt, const long long *vptr,
+                                         const int *vind, long long max_net_size, int shift,
+                                         long long seed, bool weight_penalty, const RateTable &tab,
+                                         Ok ok, bool *unique = nullptr) {
+    if (Mode == 1 || (Mode == 2 && tab.sample > 0))
+        return best_neighbour<true>(u, eptr, eind, ewgt, vptr, vind, max_net_size, shift, seed,
+                                    weight_penalty, tab, ok, unique);
+    return best_neighbour<false>(u, eptr, eind, ewgt, vptr, vind, max_net_size, shift, seed,
+                                 weight_penalty, tab, ok, unique);
+}
+
+// hg_rate's work on vertex u (the whole warp); Mode as rate_best's.
+template <int Mode>
 __device__ __forceinline__ void hg_rate_vertex(long long u, const long long *eptr, const int *eind,
                                                const long long *ewgt, const long long *vptr,
                                                const int *vind, const long long *vwgt,
@@ -362,7 +399,8 @@ __device__ __forceinline__ void hg_rate_vertex(long long u, const long long *ept
     int b = -1;
     if (wu <= mcw) {
         const int cu = comm ? comm[u] : 0;
-        b = best_neighbour(u, eptr, eind, ewgt, vptr, vind, max_net_size, shift, seed, false, tab,
+        b = rate_best<Mode>(u, eptr, eind, ewgt, vptr, vind, max_net_size, shift, seed, false,
+                            tab,
                            [&](int v, long long *wv) {
                                *wv = vwgt[v];
                                return (!comm || comm[v] == cu) && wu + vwgt[v] <= mcw;
@@ -371,7 +409,8 @@ __device__ __forceinline__ void hg_rate_vertex(long long u, const long long *ept
     if (igp_lane() == 0) best[u] = b;
 }
 
-// cluster_rate's work on vertex u (the whole warp; see cluster_rate).
+// cluster_rate's work on vertex u (the whole warp; see cluster_rate); Mode as rate_best's.
+template <int Mode>
 __device__ __forceinline__ void cluster_rate_vertex(
     long long u, const long long *eptr, const int *eind, const long long *ewgt,
     const long long *vptr, const int *vind, const long long *vwgt, const int *rep,
@@ -395,8 +434,8 @@ __device__ __forceinline__ void cluster_rate_vertex(
             b = p;
         } else {
             bool un = false;
-            b = best_neighbour(u, eptr, eind, ewgt, vptr, vind, max_net_size, shift, seed,
-                               weight_penalty != 0, tab, ok, &un);
+            b = rate_best<Mode>(u, eptr, eind, ewgt, vptr, vind, max_net_size, shift, seed,
+                                weight_penalty != 0, tab, ok, &un);
             __syncwarp();  // every lane has read uniq[u]
             if (uniq && igp_lane() == 0) uniq[u] = un;
         }
@@ -411,19 +450,35 @@ __device__ __forceinline__ void cluster_rate_vertex(
 // when comm != NULL, the same community (HyperG neighbour selection). One warp per vertex.
 // shift: the fixed-point scale of the ratings (rating_fixed). heavy (non-NULL): vertices
 // flagged there are skipped, left to hg_rate_heavy.
-extern "C" __global__ void hg_rate(long long n, const long long *eptr, const int *eind,
-                                   const long long *ewgt, const long long *vptr, const int *vind,
-                                   const long long *vwgt, long long mcw, long long max_net_size,
-                                   int shift, const int *comm, long long seed, int *best,
-                                   const char *heavy) {
+#define IGP_HG_RATE_PARAMS                                                                       \
+    long long n, const long long *eptr, const int *eind, const long long *ewgt,                  \
+        const long long *vptr, const int *vind, const long long *vwgt, long long mcw,            \
+        long long max_net_size, int shift, const int *comm, long long seed, int *best,           \
+        const char *heavy, long long sample
+#define IGP_HG_RATE_ARGS \
+    n, eptr, eind, ewgt, vptr, vind, vwgt, mcw, max_net_size, shift, comm, seed, best, heavy, sample
+
+namespace {
+
+template <int Mode>
+__device__ __forceinline__ void hg_rate_all(IGP_HG_RATE_PARAMS) {
     __shared__ RateScratch scratch;
     rate_scratch_clear(scratch);
-    const RateTable tab = shared_table(scratch);
+    const RateTable tab = shared_table(scratch, sample);
     for (long long u = igp_warp(); u < n; u += igp_nwarps()) {
         if (heavy && heavy[u]) continue;
-        hg_rate_vertex(u, eptr, eind, ewgt, vptr, vind, vwgt, mcw, max_net_size, shift, comm, seed,
-                       best, tab);
+        hg_rate_vertex<Mode>(u, eptr, eind, ewgt, vptr, vind, vwgt, mcw, max_net_size, shift, comm,
+                             seed, best, tab);
     }
+}
+
+}  // namespace
+
+// sample: ignored (0); hg_rate_windowed takes windows of `sample` pins (RateTable).
+extern "C" __global__ void hg_rate(IGP_HG_RATE_PARAMS) { hg_rate_all<0>(IGP_HG_RATE_ARGS); }
+
+extern "C" __global__ void hg_rate_windowed(IGP_HG_RATE_PARAMS) {
+    hg_rate_all<1>(IGP_HG_RATE_ARGS);
 }
 
 // Vertices with more pins on their rated nets than a shared table holds (the rating's "heavy"
@@ -436,11 +491,11 @@ extern "C" __global__ void hg_rate_heavy(long long nlist, const int *list, const
                                          const long long *vwgt, long long mcw,
                                          long long max_net_size, int shift, const int *comm,
                                          long long seed, int *best, int *gkey, igp_u64 *gval,
-                                         int max_bits) {
+                                         int max_bits, long long sample) {
     __shared__ RateChunks chunks;
-    const RateTable tab = global_table(chunks, gkey, gval, max_bits);
+    const RateTable tab = global_table(chunks, gkey, gval, max_bits, sample);
     for (long long i = igp_warp(); i < nlist; i += igp_nwarps())
-        hg_rate_vertex(list[i], eptr, eind, ewgt, vptr, vind, vwgt, mcw, max_net_size, shift, comm,
+        hg_rate_vertex<2>(list[i], eptr, eind, ewgt, vptr, vind, vwgt, mcw, max_net_size, shift, comm,
                        seed, best, tab);
 }
 
@@ -467,23 +522,45 @@ extern "C" __global__ void hg_rate_heavy(long long nlist, const int *list, const
 // level took 9.8 / 24.5 ms with 6 against 9.9 / 26.5 ms with 4 (the unbounded kernel's
 // occupancy) and 11.6 / 32.4 ms with 8 (H200, 2026-11-26, medians of 4; the same clusters).
 #define IGP_RATE_MIN_BLOCKS 6
-extern "C" __global__ void __launch_bounds__(IGP_BLOCK_THREADS, IGP_RATE_MIN_BLOCKS)
-cluster_rate(long long n, const long long *eptr, const int *eind, const long long *ewgt,
-             const long long *vptr, const int *vind, const long long *vwgt, const int *rep,
-             const long long *cw, const int *csize, char *single, long long mcw, int smax,
-             long long max_net_size, int shift, const int *comm, long long seed,
-             int weight_penalty, const int *prev, signed char *uniq, int keep_ties, int *best,
-             int *joined, const char *heavy) {
+#define IGP_CLUSTER_RATE_PARAMS                                                                  \
+    long long n, const long long *eptr, const int *eind, const long long *ewgt,                  \
+        const long long *vptr, const int *vind, const long long *vwgt, const int *rep,           \
+        const long long *cw, const int *csize, char *single, long long mcw, int smax,            \
+        long long max_net_size, int shift, const int *comm, long long seed, int weight_penalty, \
+        const int *prev, signed char *uniq, int keep_ties, int *best, int *joined,               \
+        const char *heavy, long long sample
+#define IGP_CLUSTER_RATE_ARGS                                                                     \
+    n, eptr, eind, ewgt, vptr, vind, vwgt, rep, cw, csize, single, mcw, smax, max_net_size, shift, \
+        comm, seed, weight_penalty, prev, uniq, keep_ties, best, joined, heavy, sample
+
+namespace {
+
+template <int Mode>
+__device__ __forceinline__ void cluster_rate_all(IGP_CLUSTER_RATE_PARAMS) {
     __shared__ RateScratch scratch;
     rate_scratch_clear(scratch);
-    const RateTable tab = shared_table(scratch);
+    const RateTable tab = shared_table(scratch, sample);
     if (igp_tid() == 0) *joined = 0;  // cluster_join's counter, launched after this kernel
     for (long long u = igp_warp(); u < n; u += igp_nwarps()) {
         if (heavy && heavy[u]) continue;
-        cluster_rate_vertex(u, eptr, eind, ewgt, vptr, vind, vwgt, rep, cw, csize, single, mcw,
-                            smax, max_net_size, shift, comm, seed, weight_penalty, prev, uniq,
-                            keep_ties, best, tab);
+        cluster_rate_vertex<Mode>(u, eptr, eind, ewgt, vptr, vind, vwgt, rep, cw, csize, single,
+                                  mcw, smax, max_net_size, shift, comm, seed, weight_penalty, prev,
+                                  uniq, keep_ties, best, tab);
     }
+}
+
+}  // namespace
+
+// sample: ignored (0); cluster_rate_windowed takes windows of `sample` pins (RateTable), a
+// kernel of its own so that this one compiles as without windows.
+extern "C" __global__ void __launch_bounds__(IGP_BLOCK_THREADS, IGP_RATE_MIN_BLOCKS)
+cluster_rate(IGP_CLUSTER_RATE_PARAMS) {
+    cluster_rate_all<0>(IGP_CLUSTER_RATE_ARGS);
+}
+
+extern "C" __global__ void __launch_bounds__(IGP_BLOCK_THREADS, IGP_RATE_MIN_BLOCKS)
+cluster_rate_windowed(IGP_CLUSTER_RATE_PARAMS) {
+    cluster_rate_all<1>(IGP_CLUSTER_RATE_ARGS);
 }
 
 // cluster_rate on the heavy vertices list[0, nlist) with per-warp tables in global memory (as
@@ -494,11 +571,11 @@ extern "C" __global__ void cluster_rate_heavy(long long nlist, const int *list, 
                    char *single, long long mcw, int smax, long long max_net_size, int shift,
                    const int *comm, long long seed, int weight_penalty, const int *prev,
                    signed char *uniq, int keep_ties, int *best, int *gkey, igp_u64 *gval,
-                   int max_bits) {
+                   int max_bits, long long sample) {
     __shared__ RateChunks chunks;
-    const RateTable tab = global_table(chunks, gkey, gval, max_bits);
+    const RateTable tab = global_table(chunks, gkey, gval, max_bits, sample);
     for (long long i = igp_warp(); i < nlist; i += igp_nwarps())
-        cluster_rate_vertex(list[i], eptr, eind, ewgt, vptr, vind, vwgt, rep, cw, csize, single,
+        cluster_rate_vertex<2>(list[i], eptr, eind, ewgt, vptr, vind, vwgt, rep, cw, csize, single,
                             mcw, smax, max_net_size, shift, comm, seed, weight_penalty, prev, uniq,
                             keep_ties, best, tab);
 }
