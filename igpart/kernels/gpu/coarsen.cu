@@ -110,7 +110,8 @@ __device__ __forceinline__ RateTable global_table(RateChunks &sc, int *gkey, igp
 __device__ __forceinline__ long long window_pin(long long u, int e, long long first,
                                                 long long size, long long t, long long sample) {
     if (sample <= 0 || size <= sample) return first + t;
-    return first + ((long long)(igp::tie_hash(IGP_WINDOW_SALT, u, e) % (unsigned int)size) + t) % size;
+    const long long start = igp::tie_hash(IGP_WINDOW_SALT, u, e) % (unsigned int)size;
+    return first + (start + t) % size;
 }
 
 __device__ __forceinline__ void rate_scratch_clear(RateScratch &sc) {
@@ -399,12 +400,12 @@ __device__ __forceinline__ void hg_rate_vertex(long long u, const long long *ept
     int b = -1;
     if (wu <= mcw) {
         const int cu = comm ? comm[u] : 0;
+        auto ok = [&](int v, long long *wv) {
+            *wv = vwgt[v];
+            return (!comm || comm[v] == cu) && wu + vwgt[v] <= mcw;
+        };
         b = rate_best<Mode>(u, eptr, eind, ewgt, vptr, vind, max_net_size, shift, seed, false,
-                            tab,
-                           [&](int v, long long *wv) {
-                               *wv = vwgt[v];
-                               return (!comm || comm[v] == cu) && wu + vwgt[v] <= mcw;
-                           });
+                            tab, ok);
     }
     if (igp_lane() == 0) best[u] = b;
 }
@@ -495,8 +496,8 @@ extern "C" __global__ void hg_rate_heavy(long long nlist, const int *list, const
     __shared__ RateChunks chunks;
     const RateTable tab = global_table(chunks, gkey, gval, max_bits, sample);
     for (long long i = igp_warp(); i < nlist; i += igp_nwarps())
-        hg_rate_vertex<2>(list[i], eptr, eind, ewgt, vptr, vind, vwgt, mcw, max_net_size, shift, comm,
-                       seed, best, tab);
+        hg_rate_vertex<2>(list[i], eptr, eind, ewgt, vptr, vind, vwgt, mcw, max_net_size, shift,
+                          comm, seed, best, tab);
 }
 
 // Parallel cluster-aware heavy-edge clustering, rating step: every vertex still alone
@@ -565,19 +566,19 @@ cluster_rate_windowed(IGP_CLUSTER_RATE_PARAMS) {
 
 // cluster_rate on the heavy vertices list[0, nlist) with per-warp tables in global memory (as
 // hg_rate_heavy; its small shared scratch needs no register bound for occupancy).
-extern "C" __global__ void cluster_rate_heavy(long long nlist, const int *list, const long long *eptr, const int *eind,
-                   const long long *ewgt, const long long *vptr, const int *vind,
-                   const long long *vwgt, const int *rep, const long long *cw, const int *csize,
-                   char *single, long long mcw, int smax, long long max_net_size, int shift,
-                   const int *comm, long long seed, int weight_penalty, const int *prev,
-                   signed char *uniq, int keep_ties, int *best, int *gkey, igp_u64 *gval,
-                   int max_bits, long long sample) {
+extern "C" __global__ void cluster_rate_heavy(
+    long long nlist, const int *list, const long long *eptr, const int *eind,
+    const long long *ewgt, const long long *vptr, const int *vind, const long long *vwgt,
+    const int *rep, const long long *cw, const int *csize, char *single, long long mcw, int smax,
+    long long max_net_size, int shift, const int *comm, long long seed, int weight_penalty,
+    const int *prev, signed char *uniq, int keep_ties, int *best, int *gkey, igp_u64 *gval,
+    int max_bits, long long sample) {
     __shared__ RateChunks chunks;
     const RateTable tab = global_table(chunks, gkey, gval, max_bits, sample);
     for (long long i = igp_warp(); i < nlist; i += igp_nwarps())
-        cluster_rate_vertex<2>(list[i], eptr, eind, ewgt, vptr, vind, vwgt, rep, cw, csize, single,
-                            mcw, smax, max_net_size, shift, comm, seed, weight_penalty, prev, uniq,
-                            keep_ties, best, tab);
+        cluster_rate_vertex<2>(list[i], eptr, eind, ewgt, vptr, vind, vwgt, rep, cw, csize,
+                               single, mcw, smax, max_net_size, shift, comm, seed, weight_penalty,
+                               prev, uniq, keep_ties, best, tab);
 }
 
 // Clustering step: mutual choices of two lone vertices become a pair (the smaller id is the
