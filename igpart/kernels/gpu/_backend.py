@@ -350,12 +350,17 @@ class GpuBackend(HostFallback, Backend):
     #: were faster (0.187 / 0.398 against 0.216 / 0.416 s). k = 32 was not measured.
     JET_HOST_MIN_K = 32
 
+    #: Default of ``rating_heavy_slots``: 0, the rating kernels' shared tables for every vertex.
+    RATING_HEAVY_SLOTS = 0
+
     def __init__(self, fm_host_max_pins: int | None = None,
                  community_host_max: int | None = None,
                  jet_host_max_pins: int | None = None,
                  cluster_max_size: int | None = None, deterministic: bool = False,
                  jet_boundary: bool = True, jet_host_min_k: int | None = None,
-                 memory_budget: int | str | None = None) -> None:
+                 memory_budget: int | str | None = None,
+                 rating_heavy_slots: int | None = None, rating_keep_ties: bool = False,
+                 rating_window: int = 0) -> None:
         from .. import budget
         from ..cpu import CpuBackend
 
@@ -390,6 +395,27 @@ class GpuBackend(HostFallback, Backend):
         #: ... at k >= jet_host_min_k only
         self.jet_host_min_k = (self.JET_HOST_MIN_K if jet_host_min_k is None
                                else int(jet_host_min_k))
+        heavy = (self.RATING_HEAVY_SLOTS if rating_heavy_slots is None
+                 else int(rating_heavy_slots))
+        if heavy and (heavy < 512 or heavy > 1 << 16 or heavy & (heavy - 1)):
+            raise ValueError("GpuBackend: rating_heavy_slots must be 0 or a power of two from "
+                             f"512 to 65536, got {heavy}")
+        #: the rating of clusters and HyperG's groups takes the vertices with more pins on
+        #: their rated nets than a warp's shared table holds (256) apart, and rates them with
+        #: tables of up to this many slots in global memory: the same choices, in one pass
+        #: where the shared table takes 4, 16, ... over all of the vertex's pins (0: off)
+        self.rating_heavy_slots = heavy
+        #: the clustering's later rounds leave a lone vertex its previous choice while that has
+        #: room even when its score was tied (rating it again could pick a tied neighbour in a
+        #: lighter cluster): fewer vertices rated per round, not always the same choices
+        self.rating_keep_ties = bool(rating_keep_ties)
+        if rating_window and int(rating_window) < 32:
+            raise ValueError(f"GpuBackend: rating_window must be 0 or at least 32, got "
+                             f"{rating_window}")
+        #: the rating (clusters and HyperG's groups) walks a net of more pins than this only
+        #: through a window of this many of its pins per vertex, with the net's full term (0:
+        #: every pin; see ``_hypergraph.cluster``'s ``sample``)
+        self.rating_window = int(rating_window)
         self._host: dict[int, object] = {}
         #: launches issued between two contractions (one entry per level built)
         self.level_launches: list[int] = []
@@ -593,7 +619,8 @@ class GpuBackend(HostFallback, Backend):
             if comm.shape != (hg.n,):
                 raise ValueError(f"coarsen_hypergraph: communities must be 1-D of length {hg.n}")
         return _hypergraph.coarsen(hg, int(max_cluster_weight), int(group_size),
-                                   int(max_net_size), comm, int(seed))
+                                   int(max_net_size), comm, int(seed), self.rating_heavy_slots,
+                                   self.rating_window)
 
     @_in_phase("coarsening")
     def cluster_hypergraph(self, hg: HypergraphArrays, max_cluster_weight: int, *,
@@ -610,7 +637,9 @@ class GpuBackend(HostFallback, Backend):
             return cp.arange(hg.n, dtype=cp.int32), hg.n
         return _hypergraph.cluster(hg, int(max_cluster_weight), int(max_net_size), comm,
                                    float(max_shrink), bool(weight_penalty), int(seed),
-                                   self.cluster_max_size, self.deterministic)
+                                   self.cluster_max_size, self.deterministic,
+                                   self.rating_heavy_slots, self.rating_keep_ties,
+                                   self.rating_window)
 
     @_in_phase("coarsening")
     def communities(self, hg: HypergraphArrays, *, max_net_size: int = 50, max_levels: int = 8,
@@ -625,7 +654,9 @@ class GpuBackend(HostFallback, Backend):
         limit = self.community_level_max(k)
         while cur.n > limit:
             cmap, nc = _hypergraph.cluster(cur, cur.total_weight, max_net_size, None, 4.0, False,
-                                           seed, self.cluster_max_size, self.deterministic)
+                                           seed, self.cluster_max_size, self.deterministic,
+                                           self.rating_heavy_slots, self.rating_keep_ties,
+                                           self.rating_window)
             if nc > 0.9 * cur.n:
                 break
             maps.append(cmap)

@@ -82,17 +82,85 @@ def rating_shift(hg: HypergraphArrays) -> int:
     return max(0, min(32, 62 - max(total, 1).bit_length()))
 
 
+#: Slots of a warp's rating table in shared memory (IGP_RATE_SLOTS in coarsen.cu): a vertex
+#: with more pins on its rated nets may have more neighbours than the table holds, and the
+#: kernels then rate it in 4, 16, ... passes over all its pins (one per class of neighbours).
+SHARED_RATE_SLOTS = 256
+#: The heavy rating kernels run on at most this many warps (one global table each) ...
+HEAVY_WARPS = 132 * 32
+#: ... and their tables take at most this many bytes (fewer warps with larger tables).
+HEAVY_TABLE_BYTES = 128 << 20
+
+
+class HeavyRating:
+    """The vertices of a level that the rating kernels leave to their ``*_heavy`` variants
+    (more than ``SHARED_RATE_SLOTS`` pins on their nets of 2..``max_net_size`` pins), and the
+    per-warp tables in global memory they are rated with: ``bits`` = log2 of the slots per
+    warp, the smallest power of two with at least twice the heaviest vertex's pins, at most
+    ``max_slots`` (so up to ``max_slots / 2`` pins take one pass)."""
+
+    def __init__(self, flags, ids, bits: int, warps: int) -> None:
+        self.flags = flags  # bool per vertex: rated by the heavy kernel
+        self.ids = ids  # int32, the flagged vertices
+        self.bits = bits
+        self.warps = warps
+        slots = warps << bits
+        self.key = cp.full(slots, -1, dtype=cp.int32)  # kept cleared by the kernels
+        self.val = cp.zeros(slots, dtype=cp.uint64)
+        STATS.add(2)
+
+    @classmethod
+    def of(cls, hg: HypergraphArrays, max_net_size: int, max_slots: int,
+           sample: int = 0) -> HeavyRating | None:
+        """The heavy vertices of ``hg`` and their tables; None when none is heavy or
+        ``max_slots`` is 0. ``sample``: the rating's windows (pins walked per net)."""
+        if max_slots <= 0 or hg.n == 0 or int(hg.vind.shape[0]) <= SHARED_RATE_SLOTS:
+            return None
+        sizes = cp.diff(hg.eptr)[hg.vind]
+        sizes[(sizes < 2) | (sizes > max_net_size)] = 0
+        if sample > 0:
+            cp.minimum(sizes, sample, out=sizes)
+        walk = cp.diff(exclusive_cumsum(sizes)[hg.vptr])
+        flags = walk > SHARED_RATE_SLOTS
+        ids = cp.flatnonzero(flags).astype(cp.int32)
+        STATS.add(8)
+        if ids.size == 0:
+            return None
+        need = (2 * int(walk.max()) - 1).bit_length()
+        bits = max(SHARED_RATE_SLOTS.bit_length() - 1, min(max_slots.bit_length() - 1, need))
+        warps = max(1, min(int(ids.size), HEAVY_WARPS, HEAVY_TABLE_BYTES // ((1 << bits) * 12)))
+        per_block = THREADS // 32
+        return cls(flags, ids, bits, blocks_for(warps, per_block) * per_block)
+
+
+def _check_window(sample: int) -> None:
+    """Windows of fewer than 32 pins would reach the kernels' path for vertices of at most 32
+    rated pins, which walks whole nets."""
+    if 0 < sample < 32:
+        raise ValueError(f"rating windows must have at least 32 pins, got {sample}")
+
+
 def coarsen(hg: HypergraphArrays, mcw: int, group_size: int, max_net_size: int, communities,
-            seed: int):
+            seed: int, heavy_slots: int = 0, sample: int = 0):
+    """HyperG's balanced groups: ``hg_rate``, then :func:`group_vertices`. ``heavy_slots``,
+    ``sample``: as in :func:`cluster`."""
     n = hg.n
     if n == 0:
         return cp.zeros(0, dtype=cp.int32), 0
     best = cp.empty(n, dtype=cp.int32)
     comm = NULL if communities is None else communities
-    launch("coarsen", "hg_rate", n, (i64(n), hg.eptr, hg.eind, hg.ewgt, hg.vptr, hg.vind, hg.vwgt,
-                                     i64(mcw), i64(max_net_size), i32(rating_shift(hg)), comm,
-                                     i64(seed), best),
+    _check_window(sample)
+    heavy = HeavyRating.of(hg, max_net_size, heavy_slots, sample)
+    shift = rating_shift(hg)
+    launch("coarsen", "hg_rate_windowed" if sample > 0 else "hg_rate", n, (
+        i64(n), hg.eptr, hg.eind, hg.ewgt, hg.vptr, hg.vind, hg.vwgt, i64(mcw), i64(max_net_size),
+        i32(shift), comm, i64(seed), best, NULL if heavy is None else heavy.flags, i64(sample)),
            warps=True)
+    if heavy is not None:
+        launch("coarsen", "hg_rate_heavy", heavy.warps, (
+            i64(heavy.ids.size), heavy.ids, hg.eptr, hg.eind, hg.ewgt, hg.vptr, hg.vind, hg.vwgt,
+            i64(mcw), i64(max_net_size), i32(shift), comm, i64(seed), best, heavy.key, heavy.val,
+            i32(heavy.bits), i64(sample)), warps=True)
     return group_vertices(best, n, hg.vwgt, mcw, group_size, mirror=False)
 
 
@@ -128,7 +196,8 @@ def _scatter_add(out, idx, values) -> None:
 
 def cluster(hg: HypergraphArrays, mcw: int, max_net_size: int, communities, max_shrink: float,
             weight_penalty: bool, seed: int, max_size: int = CLUSTER_MAX_SIZE,
-            deterministic: bool = False):
+            deterministic: bool = False, heavy_slots: int = 0, keep_ties: bool = False,
+            sample: int = 0):
     """Parallel cluster-aware heavy-edge clustering: rounds in which every vertex still alone
     rates its neighbours' clusters (room for it: weight, ``max_size`` members; same
     community), mutual choices of lone vertices pair up and lone vertices join the existing
@@ -138,10 +207,22 @@ def cluster(hg: HypergraphArrays, mcw: int, max_net_size: int, communities, max_
     ``deterministic``: the joins are decided by :func:`igpart.kernels.cluster_join.join_round`
     (sorts and prefix sums in a seeded order) instead of the atomics of ``cluster_join``, whose
     outcome depends on the order the threads run in; the same seed then gives the same
-    clusters."""
+    clusters. ``heavy_slots`` (0: off): vertices with more pins on their rated nets than a
+    warp's table in shared memory holds are rated by ``cluster_rate_heavy`` with tables of up to
+    that many slots in global memory (:class:`HeavyRating`): the same choices, in one pass where
+    the shared table would take 4, 16, .... ``keep_ties`` (with ``REUSE_CHOICES``): a lone
+    vertex keeps its previous choice while that has room even where other neighbours rated the
+    same (``cluster_rate``), so later rounds rate only the vertices whose choice filled up; the
+    choices can then differ from rating every lone vertex again (ties by cluster weight).
+    ``sample`` (0: off; at least 32): a vertex rates the neighbours it has through a net of more
+    pins only among ``sample`` consecutive pins of it (cyclically, from a position hashed from
+    the vertex and the net), each with the net's full term: the work on such nets is bounded,
+    and a vertex whose pins are in large nets only picks among fewer tied neighbours."""
     n = hg.n
     if n == 0:
         return cp.zeros(0, dtype=cp.int32), 0
+    _check_window(sample)
+    heavy = HeavyRating.of(hg, max_net_size, heavy_slots, sample)
     rep = cp.arange(n, dtype=cp.int32)
     cw = hg.vwgt.copy()
     csize = cp.ones(n, dtype=cp.int32)
@@ -161,10 +242,18 @@ def cluster(hg: HypergraphArrays, mcw: int, max_net_size: int, communities, max_
             break
         # from the second round on, a lone vertex keeps a unique best choice while it has room
         prev = best if r > 0 and reuse else NULL
-        launch("coarsen", "cluster_rate", n, (
+        launch("coarsen", "cluster_rate_windowed" if sample > 0 else "cluster_rate", n, (
             i64(n), hg.eptr, hg.eind, hg.ewgt, hg.vptr, hg.vind, hg.vwgt, rep, cw, csize, single,
             i64(mcw), i32(max_size), i64(max_net_size), i32(shift), comm, i64(seed + r),
-            i32(int(weight_penalty)), prev, uniq, best, joined), warps=True)
+            i32(int(weight_penalty)), prev, uniq, i32(int(keep_ties)), best, joined,
+            NULL if heavy is None else heavy.flags, i64(sample)), warps=True)
+        if heavy is not None:
+            launch("coarsen", "cluster_rate_heavy", heavy.warps, (
+                i64(heavy.ids.size), heavy.ids, hg.eptr, hg.eind, hg.ewgt, hg.vptr, hg.vind,
+                hg.vwgt, rep, cw, csize, single, i64(mcw), i32(max_size), i64(max_net_size),
+                i32(shift), comm, i64(seed + r), i32(int(weight_penalty)), prev, uniq,
+                i32(int(keep_ties)), best, heavy.key, heavy.val, i32(heavy.bits), i64(sample)),
+                warps=True)
         if deterministic:
             j = join_round(cp, best, single, hg.vwgt, rep, cw, csize, int(mcw), int(max_size),
                            nc - target, seed + r, _scatter_add)

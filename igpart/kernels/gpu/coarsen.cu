@@ -70,6 +70,50 @@ struct RateScratch {
     igp_u64 val[(IGP_BLOCK_THREADS / 32) * IGP_RATE_SLOTS];
 };
 
+// The scratch one warp rates with: its chunk's offsets and terms, and a table of 2^bits
+// (neighbour, rating) slots, bits <= max_bits (the warp's shared slice of RateScratch, or for
+// the heavy kernels a slice of a table in global memory).
+struct RateTable {
+    long long *off;
+    igp_u64 *term;
+    int *key;
+    igp_u64 *val;
+    int max_bits;
+    long long sample;  // > 0: nets of more pins are walked through a window of this many
+};
+
+__device__ __forceinline__ RateTable shared_table(RateScratch &sc, long long sample) {
+    const int wid = threadIdx.x >> 5;
+    return {sc.offs + (threadIdx.x & ~31), sc.terms + (threadIdx.x & ~31),
+            sc.key + wid * IGP_RATE_SLOTS, sc.val + wid * IGP_RATE_SLOTS, IGP_RATE_BITS, sample};
+}
+
+// The chunk scratch of the heavy kernels, whose tables live in global memory.
+struct RateChunks {
+    long long offs[IGP_BLOCK_THREADS];
+    igp_u64 terms[IGP_BLOCK_THREADS];
+};
+
+// The warp's slice of a heavy kernel's tables: table igp_warp() of 2^max_bits slots each.
+__device__ __forceinline__ RateTable global_table(RateChunks &sc, int *gkey, igp_u64 *gval,
+                                                  int max_bits, long long sample) {
+    const long long at = igp_warp() << max_bits;
+    return {sc.offs + (threadIdx.x & ~31), sc.terms + (threadIdx.x & ~31), gkey + at, gval + at,
+            max_bits, sample};
+}
+
+// Rating windows (RateTable::sample > 0): vertex u rates the neighbours it has through a net e
+// of more than `sample` pins among `sample` consecutive pins of e (cyclically), from position
+// tie_hash(IGP_WINDOW_SALT, u, e) mod |e| on, each with e's full term w_e / (|e| - 1). The start
+// depends on u and e only, so a vertex's ratings stay the same from round to round.
+#define IGP_WINDOW_SALT 0x5A17
+__device__ __forceinline__ long long window_pin(long long u, int e, long long first,
+                                                long long size, long long t, long long sample) {
+    if (sample <= 0 || size <= sample) return first + t;
+    const long long start = igp::tie_hash(IGP_WINDOW_SALT, u, e) % (unsigned int)size;
+    return first + (start + t) % size;
+}
+
 __device__ __forceinline__ void rate_scratch_clear(RateScratch &sc) {
     const int w = threadIdx.x >> 5;
     for (int i = igp_lane(); i < IGP_RATE_SLOTS; i += 32) {
@@ -79,12 +123,13 @@ __device__ __forceinline__ void rate_scratch_clear(RateScratch &sc) {
     __syncwarp();
 }
 
-// Loads the sizes (0 outside 2..max_net_size) of nets vind[j0 + lane] into the warp's end
-// offsets (warp scan) and, with terms, their rating terms; returns the chunk's pin total.
+// Loads the sizes (0 outside 2..max_net_size; at most sample when sample > 0: the window walked)
+// of nets vind[j0 + lane] into the warp's end offsets (warp scan) and, with terms, their
+// rating terms (of the full size); returns the chunk's pin total.
 __device__ __forceinline__ long long load_chunk(long long j0, long long ue, const long long *eptr,
                                                 const long long *ewgt, const int *vind,
                                                 long long max_net_size, int shift, long long *off,
-                                                igp_u64 *term) {
+                                                igp_u64 *term, long long sample) {
     const int lane = igp_lane();
     __syncwarp();  // the previous chunk's offsets are no longer read
     long long sz = 0;
@@ -94,6 +139,7 @@ __device__ __forceinline__ long long load_chunk(long long j0, long long ue, cons
         sz = eptr[e + 1] - eptr[e];
         if (sz < 2 || sz > max_net_size) sz = 0;
         else if (term) tm = rating_fixed(ewgt[e], sz, shift);
+        if (sample > 0 && sz > sample) sz = sample;
     }
     long long inc = sz;
     for (int o = 1; o < 32; o <<= 1) {
@@ -131,19 +177,25 @@ __device__ __forceinline__ int chunk_net(const long long *off, long long t) {
 // neighbour. A vertex with more neighbours than the table holds (an insert that finds no free
 // slot) is rated in P = 4, 16, ... passes instead, pass c taking the neighbours of hash class
 // c; the fixed-point sums make every pass's ratings exact.
+// The table is `tab` (the warp's slice of the block's shared RateScratch: at most 2^8 slots;
+// the heavy kernels pass a larger one in global memory, so that vertices with more neighbours
+// than 256 are rated in one pass instead of 4, 16, ...).
 // *unique (when non-NULL): whether no other accepted neighbour has the winner's score.
-template <class Ok>
+// Windowed: whether tab.sample applies (a separate instantiation, so that the path without
+// windows compiles as it did before them).
+template <bool Windowed, class Ok>
 __device__ __forceinline__ int best_neighbour(long long u, const long long *eptr, const int *eind,
                                               const long long *ewgt, const long long *vptr,
                                               const int *vind, long long max_net_size, int shift,
                                               long long seed, bool weight_penalty,
-                                              RateScratch &scratch, Ok ok, bool *unique = nullptr) {
+                                              const RateTable &tab, Ok ok, bool *unique = nullptr) {
     const int lane = igp_lane();
-    const int wid = threadIdx.x >> 5;
-    long long *off = scratch.offs + (threadIdx.x & ~31);
-    igp_u64 *term = scratch.terms + (threadIdx.x & ~31);
-    int *key = scratch.key + wid * IGP_RATE_SLOTS;
-    igp_u64 *val = scratch.val + wid * IGP_RATE_SLOTS;
+    long long *off = tab.off;
+    igp_u64 *term = tab.term;
+    int *key = tab.key;
+    igp_u64 *val = tab.val;
+    const int max_bits = tab.max_bits;
+    const long long sample = Windowed ? tab.sample : 0;  // >= 32: none on the small path
     const long long ub = vptr[u], ue = vptr[u + 1];
     const bool one_chunk = ue - ub <= 32;
     Rated r;
@@ -246,13 +298,14 @@ __device__ __forceinline__ int best_neighbour(long long u, const long long *eptr
         // pins on u's nets: an upper bound of u's neighbours (one chunk: its offsets stay loaded)
         long long walk = 0;
         if (one_chunk) {
-            walk = load_chunk(ub, ue, eptr, ewgt, vind, max_net_size, shift, off, term);
+            walk = load_chunk(ub, ue, eptr, ewgt, vind, max_net_size, shift, off, term, sample);
         } else {
-            for (long long j0 = ub; j0 < ue && walk < IGP_RATE_SLOTS; j0 += 32)
-                walk += load_chunk(j0, ue, eptr, ewgt, vind, max_net_size, shift, nullptr, nullptr);
+            for (long long j0 = ub; j0 < ue && walk < (1LL << max_bits); j0 += 32)
+                walk += load_chunk(j0, ue, eptr, ewgt, vind, max_net_size, shift, nullptr, nullptr,
+                                   sample);
         }
         int bits = 5;
-        while (bits < IGP_RATE_BITS && (1LL << bits) < 2 * walk) ++bits;
+        while (bits < max_bits && (1LL << bits) < 2 * walk) ++bits;
         unsigned int passes = 1;
         while (true) {
             const unsigned int slots = 1u << bits;
@@ -261,11 +314,15 @@ __device__ __forceinline__ int best_neighbour(long long u, const long long *eptr
                 for (long long j0 = ub; j0 < ue; j0 += 32) {
                     long long total = walk;
                     if (!one_chunk)
-                        total = load_chunk(j0, ue, eptr, ewgt, vind, max_net_size, shift, off, term);
+                        total = load_chunk(j0, ue, eptr, ewgt, vind, max_net_size, shift, off, term,
+                                           sample);
                     for (long long t = lane; t < total && !over; t += 32) {
                         const int lo = chunk_net(off, t);
                         const int e = vind[j0 + lo];
-                        const int v = eind[eptr[e] + (t - (lo ? off[lo - 1] : 0))];
+                        const long long first = eptr[e];
+                        const long long size = sample > 0 ? eptr[e + 1] - first : 0;
+                        const int v = eind[window_pin(u, e, first, size,
+                                                      t - (lo ? off[lo - 1] : 0), sample)];
                         if (v == u) continue;
                         if (passes > 1 && (((unsigned int)v * 0x85ebca6bu) >> 16) % passes != c) continue;
                         unsigned int h = ((unsigned int)v * 2654435761u) >> (32 - bits);
@@ -283,7 +340,9 @@ __device__ __forceinline__ int best_neighbour(long long u, const long long *eptr
                     over = __any_sync(IGP_FULL_MASK, over);
                     if (over) break;
                 }
-                // scan (or, after an overflow, only clear) the table
+                // scan (or, after an overflow, only clear) the table, once every lane's inserts
+                // are done (ordered by the barrier: the table may be in global memory)
+                __syncwarp();
                 for (unsigned int i = lane; i < slots; i += 32) {
                     const int v = key[i];
                     if (v < 0) continue;
@@ -299,7 +358,7 @@ __device__ __forceinline__ int best_neighbour(long long u, const long long *eptr
             top = -1.0;
             at_top = 0;
             passes *= 4;
-            bits = IGP_RATE_BITS;
+            bits = max_bits;
         }
     }
     const Rated w = warp_best(r);
@@ -313,28 +372,132 @@ __device__ __forceinline__ int best_neighbour(long long u, const long long *eptr
 
 }  // namespace
 
+namespace {
+
+// best_neighbour without windows (Mode 0), with tab's (1), or with them when tab.sample > 0 (2).
+template <int Mode, class Ok>
+__device__ __forceinline__ int rate_best(long long u, const long long *eptr, const int *eind,
+                                         const long long *ewgt, const long long *vptr,
+                                         const int *vind, long long max_net_size, int shift,
+                                         long long seed, bool weight_penalty, const RateTable &tab,
+                                         Ok ok, bool *unique = nullptr) {
+    if (Mode == 1 || (Mode == 2 && tab.sample > 0))
+        return best_neighbour<true>(u, eptr, eind, ewgt, vptr, vind, max_net_size, shift, seed,
+                                    weight_penalty, tab, ok, unique);
+    return best_neighbour<false>(u, eptr, eind, ewgt, vptr, vind, max_net_size, shift, seed,
+                                 weight_penalty, tab, ok, unique);
+}
+
+// hg_rate's work on vertex u (the whole warp); Mode as rate_best's.
+template <int Mode>
+__device__ __forceinline__ void hg_rate_vertex(long long u, const long long *eptr, const int *eind,
+                                               const long long *ewgt, const long long *vptr,
+                                               const int *vind, const long long *vwgt,
+                                               long long mcw, long long max_net_size, int shift,
+                                               const int *comm, long long seed, int *best,
+                                               const RateTable &tab) {
+    const long long wu = vwgt[u];
+    int b = -1;
+    if (wu <= mcw) {
+        const int cu = comm ? comm[u] : 0;
+        auto ok = [&](int v, long long *wv) {
+            *wv = vwgt[v];
+            return (!comm || comm[v] == cu) && wu + vwgt[v] <= mcw;
+        };
+        b = rate_best<Mode>(u, eptr, eind, ewgt, vptr, vind, max_net_size, shift, seed, false,
+                            tab, ok);
+    }
+    if (igp_lane() == 0) best[u] = b;
+}
+
+// cluster_rate's work on vertex u (the whole warp; see cluster_rate); Mode as rate_best's.
+template <int Mode>
+__device__ __forceinline__ void cluster_rate_vertex(
+    long long u, const long long *eptr, const int *eind, const long long *ewgt,
+    const long long *vptr, const int *vind, const long long *vwgt, const int *rep,
+    const long long *cw, const int *csize, char *single, long long mcw, int smax,
+    long long max_net_size, int shift, const int *comm, long long seed, int weight_penalty,
+    const int *prev, signed char *uniq, int keep_ties, int *best, const RateTable &tab) {
+    int b = -1;
+    const long long wu = vwgt[u];
+    const bool alone = rep[u] == u && csize[u] == 1;
+    if (igp_lane() == 0) single[u] = alone;  // the round's snapshot for cluster_join
+    if (alone && wu <= mcw) {
+        const int cu = comm ? comm[u] : 0;
+        auto ok = [&](int v, long long *wv) {
+            const int r = rep[v];
+            *wv = cw[r];
+            return (!comm || comm[v] == cu) && cw[r] + wu <= mcw && csize[r] < smax;
+        };
+        long long unused;
+        const int p = prev ? prev[u] : -1;
+        if (prev && (p < 0 || ((keep_ties || uniq[u]) && ok(p, &unused)))) {
+            b = p;
+        } else {
+            bool un = false;
+            b = rate_best<Mode>(u, eptr, eind, ewgt, vptr, vind, max_net_size, shift, seed,
+                                weight_penalty != 0, tab, ok, &un);
+            __syncwarp();  // every lane has read uniq[u]
+            if (uniq && igp_lane() == 0) uniq[u] = un;
+        }
+    }
+    __syncwarp();  // every lane has read prev[u] before lane 0 overwrites it (aliasing)
+    if (igp_lane() == 0) best[u] = b;
+}
+
+}  // namespace
+
 // best[u]: the neighbour of highest rating among neighbours with vwgt[u] + vwgt[v] <= mcw and,
 // when comm != NULL, the same community (HyperG neighbour selection). One warp per vertex.
-// shift: the fixed-point scale of the ratings (rating_fixed).
-extern "C" __global__ void hg_rate(long long n, const long long *eptr, const int *eind,
-                                   const long long *ewgt, const long long *vptr, const int *vind,
-                                   const long long *vwgt, long long mcw, long long max_net_size,
-                                   int shift, const int *comm, long long seed, int *best) {
+// shift: the fixed-point scale of the ratings (rating_fixed). heavy (non-NULL): vertices
+// flagged there are skipped, left to hg_rate_heavy.
+#define IGP_HG_RATE_PARAMS                                                                       \
+    long long n, const long long *eptr, const int *eind, const long long *ewgt,                  \
+        const long long *vptr, const int *vind, const long long *vwgt, long long mcw,            \
+        long long max_net_size, int shift, const int *comm, long long seed, int *best,           \
+        const char *heavy, long long sample
+#define IGP_HG_RATE_ARGS \
+    n, eptr, eind, ewgt, vptr, vind, vwgt, mcw, max_net_size, shift, comm, seed, best, heavy, sample
+
+namespace {
+
+template <int Mode>
+__device__ __forceinline__ void hg_rate_all(IGP_HG_RATE_PARAMS) {
     __shared__ RateScratch scratch;
     rate_scratch_clear(scratch);
+    const RateTable tab = shared_table(scratch, sample);
     for (long long u = igp_warp(); u < n; u += igp_nwarps()) {
-        const long long wu = vwgt[u];
-        int b = -1;
-        if (wu <= mcw) {
-            const int cu = comm ? comm[u] : 0;
-            b = best_neighbour(u, eptr, eind, ewgt, vptr, vind, max_net_size, shift, seed, false,
-                               scratch, [&](int v, long long *wv) {
-                                   *wv = vwgt[v];
-                                   return (!comm || comm[v] == cu) && wu + vwgt[v] <= mcw;
-                               });
-        }
-        if (igp_lane() == 0) best[u] = b;
+        if (heavy && heavy[u]) continue;
+        hg_rate_vertex<Mode>(u, eptr, eind, ewgt, vptr, vind, vwgt, mcw, max_net_size, shift, comm,
+                             seed, best, tab);
     }
+}
+
+}  // namespace
+
+// sample: ignored (0); hg_rate_windowed takes windows of `sample` pins (RateTable).
+extern "C" __global__ void hg_rate(IGP_HG_RATE_PARAMS) { hg_rate_all<0>(IGP_HG_RATE_ARGS); }
+
+extern "C" __global__ void hg_rate_windowed(IGP_HG_RATE_PARAMS) {
+    hg_rate_all<1>(IGP_HG_RATE_ARGS);
+}
+
+// Vertices with more pins on their rated nets than a shared table holds (the rating's "heavy"
+// vertices, listed in list[0, nlist)): hg_rate's choice, each warp rating with its own table
+// of 2^max_bits slots in gkey / gval (one table per warp of the grid, all slots -1 / 0 on
+// entry and on return).
+extern "C" __global__ void hg_rate_heavy(long long nlist, const int *list, const long long *eptr,
+                                         const int *eind, const long long *ewgt,
+                                         const long long *vptr, const int *vind,
+                                         const long long *vwgt, long long mcw,
+                                         long long max_net_size, int shift, const int *comm,
+                                         long long seed, int *best, int *gkey, igp_u64 *gval,
+                                         int max_bits, long long sample) {
+    __shared__ RateChunks chunks;
+    const RateTable tab = global_table(chunks, gkey, gval, max_bits, sample);
+    for (long long i = igp_warp(); i < nlist; i += igp_nwarps())
+        hg_rate_vertex<2>(list[i], eptr, eind, ewgt, vptr, vind, vwgt, mcw, max_net_size, shift,
+                          comm, seed, best, tab);
 }
 
 // Parallel cluster-aware heavy-edge clustering, rating step: every vertex still alone
@@ -348,48 +511,74 @@ extern "C" __global__ void hg_rate(long long n, const long long *eptr, const int
 // rounds and the neighbours it may join only become fewer (clusters only grow), so a lone vertex
 // whose choice was the unique best keeps it while it still has room, one that had no choice has
 // none, and only the others are rated again: the same choices as rating every lone vertex again.
+// keep_ties (with prev): a lone vertex keeps its previous choice while that still has room
+// even when other neighbours rated the same (it is not rated again; rating it again could pick
+// a tied neighbour in a lighter cluster), so that only vertices whose choice filled up are
+// rated again.
+// heavy (non-NULL): vertices flagged there are skipped (single, uniq and best included), left
+// to cluster_rate_heavy, launched after this kernel.
 // Resident blocks per SM that cluster_rate is compiled for (__launch_bounds__: 40 registers
 // instead of 64, a few bytes spilled). The kernel is latency bound (a chain of dependent loads
 // per vertex), so more resident warps pay: one clustering of ibm01x200 / ibm09x100's finest
 // level took 9.8 / 24.5 ms with 6 against 9.9 / 26.5 ms with 4 (the unbounded kernel's
 // occupancy) and 11.6 / 32.4 ms with 8 (H200, 2026-11-26, medians of 4; the same clusters).
 #define IGP_RATE_MIN_BLOCKS 6
-extern "C" __global__ void __launch_bounds__(IGP_BLOCK_THREADS, IGP_RATE_MIN_BLOCKS)
-cluster_rate(long long n, const long long *eptr, const int *eind, const long long *ewgt,
-             const long long *vptr, const int *vind, const long long *vwgt, const int *rep,
-             const long long *cw, const int *csize, char *single, long long mcw, int smax,
-             long long max_net_size, int shift, const int *comm, long long seed,
-             int weight_penalty, const int *prev, signed char *uniq, int *best, int *joined) {
+#define IGP_CLUSTER_RATE_PARAMS                                                                  \
+    long long n, const long long *eptr, const int *eind, const long long *ewgt,                  \
+        const long long *vptr, const int *vind, const long long *vwgt, const int *rep,           \
+        const long long *cw, const int *csize, char *single, long long mcw, int smax,            \
+        long long max_net_size, int shift, const int *comm, long long seed, int weight_penalty, \
+        const int *prev, signed char *uniq, int keep_ties, int *best, int *joined,               \
+        const char *heavy, long long sample
+#define IGP_CLUSTER_RATE_ARGS                                                                     \
+    n, eptr, eind, ewgt, vptr, vind, vwgt, rep, cw, csize, single, mcw, smax, max_net_size, shift, \
+        comm, seed, weight_penalty, prev, uniq, keep_ties, best, joined, heavy, sample
+
+namespace {
+
+template <int Mode>
+__device__ __forceinline__ void cluster_rate_all(IGP_CLUSTER_RATE_PARAMS) {
     __shared__ RateScratch scratch;
     rate_scratch_clear(scratch);
+    const RateTable tab = shared_table(scratch, sample);
     if (igp_tid() == 0) *joined = 0;  // cluster_join's counter, launched after this kernel
     for (long long u = igp_warp(); u < n; u += igp_nwarps()) {
-        int b = -1;
-        const long long wu = vwgt[u];
-        const bool alone = rep[u] == u && csize[u] == 1;
-        if (igp_lane() == 0) single[u] = alone;  // the round's snapshot for cluster_join
-        if (alone && wu <= mcw) {
-            const int cu = comm ? comm[u] : 0;
-            auto ok = [&](int v, long long *wv) {
-                const int r = rep[v];
-                *wv = cw[r];
-                return (!comm || comm[v] == cu) && cw[r] + wu <= mcw && csize[r] < smax;
-            };
-            long long unused;
-            const int p = prev ? prev[u] : -1;
-            if (prev && (p < 0 || (uniq[u] && ok(p, &unused)))) {
-                b = p;
-            } else {
-                bool un = false;
-                b = best_neighbour(u, eptr, eind, ewgt, vptr, vind, max_net_size, shift, seed,
-                                   weight_penalty != 0, scratch, ok, &un);
-                __syncwarp();  // every lane has read uniq[u]
-                if (uniq && igp_lane() == 0) uniq[u] = un;
-            }
-        }
-        __syncwarp();  // every lane has read prev[u] before lane 0 overwrites it (aliasing)
-        if (igp_lane() == 0) best[u] = b;
+        if (heavy && heavy[u]) continue;
+        cluster_rate_vertex<Mode>(u, eptr, eind, ewgt, vptr, vind, vwgt, rep, cw, csize, single,
+                                  mcw, smax, max_net_size, shift, comm, seed, weight_penalty, prev,
+                                  uniq, keep_ties, best, tab);
     }
+}
+
+}  // namespace
+
+// sample: ignored (0); cluster_rate_windowed takes windows of `sample` pins (RateTable), a
+// kernel of its own so that this one compiles as without windows.
+extern "C" __global__ void __launch_bounds__(IGP_BLOCK_THREADS, IGP_RATE_MIN_BLOCKS)
+cluster_rate(IGP_CLUSTER_RATE_PARAMS) {
+    cluster_rate_all<0>(IGP_CLUSTER_RATE_ARGS);
+}
+
+extern "C" __global__ void __launch_bounds__(IGP_BLOCK_THREADS, IGP_RATE_MIN_BLOCKS)
+cluster_rate_windowed(IGP_CLUSTER_RATE_PARAMS) {
+    cluster_rate_all<1>(IGP_CLUSTER_RATE_ARGS);
+}
+
+// cluster_rate on the heavy vertices list[0, nlist) with per-warp tables in global memory (as
+// hg_rate_heavy; its small shared scratch needs no register bound for occupancy).
+extern "C" __global__ void cluster_rate_heavy(
+    long long nlist, const int *list, const long long *eptr, const int *eind,
+    const long long *ewgt, const long long *vptr, const int *vind, const long long *vwgt,
+    const int *rep, const long long *cw, const int *csize, char *single, long long mcw, int smax,
+    long long max_net_size, int shift, const int *comm, long long seed, int weight_penalty,
+    const int *prev, signed char *uniq, int keep_ties, int *best, int *gkey, igp_u64 *gval,
+    int max_bits, long long sample) {
+    __shared__ RateChunks chunks;
+    const RateTable tab = global_table(chunks, gkey, gval, max_bits, sample);
+    for (long long i = igp_warp(); i < nlist; i += igp_nwarps())
+        cluster_rate_vertex<2>(list[i], eptr, eind, ewgt, vptr, vind, vwgt, rep, cw, csize,
+                               single, mcw, smax, max_net_size, shift, comm, seed, weight_penalty,
+                               prev, uniq, keep_ties, best, tab);
 }
 
 // Clustering step: mutual choices of two lone vertices become a pair (the smaller id is the
