@@ -465,23 +465,21 @@ int64_t apply_slice_together(const GraphView &g, int32_t *parts, int32_t k, cons
     // a block the kept moves would overfill: the moves one after the other, weights only
     bool any_over = false;
     for (int32_t b = 0; b < k; ++b) any_over = any_over || bw[b] + in[b] > bounds[b];
-    if (any_over) {
-        std::vector<int64_t> now(bw);
-        for (int64_t i = 0; i < m; ++i) {
-            if (!keep[i]) continue;
+    std::vector<int64_t> now(any_over ? bw : std::vector<int64_t>());
+    for (int64_t i = 0; i < m; ++i) {
+        if (keep[i] && any_over) {
             if (now[to[i]] + weight[i] > bounds[to[i]]) {
                 keep[i] = 0;
-                continue;
+            } else {
+                now[to[i]] += weight[i];
+                now[from[i]] -= weight[i];
             }
-            now[to[i]] += weight[i];
-            now[from[i]] -= weight[i];
         }
-    }
-    // choice >= 0 from here on: a kept move (the others are dropped)
-#pragma omp parallel for schedule(static) if (m >= kParallelMinItems)
-    for (int64_t i = 0; i < m; ++i)
+        // choice >= 0 from here on: a kept move (the others are dropped)
         if (!keep[i]) choice[order[lo + movers[i]]] = -1;
-    // the exact gain: each edge with a kept mover at an end counted once
+    }
+    // the exact gain (each edge with a kept mover at an end counted once) and the next pass's
+    // vertices, in one read of the kept movers' adjacency; then the blocks
     int64_t gain = 0, moves = 0;
     std::vector<int64_t> delta(static_cast<size_t>(k), 0);
 #pragma omp parallel reduction(+ : gain, moves)
@@ -493,10 +491,14 @@ int64_t apply_slice_together(const GraphView &g, int32_t *parts, int32_t k, cons
             const int32_t u = order[lo + movers[i]], s = parts[u], b = choice[u];
             for (int64_t j = g.xadj[u]; j < g.xadj[u + 1]; ++j) {
                 const int32_t v = g.adjncy[j];
+#pragma omp atomic write
+                next[v] = 1;
                 if (choice[v] >= 0 && v < u) continue;  // counted at v
                 const int32_t now = parts[v], after = choice[v] >= 0 ? choice[v] : now;
                 gain += g.adjwgt[j] * ((s != now ? 1 : 0) - (b != after ? 1 : 0));
             }
+#pragma omp atomic write
+            next[u] = 1;
             mine[s] -= g.vwgt[u];
             mine[b] += g.vwgt[u];
             ++moves;
@@ -508,20 +510,13 @@ int64_t apply_slice_together(const GraphView &g, int32_t *parts, int32_t k, cons
             }
     }
     for (int32_t b = 0; b < k; ++b) bw[b] += delta[b];
-#pragma omp parallel for schedule(dynamic, 256) if (m >= kParallelMinItems)
+#pragma omp parallel for schedule(static) if (m >= kParallelMinItems)
     for (int64_t i = 0; i < m; ++i) {
         if (!keep[i]) continue;
         const int32_t u = order[lo + movers[i]];
         parts[u] = choice[u];
-        for (int64_t j = g.xadj[u]; j < g.xadj[u + 1]; ++j) {
-#pragma omp atomic write
-            next[g.adjncy[j]] = 1;
-        }
-#pragma omp atomic write
-        next[u] = 1;
+        choice[u] = -1;  // outside its slice a vertex has no choice
     }
-#pragma omp parallel for schedule(static) if (m >= kParallelMinItems)
-    for (int64_t i = 0; i < m; ++i) choice[order[lo + movers[i]]] = -1;
     total += gain;
     return moves;
 }
