@@ -308,10 +308,11 @@ class Config:
       ``graph_fm_rounds`` rounds of searches from the boundary vertices (``graph_fm_seeds``:
       ``"gain"``, those whose best move has a gain >= 0; ``"boundary"``, every one; ``"auto"``,
       the default: ``"boundary"`` at k = 2, ``"gain"`` beyond. After label propagation most
-      searches from a losing move are rolled back: on the ``graphs`` set at 2^18 ``"gain"``
-      took the FM's time at k = 16 and 64 down by about 40% for 0.5% more cut (geomean), but at
-      k = 2, where the FM costs little, it cut 3-12% more on three of the four graphs,
-      BENCHMARKS.md, "Graph pipeline"), each stopping after
+      searches from a losing move are rolled back: on the ``graphs`` set ``"gain"`` took the
+      FM's time at k = 16 and 64 down by 45% (one thread, 2^18) for 0.5% more cut at 2^18 and
+      2.8% at 2^20 (geomean at k = 16; delaunay_n20 8.5%), but at k = 2, where the FM costs
+      little, it cut 3-12% more on three of the four 2^18 graphs, BENCHMARKS.md, "Graph
+      pipeline"), each stopping after
       ``graph_fm_max_fruitless_moves`` moves without a new best and rolled back to its best
       prefix; a round starts no search once its gain evaluations read ``graph_fm_max_work``
       times the level's adjacency, which bounds it on dense levels such as the clique graphs of

@@ -99,10 +99,10 @@ def balance_bounds(total: int, k: int, epsilon: float, block_bounds=None):
 
 #: Graphs: ``Config.initial_runs`` METIS seeds up to this k, ``initial_runs * GRAPH_SEEDS_FULL_K
 #: // k`` beyond (at least 1; 2 at k = 64 with the default 8). pymetis holds the GIL, so a
-#: graph's seeds run one after the other whatever the threads, and a seed costs about k times
-#: more as k grows (the coarsest level has ``graph_contraction_limit * k`` vertices): 8 seeds
-#: were most of the initial partitioning's 2.0 s over the ``graphs`` set at 2^18 (2 threads),
-#: 2 at k = 64 cut that to 0.5 s for 0.5% more cut at k = 64 (BENCHMARKS.md, "Graph pipeline").
+#: graph's seeds run one after the other whatever the threads, and a seed costs more as k grows
+#: (the coarsest level has ``graph_contraction_limit * k`` vertices): on the ``graphs`` set at
+#: 2^18, k = 64, one thread, the initial partitioning took 3.03 s with 8 seeds and 0.69 s with 2,
+#: for 1.8% more cut at k = 64 on the 2^20 graphs (BENCHMARKS.md, "Graph pipeline").
 GRAPH_SEEDS_FULL_K = 16
 
 
