@@ -275,8 +275,8 @@ def test_vcycle_coarsening_stops_at_vcycle_min_vertices(monkeypatch):
 
 def test_initial_seed_count_follows_k():
     """Large hypergraphs: more METIS seeds on the (smaller) coarsest level of a small k, capped
-    at ``initial_runs_max``; ``initial_runs`` at k = 64, fewer beyond; small inputs and graphs
-    keep ``initial_runs`` up to k = 64."""
+    at ``initial_runs_max``; ``initial_runs`` at k = 64, fewer beyond; small inputs keep
+    ``initial_runs`` up to k = 64, graphs up to k = 16 (fewer beyond: 2 at k = 64)."""
     from igpart.partitioner.context import initial_runs_of
 
     cfg = Config()
@@ -293,6 +293,11 @@ def test_initial_seed_count_follows_k():
     assert initial_runs_of(cfg, 2, hypergraph=True, n=big - 1) == cfg.initial_runs_max
     assert initial_runs_of(cfg, 4, hypergraph=True, n=big - 1) == cfg.initial_runs
     assert initial_runs_of(cfg, 8, n=big) == cfg.initial_runs  # graphs
+    graph_runs = [initial_runs_of(cfg, k, n=big) for k in ks]
+    assert all(a >= b for a, b in zip(graph_runs, graph_runs[1:]))
+    assert initial_runs_of(cfg, 16, n=big) == cfg.initial_runs
+    assert initial_runs_of(cfg, 64, n=big) == cfg.initial_runs // 4
+    assert initial_runs_of(cfg, 10**6, n=big) == 1
     assert initial_runs_of(Config(initial_runs=4, initial_runs_max=2), 2, True, big) == 4
     for bad in ({"initial_runs_max": 0}, {"initial_runs_min_n": 0}):
         with pytest.raises(InputError):

@@ -583,9 +583,11 @@ class Backend:
         min_improvement: float = 0.001,
         seed: int = 0,
         max_work: float = 0.0,
+        gain_seeds: bool = False,
     ) -> tuple[Any, int]:
         """Localized k-way FM on the edge cut: each round starts a search at every boundary
-        vertex not yet moved in the round (seeded order); a search repeatedly moves the unlocked
+        vertex not yet moved in the round (seeded order; ``gain_seeds``: only at those whose
+        best move has a gain >= 0); a search repeatedly moves the unlocked
         vertex of highest gain (negative allowed) into a block with room, locks it, updates its
         neighbours, stops after ``max_fruitless_moves`` moves without a new best and rolls back
         to its best prefix. At most ``rounds`` rounds; stops after one that improves the cut by

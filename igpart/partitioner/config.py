@@ -32,6 +32,9 @@ GRAPH_COARSENINGS = ("auto", "lp", "gkway")
 #: propagation, label propagation then localized FM, label propagation then Jet.
 GRAPH_REFINEMENTS = ("auto", "gkway", "lp", "lp+fm", "lp+jet")
 
+#: Values of ``Config.graph_fm_seeds``: where the graph FM's searches start.
+GRAPH_FM_SEEDS = ("auto", "gain", "boundary")
+
 #: Values of ``Config.initial``.
 INITIAL_METHODS = ("auto", "metis", "mtkahypar", "all", "rb", "rb+metis")
 
@@ -168,7 +171,9 @@ class Config:
     Initial partitioning (:mod:`igpart.partitioner.initial`):
       ``initial``: ``"metis"`` (pymetis on the clique expansion, ``initial_runs`` seeds at
       k = 64, ``max(1, initial_runs * 64 // k)`` beyond: METIS's time grows with k and so does
-      the coarsest level, which keeps k close to n affordable. Hypergraphs of at least
+      the coarsest level, which keeps k close to n affordable; graphs ``initial_runs`` up to
+      k = 16, ``max(1, initial_runs * 16 // k)`` beyond, 2 at k = 64: their seeds run one
+      after the other, see ``context.GRAPH_SEEDS_FULL_K``). Hypergraphs of at least
       ``initial_runs_min_n`` vertices also get more seeds below k = 64, up to
       ``initial_runs_max``: the coarsest level (40·k vertices) is then smaller, so more seeds
       cost the same, and on large inputs its vertices stand for thousands of cells, where the
@@ -306,7 +311,14 @@ class Config:
       most 18.8x on the 384-vertex coarsest level of ibm05).
       ``graph_refinement``: ``"lp+fm"`` (label propagation, ``graph_lp_refine_iterations``
       passes over the vertices next to the last pass's moves, then the localized k-way FM:
-      ``graph_fm_rounds`` rounds of searches from every boundary vertex, each stopping after
+      ``graph_fm_rounds`` rounds of searches from the boundary vertices (``graph_fm_seeds``:
+      ``"gain"``, those whose best move has a gain >= 0; ``"boundary"``, every one; ``"auto"``,
+      the default: ``"boundary"`` at k = 2, ``"gain"`` beyond. After label propagation most
+      searches from a losing move are rolled back: on the ``graphs`` set ``"gain"`` took the
+      FM's time at k = 16 and 64 down by 45% (one thread, 2^18) for 0.5% more cut at 2^18 and
+      2.8% at 2^20 (geomean at k = 16; delaunay_n20 8.5%), but at k = 2, where the FM costs
+      little, it cut 3-12% more on three of the four 2^18 graphs, BENCHMARKS.md, "Graph
+      pipeline"), each stopping after
       ``graph_fm_max_fruitless_moves`` moves without a new best and rolled back to its best
       prefix; a round starts no search once its gain evaluations read ``graph_fm_max_work``
       times the level's adjacency, which bounds it on dense levels such as the clique graphs of
@@ -435,6 +447,7 @@ class Config:
     graph_fm_rounds: int = 3
     graph_fm_max_fruitless_moves: int = 64
     graph_fm_max_work: float = 8.0
+    graph_fm_seeds: str = "auto"
     vcycles: int = -1
     vcycle_min_vertices: int = -1
     host_levels_below: int = 0
@@ -566,6 +579,7 @@ class Config:
             ("coarsening", COARSENINGS),
             ("graph_coarsening", GRAPH_COARSENINGS),
             ("graph_refinement", GRAPH_REFINEMENTS),
+            ("graph_fm_seeds", GRAPH_FM_SEEDS),
             ("initial", INITIAL_METHODS),
             ("initial_bisector", INITIAL_BISECTORS),
             ("preset", tuple(PRESETS)),

@@ -97,8 +97,20 @@ def balance_bounds(total: int, k: int, epsilon: float, block_bounds=None):
             lambda b: b.asarray(block_bounds, "int64"))
 
 
+#: Graphs: ``Config.initial_runs`` METIS seeds up to this k, ``initial_runs * GRAPH_SEEDS_FULL_K
+#: // k`` beyond (at least 1; 2 at k = 64 with the default 8). pymetis holds the GIL, so a
+#: graph's seeds run one after the other whatever the threads, and a seed costs more as k grows
+#: (the coarsest level has ``graph_contraction_limit * k`` vertices): on the ``graphs`` set at
+#: 2^18, k = 64, one thread, the initial partitioning took 3.03 s with 8 seeds and 0.69 s with 2,
+#: for 1.8% more cut at k = 64 on the 2^20 graphs (BENCHMARKS.md, "Graph pipeline").
+GRAPH_SEEDS_FULL_K = 16
+
+
 def initial_runs_of(cfg: Config, k: int, hypergraph: bool = False, n: int = 0) -> int:
-    """METIS seeds on the coarsest level of an input of ``n`` vertices (``Config.initial``)."""
+    """METIS seeds on the coarsest level of an input of ``n`` vertices (``Config.initial``):
+    graphs ``initial_runs`` up to k = :data:`GRAPH_SEEDS_FULL_K`, fewer beyond."""
+    if not hypergraph and k > GRAPH_SEEDS_FULL_K:
+        return max(1, cfg.initial_runs * GRAPH_SEEDS_FULL_K // k)
     if k > 64:
         return max(1, cfg.initial_runs * 64 // k)
     if hypergraph and (n >= cfg.initial_runs_min_n
@@ -334,6 +346,14 @@ def graph_refinement(be: Backend, cfg: Config) -> str:
     return getattr(be, "default_graph_refinement", "gkway")
 
 
+def graph_fm_seeds(cfg: Config, k: int) -> str:
+    """``cfg.graph_fm_seeds`` resolved for ``k`` blocks (``"auto"``: ``"boundary"`` at k = 2,
+    ``"gain"`` beyond; see :class:`igpart.Config`)."""
+    if cfg.graph_fm_seeds != "auto":
+        return cfg.graph_fm_seeds
+    return "boundary" if k <= 2 else "gain"
+
+
 def check_k(n: int, k: int) -> None:
     """Raises PartitionError unless 1 <= k <= max(n, 1)."""
     if int(k) != k or k < 1:
@@ -413,6 +433,7 @@ class ResolvedConfig(Config):
         else:
             out.update(graph_coarsening=self.graph_coarsening,
                        graph_refinement=self.graph_refinement,
+                       graph_fm_seeds=self.graph_fm_seeds,
                        graph_lp_sub_rounds=self.graph_lp_sub_rounds)
         out["metis_processes"] = self.initial_metis_processes
         return out
@@ -450,6 +471,7 @@ def resolve(cfg: Config, be: Backend, h: Hypergraph | Graph, k: int) -> Resolved
         graph_coarsening=graph_coarsening(be, base),
         graph_refinement=graph_refinement(be, base),
         graph_lp_sub_rounds=graph_lp_sub_rounds(be, base),
+        graph_fm_seeds=graph_fm_seeds(base, k),
         initial=resolve_initial_method(base.initial, k, hyper),
     )
     return ResolvedConfig(

@@ -85,6 +85,7 @@ def graph_refiner(be: Backend, k: int, bounds, cfg: ResolvedConfig, seed: int, t
     ``finest_n``: the input's vertices (Jet's negative-gain factor differs there).
     ``refine(level, parts, locked=None)``."""
     refinement = cfg.graph_refinement
+    gain_seeds = cfg.graph_fm_seeds == "gain"  # resolved: "auto" is gone
 
     def refine(ga: GraphArrays, parts, locked=None):  # graphs have no fixed vertices here
         t0 = time.perf_counter()
@@ -113,7 +114,7 @@ def graph_refiner(be: Backend, k: int, bounds, cfg: ResolvedConfig, seed: int, t
                 ga, parts, k, bounds, rounds=cfg.graph_fm_rounds,
                 max_fruitless_moves=cfg.graph_fm_max_fruitless_moves,
                 min_improvement=cfg.fm_min_improvement, seed=seed,
-                max_work=cfg.graph_fm_max_work)
+                max_work=cfg.graph_fm_max_work, gain_seeds=gain_seeds)
             timer.add("fm", t0)
         return parts
 

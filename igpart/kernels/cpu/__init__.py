@@ -417,11 +417,11 @@ class CpuBackend(Backend):
 
     def fm_refine_graph(self, g, parts, k, max_block_weights, *, rounds: int = 3,
                         max_fruitless_moves: int = 64, min_improvement: float = 0.001,
-                        seed: int = 0, max_work: float = 0.0):
+                        seed: int = 0, max_work: float = 0.0, gain_seeds: bool = False):
         out, gain = _cpu.fm_refine_graph(
             g.xadj, g.adjncy, g.adjwgt, g.vwgt, _i32(parts), int(k), _i64(max_block_weights),
             int(rounds), int(max_fruitless_moves), float(min_improvement), int(seed),
-            float(max_work),
+            float(max_work), bool(gain_seeds),
         )
         return out, int(gain)
 

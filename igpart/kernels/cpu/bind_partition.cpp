@@ -590,7 +590,8 @@ void igp::bind_partition(py::module_ &m) {
         "fm_refine_graph",
         [](Arr<int64_t> xadj, Arr<int32_t> adjncy, Arr<int64_t> adjwgt, Arr<int64_t> vwgt,
            Arr<int32_t> parts, int32_t k, Arr<int64_t> bounds, int64_t rounds,
-           int64_t max_fruitless_moves, double min_improvement, int64_t seed, double max_work) {
+           int64_t max_fruitless_moves, double min_improvement, int64_t seed, double max_work,
+           bool gain_seeds) {
             const GraphView g = graph_view(xadj, adjncy, adjwgt, vwgt, "fm_refine_graph");
             std::vector<int32_t> p = parts_copy(parts, g.n, k, "fm_refine_graph");
             check_bounds(bounds, k, "fm_refine_graph");
@@ -603,14 +604,15 @@ void igp::bind_partition(py::module_ &m) {
             {
                 py::gil_scoped_release release;
                 gain = fm_refine_graph(g, p.data(), k, bounds.data(), rounds, max_fruitless_moves,
-                                       min_improvement, seed, max_work);
+                                       min_improvement, seed, max_work, gain_seeds);
             }
             return py::make_tuple(to_numpy(std::move(p)), gain);
         },
         py::arg("xadj"), py::arg("adjncy"), py::arg("adjwgt"), py::arg("vwgt"), py::arg("parts"),
         py::arg("k"), py::arg("max_block_weights"), py::arg("rounds"),
         py::arg("max_fruitless_moves"), py::arg("min_improvement"), py::arg("seed"),
-        py::arg("max_work"), "Localized k-way FM on the edge cut: (parts, gain).");
+        py::arg("max_work"), py::arg("gain_seeds"),
+        "Localized k-way FM on the edge cut: (parts, gain).");
 
     m.def(
         "rebalance_graph",

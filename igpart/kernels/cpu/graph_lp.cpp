@@ -415,6 +415,112 @@ bool lp_takes(int64_t gain, int64_t wu, int64_t bw_s, int64_t bw_b) {
     return gain > 0 || (gain == 0 && bw_b + wu < bw_s);
 }
 
+// The moves of one label propagation refinement slice (`movers`: positions in `order` from
+// `lo`, of the vertices with choice >= 0, each a move chosen against the blocks before the
+// slice) applied together, by rules that read only the blocks before the slice and the choices,
+// so the result does not depend on the threads:
+// - a move is kept when label propagation would take it with every other mover of the slice in
+//   its chosen block (two neighbours that chose each other's blocks do not swap);
+// - when the kept moves together would overfill a block, the block weights are then followed in
+//   `order` as the moves are applied one after the other (a move that does not fit is dropped,
+//   departures free room): a pass over the movers' weights and blocks only, no adjacency.
+// Updates parts, bw, marks the kept movers and their neighbours in `next`, resets the movers'
+// choices to -1 and adds the exact gain (edge cut before - after) to `total`; returns the moves.
+int64_t apply_slice_together(const GraphView &g, int32_t *parts, int32_t k, const int64_t *bounds,
+                             std::vector<int64_t> &bw, const int32_t *order, int64_t lo,
+                             const std::vector<int32_t> &movers, int32_t *choice, char *next,
+                             int64_t &total) {
+    const int64_t m = static_cast<int64_t>(movers.size());
+    std::vector<char> keep(static_cast<size_t>(m), 0);
+    std::vector<int64_t> in(static_cast<size_t>(k), 0);
+    std::vector<int32_t> from(static_cast<size_t>(m)), to(static_cast<size_t>(m));
+    std::vector<int64_t> weight(static_cast<size_t>(m));
+#pragma omp parallel
+    {
+        std::vector<int64_t> mine(static_cast<size_t>(k), 0);
+#pragma omp for schedule(dynamic, 256)
+        for (int64_t i = 0; i < m; ++i) {
+            const int32_t u = order[lo + movers[i]], b = choice[u], s = parts[u];
+            const int64_t wu = g.vwgt[u];
+            from[i] = s;
+            to[i] = b;
+            weight[i] = wu;
+            int64_t to_b = 0, internal = 0;
+            for (int64_t j = g.xadj[u]; j < g.xadj[u + 1]; ++j) {
+                const int32_t v = g.adjncy[j];
+                const int32_t bv = choice[v] >= 0 ? choice[v] : parts[v];
+                if (bv == s) internal += g.adjwgt[j];
+                if (bv == b) to_b += g.adjwgt[j];
+            }
+            if (!lp_takes(graph_move_gain(to_b, internal), wu, bw[s], bw[b])) continue;
+            keep[i] = 1;
+            mine[b] += wu;
+        }
+        for (int32_t b = 0; b < k; ++b)
+            if (mine[b]) {
+#pragma omp atomic
+                in[b] += mine[b];
+            }
+    }
+    // a block the kept moves would overfill: the moves one after the other, weights only
+    bool any_over = false;
+    for (int32_t b = 0; b < k; ++b) any_over = any_over || bw[b] + in[b] > bounds[b];
+    std::vector<int64_t> now(any_over ? bw : std::vector<int64_t>());
+    for (int64_t i = 0; i < m; ++i) {
+        if (keep[i] && any_over) {
+            if (now[to[i]] + weight[i] > bounds[to[i]]) {
+                keep[i] = 0;
+            } else {
+                now[to[i]] += weight[i];
+                now[from[i]] -= weight[i];
+            }
+        }
+        // choice >= 0 from here on: a kept move (the others are dropped)
+        if (!keep[i]) choice[order[lo + movers[i]]] = -1;
+    }
+    // the exact gain (each edge with a kept mover at an end counted once) and the next pass's
+    // vertices, in one read of the kept movers' adjacency; then the blocks
+    int64_t gain = 0, moves = 0;
+    std::vector<int64_t> delta(static_cast<size_t>(k), 0);
+#pragma omp parallel reduction(+ : gain, moves)
+    {
+        std::vector<int64_t> mine(static_cast<size_t>(k), 0);
+#pragma omp for schedule(dynamic, 256)
+        for (int64_t i = 0; i < m; ++i) {
+            if (!keep[i]) continue;
+            const int32_t u = order[lo + movers[i]], s = parts[u], b = choice[u];
+            for (int64_t j = g.xadj[u]; j < g.xadj[u + 1]; ++j) {
+                const int32_t v = g.adjncy[j];
+#pragma omp atomic write
+                next[v] = 1;
+                if (choice[v] >= 0 && v < u) continue;  // counted at v
+                const int32_t now = parts[v], after = choice[v] >= 0 ? choice[v] : now;
+                gain += g.adjwgt[j] * ((s != now ? 1 : 0) - (b != after ? 1 : 0));
+            }
+#pragma omp atomic write
+            next[u] = 1;
+            mine[s] -= g.vwgt[u];
+            mine[b] += g.vwgt[u];
+            ++moves;
+        }
+        for (int32_t b = 0; b < k; ++b)
+            if (mine[b]) {
+#pragma omp atomic
+                delta[b] += mine[b];
+            }
+    }
+    for (int32_t b = 0; b < k; ++b) bw[b] += delta[b];
+#pragma omp parallel for schedule(static) if (m >= kParallelMinItems)
+    for (int64_t i = 0; i < m; ++i) {
+        if (!keep[i]) continue;
+        const int32_t u = order[lo + movers[i]];
+        parts[u] = choice[u];
+        choice[u] = -1;  // outside its slice a vertex has no choice
+    }
+    total += gain;
+    return moves;
+}
+
 }  // namespace
 
 int64_t refine_graph_lp(const GraphView &g, int32_t *parts, int32_t k, const int64_t *bounds,
@@ -428,6 +534,9 @@ int64_t refine_graph_lp(const GraphView &g, int32_t *parts, int32_t k, const int
     std::vector<char> active(static_cast<size_t>(n), 1), next(static_cast<size_t>(n), 0);
     BlockConn apply_sc(k);
     int64_t total = 0;
+    // slices of this many vertices apply their moves together (apply_slice_together), smaller
+    // ones one after the other in `order`
+    const int64_t together_min = kMinParallelSlice;
     for (int64_t it = 0; it < iterations; ++it) {
         int64_t moved = 0;
         for (int64_t lo = 0; lo < n; lo += slice) {
@@ -449,10 +558,16 @@ int64_t refine_graph_lp(const GraphView &g, int32_t *parts, int32_t k, const int
             // then reads only theirs, not every vertex of the slice at random)
             const std::vector<int32_t> movers = parallel_select(
                 hi - lo, [&](int64_t i) { return choice[order[lo + i]] >= 0; });
+            if (hi - lo >= together_min) {
+                moved += apply_slice_together(g, parts, k, bounds, bw, order.data(), lo, movers,
+                                              choice.data(), next.data(), total);
+                continue;
+            }
             for (const int32_t i : movers) {
                 const int32_t u = order[lo + i], b = choice[u];
                 const int32_t s = parts[u];
                 const int64_t wu = g.vwgt[u];
+                choice[u] = -1;  // outside its slice a vertex has no choice
                 if (bw[b] + wu > bounds[b]) continue;
                 // the gain against the current partition (neighbours of the slice moved)
                 const int64_t internal = apply_sc.collect(g, parts, u);
@@ -599,7 +714,7 @@ class SearchGains {
 
 int64_t fm_refine_graph(const GraphView &g, int32_t *parts, int32_t k, const int64_t *bounds,
                         int64_t rounds, int64_t max_fruitless_moves, double min_improvement,
-                        int64_t seed, double max_work) {
+                        int64_t seed, double max_work, bool gain_seeds) {
     const int64_t n = g.n;
     const double budget = max_work > 0.0 ? max_work * static_cast<double>(g.xadj[n] + n) : 0.0;
     std::vector<int64_t> bw = weights_of(n, g.vwgt, parts, k);
@@ -640,6 +755,8 @@ int64_t fm_refine_graph(const GraphView &g, int32_t *parts, int32_t k, const int
             log.clear();
             gains.reset();
             push(start);
+            // gain seeds: no search from a vertex whose best move loses
+            if (gain_seeds && (heap.empty() || std::get<0>(heap.top()) < 0)) continue;
             int64_t cur = 0, best = 0, fruitless = 0;
             size_t best_len = 0;
             while (!heap.empty() && fruitless < max_fruitless_moves) {

@@ -31,8 +31,12 @@ int64_t cluster_graph_lp(const GraphView &g, int64_t max_cluster_weight, int64_t
 // Label propagation refinement: in up to `iterations` passes (sub-rounds as above) over the
 // vertices next to a vertex that moved in the pass before (all in the first), a vertex moves to
 // the adjacent block of highest connectivity that has room for it when that lowers the edge cut,
-// or keeps it and makes its block lighter than the target block was. Each move is re-checked
-// against the current partition when applied. Returns the total gain (>= 0).
+// or keeps it and makes its block lighter than the target block was. In slices of fewer than
+// 16,384 vertices each move is re-checked against the current partition when applied, in the
+// seeded order; larger slices apply their moves together, in parallel, by rules that read only
+// the blocks before the slice and the slice's choices (the same result on any threads; a move is
+// kept when it gains with every other mover of the slice in its chosen block). Returns the total
+// gain: the edge cut before minus after.
 int64_t refine_graph_lp(const GraphView &g, int32_t *parts, int32_t k, const int64_t *bounds,
                         int64_t iterations, int64_t seed, int64_t sub_rounds);
 
@@ -44,9 +48,11 @@ int64_t refine_graph_lp(const GraphView &g, int32_t *parts, int32_t k, const int
 // round also stops starting searches once its gain evaluations have read max_work times the
 // level's adjacency entries + vertices (0: no bound; an evaluation reads the vertex's degree, so
 // a move costs the sum of its neighbours' degrees: dense levels would cost degree^2 per move).
+// gain_seeds: searches start only at the boundary vertices whose best move has a gain >= 0 (the
+// others cost a search of max_fruitless_moves moves that is nearly always rolled back).
 // Returns the total gain (>= 0).
 int64_t fm_refine_graph(const GraphView &g, int32_t *parts, int32_t k, const int64_t *bounds,
                         int64_t rounds, int64_t max_fruitless_moves, double min_improvement,
-                        int64_t seed, double max_work);
+                        int64_t seed, double max_work, bool gain_seeds);
 
 }  // namespace igp
