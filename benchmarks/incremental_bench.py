@@ -10,13 +10,21 @@ with the same k, epsilon and seed), side by side in the same run. Reports the me
 latency of both, the speedup, and the cut of the incrementally maintained partition against the
 full re-partition's after the whole replay (``--full-seeds N``: the final design is also
 partitioned with seeds ``seed+1 .. seed+N-1`` and the ratio is taken against the median of the
-N cuts, since one full partition's cut varies by a few percent with its seed). Also checks, after the replay, that the maintained
-cut / km1 / block weights equal a from-scratch evaluation, and after every batch that the
-partition is balanced.
+N cuts, since one full partition's cut varies by a few percent with its seed). Also checks,
+after the replay, that the maintained cut / km1 / block weights equal a from-scratch evaluation,
+and after every batch that the partition is balanced.
+
+The engine partitions the initial design itself: the best of ``--initial-repetitions`` runs
+(``IncrementalConfig.initial_repetitions``, its default unless given), timed. ``--sessions N``
+replays the same batches on N engines whose session seeds are ``--session-seed`` (default
+``--seed``), +1, ...: each one's initial partition, its objective after the replay and its ratio
+to the full re-partitions' median, then the median and the maximum of those ratios (one session's
+ratio depends on where its seed lands in the partitioner's seed spread); the latencies of all of
+them are pooled.
 
     python benchmarks/incremental_bench.py [--n 1000000] [--k 8] [--batches 200]
         [--batch-size 100] [--compare-every 50] [--seed 0] [--full-seeds 1] [--compare-atomic]
-        [--json out.json]
+        [--initial-repetitions R] [--sessions N] [--session-seed S] [--json out.json]
 
 ``--compare-atomic`` also replays every batch on a twin engine with atomic batches off
 (``IncrementalConfig.atomic``), alternating which goes first, and reports both wall-clock
@@ -39,7 +47,7 @@ import numpy as np
 
 import igpart
 from igpart.generators import random_circuit, timing_batch
-from igpart.incremental import IncrementalPartitioner
+from igpart.incremental import IncrementalConfig, IncrementalPartitioner
 from igpart.metrics import evaluate
 
 
@@ -76,6 +84,15 @@ def main() -> None:
     ap.add_argument("--full-seeds", type=int, default=1,
                     help="after the last batch, full re-partitions with this many seeds; the "
                          "quality ratio is against the median of their cuts")
+    ap.add_argument("--initial-repetitions", type=int,
+                    default=IncrementalConfig.initial_repetitions,
+                    help="each session's initial partition is the best of this many runs "
+                         "(IncrementalConfig.initial_repetitions)")
+    ap.add_argument("--sessions", type=int, default=1,
+                    help="replay the batches on this many engines, session seeds "
+                         "--session-seed, +1, ...; each one's ratio to the full median")
+    ap.add_argument("--session-seed", type=int, default=None,
+                    help="the first session's seed (default --seed)")
     ap.add_argument("--mtkahypar-threads", type=int, default=0,
                     help="also partition the final design with Mt-KaHyPar DEFAULT on this many "
                          "threads (benchmarks/mtkahypar_cli.py, 3 fresh processes; 0: off)")
@@ -93,15 +110,22 @@ def main() -> None:
     t = time.perf_counter()
     h = random_circuit(args.n, seed=args.seed)
     print(f"random_circuit({args.n}): m={h.m} pins={h.num_pins}  {time.perf_counter() - t:.2f} s")
-    t = time.perf_counter()
-    p0 = igpart.partition(h, args.k, args.epsilon, args.objective, seed=args.seed)
-    print(f"initial full partition: {args.objective}={p0.objective_value}  "
-          f"{time.perf_counter() - t:.2f} s")  # fmt: skip
-    ip = IncrementalPartitioner(h, args.k, args.epsilon, args.objective, parts=p0.parts,
-                                seed=args.seed, engine=args.engine)  # fmt: skip
+    opts = {"initial_repetitions": args.initial_repetitions}
+    sessions = []  # engines with session seeds seed, seed + 1, ...: the same batches
+    first_seed = args.seed if args.session_seed is None else args.session_seed
+    for s in range(first_seed, first_seed + max(1, args.sessions)):
+        e = IncrementalPartitioner(h, args.k, args.epsilon, args.objective, seed=s,
+                                   engine=args.engine, options=opts)  # fmt: skip
+        sessions.append({"engine": e, "seed": s, "initial": e.objective_value,
+                         "initial_seconds": e.initial_seconds})  # fmt: skip
+        print(f"session seed {s}: initial partition (best of "
+              f"{args.initial_repetitions}) {args.objective}={e.objective_value}  "
+              f"{e.initial_seconds:.2f} s")  # fmt: skip
+    ip = sessions[0]["engine"]
+    others = [x["engine"] for x in sessions[1:]]
     twin = None
     if args.compare_atomic:
-        twin = IncrementalPartitioner(h, args.k, args.epsilon, args.objective, parts=p0.parts,
+        twin = IncrementalPartitioner(h, args.k, args.epsilon, args.objective, parts=ip.parts,
                                       seed=args.seed, engine=args.engine,
                                       options={"atomic": False})  # fmt: skip
     wall = {True: [], False: []}
@@ -121,6 +145,12 @@ def main() -> None:
             # the GPU's racing warps may order the twins' lists differently: counted there
             assert same or args.engine == "gpu", f"batch {i}: the twins differ"
             twin_differs += not same
+        for e in others:  # the other sessions' latencies count with the first one's
+            t = time.perf_counter()
+            o = e.apply(b)
+            assert o.balanced, f"batch {i} left a partition unbalanced"
+            guard += o.full_repartition
+            latency.append(o.timings["total"])
         assert r.balanced, f"batch {i} left the partition unbalanced"
         guard += r.full_repartition
         latency.append(r.timings["total"])
@@ -136,9 +166,14 @@ def main() -> None:
             print(f"  after batch {i + 1}: incremental {args.objective} {ip.objective_value}, "
                   f"full re-partition {cut} ({secs:.2f} s)")  # fmt: skip
     snap = ip.dynamic.to_hypergraph()
-    check = evaluate(snap.hypergraph, snap.parts, args.k, args.epsilon)
-    assert (check["cut"], check["km1"]) == (ip.dynamic.cut, ip.dynamic.km1)
-    assert np.array_equal(check["block_weights"], ip.dynamic.block_weights) and check["balanced"]
+    for e in (ip, *others):
+        mine = e.dynamic.to_hypergraph()
+        check = evaluate(mine.hypergraph, mine.parts, args.k, args.epsilon)
+        assert (check["cut"], check["km1"]) == (e.dynamic.cut, e.dynamic.km1)
+        assert np.array_equal(check["block_weights"], e.dynamic.block_weights)
+        assert check["balanced"]
+        # the sessions hold one design (ids allocated alike), so one reference serves them all
+        assert np.array_equal(mine.hypergraph.eind, snap.hypergraph.eind)
 
     ms = np.array(latency) * 1e3
     full_s = np.array([f["seconds"] for f in fulls])
@@ -148,6 +183,10 @@ def main() -> None:
         seeds_cut.append(full_repartition(ip, args, seed=args.seed + s)[1])
     final["full_seeds"] = seeds_cut
     final["full_median"] = float(np.median(seeds_cut))
+    for x in sessions:
+        x["final"] = x.pop("engine").objective_value
+        x["ratio"] = x["final"] / max(final["full_median"], 1)
+    ratios = [x["ratio"] for x in sessions]
     res = {
         **info,
         "cells": h.n, "nets": h.m, "pins": h.num_pins,
@@ -161,6 +200,8 @@ def main() -> None:
         "moved_mean": float(np.mean(moved)), "affected_mean": float(np.mean(affected)),
         "guard_repartitions": int(guard),
         "final": final, "quality_ratio": final["incremental"] / max(final["full_median"], 1),
+        "initial_repetitions": args.initial_repetitions, "sessions": sessions,
+        "quality_ratio_sessions": {"median": float(np.median(ratios)), "max": max(ratios)},
         "comparisons": fulls, "oracle": "maintained cut/km1/block weights equal evaluate()",
     }  # fmt: skip
     print(f"{args.batches} batches of {res['records_mean']:.0f} records: incremental median "
@@ -176,9 +217,17 @@ def main() -> None:
               f"(overhead {on - off:+.3f} ms); batches whose moves or cut differ between the "
               f"twins: {twin_differs}")
     print(f"quality after the replay: incremental {final['incremental']} vs full "
-          f"{final['full_median']:g} (median of seeds {args.seed}..{args.seed + len(seeds_cut) - 1}:"
-          f" {seeds_cut}; ratio {res['quality_ratio']:.4f}); guard re-partitions: {guard}; "
-          f"oracle ok")
+          f"{final['full_median']:g} (median of seeds {args.seed}.."
+          f"{args.seed + len(seeds_cut) - 1}: {seeds_cut}; ratio {res['quality_ratio']:.4f}); "
+          f"guard re-partitions: {guard}; oracle ok")
+    if len(sessions) > 1:
+        print(f"sessions (seeds {sessions[0]['seed']}..{sessions[-1]['seed']}, initial partition "
+              f"the best of {args.initial_repetitions}): initial "
+              f"{[x['initial'] for x in sessions]} in "
+              f"{[round(x['initial_seconds'], 2) for x in sessions]} s, after the replay "
+              f"{[x['final'] for x in sessions]}: ratio to the full median "
+              f"{[round(r, 4) for r in ratios]}, median {np.median(ratios):.4f}, "
+              f"max {max(ratios):.4f}")
     if args.mtkahypar_threads > 0:
         res["mtkahypar"] = mtkahypar_full(snap.hypergraph, args, np.median(ms) / 1e3)
     if args.json:
@@ -187,8 +236,8 @@ def main() -> None:
 
 def mtkahypar_full(h, args, incremental_s: float) -> dict:
     """Mt-KaHyPar DEFAULT's full partition of the final design (the tool a user would call
-    otherwise; its empty nets dropped): the median of 3 runs' partitioning seconds (reading excluded), each in a fresh
-    process, and the incremental engine's speedup over it."""
+    otherwise; its empty nets dropped): the median of 3 runs' partitioning seconds (reading
+    excluded), each in a fresh process, and the incremental engine's speedup over it."""
     runs = []
     with tempfile.TemporaryDirectory() as d:
         path, out = Path(d) / "final.hgr", Path(d) / "final.part"

@@ -101,6 +101,14 @@ class IncrementalConfig:
     (also partition from scratch and keep the better).
     ``atomic``: a failure after the structure took a batch rolls the batch back (see the
     module docstring); False leaves it applied (and spares the GPU engine its per-batch copy).
+    ``initial_repetitions``: when the engine partitions the design itself (no ``parts``), the
+    initial partition is the best of this many runs of the full partitioner (at least the
+    config's ``repetitions``; seeds as for ``Config.repetitions``, so the first run is the
+    single-run partition). The engine keeps the quality it starts from, and a session pays
+    this once while batches come for hours: one run's seed spread (about 6% of the cut at
+    k = 8 on ``random_circuit``) would otherwise decide for the whole session whether its cut
+    sits above or below a fresh partition's; measurements in BENCHMARKS.md, "Incremental
+    engine". 1: a single run.
     """
 
     max_net_size: int = 64
@@ -117,12 +125,13 @@ class IncrementalConfig:
     guard_vcycles: int = 1
     guard_fresh: bool = True
     atomic: bool = True
+    initial_repetitions: int = 3
 
     def validate(self) -> IncrementalConfig:
         """Raises InputError on values the engine cannot use; returns self."""
         ints = {"max_net_size": 2, "expand": 0, "max_rounds": 0, "refine_rounds": 0,
                 "fm_max_fruitless": 1, "fm_max_moves": 0, "cut_drift_slack": 0,
-                "guard_vcycles": 0}  # fmt: skip
+                "guard_vcycles": 0, "initial_repetitions": 1}  # fmt: skip
         for name, low in ints.items():
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < low:
@@ -234,7 +243,9 @@ class IncrementalPartitioner:
     """A design under change with a maintained, incrementally refined k-way partition.
 
     Built from a :class:`Hypergraph` or a :class:`Graph` (edges become 2-pin nets, so cut and km1
-    are the edge cut). Without ``parts`` it partitions first with :func:`igpart.partition`.
+    are the edge cut). Without ``parts`` it partitions first with :func:`igpart.partition`, the
+    best of ``options.initial_repetitions`` runs (:class:`IncrementalConfig`; its seconds in
+    ``initial_seconds``).
     ``memory_budget`` (bytes, or e.g. ``"2GiB"``; default: ``IGPART_GPU_MEMORY_BUDGET``, else
     none): the dynamic structure keeps its adjacency in a host store with a hot-row cache
     (:mod:`igpart.dynamic`), with the same moves as without; each result's ``stats["transfer"]``
@@ -314,9 +325,15 @@ class IncrementalPartitioner:
                            f"nets at k = {self.k} (its per-vertex and per-net device state)")
             if backend != "cpu":
                 self.backend = _full_backend(backend, self.memory_budget, hyper, self.k)
+        #: seconds of the initial partition (0 when ``parts`` were given)
+        self.initial_seconds = 0.0
         if parts is None:
+            t_initial = time.perf_counter()
+            runs = max(self.config.repetitions, self.options.initial_repetitions)
             parts = partition(h, self.k, self.epsilon, objective, self.backend, self.seed,
-                              config, fixed=fixed, max_block_weights=self.targets).parts
+                              dataclasses.replace(self.config, repetitions=runs), fixed=fixed,
+                              max_block_weights=self.targets).parts
+            self.initial_seconds = time.perf_counter() - t_initial
         elif fixed is not None:  # a given partition: the fixed vertices go to their blocks
             from .metrics import check_parts
 

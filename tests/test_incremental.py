@@ -7,11 +7,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from igpart import BatchError, Graph, Hypergraph, InputError, improve
+from igpart import BatchError, Graph, Hypergraph, InputError, improve, partition
 from igpart.dynamic import Batch
 from igpart.generators import random_circuit
 from igpart.incremental import IncrementalConfig, IncrementalPartitioner
 from igpart.metrics import edge_cut, evaluate
+from igpart.partitioner.driver import REPETITION_SEED_STRIDE
 
 from .dynamic_model import Model, random_batch
 from .util import random_graph, random_hypergraph
@@ -228,6 +229,10 @@ def test_improve_warm_start_is_balanced_and_not_worse():
         ({"expand": -1}, "expand"),
         ({"max_change_fraction": -0.5}, "max_change_fraction"),
         ({"nope": 1}, "unknown incremental option"),
+        ({"initial_repetitions": 0}, "initial_repetitions must be an integer >= 1, got 0"),
+        ({"initial_repetitions": True}, "initial_repetitions must be an integer >= 1"),
+        ({"initial_repetitions": 2.5}, "initial_repetitions must be an integer >= 1"),
+        ({"initial_repetitions": "3"}, "initial_repetitions must be an integer >= 1"),
     ],
 )
 def test_bad_options(options, message):
@@ -237,3 +242,45 @@ def test_bad_options(options, message):
     with pytest.raises(InputError, match="objective"):
         IncrementalPartitioner(h, 2, objective="soed", parts=[0, 0, 1])
     assert IncrementalConfig().validate().guard
+
+
+@pytest.mark.parametrize("objective", ["cut", "km1"])
+def test_initial_partition_is_the_best_of_its_repetitions(objective):
+    """Without ``parts`` the engine starts from the best of ``initial_repetitions`` full runs
+    (never worse than the single run, which is the first of them); its maintained metrics equal
+    a from-scratch evaluation, and stay equal through batches."""
+    h = random_circuit(3000, seed=4)
+    runs = 3
+    ip = IncrementalPartitioner(h, 8, 0.03, objective, backend="cpu", seed=5,
+                                options={"initial_repetitions": runs})  # fmt: skip
+    singles = [partition(h, 8, 0.03, objective, "cpu", 5 + i * REPETITION_SEED_STRIDE)
+               for i in range(runs)]  # fmt: skip
+    assert ip.objective_value == min(p.objective_value for p in singles)
+    assert ip.objective_value <= singles[0].objective_value
+    assert ip.initial_seconds > 0
+    want = evaluate(h, ip.parts, 8, 0.03)
+    assert (ip.dynamic.cut, ip.dynamic.km1) == (want["cut"], want["km1"]) and want["balanced"]
+    np.testing.assert_array_equal(ip.dynamic.block_weights, want["block_weights"])
+    model, rng = Model(h, ip.parts, 8), np.random.default_rng(2)
+    for _ in range(5):
+        before = ip.parts
+        assert_oracle(ip, before, ip.apply(random_batch(model, rng, 8, weighted=False)))
+
+
+def test_initial_repetitions_meet_the_config_and_given_parts():
+    """The config's ``repetitions`` wins when larger (and stays the config the guard uses);
+    given ``parts`` are taken as they are, with no initial partition."""
+    h = random_circuit(1500, seed=6)
+    cfg = {"repetitions": 2}
+    ip = IncrementalPartitioner(h, 4, 0.05, backend="cpu", seed=1, config=cfg,
+                                options={"initial_repetitions": 1})  # fmt: skip
+    want = partition(h, 4, 0.05, backend="cpu", seed=1, config=cfg).parts
+    np.testing.assert_array_equal(ip.parts, want)
+    assert ip.config.repetitions == 2
+    ip = IncrementalPartitioner(h, 4, 0.05, backend="cpu", seed=1,
+                                options={"initial_repetitions": 3})  # fmt: skip
+    assert ip.config.repetitions == 1  # the user's config, not the initial partition's
+    given = np.arange(h.n, dtype=np.int32) % 4
+    ip = IncrementalPartitioner(h, 4, 0.05, parts=given, options={"initial_repetitions": 4})
+    np.testing.assert_array_equal(ip.parts, given)
+    assert ip.initial_seconds == 0.0

@@ -19,6 +19,7 @@ from igpart import BatchError, Config, Graph, InputError, improve, partition, re
 from igpart.cli import main
 from igpart.dynamic import Batch
 from igpart.generators import random_circuit
+from igpart.incremental import IncrementalConfig
 from igpart.metrics import evaluate
 from igpart.plugin import Commands, JsonLinesServer, Session
 from igpart.plugin.tcl import TclBridge, run_script, split_options
@@ -277,10 +278,12 @@ JET = {"refinement": "jet", "initial": "metis"}
 
 
 def _configured(h, cfg, k=4):
-    """The partition igpart.partition makes with ``cfg``, and that it differs from the default
-    (so that equal parts below show the config reached the partitioner)."""
-    want = partition(h, k, 0.05, backend="cpu", config=cfg).parts
-    assert (want != partition(h, k, 0.05, backend="cpu").parts).any()
+    """The initial partition of a session configured with ``cfg`` (igpart.partition with
+    ``cfg``, the best of the sessions' default number of runs), and that it differs from the
+    default's (so that equal parts below show the config reached the partitioner)."""
+    runs = {"repetitions": IncrementalConfig().initial_repetitions}
+    want = partition(h, k, 0.05, backend="cpu", config={**cfg, **runs}).parts
+    assert (want != partition(h, k, 0.05, backend="cpu", config=runs).parts).any()
     return want
 
 

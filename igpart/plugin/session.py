@@ -110,9 +110,11 @@ class Session:
     ``design``: a Circuit (cells and ports are vertices, nets are hyperedges; ``weights`` =
     ``"unit"`` or ``"area"``, clock nets and nets above ``max_net_size`` pins left out as in
     :meth:`Circuit.to_hypergraph`), a Hypergraph or a Graph. ``parts`` starts from a given
-    partition instead of partitioning with :func:`igpart.partition` (``backend``, ``seed``,
-    ``config``, ``preset``: as for :func:`igpart.partition`; also the quality guard's
-    re-partitions). ``options``: :class:`~igpart.incremental.IncrementalConfig` or a dict.
+    partition instead of partitioning with :func:`igpart.partition` (the best of
+    ``initial_repetitions`` runs, 3 by default: the session keeps the quality it starts from;
+    ``backend``, ``seed``, ``config``, ``preset``: as for :func:`igpart.partition`; also the
+    quality guard's re-partitions). ``options``: :class:`~igpart.incremental.IncrementalConfig`
+    or a dict.
     ``engine``: where the dynamic structure and incremental refinement run, ``"cpu"`` (C++) or
     ``"gpu"`` (CUDA; BackendUnavailable without a device).
     ``fixed``: cells (I/O pads, macros, placed cells) that stay in their block: a dict
