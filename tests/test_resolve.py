@@ -223,3 +223,48 @@ def test_the_result_and_verbose_output_show_the_resolved_values(tmp_path):
     lines = [line for line in r.stderr.splitlines() if line.startswith("igpart: resolved:")]
     assert len(lines) == 1 and "vcycles=2" in lines[0] and "initial=rb" in lines[0]
     assert json.loads(r.stdout)["resolved"]["k"] == 4
+
+
+def test_effort_defaults_resolve_per_backend():
+    """``initial_rb_runs``, ``jet_min_pins`` and ``jet_fm_max_pins`` at -1 take the backend's
+    ``default_NAME(k, n)`` (the general values where it has none); explicit values stay."""
+    from igpart.partitioner import context
+
+    class Lean:
+        def default_initial_rb_runs(self, k, n):
+            return 2 if k == 16 else 3
+
+        def default_jet_min_pins(self, k, n):
+            return n
+
+        def default_jet_fm_max_pins(self, k, n):
+            return 7
+
+    cfg = Config()
+    assert cfg.initial_rb_runs == cfg.jet_min_pins == cfg.jet_fm_max_pins == -1
+    assert [context.backend_effort(object(), cfg, name, 16, 10)
+            for name in context.BACKEND_EFFORT_DEFAULTS] == [4, 3_000_000, 0]
+    assert [context.backend_effort(Lean(), cfg, name, 16, 10)
+            for name in context.BACKEND_EFFORT_DEFAULTS] == [2, 7, 10]
+    assert context.backend_effort(Lean(), cfg, "initial_rb_runs", 8, 10) == 3
+    mine = Config(initial_rb_runs=5, jet_min_pins=0, jet_fm_max_pins=9)
+    assert [context.backend_effort(Lean(), mine, name, 16, 10)
+            for name in context.BACKEND_EFFORT_DEFAULTS] == [5, 9, 0]
+    r = context.resolve(Config(), CpuBackend(), random_circuit(300, seed=1), 4)
+    assert (r.initial_rb_runs, r.jet_min_pins, r.jet_fm_max_pins) == (4, 0, 3_000_000)
+
+
+def test_gpu_lean_host_stages_rule():
+    """The GPU backend's lean host stages: 2 < k < 64 on inputs of 100,000+ vertices only."""
+    GpuBackend = pytest.importorskip("igpart.kernels.gpu._backend").GpuBackend
+    be = GpuBackend.__new__(GpuBackend)  # the rules read class constants only
+    n = GpuBackend.LARGE_MIN_N
+    assert be.lean_host_stages(16, n) and be.lean_host_stages(3, n)
+    assert not be.lean_host_stages(2, n) and not be.lean_host_stages(64, n)
+    assert not be.lean_host_stages(16, n - 1)
+    assert (be.default_initial_rb_runs(16, n), be.default_jet_min_pins(16, n),
+            be.default_jet_fm_max_pins(16, n), be.default_vcycles(16, n)) == (2, 1_000_000,
+                                                                             1_000_000, 1)
+    assert (be.default_initial_rb_runs(64, n), be.default_jet_min_pins(64, n),
+            be.default_jet_fm_max_pins(64, n), be.default_vcycles(64, n)) == (4, 0, 3_000_000, 2)
+    assert be.default_vcycles(2, n) == 1 and be.default_vcycles(16, n - 1) == 2

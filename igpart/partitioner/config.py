@@ -214,8 +214,8 @@ class Config:
       0.063 against 0.033-0.041 s: the bisections and their FM are a critical path of their own).
       Every candidate is rebalanced and refined, the best balanced one is kept.
       ``initial_max_net_size``: nets above this size are left out of the clique expansion.
-      ``initial_rb_runs`` (default 4), ``initial_rb_seeds`` (default 16): the effort of
-      ``"rb"`` (above); both at least 1.
+      ``initial_rb_runs`` (default -1: the backend's ``default_initial_rb_runs(k, n)``, else 4),
+      ``initial_rb_seeds`` (default 16): the effort of ``"rb"`` (above); both at least 1.
       ``initial_fm_top`` (default 1; 0: every candidate): every initial candidate (on the
       coarsest level and inside every bisection of ``"rb"``) is rebalanced and refined with the
       sequence refinement, and only the ``initial_fm_top`` best distinct ones then get the FM
@@ -294,12 +294,14 @@ class Config:
       ``jet_afterburner_max_net_size`` (default 256): nets with more pins count with the pin
       counts before the iteration in the afterburner (exact counting costs their size per
       candidate pin).
-      ``jet_fm_max_pins`` (default 3,000,000): with ``"jet+fm"``, FM also runs on levels of at
+      ``jet_fm_max_pins`` (default -1: the backend's ``default_jet_fm_max_pins(k, n)``, else
+      3,000,000): with ``"jet+fm"``, FM also runs on levels of at
       most this many pins (on the GPU, on a host copy of the level). 500,000 left the Titan23
       circuits enlarged to 2M vertices at k = 2 with up to 1.5x the cut (BENCHMARKS.md, "GPU
       refinement").
-      ``jet_min_pins`` (default 0: none): in the Jet modes, levels of at most this many pins
-      are refined the ``"fm"`` way instead.
+      ``jet_min_pins`` (default -1: the backend's ``default_jet_min_pins(k, n)``, else 0:
+      none): in the Jet modes, levels of at most this many pins are refined the ``"fm"`` way
+      instead.
       ``fm_rounds``, ``fm_max_fruitless_moves``, ``fm_min_improvement``: FM stopping rules.
       ``fm_max_work`` (default 32; 0: no bound): a round of the k-way FM (k > 2) also stops once
       the gain evaluations of its moves have read this many times the level's pins + vertices
@@ -420,7 +422,7 @@ class Config:
     initial_runs_max: int = 64
     initial_runs_min_n: int = 100_000
     initial_max_net_size: int = 100
-    initial_rb_runs: int = 4
+    initial_rb_runs: int = -1
     initial_rb_seeds: int = 16
     initial_fm_top: int = 1
     initial_bisector: str = "metis"
@@ -434,8 +436,8 @@ class Config:
     jet_negative_gain_fine: float = 0.25
     jet_negative_gain_coarse: float = 0.75
     jet_afterburner_max_net_size: int = 256
-    jet_fm_max_pins: int = 3_000_000
-    jet_min_pins: int = 0
+    jet_fm_max_pins: int = -1
+    jet_min_pins: int = -1
     fm_rounds: int = 4
     fm_max_fruitless_moves: int = 250
     fm_min_improvement: float = 0.001
@@ -490,7 +492,6 @@ class Config:
             "initial_runs_max",
             "initial_runs_min_n",
             "initial_max_net_size",
-            "initial_rb_runs",
             "initial_rb_seeds",
             "jet_patience",
             "jet_afterburner_max_net_size",
@@ -510,8 +511,6 @@ class Config:
             "graph_fm_rounds",
             "threads",
             "jet_iterations",
-            "jet_fm_max_pins",
-            "jet_min_pins",
             "host_levels_below",
         ):
             integer(name, 0)
@@ -519,12 +518,14 @@ class Config:
             ("vcycles", "-1 (the backend's default) or a non-negative integer"),
             ("vcycle_min_vertices", "-1 (the backend's default) or a non-negative integer"),
             ("community_sub_rounds", "-1 (the backend's default) or a non-negative integer"),
+            ("jet_fm_max_pins", "-1 (the backend's default) or a non-negative integer"),
+            ("jet_min_pins", "-1 (the backend's default) or a non-negative integer"),
             ("initial_metis_processes", "-1 (automatic), 0 (in-process) or a positive integer"),
         ):
             v = getattr(self, name)
             if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or v < -1:
                 raise InputError(f"config.{name} must be {what}, got {v!r}")
-        for name in ("graph_lp_sub_rounds", "community_max_net_size"):
+        for name in ("graph_lp_sub_rounds", "community_max_net_size", "initial_rb_runs"):
             v = getattr(self, name)
             if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) \
                     or v == 0 or v < -1:

@@ -272,6 +272,22 @@ def refinement_mode(be: Backend, cfg: Config) -> str:
     return getattr(be, "default_refinement", "fm")
 
 
+#: ``Config`` values whose -1 asks the backend (``default_NAME(k, n)``), and the value where
+#: it has no such method.
+BACKEND_EFFORT_DEFAULTS = {"initial_rb_runs": 4, "jet_fm_max_pins": 3_000_000, "jet_min_pins": 0}
+
+
+def backend_effort(be: Backend, cfg: Config, name: str, k: int, n: int) -> int:
+    """``cfg.NAME`` (one of :data:`BACKEND_EFFORT_DEFAULTS`) resolved on ``be`` at ``k``
+    blocks for an input of ``n`` vertices: -1 gives the backend's ``default_NAME(k, n)``, or
+    the value of :data:`BACKEND_EFFORT_DEFAULTS` where it has none."""
+    value = int(getattr(cfg, name))
+    if value >= 0:
+        return value
+    default = getattr(be, f"default_{name}", None)
+    return BACKEND_EFFORT_DEFAULTS[name] if default is None else int(default(k, n))
+
+
 def vcycles(be: Backend, cfg: Config, k: int, n: int) -> int:
     """``cfg.vcycles`` resolved on ``be`` at ``k`` blocks for an input of ``n`` vertices (-1:
     the backend's ``default_vcycles(k, n)``, 2 where it has none)."""
@@ -456,7 +472,9 @@ def resolve(cfg: Config, be: Backend, h: Hypergraph | Graph, k: int) -> Resolved
     # the run's sub-problems (bisections of the coarsest level, on the C++ backend) coarsen
     # as the run does
     base = dataclasses.replace(base, initial_metis_processes=processes,
-                               coarsening=coarsening(be, base, k, n))
+                               coarsening=coarsening(be, base, k, n),
+                               **{name: backend_effort(be, base, name, k, n)
+                                  for name in BACKEND_EFFORT_DEFAULTS})
     rb_runs, rb_seeds = rb_effort(base, k, n >= base.initial_runs_min_n)
     values = {f.name: getattr(base, f.name) for f in dataclasses.fields(Config)}
     values.update(

@@ -11,7 +11,7 @@ from typing import Any
 
 from ..kernels.backend import Backend, GraphArrays, HypergraphArrays
 from .config import Config
-from .context import ResolvedConfig, Timer
+from .context import BACKEND_EFFORT_DEFAULTS, ResolvedConfig, Timer
 
 
 def hypergraph_refiner(be: Backend, k: int, bounds, objective: str, cfg: ResolvedConfig,
@@ -24,13 +24,18 @@ def hypergraph_refiner(be: Backend, k: int, bounds, objective: str, cfg: Resolve
     mode = "fm" if initial else cfg.refinement
     fm_pass = fm_polisher(be, k, bounds, objective, cfg, seed, timer)
 
+    # a resolved config holds the backend's values; a plain one falls back to the general ones
+    jet_min_pins, jet_fm_max_pins = (
+        int(getattr(cfg, name)) if int(getattr(cfg, name)) >= 0 else BACKEND_EFFORT_DEFAULTS[name]
+        for name in ("jet_min_pins", "jet_fm_max_pins"))
+
     def refine(ha: HypergraphArrays, parts, locked=None):
         t0 = time.perf_counter()
         lk = {} if locked is None else {"locked": locked}
         parts = be.rebalance_hypergraph(ha, parts, k, bounds, objective, **lk)
         t0 = timer.add("rebalance", t0)
         fm = cfg.fm and cfg.fm_rounds > 0
-        if mode == "fm" or ha.num_pins <= cfg.jet_min_pins:
+        if mode == "fm" or ha.num_pins <= jet_min_pins:
             if cfg.refine_rounds:
                 parts, _ = be.refine_hypergraph(
                     ha, parts, k, bounds, objective, max_rounds=cfg.refine_rounds, **lk
@@ -46,7 +51,7 @@ def hypergraph_refiner(be: Backend, k: int, bounds, objective: str, cfg: Resolve
                     afterburner_max_net_size=cfg.jet_afterburner_max_net_size, seed=seed, **lk,
                 )
                 t0 = timer.add("jet", t0)
-            fm = fm and mode == "jet+fm" and ha.num_pins <= cfg.jet_fm_max_pins
+            fm = fm and mode == "jet+fm" and ha.num_pins <= jet_fm_max_pins
         if fm:
             parts = fm_pass(ha, parts, locked)
         return parts

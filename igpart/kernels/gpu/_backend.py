@@ -292,11 +292,44 @@ class GpuBackend(HostFallback, Backend):
         return "heavy_edge"
 
     def default_vcycles(self, k: int, n: int = 0) -> int:
-        """``Config(vcycles=-1)``: one V-cycle at k = 2 on inputs of at least
-        ``LARGE_MIN_N`` vertices, two otherwise (H200, ibm01x200 / ibm09x100, seeds 1-8: at
-        k = 2 the second cost ~50 ms for no measurable cut; at k = 16 and 64 it bought
-        1.4-3.9%; ``igpart.Config``)."""
-        return 1 if k == 2 and n >= self.LARGE_MIN_N else 2
+        """``Config(vcycles=-1)``: one V-cycle at k = 2 and in the lean range
+        (:meth:`lean_host_stages`) on inputs of at least ``LARGE_MIN_N`` vertices, two
+        otherwise (H200, ibm01x200 / ibm09x100, seeds 1-8: at k = 2 the second cost ~50 ms for
+        no measurable cut; at k = 16 and 64 it bought 1.4-3.9% there, with the refinement and
+        initial partitioning of that time; ``igpart.Config``)."""
+        if n >= self.LARGE_MIN_N and (k == 2 or self.lean_host_stages(k, n)):
+            return 1
+        return 2
+
+    def lean_host_stages(self, k: int, n: int) -> bool:
+        """Whether a run into ``k`` blocks of an input of ``n`` vertices takes the lean host
+        stages: 2 < k < ``LARGE_K`` on inputs of at least ``LARGE_MIN_N`` vertices (where
+        HyperG's groups coarsen, :meth:`default_coarsening`). There the run makes one V-cycle,
+        2 recursive-bisection candidates instead of 4, refines levels of up to 1,000,000 pins
+        with sequence refinement + FM instead of Jet + FM, and runs no host FM on larger levels.
+        On the host stand-in of these levels (C++ backend, ibm10 x2 / x4, k = 16) Jet gained
+        nothing on the levels where FM ran after it, the second V-cycle gained 0.2-0.45% and 2
+        candidates 0.26% on the coarsest level's cut. A/B on the H100 (a46e865 + these switches
+        as Config values, `benchmarks/gpu_ab.py --reps 2 --vary-seeds`, cholesky_mc x18,
+        neuron x22, stereo_vision x22, ibm10 x29, ibm11 x29 at k = 16): 0.68x the time
+        (0.54-0.79 s against 0.77-1.15 s), cut geomean 1.013x (0.922x-1.055x per input, two
+        seeds each). Measured at k = 16 only."""
+        return 2 < int(k) < self.LARGE_K and int(n) >= self.LARGE_MIN_N
+
+    def default_initial_rb_runs(self, k: int, n: int) -> int:
+        """``Config(initial_rb_runs=-1)``: 2 in the lean range (:meth:`lean_host_stages`), 4
+        otherwise."""
+        return 2 if self.lean_host_stages(k, n) else 4
+
+    def default_jet_min_pins(self, k: int, n: int) -> int:
+        """``Config(jet_min_pins=-1)``: levels of up to 1,000,000 pins are refined without Jet
+        in the lean range (:meth:`lean_host_stages`); none otherwise."""
+        return 1_000_000 if self.lean_host_stages(k, n) else 0
+
+    def default_jet_fm_max_pins(self, k: int, n: int) -> int:
+        """``Config(jet_fm_max_pins=-1)``: host FM on levels of up to 1,000,000 pins in the lean
+        range (:meth:`lean_host_stages`), 3,000,000 otherwise."""
+        return 1_000_000 if self.lean_host_stages(k, n) else 3_000_000
 
     #: ``Config.graph_coarsening = "auto"`` / ``graph_refinement = "auto"`` on this backend:
     #: label propagation on the device (``"lp"`` / ``"lp+jet"``). It cuts less than G-kway's
