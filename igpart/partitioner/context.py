@@ -131,6 +131,8 @@ def rb_effort(cfg: Config, k: int, large: bool = True) -> tuple[int, int]:
     (defaults: 4 x 16 up to k = 32 for large inputs, 2 x 8 below k = 64 for small ones,
     1 x 16 at k = 64, 1 x 4 at k = 128)."""
     runs, seeds, kmax = cfg.initial_rb_runs, cfg.initial_rb_seeds, 32
+    if runs < 0:  # not resolved on a backend (:func:`backend_effort`): the general value
+        runs = BACKEND_EFFORT_DEFAULTS["initial_rb_runs"]
     if not large:
         runs, seeds, kmax = max(1, runs // 2), max(1, seeds // 2), 64
     if k > kmax:
