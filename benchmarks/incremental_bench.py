@@ -92,7 +92,8 @@ def main() -> None:
                     help="replay the batches on this many engines, session seeds "
                          "--session-seed, +1, ...; each one's ratio to the full median")
     ap.add_argument("--session-seed", type=int, default=None,
-                    help="the first session's seed (default --seed)")
+                    help="the seed of the first replayed engine's initial partition "
+                         "(default --seed)")
     ap.add_argument("--mtkahypar-threads", type=int, default=0,
                     help="also partition the final design with Mt-KaHyPar DEFAULT on this many "
                          "threads (benchmarks/mtkahypar_cli.py, 3 fresh processes; 0: off)")

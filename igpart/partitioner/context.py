@@ -130,9 +130,7 @@ def rb_effort(cfg: Config, k: int, large: bool = True) -> tuple[int, int]:
     candidate only (``initial_fm_top``) a METIS seed costs far less than a recursive bisection
     (defaults: 4 x 16 up to k = 32 for large inputs, 2 x 8 below k = 64 for small ones,
     1 x 16 at k = 64, 1 x 4 at k = 128)."""
-    runs, seeds, kmax = cfg.initial_rb_runs, cfg.initial_rb_seeds, 32
-    if runs < 0:  # not resolved on a backend (:func:`backend_effort`): the general value
-        runs = BACKEND_EFFORT_DEFAULTS["initial_rb_runs"]
+    runs, seeds, kmax = effort_value(cfg, "initial_rb_runs"), cfg.initial_rb_seeds, 32
     if not large:
         runs, seeds, kmax = max(1, runs // 2), max(1, seeds // 2), 64
     if k > kmax:
@@ -288,6 +286,13 @@ def backend_effort(be: Backend, cfg: Config, name: str, k: int, n: int) -> int:
         return value
     default = getattr(be, f"default_{name}", None)
     return BACKEND_EFFORT_DEFAULTS[name] if default is None else int(default(k, n))
+
+
+def effort_value(cfg: Config, name: str) -> int:
+    """``cfg.NAME`` (one of :data:`BACKEND_EFFORT_DEFAULTS`) as a stage reads it: the resolved
+    value, or the general default where ``cfg`` was not resolved on a backend (-1)."""
+    value = int(getattr(cfg, name))
+    return value if value >= 0 else BACKEND_EFFORT_DEFAULTS[name]
 
 
 def vcycles(be: Backend, cfg: Config, k: int, n: int) -> int:

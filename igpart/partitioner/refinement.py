@@ -11,7 +11,7 @@ from typing import Any
 
 from ..kernels.backend import Backend, GraphArrays, HypergraphArrays
 from .config import Config
-from .context import BACKEND_EFFORT_DEFAULTS, ResolvedConfig, Timer
+from .context import ResolvedConfig, Timer, effort_value
 
 
 def hypergraph_refiner(be: Backend, k: int, bounds, objective: str, cfg: ResolvedConfig,
@@ -24,10 +24,8 @@ def hypergraph_refiner(be: Backend, k: int, bounds, objective: str, cfg: Resolve
     mode = "fm" if initial else cfg.refinement
     fm_pass = fm_polisher(be, k, bounds, objective, cfg, seed, timer)
 
-    # a resolved config holds the backend's values; a plain one falls back to the general ones
-    jet_min_pins, jet_fm_max_pins = (
-        int(getattr(cfg, name)) if int(getattr(cfg, name)) >= 0 else BACKEND_EFFORT_DEFAULTS[name]
-        for name in ("jet_min_pins", "jet_fm_max_pins"))
+    jet_min_pins = effort_value(cfg, "jet_min_pins")
+    jet_fm_max_pins = effort_value(cfg, "jet_fm_max_pins")
 
     def refine(ha: HypergraphArrays, parts, locked=None):
         t0 = time.perf_counter()

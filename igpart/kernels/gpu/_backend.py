@@ -309,11 +309,14 @@ class GpuBackend(HostFallback, Backend):
         with sequence refinement + FM instead of Jet + FM, and runs no host FM on larger levels.
         On the host stand-in of these levels (C++ backend, ibm10 x2 / x4, k = 16) Jet gained
         nothing on the levels where FM ran after it, the second V-cycle gained 0.2-0.45% and 2
-        candidates 0.26% on the coarsest level's cut. A/B on the H100 (a46e865 + these switches
+        candidates 0.26% on the coarsest level's cut. A/B on the H100 (4d720c8, these switches
         as Config values, `benchmarks/gpu_ab.py --reps 2 --vary-seeds`, cholesky_mc x18,
         neuron x22, stereo_vision x22, ibm10 x29, ibm11 x29 at k = 16): 0.68x the time
         (0.54-0.79 s against 0.77-1.15 s), cut geomean 1.013x (0.922x-1.055x per input, two
-        seeds each). Measured at k = 16 only."""
+        seeds each); the `large` suite at k = 16 (one seed): 5.23x faster than Mt-KaHyPar-16 at
+        1.042x its cut, against 3.60x at 0.989x before. Measured at k = 16 on inputs of about
+        2M vertices only: k = 3-8 and 17-63, and inputs of 100,000 to 2M vertices (cholesky_mc
+        itself, 113k, in the small suite), follow the rule unmeasured."""
         return 2 < int(k) < self.LARGE_K and int(n) >= self.LARGE_MIN_N
 
     def default_initial_rb_runs(self, k: int, n: int) -> int:
@@ -352,9 +355,10 @@ class GpuBackend(HostFallback, Backend):
     FM_HOST_MAX_PINS: int | None = None
 
     #: Default size limit (vertices) of the level on which Louvain runs (on the host), below
-    #: k = ``LARGE_K``: at k = 2 on 2M-vertex inputs a limit of 8,000 let the unconstrained clustering before
-    #: Louvain merge vertices of different copies of an enlarged circuit (H100, six inputs,
-    #: seeds 0-3: cut geomean 0.93x with 30,000, BENCHMARKS.md "GPU refinement").
+    #: k = ``LARGE_K``: at k = 2 on 2M-vertex inputs a limit of 8,000 let the unconstrained
+    #: clustering before Louvain merge vertices of different copies of an enlarged circuit
+    #: (H100, six inputs, seeds 0-3: cut geomean 0.93x with 30,000, BENCHMARKS.md "GPU
+    #: refinement").
     COMMUNITY_HOST_MAX = 30_000
 
     #: ... and from k = ``LARGE_K`` on, a level of at most this many vertices (the seven
