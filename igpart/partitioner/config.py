@@ -82,7 +82,9 @@ class Config:
       from 10 to 50 whose clique expansion has at most 2 arcs per pin (ibm10 x8: 10, where 50
       gave 6.2 arcs per pin and Louvain took about twice the time; stereo_vision x4: 21,
       neuron x4: 29, cholesky_mc x4: 31; BENCHMARKS.md, "Louvain's net-size cap and one
-      V-cycle on large inputs").
+      V-cycle on large inputs"), raised until the nets it leaves out (up to 50 pins) hold at
+      most 2% of their pins (ISPD98 15-25, Titan23 30-40: a cap of 10 left out 14-42% of the
+      ISPD98 circuits' pins and cost ibm01 x157 4x its cut at k = 2).
       ``community_max_weight``: a community weighs at most ``community_max_weight * total / k``
       (one block's weight; 0: no cap). Modularity has a resolution limit: its communities grow
       like the square root of the total edge weight, so on large inputs they outgrow the blocks
