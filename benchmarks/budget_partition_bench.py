@@ -15,7 +15,8 @@ to the in-memory run, the cut and km1, whether the partition equals the in-memor
 accounting of ``Partition.memory``: device peak (high-water mark of the budget's device allocation),
 host-resident peak (page-locked), requests the budget sent to the host, and the estimated bytes over
 the bus in total and per phase (a lower bound: host allocations written once, a level's host arrays
-read once per call, levels moved to the device).
+read once per call, levels moved to the device); then per budget the levels spilled to host memory
+and copied back, and the largest requests sent to the host with the code that made them.
 
     python benchmarks/budget_partition_bench.py (--input ibm10:8 | --hgr FILE | --n 2000000)
         [--k 8] [--divisors 4 16] [--repeats 3] [--objective cut] [--json out.json]
@@ -135,9 +136,14 @@ def main() -> None:
                 f"{ph} {v['bus_bytes']:,} B (written {v['host_written']:,}, read "
                 f"{v['host_read']:,}, moved {v['moved_to_device']:,})"
                 for ph, v in phases.items()))
-            print(f"{row['engine']}: largest requests sent to the host: " + "; ".join(
-                f"{r['phase']} {r['count']} x {r['bytes']:,} B"
-                for r in row["memory"].get("overflow_requests", [])))
+            moves = row["memory"].get("level_moves", {})
+            if moves:
+                print(f"{row['engine']}: levels spilled to the host {moves['spilled']} "
+                      f"({moves['spilled_bytes']:,} B), copied back {moves['restored']} "
+                      f"({moves['restored_bytes']:,} B)")
+            print(f"{row['engine']}: largest requests sent to the host:")
+            for r in row["memory"].get("overflow_requests", []):
+                print(f"  {r['phase']} {r['count']} x {r['bytes']:,} B at {r.get('site') or '?'}")
     if args.json:
         import cupy as cp
 

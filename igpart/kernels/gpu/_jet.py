@@ -95,18 +95,9 @@ class _Jet:
         self.flag = cp.empty(n, dtype=cp.int32)
         self.pos = cp.empty(n, dtype=cp.int32)
         self.cand = cp.empty(n, dtype=cp.int32)
-        self.cand_s = cp.empty(n, dtype=cp.int32)
         self.key = cp.empty(n, dtype=cp.uint64)
-        self.dkey = cp.empty(n, dtype=cp.uint64)
-        self.keep = cp.empty(n, dtype=cp.int8)
-        self.u_s = cp.empty(n, dtype=cp.int32)
-        self.to_s = cp.empty(n, dtype=cp.int32)
-        self.from_s = cp.empty(n, dtype=cp.int32)
-        self.w_s = cp.empty(n, dtype=cp.int64)
-        self.act = cp.empty(n, dtype=cp.int8)
-        self.safe = cp.empty(n, dtype=cp.int8)
-        self.x = cp.empty(n, dtype=cp.int64)
-        self.cs = cp.empty(n, dtype=cp.int64)
+        #: the buffers of steps 2 and 3, used up to L (:meth:`_moves`)
+        self._cap = 0
         self.first = cp.empty(k, dtype=cp.int64)
         self.outs = cp.empty((balance_rounds + 1) * k, dtype=cp.int64)
         self.stats = cp.asarray(
@@ -222,9 +213,35 @@ class _Jet:
             ),
         )
 
+    def _moves(self, L: int) -> None:
+        """The buffers of steps 2 and 3 (the candidates in priority order, their destination
+        keys, the afterburner's verdicts and the sorted moves), of at least ``L`` entries: the
+        kernels touch only the first L, every one written before it is read within the
+        iteration, so they are sized by the candidates (grown by an eighth more when L
+        outgrows them) instead of by the level's vertices."""
+        if L <= self._cap:
+            return
+        cap = min(self.hg.n, L + L // 8)
+        self.cand_s = self.dkey = self.keep = None  # the old buffers' room first
+        self.u_s = self.to_s = self.from_s = self.w_s = None
+        self.act = self.safe = self.x = self.cs = None
+        self.cand_s = cp.empty(cap, dtype=cp.int32)
+        self.dkey = cp.empty(cap, dtype=cp.uint64)
+        self.keep = cp.empty(cap, dtype=cp.int8)
+        self.u_s = cp.empty(cap, dtype=cp.int32)
+        self.to_s = cp.empty(cap, dtype=cp.int32)
+        self.from_s = cp.empty(cap, dtype=cp.int32)
+        self.w_s = cp.empty(cap, dtype=cp.int64)
+        self.act = cp.empty(cap, dtype=cp.int8)
+        self.safe = cp.empty(cap, dtype=cp.int8)
+        self.x = cp.empty(cap, dtype=cp.int64)
+        self.cs = cp.empty(cap, dtype=cp.int64)
+        self._cap = cap
+
     def iteration(self, L: int, tier: int, lbits: int) -> None:
         """Steps 2 and 3 of an iteration with L candidates, the moves applied, pin counts and
         objective rebuilt (stats MOVED, OBJ)."""
+        self._moves(L)
         hg, phi, k = self.hg, self.phi, self.k
         key = self.key[:L]
         order = NULL
