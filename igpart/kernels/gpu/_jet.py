@@ -15,6 +15,7 @@ import cupy as cp
 import numpy as np
 
 from ..backend import HypergraphArrays
+from . import _outofcore
 from ._common import (
     NULL,
     STATS,
@@ -112,7 +113,10 @@ class _Jet:
         if self.boundary:
             self.mark = cp.zeros(n, dtype=cp.int8)  # jet_boundary_list clears it again
             self.bpos = cp.empty(n, dtype=cp.int32)
-            self.blist = cp.empty(n, dtype=cp.int32)
+            # the boundary list, written and read in order: in host memory beside a level's
+            # pins under a memory budget (the prefix sums stay: every thread reads their last)
+            with _outofcore.beside(hg.eind):
+                self.blist = cp.empty(n, dtype=cp.int32)
             STATS.add(3)
 
     def _hist_args(self):
