@@ -434,10 +434,10 @@ def contract(hg: HypergraphArrays, cmap, nc: int, pins_on_host=None) -> Hypergra
     """Coarse hypergraph of ``cmap``: pins mapped, sorted and deduplicated per net, nets of fewer
     than 2 pins dropped, a net merged into the smallest net id of its hash when their pins are
     equal (weights added), kept nets in ascending id. One host synchronisation (the sizes).
-    Under a memory budget the mapped pins live beside ``hg.eind`` (read per net as it is), and
-    ``pins_on_host(nc, nets, pins)`` (optional) says whether the coarse level's net -> pin list
-    (and its net ids per pin, read once in a stream by the transpose) go to host memory as they
-    are written; the vertex -> net list, written by a scatter, is built on the device."""
+    ``pins_on_host(nc, nets, pins)`` (optional, under a memory budget) says whether the coarse
+    level's net -> pin list (and its net ids per pin, read once in a stream by the transpose)
+    go to host memory as they are written; the mapped pins (sorted in place per net) and the
+    vertex -> net list (written by a scatter) are built on the device."""
     m, n, p = hg.m, hg.n, hg.num_pins
     if m == 0:
         return _empty_contraction(nc, scatter_add(cmap, hg.vwgt, nc), hg.total_weight)
@@ -451,8 +451,7 @@ def contract(hg: HypergraphArrays, cmap, nc: int, pins_on_host=None) -> Hypergra
     wsum = ws[nc + 3 : nc + 3 + m]
     bsum = ws[nc + 3 + m : nc + 5 + m + 2 * nb]
     table = ws[nc + 5 + m + 2 * nb :].view(cp.int32)
-    with _outofcore.beside(hg.eind):
-        pins = cp.empty(p, dtype=cp.int32)
+    pins = cp.empty(p, dtype=cp.int32)  # sorted in place per net: on the device
     length = cp.empty(m, dtype=cp.int32)
     hsh = cp.empty(m, dtype=cp.int64)
     large = cp.empty(m, dtype=cp.int32)
@@ -538,9 +537,8 @@ class PinCounts:
     def __init__(self, hg: HypergraphArrays):
         self.hg = hg
         self.lam = cp.empty(hg.m, dtype=cp.int32)
-        with _outofcore.beside(hg.eind):  # a slot per pin, read and written per net
-            self.blk = cp.empty(hg.num_pins, dtype=cp.int32)
-            self.cnt = cp.empty(hg.num_pins, dtype=cp.int32)
+        self.blk = cp.empty(hg.num_pins, dtype=cp.int32)
+        self.cnt = cp.empty(hg.num_pins, dtype=cp.int32)
         STATS.add(3)
 
     def build(self, parts, k: int) -> PinCounts:

@@ -89,14 +89,30 @@ class _Jet:
         self.max_net, self.seed = afterburner_max_net_size, seed
         self.bw = block_weights(hg.vwgt, cur, k)
         self.phi = PinCounts(hg)
+        # Under a memory budget the arrays allocated first keep the device: the pin counts
+        # (above; updated in place per pin), then what every iteration reads and writes for
+        # all vertices (flags and their prefix sums, the boundary marks), then what it touches
+        # for the boundary vertices only (locks, targets, gains, ranks) and the candidates'
+        # keys (sorted in place); the compacted candidates and the boundary list, written and
+        # read in order, live beside a large level's pins.
+        self.flag = cp.empty(n, dtype=cp.int32)
+        self.pos = cp.empty(n, dtype=cp.int32)
+        #: step 1 visits only the boundary vertices (listed every iteration) instead of all
+        self.boundary = bool(boundary)
+        if self.boundary:
+            self.mark = cp.zeros(n, dtype=cp.int8)  # jet_boundary_list clears it again
+            self.bpos = cp.empty(n, dtype=cp.int32)
+            STATS.add(2)
         self.locked = cp.zeros(n, dtype=cp.int8)
         self.target = cp.empty(n, dtype=cp.int32)
         self.gain = cp.empty(n, dtype=cp.int64)
         self.rank = cp.full(n, INT64_MAX, dtype=cp.int64)
-        self.flag = cp.empty(n, dtype=cp.int32)
-        self.pos = cp.empty(n, dtype=cp.int32)
-        self.cand = cp.empty(n, dtype=cp.int32)
         self.key = cp.empty(n, dtype=cp.uint64)
+        with _outofcore.beside(hg.eind):
+            self.cand = cp.empty(n, dtype=cp.int32)
+            if self.boundary:
+                self.blist = cp.empty(n, dtype=cp.int32)
+                STATS.add()
         #: the buffers of steps 2 and 3, used up to L (:meth:`_moves`)
         self._cap = 0
         self.first = cp.empty(k, dtype=cp.int64)
@@ -108,16 +124,6 @@ class _Jet:
         self.use_global, self.scratch, self.shared = _tables(n, k)
         self.hist_shared = k * 8 + 512 <= SHARED_LIMIT  # + the kernels' static bytes
         self.kbits = (k - 1).bit_length()
-        #: step 1 visits only the boundary vertices (listed every iteration) instead of all
-        self.boundary = bool(boundary)
-        if self.boundary:
-            self.mark = cp.zeros(n, dtype=cp.int8)  # jet_boundary_list clears it again
-            self.bpos = cp.empty(n, dtype=cp.int32)
-            # the boundary list, written and read in order: in host memory beside a level's
-            # pins under a memory budget (the prefix sums stay: every thread reads their last)
-            with _outofcore.beside(hg.eind):
-                self.blist = cp.empty(n, dtype=cp.int32)
-            STATS.add(3)
 
     def _hist_args(self):
         """(use_shared flag, dynamic shared bytes) of the kernels with a block histogram."""

@@ -11,9 +11,11 @@ device's address space at the same address, so the unchanged kernels, CuPy's ele
 kernels and CUB's sorts and scans read and write it over the bus). Outside the scope nothing
 changes: without a budget the backend never enters it.
 
-Kernel code that allocates arrays read in the same streams as a host-resident one (the
-contraction's mapped pins, the pin counts beside a level's pins) allocates them inside
-:func:`beside`, which puts them in host memory too while that one is there.
+Kernel code that allocates arrays written and read in order, in the same streams as a
+host-resident one (the transpose's pin-to-net ids beside a level's pins, Jet's compacted
+candidates), allocates them inside :func:`beside`, which puts them in host memory too while
+that one is there. Arrays updated in place at random (sorted per segment, counters searched and
+incremented) stay on the device: each such update over the bus would be a round trip.
 
 Copies that involve such an array go through :func:`asnumpy` / :func:`fill` (plain host copies
 after a stream synchronisation) or ``cudaMemcpyDefault`` (device-to-device copies), never
@@ -35,7 +37,7 @@ from ..placement import BudgetAllocator, call_site
 
 #: Budget scopes open in this process (:func:`active`).
 _ACTIVE = 0
-#: The allocator of this thread's open budget scope (``current.alloc``; None outside one).
+#: The allocator of this thread's open budget scope (``_CURRENT.alloc``; None outside one).
 _CURRENT = threading.local()
 
 
