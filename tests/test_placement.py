@@ -1,6 +1,7 @@
 """The placement policy of full partitions under a device memory budget (kernels/placement.py),
 on a simulated device pool and host allocator: which requests go where, that the device never
-holds more than the budget, and the accounting (host bytes, peaks, per-phase bus estimate)."""
+holds more than the budget, the accounting (host bytes, peaks, per-phase bus estimate, the
+sites of requests sent to the host) and which idle levels leave the device."""
 
 from __future__ import annotations
 

@@ -572,7 +572,8 @@ class GpuBackend(HostFallback, Backend):
         movable array copied to page-locked host memory (one sequential copy), the device
         copy freed."""
         for other in self._residency.use(key, need):
-            level = self._levels[other]()
+            ref = self._levels.get(other)  # a finaliser may have dropped it meanwhile
+            level = None if ref is None else ref()
             if level is None:
                 continue
             small = self._alloc.small_bytes
