@@ -399,3 +399,16 @@ def test_level_moves_are_reported():
     alloc.note_level(False, 5 << 20)
     assert alloc.stats()["level_moves"] == {"spilled": 2, "spilled_bytes": 8 << 20,
                                             "restored": 1, "restored_bytes": 5 << 20}
+
+
+def test_room_follows_the_device_bytes():
+    alloc, pool = make(64 << 20)
+    assert alloc.room() == (64 << 20) - alloc.reserve
+    a = alloc(8 << 20)
+    assert alloc.room() == (64 << 20) - alloc.reserve - pool.used
+    # a request of exactly the room stays on the device; one byte more would not have
+    b = alloc(alloc.room())
+    assert b.where == "device" and alloc.room() == 0 and alloc.overflows == 0
+    del a, b
+    gc.collect()
+    assert alloc.room() == (64 << 20) - alloc.reserve

@@ -252,6 +252,11 @@ class BudgetAllocator:
         self.device_used_peak = max(self.device_used_peak, int(self._device_used()))
         return out
 
+    def room(self) -> int:
+        """Bytes a large request can still get on the device (the budget less the reserve of
+        the small ones and the bytes in use; a fragmented arena may hold less)."""
+        return self.budget - self.reserve - int(self._device_used())
+
     def _try_device(self, size: int):
         """The device allocation, after one trim of the pool's cache (if any) when refused;
         None if refused still."""

@@ -535,8 +535,8 @@ class GpuBackend(HostFallback, Backend):
         if names:
             moved = {name: _outofcore.to_host(arrays[name], self._alloc) for name in names
                      if not _outofcore.is_host(arrays[name])}
-        elif _outofcore.host_bytes(arrays.values()):
-            moved = {name: _outofcore.to_device(a, self._alloc) for name, a in arrays.items()}
+        else:
+            moved = self._to_device(arrays)
         if moved:
             level = dataclasses.replace(level, **moved)
         key = id(level)
@@ -594,13 +594,22 @@ class GpuBackend(HostFallback, Backend):
             return
         self._spill_idle(key, self._level_need(level))
         keep = set(self._pins_to_host(level.n, level.m, level.num_pins))
-        moved = {name: _outofcore.to_device(a, self._alloc)
-                 for name, a in _level_arrays(level).items()
-                 if name not in keep and _outofcore.is_host(a)}
+        moved = self._to_device({name: a for name, a in _level_arrays(level).items()
+                                 if name not in keep})
         if moved:
             self._rehome(level, moved)
             self._alloc.note_level(False, sum(int(a.nbytes) for a in moved.values()))
             self._residency.update(key, self._movable_bytes(level))
+
+    def _to_device(self, arrays: dict) -> dict:
+        """Device copies of the host-resident ``arrays`` (by name) that the budget has room
+        for; the others stay where they are (read over the bus) rather than be copied from
+        host memory to host memory."""
+        out = {}
+        for name, a in arrays.items():
+            if _outofcore.is_host(a) and a.nbytes <= self._alloc.room():
+                out[name] = _outofcore.to_device(a, self._alloc)
+        return out
 
     def _contract(self, hg: HypergraphArrays, cmap, nc: int) -> HypergraphArrays:
         """``_hypergraph.contract``, under a budget with its fine level read in streams from
