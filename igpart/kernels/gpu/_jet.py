@@ -29,6 +29,7 @@ from ._common import (
     sort_keys,
 )
 from ._hypergraph import (
+    INT_MAX,
     LONG_NET_PINS,
     NO_LONG_NETS,
     SHARED_LIMIT,
@@ -106,7 +107,8 @@ class _Jet:
         self.locked = cp.zeros(n, dtype=cp.int8)
         self.target = cp.empty(n, dtype=cp.int32)
         self.gain = cp.empty(n, dtype=cp.int64)
-        self.rank = cp.full(n, INT64_MAX, dtype=cp.int64)
+        # a candidate's position in priority order (int32: below n), INT_MAX for the others
+        self.rank = cp.full(n, INT_MAX, dtype=cp.int32)
         self.key = cp.empty(n, dtype=cp.uint64)
         with _outofcore.beside(hg.eind):
             self.cand = cp.empty(n, dtype=cp.int32)
