@@ -6,7 +6,8 @@ The input is ``--input NAME[:SCALE]`` (an ISPD98 or Titan23 circuit, enlarged ``
 (``igpart.generators.random_circuit``). After one warm-up partition (kernel compilation), each
 round runs, in this order: the in-memory partition (``GpuBackend()``), the same under an
 unbounded budget (its peak of live device bytes is the run's footprint: what the in-memory
-run's arrays take at most), and one run per ``--divisors`` d at a budget of footprint / d.
+run's arrays take at most), one run per ``--divisors`` d at a budget of footprint / d, and one per
+``--budgets`` B at B bytes (the same bytes as an earlier run's footprint / d).
 ``--deterministic`` (on by default) uses the seeded clustering joins, so every run of a seed
 must give the same partition; the script checks it and exits 1 when one differs.
 
@@ -15,10 +16,12 @@ to the in-memory run, the cut and km1, whether the partition equals the in-memor
 accounting of ``Partition.memory``: device peak (high-water mark of the budget's device allocation),
 host-resident peak (page-locked), requests the budget sent to the host, and the estimated bytes over
 the bus in total and per phase (a lower bound: host allocations written once, a level's host arrays
-read once per call, levels moved to the device).
+read once per call, levels moved to the device); then per budget the levels spilled to host memory
+and copied back, and the largest requests sent to the host with the code that made them.
 
     python benchmarks/budget_partition_bench.py (--input ibm10:8 | --hgr FILE | --n 2000000)
-        [--k 8] [--divisors 4 16] [--repeats 3] [--objective cut] [--json out.json]
+        [--k 8] [--divisors 4 16] [--budgets BYTES ...] [--repeats 3] [--objective cut]
+        [--json out.json]
 """
 
 from __future__ import annotations
@@ -81,6 +84,9 @@ def main() -> None:
     ap.add_argument("--epsilon", type=float, default=0.03)
     ap.add_argument("--objective", default="cut", choices=["cut", "km1"])
     ap.add_argument("--divisors", type=int, nargs="+", default=[4, 16])
+    ap.add_argument("--budgets", nargs="+", default=[], metavar="BYTES",
+                    help="also these absolute budgets (e.g. 226367744 or 216MiB): runs at the "
+                         "same bytes as an earlier footprint / d when the footprint changed")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--threads", type=int, default=1, help="C++ threads of the host stages")
@@ -100,6 +106,7 @@ def main() -> None:
     footprint = probe.memory["device_used_peak"]
     engines = [("in memory", None), ("unbounded budget", UNBOUNDED)]
     engines += [(f"budget footprint/{d}", footprint // d) for d in args.divisors]
+    engines += [(f"budget {b:,} B", b) for b in map(budget.parse_bytes, args.budgets)]
     print(f"footprint (peak of live device bytes of the in-memory placement): {footprint:,} B; "
           f"the allocator held {probe.memory['device_peak']:,} B at most")
     times: dict[str, list[float]] = {e: [] for e, _ in engines}
@@ -135,9 +142,14 @@ def main() -> None:
                 f"{ph} {v['bus_bytes']:,} B (written {v['host_written']:,}, read "
                 f"{v['host_read']:,}, moved {v['moved_to_device']:,})"
                 for ph, v in phases.items()))
-            print(f"{row['engine']}: largest requests sent to the host: " + "; ".join(
-                f"{r['phase']} {r['count']} x {r['bytes']:,} B"
-                for r in row["memory"].get("overflow_requests", [])))
+            moves = row["memory"].get("level_moves", {})
+            if moves:
+                print(f"{row['engine']}: levels spilled to the host {moves['spilled']} "
+                      f"({moves['spilled_bytes']:,} B), copied back {moves['restored']} "
+                      f"({moves['restored_bytes']:,} B)")
+            print(f"{row['engine']}: largest requests sent to the host:")
+            for r in row["memory"].get("overflow_requests", []):
+                print(f"  {r['phase']} {r['count']} x {r['bytes']:,} B at {r.get('site') or '?'}")
     if args.json:
         import cupy as cp
 

@@ -261,7 +261,13 @@ def test_gpu_partition_under_budget_matches_in_memory(objective):
         assert 0 < mem["device_used_peak"] <= mem["device_peak"] <= b, (div, mem)
         # the live bytes cannot fit: something lived in host memory and crossed the bus
         assert mem["host_peak"] > 0 and mem["bus_bytes"] > 0, (div, mem)
-    # at a sixteenth the finest level does not fit: its pins went to the host at the upload
+        # the finest level does not fit: it was spilled while the coarser levels were built
+        assert mem["level_moves"]["spilled"] > 0, (div, mem)
+        # every request the budget sent to the host names the code that made it
+        assert all(r["site"] and r["site"] != "?" for r in mem["overflow_requests"]), mem
+        if div == 4:  # ... and copied back for its refinement, with room for its arrays
+            assert mem["level_moves"]["restored"] > 0, mem
+    # at a sixteenth its pins went to the host at the upload
     assert mem["phases"]["upload"]["host_written"] > 0, mem
     with pytest.raises(InputError, match="minimum"):
         partition(h, k, backend=GpuBackend(memory_budget=1000))

@@ -1,6 +1,7 @@
 """The placement policy of full partitions under a device memory budget (kernels/placement.py),
 on a simulated device pool and host allocator: which requests go where, that the device never
-holds more than the budget, and the accounting (host bytes, peaks, per-phase bus estimate)."""
+holds more than the budget, the accounting (host bytes, peaks, per-phase bus estimate, the
+sites of requests sent to the host) and which idle levels leave the device."""
 
 from __future__ import annotations
 
@@ -17,6 +18,9 @@ from igpart.kernels.placement import (
     SMALL_BYTES,
     SMALL_DIVISOR,
     BudgetAllocator,
+    LevelResidency,
+    call_site,
+    level_need,
     level_on_host,
     pins_to_host,
 )
@@ -83,11 +87,12 @@ class CachingPool(Pool):
         self.cached.clear()
 
 
-def make(budget_bytes: int, small: int | None = SMALL_BYTES, caching: bool = False):
+def make(budget_bytes: int, small: int | None = SMALL_BYTES, caching: bool = False,
+         site=None):
     pool = CachingPool(budget_bytes) if caching else Pool(budget_bytes)
     alloc = BudgetAllocator(budget_bytes, pool.malloc, lambda: pool.used, lambda: pool.held,
                             lambda size, release: Block("host", size, release), small,
-                            device_trim=pool.trim if caching else None)
+                            device_trim=pool.trim if caching else None, site=site)
     return alloc, pool
 
 
@@ -273,3 +278,137 @@ def test_cpu_backend_has_no_memory_scope():
         assert mem is None
     p = partition(h, 2, backend="cpu", seed=0)
     assert p.memory == {} and "memory" not in p.to_dict()
+
+
+def _overflow_from_a_helper(alloc, size):
+    return alloc(size)
+
+
+def test_overflow_requests_name_their_site():
+    """Requests the budget sends to the host are listed by phase, size and the code that made
+    them (the allocator's own frames skipped); host scopes are not overflows."""
+    alloc, _ = make(8 << 20, site=call_site)
+    keep = [alloc(6 << 20)]  # device
+    with alloc.in_phase("coarsening"):
+        keep += [_overflow_from_a_helper(alloc, 4 << 20) for _ in range(3)]
+        keep.append(alloc(5 << 20))
+        with alloc.host_scope(SMALL_BYTES):
+            keep.append(alloc(2 << 20))  # asked for: not an overflow
+    assert [b.where for b in keep] == ["device"] + ["host"] * 5
+    rows = alloc.stats()["overflow_requests"]
+    assert [(r["phase"], r["bytes"], r["count"]) for r in rows] == [
+        ("coarsening", 4 << 20, 3), ("coarsening", 5 << 20, 1)]
+    assert rows[0]["site"].startswith("test_placement.py:")
+    assert rows[0]["site"].endswith(" _overflow_from_a_helper")
+    assert rows[1]["site"].endswith(" test_overflow_requests_name_their_site")
+    assert alloc.overflows == 4
+    # without a site function the rows still count, with an empty site
+    plain, _ = make(1 << 20)
+    held = [plain(4 << 20), plain(4 << 20)]
+    assert plain.stats()["overflow_requests"] == [
+        {"phase": "other", "bytes": 4 << 20, "count": 2, "site": ""}]
+    del held
+
+
+def test_call_site_names_igpart_frames(monkeypatch):
+    """Inside igpart's code the site is the innermost igpart frames outside the placement
+    machinery, with the path within the package (here an allocation made by a function that
+    budget.coarse_minimum calls)."""
+    alloc, _ = make(1 << 20, site=call_site)
+    held = []
+    monkeypatch.setattr(budget, "level_bytes", lambda *a: held.append(alloc(4 << 20)) or 0)
+    budget.coarse_minimum(1000, 1000, 4000, 2)
+    assert held[0].where == "host"
+    (row,) = alloc.stats()["overflow_requests"]
+    first = row["site"].split(" < ")[0]
+    assert first.startswith("kernels/budget.py:") and first.endswith(" coarse_minimum"), row
+    assert call_site().startswith("test_placement.py:")
+
+
+def test_level_need():
+    k = 4
+    n, m, pins = 100_000, 110_000, 350_000
+    need = budget.level_bytes(n, m, pins, k)
+    assert level_need(1 << 40, n, m, pins, k) == need
+    one = int((need - 4 * pins) / LEVEL_SHARE)
+    assert level_need(one, n, m, pins, k) == need - 4 * pins
+    assert level_need(1000, n, m, pins, k) == need - 8 * pins
+
+
+def test_level_residency_spills_idle_levels_least_recent_first():
+    r = LevelResidency(1000)  # the levels' room: 500 bytes
+    assert r.room == LEVEL_SHARE * 1000
+    for key, b in (("L0", 200), ("L1", 120), ("L2", 60)):
+        r.update(key, b)
+    # a level that fits beside the others moves nothing
+    assert r.use("L2", 100) == []
+    # the contraction of L2 (output unknown, bounded by L2's need 300): 380 idle + 300 > 500,
+    # the least recently used go first until the rest fits
+    assert r.use(None, 300) == ["L0"]
+    r.update("L0", 0)
+    assert r.use(None, 400) == ["L1"]
+    r.update("L1", 0)
+    r.update("L3", 30)  # the contraction's output, placed
+    assert r.use("L3", 60) == []
+    # refinement goes back up: L1 comes back (its bytes reported again), the coarser idle
+    # levels are spilled before it when they crowd it
+    assert r.use("L1", 450) == ["L2"]
+    r.update("L2", 0)
+    r.update("L1", 120)
+    assert r.use("L0", 450) == ["L3", "L1"]
+    # the level worked on is never spilled, even alone over the room
+    r.update("L3", 0), r.update("L1", 0)
+    r.update("L0", 200)
+    assert r.use("L0", 10_000) == []
+    r.forget("L0")
+    assert "L0" not in r and r.use(None, 10_000) == []
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_level_residency_keeps_the_levels_within_their_room(seed):
+    """Under random use, after the returned levels are spilled the idle levels' bytes plus the
+    need fit the room whenever the level under way alone does; spilled levels are idle ones."""
+    rng = np.random.default_rng(seed)
+    r = LevelResidency(10_000)
+    held = {}
+    for step in range(500):
+        key = int(rng.integers(8))
+        if key not in held or rng.random() < 0.3:
+            held[key] = int(rng.integers(0, 2000))
+            r.update(key, held[key])
+        target = key if rng.random() < 0.8 else None
+        need = int(rng.integers(0, 6000))
+        out = r.use(target, need)
+        assert target not in out and len(set(out)) == len(out)
+        assert all(held[o] > 0 for o in out)
+        last = held[out[-1]] if out else 0
+        for o in out:
+            held[o] = 0
+            r.update(o, 0)
+        idle = sum(b for k, b in held.items() if k != target)
+        # within the room, unless nothing idle is left to spill
+        assert need + idle <= r.room or idle == 0, step
+        # and no more than needed: without the last one spilled it did not fit
+        assert not out or need + idle + last > r.room, step
+
+
+def test_level_moves_are_reported():
+    alloc, _ = make(64 << 20)
+    alloc.note_level(True, 5 << 20)
+    alloc.note_level(True, 3 << 20)
+    alloc.note_level(False, 5 << 20)
+    assert alloc.stats()["level_moves"] == {"spilled": 2, "spilled_bytes": 8 << 20,
+                                            "restored": 1, "restored_bytes": 5 << 20}
+
+
+def test_room_follows_the_device_bytes():
+    alloc, pool = make(64 << 20)
+    assert alloc.room() == (64 << 20) - alloc.reserve
+    a = alloc(8 << 20)
+    assert alloc.room() == (64 << 20) - alloc.reserve - pool.used
+    # a request of exactly the room stays on the device; one byte more would not have
+    b = alloc(alloc.room())
+    assert b.where == "device" and alloc.room() == 0 and alloc.overflows == 0
+    del a, b
+    gc.collect()
+    assert alloc.room() == (64 << 20) - alloc.reserve

@@ -59,9 +59,10 @@ def join_round(xp, best, single, vwgt, rep, cw, csize, max_weight: int, max_size
     n = int(best.shape[0])
     if n == 0 or budget <= 0:
         return 0
-    ids = xp.arange(n, dtype=xp.int64)
+    # vertex ids fit int32 (as ``best`` and ``rep``): two per-vertex arrays of 4 bytes, not 8
+    ids = xp.arange(n, dtype=xp.int32)
     has = (best >= 0) & single
-    v = xp.where(has, best, 0).astype(xp.int64)
+    v = xp.where(has, best, 0).astype(xp.int32, copy=False)
     pair = has & single[v] & (best[v] == ids) & (ids < v)  # u: the pair's representative
     join = has & ~single[v]
     # joins: requests to one cluster in hash order, the longest prefix that fits

@@ -61,10 +61,11 @@ def coarsen(levels_fine, n_of, coarsen_one, contract_one, limit: int, min_shrink
              be: Backend | None = None, host: HostLevels | None = None,
              host_coarsen_one=None, fixed=None) -> list:
     """Generic coarsening loop: returns [[level, cmap-to-next or None, labels, backend,
-    fixed], ...] fine to coarse. ``fixed`` (int32 per vertex, -1: free; None: no fixed vertex)
-    is carried to every level (:func:`igpart.fixed.coarse_fixed`); the labels must keep
-    vertices fixed to different blocks apart. ``labels`` (communities or blocks, int32 per
-    vertex) restrict the clustering
+    fixed], ...] fine to coarse (labels on the coarsest level only: a finer level's labels,
+    needed to cluster it, are dropped once the next level's are made). ``fixed`` (int32 per
+    vertex, -1: free; None: no fixed vertex) is carried to every level
+    (:func:`igpart.fixed.coarse_fixed`); the labels must keep vertices fixed to different
+    blocks apart. ``labels`` (communities or blocks, int32 per vertex) restrict the clustering
     when given and are carried to every level (all members of a cluster share their label). A
     level with fewer than ``min_n`` (k) vertices is never used. ``host`` (with ``be``, the
     backend of ``levels_fine``): the first level of fewer than ``host.below`` vertices (not the
@@ -98,6 +99,7 @@ def coarsen(levels_fine, n_of, coarsen_one, contract_one, limit: int, min_shrink
             coarse = xp.zeros(nc, dtype=xp.int32)
             coarse[cmap] = labels
             labels = coarse
+            hierarchy[-1][2] = None  # read by nothing after this
         if fixed is not None:
             fixed = coarse_fixed(xp, fixed, cmap, nc)
         timer.add("contract", t0)

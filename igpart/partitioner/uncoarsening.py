@@ -17,17 +17,24 @@ def uncoarsen(be: Backend, hierarchy: list, parts, refine, timer: Timer,
     """Projects ``parts`` (on the coarsest level's backend) from the coarsest level up, refining
     on every finer level (levels on ``host.be`` with ``host.refine``); the partition moves to a
     level's backend before the projection onto it. Levels with fixed vertices are refined
-    with them locked."""
+    with them locked. Consumes ``hierarchy``: a level's row is emptied once the partition is
+    projected past it, so that the coarser levels' arrays go while the finer ones are
+    refined."""
+    coarse_be = hierarchy[-1][3]
+    hierarchy[-1] = None
     for i in range(len(hierarchy) - 2, -1, -1):
         level, cmap, _, lbe, lfixed = hierarchy[i]
+        hierarchy[i] = None
         on_host = host is not None and lbe is host.be
         t0 = time.perf_counter()
         if host is not None:
-            parts = move_parts(parts, hierarchy[i + 1][3], lbe)
+            parts = move_parts(parts, coarse_be, lbe)
         parts = (host.be if on_host else be).project(cmap, parts)
+        cmap = None
         timer.add("project", t0)
         parts = (host.refine if on_host else refine)(level, parts,
                                                      locked=locked_mask(lbe.xp, lfixed))
+        coarse_be = lbe
     return parts
 
 

@@ -98,13 +98,15 @@ def _level_arrays(level) -> dict:
 
 
 def _in_phase(name: str):
-    """Under a memory budget, counts the decorated level operation's transfers as phase
+    """Under a memory budget, the decorated level operation works on its level with the level's
+    arrays on the device (:meth:`GpuBackend._use_level`), and its transfers count as phase
     ``name`` (the host-resident bytes of its level read once, its host allocations)."""
     def wrap(fn):
         @functools.wraps(fn)
         def run(self, level, *args, **kwargs):
             if self._alloc is None:
                 return fn(self, level, *args, **kwargs)
+            self._use_level(level)
             with self._alloc.in_phase(name,
                                       _outofcore.host_bytes(_level_arrays(level).values())):
                 return fn(self, level, *args, **kwargs)
@@ -462,6 +464,9 @@ class GpuBackend(HostFallback, Backend):
         #: the placement of the partition under way within the budget (``memory_scope``)
         self._alloc: placement.BudgetAllocator | None = None
         self._scope_k = 2
+        #: ... which of its levels keep their arrays on the device, and the levels by id
+        self._residency: placement.LevelResidency | None = None
+        self._levels: dict[int, weakref.ref] = {}
 
     # ------------------------------------------------------------------ bookkeeping
     @property
@@ -499,28 +504,128 @@ class GpuBackend(HostFallback, Backend):
     def _budget_scope(self, k: int):
         with _outofcore.budget_scope(self.memory_budget) as alloc:
             self._alloc, self._scope_k = alloc, k
+            self._residency = placement.LevelResidency(self.memory_budget)
             try:
                 yield alloc
             finally:
-                self._alloc = None
+                self._alloc, self._residency = None, None
+                self._levels.clear()
+
+    def _pins_to_host(self, n: int, m: int, pins: int) -> tuple[str, ...]:
+        """The pin arrays a level of these sizes keeps in host memory under the budget."""
+        return placement.pins_to_host(self.memory_budget, n, m, pins, self._scope_k)
+
+    def _level_need(self, level: HypergraphArrays) -> int:
+        """Device bytes ``level`` takes while a phase works on it (``placement.level_need``)."""
+        return placement.level_need(self.memory_budget, level.n, level.m, level.num_pins,
+                                    self._scope_k)
 
     def _place_level(self, level: HypergraphArrays) -> HypergraphArrays:
         """Under a budget, a level just built (uploaded or contracted; its arrays wherever the
-        budget put them): when it does not fit, pin arrays (``placement.pins_to_host``) move
-        to page-locked host memory, where the kernels read them over the bus; when it fits,
-        whatever of it is in host memory moves to the device."""
+        budget put them, its net -> pin list in host memory already when it does not fit):
+        when it does not fit, pin arrays (``placement.pins_to_host``) move to page-locked host
+        memory, where the kernels read them over the bus; when it fits, whatever of it is in
+        host memory moves to the device. The level then joins the levels whose residency the
+        run manages (``placement.LevelResidency``) as the one worked on next."""
         if self._alloc is None:
             return level
         arrays = _level_arrays(level)
-        names = placement.pins_to_host(self.memory_budget, level.n, level.m,
-                                       int(level.eind.shape[0]), self._scope_k)
+        names = self._pins_to_host(level.n, level.m, level.num_pins)
+        moved = {}
         if names:
-            moved = {name: _outofcore.to_host(arrays[name], self._alloc) for name in names}
-        elif _outofcore.host_bytes(arrays.values()):
-            moved = {name: _outofcore.to_device(a, self._alloc) for name, a in arrays.items()}
+            moved = {name: _outofcore.to_host(arrays[name], self._alloc) for name in names
+                     if not _outofcore.is_host(arrays[name])}
         else:
-            return level
-        return dataclasses.replace(level, **moved)
+            moved = self._to_device(arrays)
+        if moved:
+            level = dataclasses.replace(level, **moved)
+        key = id(level)
+        self._levels[key] = weakref.ref(level)
+        weakref.finalize(level, self._forget_level, key)
+        self._residency.update(key, self._movable_bytes(level))
+        self._spill_idle(key, self._level_need(level))
+        return level
+
+    # ------------------------------------------------------------------ level residency
+    def _forget_level(self, key: int) -> None:
+        self._levels.pop(key, None)
+        if self._residency is not None:
+            self._residency.forget(key)
+
+    def _movable_bytes(self, level) -> int:
+        """Bytes of ``level``'s arrays on the device that spilling would move."""
+        small = self._alloc.small_bytes
+        return sum(int(a.nbytes) for a in _level_arrays(level).values()
+                   if a.nbytes >= small and not _outofcore.is_host(a))
+
+    @staticmethod
+    def _rehome(level, arrays: dict) -> None:
+        """Replaces ``level``'s arrays by ``arrays`` (copies of the same values elsewhere) in
+        place: the driver holds the level object, and the values never change, so a frozen
+        level's fields are set directly."""
+        for name, a in arrays.items():
+            object.__setattr__(level, name, a)
+
+    def _spill_idle(self, key: int | None, need: int) -> None:
+        """Spills the idle levels ``LevelResidency.use`` names before a phase on level ``key``
+        (None: on the output of a contraction) that needs ``need`` device bytes: each
+        movable array copied to page-locked host memory (one sequential copy), the device
+        copy freed."""
+        for other in self._residency.use(key, need):
+            ref = self._levels.get(other)  # a finaliser may have dropped it meanwhile
+            level = None if ref is None else ref()
+            if level is None:
+                continue
+            small = self._alloc.small_bytes
+            moved = {name: _outofcore.to_host(a, self._alloc)
+                     for name, a in _level_arrays(level).items()
+                     if a.nbytes >= small and not _outofcore.is_host(a)}
+            if moved:
+                self._rehome(level, moved)
+                self._alloc.note_level(True, sum(int(a.nbytes) for a in moved.values()))
+            self._residency.update(other, 0)
+
+    def _use_level(self, level) -> None:
+        """Before a phase works on ``level`` (a level this run placed): idle levels spilled as
+        the residency asks, then whatever of ``level`` was spilled copied back to the device
+        (its pin arrays stay in host memory when the level does not fit)."""
+        key = id(level)
+        if key not in self._residency:
+            return
+        self._spill_idle(key, self._level_need(level))
+        keep = set(self._pins_to_host(level.n, level.m, level.num_pins))
+        moved = self._to_device({name: a for name, a in _level_arrays(level).items()
+                                 if name not in keep})
+        if moved:
+            self._rehome(level, moved)
+            self._alloc.note_level(False, sum(int(a.nbytes) for a in moved.values()))
+            self._residency.update(key, self._movable_bytes(level))
+
+    def _to_device(self, arrays: dict) -> dict:
+        """Device copies of the host-resident ``arrays`` (by name) that the budget has room
+        for; the others stay where they are (read over the bus) rather than be copied from
+        host memory to host memory."""
+        out = {}
+        for name, a in arrays.items():
+            if _outofcore.is_host(a) and a.nbytes <= self._alloc.room():
+                out[name] = _outofcore.to_device(a, self._alloc)
+        return out
+
+    def _contract(self, hg: HypergraphArrays, cmap, nc: int) -> HypergraphArrays:
+        """``_hypergraph.contract``, under a budget with its fine level read in streams from
+        host memory when the levels would otherwise crowd the budget (the residency spills it
+        first, as an idle level beside the level being built), the coarse level's net -> pin
+        list written to host memory when it will not fit, and the coarse level placed."""
+        if self._alloc is None:
+            return _hypergraph.contract(hg, cmap, nc)
+        with self._alloc.in_phase("contraction"):
+            self._spill_idle(None, self._level_need(hg))
+        with self._alloc.in_phase("contraction",
+                                  _outofcore.host_bytes(_level_arrays(hg).values())):
+            out = _hypergraph.contract(
+                hg, cmap, nc,
+                pins_on_host=lambda n, m, pins: "eind" in self._pins_to_host(n, m, pins))
+            return self._place_level(out)
 
     def _host_copy(self, level):
         """The host copy of a device level (made once, dropped with the level)."""
@@ -586,12 +691,16 @@ class GpuBackend(HostFallback, Backend):
         if self._alloc is None:
             return self._hypergraph_arrays(h)
         with self._alloc.in_phase("upload"):
-            return self._place_level(self._hypergraph_arrays(h))
+            # the net -> pin list of a level that does not fit goes to host memory as it is
+            # uploaded (the transpose reads it in one stream)
+            host = "eind" in self._pins_to_host(int(h.n), int(h.m), int(h.eind.shape[0]))
+            return self._place_level(self._hypergraph_arrays(h, host))
 
-    def _hypergraph_arrays(self, h) -> HypergraphArrays:
+    def _hypergraph_arrays(self, h, eind_on_host: bool = False) -> HypergraphArrays:
         n, m = int(h.n), int(h.m)
         eptr = self.asarray(np.asarray(h.eptr), "int64")
-        eind = self.asarray(np.asarray(h.eind), "int32")
+        with _outofcore.host_scope(eind_on_host):
+            eind = self.asarray(np.asarray(h.eind), "int32")
         t0 = time.perf_counter()
         vptr, vind = _hypergraph.transpose(eptr, eind, n)
         # unit weights (no weights in the file, Hypergraph's defaults) are made on the device
@@ -697,7 +806,7 @@ class GpuBackend(HostFallback, Backend):
             if nc > 0.9 * cur.n:
                 break
             maps.append(cmap)
-            cur = _hypergraph.contract(cur, cmap, nc)
+            cur = self._contract(cur, cmap, nc)
         comm = self.asarray(self.cpu.communities(
             self._host_copy(cur), max_net_size=max_net_size, max_levels=max_levels,
             max_passes=max_passes, min_move_fraction=min_move_fraction, seed=seed,
@@ -717,11 +826,10 @@ class GpuBackend(HostFallback, Backend):
             return int(self.COMMUNITY_HOST_MAX_LARGE_K)
         return int(self.COMMUNITY_HOST_MAX)
 
-    @_in_phase("contraction")
     def contract_hypergraph(self, hg: HypergraphArrays, cmap, nc: int) -> HypergraphArrays:
         cmap = self._cmap(cmap, hg.n, int(nc), "contract_hypergraph")
         # under a budget: pins to the host while the levels do not fit, then to the device
-        out = self._place_level(_hypergraph.contract(hg, cmap, int(nc)))
+        out = self._contract(hg, cmap, int(nc))
         self._level_done()
         return out
 

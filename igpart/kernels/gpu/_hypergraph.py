@@ -11,6 +11,7 @@ import numpy as np
 
 from ..backend import HypergraphArrays
 from ..cluster_join import join_round
+from . import _outofcore
 from ._common import (
     NULL,
     SMALL_SEGMENT,
@@ -416,7 +417,9 @@ def transpose(ptr, ind, ncols: int):
     buf = cp.zeros(ncols + 2, dtype=cp.int64)
     STATS.add()
     launch("contract", "count_pins", p, (i64(p), ind, buf[1:]))
-    return _transpose(ind, segment_ids(ptr, p), ncols, buf)
+    with _outofcore.beside(ind):  # the rows of the pins, read with them in one stream
+        seg = segment_ids(ptr, p)
+    return _transpose(ind, seg, ncols, buf)
 
 
 def _empty_contraction(nc: int, vwgt, total_weight: int) -> HypergraphArrays:
@@ -427,10 +430,14 @@ def _empty_contraction(nc: int, vwgt, total_weight: int) -> HypergraphArrays:
                             ewgt=cp.zeros(0, dtype=cp.int64), total_weight=total_weight)
 
 
-def contract(hg: HypergraphArrays, cmap, nc: int) -> HypergraphArrays:
+def contract(hg: HypergraphArrays, cmap, nc: int, pins_on_host=None) -> HypergraphArrays:
     """Coarse hypergraph of ``cmap``: pins mapped, sorted and deduplicated per net, nets of fewer
     than 2 pins dropped, a net merged into the smallest net id of its hash when their pins are
-    equal (weights added), kept nets in ascending id. One host synchronisation (the sizes)."""
+    equal (weights added), kept nets in ascending id. One host synchronisation (the sizes).
+    ``pins_on_host(nc, nets, pins)`` (optional, under a memory budget) says whether the coarse
+    level's net -> pin list (and its net ids per pin, read once in a stream by the transpose)
+    go to host memory as they are written; the mapped pins (sorted in place per net) and the
+    vertex -> net list (written by a scatter) are built on the device."""
     m, n, p = hg.m, hg.n, hg.num_pins
     if m == 0:
         return _empty_contraction(nc, scatter_add(cmap, hg.vwgt, nc), hg.total_weight)
@@ -444,7 +451,7 @@ def contract(hg: HypergraphArrays, cmap, nc: int) -> HypergraphArrays:
     wsum = ws[nc + 3 : nc + 3 + m]
     bsum = ws[nc + 3 + m : nc + 5 + m + 2 * nb]
     table = ws[nc + 5 + m + 2 * nb :].view(cp.int32)
-    pins = cp.empty(p, dtype=cp.int32)
+    pins = cp.empty(p, dtype=cp.int32)  # sorted in place per net: on the device
     length = cp.empty(m, dtype=cp.int32)
     hsh = cp.empty(m, dtype=cp.int64)
     large = cp.empty(m, dtype=cp.int32)
@@ -466,8 +473,9 @@ def contract(hg: HypergraphArrays, cmap, nc: int) -> HypergraphArrays:
     if cm == 0:
         return _empty_contraction(nc, vwgt, hg.total_weight)
     neptr = cp.empty(cm + 1, dtype=cp.int64)
-    eind = cp.empty(npins, dtype=cp.int32)
-    seg = cp.empty(npins, dtype=cp.int32)
+    with _outofcore.host_scope(pins_on_host is not None and pins_on_host(nc, cm, npins)):
+        eind = cp.empty(npins, dtype=cp.int32)
+        seg = cp.empty(npins, dtype=cp.int32)
     ewgt = cp.empty(cm, dtype=cp.int64)
     launch("contract", "copy_kept_nets", m, (
         i64(m), i64(chunk), hg.eptr, pins, length, wsum, bsum, i64(cm), i64(npins), neptr, eind,

@@ -15,6 +15,7 @@ import cupy as cp
 import numpy as np
 
 from ..backend import HypergraphArrays
+from . import _outofcore
 from ._common import (
     NULL,
     STATS,
@@ -28,6 +29,7 @@ from ._common import (
     sort_keys,
 )
 from ._hypergraph import (
+    INT_MAX,
     LONG_NET_PINS,
     NO_LONG_NETS,
     SHARED_LIMIT,
@@ -88,25 +90,33 @@ class _Jet:
         self.max_net, self.seed = afterburner_max_net_size, seed
         self.bw = block_weights(hg.vwgt, cur, k)
         self.phi = PinCounts(hg)
+        # Under a memory budget the arrays allocated first keep the device: the pin counts
+        # (above; updated in place per pin), then what every iteration reads and writes for
+        # all vertices (flags and their prefix sums, the boundary marks), then what it touches
+        # for the boundary vertices only (locks, targets, gains, ranks) and the candidates'
+        # keys (sorted in place); the compacted candidates and the boundary list, written and
+        # read in order, live beside a large level's pins.
+        self.flag = cp.empty(n, dtype=cp.int32)
+        self.pos = cp.empty(n, dtype=cp.int32)
+        #: step 1 visits only the boundary vertices (listed every iteration) instead of all
+        self.boundary = bool(boundary)
+        if self.boundary:
+            self.mark = cp.zeros(n, dtype=cp.int8)  # jet_boundary_list clears it again
+            self.bpos = cp.empty(n, dtype=cp.int32)
+            STATS.add(2)
         self.locked = cp.zeros(n, dtype=cp.int8)
         self.target = cp.empty(n, dtype=cp.int32)
         self.gain = cp.empty(n, dtype=cp.int64)
-        self.rank = cp.full(n, INT64_MAX, dtype=cp.int64)
-        self.flag = cp.empty(n, dtype=cp.int32)
-        self.pos = cp.empty(n, dtype=cp.int32)
-        self.cand = cp.empty(n, dtype=cp.int32)
-        self.cand_s = cp.empty(n, dtype=cp.int32)
+        # a candidate's position in priority order (int32: below n), INT_MAX for the others
+        self.rank = cp.full(n, INT_MAX, dtype=cp.int32)
         self.key = cp.empty(n, dtype=cp.uint64)
-        self.dkey = cp.empty(n, dtype=cp.uint64)
-        self.keep = cp.empty(n, dtype=cp.int8)
-        self.u_s = cp.empty(n, dtype=cp.int32)
-        self.to_s = cp.empty(n, dtype=cp.int32)
-        self.from_s = cp.empty(n, dtype=cp.int32)
-        self.w_s = cp.empty(n, dtype=cp.int64)
-        self.act = cp.empty(n, dtype=cp.int8)
-        self.safe = cp.empty(n, dtype=cp.int8)
-        self.x = cp.empty(n, dtype=cp.int64)
-        self.cs = cp.empty(n, dtype=cp.int64)
+        with _outofcore.beside(hg.eind):
+            self.cand = cp.empty(n, dtype=cp.int32)
+            if self.boundary:
+                self.blist = cp.empty(n, dtype=cp.int32)
+                STATS.add()
+        #: the buffers of steps 2 and 3, used up to L (:meth:`_moves`)
+        self._cap = 0
         self.first = cp.empty(k, dtype=cp.int64)
         self.outs = cp.empty((balance_rounds + 1) * k, dtype=cp.int64)
         self.stats = cp.asarray(
@@ -116,13 +126,6 @@ class _Jet:
         self.use_global, self.scratch, self.shared = _tables(n, k)
         self.hist_shared = k * 8 + 512 <= SHARED_LIMIT  # + the kernels' static bytes
         self.kbits = (k - 1).bit_length()
-        #: step 1 visits only the boundary vertices (listed every iteration) instead of all
-        self.boundary = bool(boundary)
-        if self.boundary:
-            self.mark = cp.zeros(n, dtype=cp.int8)  # jet_boundary_list clears it again
-            self.bpos = cp.empty(n, dtype=cp.int32)
-            self.blist = cp.empty(n, dtype=cp.int32)
-            STATS.add(3)
 
     def _hist_args(self):
         """(use_shared flag, dynamic shared bytes) of the kernels with a block histogram."""
@@ -222,9 +225,35 @@ class _Jet:
             ),
         )
 
+    def _moves(self, L: int) -> None:
+        """The buffers of steps 2 and 3 (the candidates in priority order, their destination
+        keys, the afterburner's verdicts and the sorted moves), of at least ``L`` entries: the
+        kernels touch only the first L, every one written before it is read within the
+        iteration, so they are sized by the candidates (grown by an eighth more when L
+        outgrows them) instead of by the level's vertices."""
+        if L <= self._cap:
+            return
+        cap = min(self.hg.n, L + L // 8)
+        self.cand_s = self.dkey = self.keep = None  # the old buffers' room first
+        self.u_s = self.to_s = self.from_s = self.w_s = None
+        self.act = self.safe = self.x = self.cs = None
+        self.cand_s = cp.empty(cap, dtype=cp.int32)
+        self.dkey = cp.empty(cap, dtype=cp.uint64)
+        self.keep = cp.empty(cap, dtype=cp.int8)
+        self.u_s = cp.empty(cap, dtype=cp.int32)
+        self.to_s = cp.empty(cap, dtype=cp.int32)
+        self.from_s = cp.empty(cap, dtype=cp.int32)
+        self.w_s = cp.empty(cap, dtype=cp.int64)
+        self.act = cp.empty(cap, dtype=cp.int8)
+        self.safe = cp.empty(cap, dtype=cp.int8)
+        self.x = cp.empty(cap, dtype=cp.int64)
+        self.cs = cp.empty(cap, dtype=cp.int64)
+        self._cap = cap
+
     def iteration(self, L: int, tier: int, lbits: int) -> None:
         """Steps 2 and 3 of an iteration with L candidates, the moves applied, pin counts and
         objective rebuilt (stats MOVED, OBJ)."""
+        self._moves(L)
         hg, phi, k = self.hg, self.phi, self.k
         key = self.key[:L]
         order = NULL

@@ -11,6 +11,12 @@ device's address space at the same address, so the unchanged kernels, CuPy's ele
 kernels and CUB's sorts and scans read and write it over the bus). Outside the scope nothing
 changes: without a budget the backend never enters it.
 
+Kernel code that allocates arrays written and read in order, in the same streams as a
+host-resident one (the transpose's pin-to-net ids beside a level's pins, Jet's compacted
+candidates), allocates them inside :func:`beside`, which puts them in host memory too while
+that one is there. Arrays updated in place at random (sorted per segment, counters searched and
+incremented) stay on the device: each such update over the bus would be a round trip.
+
 Copies that involve such an array go through :func:`asnumpy` / :func:`fill` (plain host copies
 after a stream synchronisation) or ``cudaMemcpyDefault`` (device-to-device copies), never
 through a copy whose direction names the device.
@@ -20,16 +26,19 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import threading
 from collections.abc import Iterator
 
 import cupy as cp
 import numpy as np
 
 from ..arena import Arena
-from ..placement import BudgetAllocator
+from ..placement import BudgetAllocator, call_site
 
 #: Budget scopes open in this process (:func:`active`).
 _ACTIVE = 0
+#: The allocator of this thread's open budget scope (``_CURRENT.alloc``; None outside one).
+_CURRENT = threading.local()
 
 
 def active() -> bool:
@@ -114,12 +123,13 @@ def _allocator(budget: int, host_malloc):
     if region is None:
         pool = cp.cuda.MemoryPool()
         alloc = BudgetAllocator(budget, pool.malloc, pool.used_bytes, pool.total_bytes,
-                                host_malloc)
+                                host_malloc, site=call_site)
         return alloc, pool.free_all_blocks
     holder = [region]
     arena = Arena(region.size)
     alloc = BudgetAllocator(budget, _device_malloc(arena, holder, cp.cuda.Device().id),
-                            lambda: arena.used, lambda: arena.high_water, host_malloc)
+                            lambda: arena.used, lambda: arena.high_water, host_malloc,
+                            site=call_site)
     return alloc, holder.clear
 
 
@@ -134,11 +144,13 @@ def budget_scope(budget: int) -> Iterator[BudgetAllocator]:
     alloc, close = _allocator(int(budget), _host_malloc(pinned_pool, cp.cuda.Device().id))
     global _ACTIVE
     _ACTIVE += 1
+    saved, _CURRENT.alloc = getattr(_CURRENT, "alloc", None), alloc
     try:
         with cp.cuda.using_allocator(alloc):
             yield alloc
     finally:
         _ACTIVE -= 1
+        _CURRENT.alloc = saved
         cp.cuda.get_current_stream().synchronize()
         pinned_pool.free_all_blocks()
         close()
@@ -177,6 +189,22 @@ def fill(out: cp.ndarray, host: np.ndarray) -> bool:
     return True
 
 
+def host_scope(on: bool = True):
+    """A host scope of this thread's budget allocator (its large requests inside the block go
+    to host memory) when ``on`` and a budget scope is open; else a null context."""
+    alloc = getattr(_CURRENT, "alloc", None)
+    if not on or alloc is None:
+        return contextlib.nullcontext()
+    return alloc.host_scope(alloc.small_bytes)
+
+
+def beside(a):
+    """:func:`host_scope` while the array ``a`` is in host memory: arrays allocated in the
+    block that kernels read and write in the same streams as ``a`` (per net where ``a`` is a
+    level's net -> pin list) live where it does."""
+    return host_scope(a is not None and is_host(a))
+
+
 def host_bytes(arrays) -> int:
     """Bytes of the host-resident arrays among ``arrays``."""
     return sum(int(a.nbytes) for a in arrays if is_host(a))
@@ -206,5 +234,5 @@ def to_device(a: cp.ndarray, alloc: BudgetAllocator) -> cp.ndarray:
     return out
 
 
-__all__ = ["active", "asnumpy", "budget_scope", "fill", "host_bytes", "is_host", "to_device",
-           "to_host"]
+__all__ = ["active", "asnumpy", "beside", "budget_scope", "fill", "host_bytes", "host_scope",
+           "is_host", "to_device", "to_host"]

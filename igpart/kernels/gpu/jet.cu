@@ -176,7 +176,7 @@ extern "C" __global__ void jet_boundary_list(long long n, signed char *mark, con
 // recomputed with every pin v of its nets in jet_pin_block(rank[v], i, target[v], parts[v]),
 // passes jet_keep. Nets above max_net_size use the current pin counts. Warp per candidate; pins
 // in the source and target blocks are counted with __ballot_sync / __popc.
-extern "C" __global__ void jet_afterburner(long long L, const int *cand, const long long *rank,
+extern "C" __global__ void jet_afterburner(long long L, const int *cand, const int *rank,
                                            const int *target, const int *parts, const long long *eptr,
                                            const int *eind, const long long *ewgt, const long long *vptr,
                                            const int *vind, const int *lam, const int *pblk,

@@ -79,10 +79,10 @@ __device__ __forceinline__ bool jet_apply_slot(long long q, bool changed, const 
                                                const int *to_s, const int *from_s,
                                                const long long *w_s, const signed char *act,
                                                const signed char *safe, int *parts,
-                                               signed char *locked, long long *rank, int &f, int &t,
+                                               signed char *locked, int *rank, int &f, int &t,
                                                long long &w) {
     const int u = u_s[q];
-    rank[u] = kI64Max;
+    rank[u] = IGP_INT_MAX;
     if (!(changed ? safe[q] : act[q])) return false;
     t = to_s[q];
     f = from_s[q];
@@ -137,14 +137,14 @@ extern "C" __global__ void jet_compact(long long n, const int *flag, const int *
 // balance outflows `outs` (nouts entries) and stats MOVED and CHANGED.
 extern "C" __global__ void jet_rank(long long L, const int *cand, const igp_u64 *skey, const long long *order,
                                     int lbits, const int *target, int dkey32, igp_u64 *dkey,
-                                    long long *rank, int *cand_s, long long nouts, long long *outs,
+                                    int *rank, int *cand_s, long long nouts, long long *outs,
                                     long long *stats) {
     const igp_u64 mask = lbits >= 64 ? ~0ULL : (1ULL << lbits) - 1;
     for (long long i = igp_tid(); i < L; i += igp_nthreads()) {
         const long long j = order ? order[i] : (long long)(skey[i] & mask);
         const int c = cand[j];
         cand_s[i] = c;
-        rank[c] = i;
+        rank[c] = (int)i;  // i < L <= n < IGP_INT_MAX, the rank of a non-candidate
         const igp_u64 dk = ((igp_u64)target[c] << lbits) | (igp_u64)i;
         if (dkey32)
             ((unsigned int *)dkey)[i] = (unsigned int)dk;
@@ -235,7 +235,7 @@ extern "C" __global__ void jet_check_pass(long long L, const int *to_s, const lo
 extern "C" __global__ void jet_apply(long long L, const int *u_s, const int *to_s, const int *from_s,
                                      const long long *w_s, const signed char *act,
                                      const signed char *safe, int k, int use_shared, int *parts,
-                                     signed char *locked, long long *rank, long long *bw,
+                                     signed char *locked, int *rank, long long *bw,
                                      long long *stats) {
     extern __shared__ long long sh[];
     __shared__ long long moved;
@@ -337,7 +337,7 @@ extern "C" __global__ void jet_balance_small(long long L, const igp_u64 *dkey, i
                                              const int *cand_s, const signed char *keep,
                                              const long long *vwgt, const long long *bounds, int k,
                                              int rounds, int use_shared, int *parts,
-                                             signed char *locked, long long *rank, long long *bw,
+                                             signed char *locked, int *rank, long long *bw,
                                              int *u_s, int *to_s, int *from_s, long long *w_s,
                                              signed char *act, signed char *safe, long long *cs,
                                              long long *first, long long *outs, long long *stats) {
