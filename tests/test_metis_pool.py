@@ -429,6 +429,7 @@ def test_bisections_in_workers_equal_in_process(fresh_pool, monkeypatch, objecti
     it to the caller, same blocks."""
     from igpart.partitioner.initial import recursive
 
+    monkeypatch.setattr(recursive, "SUBTREES_IN_WORKERS", False)  # one request per bisection
     rng = np.random.default_rng(k)
     h = random_hypergraph(rng, 1500, 2500, weighted=True)
     cfg = Config(initial_metis_processes=2)
@@ -465,4 +466,66 @@ def test_bisections_in_workers_equal_in_process(fresh_pool, monkeypatch, objecti
     monkeypatch.setattr(mp.MetisPool, "bisect", gone)
     fallback = recursive.recursive_bisection(h, k, 0.03, objective, seed=4, runs=3, config=cfg,
                                              threads=3, bisect=bisect)
+    assert np.array_equal(here, fallback)
+
+
+@pytest.mark.parametrize("objective,k,communities", [("cut", 8, "once"), ("km1", 11, "each")])
+def test_subtrees_in_workers_equal_in_process(fresh_pool, monkeypatch, objective, k,
+                                              communities):
+    """``SUBTREES_IN_WORKERS``: with worker processes, a task of at most k / workers blocks runs
+    whole in one worker (one request for its bisections), with fixed vertices and inherited
+    communities too; the blocks equal one thread's in-process bisections, and a worker that
+    cannot serve a subtree leaves its bisections to the caller, same blocks."""
+    from igpart.partitioner.initial import recursive
+
+    rng = np.random.default_rng(k)
+    h = random_hypergraph(rng, 1500, 2500, weighted=True)
+    fixed = np.full(h.n, -1, dtype=np.int32)
+    chosen = rng.choice(h.n, size=40, replace=False)
+    fixed[chosen] = rng.integers(0, k, size=chosen.size)
+    base = dict(initial_rb_communities=communities, initial_rb_min_seeds=2)
+    kw = dict(seed=4, runs=3, fixed=fixed, bisect=bisect)
+    here = recursive.recursive_bisection(
+        h, k, 0.03, objective, config=Config(initial_metis_processes=0, **base), **kw)
+    assert (here[chosen] == fixed[chosen]).all()
+    cfg = Config(initial_metis_processes=2, **base)
+    subtrees, bisections = [], []
+    real_call, real_bisect = mp.MetisPool.call, mp.MetisPool.bisect
+
+    def call(self, request):
+        if request.get("op") == "subtree":
+            subtrees.append(request["ks"])
+        return real_call(self, request)
+
+    def one(self, request):
+        bisections.append(request["n"])
+        return real_bisect(self, request)
+
+    monkeypatch.setattr(mp.MetisPool, "call", call)
+    monkeypatch.setattr(mp.MetisPool, "bisect", one)
+    there = recursive.recursive_bisection(h, k, 0.03, objective, config=cfg, threads=3, **kw)
+    assert np.array_equal(here, there)
+    # every task of 2 to k // 2 blocks (2 workers) went whole to a worker; the larger ones but
+    # the first (here) one request each
+    whole, split = [], []
+
+    def expect(ks):
+        if 1 < ks <= k // 2:
+            whole.append(ks)
+        elif ks > 1:
+            split.append(ks)
+            expect((ks + 1) // 2)
+            expect(ks // 2)
+
+    expect(k)
+    assert sorted(subtrees) == sorted(whole) and len(bisections) == len(split) - 1
+    assert h.n not in bisections
+
+    def gone(self, request):
+        if request.get("op") == "subtree":
+            raise mp.WorkerGone("test")
+        return real_call(self, request)
+
+    monkeypatch.setattr(mp.MetisPool, "call", gone)
+    fallback = recursive.recursive_bisection(h, k, 0.03, objective, config=cfg, threads=3, **kw)
     assert np.array_equal(here, fallback)

@@ -42,6 +42,10 @@ INITIAL_METHODS = ("auto", "metis", "mtkahypar", "all", "rb", "rb+metis")
 #: (METIS, greedy hypergraph growing, or both pools).
 INITIAL_BISECTORS = ("metis", "ghg", "both")
 
+#: Values of ``Config.initial_rb_communities``: Louvain in every bisection of recursive
+#: bisection, or once on its input with every sub-hypergraph inheriting its vertices' ids.
+INITIAL_RB_COMMUNITIES = ("each", "once")
+
 
 @dataclass
 class Config:
@@ -216,6 +220,20 @@ class Config:
       ``initial_max_net_size``: nets above this size are left out of the clique expansion.
       ``initial_rb_runs`` (default -1: the backend's ``default_initial_rb_runs(k, n)``, else 4),
       ``initial_rb_seeds`` (default 16): the effort of ``"rb"`` (above); both at least 1.
+      ``initial_rb_min_seeds`` (default 0: every bisection gets all the METIS seeds): the
+      first bisection of ``"rb"`` gets all of them, a bisection into ``k_sub`` of the ``k``
+      blocks ``ceil(seeds * k_sub / k)`` (half as many per level), never fewer than this
+      (:func:`.initial.recursive.bisection_seeds`). METIS holds the GIL and was 44-70% of a
+      recursive bisection's time (coarsest level of ibm01, k = 64: 1,008 calls, 512 of them in
+      the 32 last bisections of ~100 vertices each). On the coarsest levels of the ``small``
+      suite (14 circuits, k = 8 / 16 / 64, seeds 0-2, C++ backend, one thread) 4 gave
+      recursive bisection 0.72x the time at a 0.9% higher cut before the k-way refinement
+      (k = 64: 0.59x, +1.0%), 8 gave 0.86x at +0.2% (only k = 64 changes: 0.73x, +0.35%).
+      ``initial_rb_communities`` (default ``"each"``): ``"each"`` bisection of ``"rb"`` runs
+      Louvain on its sub-hypergraph (its k = 2 pipeline's preprocessing); ``"once"``: Louvain
+      runs once, on the input of ``"rb"`` (what its first bisection finds itself, same seed),
+      and every sub-hypergraph inherits its vertices' communities, renumbered. Same coarsest
+      levels as above: 0.88x the time at +0.06% cut (k = 8: -0.3%, k = 64: +0.6%).
       ``initial_fm_top`` (default 1; 0: every candidate): every initial candidate (on the
       coarsest level and inside every bisection of ``"rb"``) is rebalanced and refined with the
       sequence refinement, and only the ``initial_fm_top`` best distinct ones then get the FM
@@ -424,6 +442,8 @@ class Config:
     initial_max_net_size: int = 100
     initial_rb_runs: int = -1
     initial_rb_seeds: int = 16
+    initial_rb_min_seeds: int = 0
+    initial_rb_communities: str = "each"
     initial_fm_top: int = 1
     initial_bisector: str = "metis"
     initial_metis_processes: int = -1
@@ -502,6 +522,7 @@ class Config:
         for name in (
             "refine_rounds",
             "bisection_contraction_limit",
+            "initial_rb_min_seeds",
             "initial_fm_top",
             "fm_rounds",
             "fm_max_fruitless_moves",
@@ -583,6 +604,7 @@ class Config:
             ("graph_fm_seeds", GRAPH_FM_SEEDS),
             ("initial", INITIAL_METHODS),
             ("initial_bisector", INITIAL_BISECTORS),
+            ("initial_rb_communities", INITIAL_RB_COMMUNITIES),
             ("preset", tuple(PRESETS)),
         ):
             v = getattr(self, name)
