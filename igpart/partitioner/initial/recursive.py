@@ -12,7 +12,10 @@ with the sequence refinement, FM on the best ``Config.initial_fm_top`` of them (
 all), the best kept, then projected up and refined on every level (no V-cycles: they changed nothing
 measurable inside bisections). The communities matter most: on the coarsest level of ibm01x80
 (k = 16, 787 vertices) one bisection cuts 1020–1049 with them, 1332–1462 without, Mt-KaHyPar
-1051. Sub-hypergraphs drop the nets the bisection cut
+1051. With ``Config.initial_rb_communities = "once"`` Louvain runs once, for the first
+bisection, and the sub-hypergraphs inherit their vertices' communities
+(:func:`shared_communities`); ``Config.initial_rb_min_seeds`` halves the METIS seeds per level
+down to a floor (:func:`bisection_seeds`). Sub-hypergraphs drop the nets the bisection cut
 (objective ``cut``: such a net is cut whatever happens inside the sides) or keep their pins on
 each side (``km1``: cut-net splitting), so that each bisection optimises its share of the final
 objective. The imbalance of a bisection is adapted so that the blocks at the end meet the k-way
@@ -23,8 +26,8 @@ sub-hypergraph to be split into ``k_sub`` blocks.
 All loops over vertices, nets and pins run in numpy or in the C++ kernels; Python only walks the
 ``k - 1`` bisections and the levels of each; independent bisections run concurrently
 (``threads``), each in a worker process of :mod:`igpart.parallel.metis_pool` when the config has
-them
-(``BISECT_IN_WORKERS``). Deterministic for a seed, whatever the number of threads and
+them (``BISECT_IN_WORKERS``), whole subtrees in one once there are as many tasks as workers
+(``SUBTREES_IN_WORKERS``). Deterministic for a seed, whatever the number of threads and
 processes.
 """
 
@@ -182,8 +185,15 @@ def shared_communities(h: Hypergraph, cfg: Config, seed: int) -> np.ndarray | No
 
 
 def dense_labels(labels: np.ndarray) -> np.ndarray:
-    """``labels`` renumbered ``0 .. c-1`` (int32) in the order of their values."""
-    return np.unique(labels, return_inverse=True)[1].reshape(-1).astype(np.int32)
+    """``labels`` (non-negative) renumbered ``0 .. c-1`` (int32) in the order of their values
+    (a table over the label range: the labels are ids of the vertices of the first bisection,
+    no sort needed)."""
+    labels = np.asarray(labels)
+    if labels.size == 0:
+        return np.zeros(0, dtype=np.int32)
+    present = np.zeros(int(labels.max()) + 1, dtype=np.int32)
+    present[labels] = 1
+    return (np.cumsum(present, dtype=np.int32) - 1)[labels]
 
 
 def recursive_bisection(
