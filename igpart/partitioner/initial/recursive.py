@@ -158,7 +158,7 @@ def _bisect_anywhere(bisect: Bisect, be, h: Hypergraph, bounds: np.ndarray, eps:
                 request["fixed"] = fixed
             request.update(extra)
             try:
-                return np.asarray(pool.bisect(request), dtype=np.int32)
+                return np.asarray(pool.bisect(request, wait_for_start=False), dtype=np.int32)
             except metis_pool.WorkerGone:
                 pass  # logged by the pool; run it here
     return bisect(be, h, bounds, eps, objective, seed, cfg, fixed, **extra)
@@ -434,7 +434,8 @@ def _subtree_in_worker(plan: _Plan, task) -> np.ndarray | None:
     request = dict(plan=fields, eptr=sub.eptr, eind=sub.eind, n=sub.n, vwgt=sub.vwgt,
                    ewgt=sub.ewgt, first=first, ks=ks, labels=labels)
     try:
-        return np.asarray(pool.call({**request, "op": "subtree"}), dtype=np.int32)
+        return np.asarray(pool.call({**request, "op": "subtree"}, wait_for_start=False),
+                          dtype=np.int32)
     except metis_pool.WorkerGone:
         return None  # logged by the pool
 
