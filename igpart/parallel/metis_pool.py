@@ -15,7 +15,9 @@ seeded, so the blocks are those of in-process METIS.
 
 The pool is process-wide: :func:`get_pool` starts it and grows it to the largest size asked for
 without blocking (a background thread starts the processes; a caller that needs a worker waits
-for one); ``low_priority=True`` (the driver's start at the top of a run, while the levels
+for one, except that calls with ``wait_for_start=False``, those of the initial partitioning, run
+in-process while no worker has finished its imports: a run that reaches its initial
+partitioning before then goes on without them, and they take the calls once started); ``low_priority=True`` (the driver's start at the top of a run, while the levels
 coarsen) makes the workers import at the lowest CPU priority, so that their imports take the
 cycles the run's threads leave idle instead of preempting them (on 16 cores, a run with 15
 workers spent about 1 s more in its parallel stages before the initial partitioning than one
