@@ -660,8 +660,11 @@ def _init_config(self: Config, *args, **kwargs) -> None:
     """The dataclass ``__init__``, then the preset's values for the fields the call did not
     give (``dataclasses.replace`` gives all of them, so copies keep their values)."""
     _config_init(self, *args, **kwargs)
+    values = preset_values(self.preset)
+    if not values:  # the default preset: nothing to fill in (a Config per bisection: no cost)
+        return
     given = {f.name for f in dataclasses.fields(Config)[: len(args)]} | set(kwargs)
-    for name, value in preset_values(self.preset).items():
+    for name, value in values.items():
         if name not in given:
             setattr(self, name, value)
 
