@@ -350,7 +350,32 @@ def test_bisection_seeds_halve_per_level_down_to_the_floor():
     assert sorted(set(seen)) == [(2, 2), (4, 3), (8, 6)]
     assert np.bincount(parts, minlength=8).min() > 0
     with pytest.raises(InputError, match="initial_rb_min_seeds"):
-        Config(initial_rb_min_seeds=-1).validate()
+        Config(initial_rb_min_seeds=-2).validate()
+
+
+def test_automatic_seed_floor_only_for_a_single_candidate():
+    """``initial_rb_min_seeds = -1`` (the default): a floor of 8 seeds when recursive
+    bisection is the only candidate (k >= 64 by default), none beside other candidates; an
+    explicit value is kept either way."""
+    from igpart.partitioner.context import rb_min_seeds
+    from igpart.partitioner.initial.pool import initial_partition
+
+    assert rb_min_seeds(Config(), 1) == 8 and rb_min_seeds(Config(), 4) == 0
+    assert rb_min_seeds(Config(initial_rb_min_seeds=3), 4) == 3
+    assert rb_min_seeds(Config(initial_rb_min_seeds=0), 1) == 0
+    h = random_hypergraph(np.random.default_rng(7), 400, 700)
+    seen = []
+
+    def spy(be, sub, bounds, eps, objective, seed, cfg, *args, **kwargs):
+        seen.append((round(4 * sub.total_weight / h.total_weight), cfg.initial_runs))
+        return bisect(be, sub, bounds, eps, objective, seed, cfg, *args, **kwargs)
+
+    for candidates, expected in ((1, [(2, 8), (4, 16)]), (2, [(2, 16), (4, 16)])):
+        seen.clear()
+        parts = initial_partition(h, 4, 0.03, "cut", method="rb", rb_runs=candidates,
+                                  rb_seeds=16, bisect=spy)
+        assert sorted(set(seen)) == expected
+        assert np.bincount(parts, minlength=4).min() > 0
 
 
 def test_inherited_communities_are_the_first_bisections_restricted():

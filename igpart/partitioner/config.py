@@ -220,20 +220,28 @@ class Config:
       ``initial_max_net_size``: nets above this size are left out of the clique expansion.
       ``initial_rb_runs`` (default -1: the backend's ``default_initial_rb_runs(k, n)``, else 4),
       ``initial_rb_seeds`` (default 16): the effort of ``"rb"`` (above); both at least 1.
-      ``initial_rb_min_seeds`` (default 0: every bisection gets all the METIS seeds): the
-      first bisection of ``"rb"`` gets all of them, a bisection into ``k_sub`` of the ``k``
-      blocks ``ceil(seeds * k_sub / k)`` (half as many per level), never fewer than this
-      (:func:`.initial.recursive.bisection_seeds`). METIS holds the GIL and was 44-70% of a
-      recursive bisection's time (coarsest level of ibm01, k = 64: 1,008 calls, 512 of them in
-      the 32 last bisections of ~100 vertices each). On the coarsest levels of the ``small``
-      suite (14 circuits, k = 8 / 16 / 64, seeds 0-2, C++ backend, one thread) 4 gave
-      recursive bisection 0.72x the time at a 0.9% higher cut before the k-way refinement
-      (k = 64: 0.59x, +1.0%), 8 gave 0.86x at +0.2% (only k = 64 changes: 0.73x, +0.35%).
+      ``initial_rb_min_seeds`` (default -1: automatic): the first bisection of ``"rb"`` gets
+      all the METIS seeds, a bisection into ``k_sub`` of the ``k`` blocks ``ceil(seeds * k_sub
+      / k)`` (half as many per level), never fewer than this
+      (:func:`.initial.recursive.bisection_seeds`); 0: every bisection gets all of them. -1
+      gives 8 when recursive bisection runs as one candidate (k >= 64 by default, where
+      ``rb_effort`` puts the candidates' seeds on one: 16 for the first bisection, 8 below, as
+      a candidate of 2 x 8 had) and 0 beside other candidates (:func:`.context.rb_min_seeds`).
+      METIS holds the GIL and was 44-70% of a recursive bisection's time on one thread
+      (coarsest level of ibm01, k = 64: 1,008 calls, 512 of them in the 32 last bisections of
+      ~100 vertices each), all of it serial on any number of threads without worker processes.
+      ``small`` suite, C++ backend, 2 threads, k = 64, seeds 0-3: cut 1.000 (0.984-1.011 per
+      input) for 0.72x the initial partitioning's time, 0.86x the run's; with 4 candidates of 16
+      seeds (cholesky_mc, k = 8 / 16) 8 gave 2-5% higher cuts. On the coarsest levels alone
+      (14 circuits, k = 8 / 16 / 64, seeds 0-2, one thread) 4 gave 0.72x the time at +0.9%
+      cut before the k-way refinement.
       ``initial_rb_communities`` (default ``"each"``): ``"each"`` bisection of ``"rb"`` runs
       Louvain on its sub-hypergraph (its k = 2 pipeline's preprocessing); ``"once"``: Louvain
       runs once, on the input of ``"rb"`` (what its first bisection finds itself, same seed),
-      and every sub-hypergraph inherits its vertices' communities, renumbered. Same coarsest
-      levels as above: 0.88x the time at +0.06% cut (k = 8: -0.3%, k = 64: +0.6%).
+      and every sub-hypergraph inherits its vertices' communities, renumbered. Coarsest levels
+      as above: 0.88x the time at +0.06% cut; end to end (``small`` suite, C++ backend, 2
+      threads, seeds 0-1) cut +0.6% / -0.1% / +0.1% at k = 8 / 16 / 64 for 0.95x / 0.92x /
+      0.96x the initial partitioning's time, so not the default.
       ``initial_fm_top`` (default 1; 0: every candidate): every initial candidate (on the
       coarsest level and inside every bisection of ``"rb"``) is rebalanced and refined with the
       sequence refinement, and only the ``initial_fm_top`` best distinct ones then get the FM
@@ -442,7 +450,7 @@ class Config:
     initial_max_net_size: int = 100
     initial_rb_runs: int = -1
     initial_rb_seeds: int = 16
-    initial_rb_min_seeds: int = 0
+    initial_rb_min_seeds: int = -1
     initial_rb_communities: str = "each"
     initial_fm_top: int = 1
     initial_bisector: str = "metis"
@@ -522,7 +530,6 @@ class Config:
         for name in (
             "refine_rounds",
             "bisection_contraction_limit",
-            "initial_rb_min_seeds",
             "initial_fm_top",
             "fm_rounds",
             "fm_max_fruitless_moves",
@@ -542,6 +549,7 @@ class Config:
             ("jet_fm_max_pins", "-1 (the backend's default) or a non-negative integer"),
             ("jet_min_pins", "-1 (the backend's default) or a non-negative integer"),
             ("initial_metis_processes", "-1 (automatic), 0 (in-process) or a positive integer"),
+            ("initial_rb_min_seeds", "-1 (automatic) or a non-negative integer"),
         ):
             v = getattr(self, name)
             if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or v < -1:

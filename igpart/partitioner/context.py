@@ -147,6 +147,26 @@ def rb_effort(cfg: Config, k: int, large: bool = True) -> tuple[int, int]:
 _RB_ONE_CANDIDATE_FROM_K = 64
 
 
+#: ``Config.initial_rb_min_seeds = -1`` (automatic): the floor of the METIS seeds per bisection
+#: when recursive bisection runs as one candidate (see :func:`rb_min_seeds`).
+RB_AUTO_MIN_SEEDS = 8
+
+
+def rb_min_seeds(cfg: Config, candidates: int) -> int:
+    """``Config.initial_rb_min_seeds`` of a recursive bisection that runs beside
+    ``candidates - 1`` other ones: an explicit value (0: every bisection gets all the seeds) is
+    kept; -1 (automatic) gives ``RB_AUTO_MIN_SEEDS`` (8) to a single candidate, the case of
+    k >= 64 where the candidates' seeds go to one (:func:`rb_effort`: 1 x 16 standing for
+    2 x 8, so that the bisections below the first get 8 of them again), and 0 to several.
+    Measured 2026-11-27 (C++ backend, 2 threads, ``small`` suite, seeds 0-3): at k = 64 cut
+    1.000 (0.984-1.011) for 0.72x the initial partitioning's time; with 4 candidates of 16
+    seeds (cholesky_mc, 113k vertices, k = 8 / 16) 2-5% higher cuts, so not there."""
+    configured = int(cfg.initial_rb_min_seeds)
+    if configured >= 0:
+        return configured
+    return RB_AUTO_MIN_SEEDS if int(candidates) <= 1 else 0
+
+
 #: ``Config.initial_metis_processes = -1`` (automatic): worker processes only on machines of at
 #: least this many usable CPUs, and at most this many of them (one CPU left to the caller).
 AUTO_METIS_MIN_CPUS = 8
@@ -441,6 +461,8 @@ class ResolvedConfig(Config):
         if self.hypergraph:
             if self.initial in ("rb", "rb+metis"):
                 out["rb"] = f"{self.rb_runs}x{self.rb_seeds}"
+                if self.initial_rb_min_seeds:
+                    out["rb_min_seeds"] = self.initial_rb_min_seeds
             out.update(coarsening=self.coarsening, refinement=self.refinement,
                        vcycles=self.vcycles,
                        max_shrink=self.max_shrink)
@@ -498,6 +520,7 @@ def resolve(cfg: Config, be: Backend, h: Hypergraph | Graph, k: int) -> Resolved
         graph_lp_sub_rounds=graph_lp_sub_rounds(be, base),
         graph_fm_seeds=graph_fm_seeds(base, k),
         initial=resolve_initial_method(base.initial, k, hyper),
+        initial_rb_min_seeds=rb_min_seeds(base, rb_runs),
     )
     return ResolvedConfig(
         **values, base=base, backend=be.name, k=k, n=n, hypergraph=hyper,

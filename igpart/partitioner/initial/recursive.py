@@ -49,7 +49,7 @@ from ...kernels import get_backend, omp_threads
 from ...parallel import metis_pool
 from ...parallel.threads import c_stdout_to_stderr
 from ..config import Config
-from ..context import Timer, check_arguments, metis_processes, resolve
+from ..context import Timer, check_arguments, metis_processes, rb_min_seeds, resolve
 from ..preprocessing import detect_communities
 from .metis import CLIQUE_MAX_NET_SIZE
 
@@ -258,7 +258,7 @@ def recursive_bisection(
     total = int(h.total_weight)
     plan = _Plan(
         k=k, epsilon=epsilon, objective=objective, seed=int(seed), runs=int(runs),
-        min_seeds=int(config.initial_rb_min_seeds), total=total,
+        min_seeds=rb_min_seeds(config, 1), total=total,
         final=math.floor((1.0 + epsilon) * -(-total // k) + 1e-9), cfg=cfg,
         targets=None if block_bounds is None else np.asarray(block_bounds, dtype=np.int64),
         fixed=fixed,
