@@ -28,11 +28,15 @@ sub-hypergraph extraction, summed over the ``k - 1`` bisections, the critical pa
 longest chain of bisections from the first to a last one: what threads cannot shorten) and the
 time per recursion level (blocks per bisection); ``--config`` (JSON of Config fields) and
 ``--variants`` (JSON, name -> Config fields) compare settings on the same coarsest levels,
-with the cut of each recursive bisection (``--seeds`` seeds: the mean):
+with the cut of each recursive bisection (``--seeds`` seeds: the mean). Without ``--phases``,
+``--config`` applies the fields the imported igpart has, and ``--no-subtrees`` sends every
+bisection to the workers on its own (``recursive.SUBTREES_IN_WORKERS`` off: same partitions):
 
     python benchmarks/rb_bench.py --phases --inputs ibm01:1,ibm05:1,ibm10:1,ibm10:4 --ks 16,64
     python benchmarks/rb_bench.py --phases --inputs ibm01:1,ibm10:1 --ks 64 --seeds 3 \
-        --variants '{"old": {}, "new": {"initial_rb_min_seeds": 4}}'
+        --variants '{"old": {"initial_rb_min_seeds": 0}, "new": {}}'
+    python benchmarks/rb_bench.py --inputs ibm01:20,ibm10:10 --ks 64 --threads 16 \
+        --metis-processes 15 --config '{"initial_rb_min_seeds": 0}' --no-subtrees
 """
 
 from __future__ import annotations
@@ -242,10 +246,17 @@ def main() -> None:
     ap.add_argument("--e2e", action="store_true", help="also time igpart.partition's initial")
     ap.add_argument("--phases", action="store_true",
                     help="where one recursive bisection's time goes (see above)")
-    ap.add_argument("--config", default="{}", help="--phases: Config fields (JSON)")
+    ap.add_argument("--config", default="{}",
+                    help="Config fields (JSON; without --phases those this igpart has)")
+    ap.add_argument("--no-subtrees", action="store_true",
+                    help="recursive.SUBTREES_IN_WORKERS off: one worker request per bisection")
     ap.add_argument("--variants", default="", help="--phases: name -> Config fields (JSON)")
     ap.add_argument("--seeds", type=int, default=1, help="--phases: seeds from --seed on")
     args = ap.parse_args()
+    if args.no_subtrees:
+        import igpart.partitioner.initial.recursive as rec
+
+        rec.SUBTREES_IN_WORKERS = False
     if args.phases:
         main_phases(args)
         return
@@ -271,10 +282,14 @@ def main() -> None:
                 for p in procs
             ):
                 ckw = dict(base)
+                known = {f.name for f in dataclasses.fields(Config)}
+                fields = {n: v for n, v in json.loads(args.config).items() if n in known}
+                if fields:  # --config: the fields this version of igpart has
+                    ckw["config"] = dataclasses.replace(ckw["config"], **fields)
                 if bisector != "metis":
                     ckw["config"] = dataclasses.replace(ckw["config"], initial_bisector=bisector)
                     ckw["bisector"] = bisector
-                overrides = {"threads": threads, "initial_bisector": bisector}
+                overrides = {**fields, "threads": threads, "initial_bisector": bisector}
                 if nproc or has_procs:  # 0 explicitly too: the default (-1) may choose workers
                     ckw["config"] = dataclasses.replace(
                         ckw["config"], initial_metis_processes=nproc
