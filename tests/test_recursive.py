@@ -355,7 +355,8 @@ def test_bisection_seeds_halve_per_level_down_to_the_floor():
 
 def test_automatic_seed_floor_only_for_a_single_candidate():
     """``initial_rb_min_seeds = -1`` (the default): a floor of 8 seeds when recursive
-    bisection is the only candidate (k >= 64 by default), none beside other candidates; an
+    bisection is the only candidate (k >= 64 by default) on an input below
+    ``initial_runs_min_n`` vertices, none beside other candidates or on larger inputs; an
     explicit value is kept either way."""
     from igpart.partitioner.context import rb_min_seeds
     from igpart.partitioner.initial.pool import initial_partition
@@ -363,6 +364,8 @@ def test_automatic_seed_floor_only_for_a_single_candidate():
     assert rb_min_seeds(Config(), 1) == 8 and rb_min_seeds(Config(), 4) == 0
     assert rb_min_seeds(Config(initial_rb_min_seeds=3), 4) == 3
     assert rb_min_seeds(Config(initial_rb_min_seeds=0), 1) == 0
+    assert rb_min_seeds(Config(), 1, large=True) == 0
+    assert rb_min_seeds(Config(initial_rb_min_seeds=8), 1, large=True) == 8
     h = random_hypergraph(np.random.default_rng(7), 400, 700)
     seen = []
 

@@ -226,15 +226,17 @@ class Config:
       (:func:`.initial.recursive.bisection_seeds`); 0: every bisection gets all of them. -1
       gives 8 when recursive bisection runs as one candidate (k >= 64 by default, where
       ``rb_effort`` puts the candidates' seeds on one: 16 for the first bisection, 8 below, as
-      a candidate of 2 x 8 had) and 0 beside other candidates (:func:`.context.rb_min_seeds`).
-      METIS holds the GIL and was 44-70% of a recursive bisection's time on one thread
-      (coarsest level of ibm01, k = 64: 1,008 calls, 512 of them in the 32 last bisections of
-      ~100 vertices each), all of it serial on any number of threads without worker processes.
-      ``small`` suite, C++ backend, 2 threads, k = 64, seeds 0-3: cut 1.000 (0.984-1.011 per
-      input) for 0.72x the initial partitioning's time, 0.86x the run's; with 4 candidates of 16
-      seeds (cholesky_mc, k = 8 / 16) 8 gave 2-5% higher cuts. On the coarsest levels alone
-      (14 circuits, k = 8 / 16 / 64, seeds 0-2, one thread) 4 gave 0.72x the time at +0.9%
-      cut before the k-way refinement.
+      a candidate of 2 x 8 had) on inputs below ``initial_runs_min_n`` vertices, and 0 beside
+      other candidates or on larger inputs (:func:`.context.rb_min_seeds`).
+      METIS holds the GIL and was 34-57% of a recursive bisection's time on one thread (70% in
+      its last bisections; coarsest level of ibm01, k = 64: 1,008 calls, 512 of them in the 32
+      last bisections of ~100 vertices each), serial on any number of threads without worker
+      processes. ``small`` suite, C++ backend, 2 threads, k = 64, seeds 0-3: cut 1.000
+      (0.984-1.011 per input) for 0.72x the initial partitioning's time, 0.92x the run's; with
+      4 candidates of 16 seeds (cholesky_mc, k = 8 / 16) 8 gave 2-5% higher cuts; on inflated
+      inputs at k = 64 mixed results (ibm09x10 +1.7% over 4 seeds, ibm01x20 -1.0% over 2,
+      ibm10x4 +0.2% over 2, ibm05x4 +0.8%). On the coarsest levels alone (14 circuits, k = 8 / 16 / 64, seeds 0-2, one
+      thread) 4 gave 0.72x the time at +0.9% cut before the k-way refinement.
       ``initial_rb_communities`` (default ``"each"``): ``"each"`` bisection of ``"rb"`` runs
       Louvain on its sub-hypergraph (its k = 2 pipeline's preprocessing); ``"once"``: Louvain
       runs once, on the input of ``"rb"`` (what its first bisection finds itself, same seed),

@@ -189,10 +189,10 @@ def initial_partition(
         # (candidates run one after another next to Mt-KaHyPar, see below)
         count = max(1, rb_runs) + (max(1, runs) if use_metis else 0)
         rb_threads = max(1, int(threads) // (1 if use_mtk else max(1, min(int(threads), count))))
-        # the seed floor of each bisection depends on the number of candidates
+        # the seed floor of each bisection depends on the candidates and the input's size
         rb_config = config if config is not None else Config()
         rb_config = dataclasses.replace(
-            rb_config, initial_rb_min_seeds=rb_min_seeds(rb_config, max(1, rb_runs)))
+            rb_config, initial_rb_min_seeds=rb_min_seeds(rb_config, max(1, rb_runs), large))
         for r in range(max(1, rb_runs)):
             candidates.append(
                 (

@@ -258,7 +258,7 @@ def recursive_bisection(
     total = int(h.total_weight)
     plan = _Plan(
         k=k, epsilon=epsilon, objective=objective, seed=int(seed), runs=int(runs),
-        min_seeds=rb_min_seeds(config, 1), total=total,
+        min_seeds=rb_min_seeds(config, 1, h.n >= config.initial_runs_min_n), total=total,
         final=math.floor((1.0 + epsilon) * -(-total // k) + 1e-9), cfg=cfg,
         targets=None if block_bounds is None else np.asarray(block_bounds, dtype=np.int64),
         fixed=fixed,
