@@ -14,17 +14,17 @@ while METIS runs (:func:`igpart.partitioner.initial.metis.metis_partitions`). Ea
 seeded, so the blocks are those of in-process METIS.
 
 The pool is process-wide: :func:`get_pool` starts it and grows it to the largest size asked for
-without blocking (a background thread starts the processes; a caller that needs a worker waits
-for one, except that calls with ``wait_for_start=False``, those of the initial partitioning, run
-in-process while no worker has finished its imports: a run that reaches its initial
-partitioning before then goes on without them, and they take the calls once started); ``low_priority=True`` (the driver's start at the top of a run, while the levels
-coarsen) makes the workers import at the lowest CPU priority, so that their imports take the
-cycles the run's threads leave idle instead of preempting them (on 16 cores, a run with 15
-workers spent about 1 s more in its parallel stages before the initial partitioning than one
-without). :func:`shutdown` (registered with ``atexit``) closes the workers' input and reaps
-them. A worker that dies or fails to start is dropped with a logged warning, the call runs
-in-process, and the next call starts a replacement;
-after repeated start failures the pool stops starting workers and every call runs in-process.
+without blocking (a background thread starts the processes; a caller that needs a worker waits for
+one, except that calls with ``wait_for_start=False``, those of the initial partitioning, run
+in-process while no worker has finished its imports: a run that reaches its initial partitioning
+before then goes on without them, and they take the calls once started); ``low_priority=True`` (the
+driver's start at the top of a run, while the levels coarsen) makes the workers import at the
+lowest CPU priority, so that their imports take the cycles the run's threads leave idle instead of
+preempting them (on 16 cores, a run with 15 workers spent about 1 s more in its parallel stages
+before the initial partitioning than one without). :func:`shutdown` (registered with ``atexit``)
+closes the workers' input and reaps them. A worker that dies or fails to start is dropped with a
+logged warning, the call runs in-process, and the next call starts a replacement; after repeated
+start failures the pool stops starting workers and every call runs in-process.
 """
 
 from __future__ import annotations

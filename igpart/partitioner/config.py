@@ -231,12 +231,13 @@ class Config:
       METIS holds the GIL and was 34-57% of a recursive bisection's time on one thread (70% in
       its last bisections; coarsest level of ibm01, k = 64: 1,008 calls, 512 of them in the 32
       last bisections of ~100 vertices each), serial on any number of threads without worker
-      processes. ``small`` suite, C++ backend, 2 threads, k = 64, seeds 0-3: cut 1.000
-      (0.984-1.011 per input) for 0.72x the initial partitioning's time, 0.92x the run's; with
-      4 candidates of 16 seeds (cholesky_mc, k = 8 / 16) 8 gave 2-5% higher cuts; on inflated
-      inputs at k = 64 mixed results (ibm09x10 +1.7% over 4 seeds, ibm01x20 -1.0% over 2,
-      ibm10x4 +0.2% over 2, ibm05x4 +0.8%). On the coarsest levels alone (14 circuits, k = 8 / 16 / 64, seeds 0-2, one
-      thread) 4 gave 0.72x the time at +0.9% cut before the k-way refinement.
+      processes. ``small`` suite, C++ backend, 2 threads, k = 64, seeds 0-3, the 13 inputs below
+      100,000 vertices: cut 1.000 (0.991-1.007 per input) for 0.74x the initial partitioning's
+      time, 0.92x the run's; with 4 candidates of 16 seeds (cholesky_mc, k = 8 / 16) 8 gave 2-5%
+      higher cuts; on inflated inputs at k = 64 mixed results (ibm09x10 +1.7% over 4 seeds,
+      ibm01x20 -1.0% over 2, ibm10x4 +0.2% over 2, ibm05x4 +0.5% over 2). On the coarsest levels
+      alone (14 circuits, k = 8 / 16 / 64, seeds 0-2, one thread) 4 gave 0.72x the time at +0.9%
+      cut before the k-way refinement.
       ``initial_rb_communities`` (default ``"each"``): ``"each"`` bisection of ``"rb"`` runs
       Louvain on its sub-hypergraph (its k = 2 pipeline's preprocessing); ``"once"``: Louvain
       runs once, on the input of ``"rb"`` (what its first bisection finds itself, same seed),

@@ -159,11 +159,12 @@ def rb_min_seeds(cfg: Config, candidates: int, large: bool = False) -> int:
     (automatic) gives ``RB_AUTO_MIN_SEEDS`` (8) to a single candidate on a smaller input, the
     case of k >= 64 where the candidates' seeds go to one (:func:`rb_effort`: 1 x 16 standing
     for 2 x 8, so that the bisections below the first get 8 of them again), and 0 otherwise.
-    Measured 2026-11-27 (C++ backend, 2 threads, seeds 0-3): ``small`` suite at k = 64 cut
-    1.000 (0.984-1.011 per input) for 0.72x the initial partitioning's time; with 4 candidates
-    of 16 seeds (cholesky_mc, 113k vertices, k = 8 / 16) 2-5% higher cuts; on inflated inputs
-    at k = 64 mixed (ibm09x10 +1.7% over 4 seeds, ibm01x20 -1.0% over 2, ibm10x4 +0.2% over
-    2, ibm05x4 +0.8%), so large inputs keep all their seeds."""
+    Measured 2026-11-27 (C++ backend, 2 threads, seeds 0-3): ``small`` suite at k = 64 (13
+    inputs below 100,000 vertices) cut 1.000 (0.991-1.007 per input) for 0.74x the initial
+    partitioning's time; with 4 candidates of 16 seeds (cholesky_mc, 113k vertices, k = 8 / 16)
+    2-5% higher cuts; on inflated inputs at k = 64 mixed (ibm09x10 +1.7% over 4 seeds, ibm01x20
+    -1.0% over 2, ibm10x4 +0.2% over 2, ibm05x4 +0.5% over 2), so large inputs keep all their
+    seeds."""
     configured = int(cfg.initial_rb_min_seeds)
     if configured >= 0:
         return configured
