@@ -100,6 +100,19 @@ def inputs(spec: str):
         yield name, scale, h
 
 
+def as_driver(config, kwargs: dict, h):
+    """``config`` with the values the driver's initial partitioning resolves for its recursive
+    bisections (``kwargs``: its keyword arguments; ``h``: the input): the seed floor depends on
+    the candidates and the input's size, not on the coarsest level a direct call sees
+    (versions without it: ``config``)."""
+    try:
+        from igpart.partitioner.context import rb_min_seeds
+    except ImportError:
+        return config
+    floor = rb_min_seeds(config, kwargs["rb_runs"], h.n >= config.initial_runs_min_n)
+    return dataclasses.replace(config, initial_rb_min_seeds=floor)
+
+
 def best_of(reps: int, fn):
     """(smallest wall time of ``reps`` calls, result of the last call)."""
     best, out = float("inf"), None
@@ -214,7 +227,7 @@ def main_phases(args) -> None:
             cbase = base["config"]
             cbase = getattr(cbase, "base", None) or cbase
             for vname, over in variants.items():
-                config = dataclasses.replace(cbase, **over)
+                config = as_driver(dataclasses.replace(cbase, **over), base, h)
                 if not warm:  # first METIS / kernel calls
                     phases(coarse, k, base, config, args.seed, 1)
                     warm = True
@@ -301,7 +314,8 @@ def main() -> None:
                 def one_rb(coarse=coarse, k=k, ckw=ckw, extra=extra):
                     return recursive_bisection(
                         coarse, k, 0.03, "cut", seed=args.seed, runs=ckw["rb_seeds"],
-                        max_net_size=ckw["max_net_size"], config=ckw["config"], bisect=bisect,
+                        max_net_size=ckw["max_net_size"], config=as_driver(ckw["config"], ckw, h),
+                        bisect=bisect,
                         **extra,
                     )  # fmt: skip
 
