@@ -43,6 +43,7 @@ PRESETS: MappingProxyType[str, MappingProxyType[str, Any]] = MappingProxyType({
         "refinement": "jet+fm",
         "initial_rb_runs": 8,
         "initial_rb_seeds": 32,
+        "initial_rb_min_seeds": 0,  # all the seeds in every bisection, as measured
         "initial_runs": 16,
         "initial_fm_top": 4,
         "fm_rounds": 8,

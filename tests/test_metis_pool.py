@@ -6,7 +6,8 @@ caller's stdout (and the CLI's ``--json`` output), a worker killed mid-run (fall
 the same result, reaped), and shutdown reaping every worker; the automatic default (-1,
 ``igpart.partitioner.context.metis_processes``) for CPU counts, input sizes, threads and k (CPU
 count monkeypatched), no pool on small inputs, the resolved value reaching the METIS calls, and
-the configured -1 in the result."""
+the configured -1 in the result; calls that run in-process instead of waiting for the workers'
+start-up; whole subtrees of recursive bisection in one worker."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import logging
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -36,9 +38,20 @@ ISPD98 = Path(__file__).resolve().parents[1].parent / "shared" / "benchmarks" / 
 
 
 @pytest.fixture
-def fresh_pool():
-    """A process-wide pool started for the test and shut down after it."""
+def fresh_pool(monkeypatch):
+    """A process-wide pool started for the test and shut down after it. Calls that would run
+    in-process while no worker has finished its imports (``wait_for_start=False``) wait for one
+    here, so that they reach the workers whatever the machine's speed."""
     mp.shutdown()
+    real = mp.MetisPool.any_started
+
+    def waiting(self):
+        deadline = time.monotonic() + 60
+        while not real(self) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        return True
+
+    monkeypatch.setattr(mp.MetisPool, "any_started", waiting)
     yield
     mp.shutdown()
 
@@ -429,6 +442,7 @@ def test_bisections_in_workers_equal_in_process(fresh_pool, monkeypatch, objecti
     it to the caller, same blocks."""
     from igpart.partitioner.initial import recursive
 
+    monkeypatch.setattr(recursive, "SUBTREES_IN_WORKERS", False)  # one request per bisection
     rng = np.random.default_rng(k)
     h = random_hypergraph(rng, 1500, 2500, weighted=True)
     cfg = Config(initial_metis_processes=2)
@@ -437,9 +451,9 @@ def test_bisections_in_workers_equal_in_process(fresh_pool, monkeypatch, objecti
     served = []
     real = mp.MetisPool.bisect
 
-    def spy(self, request):
+    def spy(self, request, **kwargs):
         served.append(request["n"])
-        return real(self, request)
+        return real(self, request, **kwargs)
 
     monkeypatch.setattr(mp.MetisPool, "bisect", spy)
     there = recursive.recursive_bisection(h, k, 0.03, objective, seed=4, runs=3, config=cfg,
@@ -459,10 +473,110 @@ def test_bisections_in_workers_equal_in_process(fresh_pool, monkeypatch, objecti
     assert np.array_equal(here, top_here)
     monkeypatch.setattr(recursive, "TOP_BISECTION_HERE", False)
 
-    def gone(self, request):
+    def gone(self, request, *args, **kwargs):
         raise mp.WorkerGone("test")
 
     monkeypatch.setattr(mp.MetisPool, "bisect", gone)
     fallback = recursive.recursive_bisection(h, k, 0.03, objective, seed=4, runs=3, config=cfg,
                                              threads=3, bisect=bisect)
     assert np.array_equal(here, fallback)
+
+
+@pytest.mark.parametrize("objective,k,communities", [("cut", 8, "once"), ("km1", 11, "each")])
+def test_subtrees_in_workers_equal_in_process(fresh_pool, monkeypatch, objective, k,
+                                              communities):
+    """``SUBTREES_IN_WORKERS``: with worker processes, a task of at most k / workers blocks runs
+    whole in one worker (one request for its bisections), with fixed vertices and inherited
+    communities too; the blocks equal one thread's in-process bisections, and a worker that
+    cannot serve a subtree leaves its bisections to the caller, same blocks."""
+    from igpart.partitioner.initial import recursive
+
+    rng = np.random.default_rng(k)
+    h = random_hypergraph(rng, 1500, 2500, weighted=True)
+    fixed = np.full(h.n, -1, dtype=np.int32)
+    chosen = rng.choice(h.n, size=40, replace=False)
+    fixed[chosen] = rng.integers(0, k, size=chosen.size)
+    base = dict(initial_rb_communities=communities, initial_rb_min_seeds=2)
+    kw = dict(seed=4, runs=3, fixed=fixed, bisect=bisect)
+    here = recursive.recursive_bisection(
+        h, k, 0.03, objective, config=Config(initial_metis_processes=0, **base), **kw)
+    assert (here[chosen] == fixed[chosen]).all()
+    cfg = Config(initial_metis_processes=2, **base)
+    subtrees, bisections = [], []
+    real_call, real_bisect = mp.MetisPool.call, mp.MetisPool.bisect
+
+    def call(self, request, *args, **kwargs):
+        if request.get("op") == "subtree":
+            subtrees.append(request["ks"])
+        return real_call(self, request, *args, **kwargs)
+
+    def one(self, request, **kwargs):
+        bisections.append(request["n"])
+        return real_bisect(self, request, **kwargs)
+
+    monkeypatch.setattr(mp.MetisPool, "call", call)
+    monkeypatch.setattr(mp.MetisPool, "bisect", one)
+    there = recursive.recursive_bisection(h, k, 0.03, objective, config=cfg, threads=3, **kw)
+    assert np.array_equal(here, there)
+    # every task of 2 to k // 2 blocks (2 workers) went whole to a worker; the larger ones but
+    # the first (here) one request each
+    whole, split = [], []
+
+    def expect(ks):
+        if 1 < ks <= k // 2:
+            whole.append(ks)
+        elif ks > 1:
+            split.append(ks)
+            expect((ks + 1) // 2)
+            expect(ks // 2)
+
+    expect(k)
+    assert sorted(subtrees) == sorted(whole) and len(bisections) == len(split) - 1
+    assert h.n not in bisections
+
+    def gone(self, request, *args, **kwargs):
+        if request.get("op") == "subtree":
+            raise mp.WorkerGone("test")
+        return real_call(self, request, *args, **kwargs)
+
+    monkeypatch.setattr(mp.MetisPool, "call", gone)
+    fallback = recursive.recursive_bisection(h, k, 0.03, objective, config=cfg, threads=3, **kw)
+    assert np.array_equal(here, fallback)
+
+
+def test_calls_run_here_until_a_worker_has_started(monkeypatch):
+    """``wait_for_start=False`` (the bisections of recursive bisection and the METIS seeds of
+    the initial partitioning): while no worker has finished its start-up, nothing is sent and
+    the call runs in-process, same blocks; once one has, calls reach the workers."""
+    from igpart.partitioner.initial import recursive
+
+    mp.shutdown()
+    h = random_hypergraph(np.random.default_rng(2), 1200, 2000, weighted=True)
+    here = recursive.recursive_bisection(h, 8, 0.03, seed=1, runs=2, bisect=bisect,
+                                         config=Config(initial_metis_processes=0))
+    sent = []
+    real_call = mp._Worker.call
+
+    def call(self, request):
+        sent.append(request.get("op", "metis"))
+        return real_call(self, request)
+
+    monkeypatch.setattr(mp._Worker, "call", call)
+    monkeypatch.setattr(mp._Worker, "started", lambda self: False)
+    try:
+        cfg = Config(initial_metis_processes=2)
+        with pytest.raises(mp.NotStarted):
+            mp.get_pool(2).call({"op": "bisect"}, wait_for_start=False)
+        slow = recursive.recursive_bisection(h, 8, 0.03, seed=1, runs=2, config=cfg, threads=3,
+                                             bisect=bisect)
+        assert sent == [] and np.array_equal(slow, here)
+        monkeypatch.undo()
+        monkeypatch.setattr(mp._Worker, "call", call)
+        deadline = time.monotonic() + 60
+        while not mp.get_pool(2).any_started() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        fast = recursive.recursive_bisection(h, 8, 0.03, seed=1, runs=2, config=cfg, threads=3,
+                                             bisect=bisect)
+        assert sent and np.array_equal(fast, here)
+    finally:
+        mp.shutdown()

@@ -328,3 +328,106 @@ def test_worker_threads_get_a_share_of_the_openmp_threads():
     top = max(seen)  # the first bisection, on every vertex: all 4 threads; the 4 last: 1 each
     assert top == (h.n, 4)
     assert sorted(t for _, t in seen) == [1, 1, 1, 1, 2, 2, 4]
+
+
+def test_bisection_seeds_halve_per_level_down_to_the_floor():
+    """``Config.initial_rb_min_seeds``: all the seeds for the first bisection, half as many one
+    level below, never fewer than the floor (nor more than the seeds); 0 keeps them all."""
+    assert [rb.bisection_seeds(16, 4, ks, 64) for ks in (64, 32, 16, 8, 4, 2)] == [
+        16, 8, 4, 4, 4, 4]
+    assert [rb.bisection_seeds(16, 0, ks, 64) for ks in (64, 32, 2)] == [16, 16, 16]
+    assert [rb.bisection_seeds(8, 3, ks, 11) for ks in (11, 6, 5, 3, 2)] == [8, 5, 4, 3, 3]
+    assert rb.bisection_seeds(2, 4, 2, 64) == 2  # the floor never exceeds the seeds
+    h = random_hypergraph(np.random.default_rng(3), 500, 800)
+    seen = []
+
+    def spy(be, sub, bounds, eps, objective, seed, cfg, *args, **kwargs):
+        seen.append((round(8 * sub.total_weight / h.total_weight), cfg.initial_runs))
+        return bisect(be, sub, bounds, eps, objective, seed, cfg, *args, **kwargs)
+
+    parts = rb.recursive_bisection(h, 8, 0.03, seed=1, runs=6, bisect=spy,
+                                   config=Config(initial_rb_min_seeds=2))
+    assert sorted(set(seen)) == [(2, 2), (4, 3), (8, 6)]
+    assert np.bincount(parts, minlength=8).min() > 0
+    with pytest.raises(InputError, match="initial_rb_min_seeds"):
+        Config(initial_rb_min_seeds=-2).validate()
+
+
+def test_automatic_seed_floor_only_for_a_single_candidate():
+    """``initial_rb_min_seeds = -1`` (the default): a floor of 8 seeds when recursive
+    bisection is the only candidate (k >= 64 by default) on an input below
+    ``initial_runs_min_n`` vertices, none beside other candidates or on larger inputs; an
+    explicit value is kept either way."""
+    from igpart.partitioner.context import rb_min_seeds
+    from igpart.partitioner.initial.pool import initial_partition
+
+    assert rb_min_seeds(Config(), 1) == 8 and rb_min_seeds(Config(), 4) == 0
+    assert rb_min_seeds(Config(initial_rb_min_seeds=3), 4) == 3
+    assert rb_min_seeds(Config(initial_rb_min_seeds=0), 1) == 0
+    assert rb_min_seeds(Config(), 1, large=True) == 0
+    assert rb_min_seeds(Config(initial_rb_min_seeds=8), 1, large=True) == 8
+    h = random_hypergraph(np.random.default_rng(7), 400, 700)
+    seen = []
+
+    def spy(be, sub, bounds, eps, objective, seed, cfg, *args, **kwargs):
+        seen.append((round(4 * sub.total_weight / h.total_weight), cfg.initial_runs))
+        return bisect(be, sub, bounds, eps, objective, seed, cfg, *args, **kwargs)
+
+    for candidates, expected in ((1, [(2, 8), (4, 16)]), (2, [(2, 16), (4, 16)])):
+        seen.clear()
+        parts = initial_partition(h, 4, 0.03, "cut", method="rb", rb_runs=candidates,
+                                  rb_seeds=16, bisect=spy)
+        assert sorted(set(seen)) == expected
+        assert np.bincount(parts, minlength=4).min() > 0
+
+
+def test_inherited_communities_are_the_first_bisections_restricted():
+    """``Config.initial_rb_communities = "once"``: the first bisection gets the Louvain
+    communities its own k = 2 pipeline finds (same seed: the same first bisection as
+    ``"each"``); every later one those of its vertices, renumbered densely; the partition does
+    not depend on the threads."""
+    h = igpart.generators.random_circuit(1200, seed=5)
+    cfg = Config(initial_rb_communities="once")
+    k, seed = 8, 2
+    calls, tasks = [], []
+
+    def spy(be, sub, *args, communities=None, **kwargs):
+        calls.append((sub.n, communities))
+        return bisect(be, sub, *args, communities=communities, **kwargs)
+
+    real_split = rb._Plan.split
+
+    def record(self, task, *args, **kwargs):
+        tasks.append(task)
+        return real_split(self, task, *args, **kwargs)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(rb._Plan, "split", record)
+        parts = rb.recursive_bisection(h, k, 0.03, seed=seed, runs=2, config=cfg, bisect=spy)
+    # "each": the first bisection detects them itself, the same ones
+    import igpart.partitioner.driver as driver
+
+    detected = []
+    real_detect = driver.detect_communities
+
+    def detect(*args, **kwargs):
+        out = real_detect(*args, **kwargs)
+        detected.append(None if out is None else np.asarray(out))
+        return out
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(driver, "detect_communities", detect)
+        each = rb.recursive_bisection(h, k, 0.03, seed=seed, runs=2, bisect=bisect)
+    top = detected[0]
+    assert top is not None and top.max() > 1 and each.size == h.n
+    assert len(tasks) == len(calls) == k - 1
+    for (sub, ids, _, _, labels), (n, given_labels) in zip(tasks, calls):
+        assert sub.n == ids.size == n and given_labels is labels
+        np.testing.assert_array_equal(labels, rb.dense_labels(top[ids]))
+        assert labels.min() == 0 and np.unique(labels).size == labels.max() + 1
+    for threads in (2, 5):
+        again = rb.recursive_bisection(h, k, 0.03, seed=seed, runs=2, config=cfg,
+                                       threads=threads, bisect=bisect)
+        np.testing.assert_array_equal(again, parts)
+    with pytest.raises(InputError, match="initial_rb_communities"):
+        Config(initial_rb_communities="twice").validate()

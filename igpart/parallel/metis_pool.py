@@ -14,15 +14,17 @@ while METIS runs (:func:`igpart.partitioner.initial.metis.metis_partitions`). Ea
 seeded, so the blocks are those of in-process METIS.
 
 The pool is process-wide: :func:`get_pool` starts it and grows it to the largest size asked for
-without blocking (a background thread starts the processes; a caller that needs a worker waits
-for one); ``low_priority=True`` (the driver's start at the top of a run, while the levels
-coarsen) makes the workers import at the lowest CPU priority, so that their imports take the
-cycles the run's threads leave idle instead of preempting them (on 16 cores, a run with 15
-workers spent about 1 s more in its parallel stages before the initial partitioning than one
-without). :func:`shutdown` (registered with ``atexit``) closes the workers' input and reaps
-them. A worker that dies or fails to start is dropped with a logged warning, the call runs
-in-process, and the next call starts a replacement;
-after repeated start failures the pool stops starting workers and every call runs in-process.
+without blocking (a background thread starts the processes; a caller that needs a worker waits for
+one, except that calls with ``wait_for_start=False``, those of the initial partitioning, run
+in-process while no worker has finished its imports: a run that reaches its initial partitioning
+before then goes on without them, and they take the calls once started); ``low_priority=True`` (the
+driver's start at the top of a run, while the levels coarsen) makes the workers import at the
+lowest CPU priority, so that their imports take the cycles the run's threads leave idle instead of
+preempting them (on 16 cores, a run with 15 workers spent about 1 s more in its parallel stages
+before the initial partitioning than one without). :func:`shutdown` (registered with ``atexit``)
+closes the workers' input and reaps them. A worker that dies or fails to start is dropped with a
+logged warning, the call runs in-process, and the next call starts a replacement; after repeated
+start failures the pool stops starting workers and every call runs in-process.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ import atexit
 import logging
 import os
 import queue
+import select
 import subprocess
 import sys
 import threading
@@ -49,6 +52,11 @@ MAX_START_FAILURES = 3
 
 class WorkerGone(Exception):
     """The worker died or its pipe broke; the call should run in-process."""
+
+
+class NotStarted(WorkerGone):
+    """No worker of the pool has finished its start-up (imports) yet, and the caller would
+    rather run the call in-process than wait (``call(..., wait_for_start=False)``)."""
 
 
 #: Environment of the workers: one thread per BLAS library (a worker is single-threaded; 15
@@ -70,6 +78,16 @@ class _Worker:
             env={**os.environ, **_WORKER_ENV},
         )
         self.ready = False
+
+    def started(self) -> bool:
+        """Whether the worker has finished its start-up (its "ready" message is read, or waits
+        in the pipe); never blocks."""
+        if self.ready:
+            return True
+        try:
+            return bool(select.select([self.proc.stdout], [], [], 0)[0])
+        except (OSError, ValueError):
+            return True  # a broken pipe: the call finds out and reports it
 
     def call(self, request: dict[str, Any]) -> tuple[str, Any]:
         try:
@@ -112,6 +130,7 @@ class MetisPool:
         self.closed = False
         self._executor: ThreadPoolExecutor | None = None
         self._starters: list[threading.Thread] = []
+        self._started = False  # some worker has finished its start-up
 
     @property
     def usable(self) -> bool:
@@ -159,21 +178,37 @@ class MetisPool:
         for starter in starters:
             starter.join()
 
-    def part_graphs(self, request: dict[str, Any], seeds: list[int]) -> list[np.ndarray]:
+    def part_graphs(self, request: dict[str, Any], seeds: list[int],
+                    wait_for_start: bool = True) -> list[np.ndarray]:
         """METIS in a worker, once per seed (``request``: the other keyword arguments of
         :func:`igpart.partitioner.initial.metis.part_graph`); raises WorkerGone when no worker
-        could serve the call (the caller runs it in-process) and what METIS raised otherwise."""
-        return self.call({**request, "seeds": list(seeds)})
+        could serve the call (the caller runs it in-process; ``wait_for_start``: see
+        :meth:`call`) and what METIS raised otherwise."""
+        return self.call({**request, "seeds": list(seeds)}, wait_for_start)
 
-    def bisect(self, request: dict[str, Any]) -> np.ndarray:
+    def bisect(self, request: dict[str, Any], wait_for_start: bool = True) -> np.ndarray:
         """One bisection of :mod:`igpart.partitioner.initial.recursive` in a worker
         (``request``: the keyword arguments of
         :func:`igpart.partitioner.initial.recursive.bisect_request`); raises like
         :meth:`part_graphs`."""
-        return self.call({**request, "op": "bisect"})
+        return self.call({**request, "op": "bisect"}, wait_for_start)
 
-    def call(self, request: dict[str, Any]) -> Any:
-        """One request (see :mod:`igpart.parallel.protocol`) served by a free worker."""
+    def any_started(self) -> bool:
+        """Whether some worker has finished its start-up (imports); never blocks."""
+        if not self._started:
+            with self._lock:
+                workers = list(self._workers)
+            self._started = any(w.started() for w in workers)
+        return self._started
+
+    def call(self, request: dict[str, Any], wait_for_start: bool = True) -> Any:
+        """One request (see :mod:`igpart.parallel.protocol`) served by a free worker.
+        ``wait_for_start=False``: raises NotStarted (nothing sent) while no worker has finished
+        its start-up, so that the caller runs the call itself instead of waiting for the
+        imports (a pool started at the top of a run on a small input); once one has, the call
+        waits for a free worker as usual."""
+        if not wait_for_start and not self.any_started():
+            raise NotStarted("no METIS worker process has started yet")
         worker = self._free.get()  # blocks while every slot is busy
         try:
             if worker is None:

@@ -5,7 +5,9 @@ bytes of pickle. On start a worker sends ``("ready", pid)``; then each request i
 in place of ``seed``, and each reply ``("ok", [parts per seed])`` or ``("error", exception)``; a
 request with ``"op": "bisect"`` is one bisection of recursive bisection
 (:func:`igpart.partitioner.initial.recursive.bisect_request`'s keyword arguments), replied to
-with ``("ok", sides)``. End of input ends the worker."""
+with ``("ok", sides)``; one with ``"op": "subtree"`` every bisection of a subtree
+(:func:`igpart.partitioner.initial.recursive.subtree_request`), replied to with ``("ok",
+blocks)``. End of input ends the worker."""
 
 from __future__ import annotations
 

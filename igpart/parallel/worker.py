@@ -1,5 +1,5 @@
-"""A worker process that serves METIS calls and bisections of recursive bisection over its
-pipes (the protocol: :mod:`igpart.parallel.protocol`), started by
+"""A worker process that serves METIS calls, bisections of recursive bisection and whole
+subtrees of them over its pipes (the protocol: :mod:`igpart.parallel.protocol`), started by
 :mod:`igpart.parallel.metis_pool` as ``python -m igpart.parallel.worker``; an entry point that
 nothing in igpart imports.
 
@@ -30,10 +30,11 @@ def _import_all() -> dict:
     from ..kernels import _cpu
     from ..partitioner.driver import bisect
     from ..partitioner.initial.metis import part_graph
-    from ..partitioner.initial.recursive import bisect_request
+    from ..partitioner.initial.recursive import bisect_request, subtree_request
 
     _cpu.set_num_threads(1)  # the pool's workers run side by side
-    return {"bisect": bisect, "part_graph": part_graph, "bisect_request": bisect_request}
+    return {"bisect": bisect, "part_graph": part_graph, "bisect_request": bisect_request,
+            "subtree_request": subtree_request}
 
 
 def _import_low_priority() -> dict:
@@ -66,7 +67,8 @@ def main() -> None:
     sys.stdout = sys.stderr
     low = "--import-low-priority" in sys.argv[1:]
     fns = _import_low_priority() if low else _import_all()
-    bisect, part_graph, bisect_request = fns["bisect"], fns["part_graph"], fns["bisect_request"]
+    bisect, part_graph = fns["bisect"], fns["part_graph"]
+    serve = {"bisect": fns["bisect_request"], "subtree": fns["subtree_request"]}
 
     send(replies, ("ready", os.getpid()))
     while True:
@@ -75,8 +77,9 @@ def main() -> None:
         except EOFError:
             return
         try:
-            if request.pop("op", "metis") == "bisect":
-                reply = ("ok", bisect_request(bisect, **request))
+            op = request.pop("op", "metis")
+            if op in serve:
+                reply = ("ok", serve[op](bisect, **request))
             else:
                 seeds = request.pop("seeds")
                 reply = ("ok", [part_graph(seed=s, **request) for s in seeds])

@@ -42,6 +42,10 @@ INITIAL_METHODS = ("auto", "metis", "mtkahypar", "all", "rb", "rb+metis")
 #: (METIS, greedy hypergraph growing, or both pools).
 INITIAL_BISECTORS = ("metis", "ghg", "both")
 
+#: Values of ``Config.initial_rb_communities``: Louvain in every bisection of recursive
+#: bisection, or once on its input with every sub-hypergraph inheriting its vertices' ids.
+INITIAL_RB_COMMUNITIES = ("each", "once")
+
 
 @dataclass
 class Config:
@@ -218,6 +222,31 @@ class Config:
       ``initial_max_net_size``: nets above this size are left out of the clique expansion.
       ``initial_rb_runs`` (default -1: the backend's ``default_initial_rb_runs(k, n)``, else 4),
       ``initial_rb_seeds`` (default 16): the effort of ``"rb"`` (above); both at least 1.
+      ``initial_rb_min_seeds`` (default -1: automatic): the first bisection of ``"rb"`` gets
+      all the METIS seeds, a bisection into ``k_sub`` of the ``k`` blocks ``ceil(seeds * k_sub
+      / k)`` (half as many per level), never fewer than this
+      (:func:`.initial.recursive.bisection_seeds`); 0: every bisection gets all of them. -1
+      gives 8 when recursive bisection runs as one candidate (k >= 64 by default, where
+      ``rb_effort`` puts the candidates' seeds on one: 16 for the first bisection, 8 below, as
+      a candidate of 2 x 8 had) on inputs below ``initial_runs_min_n`` vertices, and 0 beside
+      other candidates or on larger inputs (:func:`.context.rb_min_seeds`).
+      METIS holds the GIL and was 34-57% of a recursive bisection's time on one thread (70% in
+      its last bisections; coarsest level of ibm01, k = 64: 1,008 calls, 512 of them in the 32
+      last bisections of ~100 vertices each), serial on any number of threads without worker
+      processes. ``small`` suite, C++ backend, 2 threads, k = 64, seeds 0-3, the 13 inputs below
+      100,000 vertices: cut 1.000 (0.991-1.007 per input) for 0.74x the initial partitioning's
+      time, 0.92x the run's; with 4 candidates of 16 seeds (cholesky_mc, k = 8 / 16) 8 gave 2-5%
+      higher cuts; on inflated inputs at k = 64 mixed results (ibm09x10 +1.7% over 4 seeds,
+      ibm01x20 -1.0% over 2, ibm10x4 +0.2% over 2, ibm05x4 +0.5% over 2). On the coarsest levels
+      alone (14 circuits, k = 8 / 16 / 64, seeds 0-2, one thread) 4 gave 0.72x the time at +0.9%
+      cut before the k-way refinement.
+      ``initial_rb_communities`` (default ``"each"``): ``"each"`` bisection of ``"rb"`` runs
+      Louvain on its sub-hypergraph (its k = 2 pipeline's preprocessing); ``"once"``: Louvain
+      runs once, on the input of ``"rb"`` (what its first bisection finds itself, same seed),
+      and every sub-hypergraph inherits its vertices' communities, renumbered. Coarsest levels
+      as above: 0.88x the time at +0.06% cut; end to end (``small`` suite, C++ backend, 2
+      threads, seeds 0-1) cut +0.6% / -0.1% / +0.1% at k = 8 / 16 / 64 for 0.95x / 0.92x /
+      0.96x the initial partitioning's time, so not the default.
       ``initial_fm_top`` (default 1; 0: every candidate): every initial candidate (on the
       coarsest level and inside every bisection of ``"rb"``) is rebalanced and refined with the
       sequence refinement, and only the ``initial_fm_top`` best distinct ones then get the FM
@@ -426,6 +455,8 @@ class Config:
     initial_max_net_size: int = 100
     initial_rb_runs: int = -1
     initial_rb_seeds: int = 16
+    initial_rb_min_seeds: int = -1
+    initial_rb_communities: str = "each"
     initial_fm_top: int = 1
     initial_bisector: str = "metis"
     initial_metis_processes: int = -1
@@ -523,6 +554,7 @@ class Config:
             ("jet_fm_max_pins", "-1 (the backend's default) or a non-negative integer"),
             ("jet_min_pins", "-1 (the backend's default) or a non-negative integer"),
             ("initial_metis_processes", "-1 (automatic), 0 (in-process) or a positive integer"),
+            ("initial_rb_min_seeds", "-1 (automatic) or a non-negative integer"),
         ):
             v = getattr(self, name)
             if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or v < -1:
@@ -585,6 +617,7 @@ class Config:
             ("graph_fm_seeds", GRAPH_FM_SEEDS),
             ("initial", INITIAL_METHODS),
             ("initial_bisector", INITIAL_BISECTORS),
+            ("initial_rb_communities", INITIAL_RB_COMMUNITIES),
             ("preset", tuple(PRESETS)),
         ):
             v = getattr(self, name)
@@ -640,8 +673,11 @@ def _init_config(self: Config, *args, **kwargs) -> None:
     """The dataclass ``__init__``, then the preset's values for the fields the call did not
     give (``dataclasses.replace`` gives all of them, so copies keep their values)."""
     _config_init(self, *args, **kwargs)
+    values = preset_values(self.preset)
+    if not values:  # the default preset: nothing to fill in (a Config per bisection: no cost)
+        return
     given = {f.name for f in dataclasses.fields(Config)[: len(args)]} | set(kwargs)
-    for name, value in preset_values(self.preset).items():
+    for name, value in values.items():
         if name not in given:
             setattr(self, name, value)
 

@@ -147,6 +147,30 @@ def rb_effort(cfg: Config, k: int, large: bool = True) -> tuple[int, int]:
 _RB_ONE_CANDIDATE_FROM_K = 64
 
 
+#: ``Config.initial_rb_min_seeds = -1`` (automatic): the floor of the METIS seeds per bisection
+#: when recursive bisection runs as one candidate (see :func:`rb_min_seeds`).
+RB_AUTO_MIN_SEEDS = 8
+
+
+def rb_min_seeds(cfg: Config, candidates: int, large: bool = False) -> int:
+    """``Config.initial_rb_min_seeds`` of a recursive bisection that runs beside
+    ``candidates - 1`` other ones, for an input of at least ``initial_runs_min_n`` vertices
+    (``large``) or not: an explicit value (0: every bisection gets all the seeds) is kept; -1
+    (automatic) gives ``RB_AUTO_MIN_SEEDS`` (8) to a single candidate on a smaller input, the
+    case of k >= 64 where the candidates' seeds go to one (:func:`rb_effort`: 1 x 16 standing
+    for 2 x 8, so that the bisections below the first get 8 of them again), and 0 otherwise.
+    Measured 2026-11-27 (C++ backend, 2 threads, seeds 0-3): ``small`` suite at k = 64 (13
+    inputs below 100,000 vertices) cut 1.000 (0.991-1.007 per input) for 0.74x the initial
+    partitioning's time; with 4 candidates of 16 seeds (cholesky_mc, 113k vertices, k = 8 / 16)
+    2-5% higher cuts; on inflated inputs at k = 64 mixed (ibm09x10 +1.7% over 4 seeds, ibm01x20
+    -1.0% over 2, ibm10x4 +0.2% over 2, ibm05x4 +0.5% over 2), so large inputs keep all their
+    seeds."""
+    configured = int(cfg.initial_rb_min_seeds)
+    if configured >= 0:
+        return configured
+    return RB_AUTO_MIN_SEEDS if int(candidates) <= 1 and not large else 0
+
+
 #: ``Config.initial_metis_processes = -1`` (automatic): worker processes only on machines of at
 #: least this many usable CPUs, and at most this many of them (one CPU left to the caller).
 AUTO_METIS_MIN_CPUS = 8
@@ -441,6 +465,8 @@ class ResolvedConfig(Config):
         if self.hypergraph:
             if self.initial in ("rb", "rb+metis"):
                 out["rb"] = f"{self.rb_runs}x{self.rb_seeds}"
+                if self.initial_rb_min_seeds:
+                    out["rb_min_seeds"] = self.initial_rb_min_seeds
             out.update(coarsening=self.coarsening, refinement=self.refinement,
                        vcycles=self.vcycles,
                        max_shrink=self.max_shrink)
@@ -498,6 +524,7 @@ def resolve(cfg: Config, be: Backend, h: Hypergraph | Graph, k: int) -> Resolved
         graph_lp_sub_rounds=graph_lp_sub_rounds(be, base),
         graph_fm_seeds=graph_fm_seeds(base, k),
         initial=resolve_initial_method(base.initial, k, hyper),
+        initial_rb_min_seeds=rb_min_seeds(base, rb_runs, n >= base.initial_runs_min_n),
     )
     return ResolvedConfig(
         **values, base=base, backend=be.name, k=k, n=n, hypergraph=hyper,

@@ -122,13 +122,15 @@ def run_improve(h: Hypergraph | Graph, p: np.ndarray, k: int, epsilon: float, ob
 
 
 def bisect(be: Backend, h: Hypergraph, bounds: np.ndarray, eps: float, objective: str, seed: int,
-           cfg: Config, fixed: np.ndarray | None = None) -> np.ndarray:
+           cfg: Config, fixed: np.ndarray | None = None,
+           communities: np.ndarray | None = None) -> np.ndarray:
     """Block ids 0/1 of the k = 2 pipeline on ``h`` with the two blocks' weight bounds
     ``bounds`` (METIS aims at weights in their proportions); ``fixed`` (0/1 per vertex, -1:
-    free): vertices fixed to a side. What each recursive bisection runs
+    free): vertices fixed to a side; ``communities``: labels restricting the clustering instead
+    of the Louvain communities of ``h``. What each recursive bisection runs
     (:data:`igpart.partitioner.initial.recursive.Bisect`)."""
     return multilevel_hypergraph(h, 2, eps, objective, be, seed, cfg, Timer(),
-                                 block_bounds=bounds, fixed=fixed)
+                                 block_bounds=bounds, fixed=fixed, communities=communities)
 
 
 def run_multilevel(h: Hypergraph | Graph, k: int, epsilon: float, objective: str, be: Backend,

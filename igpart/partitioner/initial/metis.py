@@ -136,10 +136,11 @@ def _metis_here(request: dict[str, Any], seeds: list[int]) -> list[np.ndarray]:
 
 
 def _metis_chunk(pool, request: dict[str, Any], seeds: list[int]) -> list[np.ndarray]:
-    """METIS for ``seeds`` in a worker of ``pool``, in-process when none can serve them."""
+    """METIS for ``seeds`` in a worker of ``pool``, in-process when none can serve them or
+    none has finished its start-up yet (no waiting for the workers' imports)."""
     if pool.usable:
         try:
-            return pool.part_graphs(request, seeds)
+            return pool.part_graphs(request, seeds, wait_for_start=False)
         except metis_pool.WorkerGone:
             pass  # logged by the pool; run them here
     return _metis_here(request, seeds)

@@ -7,6 +7,7 @@ caller's backend, the best balanced one kept. ``initial_partition`` is what
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import threading
 from collections.abc import Callable
@@ -20,8 +21,8 @@ from ...hypergraph import Graph, Hypergraph
 from ...kernels import omp_threads
 from ...metrics import block_weights, max_block_weight
 from ...parallel.threads import c_stdout_to_stderr
-from ..config import INITIAL_BISECTORS, INITIAL_METHODS
-from ..context import resolve_initial_method
+from ..config import INITIAL_BISECTORS, INITIAL_METHODS, Config
+from ..context import rb_min_seeds, resolve_initial_method
 from .metis import CLIQUE_MAX_NET_SIZE, metis_partitions, target_fractions
 from .mtkahypar import mtkahypar_available, mtkahypar_partition
 from .recursive import Bisect, recursive_bisection
@@ -188,6 +189,10 @@ def initial_partition(
         # (candidates run one after another next to Mt-KaHyPar, see below)
         count = max(1, rb_runs) + (max(1, runs) if use_metis else 0)
         rb_threads = max(1, int(threads) // (1 if use_mtk else max(1, min(int(threads), count))))
+        # the seed floor of each bisection depends on the candidates and the input's size
+        rb_config = config if config is not None else Config()
+        rb_config = dataclasses.replace(
+            rb_config, initial_rb_min_seeds=rb_min_seeds(rb_config, max(1, rb_runs), large))
         for r in range(max(1, rb_runs)):
             candidates.append(
                 (
@@ -200,7 +205,7 @@ def initial_partition(
                         seed=s,
                         runs=rb_seeds,
                         max_net_size=max_net_size,
-                        config=config,
+                        config=rb_config,
                         threads=rb_threads,
                         concurrent=count > 1 and int(threads) > 1,
                         **({} if fixed is None else {"fixed": fixed}),

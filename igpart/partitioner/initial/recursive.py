@@ -12,7 +12,10 @@ with the sequence refinement, FM on the best ``Config.initial_fm_top`` of them (
 all), the best kept, then projected up and refined on every level (no V-cycles: they changed nothing
 measurable inside bisections). The communities matter most: on the coarsest level of ibm01x80
 (k = 16, 787 vertices) one bisection cuts 1020–1049 with them, 1332–1462 without, Mt-KaHyPar
-1051. Sub-hypergraphs drop the nets the bisection cut
+1051. With ``Config.initial_rb_communities = "once"`` Louvain runs once, for the first
+bisection, and the sub-hypergraphs inherit their vertices' communities
+(:func:`shared_communities`); ``Config.initial_rb_min_seeds`` halves the METIS seeds per level
+down to a floor (:func:`bisection_seeds`). Sub-hypergraphs drop the nets the bisection cut
 (objective ``cut``: such a net is cut whatever happens inside the sides) or keep their pins on
 each side (``km1``: cut-net splitting), so that each bisection optimises its share of the final
 objective. The imbalance of a bisection is adapted so that the blocks at the end meet the k-way
@@ -23,8 +26,8 @@ sub-hypergraph to be split into ``k_sub`` blocks.
 All loops over vertices, nets and pins run in numpy or in the C++ kernels; Python only walks the
 ``k - 1`` bisections and the levels of each; independent bisections run concurrently
 (``threads``), each in a worker process of :mod:`igpart.parallel.metis_pool` when the config has
-them
-(``BISECT_IN_WORKERS``). Deterministic for a seed, whatever the number of threads and
+them (``BISECT_IN_WORKERS``), whole subtrees in one once there are as many tasks as workers
+(``SUBTREES_IN_WORKERS``). Deterministic for a seed, whatever the number of threads and
 processes.
 """
 
@@ -46,7 +49,8 @@ from ...kernels import get_backend, omp_threads
 from ...parallel import metis_pool
 from ...parallel.threads import c_stdout_to_stderr
 from ..config import Config
-from ..context import check_arguments, metis_processes
+from ..context import Timer, check_arguments, metis_processes, rb_min_seeds, resolve
+from ..preprocessing import detect_communities
 from .metis import CLIQUE_MAX_NET_SIZE
 
 #: ``bisect(be, h, bounds, eps, objective, seed, cfg, fixed) -> sides``: block ids 0/1 of igpart's
@@ -122,20 +126,25 @@ TOP_BISECTION_HERE = False
 
 
 def bisect_request(bisect: Bisect, *, eptr, eind, n, vwgt, ewgt, bounds, eps, objective, seed,
-                   config, fixed=None):
+                   config, fixed=None, communities=None):
     """``bisect`` on the C++ backend from a worker's request: the sub-hypergraph's arrays, the
     two blocks' bounds, the adapted epsilon, the objective, the seed, the :class:`Config`
-    fields (METIS in-process) and the fixed sides."""
+    fields (METIS in-process), the fixed sides and the inherited communities."""
     h = Hypergraph(eptr, eind, int(n), vwgt, ewgt, check=False)
+    extra = {} if communities is None else {"communities": np.asarray(communities, np.int32)}
     return bisect(get_backend("cpu"), h, np.asarray(bounds, dtype=np.int64), float(eps),
-                   objective, int(seed), Config(**config),
-                   None if fixed is None else np.asarray(fixed, dtype=np.int32))
+                  objective, int(seed), Config(**config),
+                  None if fixed is None else np.asarray(fixed, dtype=np.int32), **extra)
 
 
 def _bisect_anywhere(bisect: Bisect, be, h: Hypergraph, bounds: np.ndarray, eps: float,
                      objective: str, seed: int, cfg, workers: bool,
-                     fixed: np.ndarray | None = None) -> np.ndarray:
-    """``bisect``, in a worker process when ``workers`` (see ``BISECT_IN_WORKERS``)."""
+                     fixed: np.ndarray | None = None,
+                     communities: np.ndarray | None = None) -> np.ndarray:
+    """``bisect``, in a worker process when ``workers`` (see ``BISECT_IN_WORKERS``);
+    ``communities``: inherited labels (``Config.initial_rb_communities``), passed on only when
+    given."""
+    extra = {} if communities is None else {"communities": communities}
     if workers:
         pool = metis_pool.get_pool(int(cfg.initial_metis_processes))
         if pool.usable:
@@ -147,11 +156,44 @@ def _bisect_anywhere(bisect: Bisect, be, h: Hypergraph, bounds: np.ndarray, eps:
             )
             if fixed is not None:
                 request["fixed"] = fixed
+            request.update(extra)
             try:
-                return np.asarray(pool.bisect(request), dtype=np.int32)
+                return np.asarray(pool.bisect(request, wait_for_start=False), dtype=np.int32)
             except metis_pool.WorkerGone:
                 pass  # logged by the pool; run it here
-    return bisect(be, h, bounds, eps, objective, seed, cfg, fixed)
+    return bisect(be, h, bounds, eps, objective, seed, cfg, fixed, **extra)
+
+
+def bisection_seeds(seeds: int, min_seeds: int, k_sub: int, k: int) -> int:
+    """METIS seeds of a bisection into ``k_sub`` of the ``k`` blocks
+    (``Config.initial_rb_min_seeds``): ``seeds`` when ``min_seeds`` is 0, else
+    ``ceil(seeds * k_sub / k)`` and at least ``min(seeds, min_seeds)``: the first bisection gets
+    all of them, each level below half as many."""
+    if min_seeds <= 0 or k_sub >= k:
+        return int(seeds)
+    return max(min(int(seeds), int(min_seeds)), -(-int(seeds) * int(k_sub) // int(k)))
+
+
+def shared_communities(h: Hypergraph, cfg: Config, seed: int) -> np.ndarray | None:
+    """The Louvain communities (int32 per vertex, host) that the first bisection of ``h`` finds
+    with ``seed`` (the preprocessing of its k = 2 pipeline on the C++ backend), or None where it
+    finds none (communities off, or ``h`` below the contraction limit)."""
+    be = get_backend("cpu")
+    labels = detect_communities(be, be.hypergraph_arrays(h), h, 2, resolve(cfg, be, h, 2), seed,
+                                Timer())
+    return None if labels is None else np.asarray(be.to_host(labels), dtype=np.int32)
+
+
+def dense_labels(labels: np.ndarray) -> np.ndarray:
+    """``labels`` (non-negative) renumbered ``0 .. c-1`` (int32) in the order of their values
+    (a table over the label range: the labels are ids of the vertices of the first bisection,
+    no sort needed)."""
+    labels = np.asarray(labels)
+    if labels.size == 0:
+        return np.zeros(0, dtype=np.int32)
+    present = np.zeros(int(labels.max()) + 1, dtype=np.int32)
+    present[labels] = 1
+    return (np.cumsum(present, dtype=np.int32) - 1)[labels]
 
 
 def recursive_bisection(
@@ -213,68 +255,57 @@ def recursive_bisection(
         refinement="fm",  # as for every initial candidate (Config.refinement)
         fm_max_fruitless_moves=min(int(config.fm_max_fruitless_moves), RB_FM_MAX_FRUITLESS_MOVES),
     )
+    total = int(h.total_weight)
+    plan = _Plan(
+        k=k, epsilon=epsilon, objective=objective, seed=int(seed), runs=int(runs),
+        min_seeds=rb_min_seeds(config, 1, h.n >= config.initial_runs_min_n), total=total,
+        final=math.floor((1.0 + epsilon) * -(-total // k) + 1e-9), cfg=cfg,
+        targets=None if block_bounds is None else np.asarray(block_bounds, dtype=np.int64),
+        fixed=fixed,
+    )
     be = get_backend("cpu")
     workers = (BISECT_IN_WORKERS and (threads > 1 or bool(concurrent))
                and cfg.initial_metis_processes > 0)
+    # with workers, a task of at most this many blocks goes whole to one of them: there are
+    # then at least as many tasks as workers (one per worker at that depth, or more)
+    subtree_blocks = k // max(1, int(cfg.initial_metis_processes)) if SUBTREES_IN_WORKERS else 0
     parts = np.zeros(h.n, dtype=np.int32)
-    total = int(h.total_weight)
-    perfect = -(-total // int(k))
-    final = math.floor((1.0 + epsilon) * perfect + 1e-9)
-    targets = None if block_bounds is None else np.asarray(block_bounds, dtype=np.int64)
 
     def split(task, inner: int) -> list:
-        """The two sub-problems of one bisection."""
-        sub, ids, first, ks = task
-        k0 = (ks + 1) // 2
-        k1 = ks - k0
-        if targets is None:
-            caps = np.array([final * k0, final * k1], dtype=np.int64)
-            eps = adapted_epsilon(epsilon, total, k, int(sub.total_weight), ks)
-            shares, whole = (k0, k1), ks
-        else:  # the sides' capacities: the sums of their blocks' bounds
-            caps = np.array([targets[first:first + k0].sum(),
-                             targets[first + k0:first + ks].sum()], dtype=np.int64)
-            eps = adapted_epsilon(0.0, total, k, int(sub.total_weight), ks,
-                                  capacity=int(caps.sum()))
-            shares, whole = caps.tolist(), max(1, int(caps.sum()))
-        bounds = np.array([math.floor((1.0 + eps) * sub.total_weight * share / whole + 1e-9)
-                           for share in shares], dtype=np.int64)
-        # never more than the sides' share of the final k-way bounds
-        bounds = np.minimum(bounds, caps)
-        bcfg = cfg if inner == 1 else dataclasses.replace(cfg, threads=inner)
-        sides = None
-        if fixed is not None:
-            f = fixed[ids]
-            sides = np.where(f < 0, -1, (f >= first + k0).astype(np.int32)).astype(np.int32)
-        # on a worker thread (threads > 1) the C++ calls get this bisection's share of them
+        """The two sub-problems of one bisection; none when the task's whole subtree ran in a
+        worker (its blocks then written into ``parts``)."""
+        ks = task[3]
+        if workers and 1 < ks <= subtree_blocks:
+            done = _subtree_in_worker(plan, task)
+            if done is not None:
+                parts[task[1]] = done
+                return []
+        # on a worker thread (threads > 1) the C++ calls get this bisection's share of them;
+        # the first bisection runs alone: here, with every thread and the METIS workers for
+        # its seeds; the others side by side, each in a worker
         with omp_threads(inner) if threads > 1 else contextlib.nullcontext():
-            # the first bisection runs alone: here, with every thread and the METIS workers
-            # for its seeds; the others side by side, each in a worker
-            side = _bisect_anywhere(bisect, be, sub, bounds, eps, objective,
-                                    seed + 7919 * first + ks, bcfg,
-                                    workers and (ks < k or (concurrent
-                                                            and not TOP_BISECTION_HERE)),
-                                    sides)
-        out = []
-        for s, (off, kk) in enumerate(((first, k0), (first + k0, k1))):
-            local = np.flatnonzero(side == s)
-            out.append((sub_hypergraph(sub, local, objective), ids[local], off, kk))
-        return out
+            return plan.split(task, bisect, be, inner,
+                              workers and (ks < k or (concurrent and not TOP_BISECTION_HERE)))
 
     def to_split(tasks: list) -> list:
         """The tasks that still need a bisection; the others' vertices get their block."""
         todo = []
         for task in tasks:
-            sub, ids, first, ks = task
-            if ks == 1 or sub.n < 2:
-                parts[ids] = first
+            if plan.leaf(task):
+                parts[task[1]] = task[2]
             else:
                 todo.append(task)
         return todo
 
-    # tasks: (sub-hypergraph, its vertex ids in h, first block, number of blocks); a task's
-    # threads for its METIS candidates: its share of the blocks (threads / 2^depth)
-    todo = to_split([(h, np.arange(h.n, dtype=np.int64), 0, int(k))])
+    # tasks: (sub-hypergraph, its vertex ids in h, first block, number of blocks, inherited
+    # communities or None); a task's threads for its METIS candidates: its share of the blocks
+    # (threads / 2^depth)
+    labels = None
+    if config.initial_rb_communities == "once" and k > 1:
+        # the first bisection's own (same seed), for it and every one below
+        with omp_threads(threads) if threads > 1 else contextlib.nullcontext():
+            labels = shared_communities(h, cfg, seed + k)
+    todo = to_split([(h, np.arange(h.n, dtype=np.int64), 0, k, labels)])
     if threads == 1:
         while todo:
             todo += to_split(split(todo.pop(), 1))
@@ -300,3 +331,123 @@ def recursive_bisection(
                 submit(t)
                 pending += 1
     return parts
+
+
+@dataclasses.dataclass
+class _Plan:
+    """What the bisections of one recursive bisection share: the k-way goal (``k``,
+    ``epsilon``, ``objective``, the total weight and its final block bound, the per-block
+    ``targets`` or None), the seeds (``seed``, ``runs`` METIS seeds, ``min_seeds``:
+    ``Config.initial_rb_min_seeds``), the bisections' :class:`Config` ``cfg`` and the
+    ``fixed`` blocks (per vertex of the input, or None). Picklable as plain fields, so that a
+    worker process runs whole subtrees with it (:func:`subtree_request`)."""
+
+    k: int
+    epsilon: float
+    objective: str
+    seed: int
+    runs: int
+    min_seeds: int
+    total: int
+    final: int
+    cfg: Config
+    targets: np.ndarray | None
+    fixed: np.ndarray | None
+
+    @staticmethod
+    def leaf(task) -> bool:
+        """Whether ``task`` needs no bisection (one block, or fewer than two vertices)."""
+        return task[3] == 1 or task[0].n < 2
+
+    def split(self, task, bisect: Bisect, be, inner: int, workers: bool) -> list:
+        """The two sub-problems of ``task``'s bisection (run by ``bisect`` with ``inner``
+        threads, in a worker process when ``workers``)."""
+        sub, ids, first, ks, labels = task
+        k, k0 = self.k, (ks + 1) // 2
+        k1 = ks - k0
+        if self.targets is None:
+            caps = np.array([self.final * k0, self.final * k1], dtype=np.int64)
+            eps = adapted_epsilon(self.epsilon, self.total, k, int(sub.total_weight), ks)
+            shares, whole = (k0, k1), ks
+        else:  # the sides' capacities: the sums of their blocks' bounds
+            caps = np.array([self.targets[first:first + k0].sum(),
+                             self.targets[first + k0:first + ks].sum()], dtype=np.int64)
+            eps = adapted_epsilon(0.0, self.total, k, int(sub.total_weight), ks,
+                                  capacity=int(caps.sum()))
+            shares, whole = caps.tolist(), max(1, int(caps.sum()))
+        bounds = np.array([math.floor((1.0 + eps) * sub.total_weight * share / whole + 1e-9)
+                           for share in shares], dtype=np.int64)
+        # never more than the sides' share of the final k-way bounds
+        bounds = np.minimum(bounds, caps)
+        bcfg = dataclasses.replace(self.cfg, threads=inner,
+                                   initial_runs=bisection_seeds(self.runs, self.min_seeds, ks, k))
+        sides = None
+        if self.fixed is not None:
+            f = self.fixed[ids]
+            sides = np.where(f < 0, -1, (f >= first + k0).astype(np.int32)).astype(np.int32)
+        side = _bisect_anywhere(bisect, be, sub, bounds, eps, self.objective,
+                                self.seed + 7919 * first + ks, bcfg, workers, sides, labels)
+        out = []
+        for s, (off, kk) in enumerate(((first, k0), (first + k0, k1))):
+            local = np.flatnonzero(side == s)
+            out.append((sub_hypergraph(sub, local, self.objective), ids[local], off, kk,
+                        None if labels is None or kk < 2 else dense_labels(labels[local])))
+        return out
+
+    def subtree(self, task, bisect: Bisect, be) -> np.ndarray:
+        """The blocks (int32, ``first .. first + ks - 1``) of ``task``'s vertices, in the order
+        of its ``ids``: every bisection of its subtree, one after another, here."""
+        ids = task[1]
+        where = np.empty(int(ids.max(initial=-1)) + 1, dtype=np.int64)
+        where[ids] = np.arange(ids.size)
+        out = np.empty(ids.size, dtype=np.int32)
+        todo = [task]
+        while todo:
+            t = todo.pop()
+            if self.leaf(t):
+                out[where[t[1]]] = t[2]
+            else:
+                todo += self.split(t, bisect, be, 1, False)
+        return out
+
+
+#: With worker processes, a task of at most ``k / workers`` blocks (where there are at least as
+#: many tasks as workers) runs whole in one worker (:func:`subtree_request`): one round trip,
+#: one request and the sub-hypergraphs' extraction there, instead of one per bisection. The
+#: same partition either way; tests switch it off to compare.
+SUBTREES_IN_WORKERS = True
+
+
+def _subtree_in_worker(plan: _Plan, task) -> np.ndarray | None:
+    """:meth:`_Plan.subtree` of ``task`` in a worker process, or None when no worker can run it
+    (the caller then bisects it here)."""
+    pool = metis_pool.get_pool(int(plan.cfg.initial_metis_processes))
+    if not pool.usable:
+        return None
+    sub, ids, first, ks, labels = task
+    fields = {f.name: getattr(plan, f.name) for f in dataclasses.fields(_Plan)}
+    fields.update(
+        cfg=dataclasses.asdict(dataclasses.replace(plan.cfg, initial_metis_processes=0,
+                                                   threads=1)),
+        fixed=None if plan.fixed is None else plan.fixed[ids],  # in the order of ids
+    )
+    request = dict(plan=fields, eptr=sub.eptr, eind=sub.eind, n=sub.n, vwgt=sub.vwgt,
+                   ewgt=sub.ewgt, first=first, ks=ks, labels=labels)
+    try:
+        return np.asarray(pool.call({**request, "op": "subtree"}, wait_for_start=False),
+                          dtype=np.int32)
+    except metis_pool.WorkerGone:
+        return None  # logged by the pool
+
+
+def subtree_request(bisect: Bisect, *, plan: dict, eptr, eind, n, vwgt, ewgt, first, ks,
+                    labels=None) -> np.ndarray:
+    """:meth:`_Plan.subtree` on the C++ backend from a worker's request: the plan's fields
+    (``cfg`` as a dict of :class:`Config` fields, ``fixed`` restricted to the task's vertices
+    in their order), the sub-hypergraph's arrays, its first block, its number of blocks and
+    its inherited communities."""
+    h = Hypergraph(eptr, eind, int(n), vwgt, ewgt, check=False)
+    p = _Plan(**{**plan, "cfg": Config(**plan["cfg"])})
+    task = (h, np.arange(h.n, dtype=np.int64), int(first), int(ks),
+            None if labels is None else np.asarray(labels, dtype=np.int32))
+    return p.subtree(task, bisect, get_backend("cpu"))
