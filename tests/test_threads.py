@@ -339,3 +339,39 @@ def test_parallel_transpose_is_the_stable_transpose():
         tptr, tind = _on_threads(threads, lambda: _cpu.csr_transpose(ptr, ind, ncols))
         np.testing.assert_array_equal(tptr, expect_ptr)
         np.testing.assert_array_equal(tind, rows[order])
+
+
+def _libgomp_spin_count(env: dict[str, str]) -> str | None:
+    """libgomp's GOMP_SPINCOUNT (``omp_display_env``) in a fresh process that imports the C++
+    module under ``env``; None where libgomp does not report it."""
+    import os
+    import subprocess
+    import sys
+
+    code = ("import ctypes, igpart.kernels._cpu\n"
+            "try:\n"
+            "    ctypes.CDLL('libgomp.so.1').omp_display_env(1)\n"
+            "except (OSError, AttributeError):\n"
+            "    pass\n")
+    base = {k: v for k, v in os.environ.items() if k not in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")}
+    r = subprocess.run([sys.executable, "-c", code], env={**base, **env}, capture_output=True,
+                       text=True, timeout=120, check=True)
+    for line in r.stderr.splitlines() + r.stdout.splitlines():
+        if "GOMP_SPINCOUNT" in line:
+            return line.split("=", 1)[1].strip().strip("'")
+    return None
+
+
+def test_openmp_waiters_sleep_unless_the_environment_chooses():
+    """The C++ module's OpenMP threads sleep at barriers (no spinning: libgomp's spin count
+    0) unless the environment sets the wait policy or the spin count, which are kept; the
+    setting never stays in the process's environment."""
+    import os
+
+    assert "OMP_WAIT_POLICY" not in os.environ or os.environ["OMP_WAIT_POLICY"] != "PASSIVE"
+    got = _libgomp_spin_count({})
+    if got is None:
+        pytest.skip("libgomp does not report its settings here")
+    assert got == "0"
+    assert _libgomp_spin_count({"GOMP_SPINCOUNT": "300000"}) == "300000"
+    assert _libgomp_spin_count({"OMP_WAIT_POLICY": "active"}) not in ("0", None)
