@@ -15,15 +15,16 @@ from .backend import Backend, BackendUnavailable
 
 #: The OpenMP wait policy of the C++ stages, unless the environment sets one
 #: (``OMP_WAIT_POLICY`` or libgomp's ``GOMP_SPINCOUNT``): in the environment only while the C++
-#: module loads libgomp, which reads it then (a libgomp another module loaded first keeps its
-#: own; child processes and other libraries never see it). Threads
-#: that wait at a barrier sleep at once instead of spinning up to libgomp's default 300,000
-#: spins first: the parallel stages meet thousands of barriers (Louvain's and the clustering's
-#: synchronous sub-rounds), and with more runnable threads than free cores (other processes,
-#: the METIS workers starting beside a run) a spinning waiter holds the core of the thread it
-#: waits for. cholesky_mc at k = 2 on 2 threads of the loaded 2-core VM (load 2-3): 9.8-28.6 s
-#: spinning (Louvain 5-23 s), 1.2-1.8 s sleeping; unloaded, spinning was 1.3 s. Same results
-#: either way; ``GOMP_SPINCOUNT=300000`` restores libgomp's default.
+#: module loads libgomp, which reads it then (a libgomp that another module loaded first keeps
+#: its own settings; child processes never see it). Threads that wait at a barrier sleep at
+#: once instead of spinning up to libgomp's default 300,000 spins first: the parallel stages
+#: meet thousands of barriers (Louvain's and the clustering's synchronous sub-rounds), and with
+#: more runnable threads than free cores (other processes, the METIS workers starting beside a
+#: run) a spinning waiter holds the core of the thread it waits for. cholesky_mc at k = 2 on
+#: 2 threads of the 2-core VM loaded by other processes (load average 2-3): 1.3-28.7 s spinning
+#: (7 of 10 runs above 9 s), 1.2-2.0 s sleeping (16 runs; BENCHMARKS.md, "Fixed costs on small
+#: inputs at many threads"). Same results either way; ``GOMP_SPINCOUNT=300000`` restores
+#: libgomp's default.
 WAIT_POLICY = "PASSIVE"
 
 
