@@ -447,3 +447,42 @@ def test_sub_round_communities_keep_a_tight_cap_on_any_threads():
         weights = np.bincount(got[0], weights=np.asarray(h.vwgt))
         assert weights.max() <= cap
         assert modularity(h, got[0]) > modularity(h, np.arange(n))
+
+
+def test_cpu_communities_on_a_coarser_level(monkeypatch):
+    """``CpuBackend.community_level_vertices``: Louvain on a level of at most that many
+    vertices (heavy-edge clustering without communities first), projected back: dense ids, one
+    per vertex, no more communities than that level's vertices, every cluster of the first
+    clustering inside one community, the same on 1 and 2 threads, and what the resolved
+    config reports; a partition with it is balanced."""
+    from igpart.generators import random_circuit
+    from igpart.kernels import omp_threads
+    from igpart.kernels.cpu import CpuBackend
+    from igpart.partitioner.config import Config
+    from igpart.partitioner.context import resolve
+
+    h = random_circuit(8_000, seed=4)
+    monkeypatch.setattr(CpuBackend, "community_level_vertices", 1_500)
+    be = CpuBackend()
+    hg = be.hypergraph_arrays(h)
+    got = []
+    for threads in (1, 2):
+        with omp_threads(threads):
+            got.append(np.asarray(be.communities(hg, seed=1, sub_rounds=8)))
+    np.testing.assert_array_equal(got[0], got[1])
+    comm = got[0]
+    assert comm.shape == (h.n,)
+    assert set(np.unique(comm)) == set(range(int(comm.max()) + 1))
+    assert int(comm.max()) + 1 <= 1_500
+    cmap, nc = be.cluster_hypergraph(hg, hg.total_weight, max_net_size=50, max_shrink=4.0,
+                                     seed=1)
+    first = np.full(nc, -1)
+    first[cmap] = comm  # any member's community
+    assert np.array_equal(first[cmap], comm)  # ... is every member's
+    assert resolve(Config(), be, h, 4).community_level == 1_500
+    assert resolve(Config(community_level_vertices=0), be, h, 4).community_level == 0
+    assert resolve(Config(community_level_vertices=900), be, h, 4).community_level == 900
+    with pytest.raises(igpart.InputError, match="community_level_vertices"):
+        Config(community_level_vertices=-2).validate()
+    p = igpart.partition(h, 4, backend="cpu", seed=1)
+    assert p.balanced

@@ -331,6 +331,28 @@ def test_metis_processes_automatic(monkeypatch, cpus, n, k, threads, expected):
     assert ml.metis_processes(Config(threads=1), n, k, threads=threads) == expected
 
 
+def test_k2_on_the_cpu_backend_starts_no_metis_workers(monkeypatch):
+    """At k = 2 the C++ backend runs its one batch of METIS seeds in-process (the workers would
+    start beside the run's threads); the GPU backend and k >= 3 keep the workers, an explicit
+    value is kept."""
+    import igpart.partitioner.context as ml
+    from igpart.generators import random_circuit
+    from igpart.kernels.cpu import CpuBackend
+
+    monkeypatch.setattr(ml, "usable_cpus", lambda: 16)
+    cfg = Config(threads=16)
+    assert ml.metis_processes(cfg, 10**6, 2, backend="cpu") == 0
+    assert ml.metis_processes(cfg, 10**6, 2, backend="gpu") == 15
+    assert ml.metis_processes(cfg, 10**6, 2) == 15
+    assert ml.metis_processes(cfg, 10**6, 3, backend="cpu") == 15
+    assert ml.metis_processes(Config(threads=16, initial_metis_processes=4), 10**6, 2,
+                              backend="cpu") == 4
+    h = random_circuit(300, seed=1)
+    big = Config(threads=16, initial_runs_min_n=100)
+    assert ml.resolve(big, CpuBackend(), h, 2).initial_metis_processes == 0
+    assert ml.resolve(big, CpuBackend(), h, 4).initial_metis_processes == 15
+
+
 def test_graphs_start_no_metis_workers(monkeypatch):
     """A graph's few METIS seeds run in-process: no pool to start beside its clustering (an
     explicit value is kept; a graph run as a hypergraph, with fixed vertices, gets workers)."""

@@ -146,6 +146,37 @@ def test_partition_does_not_depend_on_the_thread_count(monkeypatch):
 
 
 
+def test_stage_thread_cap_changes_no_result_and_restores_the_threads(monkeypatch):
+    """``CpuBackend.stage_pins_per_thread`` caps the threads of each stage call by its level's
+    pins: a run with every parallel stage on gives the same blocks with the cap off, at one
+    thread per pin (no cap) and at one thread for every level, and each call gives the
+    caller's OpenMP threads back."""
+    monkeypatch.setattr(CpuBackend, "sub_round_min_vertices", 4096)
+    h = random_circuit(12_000, seed=3)
+    parts = []
+    for per_thread in (0, 1, 10**9):
+        monkeypatch.setattr(CpuBackend, "stage_pins_per_thread", per_thread)
+        p = igpart.partition(h, 4, backend="cpu", seed=2,
+                             config={"initial": "metis", "threads": 2})
+        assert _cpu.get_stage_pins_per_thread() == per_thread
+        assert p.balanced
+        parts.append(p.parts)
+    np.testing.assert_array_equal(parts[0], parts[1])
+    np.testing.assert_array_equal(parts[0], parts[2])
+    be = CpuBackend()  # the cap of 10**9 pins per thread: one thread inside every call
+    hg = be.hypergraph_arrays(h)
+
+    def calls():
+        cmap, nc = be.cluster_hypergraph(hg, h.total_weight, sub_rounds=16)
+        be.contract_hypergraph(hg, cmap, nc)
+        be.communities(hg, sub_rounds=16)
+        return _cpu.get_num_threads()
+
+    assert _on_threads(3, calls) == 3
+    with pytest.raises(ValueError, match="pins must be >= 0"):
+        _cpu.set_stage_pins_per_thread(-1)
+
+
 def test_jet_does_not_depend_on_the_thread_count():
     """Jet with every parallel path taken (boundary, candidates, sorts of more than 65,536
     candidates, afterburner): the same partition and gain on 1 and 3 threads, balanced, the gain
@@ -308,3 +339,39 @@ def test_parallel_transpose_is_the_stable_transpose():
         tptr, tind = _on_threads(threads, lambda: _cpu.csr_transpose(ptr, ind, ncols))
         np.testing.assert_array_equal(tptr, expect_ptr)
         np.testing.assert_array_equal(tind, rows[order])
+
+
+def _libgomp_spin_count(env: dict[str, str]) -> str | None:
+    """libgomp's GOMP_SPINCOUNT (``omp_display_env``) in a fresh process that imports the C++
+    module under ``env``; None where libgomp does not report it."""
+    import os
+    import subprocess
+    import sys
+
+    code = ("import ctypes, igpart.kernels._cpu\n"
+            "try:\n"
+            "    ctypes.CDLL('libgomp.so.1').omp_display_env(1)\n"
+            "except (OSError, AttributeError):\n"
+            "    pass\n")
+    base = {k: v for k, v in os.environ.items() if k not in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")}
+    r = subprocess.run([sys.executable, "-c", code], env={**base, **env}, capture_output=True,
+                       text=True, timeout=120, check=True)
+    for line in r.stderr.splitlines() + r.stdout.splitlines():
+        if "GOMP_SPINCOUNT" in line:
+            return line.split("=", 1)[1].strip().strip("'")
+    return None
+
+
+def test_openmp_waiters_sleep_unless_the_environment_chooses():
+    """The C++ module's OpenMP threads sleep at barriers (no spinning: libgomp's spin count
+    0) unless the environment sets the wait policy or the spin count, which are kept; the
+    setting never stays in the process's environment."""
+    import os
+
+    assert "OMP_WAIT_POLICY" not in os.environ or os.environ["OMP_WAIT_POLICY"] != "PASSIVE"
+    got = _libgomp_spin_count({})
+    if got is None:
+        pytest.skip("libgomp does not report its settings here")
+    assert got == "0"
+    assert _libgomp_spin_count({"GOMP_SPINCOUNT": "300000"}) == "300000"
+    assert _libgomp_spin_count({"OMP_WAIT_POLICY": "active"}) not in ("0", None)

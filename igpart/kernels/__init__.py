@@ -9,8 +9,42 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import os
 
 from .backend import Backend, BackendUnavailable
+
+#: The OpenMP wait policy of the C++ stages, unless the environment sets one
+#: (``OMP_WAIT_POLICY`` or libgomp's ``GOMP_SPINCOUNT``): in the environment only while the C++
+#: module loads libgomp, which reads it then (a libgomp that another module loaded first keeps
+#: its own settings; child processes never see it). Threads that wait at a barrier sleep at
+#: once instead of spinning up to libgomp's default 300,000 spins first: the parallel stages
+#: meet thousands of barriers (Louvain's and the clustering's synchronous sub-rounds), and with
+#: more runnable threads than free cores (other processes, the METIS workers starting beside a
+#: run) a spinning waiter holds the core of the thread it waits for. cholesky_mc at k = 2 on
+#: 2 threads of the 2-core VM loaded by other processes (load average 2-3): 1.3-28.7 s spinning
+#: (7 of 10 runs above 9 s), 1.2-2.0 s sleeping (16 runs; BENCHMARKS.md, "Fixed costs on small
+#: inputs at many threads"). Same results either way; ``GOMP_SPINCOUNT=300000`` restores
+#: libgomp's default.
+WAIT_POLICY = "PASSIVE"
+
+
+def _load_cpu_module() -> None:
+    """Imports the C++ module with :data:`WAIT_POLICY` in the environment while it loads
+    (unless the environment chooses); a module that is not built is left to its users' import
+    to report."""
+    chosen = "OMP_WAIT_POLICY" in os.environ or "GOMP_SPINCOUNT" in os.environ
+    if not chosen:
+        os.environ["OMP_WAIT_POLICY"] = WAIT_POLICY
+    try:
+        from . import _cpu  # noqa: F401
+    except ImportError:
+        pass
+    finally:
+        if not chosen:
+            os.environ.pop("OMP_WAIT_POLICY", None)
+
+
+_load_cpu_module()
 
 __all__ = ["Backend", "BackendUnavailable", "get_backend", "gpu_status"]
 

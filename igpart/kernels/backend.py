@@ -237,6 +237,7 @@ class Backend:
         k: int = 0,
         graph: str = "clique",
         edge_weight: str = "hybrid",
+        level_max: int = -1,
     ):
         """Community id (int32, n, dense from 0) of every vertex, used to restrict coarsening.
 
@@ -261,6 +262,12 @@ class Backend:
         ``"degree"`` w_e * d(v) / |e| with d(v) v's nets in the graph, ``"hybrid"``
         Mt-KaHyPar's choice by density, ``Config.community_edge_weight``); the vertices'
         communities are the result, numbered by first vertex.
+
+        ``level_max`` > 0: Louvain on a level of at most that many vertices, coarsened from
+        ``hg`` by heavy-edge clustering without communities (at most 4x fewer vertices per
+        level, until a level shrinks by less than 10%), its communities projected back; 0: on
+        ``hg`` itself; -1: the backend's ``community_level_max(k)`` (``Config.
+        community_level_vertices``).
 
         ``HostFallback`` (``host_fallback.py``): the C++ backend's implementation on host copies
         (any community assignment is correct, only the coarsening quality depends on it).

@@ -125,6 +125,11 @@ class Config:
       (w_e / |e|), ``"degree"`` (w_e * d(v) / |e|) or ``"hybrid"`` (default, Mt-KaHyPar's:
       degree when m / n < 0.75, non_uniform when m / n < 2 and a net has more than 1,000 pins,
       else uniform).
+      ``community_level_vertices`` (default -1: the backend's ``community_level_max(k)``: 0 on
+      the C++ backend, ``CpuBackend.community_level_vertices``; 30,000 below k = 64 and
+      100,000 from there on the GPU): Louvain runs on a level of at most this many vertices,
+      coarsened from the input by heavy-edge clustering without communities (at most 4x fewer
+      vertices per level), and its communities are projected back; 0: on the input itself.
       ``community_resolution``: Louvain's resolution (> 1: smaller communities everywhere);
       1 by default; 0 chooses it from the size, ``max(1, pins / community_resolution_pins)``
       (``community_resolution_pins``, default 250,000; measured on inflated inputs: better
@@ -277,11 +282,12 @@ class Config:
       run whole in these workers (``recursive.BISECT_IN_WORKERS``). -1 chooses per run
       (:func:`metis_processes`): ``min(15, cpus - 1)`` workers (8 before the bisections moved
       into the workers; 15 instead of 8 on the H100 machine, ibm01x200 / ibm09x100 at k = 64:
-      0.96 -> 0.85 s and 1.67 -> 1.55 s) on machines of at least 8 usable CPUs when the run has more
-      than one thread, k > 1 and the input is a hypergraph of at least ``initial_runs_min_n``
-      vertices, else in-process (graphs: their workers' imports slowed the clustering threads
-      more than the workers saved; so on the 2-core dev VM and CI it stays in-process); the
-      result's ``config``
+      0.96 -> 0.85 s and 1.67 -> 1.55 s) on machines of at least 8 usable CPUs when the run
+      has more than one thread, k > 1 (k > 2 on the C++ backend: a k = 2 run's one batch of
+      METIS seeds does not pay for starting the workers beside the run's threads) and the
+      input is a hypergraph of at least ``initial_runs_min_n`` vertices, else in-process
+      (graphs: their workers' imports slowed the clustering threads more than the workers
+      saved; so on the 2-core dev VM and CI it stays in-process); the result's ``config``
       reports -1, the resolved value is logged (debug). Measured 2026-11-23 on the H100
       machine (16 CPU cores, commit 07f492c, GPU backend, ``benchmarks/gpu_bench.py --inputs
       ibm01:200,ibm09:100 --ks 2,16,64 --repeat 2``), 8 workers vs in-process: end to end
@@ -432,6 +438,7 @@ class Config:
     community_sub_rounds: int = -1
     community_graph: str = "auto"
     community_edge_weight: str = "hybrid"
+    community_level_vertices: int = -1
     max_shrink: float = -1.0
     weight_penalty: bool = False
     contraction_limit: int = 40
@@ -551,6 +558,8 @@ class Config:
             ("vcycles", "-1 (the backend's default) or a non-negative integer"),
             ("vcycle_min_vertices", "-1 (the backend's default) or a non-negative integer"),
             ("community_sub_rounds", "-1 (the backend's default) or a non-negative integer"),
+            ("community_level_vertices",
+             "-1 (the backend's default) or a non-negative integer"),
             ("jet_fm_max_pins", "-1 (the backend's default) or a non-negative integer"),
             ("jet_min_pins", "-1 (the backend's default) or a non-negative integer"),
             ("initial_metis_processes", "-1 (automatic), 0 (in-process) or a positive integer"),

@@ -178,7 +178,7 @@ AUTO_METIS_MAX_PROCESSES = 15
 
 
 def metis_processes(cfg: Config, n: int, k: int, threads: int | None = None,
-                    hypergraph: bool = True) -> int:
+                    hypergraph: bool = True, backend: str | None = None) -> int:
     """The METIS worker processes of a run on an input of ``n`` vertices into ``k`` blocks
     (``Config.initial_metis_processes``). An explicit value (0: in-process, N > 0: N workers)
     is kept. -1 (automatic, the default) gives ``min(15, cpus - 1)`` workers (``cpus``:
@@ -193,11 +193,20 @@ def metis_processes(cfg: Config, n: int, k: int, threads: int | None = None,
     with 6 workers starting and 0.22 s without; on the 16-core H100 machine the graph path's
     clustering took about 1.8 s on 16 threads (15 workers) on every 2^20-vertex graph and k,
     more than on one thread (no workers), 1.07 s on the 2D grid (BENCHMARKS.md, "The C++
-    graph path on many threads")."""
+    graph path on many threads"). Nor at k = 2 on the C++ backend (``backend == "cpu"``): the
+    initial partitioning is then one batch of METIS seeds on a level of about
+    ``2 * bisection_contraction_limit`` vertices (64 seeds, tens of milliseconds in-process,
+    whatever the input's size), while starting the workers (an interpreter, numpy, pymetis
+    and igpart each) takes CPU from the run's threads, which fill every core while the
+    levels coarsen (on the 16-core machine cholesky_mc's Louvain took 1.13 s at k = 2 on
+    16 threads with 15 workers starting beside it, against 0.33 s on 2 threads of the 2-core
+    VM without them; the GPU backend, whose coarsening leaves the cores idle, keeps them)."""
     configured = int(cfg.initial_metis_processes)
     if configured >= 0:
         return configured
     if k <= 1 or n < cfg.initial_runs_min_n or not hypergraph:
+        return 0
+    if k == 2 and backend == "cpu":
         return 0
     cpus = usable_cpus()
     if cpus < AUTO_METIS_MIN_CPUS:
@@ -256,6 +265,15 @@ def community_net_size(graph: str, cfg: Config, n: int) -> int:
     if graph == "bipartite":
         return max(BIPARTITE_MAX_NET_SIZE, n // 100)
     return int(cfg.community_max_net_size)
+
+
+def community_level(be: Backend, cfg: Config, k: int) -> int:
+    """``cfg.community_level_vertices`` resolved on ``be`` for a partition into ``k`` blocks
+    (-1: the backend's ``community_level_max(k)``, 0 where it has none)."""
+    if cfg.community_level_vertices >= 0:
+        return int(cfg.community_level_vertices)
+    default = getattr(be, "community_level_max", None)
+    return 0 if default is None else int(default(k))
 
 
 def community_max_weight(cfg: Config, total: int, k: int) -> int:
@@ -435,8 +453,8 @@ class ResolvedConfig(Config):
     METIS seeds on the coarsest level (:func:`initial_runs_of`); ``rb_runs`` x ``rb_seeds``:
     the recursive-bisection effort (:func:`rb_effort`); ``coarsest``: the vertices the
     coarsening stops below (:func:`coarsest_vertices`, graphs ``graph_contraction_limit * k``);
-    ``community_level``: the most vertices of the level Louvain runs on, on backends that first
-    coarsen to such a level (the GPU's ``community_level_max``; 0: the input itself).
+    ``community_level``: the most vertices of the level Louvain runs on
+    (``Config.community_level_vertices`` resolved; 0: the input itself).
     """
 
     base: Config | None = None
@@ -501,7 +519,7 @@ def resolve(cfg: Config, be: Backend, h: Hypergraph | Graph, k: int) -> Resolved
     base = cfg.base if isinstance(cfg, ResolvedConfig) else cfg
     k, n, hyper = int(k), int(h.n), isinstance(h, Hypergraph)
     pins = int(h.num_pins) if hyper else int(h.adjncy.shape[0])
-    processes = metis_processes(base, n, k, hypergraph=hyper)
+    processes = metis_processes(base, n, k, hypergraph=hyper, backend=be.name)
     # the run's sub-problems (bisections of the coarsest level, on the C++ backend) coarsen
     # as the run does
     base = dataclasses.replace(base, initial_metis_processes=processes,
@@ -525,14 +543,14 @@ def resolve(cfg: Config, be: Backend, h: Hypergraph | Graph, k: int) -> Resolved
         graph_fm_seeds=graph_fm_seeds(base, k),
         initial=resolve_initial_method(base.initial, k, hyper),
         initial_rb_min_seeds=rb_min_seeds(base, rb_runs, n >= base.initial_runs_min_n),
+        community_level_vertices=community_level(be, base, k),
     )
     return ResolvedConfig(
         **values, base=base, backend=be.name, k=k, n=n, hypergraph=hyper,
         initial_seeds=initial_runs_of(base, k, hypergraph=hyper, n=n), rb_runs=rb_runs,
         rb_seeds=rb_seeds,
         coarsest=coarsest_vertices(base, k) if hyper else int(base.graph_contraction_limit) * k,
-        community_level=int(be.community_level_max(k)) if hasattr(be, "community_level_max")
-        else 0,
+        community_level=values["community_level_vertices"],
     )
 
 

@@ -56,7 +56,7 @@ def detect_communities(be: Backend, top: HypergraphArrays, h: Hypergraph, k: int
         resolution=cfg.community_resolution,
         max_weight=community_max_weight(cfg, h.total_weight, k),
         sub_rounds=cfg.community_sub_rounds, k=k, graph=graph,
-        edge_weight=cfg.community_edge_weight,
+        edge_weight=cfg.community_edge_weight, level_max=cfg.community_level,
     )
     alone = None
     if hasattr(be, "vertices_without_nets"):

@@ -40,6 +40,19 @@ class CpuBackend(Backend):
     xp = np
     record_error = _cpu.RecordError
 
+    #: The hypergraph stage calls (Louvain, clustering, contraction, the refiners, the
+    #: objective) run on at most one OpenMP thread per this many pins of their level, rounded
+    #: up (0: every thread of the run): on many threads the small levels' parallel loops cost a
+    #: whole team's start and barriers for little work each (on the 16-core machine ibm01's
+    #: clustering and contraction, 12.7k vertices, took 0.036 and 0.025 s on 16 threads, about
+    #: twice what one thread of the 2-core VM takes). Not yet measured on 16 cores.
+    #: Threads only, never the result: every stage gives the same result on any number of
+    #: them. Process-wide: set in the C++ module when a CpuBackend is made.
+    stage_pins_per_thread = 16_384
+
+    def __init__(self) -> None:
+        _cpu.set_stage_pins_per_thread(int(self.stage_pins_per_thread))
+
     def to_host(self, a):
         return np.asarray(a)
 
@@ -84,13 +97,44 @@ class CpuBackend(Backend):
     def communities(self, hg: HypergraphArrays, *, max_net_size: int = 50, max_levels: int = 8,
                     max_passes: int = 8, min_move_fraction: float = 0.01, seed: int = 0,
                     resolution: float = 1.0, max_weight: int = 0, sub_rounds: int = 0,
-                    k: int = 0, graph: str = "clique", edge_weight: str = "hybrid"):
-        return _cpu.louvain_communities(
-            hg.eptr, hg.eind, hg.ewgt, hg.vptr, hg.vind, hg.vwgt, int(max_net_size),
+                    k: int = 0, graph: str = "clique", edge_weight: str = "hybrid",
+                    level_max: int = -1):
+        """Louvain (``Backend.communities``) on ``hg`` itself, or on a level of at most
+        ``level_max`` vertices (-1: ``community_level_max(k)``, see
+        ``community_level_vertices``), projected back to ``hg``."""
+        maps = []
+        cur = hg
+        limit = self.community_level_max(k) if level_max < 0 else int(level_max)
+        while 0 < limit < cur.n:
+            cmap, nc = self.cluster_hypergraph(cur, cur.total_weight, max_net_size=max_net_size,
+                                               max_shrink=4.0, seed=seed)
+            if nc > 0.9 * cur.n:
+                break
+            maps.append(cmap)
+            cur = self.contract_hypergraph(cur, cmap, nc)
+        comm = _cpu.louvain_communities(
+            cur.eptr, cur.eind, cur.ewgt, cur.vptr, cur.vind, cur.vwgt, int(max_net_size),
             int(max_levels), int(max_passes), float(min_move_fraction), int(seed),
             float(resolution), int(max_weight), int(sub_rounds), bool(self.community_prune),
             str(graph), str(edge_weight),
         )
+        for cmap in reversed(maps):
+            comm = comm[cmap]
+        return comm
+
+    #: ``Config.community_level_vertices = -1`` on this backend (``community_level_max``):
+    #: 0, Louvain on the input itself. N > 0: the input is first coarsened by heavy-edge
+    #: clustering (no communities, at most 4x fewer vertices per level, as the GPU backend does
+    #: before its Louvain) to a level of at most N vertices, and Louvain's communities of that
+    #: level are projected back: fewer vertices for Louvain's local moving, which runs one
+    #: vertex after the other below ``sub_round_min_vertices``; the communities differ, and so
+    #: does the cut.
+    community_level_vertices = 0
+
+    def community_level_max(self, k: int) -> int:
+        """The most vertices of the level Louvain runs on (0: the input itself), for a
+        partition into ``k`` blocks: ``community_level_vertices``."""
+        return int(self.community_level_vertices)
 
     def vertices_without_nets(self, hg: HypergraphArrays, min_size: int, max_size: int):
         """uint8 per vertex: 1 where none of its nets has ``min_size`` to ``max_size`` pins

@@ -58,6 +58,7 @@ void igp::bind_community(py::module_ &m) {
             std::vector<int32_t> comm;
             {
                 py::gil_scoped_release release;
+                const StageThreads cap(h.eptr[h.m]);  // threads by the input's pins
                 comm = louvain_communities(h, max_net_size, max_levels, max_passes,
                                            min_move_fraction, seed, resolution, max_weight,
                                            sub_rounds, prune, g, model);

@@ -121,6 +121,18 @@ void igp::bind_partition(py::module_ &m) {
 #endif
         },
         py::arg("threads"), "Threads of the OpenMP loops of the stage operations.");
+    m.def(
+        "set_stage_pins_per_thread",
+        [](int64_t pins) {
+            if (pins < 0)
+                throw std::invalid_argument("set_stage_pins_per_thread: pins must be >= 0");
+            stage_pins_per_thread().store(pins, std::memory_order_relaxed);
+        },
+        py::arg("pins"),
+        "Caps the OpenMP threads of each hypergraph stage call at one per this many pins of its "
+        "level (0: every thread); process-wide.");
+    m.def("get_stage_pins_per_thread",
+          []() { return stage_pins_per_thread().load(std::memory_order_relaxed); });
     m.def("get_num_threads", []() {
 #ifdef _OPENMP
         return omp_get_max_threads();
@@ -153,6 +165,7 @@ void igp::bind_partition(py::module_ &m) {
             h.eind = eind.data();
             h.ewgt = ewgt.data();
             py::gil_scoped_release release;
+            const StageThreads cap(h.eptr[h.m]);  // threads by the level's pins
             return hypergraph_objective(h, p.data(), k, objective);
         },
         py::arg("eptr"), py::arg("eind"), py::arg("ewgt"), py::arg("parts"), py::arg("k"),
@@ -191,6 +204,7 @@ void igp::bind_partition(py::module_ &m) {
             int64_t nc;
             {
                 py::gil_scoped_release release;
+                const StageThreads cap(h.eptr[h.m]);  // threads by the level's pins
                 std::vector<int32_t> best =
                     hypergraph_best_neighbours(h, max_cluster_weight, max_net_size, comm, seed);
                 nc = group_vertices(h.n, best.data(), true, h.vwgt, max_cluster_weight, group_size,
@@ -221,6 +235,7 @@ void igp::bind_partition(py::module_ &m) {
             int64_t nc;
             {
                 py::gil_scoped_release release;
+                const StageThreads cap(h.eptr[h.m]);  // threads by the level's pins
                 nc = cluster_hypergraph(h, max_cluster_weight, max_net_size, comm, max_shrink,
                                         weight_penalty, seed, cmap, sub_rounds);
             }
@@ -250,6 +265,7 @@ void igp::bind_partition(py::module_ &m) {
             HgLevel c;
             {
                 py::gil_scoped_release release;
+                const StageThreads cap(h.eptr[h.m]);  // threads by the level's pins
                 c = contract_hypergraph(h, cmap.data(), nc);
             }
             return hg_level_tuple(std::move(c));
@@ -293,6 +309,7 @@ void igp::bind_partition(py::module_ &m) {
             int64_t gain;
             {
                 py::gil_scoped_release release;
+                const StageThreads cap(h.eptr[h.m]);  // threads by the level's pins
                 gain = refine_sequence(h, p.data(), k, bounds.data(), objective, max_rounds,
                                        parallel_min_moves, lk);
             }
@@ -322,6 +339,7 @@ void igp::bind_partition(py::module_ &m) {
             int64_t gain;
             {
                 py::gil_scoped_release release;
+                const StageThreads cap(h.eptr[h.m]);  // threads by the level's pins
                 gain = deterministic
                            ? refine_fm(h, p.data(), k, bounds.data(), objective, max_rounds,
                                        fruitless, min_improvement, seed, max_work, lk)
@@ -403,6 +421,7 @@ void igp::bind_partition(py::module_ &m) {
             int64_t gain;
             {
                 py::gil_scoped_release release;
+                const StageThreads cap(h.eptr[h.m]);  // threads by the level's pins
                 gain = refine_jet(h, p.data(), k, bounds.data(), objective, opt, lk);
             }
             return py::make_tuple(to_numpy(std::move(p)), gain);
@@ -428,6 +447,7 @@ void igp::bind_partition(py::module_ &m) {
             check_objective(objective, "rebalance_hypergraph");
             {
                 py::gil_scoped_release release;
+                const StageThreads cap(h.eptr[h.m]);  // threads by the level's pins
                 rebalance_hypergraph(h, p.data(), k, bounds.data(), objective, lk);
             }
             return to_numpy(std::move(p));

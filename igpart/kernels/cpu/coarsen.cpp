@@ -337,7 +337,7 @@ int64_t cluster_hypergraph(const HgView &h, int64_t max_cluster_weight, int64_t 
             {
                 double *score = rating_scratch(n).data();
                 std::vector<int32_t> touched;
-#pragma omp for schedule(dynamic, 256)
+#pragma omp for schedule(dynamic, 64)
                 for (int64_t i = lo; i < hi; ++i) {
                     const int32_t u = order[i];
                     choice[i - lo] =

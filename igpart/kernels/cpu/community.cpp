@@ -339,7 +339,7 @@ bool local_moving(const WGraph &g, std::vector<int32_t> &comm, int64_t max_passe
 #pragma omp parallel num_threads(threads) reduction(+ : moved, waiting)
             {
                 MoveScratch &sc = scratch[static_cast<size_t>(thread_id())];
-#pragma omp for schedule(dynamic, 256)
+#pragma omp for schedule(dynamic, 64)
                 for (int64_t i = s0; i < s1; ++i) {
                     const int32_t u = order[i];
                     target[i] = kStay;
@@ -369,7 +369,7 @@ bool local_moving(const WGraph &g, std::vector<int32_t> &comm, int64_t max_passe
                         }
                     }
                 }
-#pragma omp for schedule(dynamic, 256)
+#pragma omp for schedule(dynamic, 64)
                 for (int64_t i = s0; i < s1; ++i) {
                     if (target[i] == kStay) continue;
                     const int32_t c = target[i] < 0 ? ~target[i] : target[i];

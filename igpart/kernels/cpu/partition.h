@@ -3,6 +3,7 @@
 // kernels/common/partition_common.h, shared with the GPU backend.
 #pragma once
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <vector>
 #ifdef _OPENMP
@@ -24,6 +25,47 @@ constexpr int64_t kParallelMinItems = 4096;
 // The same for loops of a few operations per item (keys, copies, relabelling): on a loaded
 // machine a parallel region costs more than such a loop over fewer items.
 constexpr int64_t kParallelMinLightItems = 16 * kParallelMinItems;
+
+// The OpenMP threads of a stage call by its work: at most one thread per `stage_pins_per_thread()`
+// pins of the level it works on (0: every thread). The thresholds above decide whether a loop
+// runs in parallel at all; this caps how many threads it wakes, so that the small levels of a
+// run on many threads do not pay a whole team's start and barriers for a few microseconds of
+// work each. Process-wide (set by the Python side, CpuBackend.stage_pins_per_thread); every
+// stage's result is independent of its threads, so the cap changes times only.
+inline std::atomic<int64_t> &stage_pins_per_thread() {
+    static std::atomic<int64_t> pins{0};
+    return pins;
+}
+
+// Caps the calling thread's OpenMP threads (omp_set_num_threads) at ceil(work / pins per thread)
+// for its lifetime, then restores them; nothing inside a parallel region or when the cap is off.
+class StageThreads {
+  public:
+    explicit StageThreads(int64_t work) {
+#ifdef _OPENMP
+        const int64_t per = stage_pins_per_thread().load(std::memory_order_relaxed);
+        if (per <= 0 || omp_in_parallel()) return;
+        const int before = omp_get_max_threads();
+        const int64_t want = std::max<int64_t>(1, (std::max<int64_t>(work, 0) + per - 1) / per);
+        if (want < before) {
+            before_ = before;
+            omp_set_num_threads(static_cast<int>(want));
+        }
+#else
+        (void)work;
+#endif
+    }
+    ~StageThreads() {
+#ifdef _OPENMP
+        if (before_ > 0) omp_set_num_threads(before_);
+#endif
+    }
+    StageThreads(const StageThreads &) = delete;
+    StageThreads &operator=(const StageThreads &) = delete;
+
+  private:
+    int before_ = 0;
+};
 
 // Sorts [first, last) on the OpenMP threads (libstdc++'s parallel mode) when there are enough
 // items: meant for total orders only, where the result is the sequential sort's.

@@ -791,14 +791,15 @@ class GpuBackend(HostFallback, Backend):
     def communities(self, hg: HypergraphArrays, *, max_net_size: int = 50, max_levels: int = 8,
                     max_passes: int = 8, min_move_fraction: float = 0.01, seed: int = 0,
                     resolution: float = 1.0, max_weight: int = 0, sub_rounds: int = 0,
-                    k: int = 0, graph: str = "clique", edge_weight: str = "hybrid"):
+                    k: int = 0, graph: str = "clique", edge_weight: str = "hybrid",
+                    level_max: int = -1):
         """Louvain communities (the C++ implementation, on ``graph``) computed on a level the GPU
-        first coarsens to at most :meth:`community_level_max` (``k``) vertices, projected back
-        to ``hg`` (``k``: the partition's k)."""
+        first coarsens to at most ``level_max`` vertices (-1: :meth:`community_level_max` of
+        ``k``, the partition's k; 0: the input itself), projected back to ``hg``."""
         maps = []
         cur = hg
-        limit = self.community_level_max(k)
-        while cur.n > limit:
+        limit = self.community_level_max(k) if level_max < 0 else int(level_max)
+        while 0 < limit < cur.n:
             cmap, nc = _hypergraph.cluster(cur, cur.total_weight, max_net_size, None, 4.0, False,
                                            seed, self.cluster_max_size, self.deterministic,
                                            self.rating_heavy_slots, self.rating_keep_ties,
