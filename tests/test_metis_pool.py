@@ -353,6 +353,27 @@ def test_k2_on_the_cpu_backend_starts_no_metis_workers(monkeypatch):
     assert ml.resolve(big, CpuBackend(), h, 4).initial_metis_processes == 15
 
 
+def test_gpu_small_inputs_get_metis_workers_from_k3(monkeypatch):
+    """On the GPU backend small inputs get the workers from k = 3 on (their recursive
+    bisection would otherwise run under the GIL); not at k = 2, not on the C++ backend, not on
+    a machine of too few CPUs or one thread, and an explicit value is kept."""
+    import igpart.partitioner.context as ml
+
+    monkeypatch.setattr(ml, "usable_cpus", lambda: 16)
+    cfg = Config(threads=16)
+    assert ml.metis_processes(cfg, 12_000, 3, backend="gpu") == 15
+    assert ml.metis_processes(cfg, 12_000, 64, backend="gpu") == 15
+    assert ml.metis_processes(cfg, 12_000, 2, backend="gpu") == 0
+    assert ml.metis_processes(cfg, 12_000, 64, backend="cpu") == 0
+    assert ml.metis_processes(cfg, 12_000, 64) == 0
+    assert ml.metis_processes(Config(threads=1), 12_000, 64, backend="gpu") == 0
+    assert ml.metis_processes(Config(threads=16, initial_metis_processes=0), 12_000, 64,
+                              backend="gpu") == 0
+    assert ml.metis_processes(cfg, 12_000, 64, hypergraph=False, backend="gpu") == 0
+    monkeypatch.setattr(ml, "usable_cpus", lambda: 4)
+    assert ml.metis_processes(cfg, 12_000, 64, backend="gpu") == 0
+
+
 def test_graphs_start_no_metis_workers(monkeypatch):
     """A graph's few METIS seeds run in-process: no pool to start beside its clustering (an
     explicit value is kept; a graph run as a hypergraph, with fixed vertices, gets workers)."""

@@ -184,7 +184,8 @@ def metis_processes(cfg: Config, n: int, k: int, threads: int | None = None,
     is kept. -1 (automatic, the default) gives ``min(15, cpus - 1)`` workers (``cpus``:
     :func:`usable_cpus`) when the machine has at least 8 usable CPUs, the run has more than
     one thread (``threads``, default the run's, ``Config.threads``), ``k > 1``, the input
-    is large (``n >= cfg.initial_runs_min_n``) and a hypergraph, and 0 otherwise: only then
+    is large (``n >= cfg.initial_runs_min_n``; on the GPU backend any size from k = 3, see
+    below) and a hypergraph, and 0 otherwise: only then
     are there enough concurrent METIS calls (the bisections of recursive bisection), and
     cores left beside the run's threads, to pay for the workers. A graph's initial
     partitioning is a few METIS seeds on a level of ``graph_contraction_limit * k`` vertices,
@@ -200,11 +201,20 @@ def metis_processes(cfg: Config, n: int, k: int, threads: int | None = None,
     and igpart each) takes CPU from the run's threads, which fill every core while the
     levels coarsen (on the 16-core machine cholesky_mc's Louvain took 1.13 s at k = 2 on
     16 threads with 15 workers starting beside it, against 0.33 s on 2 threads of the 2-core
-    VM without them; the GPU backend, whose coarsening leaves the cores idle, keeps them)."""
+    VM without them; the GPU backend, whose coarsening leaves the cores idle, keeps them).
+    On the GPU backend small inputs get them too from k = 3 on: without them the bisections
+    of recursive bisection run on threads of this process, where pymetis and the Python around
+    the C++ calls hold the GIL, so that 16 threads ran them about as one (H100 machine, commit
+    6a86a90, the `small` suite at k = 64: with 15 workers the GPU runs took 0.73x the time,
+    0.49-1.01x, their initial partitioning 0.13-0.24 s against 0.34-0.56 s, at a cut ratio
+    of 1.000; the C++ backend's took 1.08x, 0.84-1.37x: its threads fill the cores while the
+    workers start, so its small inputs keep none)."""
     configured = int(cfg.initial_metis_processes)
     if configured >= 0:
         return configured
-    if k <= 1 or n < cfg.initial_runs_min_n or not hypergraph:
+    if k <= 1 or not hypergraph:
+        return 0
+    if n < cfg.initial_runs_min_n and not (backend == "gpu" and k >= 3):
         return 0
     if k == 2 and backend == "cpu":
         return 0
