@@ -151,9 +151,9 @@ def test_fm_and_rebalance_do_not_depend_on_the_thread_count(circuit):
     skewed = np.where(np.arange(circuit.n) < circuit.n // 2, 0, parts).astype(np.int32)
     for objective in ("cut", "km1"):
         for name, fn in (
-            ("fm", lambda: cpu.fm_refine_hypergraph(ha, parts, k, bounds, objective, seed=1,
-                                                    deterministic=True)),
-            ("rebalance", lambda: cpu.rebalance_hypergraph(ha, skewed, k, bounds, objective)),
+            ("fm", lambda o=objective: cpu.fm_refine_hypergraph(ha, parts, k, bounds, o, seed=1,
+                                                                deterministic=True)),
+            ("rebalance", lambda o=objective: cpu.rebalance_hypergraph(ha, skewed, k, bounds, o)),
         ):
             runs = [_on_threads(t, fn) for t in (1, 3, MANY)]
             for run in runs[1:]:

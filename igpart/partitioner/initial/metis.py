@@ -20,7 +20,6 @@ from ...parallel import metis_pool
 from ...parallel.threads import c_stdout_to_stderr
 from ..context import check_k
 
-
 #: Held by every METIS call of this process: METIS seeds GKlib's process-global RNG at the start
 #: of a call and draws from it throughout, so two calls at once (threads of recursive bisection
 #: or of the initial candidates) would draw from each other's streams and their blocks would
