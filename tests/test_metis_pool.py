@@ -231,6 +231,41 @@ def test_shutdown_reaps_workers(fresh_pool):
     assert pool_result.dtype == np.int32 and len(mp.get_pool(2).pids()) == 2
 
 
+@pytest.mark.parametrize("k", [8, 64])
+def test_workers_on_a_many_core_machine_equal_one_thread(fresh_pool, monkeypatch, k):
+    """As on a 16-core machine: the driver sees 16 usable CPUs (its workers import at low
+    priority), the caller's OpenMP threads default to 16 and the run asks for 2 or 16 threads;
+    with 2 workers (bisections and whole subtrees in them) or none, the blocks are those of one
+    thread in-process (the runs with workers sent them calls)."""
+    from igpart.kernels import _cpu
+    from igpart.partitioner import driver
+
+    h = random_hypergraph(np.random.default_rng(11), 3000, 5000, weighted=True)
+    one = igpart.partition(h, k, backend="cpu", seed=2,
+                           config={"threads": 1, "initial_metis_processes": 0})
+    monkeypatch.setattr(driver, "usable_cpus", lambda: 16)
+    served = []
+    real = mp.MetisPool.call
+
+    def spy(self, request, *args, **kwargs):
+        served.append(request.get("op", "metis"))
+        return real(self, request, *args, **kwargs)
+
+    monkeypatch.setattr(mp.MetisPool, "call", spy)
+    before = _cpu.get_num_threads()
+    _cpu.set_num_threads(16)
+    try:
+        for threads, processes in ((16, 0), (2, 2), (16, 2)):
+            served.clear()
+            p = igpart.partition(h, k, backend="cpu", seed=2,
+                                 config={"threads": threads, "initial_metis_processes": processes})
+            assert np.array_equal(p.parts, one.parts), (threads, processes)
+            assert bool(served) == (processes > 0)
+    finally:
+        _cpu.set_num_threads(before)
+    check_partition(h, one, k, 0.03)
+
+
 def test_low_priority_workers_equal_in_process(fresh_pool):
     """Workers that import at the lowest priority (the driver's start ahead of a run) serve
     the same blocks; requests run at the worker's own priority."""

@@ -22,6 +22,11 @@ def circuit():
     return random_circuit(70_000, seed=7)
 
 
+#: Thread counts the stages are compared on: more threads than this machine's cores (OpenMP runs
+#: them all), as on a 16-core machine.
+MANY = 16
+
+
 def _on_threads(threads: int, fn):
     before = _cpu.get_num_threads()
     try:
@@ -54,14 +59,14 @@ def test_config_threads_reach_every_stage(monkeypatch):
 
 
 def test_parallel_clustering_does_not_depend_on_the_thread_count(circuit):
-    """Clustering in sub-rounds: the same clusters on 1, 2 and 3 threads; the clusters respect
+    """Clustering in sub-rounds: the same clusters on 1, 2, 3 and 16 threads; the clusters respect
     the weight cap, the communities and the shrink limit, and differ from no sub-rounds only in
     the order of the joins (both cluster about as much)."""
     cpu = get_backend("cpu")
     ha = cpu.hypergraph_arrays(circuit)
     comm = (np.arange(circuit.n) * 7 // circuit.n).astype(np.int32)
     runs = []
-    for threads in (1, 2, 3):
+    for threads in (1, 2, 3, MANY):
         runs.append(_on_threads(threads, lambda: cpu.cluster_hypergraph(
             ha, 6, communities=comm, max_shrink=2.5, seed=3, sub_rounds=16)))
     for cmap, nc in runs[1:]:
@@ -85,15 +90,17 @@ def test_parallel_clustering_does_not_depend_on_the_thread_count(circuit):
 
 
 def test_parallel_contraction_does_not_depend_on_the_thread_count(circuit):
-    """Contraction (pins, identical nets, transpose) on 1 and 3 threads: the same level, whose
+    """Contraction (pins, identical nets, transpose) on 1, 3 and 16 threads: the same level, whose
     vertex -> net incidence is the stable transpose of its nets."""
     cpu = get_backend("cpu")
     ha = cpu.hypergraph_arrays(circuit)
     cmap, nc = cpu.cluster_hypergraph(ha, 4, seed=1)
     fields = ("eptr", "eind", "ewgt", "vptr", "vind", "vwgt")
-    one, three = (_on_threads(t, lambda: cpu.contract_hypergraph(ha, cmap, nc)) for t in (1, 3))
+    one, three, many = (_on_threads(t, lambda: cpu.contract_hypergraph(ha, cmap, nc))
+                        for t in (1, 3, MANY))
     for f in fields:
         np.testing.assert_array_equal(getattr(one, f), getattr(three, f))
+        np.testing.assert_array_equal(getattr(one, f), getattr(many, f))
     ch = igpart.Hypergraph(one.eptr, one.eind, nc, one.vwgt, one.ewgt)
     assert np.array_equal(ch.vptr, one.vptr) and np.array_equal(ch.vind, one.vind)
     assert one.num_pins >= 65_536 and int(one.vwgt.sum()) == circuit.total_weight
@@ -101,13 +108,14 @@ def test_parallel_contraction_does_not_depend_on_the_thread_count(circuit):
 
 def test_parallel_louvain_does_not_depend_on_the_thread_count(circuit):
     """Louvain on a level of 65,536+ vertices (every parallel loop on: the clique expansion,
-    pruned local moving in sub-rounds, renumbering, aggregation) on 1 and 3 threads: the same
+    pruned local moving in sub-rounds, renumbering, aggregation) on 1, 3 and 16 threads: the same
     communities, numbered densely in the order of their smallest member."""
     cpu = get_backend("cpu")
     ha = cpu.hypergraph_arrays(circuit)
-    one, three = (_on_threads(t, lambda: cpu.communities(ha, seed=3, sub_rounds=64))
-                  for t in (1, 3))
+    one, three, many = (_on_threads(t, lambda: cpu.communities(ha, seed=3, sub_rounds=64))
+                        for t in (1, 3, MANY))
     np.testing.assert_array_equal(one, three)
+    np.testing.assert_array_equal(one, many)
     firsts = np.unique(one, return_index=True)[1]  # smallest member of community 0, 1, ...
     assert np.all(np.diff(firsts) > 0) and one[0] == 0
     assert 1 < len(firsts) < circuit.n // 10
@@ -116,33 +124,125 @@ def test_parallel_louvain_does_not_depend_on_the_thread_count(circuit):
 def test_parallel_bipartite_louvain_does_not_depend_on_the_thread_count(circuit):
     """Louvain on the bipartite vertex + net graph of a level of 65,536+ vertices and nets
     (every parallel loop on: the graph's rows, local moving in sub-rounds, renumbering,
-    aggregation) on 1 and 3 threads: the same communities of the vertices, dense and numbered in
+    aggregation) on 1, 3 and 16 threads: the same communities of the vertices, dense and numbered in
     the order of their smallest member."""
     cpu = get_backend("cpu")
     ha = cpu.hypergraph_arrays(circuit)
-    one, three = (_on_threads(t, lambda: cpu.communities(ha, seed=3, sub_rounds=64,
-                                                         max_net_size=50_000,
-                                                         graph="bipartite"))
-                  for t in (1, 3))
+    one, three, many = (_on_threads(t, lambda: cpu.communities(ha, seed=3, sub_rounds=64,
+                                                               max_net_size=50_000,
+                                                               graph="bipartite"))
+                        for t in (1, 3, MANY))
     np.testing.assert_array_equal(one, three)
+    np.testing.assert_array_equal(one, many)
     assert one.shape == (circuit.n,)
     firsts = np.unique(one, return_index=True)[1]
     assert np.all(np.diff(firsts) > 0) and one[0] == 0
     assert 1 < len(firsts) < circuit.n // 10
 
 
+def test_fm_and_rebalance_do_not_depend_on_the_thread_count(circuit):
+    """FM (the deterministic one a run uses) and rebalancing on a level of 70,000 vertices: the
+    same blocks and gains on 1, 3 and 16 threads, both objectives."""
+    cpu = get_backend("cpu")
+    ha = cpu.hypergraph_arrays(circuit)
+    k = 8
+    bounds = bounds_for(circuit.total_weight, k)
+    parts = (np.random.default_rng(3).permutation(circuit.n) % k).astype(np.int32)
+    skewed = np.where(np.arange(circuit.n) < circuit.n // 2, 0, parts).astype(np.int32)
+    for objective in ("cut", "km1"):
+        for name, fn in (
+            ("fm", lambda o=objective: cpu.fm_refine_hypergraph(ha, parts, k, bounds, o, seed=1,
+                                                                deterministic=True)),
+            ("rebalance", lambda o=objective: cpu.rebalance_hypergraph(ha, skewed, k, bounds, o)),
+        ):
+            runs = [_on_threads(t, fn) for t in (1, 3, MANY)]
+            for run in runs[1:]:
+                np.testing.assert_array_equal(run[0], runs[0][0], err_msg=name)
+                assert run[1] == runs[0][1], name
+
+
+#: Run in a fresh process whose OpenMP teams have at most 2 threads (OMP_THREAD_LIMIT): the
+#: stages asked for 8 threads get a team of 2, as libgomp gives with OMP_DYNAMIC on a loaded
+#: machine. Prints one line per result: a digest of its arrays.
+_SMALL_TEAM_CODE = """
+import hashlib, numpy as np, igpart
+from igpart.generators import random_circuit
+from igpart.kernels import _cpu, get_backend
+cpu = get_backend("cpu")
+h = random_circuit(20_000, seed=5)
+ha = cpu.hypergraph_arrays(h)
+def digest(*arrays):
+    return hashlib.sha1(b"".join(np.ascontiguousarray(a).tobytes() for a in arrays)).hexdigest()
+_cpu.set_num_threads(8)
+cmap, nc = cpu.cluster_hypergraph(ha, 4, seed=1, sub_rounds=16)
+c = cpu.contract_hypergraph(ha, cmap, nc)
+print(digest(cmap))
+print(digest(c.eptr, c.eind, c.ewgt, c.vptr, c.vind, c.vwgt))
+print(digest(cpu.communities(ha, seed=3, sub_rounds=64)))
+print(digest(cpu.communities(ha, seed=3, sub_rounds=0)))
+print(digest(cpu.communities(ha, seed=3, sub_rounds=64, max_net_size=50_000, graph="bipartite")))
+print(digest(igpart.partition(h, 8, backend="cpu", seed=1, config={"threads": 8}).parts))
+"""
+
+
+def test_stages_on_a_smaller_team_than_asked_for():
+    """Where the OpenMP runtime gives a stage fewer threads than it asks for (OMP_THREAD_LIMIT,
+    OMP_DYNAMIC on a loaded machine, a nested region), every stage and a whole run give what
+    one thread gives (Louvain's graphs once lost the rows of the slices of the missing
+    threads)."""
+    import hashlib
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = str(Path(__file__).resolve().parents[1])
+    env = {**os.environ, "OMP_THREAD_LIMIT": "2",
+           "PYTHONPATH": os.pathsep.join([root, os.environ.get("PYTHONPATH", "")])}
+    r = subprocess.run([sys.executable, "-c", _SMALL_TEAM_CODE], env=env, capture_output=True,
+                       text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+
+    def digest(*arrays):
+        return hashlib.sha1(b"".join(np.ascontiguousarray(a).tobytes() for a in arrays)).hexdigest()
+
+    cpu = get_backend("cpu")
+    h = random_circuit(20_000, seed=5)
+    ha = cpu.hypergraph_arrays(h)
+
+    def one_thread():
+        cmap, nc = cpu.cluster_hypergraph(ha, 4, seed=1, sub_rounds=16)
+        c = cpu.contract_hypergraph(ha, cmap, nc)
+        return [
+            digest(cmap), digest(c.eptr, c.eind, c.ewgt, c.vptr, c.vind, c.vwgt),
+            digest(cpu.communities(ha, seed=3, sub_rounds=64)),
+            digest(cpu.communities(ha, seed=3, sub_rounds=0)),
+            digest(cpu.communities(ha, seed=3, sub_rounds=64, max_net_size=50_000,
+                                   graph="bipartite")),
+            digest(igpart.partition(h, 8, backend="cpu", seed=1, config={"threads": 1}).parts),
+        ]
+
+    names = ["clustering", "contraction", "louvain", "louvain (no sub-rounds)",
+             "bipartite louvain", "partition"]
+    got = r.stdout.split()
+    assert len(got) == len(names), r.stdout
+    for name, a, b in zip(names, _on_threads(1, one_thread), got):
+        assert a == b, name
+
+
 def test_partition_does_not_depend_on_the_thread_count(monkeypatch):
     """A whole run with every parallel stage on (sub-rounds of clustering and Louvain) gives
-    the same blocks on 1 and 2 threads, valid and balanced."""
+    the same blocks on 1, 2 and 16 threads, valid and balanced."""
     monkeypatch.setattr(CpuBackend, "sub_round_min_vertices", 4096)
     h = random_circuit(12_000, seed=2)
     cfg = {"initial": "metis"}
     parts = []
-    for threads in (1, 2):
+    for threads in (1, 2, MANY):
         p = igpart.partition(h, 8, backend="cpu", seed=1, config=dict(cfg, threads=threads))
         assert p.balanced and (p.block_weights <= p.max_block_weight).all()
         parts.append(p.parts)
     np.testing.assert_array_equal(parts[0], parts[1])
+    np.testing.assert_array_equal(parts[0], parts[2])
 
 
 
@@ -179,7 +279,7 @@ def test_stage_thread_cap_changes_no_result_and_restores_the_threads(monkeypatch
 
 def test_jet_does_not_depend_on_the_thread_count():
     """Jet with every parallel path taken (boundary, candidates, sorts of more than 65,536
-    candidates, afterburner): the same partition and gain on 1 and 3 threads, balanced, the gain
+    candidates, afterburner): the same partition and gain on 1, 3 and 16 threads, balanced, the gain
     equal to the objective's change."""
     cpu = get_backend("cpu")
     h = random_circuit(90_000, seed=4)
@@ -189,9 +289,10 @@ def test_jet_does_not_depend_on_the_thread_count():
     parts = (np.random.default_rng(1).permutation(h.n) % k).astype(np.int32)
     runs = [_on_threads(t, lambda: cpu.jet_refine_hypergraph(
         ha, parts, k, bounds, "km1", max_iterations=3, negative_gain_factor=0.75, seed=2))
-        for t in (1, 3)]
-    np.testing.assert_array_equal(runs[0][0], runs[1][0])
-    assert runs[0][1] == runs[1][1] > 0
+        for t in (1, 3, MANY)]
+    for run in runs[1:]:
+        np.testing.assert_array_equal(runs[0][0], run[0])
+        assert runs[0][1] == run[1] > 0
     before = cpu.hypergraph_objective(ha, parts, k, "km1")
     assert before - runs[0][1] == cpu.hypergraph_objective(ha, runs[0][0], k, "km1")
     assert (cpu.block_weights(h.vwgt, runs[0][0], k) <= bounds).all()
@@ -279,7 +380,7 @@ def _sequence_refinement(ha, parts, k, bounds, objective, parallel_min_moves):
 @pytest.mark.parametrize("k", [2, 8])
 def test_parallel_sequence_refinement_equals_the_sequential_one(circuit, k):
     """Sequence refinement evaluating its sequence per net in parallel makes the moves of the
-    sequential evaluation (both objectives, 1 and 3 threads), and its gain is the objective's
+    sequential evaluation (both objectives, 1, 3 and 16 threads), and its gain is the objective's
     decrease."""
     cpu = get_backend("cpu")
     ha = cpu.hypergraph_arrays(circuit)
@@ -291,7 +392,7 @@ def test_parallel_sequence_refinement_equals_the_sequential_one(circuit, k):
     for objective in ("cut", "km1"):
         seq = _sequence_refinement(ha, parts, k, bounds, objective, 1 << 40)
         assert seq[1] > 0
-        for threads in (1, 3):
+        for threads in (1, 3, MANY):
             par = _on_threads(threads, lambda: _sequence_refinement(ha, parts, k, bounds,
                                                                     objective, 1))
             np.testing.assert_array_equal(par[0], seq[0])
@@ -324,7 +425,7 @@ def test_parallel_sequence_refinement_on_small_random_levels():
 
 def test_parallel_transpose_is_the_stable_transpose():
     """The chunked parallel transpose (from 65,536 entries, empty rows and columns included)
-    equals numpy's stable sort of the entries by column, on 1, 2 and 3 threads."""
+    equals numpy's stable sort of the entries by column, on 1, 2, 3 and 16 threads."""
     rng = np.random.default_rng(4)
     nrows, ncols = 30_000, 20_000
     lengths = rng.integers(0, 7, nrows)
@@ -335,7 +436,7 @@ def test_parallel_transpose_is_the_stable_transpose():
     order = np.argsort(ind, kind="stable")
     expect_ptr = np.concatenate([[0], np.cumsum(np.bincount(ind, minlength=ncols))])
     assert ptr[-1] >= 65_536
-    for threads in (1, 2, 3):
+    for threads in (1, 2, 3, MANY):
         tptr, tind = _on_threads(threads, lambda: _cpu.csr_transpose(ptr, ind, ncols))
         np.testing.assert_array_equal(tptr, expect_ptr)
         np.testing.assert_array_equal(tind, rows[order])

@@ -27,12 +27,11 @@ def _import_all() -> dict:
     """The modules a request needs (imported before "ready": the start-up cost is paid here)."""
     import pymetis  # noqa: F401
 
-    from ..kernels import _cpu
+    from ..kernels import _cpu  # noqa: F401
     from ..partitioner.driver import bisect
     from ..partitioner.initial.metis import part_graph
     from ..partitioner.initial.recursive import bisect_request, subtree_request
 
-    _cpu.set_num_threads(1)  # the pool's workers run side by side
     return {"bisect": bisect, "part_graph": part_graph, "bisect_request": bisect_request,
             "subtree_request": subtree_request}
 
@@ -67,6 +66,13 @@ def main() -> None:
     sys.stdout = sys.stderr
     low = "--import-low-priority" in sys.argv[1:]
     fns = _import_low_priority() if low else _import_all()
+    # the pool's workers run side by side: one OpenMP thread each, set on this thread, which
+    # serves the requests (OpenMP's thread count is a per-thread setting: set on the import
+    # thread of --import-low-priority it would not reach them; the pool's OMP_NUM_THREADS=1
+    # gives the same default, this holds without it)
+    from ..kernels import _cpu
+
+    _cpu.set_num_threads(1)
     bisect, part_graph = fns["bisect"], fns["part_graph"]
     serve = {"bisect": fns["bisect_request"], "subtree": fns["subtree_request"]}
 

@@ -69,7 +69,7 @@ void join_slices(std::vector<int64_t> &ptr, std::vector<std::vector<int32_t>> &a
 }
 
 // Rows in vertex order, each row's neighbours in the order the nets meet them (the same graph
-// whatever the number of threads: thread t builds the rows of the t-th contiguous slice).
+// whatever the number of threads: iteration t builds the rows of the t-th contiguous slice).
 WGraph clique_expansion(const HgView &h, int64_t max_net_size) {
     WGraph g;
     const int64_t n = h.n;
@@ -80,9 +80,10 @@ WGraph clique_expansion(const HgView &h, int64_t max_net_size) {
     const int threads = loop_threads(n, kParallelMinItems);
     std::vector<std::vector<int32_t>> adj(static_cast<size_t>(threads));
     std::vector<std::vector<double>> w(static_cast<size_t>(threads));
-#pragma omp parallel num_threads(threads) if (threads > 1)
-    {
-        const int t = threads > 1 ? thread_id() : 0;
+    // one iteration per slice, not one slice per thread id: a team smaller than asked for
+    // (OMP_DYNAMIC, OMP_THREAD_LIMIT, a nested region) still builds every slice
+#pragma omp parallel for schedule(static, 1) num_threads(threads) if (threads > 1)
+    for (int t = 0; t < threads; ++t) {
         const int64_t lo = n * t / threads, hi = n * (t + 1) / threads;
         std::vector<double> acc(static_cast<size_t>(n), 0.0);
         std::vector<int32_t> touched;
@@ -429,8 +430,8 @@ int64_t renumber(std::vector<int32_t> &comm, int64_t bound = -1) {
 }
 
 // The graph of the communities: rows in community order, neighbours ascending, self loops summed
-// in member order (thread t builds the rows of the t-th contiguous slice of communities: the same
-// graph whatever the threads).
+// in member order (iteration t builds the rows of the t-th contiguous slice of communities: the
+// same graph whatever the threads).
 WGraph aggregate(const WGraph &g, const std::vector<int32_t> &comm, int64_t nc) {
     WGraph a;
     a.n = nc;
@@ -460,9 +461,9 @@ WGraph aggregate(const WGraph &g, const std::vector<int32_t> &comm, int64_t nc) 
     const int threads = loop_threads(static_cast<int64_t>(comm.size()), kParallelMinItems);
     std::vector<std::vector<int32_t>> adj(static_cast<size_t>(threads));
     std::vector<std::vector<double>> w(static_cast<size_t>(threads));
-#pragma omp parallel num_threads(threads) if (threads > 1)
-    {
-        const int t = threads > 1 ? thread_id() : 0;
+    // one iteration per slice (as in clique_expansion: any team size builds every slice)
+#pragma omp parallel for schedule(static, 1) num_threads(threads) if (threads > 1)
+    for (int t = 0; t < threads; ++t) {
         // slices of about equal member counts
         auto first = [&](int i) {
             const int64_t target = static_cast<int64_t>(comm.size()) * i / threads;

@@ -9,6 +9,7 @@ the regression flow: it reports what METIS gives, without any igpart refinement.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -18,6 +19,13 @@ from ...hypergraph import Graph, Hypergraph
 from ...parallel import metis_pool
 from ...parallel.threads import c_stdout_to_stderr
 from ..context import check_k
+
+#: Held by every METIS call of this process: METIS seeds GKlib's process-global RNG at the start
+#: of a call and draws from it throughout, so two calls at once (threads of recursive bisection
+#: or of the initial candidates) would draw from each other's streams and their blocks would
+#: depend on the timing. pymetis 2025.2.2 holds the GIL during a call, which serialises them
+#: already; the lock keeps the blocks seeded under a build or a Python that runs it without.
+METIS_LOCK = threading.Lock()
 
 
 def part_graph(
@@ -31,17 +39,19 @@ def part_graph(
     ufactor: int,
 ) -> np.ndarray:
     """Block ids (int32) of METIS k-way (pymetis' default method for ``nparts``) on the CSR
-    graph; the caller sends METIS's stdout elsewhere."""
+    graph; the caller sends METIS's stdout elsewhere. One call at a time per process
+    (:data:`METIS_LOCK`)."""
     import pymetis
 
-    res = pymetis.part_graph(
-        int(nparts),
-        pymetis.CSRAdjacency(xadj, adjncy),
-        vweights=vweights,
-        eweights=eweights,
-        tpwgts=tpwgts,
-        options=pymetis.Options(seed=int(seed), ufactor=int(ufactor)),
-    )
+    with METIS_LOCK:
+        res = pymetis.part_graph(
+            int(nparts),
+            pymetis.CSRAdjacency(xadj, adjncy),
+            vweights=vweights,
+            eweights=eweights,
+            tpwgts=tpwgts,
+            options=pymetis.Options(seed=int(seed), ufactor=int(ufactor)),
+        )
     return np.asarray(res.vertex_part, dtype=np.int32)
 
 
