@@ -316,7 +316,8 @@ class GpuBackend(HostFallback, Backend):
         neuron x22, stereo_vision x22, ibm10 x29, ibm11 x29 at k = 16): 0.68x the time
         (0.54-0.79 s against 0.77-1.15 s), cut geomean 1.013x (0.922x-1.055x per input, two
         seeds each); the `large` suite at k = 16 (one seed): 5.23x faster than Mt-KaHyPar-16 at
-        1.042x its cut, against 3.60x at 0.989x before. Measured at k = 16 on inputs of about
+        1.042x its cut, against 3.60x at 0.989x before (5.58x at 0.971x in a later run of the
+        suite, 423c367, with leaner Jet buffers). Measured at k = 16 on inputs of about
         2M vertices only: k = 3-8 and 17-63, and inputs of 100,000 to 2M vertices (cholesky_mc
         itself, 113k, in the small suite), follow the rule unmeasured."""
         return 2 < int(k) < self.LARGE_K and int(n) >= self.LARGE_MIN_N
