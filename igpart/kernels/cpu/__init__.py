@@ -45,7 +45,10 @@ class CpuBackend(Backend):
     #: up (0: every thread of the run): on many threads the small levels' parallel loops cost a
     #: whole team's start and barriers for little work each (on the 16-core machine ibm01's
     #: clustering and contraction, 12.7k vertices, took 0.036 and 0.025 s on 16 threads, about
-    #: twice what one thread of the 2-core VM takes). Not yet measured on 16 cores.
+    #: twice what one thread of the 2-core VM takes). The value itself is not swept: on the
+    #: 16-core machine the `small` suite went from 0.23x to 0.31x Mt-KaHyPar-16's speed with it
+    #: and the other fixed-cost changes of the same commit (BENCHMARKS.md, "`small`, GPU vs the
+    #: C++ backend and Mt-KaHyPar-16"); `large` on 16 threads was not re-run with it.
     #: Threads only, never the result: every stage gives the same result on any number of
     #: them. Process-wide: set in the C++ module when a CpuBackend is made.
     stage_pins_per_thread = 16_384
