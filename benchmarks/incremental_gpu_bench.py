@@ -16,10 +16,15 @@ per-batch GPU latency, the quality ratio the incremental objective over the medi
 multilevel run varies by a few percent from seed to seed, so a single run is a noisy reference).
 
 ``--memory-budget`` runs the GPU structure under a budget (below its footprint: bucket pools in
-page-locked host memory, zero-copy).
+page-locked host memory, zero-copy). ``--budget-fractions 4 16`` runs, beside the in-memory
+structure and on the same batches, one structure per budget of footprint / F (F = 4, 16): each
+batch is applied and refined on every structure in turn, each timed on its own, and after every
+batch the partition, cut and km1 of each must equal the in-memory structure's (the run stops at
+the first difference); a budget below what the structure needs besides its pools is reported as
+refused, with that minimum.
 
     python benchmarks/incremental_gpu_bench.py [--n 1000000] [--batches 200] [--k 8] [--json F]
-        [--memory-budget BYTES|half]
+        [--memory-budget BYTES|half] [--budget-fractions 4 16]
 """
 
 from __future__ import annotations
@@ -58,6 +63,62 @@ def stats_us(seconds: list[float]) -> dict:
             "max_us": float(us.max()), "mean_us": float(us.mean())}  # fmt: skip
 
 
+def build_budgeted(h, parts, args) -> tuple[list[dict], list[dict]]:
+    """One GPU structure per ``--budget-fractions`` F at footprint / F (those the budget cannot
+    hold are returned as refused, with the bytes the structure needs besides its pools)."""
+    from igpart.dynamic import _footprint_parts, device_footprint
+    from igpart.errors import BackendUnavailable
+
+    need = device_footprint(h, args.k)
+    _, rest = _footprint_parts(h, args.k, 1, 0.1)
+    engines, refused = [], []
+    for f in args.budget_fractions:
+        b = need // f
+        try:
+            d = DynamicHypergraph.from_hypergraph(h, parts, args.k, args.epsilon, backend="gpu",
+                                                  memory_budget=b)  # fmt: skip
+        except BackendUnavailable as exc:
+            refused.append({"fraction": f, "budget": b, "footprint": need, "minimum": rest,
+                            "error": str(exc)})  # fmt: skip
+            print(f"footprint / {f} = {b:,} B: refused (needs {rest:,} B besides its pools)")
+            continue
+        print(f"footprint / {f} = {b:,} B (footprint {need:,}): host pools "
+              f"{d.stats['host_pools']}")  # fmt: skip
+        engines.append({"fraction": f, "budget": b, "footprint": need, "d": d, "lat": []})
+    return engines, refused
+
+
+def step_budgeted(engines: list[dict], ref, batch, objective: str, i: int, timed: bool) -> None:
+    """Applies and refines ``batch`` on every budgeted structure; stops the run where one's
+    partition, cut or km1 differs from the in-memory structure ``ref``'s."""
+    for e in engines:
+        d = e["d"]
+        t0 = time.perf_counter()
+        d.apply(batch)
+        d.refine(objective)
+        t1 = time.perf_counter()
+        if timed:
+            e["lat"].append(t1 - t0)
+        if (d.cut, d.km1) != (ref.cut, ref.km1) or not np.array_equal(d.parts, ref.parts):
+            raise SystemExit(f"batch {i}: footprint / {e['fraction']} differs from in memory "
+                             f"(cut {d.cut} vs {ref.cut}, km1 {d.km1} vs {ref.km1})")  # fmt: skip
+
+
+def report_budgeted(engines: list[dict], refused: list[dict], lat: list[float]) -> list[dict]:
+    rows = []
+    base = float(np.median(lat))
+    for e in engines:
+        s = stats_us(e["lat"])
+        ratio = s["median_us"] * 1e-6 / base
+        print(f"  footprint / {e['fraction']:<3d} apply + refine median {s['median_us']:8.1f} us  "
+              f"p95 {s['p95_us']:8.1f} us  ({ratio:.2f}x in memory); same partition, cut and "
+              f"km1 as in memory after every batch")  # fmt: skip
+        rows.append({"fraction": e["fraction"], "budget": e["budget"], "footprint": e["footprint"],
+                     "host_pools": bool(e["d"].stats["host_pools"]), "apply_refine": s,
+                     "vs_in_memory": ratio, "identical": True})  # fmt: skip
+    return rows + [dict(r, identical=None) for r in refused]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=1_000_000)
@@ -83,6 +144,9 @@ def main() -> None:
                     help="device memory budget of the GPU structure (e.g. 200MiB, or 'half': "
                     "half its estimated footprint): below the footprint its bucket pools live "
                     "in page-locked host memory, read over the bus")
+    ap.add_argument("--budget-fractions", type=int, nargs="*", default=[],
+                    help="also run, in lockstep, one structure per budget of footprint / F and "
+                    "check that its partition equals the in-memory one's after every batch")
     ap.add_argument("--json", default=None, help="write the figures here")
     args = ap.parse_args()
 
@@ -122,6 +186,7 @@ def main() -> None:
     gpu = DynamicHypergraph.from_hypergraph(h, parts, args.k, args.epsilon, backend="gpu",
                                             memory_budget=budget)  # fmt: skip
     print(f"GPU structure: memory budget {budget}, host pools {gpu.stats['host_pools']}")
+    budgeted, refused = build_budgeted(h, parts, args)
     cupy.cuda.runtime.deviceSynchronize()
     t_build_gpu = time.perf_counter() - t
     t = time.perf_counter()
@@ -142,6 +207,7 @@ def main() -> None:
         t2 = time.perf_counter()
         info = gpu.refine(args.objective)
         t3 = time.perf_counter()
+        step_budgeted(budgeted, gpu, b, args.objective, i, timed=i >= args.warmup)
         if i < args.warmup:
             continue
         records.append(len(b))
@@ -182,6 +248,7 @@ def main() -> None:
         f", region median {np.median(region):.0f}, changed median {np.median(changed):.0f}"
     )
 
+    budget_rows = report_budgeted(budgeted, refused, lat)
     snap = gpu.to_hypergraph()
     inc = evaluate(snap.hypergraph, snap.parts, args.k, args.epsilon)
     fulls, t_fulls = [], []
@@ -222,6 +289,7 @@ def main() -> None:
         "region_median": float(np.median(region)), "checks": checks,
         "build_gpu_s": t_build_gpu, "build_cpu_s": t_build_cpu,
         "memory_budget": budget, "host_pools": gpu.stats["host_pools"],
+        "budget_fractions": budget_rows,
     }  # fmt: skip
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=1))
