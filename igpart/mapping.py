@@ -51,6 +51,10 @@ ULTRA_SEEDS = 4  # partitioner seeds per multisection of "hm-ultra" (the best km
 #: "hm-ultra": no V-cycles (the best of its seeds makes up for them: ibm01-03 0.97x
 #: Mt-KaHyPar's cost, 0.96x with them, at less than half the time). BENCHMARKS.md,
 #: "Process mapping".
+#: partitioner seeds of the first split per algorithm (the best, balanced first and then of least
+#: km1, is kept): that split's cut pays the largest distance, so its seeds pay most; the later
+#: splits run ``ULTRA_SEEDS`` seeds (``hm-ultra``) or one.
+FIRST_SPLIT_SEEDS: dict[str, int] = {"hm": 1, "hm-ultra": ULTRA_SEEDS}
 SPLIT_EFFORT: dict[str, tuple[dict, dict]] = {
     "hm": ({"vcycles": 0}, {"preset": "speed"}),
     "hm-ultra": ({"vcycles": 0}, {"vcycles": 0}),
@@ -336,6 +340,7 @@ def map_processes(
     _validate(h, k, epsilon, "km1", seed)
     epsilon = float(epsilon)
     seeds = [int(seed) + s for s in range(ULTRA_SEEDS if algorithm == "hm-ultra" else 1)]
+    first_seeds = [int(seed) + s for s in range(FIRST_SPLIT_SEEDS.get(algorithm, len(seeds)))]
     config = {"threads": int(threads)} if threads else None
     if algorithm == "two-phase":
         if cluster is not None:
@@ -355,10 +360,12 @@ def map_processes(
         with connect(cluster) as client:
             pe, splits, used, timings = _multisection(h, a, epsilon, backend, seeds, config,
                                                       client,
-                                                      effort=SPLIT_EFFORT.get(algorithm))
+                                                      effort=SPLIT_EFFORT.get(algorithm),
+                                                      first_seeds=first_seeds)
     else:
         pe, splits, used, timings = _multisection(h, a, epsilon, backend, seeds, config,
-                                                  effort=SPLIT_EFFORT.get(algorithm))
+                                                  effort=SPLIT_EFFORT.get(algorithm),
+                                                  first_seeds=first_seeds)
     seconds = time.perf_counter() - t0
     return Mapping.from_parts(
         h, pe, a, d, epsilon, seconds=seconds, algorithm=algorithm,
@@ -369,14 +376,16 @@ def map_processes(
 
 def _multisection(h, a: tuple[int, ...], epsilon: float, backend, seeds: list[int], config,
                   client=None, partitioner: str | tuple[str, str] = "multilevel",
-                  effort: tuple[dict, dict] | None = None):  # fmt: skip
+                  effort: tuple[dict, dict] | None = None,
+                  first_seeds: list[int] | None = None):  # fmt: skip
     """Algorithm 2 of the paper, level by level from the outermost: every group of the current
     level is split into the next level's count (by :func:`igpart.partition` with
     ``algorithm=partitioner``, or a pair: the first split's and the later ones'; each split a
     task of ``client``'s cluster when given); returns (PE ids, splits, backend, timings).
     ``effort``: partitioner settings added to ``config`` for the first split (the whole input)
     and for the splits of the later levels. The multilevel splits of a hypergraph share the
-    input's Louvain communities, found once (:func:`_input_communities`)."""
+    input's Louvain communities, found once (:func:`_input_communities`). ``first_seeds``: the
+    first split's seeds (default ``seeds``)."""
     k = int(np.prod(a))
     total = int(h.vwgt.sum())
     pe = np.zeros(h.n, dtype=np.int64)  # the group id at the current level, mixed radix
@@ -422,8 +431,9 @@ def _multisection(h, a: tuple[int, ...], epsilon: float, backend, seeds: list[in
             eps = adaptive_epsilon(epsilon, total, k, int(sub.vwgt.sum()), sub_k, depth,
                                    parts_here)  # fmt: skip
             labels = None if communities is None else _compact(communities[verts])
-            jobs.append((verts, (sub, parts_here, eps, backend_name, seeds, level_config, level,
-                                 g, split_partitioner,
+            split_seeds = first_seeds if first_seeds and ngroups == 1 else seeds
+            jobs.append((verts, (sub, parts_here, eps, backend_name, split_seeds, level_config,
+                                 level, g, split_partitioner,
                                  labels if split_partitioner == "multilevel" else None)))
         if client is None:
             results = _run_splits(jobs, backend, config)
