@@ -20,8 +20,7 @@ page-locked host memory, zero-copy). ``--budget-fractions 4 16`` runs, beside th
 structure and on the same batches, one structure per budget of footprint / F (F = 4, 16): each
 batch is applied and refined on every structure in turn, each timed on its own, and after every
 batch the partition, cut and km1 of each must equal the in-memory structure's (the run stops at
-the first difference); a budget below what the structure needs besides its pools is reported as
-refused, with that minimum.
+the first difference); a budget the structure refuses is reported with the minimum it names.
 
     python benchmarks/incremental_gpu_bench.py [--n 1000000] [--batches 200] [--k 8] [--json F]
         [--memory-budget BYTES|half] [--budget-fractions 4 16]
@@ -65,25 +64,24 @@ def stats_us(seconds: list[float]) -> dict:
 
 def build_budgeted(h, parts, args) -> tuple[list[dict], list[dict]]:
     """One GPU structure per ``--budget-fractions`` F at footprint / F (those the budget cannot
-    hold are returned as refused, with the bytes the structure needs besides its pools)."""
-    from igpart.dynamic import _footprint_parts, device_footprint
-    from igpart.errors import BackendUnavailable
+    hold are returned as refused, with the error naming the minimum)."""
+    from igpart.dynamic import device_footprint
+    from igpart.errors import InputError
 
     need = device_footprint(h, args.k)
-    _, rest = _footprint_parts(h, args.k, 1, 0.1)
     engines, refused = [], []
     for f in args.budget_fractions:
         b = need // f
         try:
             d = DynamicHypergraph.from_hypergraph(h, parts, args.k, args.epsilon, backend="gpu",
                                                   memory_budget=b)  # fmt: skip
-        except BackendUnavailable as exc:
-            refused.append({"fraction": f, "budget": b, "footprint": need, "minimum": rest,
-                            "error": str(exc)})  # fmt: skip
-            print(f"footprint / {f} = {b:,} B: refused (needs {rest:,} B besides its pools)")
+        except InputError as exc:
+            refused.append({"fraction": f, "budget": b, "footprint": need, "error": str(exc)})
+            print(f"footprint / {f} = {b:,} B: refused ({exc})")
             continue
-        print(f"footprint / {f} = {b:,} B (footprint {need:,}): host pools "
-              f"{d.stats['host_pools']}")  # fmt: skip
+        st = d.stats
+        print(f"footprint / {f} = {b:,} B (footprint {need:,}): host pools {st['host_pools']}, "
+              f"host state {st['host_state']}")  # fmt: skip
         engines.append({"fraction": f, "budget": b, "footprint": need, "d": d, "lat": []})
     return engines, refused
 
@@ -114,7 +112,8 @@ def report_budgeted(engines: list[dict], refused: list[dict], lat: list[float]) 
               f"p95 {s['p95_us']:8.1f} us  ({ratio:.2f}x in memory); same partition, cut and "
               f"km1 as in memory after every batch")  # fmt: skip
         rows.append({"fraction": e["fraction"], "budget": e["budget"], "footprint": e["footprint"],
-                     "host_pools": bool(e["d"].stats["host_pools"]), "apply_refine": s,
+                     "host_pools": bool(e["d"].stats["host_pools"]),
+                     "host_state": bool(e["d"].stats["host_state"]), "apply_refine": s,
                      "vs_in_memory": ratio, "identical": True})  # fmt: skip
     return rows + [dict(r, identical=None) for r in refused]
 

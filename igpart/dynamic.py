@@ -67,8 +67,9 @@ reports the bytes that would move host -> device: hits in the cache cost nothing
 rows are zero-copy reads of their bytes, rows entering the cache or changed while in it are
 loaded. The GPU structure under a budget below its estimated footprint (:func:`device_footprint`)
 keeps its bucket pools, the adjacency, in page-locked host memory that its kernels read over the
-bus (zero-copy, no cache; the same kernels and results); when even the rest does not fit,
-BackendUnavailable says so.
+bus (zero-copy, no cache; the same kernels and results); when even the rest does not fit, every
+per-vertex and per-net array goes there too (the device keeps the batch buffers and block
+weights; a budget below those is refused naming the minimum).
 
 Graphs: :meth:`DynamicHypergraph.from_graph` stores each edge as a 2-pin net (net ``i`` is edge
 ``i`` of :meth:`Graph.edge_list`), so that cut and km1 both equal the edge cut.
@@ -510,13 +511,11 @@ class DynamicHypergraph:
                 raise InputError("the GPU backend keeps Phi dense: use phi='dense' or 'auto'")
             sparse = False
             budget = budget if budget is not None else getattr(be, "memory_budget", None)
-            if budget is not None and _gpu_host_pools(h, k, int(gamma), float(headroom), budget):
-                extra["host_pools"] = True
+            if budget is not None:
+                extra = _gpu_placement(h, k, int(gamma), float(headroom), budget)
         minimum = _budget.dynamic_minimum(h.n, h.m, k)
         if budget is not None:
-            _budget.require(budget, minimum,
-                            f"the dynamic hypergraph of {h.n:,} vertices and {h.m:,} nets at k = "
-                            f"{k} (its per-vertex and per-net device state)")  # fmt: skip
+            _budget.require(budget, *_budget.dynamic_requirement(be.name, h.n, h.m, k))
         impl = be.dynamic_hypergraph(
             h.eptr, h.eind, h.n, h.vwgt, h.ewgt, p, k, float(epsilon),
             gamma=int(gamma), headroom=float(headroom), growth=float(growth), sparse_phi=sparse,
@@ -851,17 +850,19 @@ def device_footprint(h: Hypergraph, k: int, gamma: int = 1, headroom: float = 0.
     return sum(_footprint_parts(h, k, gamma, headroom))
 
 
-def _gpu_host_pools(h: Hypergraph, k: int, gamma: int, headroom: float, budget: int) -> bool:
-    """Whether the GPU structure must keep its bucket pools in host memory (zero-copy) to stay
-    within ``budget``; BackendUnavailable when even the rest does not fit."""
+def _gpu_placement(h: Hypergraph, k: int, gamma: int, headroom: float, budget: int) -> dict:
+    """Where the GPU structure keeps its arrays within ``budget`` (options of
+    ``GpuDynamicHypergraph``): all on the device ({}) when its footprint fits; its bucket pools
+    (the adjacency) in page-locked host memory, read over the bus, when the rest fits
+    (``host_pools``); else every per-vertex and per-net array there too (``host_state``), the
+    device keeping the batch buffers and block weights
+    (:func:`igpart.kernels.budget.dynamic_host_state_minimum`)."""
     pools, rest = _footprint_parts(h, k, gamma, headroom)
     if pools + rest <= budget:
-        return False
-    _budget.require_fits(budget, rest,
-                         "the GPU dynamic hypergraph of this design, its bucket pools in host "
-                         "memory,", "the host store with a device cache runs on the CPU engine "
-                         "(engine='cpu' with the same memory_budget)")  # fmt: skip
-    return True
+        return {}
+    if rest <= budget:
+        return {"host_pools": True}
+    return {"host_state": True}
 
 
 __all__ = [

@@ -320,9 +320,8 @@ class IncrementalPartitioner:
             if self.targets is None else self.targets)
         hyper = h.to_hypergraph() if self.is_graph else h
         if self.memory_budget is not None:  # a budget below the minimum fails before partitioning
-            budget.require(self.memory_budget, budget.dynamic_minimum(hyper.n, hyper.m, self.k),
-                           f"the dynamic hypergraph of {hyper.n:,} vertices and {hyper.m:,} "
-                           f"nets at k = {self.k} (its per-vertex and per-net device state)")
+            budget.require(self.memory_budget,
+                           *budget.dynamic_requirement(engine, hyper.n, hyper.m, self.k))
             if backend != "cpu":
                 self.backend = _full_backend(backend, self.memory_budget, hyper, self.k)
         #: seconds of the initial partition (0 when ``parts`` were given)

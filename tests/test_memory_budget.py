@@ -13,7 +13,7 @@ import pytest
 
 from igpart import Hypergraph, io
 from igpart.dynamic import Batch, DynamicHypergraph
-from igpart.errors import BackendUnavailable, InputError
+from igpart.errors import InputError
 from igpart.generators import random_circuit
 from igpart.incremental import IncrementalPartitioner
 from igpart.kernels import budget, get_backend
@@ -292,8 +292,10 @@ def test_gpu_improve_under_budget():
 
 @pytest.mark.gpu
 def test_gpu_engine_budget(monkeypatch):
-    """Below its footprint the GPU structure keeps its bucket pools in host memory (zero-copy)
-    and gives the in-memory structure's results batch for batch; below the rest, an error."""
+    """Below its footprint the GPU structure keeps its bucket pools in host memory (zero-copy),
+    below the rest of its state every per-vertex and per-net array too, and gives the in-memory
+    structure's results batch for batch (transactions included); below the batch buffers, an
+    error naming the minimum."""
     from igpart.dynamic import _footprint_parts, device_footprint
 
     h = random_circuit(3000, seed=6)
@@ -302,28 +304,45 @@ def test_gpu_engine_budget(monkeypatch):
     pools, rest = _footprint_parts(h, 4, 1, 0.1)
     fits = DynamicHypergraph.from_hypergraph(h, parts, 4, backend="gpu", memory_budget=need)
     assert not fits.stats["host_pools"]
-    # no headroom: the pools grow within the first batches (the growth of the host pools is
-    # part of what must give the same results)
+    # no headroom: the pools and id ranges grow within the first batches (growth of the host
+    # arrays is part of what must give the same results)
     plain = DynamicHypergraph.from_hypergraph(h, parts, 4, backend="gpu", headroom=0.0)
     zero = DynamicHypergraph.from_hypergraph(h, parts, 4, backend="gpu", memory_budget=rest,
                                              headroom=0.0)
-    assert zero.stats["host_pools"]
+    low = budget.dynamic_host_state_minimum(4)
+    state = DynamicHypergraph.from_hypergraph(h, parts, 4, backend="gpu", memory_budget=low,
+                                              headroom=0.0)
+    assert zero.stats["host_pools"] and not zero.stats["host_state"]
+    assert state.stats["host_pools"] and state.stats["host_state"]
     rng = np.random.default_rng(1)
     model = Model(h, parts, 4)
     for i in range(30):  # growth of the host pools included
         b = random_batch(model, rng, 40, weighted=False)
-        plain.apply(b)
-        zero.apply(b)
-        r1, r2 = plain.refine("cut"), zero.refine("cut")
-        assert (plain.cut, plain.km1) == (zero.cut, zero.km1), i
-        assert np.array_equal(plain.parts, zero.parts), i
-        assert r1["changed"] == r2["changed"]
-    zero.check()
-    assert zero.stats["vertex_pool"]["growths"] + zero.stats["net_pool"]["growths"] > 0
-    with pytest.raises(BackendUnavailable, match="engine='cpu'"):
-        DynamicHypergraph.from_hypergraph(h, parts, 4, backend="gpu", memory_budget=rest - 1)
-    monkeypatch.setenv(budget.ENV, str(rest - 1))
-    with pytest.raises(BackendUnavailable, match="engine='cpu'"):
+        rolled = i % 7 == 3  # a transaction rolled back on every structure, then the batch again
+        for d in (plain, zero, state):
+            if rolled:
+                d.begin_batch()
+                d.apply(b)
+                d.refine("cut")
+                d.rollback_batch()
+            d.apply(b)
+        r1, r2, r3 = plain.refine("cut"), zero.refine("cut"), state.refine("cut")
+        for d in (zero, state):
+            assert (plain.cut, plain.km1) == (d.cut, d.km1), i
+            assert np.array_equal(plain.parts, d.parts), i
+            assert np.array_equal(plain.block_weights, d.block_weights), i
+        assert r1["changed"] == r2["changed"] == r3["changed"]
+    for d in (zero, state):
+        d.check()
+        assert d.stats["vertex_pool"]["growths"] + d.stats["net_pool"]["growths"] > 0
+    assert state.stats["vertex_id_growths"] + state.stats["net_id_growths"] > 0
+    snap_a, snap_b = plain.to_hypergraph(), state.to_hypergraph()
+    assert np.array_equal(snap_a.parts, snap_b.parts)
+    assert np.array_equal(snap_a.hypergraph.eind, snap_b.hypergraph.eind)
+    with pytest.raises(InputError, match=f"{low:,}"):
+        DynamicHypergraph.from_hypergraph(h, parts, 4, backend="gpu", memory_budget=low - 1)
+    monkeypatch.setenv(budget.ENV, str(low - 1))
+    with pytest.raises(InputError, match="host memory"):
         DynamicHypergraph.from_hypergraph(h, parts, 4, backend="gpu")
 
 

@@ -21,7 +21,7 @@ import math
 import os
 import re
 
-from ..errors import BackendUnavailable, InputError
+from ..errors import InputError
 
 #: The environment variable of the default device memory budget.
 ENV = "IGPART_GPU_MEMORY_BUDGET"
@@ -32,6 +32,11 @@ VERTEX_BYTES = 1 + 8 + 4 + 12 + 16
 #: Device bytes per net id under a budget, besides Phi: status 1, weight 8, connectivity 4, row
 #: start 8 and length 4, refinement marks 8.
 NET_BYTES = 1 + 8 + 4 + 12 + 8
+#: Device bytes the GPU dynamic hypergraph keeps whatever the budget when its state lives in
+#: host memory: the buffers that follow a batch (records and per-record scratch, about 150
+#: bytes a record: this covers batches of about 6,000 records; larger ones grow them), the
+#: counters and the kernels' pointer tables; plus 16 bytes per block (block weights).
+DYNAMIC_DEVICE_FLOOR = 1 << 20
 #: Vertices per block at which the multilevel coarsening stops (DESIGN §4: c = 160).
 COARSE_VERTICES_PER_BLOCK = 160
 
@@ -87,6 +92,25 @@ def dynamic_minimum(vertex_ids: int, net_ids: int, k: int) -> int:
     return int(vertex_ids) * VERTEX_BYTES + int(net_ids) * (NET_BYTES + 4 * int(k)) + 8 * int(k)
 
 
+def dynamic_host_state_minimum(k: int) -> int:
+    """Device bytes the GPU dynamic hypergraph needs with all of its per-vertex and per-net
+    state in page-locked host memory (:data:`DYNAMIC_DEVICE_FLOOR` and the block weights)."""
+    return DYNAMIC_DEVICE_FLOOR + 16 * int(k)
+
+
+def dynamic_requirement(engine: str, vertex_ids: int, net_ids: int, k: int) -> tuple[int, str]:
+    """(bytes, what they hold): the least budget the dynamic hypergraph accepts on ``engine``
+    (``"cpu"``: its modelled device state, :func:`dynamic_minimum`; ``"gpu"``: its batch
+    buffers with the state in host memory, or the device state where that is smaller)."""
+    if engine == "gpu":
+        need = min(dynamic_minimum(vertex_ids, net_ids, k), dynamic_host_state_minimum(k))
+        return need, (f"the GPU dynamic hypergraph at k = {k} with its state in host memory "
+                      "(the batch buffers and block weights)")  # fmt: skip
+    return dynamic_minimum(vertex_ids, net_ids, k), (
+        f"the dynamic hypergraph of {vertex_ids:,} vertices and {net_ids:,} nets at k = {k} "
+        "(its per-vertex and per-net device state)")  # fmt: skip
+
+
 def level_bytes(n: int, m: int, pins: int, k: int) -> int:
     """Device bytes of one hypergraph level during partitioning: both incidence directions
     (offsets 8, pins 4 each way), vertex and net weights (8), blocks (4), Phi (4k per net) and
@@ -125,16 +149,6 @@ def check_partition(budget: int, n: int, m: int, pins: int, k: int) -> None:
             f"{int(k)} blocks (a level at the coarsening limit)")  # fmt: skip
 
 
-def require_fits(budget: int, need: int, what: str, remedy: str) -> None:
-    """BackendUnavailable when ``need`` bytes of ``what`` exceed ``budget``: the out-of-core
-    path for it is not built; ``remedy`` says what to do instead."""
-    if need > budget:
-        raise BackendUnavailable(
-            f"{what} needs about {need:,} bytes of device memory, above the budget of "
-            f"{budget:,}; {remedy}"
-        )
-
-
 def _human(b: int) -> str:
     for unit, size in (("TiB", 1 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
         if b >= size:
@@ -151,6 +165,5 @@ __all__ = [
     "level_bytes",
     "parse_bytes",
     "require",
-    "require_fits",
     "resolve",
 ]

@@ -19,7 +19,11 @@ rebalancing fallback when a block is still overloaded.
 ``host_pools=True`` (what a memory budget below the structure's footprint asks for) puts the
 bucket pools, the adjacency (``vslot``/``vnext``/``eslot``/``enext``), in page-locked host memory
 that the kernels read and write in place over the bus (zero-copy, unified virtual addressing);
-everything else stays on the device. The kernels are the same, so are the results.
+everything else stays on the device. ``host_state=True`` (a budget below even the rest) puts
+every array whose size follows the vertex or net ids there too (status, weights, blocks, Phi,
+list headers, marks, the refinement's scratch), leaving on the device only what follows the
+batch (its records and buffers), the counters and the block weights. The kernels are the same,
+so are the results; every access to the state then crosses the bus.
 
 dynamic.cu is compiled by the GPU backend's loader (``_loader.kernel("dynamic", name)``).
 """
@@ -152,7 +156,7 @@ class GpuDynamicHypergraph:
     """Bucket-list dynamic hypergraph with a maintained partition, on the GPU."""
 
     def __init__(self, eptr, eind, n, vwgt, ewgt, parts, k, epsilon, gamma=1, headroom=0.1,
-                 growth=2.0, sparse_phi=False, host_pools=False):  # fmt: skip
+                 growth=2.0, sparse_phi=False, host_pools=False, host_state=False):  # fmt: skip
         eptr = np.ascontiguousarray(eptr, dtype=np.int64)
         eind = np.ascontiguousarray(eind, dtype=np.int32)
         n, m, k = int(n), eptr.size - 1, int(k)
@@ -169,7 +173,8 @@ class GpuDynamicHypergraph:
             raise ValueError("parts: block id out of range")
         self.k, self.epsilon, self.gamma = k, float(epsilon), int(gamma)
         self.headroom, self.growth, self.sparse_phi = float(headroom), float(growth), False
-        self.host_pools = bool(host_pools)
+        self.host_state = bool(host_state)
+        self.host_pools = bool(host_pools) or self.host_state
         self.vid_growths = self.eid_growths = 0
         self.vpool_growths = self.epool_growths = 0
         self._stream = cupy.cuda.get_current_stream()
@@ -187,22 +192,23 @@ class GpuDynamicHypergraph:
         self.vcap, self.ecap = vcap, ecap
         xp = cupy
         a = {}
-        a["vstatus"] = xp.asarray(_pad(np.ones(n, dtype=np.int8), vcap, 0))
-        a["estatus"] = xp.asarray(_pad(np.ones(m, dtype=np.int8), ecap, 0))
-        a["vwgt"] = xp.asarray(_pad(vwgt, vcap, 0))
-        a["ewgt"] = xp.asarray(_pad(ewgt, ecap, 0))
-        a["part"] = xp.asarray(_pad(parts, vcap, -1))
-        a["lam"] = xp.zeros(ecap, dtype=xp.int32)
-        a["vfree"] = xp.zeros(vcap, dtype=xp.int32)
-        a["efree"] = xp.zeros(ecap, dtype=xp.int32)
+        st, full = self._state, self._state_full
+        a["vstatus"] = st(_pad(np.ones(n, dtype=np.int8), vcap, 0))
+        a["estatus"] = st(_pad(np.ones(m, dtype=np.int8), ecap, 0))
+        a["vwgt"] = st(_pad(vwgt, vcap, 0))
+        a["ewgt"] = st(_pad(ewgt, ecap, 0))
+        a["part"] = st(_pad(parts, vcap, -1))
+        a["lam"] = full(ecap, np.int32, 0)
+        a["vfree"] = full(vcap, np.int32, 0)
+        a["efree"] = full(ecap, np.int32, 0)
         for prefix, (head, tail, nb, size, slot, nxt, _), cap in (("v", V, vcap), ("e", E, ecap)):
-            a[prefix + "head"] = xp.asarray(_pad(head, cap, -1))
-            a[prefix + "tail"] = xp.asarray(_pad(tail, cap, -1))
-            a[prefix + "nb"] = xp.asarray(_pad(nb, cap, 0))
-            a[prefix + "size"] = xp.asarray(_pad(size, cap, 0))
+            a[prefix + "head"] = st(_pad(head, cap, -1))
+            a[prefix + "tail"] = st(_pad(tail, cap, -1))
+            a[prefix + "nb"] = st(_pad(nb, cap, 0))
+            a[prefix + "size"] = st(_pad(size, cap, 0))
             a[prefix + "slot"] = self._pool_array(slot.size, slot.dtype, -1, slot)
             a[prefix + "next"] = self._pool_array(nxt.size, nxt.dtype, -1, nxt)
-        a["phi"] = xp.zeros(ecap * k, dtype=xp.int32)
+        a["phi"] = full(ecap * k, np.int32, 0)
         bw = np.zeros(k, dtype=np.int64)
         if n:
             po = np.argsort(parts, kind="stable")
@@ -215,13 +221,13 @@ class GpuDynamicHypergraph:
             n, m, int(vwgt.sum()), n, m, eind.size)
         ctr[[_C["vused"], _C["vftop"], _C["eused"], _C["eftop"]]] = (V[6], -1, E[6], -1)
         a["ctr"] = xp.asarray(ctr)
-        a["vmark"] = xp.zeros(vcap, dtype=xp.int32)
-        a["emark"] = xp.zeros(ecap, dtype=xp.int32)
-        a["vpend"] = xp.zeros(vcap, dtype=xp.int32)
-        a["epend"] = xp.zeros(ecap, dtype=xp.int32)
-        a["minp"] = xp.full(ecap, 2**31 - 1, dtype=xp.int32)
-        a["vlast"] = xp.full(vcap, -1, dtype=xp.int32)
-        a["vflag"] = xp.zeros(vcap, dtype=xp.int32)
+        a["vmark"] = full(vcap, np.int32, 0)
+        a["emark"] = full(ecap, np.int32, 0)
+        a["vpend"] = full(vcap, np.int32, 0)
+        a["epend"] = full(ecap, np.int32, 0)
+        a["minp"] = full(ecap, np.int32, 2**31 - 1)
+        a["vlast"] = full(vcap, np.int32, -1)
+        a["vflag"] = full(vcap, np.int32, 0)
         self._a = a
         self._table()
         if m:
@@ -256,6 +262,19 @@ class GpuDynamicHypergraph:
         if init is not None:
             out[: init.size] = cupy.asarray(init)
         return out
+
+    def _state(self, init: np.ndarray) -> cupy.ndarray:
+        """A state array holding ``init``: on the device, or in page-locked host memory
+        (host_state)."""
+        if self.host_state:
+            return _mapped(init.size, init.dtype, 0, init)
+        return cupy.asarray(init)
+
+    def _state_full(self, n: int, dtype, fill) -> cupy.ndarray:
+        """A state array of ``n`` elements ``fill``, placed as :meth:`_state`."""
+        if self.host_state:
+            return _mapped(n, dtype, fill)
+        return cupy.full(n, fill, dtype=dtype)
 
     def _table(self) -> None:
         ptrs = np.array([self._a[name].data.ptr for name in _P_NAMES], dtype=np.uint64)
@@ -294,15 +313,16 @@ class GpuDynamicHypergraph:
         if self._ref_caps == (self.vcap, self.ecap):
             return
         xp, vc, ec = cupy, self.vcap, self.ecap
-        r = [xp.zeros(vc, dtype=xp.int32) for _ in range(8)]  # reg..mv_ord
-        r.append(xp.zeros(vc, dtype=xp.int64))  # mv_s
-        r += [xp.zeros(ec, dtype=xp.int32), xp.zeros(ec, dtype=xp.int32)]  # te, tel
-        r.append(xp.zeros(ec, dtype=xp.int64))  # tew
+        z = lambda size, dtype: self._state_full(size, dtype, 0)  # noqa: E731
+        r = [z(vc, np.int32) for _ in range(8)]  # reg..mv_ord
+        r.append(z(vc, np.int64))  # mv_s
+        r += [z(ec, np.int32), z(ec, np.int32)]  # te, tel
+        r.append(z(ec, np.int64))  # tew
         r.append(xp.zeros(self.k, dtype=xp.int64))  # bwt
-        r += [xp.zeros(vc, dtype=xp.int32), xp.zeros(vc, dtype=xp.int32)]  # changed, its from
+        r += [z(vc, np.int32), z(vc, np.int32)]  # changed, its from
         self._r = r
         self._R = xp.asarray(np.array([x.data.ptr for x in r], dtype=np.uint64))
-        self._seed_buf = xp.zeros(vc, dtype=xp.int32)
+        self._seed_buf = z(vc, np.int32)
         self._seed_count = xp.zeros(1, dtype=xp.int32)
         self._ref_out = xp.zeros(RI_CTR + NCTR, dtype=xp.int64)
         self._ref_caps = (vc, ec)
@@ -324,14 +344,14 @@ class GpuDynamicHypergraph:
         )  # fmt: skip
         for name, fill in names:
             old = a[name]
-            new = cupy.full(nc, fill, dtype=old.dtype)
+            new = self._state_full(nc, old.dtype, fill)
             new[: old.size] = old
             a[name] = new
         if vertices:
             self.vcap = nc
             self.vid_growths += 1
         else:
-            phi = cupy.zeros(nc * self.k, dtype=cupy.int32)
+            phi = self._state_full(nc * self.k, np.int32, 0)
             phi[: a["phi"].size] = a["phi"]
             a["phi"] = phi
             self.ecap = nc
@@ -620,7 +640,16 @@ class GpuDynamicHypergraph:
         return int(math.floor((1.0 + self.epsilon) * perfect + 1e-9))
 
     def _head(self, name: str, count: int) -> np.ndarray:
-        return self._a[name][:count].get()
+        return self._get(self._a[name][:count])
+
+    def _get(self, arr: cupy.ndarray) -> np.ndarray:
+        """A numpy copy of a contiguous state array or slice of one, wherever it lives (an array
+        in page-locked host memory is read in place once the stream is done: a device-to-host
+        copy from it would name the wrong direction)."""
+        if not isinstance(arr.data.mem, cupy.cuda.UnownedMemory):
+            return arr.get()
+        self._stream.synchronize()
+        return self._pinned_view(arr).copy()
 
     def parts(self):
         return self._head("part", self.vertex_bound)
@@ -662,7 +691,8 @@ class GpuDynamicHypergraph:
 
     def _live(self, nets: bool, x: int) -> bool:
         bound = self.net_bound if nets else self.vertex_bound
-        return 0 <= x < bound and bool(self._a["estatus" if nets else "vstatus"][x].get())
+        status = self._a["estatus" if nets else "vstatus"]
+        return 0 <= x < bound and bool(self._get(status[x : x + 1])[0])
 
     def nets_of(self, v: int) -> np.ndarray:
         if not self._live(False, v):
@@ -677,7 +707,7 @@ class GpuDynamicHypergraph:
     def phi(self, e: int) -> np.ndarray:
         if not self._live(True, e):
             raise ValueError(f"no live net {e}")
-        return self._a["phi"][e * self.k : (e + 1) * self.k].get()
+        return self._get(self._a["phi"][e * self.k : (e + 1) * self.k])
 
     def compact(self):
         """(eptr, eind, vwgt, ewgt, parts, vertex_ids, net_ids) of the live part (numpy), ids
@@ -696,19 +726,11 @@ class GpuDynamicHypergraph:
     def dump(self) -> dict:
         """Copies of every state array and counter (scratch excluded)."""
         scratch = {"vmark", "emark", "vpend", "epend", "minp", "vlast", "vflag"}
-        d = {name: self._host_copy(name, arr) for name, arr in self._a.items()
+        d = {name: self._get(arr) for name, arr in self._a.items()
              if name not in scratch}  # fmt: skip
         d["growths"] = np.array([self.vid_growths, self.eid_growths, self.vpool_growths,
                                  self.epool_growths, self.vcap, self.ecap], dtype=np.int64)
         return d
-
-    def _host_copy(self, name: str, arr: cupy.ndarray) -> np.ndarray:
-        """A numpy copy of a state array; host pools are read in place (a device-to-host copy
-        from page-locked memory would name the wrong direction)."""
-        if not (self.host_pools and name in ("vslot", "vnext", "eslot", "enext")):
-            return arr.get()
-        self._stream.synchronize()
-        return self._pinned_view(arr).copy()
 
     @staticmethod
     def _pinned_view(arr: cupy.ndarray) -> np.ndarray:
@@ -735,7 +757,7 @@ class GpuDynamicHypergraph:
             vertex_id_growths=self.vid_growths, net_id_growths=self.eid_growths,
             free_vertex_ids=self._c("vfree"), free_net_ids=self._c("efree"),
             batches=self._c("batches"), records=self._c("records"),
-            host_pools=self.host_pools,
+            host_pools=self.host_pools, host_state=self.host_state,
         )  # fmt: skip
         return out
 
