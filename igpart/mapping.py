@@ -387,8 +387,16 @@ def _multisection(h, a: tuple[int, ...], epsilon: float, backend, seeds: list[in
     extract = _level_extractor(h, backend if client is None else "cpu")
     timings["extract"] += time.perf_counter() - t
     communities = None
-    if "multilevel" in (partitioner if isinstance(partitioner, tuple) else (partitioner,)) \
-            and isinstance(h, Hypergraph):
+    multilevel = "multilevel" in (partitioner if isinstance(partitioner, tuple)
+                                  else (partitioner,))  # fmt: skip
+    processes = 0
+    if client is None and multilevel and _host_backend(backend):
+        processes = split_processes(int((config or {}).get("threads") or 0))
+        if processes:  # the workers import while the communities and the first split run
+            from .parallel import metis_pool
+
+            metis_pool.get_pool(processes, low_priority=True)
+    if multilevel and isinstance(h, Hypergraph):
         t = time.perf_counter()
         first = next(x for x in reversed(a) if x > 1) if k > 1 else 1
         first_config = {**(config or {}), **(effort[0] if effort else {})}
@@ -426,7 +434,7 @@ def _multisection(h, a: tuple[int, ...], epsilon: float, backend, seeds: list[in
                                  g, split_partitioner,
                                  labels if split_partitioner == "multilevel" else None)))
         if client is None:
-            results = _run_splits(jobs, backend, config)
+            results = _run_splits(jobs, backend, config, processes)
         else:
             from .distributed import run_tasks
 
@@ -440,34 +448,109 @@ def _multisection(h, a: tuple[int, ...], epsilon: float, backend, seeds: list[in
     return pe, splits, used_backend, timings
 
 
-def _run_splits(jobs: list, backend, config) -> list:
-    """:func:`best_split` of every job of one level. On the C++ backend the splits of a level
-    run side by side in Python threads (their C++ stages release the GIL), each with its share
-    of the threads: one small partition uses few of a machine's cores (at 4:8:4 on 2 threads,
-    with the shared communities, 1.5x faster on ibm03 / ibm05; BENCHMARKS.md, "Process
-    mapping").
-    Each split keeps its seeds, so the result does not depend on the order they finish in."""
-    if len(jobs) < 2 or not _host_backend(backend):
-        return [best_split(*args) for _, args in jobs]
-    from concurrent.futures import ThreadPoolExecutor
+#: Splits of the C++ backend run in the process-wide worker processes
+#: (:mod:`igpart.parallel.metis_pool`) when a mapping has at least this many threads (and the
+#: machine as many usable CPUs), one task per split and seed; below it in Python threads.
+SPLIT_PROCESSES_MIN_THREADS = 4
+#: The most worker processes the splits use (the partitioner's METIS pool is capped alike).
+SPLIT_PROCESSES_MAX = 16
 
+
+def split_processes(threads: int) -> int:
+    """The worker processes that run the multilevel splits of a mapping on ``threads`` threads
+    (0: ``usable_cpus()``) on the C++ backend: ``min(threads, cpus, SPLIT_PROCESSES_MAX)`` from
+    ``SPLIT_PROCESSES_MIN_THREADS`` threads on, else 0 (Python threads of this process)."""
+    from .parallel.threads import usable_cpus
+
+    cpus = usable_cpus()
+    threads = int(threads) or cpus
+    count = min(threads, cpus, SPLIT_PROCESSES_MAX)
+    return count if count >= SPLIT_PROCESSES_MIN_THREADS else 0
+
+
+def _run_splits(jobs: list, backend, config, processes: int = 0) -> list:
+    """:func:`best_split` of every job of one level, the jobs' results in their order. On the
+    C++ backend the splits of a level, and each split's seeds, run side by side, each with its
+    share of the threads: in ``processes`` worker processes of
+    :mod:`igpart.parallel.metis_pool` (multilevel splits; a task whose worker cannot run it,
+    e.g. while none has finished its start-up, runs here), else in Python threads (their C++
+    stages release the GIL, METIS and the Python between them do not). One small partition uses
+    few of a machine's cores (at 4:8:4 on 2 threads, with the shared communities, the threads
+    made ibm03 / ibm05 1.5x faster; BENCHMARKS.md, "Process mapping").
+    Each seed is its own partition and the best is chosen in the order of the seeds, so the
+    result is that of one split and seed after the other, whatever the threads, processes and
+    the order the tasks finish in."""
+    if not jobs:
+        return []
+    if not _host_backend(backend):
+        return [best_split(*args) for _, args in jobs]
     from .parallel.threads import usable_cpus
 
     threads = int((config or {}).get("threads") or 0) or usable_cpus()
-    workers = max(1, min(len(jobs), threads))
-    if workers < 2:
+    # one task per split and seed, the largest splits first (the last to start is a small one)
+    tasks = [(i, s) for i in sorted(range(len(jobs)), key=lambda i: -jobs[i][1][0].n)
+             for s in range(len(jobs[i][1][4]))]
+    workers = max(1, min(len(tasks), max(processes, 0) or threads))
+    if workers < 2 and not processes:
         return [best_split(*args) for _, args in jobs]
-    share = {"threads": max(1, threads // workers)}
+    share = max(1, threads // workers)
 
-    def run(args):
-        sub, parts, eps, be, seeds, cfg, *rest = args
-        return best_split(sub, parts, eps, be, seeds, {**(cfg or {}), **share}, *rest)
+    def run(task):
+        i, s = task
+        sub, parts, eps, be, seeds, cfg, level, group, *rest = jobs[i][1]
+        cfg = {**(cfg or {}), "threads": share}
+        if processes and len(tasks) == 1:  # the whole machine's threads, METIS in the workers
+            cfg["initial_metis_processes"] = processes
+        elif processes and (rest[0] if rest else "multilevel") == "multilevel":
+            done = _split_in_worker(processes, sub, parts, eps, seeds[s], cfg, level, group,
+                                    *rest)  # fmt: skip
+            if done is not None:
+                return done
+        return split_candidate(sub, parts, eps, be, seeds[s], cfg, level, group, *rest)
 
-    # the largest splits first, so that the last one to start is a small one
-    order = sorted(range(len(jobs)), key=lambda i: -jobs[i][1][0].n)
-    with ThreadPoolExecutor(workers) as pool:
-        done = dict(zip(order, pool.map(run, [jobs[i][1] for i in order])))
-    return [done[i] for i in range(len(jobs))]
+    if workers < 2:
+        results = [run(t) for t in tasks]
+    else:
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(workers) as pool:
+            results = list(pool.map(run, tasks))
+    by_task = dict(zip(tasks, results))
+    out = []
+    for i, (_, args) in enumerate(jobs):
+        candidates = [by_task[(i, s)] for s in range(len(args[4]))]
+        best = min(candidates, key=lambda c: c[0])  # the first seed of least rank
+        out.append((best[1], best[2]))
+    return out
+
+
+def _split_in_worker(processes: int, sub, parts: int, eps: float, seed: int, config: dict,
+                     level: int, group: int, partitioner: str = "multilevel",
+                     communities: np.ndarray | None = None):  # fmt: skip
+    """:func:`split_candidate` on the C++ backend in a worker process of the pool of
+    ``processes``, or None when no worker can run it (none has finished its start-up, or it
+    died: the caller runs it here)."""
+    from .parallel import metis_pool
+
+    pool = metis_pool.get_pool(processes)
+    if not pool.usable:
+        return None
+    request = dict(op="split", sub=sub, parts=int(parts), eps=float(eps), seed=int(seed),
+                   config={**config, "initial_metis_processes": 0}, level=int(level),
+                   group=int(group), partitioner=partitioner, communities=communities)
+    try:
+        rank, blocks, used = pool.call(request, wait_for_start=False)
+    except metis_pool.WorkerGone:
+        return None  # logged by the pool (or no worker has started yet)
+    return tuple(rank), np.asarray(blocks, dtype=np.int32), used
+
+
+def split_request(*, sub, parts: int, eps: float, seed: int, config: dict, level: int,
+                  group: int, partitioner: str = "multilevel", communities=None):
+    """:func:`split_candidate` on the C++ backend from a worker process's request
+    (:mod:`igpart.parallel.worker`, op ``"split"``)."""
+    return split_candidate(sub, parts, eps, "cpu", seed, config, level, group, partitioner,
+                           communities)
 
 
 def _input_communities(h: Hypergraph, k: int, backend, config, seed: int) -> np.ndarray | None:
@@ -526,29 +609,39 @@ def _level_extractor(h, backend):
 def best_split(sub, parts: int, eps: float, backend, seeds: list[int], config, level: int,
                group: int, partitioner: str = "multilevel",
                communities: np.ndarray | None = None) -> tuple[np.ndarray, str]:  # fmt: skip
-    """Block ids of the best (balanced first, then least km1) of ``seeds`` partitions of one
-    group's ``sub`` into ``parts`` (:func:`igpart.partition` with ``algorithm=partitioner``),
-    and the backend that made it. ``communities`` (int32 per vertex of ``sub``): the group's
-    share of the input's communities, which restrict the clustering instead of communities
-    detected on ``sub`` (multilevel hypergraph splits)."""
+    """Block ids of the best (balanced first, then least km1, then the first seed) of ``seeds``
+    partitions of one group's ``sub`` into ``parts`` (:func:`split_candidate` per seed), and the
+    backend that made it."""
+    best = None
+    for s in seeds:
+        c = split_candidate(sub, parts, eps, backend, s, config, level, group, partitioner,
+                            communities)
+        if best is None or c[0] < best[0]:
+            best = c
+    return best[1], best[2]
+
+
+def split_candidate(sub, parts: int, eps: float, backend, seed: int, config, level: int,
+                    group: int, partitioner: str = "multilevel",
+                    communities: np.ndarray | None = None):  # fmt: skip
+    """One seed's partition of one group's ``sub`` into ``parts`` (:func:`igpart.partition` on
+    km1 with ``algorithm=partitioner``): ``((not balanced, km1), block ids, backend)``.
+    ``communities`` (int32 per vertex of ``sub``): the group's share of the input's
+    communities, which restrict the clustering instead of communities detected on ``sub``
+    (multilevel hypergraph splits)."""
     from .partitioner.api import partition
     from .partitioner.config import Config
     from .partitioner.driver import run_partition
 
-    best = None
-    for s in seeds:
-        try:
-            if communities is not None:
-                p = run_partition(sub, parts, eps, "km1", backend, s, Config.of(config),
-                                  communities=communities)  # fmt: skip
-            else:
-                p = partition(sub, parts, eps, "km1", backend, s, config, algorithm=partitioner)
-        except PartitionError as exc:
-            raise PartitionError(f"split of level-{level} group {group}: {exc}") from exc
-        rank = (not p.balanced, p.km1)
-        if best is None or rank < best[0]:
-            best = (rank, p)
-    return best[1].parts, best[1].backend
+    try:
+        if communities is not None:
+            p = run_partition(sub, parts, eps, "km1", backend, seed, Config.of(config),
+                              communities=communities)  # fmt: skip
+        else:
+            p = partition(sub, parts, eps, "km1", backend, seed, config, algorithm=partitioner)
+    except PartitionError as exc:
+        raise PartitionError(f"split of level-{level} group {group}: {exc}") from exc
+    return (not p.balanced, int(p.km1)), p.parts, p.backend
 
 
 def _two_phase(h, a: tuple[int, ...], d: np.ndarray, epsilon: float, backend, seed: int, config):

@@ -26,6 +26,8 @@ from igpart.mapping import (
 from igpart.metrics import max_block_weight
 from igpart.subgraphs import subgraphs, subhypergraphs
 
+from .test_metis_pool import fresh_pool  # noqa: F401  (a fresh worker pool, its calls wait for a start)
+
 HIERARCHIES = [((2,), (3,)), ((2, 2), (1, 10)), ((3, 2), (2, 5)), ((2, 3, 2), (1, 10, 100)),
                ((2, 1, 2), (1, 4, 4)), ((4, 2), (1.5, 2.5))]  # fmt: skip
 
@@ -454,3 +456,31 @@ def test_given_communities_equal_detected_ones():
     got = run_partition(h, 8, 0.03, "km1", "cpu", 1, Config.of({"threads": 2}),
                         communities=communities)  # fmt: skip
     assert (got.parts == want.parts).all() and got.km1 == want.km1
+
+
+@pytest.mark.usefixtures("fresh_pool")
+@pytest.mark.parametrize("algorithm", ["hm", "hm-ultra"])
+def test_splits_in_worker_processes_equal_one_by_one(monkeypatch, algorithm):
+    # with worker processes every split and seed is a task of the pool; the mapping equals the
+    # one of every split and seed one after the other on one thread, and hm-ultra's splits (four
+    # seeds each, at every level) never run in this process
+    import igpart.mapping as mapping
+
+    h = random_circuit(1500, seed=9)
+    hierarchy, distance = (2, 2, 3), (1, 10, 100)
+    alone = igpart.map(h, hierarchy, distance, algorithm=algorithm, backend="cpu", threads=1)
+    monkeypatch.setattr(mapping, "SPLIT_PROCESSES_MIN_THREADS", 2)
+    assert mapping.split_processes(2) == 2 and mapping.split_processes(1) == 0
+    here = []
+    real = mapping.split_candidate
+
+    def counted(*args, **kwargs):
+        here.append(args[0].n)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(mapping, "split_candidate", counted)
+    pooled = igpart.map(h, hierarchy, distance, algorithm=algorithm, backend="cpu", threads=2)
+    assert (pooled.parts == alone.parts).all() and pooled.cost == alone.cost
+    assert pooled.balanced and pooled.splits == alone.splits == 1 + 3 + 6
+    # hm's first split (one task) runs here on all the threads, the others in the workers
+    assert here == ([] if algorithm == "hm-ultra" else [h.n])

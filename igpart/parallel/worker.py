@@ -1,5 +1,6 @@
-"""A worker process that serves METIS calls, bisections of recursive bisection and whole
-subtrees of them over its pipes (the protocol: :mod:`igpart.parallel.protocol`), started by
+"""A worker process that serves METIS calls, bisections of recursive bisection, whole
+subtrees of them and the splits of a process mapping (:func:`igpart.mapping.split_request`)
+over its pipes (the protocol: :mod:`igpart.parallel.protocol`), started by
 :mod:`igpart.parallel.metis_pool` as ``python -m igpart.parallel.worker``; an entry point that
 nothing in igpart imports.
 
@@ -86,6 +87,10 @@ def main() -> None:
             op = request.pop("op", "metis")
             if op in serve:
                 reply = ("ok", serve[op](bisect, **request))
+            elif op == "split":  # one split of a process mapping (imported on first use)
+                from ..mapping import split_request
+
+                reply = ("ok", split_request(**request))
             else:
                 seeds = request.pop("seeds")
                 reply = ("ok", [part_graph(seed=s, **request) for s in seeds])
