@@ -43,6 +43,10 @@ from .subgraphs import level_subgraphs, level_subhypergraphs
 
 MAP_ALGORITHMS = ("hm", "hm-ultra", "two-phase", "im")
 ULTRA_SEEDS = 4  # partitioner seeds per multisection of "hm-ultra" (the best km1 is kept)
+#: hm-ultra's seeds per split of the later levels (small sub-problems that pay the smaller
+#: distances): on ibm01-05 at 4:8:1 2 seeds cost 1.0015x the mapping cost of 4 (1 seed 1.0034x),
+#: at 4:8:2 on ibm01/03/05 1.0017x, for half the later levels' work.
+ULTRA_LATER_SEEDS = 2
 #: partitioner settings of the splits per algorithm: (the first split, the later levels' splits).
 #: "hm": no V-cycles on the first split (the whole input, whose cut pays the largest distance),
 #: the ``speed`` preset on the later ones (no V-cycles, a smaller coarsest level, shorter Louvain
@@ -293,10 +297,13 @@ def map_processes(
     groups first, then each group's sub-(hyper)graph into the next level's, each split by
     :func:`igpart.partition` on the km1 objective with the adaptive imbalance of
     :func:`adaptive_epsilon` and the settings of :data:`SPLIT_EFFORT`, the sub-problems of a level
-    extracted together, on the backend's device, by :mod:`igpart.subgraphs`, and partitioned side by
-    side on the C++ backend; the splits share the input's Louvain communities, found once);
+    extracted together, on the backend's device, by :mod:`igpart.subgraphs`; the splits share the
+    input's Louvain communities, found once; those on the C++ backend, which runs the splits of at
+    most ``HOST_SPLIT_MAX_VERTICES`` vertices on a device backend too, run side by side, in worker
+    processes from ``SPLIT_PROCESSES_MIN_THREADS`` threads on, see :func:`_run_splits`);
     ``"hm-ultra"``: the same with more effort (its :data:`SPLIT_EFFORT`) and ``ULTRA_SEEDS`` seeds
-    per split, keeping the one of least km1 (balanced first); ``"two-phase"``, the classic baseline:
+    per split (``ULTRA_LATER_SEEDS`` below the first split), keeping the one of least km1
+    (balanced first, then the first seed); ``"two-phase"``, the classic baseline:
     a plain k-way partition (km1), then its blocks placed greedily on the PEs
     (:func:`greedy_placement`). ``"im"``, integrated mapping (GPU-IM,
     :func:`igpart.mapping_im.integrated_mapping`): the mapping objective inside the multilevel
@@ -336,6 +343,7 @@ def map_processes(
     _validate(h, k, epsilon, "km1", seed)
     epsilon = float(epsilon)
     seeds = [int(seed) + s for s in range(ULTRA_SEEDS if algorithm == "hm-ultra" else 1)]
+    later_seeds = ULTRA_LATER_SEEDS if algorithm == "hm-ultra" else 0
     config = {"threads": int(threads)} if threads else None
     if algorithm == "two-phase":
         if cluster is not None:
@@ -355,10 +363,12 @@ def map_processes(
         with connect(cluster) as client:
             pe, splits, used, timings = _multisection(h, a, epsilon, backend, seeds, config,
                                                       client,
-                                                      effort=SPLIT_EFFORT.get(algorithm))
+                                                      effort=SPLIT_EFFORT.get(algorithm),
+                                                      later_seeds=later_seeds)  # fmt: skip
     else:
         pe, splits, used, timings = _multisection(h, a, epsilon, backend, seeds, config,
-                                                  effort=SPLIT_EFFORT.get(algorithm))
+                                                  effort=SPLIT_EFFORT.get(algorithm),
+                                                  later_seeds=later_seeds)  # fmt: skip
     seconds = time.perf_counter() - t0
     return Mapping.from_parts(
         h, pe, a, d, epsilon, seconds=seconds, algorithm=algorithm,
@@ -369,14 +379,17 @@ def map_processes(
 
 def _multisection(h, a: tuple[int, ...], epsilon: float, backend, seeds: list[int], config,
                   client=None, partitioner: str | tuple[str, str] = "multilevel",
-                  effort: tuple[dict, dict] | None = None):  # fmt: skip
+                  effort: tuple[dict, dict] | None = None,
+                  later_seeds: int = 0):  # fmt: skip
     """Algorithm 2 of the paper, level by level from the outermost: every group of the current
     level is split into the next level's count (by :func:`igpart.partition` with
     ``algorithm=partitioner``, or a pair: the first split's and the later ones'; each split a
     task of ``client``'s cluster when given); returns (PE ids, splits, backend, timings).
     ``effort``: partitioner settings added to ``config`` for the first split (the whole input)
-    and for the splits of the later levels. The multilevel splits of a hypergraph share the
-    input's Louvain communities, found once (:func:`_input_communities`)."""
+    and for the splits of the later levels; ``later_seeds`` (0: all): the first of ``seeds``
+    that the later levels' splits use. The multilevel splits of a hypergraph share the input's
+    Louvain communities, found once (:func:`_input_communities`). On a device backend the
+    splits of at most ``HOST_SPLIT_MAX_VERTICES`` vertices run on the C++ backend."""
     k = int(np.prod(a))
     total = int(h.vwgt.sum())
     pe = np.zeros(h.n, dtype=np.int64)  # the group id at the current level, mixed radix
@@ -390,7 +403,12 @@ def _multisection(h, a: tuple[int, ...], epsilon: float, backend, seeds: list[in
     multilevel = "multilevel" in (partitioner if isinstance(partitioner, tuple)
                                   else (partitioner,))  # fmt: skip
     processes = 0
-    if client is None and multilevel and _host_backend(backend):
+    on_host = _host_backend(backend)
+    if client is None and not on_host:  # the device's name, whichever backend ran the splits
+        from .kernels import get_backend
+
+        used_backend = get_backend(backend).name
+    if client is None and multilevel and (on_host or HOST_SPLIT_MAX_VERTICES > 0):
         processes = split_processes(int((config or {}).get("threads") or 0))
         if processes:  # the workers import while the communities and the first split run
             from .parallel import metis_pool
@@ -430,18 +448,23 @@ def _multisection(h, a: tuple[int, ...], epsilon: float, backend, seeds: list[in
             eps = adaptive_epsilon(epsilon, total, k, int(sub.vwgt.sum()), sub_k, depth,
                                    parts_here)  # fmt: skip
             labels = None if communities is None else _compact(communities[verts])
-            jobs.append((verts, (sub, parts_here, eps, backend_name, seeds, level_config, level,
-                                 g, split_partitioner,
+            split_backend = backend_name
+            if client is None and not on_host and sub.n <= HOST_SPLIT_MAX_VERTICES:
+                split_backend = "cpu"  # a small split: the device's fixed costs per stage dominate
+            level_seeds = seeds if ngroups == 1 or later_seeds <= 0 else seeds[:later_seeds]
+            jobs.append((verts, (sub, parts_here, eps, split_backend, level_seeds, level_config,
+                                 level, g, split_partitioner,
                                  labels if split_partitioner == "multilevel" else None)))
         if client is None:
-            results = _run_splits(jobs, backend, config, processes)
+            results = _run_splits(jobs, config, processes)
         else:
             from .distributed import run_tasks
 
             results = run_tasks(client, best_split, [args for _, args in jobs], progress=False)
         for (verts, _), (parts, used) in zip(jobs, results):
             new[verts] += parts
-            used_backend = used
+            if used_backend in (None, "cpu"):  # the device's name when some split ran there
+                used_backend = used
             splits += 1
         timings["partition"] += time.perf_counter() - t
         pe, ngroups = new, ngroups * parts_here
@@ -454,6 +477,12 @@ def _multisection(h, a: tuple[int, ...], epsilon: float, backend, seeds: list[in
 SPLIT_PROCESSES_MIN_THREADS = 4
 #: The most worker processes the splits use (the partitioner's METIS pool is capped alike).
 SPLIT_PROCESSES_MAX = 16
+#: On a device backend (GPU), the splits of at most this many vertices run on the C++ backend
+#: (side by side, as there), the larger ones on the device; 0: every split on the device. On
+#: inputs of 12-29k vertices (ibm01-04) the GPU backend's ``hm`` took 0.66-1.21 s on the H100
+#: machine against 0.33-0.52 s on the C++ backend: every split there is small and each stage's
+#: fixed costs on the device dominate (BENCHMARKS.md, "Process mapping").
+HOST_SPLIT_MAX_VERTICES = 50_000
 
 
 def split_processes(threads: int) -> int:
@@ -468,31 +497,27 @@ def split_processes(threads: int) -> int:
     return count if count >= SPLIT_PROCESSES_MIN_THREADS else 0
 
 
-def _run_splits(jobs: list, backend, config, processes: int = 0) -> list:
-    """:func:`best_split` of every job of one level, the jobs' results in their order. On the
-    C++ backend the splits of a level, and each split's seeds, run side by side, each with its
-    share of the threads: in ``processes`` worker processes of
+def _run_splits(jobs: list, config, processes: int = 0) -> list:
+    """:func:`best_split` of every job of one level, the jobs' results in their order (each
+    job's backend is its fourth argument). The splits on the C++ backend, and each split's seeds,
+    run side by side, each with its share of the threads: in ``processes`` worker processes of
     :mod:`igpart.parallel.metis_pool` (multilevel splits; a task whose worker cannot run it,
     e.g. while none has finished its start-up, runs here), else in Python threads (their C++
-    stages release the GIL, METIS and the Python between them do not). One small partition uses
-    few of a machine's cores (at 4:8:4 on 2 threads, with the shared communities, the threads
-    made ibm03 / ibm05 1.5x faster; BENCHMARKS.md, "Process mapping").
+    stages release the GIL, METIS and the Python between them do not); the splits on a device
+    backend run one after the other on this thread meanwhile. One small partition uses few of a
+    machine's cores (at 4:8:4 on 2 threads, with the shared communities, the threads made ibm03 /
+    ibm05 1.5x faster; BENCHMARKS.md, "Process mapping").
     Each seed is its own partition and the best is chosen in the order of the seeds, so the
     result is that of one split and seed after the other, whatever the threads, processes and
     the order the tasks finish in."""
-    if not jobs:
-        return []
-    if not _host_backend(backend):
-        return [best_split(*args) for _, args in jobs]
     from .parallel.threads import usable_cpus
 
+    host = {i for i in range(len(jobs)) if _host_backend(jobs[i][1][3])}
     threads = int((config or {}).get("threads") or 0) or usable_cpus()
     # one task per split and seed, the largest splits first (the last to start is a small one)
-    tasks = [(i, s) for i in sorted(range(len(jobs)), key=lambda i: -jobs[i][1][0].n)
+    tasks = [(i, s) for i in sorted(host, key=lambda i: -jobs[i][1][0].n)
              for s in range(len(jobs[i][1][4]))]
     workers = max(1, min(len(tasks), max(processes, 0) or threads))
-    if workers < 2 and not processes:
-        return [best_split(*args) for _, args in jobs]
     share = max(1, threads // workers)
 
     def run(task):
@@ -508,19 +533,33 @@ def _run_splits(jobs: list, backend, config, processes: int = 0) -> list:
                 return done
         return split_candidate(sub, parts, eps, be, seeds[s], cfg, level, group, *rest)
 
+    out: list = [None] * len(jobs)
+
+    def device_splits():
+        for i in range(len(jobs)):
+            if out[i] is None and i not in host:
+                out[i] = best_split(*jobs[i][1])
+
+    if workers < 2 and not processes:  # one thread: every split and seed one after the other
+        for i in host:
+            out[i] = best_split(*jobs[i][1])
+        device_splits()
+        return out
     if workers < 2:
         results = [run(t) for t in tasks]
+        device_splits()
     else:
         from concurrent.futures import ThreadPoolExecutor
 
         with ThreadPoolExecutor(workers) as pool:
-            results = list(pool.map(run, tasks))
+            pending = pool.map(run, tasks)
+            device_splits()  # on this thread, while the host's splits run
+            results = list(pending)
     by_task = dict(zip(tasks, results))
-    out = []
-    for i, (_, args) in enumerate(jobs):
-        candidates = [by_task[(i, s)] for s in range(len(args[4]))]
+    for i in host:
+        candidates = [by_task[(i, s)] for s in range(len(jobs[i][1][4]))]
         best = min(candidates, key=lambda c: c[0])  # the first seed of least rank
-        out.append((best[1], best[2]))
+        out[i] = (best[1], best[2])
     return out
 
 

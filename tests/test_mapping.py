@@ -410,9 +410,16 @@ def test_cli_round_trip(tmp_path, capsys):
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("host_max", [0, 1000, None])
 @pytest.mark.parametrize("algorithm", ["hm", "two-phase", "im"])
-def test_gpu_backend_mapping_balanced_and_recomputable(algorithm):
-    # every split runs igpart.partition on the GPU backend
+def test_gpu_backend_mapping_balanced_and_recomputable(monkeypatch, algorithm, host_max):
+    # the splits run igpart.partition on the GPU backend (host_max 0), the small ones on the
+    # C++ backend (1000: the first split on the device, the others on the host), or every one
+    # on the host (the default on this small input)
+    import igpart.mapping as mapping
+
+    if host_max is not None:
+        monkeypatch.setattr(mapping, "HOST_SPLIT_MAX_VERTICES", host_max)
     h = random_circuit(3000, seed=6)
     hierarchy, distance = (4, 2, 2), (1, 10, 100)
     for x in (h, h.to_graph()):
@@ -434,7 +441,7 @@ def test_splits_side_by_side_equal_splits_one_by_one():
         labels = None if g % 2 else np.unique(communities[verts], return_inverse=True)[1]
         jobs.append((verts, (sub, 3, 0.05, "cpu", [g], {"preset": "speed"}, 1, g, "multilevel",
                              labels)))  # fmt: skip
-    pooled = _run_splits(jobs, "cpu", {"threads": 2})
+    pooled = _run_splits(jobs, {"threads": 2})
     for (_, args), (parts, used) in zip(jobs, pooled):
         sub, k, eps, be, seeds, cfg, *rest = args
         alone, _ = best_split(sub, k, eps, be, seeds, {**cfg, "threads": 1}, *rest)
@@ -471,16 +478,24 @@ def test_splits_in_worker_processes_equal_one_by_one(monkeypatch, algorithm):
     alone = igpart.map(h, hierarchy, distance, algorithm=algorithm, backend="cpu", threads=1)
     monkeypatch.setattr(mapping, "SPLIT_PROCESSES_MIN_THREADS", 2)
     assert mapping.split_processes(2) == 2 and mapping.split_processes(1) == 0
-    here = []
-    real = mapping.split_candidate
+    here, there = [], []
+    real, real_worker = mapping.split_candidate, mapping._split_in_worker
 
     def counted(*args, **kwargs):
         here.append(args[0].n)
         return real(*args, **kwargs)
 
+    def counted_worker(*args, **kwargs):
+        done = real_worker(*args, **kwargs)
+        there.append(done is not None)
+        return done
+
     monkeypatch.setattr(mapping, "split_candidate", counted)
+    monkeypatch.setattr(mapping, "_split_in_worker", counted_worker)
     pooled = igpart.map(h, hierarchy, distance, algorithm=algorithm, backend="cpu", threads=2)
     assert (pooled.parts == alone.parts).all() and pooled.cost == alone.cost
     assert pooled.balanced and pooled.splits == alone.splits == 1 + 3 + 6
-    # hm's first split (one task) runs here on all the threads, the others in the workers
+    # hm's first split (one task) runs here on all the threads, the others in the workers;
+    # hm-ultra's first split is 4 tasks (seeds), each later one 2
     assert here == ([] if algorithm == "hm-ultra" else [h.n])
+    assert all(there) and len(there) == (4 + 2 * 9 if algorithm == "hm-ultra" else 9)
