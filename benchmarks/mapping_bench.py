@@ -198,6 +198,10 @@ def main(argv=None) -> int:
             if tool.startswith("igpart-"):
                 igpart_map(tool, small, a, d, args.epsilon, args.seed, args.threads,
                            args.backend)  # fmt: skip
+        from igpart.parallel import metis_pool
+
+        if mapping.split_processes(args.threads):  # no timed call waits for a worker's imports
+            metis_pool.get_pool(mapping.split_processes(args.threads)).wait_started()
     rows = []
     for name in args.cases.split(","):
         circuit, _, scale = name.partition(":")  # NAME or NAME:SCALE (enlarged SCALE times)

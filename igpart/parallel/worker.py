@@ -28,6 +28,7 @@ def _import_all() -> dict:
     """The modules a request needs (imported before "ready": the start-up cost is paid here)."""
     import pymetis  # noqa: F401
 
+    from .. import mapping  # noqa: F401  (the splits of a process mapping)
     from ..kernels import _cpu  # noqa: F401
     from ..partitioner.driver import bisect
     from ..partitioner.initial.metis import part_graph
