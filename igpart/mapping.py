@@ -53,8 +53,8 @@ ULTRA_LATER_SEEDS = 2
 #: and refinement): on ibm01-05 at 4:8:1, 0.4x the time of the default settings at a cost 1.016x
 #: Mt-KaHyPar's mapping instead of 0.999x (the speed preset on every split: 0.3x at 1.055x);
 #: "hm-ultra": no V-cycles (the best of its seeds makes up for them: ibm01-03 0.97x
-#: Mt-KaHyPar's cost, 0.96x with them, at less than half the time). BENCHMARKS.md,
-#: "Process mapping".
+#: Mt-KaHyPar's cost with 4 seeds on every split, 0.96x with V-cycles, at less than half the
+#: time). BENCHMARKS.md, "Process mapping".
 SPLIT_EFFORT: dict[str, tuple[dict, dict]] = {
     "hm": ({"vcycles": 0}, {"preset": "speed"}),
     "hm-ultra": ({"vcycles": 0}, {"vcycles": 0}),
