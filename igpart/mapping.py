@@ -59,6 +59,19 @@ SPLIT_EFFORT: dict[str, tuple[dict, dict]] = {
     "hm": ({"vcycles": 0}, {"preset": "speed"}),
     "hm-ultra": ({"vcycles": 0}, {"vcycles": 0}),
 }
+#: Splits of the C++ backend run in the process-wide worker processes
+#: (:mod:`igpart.parallel.metis_pool`) when a mapping has at least this many threads (and the
+#: machine as many usable CPUs), one task per split and seed; below it in Python threads.
+SPLIT_PROCESSES_MIN_THREADS = 4
+#: The most worker processes the splits use (the partitioner's METIS pool is capped alike).
+SPLIT_PROCESSES_MAX = 16
+#: On a device backend (GPU), the splits of at most this many vertices run on the C++ backend
+#: (side by side, as there), the larger ones on the device; 0: every split on the device. On
+#: the H100 machine (16 threads) the GPU backend's ``hm`` took 0.66-1.21 s on ibm01-04 (12-27k
+#: vertices; commit a46e865), the C++ backend's 0.33-0.52 s on ibm01-03 (799f5ab): every split
+#: there is small and each stage's fixed costs on the device dominate (BENCHMARKS.md, "Process
+#: mapping"). The bound itself is not tuned on the device yet.
+HOST_SPLIT_MAX_VERTICES = 50_000
 
 
 # ------------------------------------------------------------------------------- hierarchy
@@ -469,20 +482,6 @@ def _multisection(h, a: tuple[int, ...], epsilon: float, backend, seeds: list[in
         timings["partition"] += time.perf_counter() - t
         pe, ngroups = new, ngroups * parts_here
     return pe, splits, used_backend, timings
-
-
-#: Splits of the C++ backend run in the process-wide worker processes
-#: (:mod:`igpart.parallel.metis_pool`) when a mapping has at least this many threads (and the
-#: machine as many usable CPUs), one task per split and seed; below it in Python threads.
-SPLIT_PROCESSES_MIN_THREADS = 4
-#: The most worker processes the splits use (the partitioner's METIS pool is capped alike).
-SPLIT_PROCESSES_MAX = 16
-#: On a device backend (GPU), the splits of at most this many vertices run on the C++ backend
-#: (side by side, as there), the larger ones on the device; 0: every split on the device. On
-#: inputs of 12-29k vertices (ibm01-04) the GPU backend's ``hm`` took 0.66-1.21 s on the H100
-#: machine against 0.33-0.52 s on the C++ backend: every split there is small and each stage's
-#: fixed costs on the device dominate (BENCHMARKS.md, "Process mapping").
-HOST_SPLIT_MAX_VERTICES = 50_000
 
 
 def split_processes(threads: int) -> int:
