@@ -499,3 +499,32 @@ def test_splits_in_worker_processes_equal_one_by_one(monkeypatch, algorithm):
     # hm-ultra's first split is 4 tasks (seeds), each later one 2
     assert here == ([] if algorithm == "hm-ultra" else [h.n])
     assert all(there) and len(there) == (4 + 2 * 9 if algorithm == "hm-ultra" else 9)
+
+
+def test_device_and_host_splits_of_one_level_equal_one_by_one(monkeypatch):
+    # on a device backend the small splits run on the C++ backend side by side while the large
+    # ones run on this thread; a Backend object stands in for the device here (it is the C++
+    # backend, so the mapping must equal the C++ backend's, split after split)
+    import igpart.mapping as mapping
+    from igpart.kernels import get_backend
+
+    h = random_circuit(1200, seed=2)
+    hierarchy, distance = (2, 2, 3), (1, 10, 100)  # 1 split of 1200 vertices, 3 of ~400, 6 of ~200
+    alone = igpart.map(h, hierarchy, distance, algorithm="hm-ultra", backend="cpu", threads=1)
+    real = mapping._host_backend
+    device = []
+
+    def host(backend):
+        if isinstance(backend, str):
+            return real(backend)
+        device.append(backend)
+        return False
+
+    monkeypatch.setattr(mapping, "_host_backend", host)
+    for largest_on_host, on_device in ((0, 10), (500, 1)):
+        device.clear()
+        monkeypatch.setattr(mapping, "HOST_SPLIT_MAX_VERTICES", largest_on_host)
+        m = igpart.map(h, hierarchy, distance, algorithm="hm-ultra", backend=get_backend("cpu"),
+                       threads=2)  # fmt: skip
+        assert (m.parts == alone.parts).all() and m.balanced
+        assert len(device) == 1 + on_device  # the multisection's check, then one per split
