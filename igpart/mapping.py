@@ -44,8 +44,8 @@ from .subgraphs import level_subgraphs, level_subhypergraphs
 MAP_ALGORITHMS = ("hm", "hm-ultra", "two-phase", "im")
 ULTRA_SEEDS = 4  # partitioner seeds per multisection of "hm-ultra" (the best km1 is kept)
 #: hm-ultra's seeds per split of the later levels (small sub-problems that pay the smaller
-#: distances): on ibm01-05 at 4:8:1 2 seeds cost 1.0015x the mapping cost of 4 (1 seed 1.0034x),
-#: at 4:8:2 on ibm01/03/05 1.0017x, for half the later levels' work.
+#: distances): 2 seeds cost 1.0015x the mapping cost of 4 on ibm01-05 at 4:8:1 (1 seed 1.0034x),
+#: 1.0017x on ibm06-10 at 4:8:1 and on ibm01/03/05 at 4:8:2, for half the later levels' work.
 ULTRA_LATER_SEEDS = 2
 #: partitioner settings of the splits per algorithm: (the first split, the later levels' splits).
 #: "hm": no V-cycles on the first split (the whole input, whose cut pays the largest distance),
