@@ -101,9 +101,11 @@ def run_case(name, h, a, d, epsilon, threads, seed, tools, mtk, init,
     target = mtk_target(init, ctx, D)
     for tool in tools:
         t0 = time.perf_counter()
+        timings = {}
         if tool.startswith("igpart-"):
             m = igpart_map(tool, h, a, d, epsilon, seed, threads, backend)
             parts, seconds, reported = m.parts, m.seconds, m.cost
+            timings = {key: round(v, 4) for key, v in m.timings.items()}
         elif tool == "mtkahypar":
             mtk.set_seed(seed)
             p = hg.map_onto_graph(target, ctx)
@@ -131,7 +133,7 @@ def run_case(name, h, a, d, epsilon, threads, seed, tools, mtk, init,
             "case": name, "tool": tool, "cost": cost, "steiner_tree_mtkahypar": check,
             "reported": reported, "km1": igpart.km1(h, parts, k),
             "imbalance": igpart.imbalance(h, parts, k), "balanced": balanced,
-            "seconds": seconds,
+            "seconds": seconds, "timings": timings,
             "ok": balanced and cost == check and (reported is None or reported == cost),
         })  # fmt: skip
     return rows
