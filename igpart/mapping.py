@@ -397,7 +397,8 @@ def _multisection(h, a: tuple[int, ...], epsilon: float, backend, seeds: list[in
     """Algorithm 2 of the paper, level by level from the outermost: every group of the current
     level is split into the next level's count (by :func:`igpart.partition` with
     ``algorithm=partitioner``, or a pair: the first split's and the later ones'; each split a
-    task of ``client``'s cluster when given); returns (PE ids, splits, backend, timings).
+    task of ``client``'s cluster when given); returns (PE ids, splits, backend, timings:
+    ``partition`` and its part ``partition_level{i}`` per level, ``extract``, ``communities``).
     ``effort``: partitioner settings added to ``config`` for the first split (the whole input)
     and for the splits of the later levels; ``later_seeds`` (0: all): the first of ``seeds``
     that the later levels' splits use. The multilevel splits of a hypergraph share the input's
@@ -479,7 +480,8 @@ def _multisection(h, a: tuple[int, ...], epsilon: float, backend, seeds: list[in
             if used_backend in (None, "cpu"):  # the device's name when some split ran there
                 used_backend = used
             splits += 1
-        timings["partition"] += time.perf_counter() - t
+        timings[f"partition_level{level}"] = time.perf_counter() - t
+        timings["partition"] += timings[f"partition_level{level}"]
         pe, ngroups = new, ngroups * parts_here
     return pe, splits, used_backend, timings
 
