@@ -202,8 +202,9 @@ def main(argv=None) -> int:
                            args.backend)  # fmt: skip
         from igpart.parallel import metis_pool
 
-        if mapping.split_processes(args.threads):  # no timed call waits for a worker's imports
-            metis_pool.get_pool(mapping.split_processes(args.threads)).wait_started()
+        processes = mapping.split_processes(args.threads, mapping.SPLIT_PROCESSES_MIN_VERTICES)
+        if processes:  # no timed call waits for a worker's imports
+            metis_pool.get_pool(processes).wait_started()
     rows = []
     for name in args.cases.split(","):
         circuit, _, scale = name.partition(":")  # NAME or NAME:SCALE (enlarged SCALE times)

@@ -63,6 +63,9 @@ SPLIT_EFFORT: dict[str, tuple[dict, dict]] = {
 #: (:mod:`igpart.parallel.metis_pool`) when a mapping has at least this many threads (and the
 #: machine as many usable CPUs), one task per split and seed; below it in Python threads.
 SPLIT_PROCESSES_MIN_THREADS = 4
+#: ... and an input of at least this many vertices (a smaller one's splits take milliseconds:
+#: not worth starting the processes for).
+SPLIT_PROCESSES_MIN_VERTICES = 5_000
 #: The most worker processes the splits use (the partitioner's METIS pool is capped alike).
 SPLIT_PROCESSES_MAX = 16
 #: On a device backend (GPU), the splits of at most this many vertices run on the C++ backend
@@ -423,7 +426,7 @@ def _multisection(h, a: tuple[int, ...], epsilon: float, backend, seeds: list[in
 
         used_backend = get_backend(backend).name
     if client is None and multilevel and (on_host or HOST_SPLIT_MAX_VERTICES > 0):
-        processes = split_processes(int((config or {}).get("threads") or 0))
+        processes = split_processes(int((config or {}).get("threads") or 0), h.n)
         if processes:  # the workers import while the communities and the first split run
             from .parallel import metis_pool
 
@@ -486,12 +489,15 @@ def _multisection(h, a: tuple[int, ...], epsilon: float, backend, seeds: list[in
     return pe, splits, used_backend, timings
 
 
-def split_processes(threads: int) -> int:
-    """The worker processes that run the multilevel splits of a mapping on ``threads`` threads
-    (0: ``usable_cpus()``) on the C++ backend: ``min(threads, cpus, SPLIT_PROCESSES_MAX)`` from
-    ``SPLIT_PROCESSES_MIN_THREADS`` threads on, else 0 (Python threads of this process)."""
+def split_processes(threads: int, n: int) -> int:
+    """The worker processes that run the multilevel splits of a mapping of an input of ``n``
+    vertices on ``threads`` threads (0: ``usable_cpus()``) on the C++ backend:
+    ``min(threads, cpus, SPLIT_PROCESSES_MAX)`` from ``SPLIT_PROCESSES_MIN_THREADS`` threads and
+    ``SPLIT_PROCESSES_MIN_VERTICES`` vertices on, else 0 (Python threads of this process)."""
     from .parallel.threads import usable_cpus
 
+    if n < SPLIT_PROCESSES_MIN_VERTICES:
+        return 0
     cpus = usable_cpus()
     threads = int(threads) or cpus
     count = min(threads, cpus, SPLIT_PROCESSES_MAX)

@@ -477,7 +477,9 @@ def test_splits_in_worker_processes_equal_one_by_one(monkeypatch, algorithm):
     hierarchy, distance = (2, 2, 3), (1, 10, 100)
     alone = igpart.map(h, hierarchy, distance, algorithm=algorithm, backend="cpu", threads=1)
     monkeypatch.setattr(mapping, "SPLIT_PROCESSES_MIN_THREADS", 2)
-    assert mapping.split_processes(2) == 2 and mapping.split_processes(1) == 0
+    assert mapping.split_processes(2, h.n) == 0  # a small input: no processes
+    monkeypatch.setattr(mapping, "SPLIT_PROCESSES_MIN_VERTICES", 1000)
+    assert mapping.split_processes(2, h.n) == 2 and mapping.split_processes(1, h.n) == 0
     here, there = [], []
     real, real_worker = mapping.split_candidate, mapping._split_in_worker
 
