@@ -67,13 +67,17 @@ def mtk_target(init, ctx, D: np.ndarray):
 
 
 #: ``igpart-ALG/VARIANT[+VARIANT]``: the mapping with some of its settings as they were before
-#: (to compare both in one run): ``threads``, the C++ backend's splits in Python threads of this
+#: (to compare both in one run; the result is the same where only ``threads`` and ``here4``
+#: differ): ``threads``, the C++ backend's splits in Python threads of this
 #: process, never in worker processes; ``device``, every split of the GPU backend on the device
-#: (none on the C++ backend); ``allseeds``, hm-ultra's every split with all its seeds.
+#: (none on the C++ backend); ``allseeds``, hm-ultra's every split with all its seeds. And one
+#: alternative: ``here4``, a level of up to 4 split tasks (hm-ultra's first split) in threads of
+#: the process with METIS in the workers, instead of each task whole in a worker.
 VARIANTS = {
     "threads": ("SPLIT_PROCESSES_MIN_THREADS", 1 << 30),
     "device": ("HOST_SPLIT_MAX_VERTICES", 0),
     "allseeds": ("ULTRA_LATER_SEEDS", 0),
+    "here4": ("SPLIT_HERE_MAX_TASKS", 4),
 }
 
 

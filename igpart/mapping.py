@@ -68,6 +68,11 @@ SPLIT_PROCESSES_MIN_THREADS = 4
 SPLIT_PROCESSES_MIN_VERTICES = 5_000
 #: The most worker processes the splits use (the partitioner's METIS pool is capped alike).
 SPLIT_PROCESSES_MAX = 16
+#: With worker processes, a level of at most this many tasks (splits x seeds; ``hm``'s first
+#: split is one) runs them in threads of this process, the threads shared among them, with the
+#: METIS calls and recursive bisection's subtrees of their initial partitioning in the workers;
+#: a level of more tasks runs each whole in a worker.
+SPLIT_HERE_MAX_TASKS = 1
 #: On a device backend (GPU), the splits of at most this many vertices run on the C++ backend
 #: (side by side, as there), the larger ones on the device; 0: every split on the device. On
 #: the H100 machine (16 threads) the GPU backend's ``hm`` took 0.66-1.21 s on ibm01-04 (12-27k
@@ -531,7 +536,7 @@ def _run_splits(jobs: list, config, processes: int = 0) -> list:
         i, s = task
         sub, parts, eps, be, seeds, cfg, level, group, *rest = jobs[i][1]
         cfg = {**(cfg or {}), "threads": share}
-        if processes and len(tasks) == 1:  # the whole machine's threads, METIS in the workers
+        if processes and len(tasks) <= SPLIT_HERE_MAX_TASKS:  # METIS in the workers
             cfg["initial_metis_processes"] = processes
         elif processes and (rest[0] if rest else "multilevel") == "multilevel":
             done = _split_in_worker(processes, sub, parts, eps, seeds[s], cfg, level, group,

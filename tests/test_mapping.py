@@ -466,8 +466,8 @@ def test_given_communities_equal_detected_ones():
 
 
 @pytest.mark.usefixtures("fresh_pool")
-@pytest.mark.parametrize("algorithm", ["hm", "hm-ultra"])
-def test_splits_in_worker_processes_equal_one_by_one(monkeypatch, algorithm):
+@pytest.mark.parametrize("algorithm, here_max", [("hm", 1), ("hm-ultra", 1), ("hm-ultra", 4)])
+def test_splits_in_worker_processes_equal_one_by_one(monkeypatch, algorithm, here_max):
     # with worker processes every split and seed is a task of the pool; the mapping equals the
     # one of every split and seed one after the other on one thread, and hm-ultra's splits (four
     # seeds each, at every level) never run in this process
@@ -479,6 +479,7 @@ def test_splits_in_worker_processes_equal_one_by_one(monkeypatch, algorithm):
     monkeypatch.setattr(mapping, "SPLIT_PROCESSES_MIN_THREADS", 2)
     assert mapping.split_processes(2, h.n) == 0  # a small input: no processes
     monkeypatch.setattr(mapping, "SPLIT_PROCESSES_MIN_VERTICES", 1000)
+    monkeypatch.setattr(mapping, "SPLIT_HERE_MAX_TASKS", here_max)
     assert mapping.split_processes(2, h.n) == 2 and mapping.split_processes(1, h.n) == 0
     here, there = [], []
     real, real_worker = mapping.split_candidate, mapping._split_in_worker
@@ -498,9 +499,10 @@ def test_splits_in_worker_processes_equal_one_by_one(monkeypatch, algorithm):
     assert (pooled.parts == alone.parts).all() and pooled.cost == alone.cost
     assert pooled.balanced and pooled.splits == alone.splits == 1 + 3 + 6
     # hm's first split (one task) runs here on all the threads, the others in the workers;
-    # hm-ultra's first split is 4 tasks (seeds), each later one 2
-    assert here == ([] if algorithm == "hm-ultra" else [h.n])
-    assert all(there) and len(there) == (4 + 2 * 9 if algorithm == "hm-ultra" else 9)
+    # hm-ultra's first split is 4 tasks (seeds), here when here_max allows, each later one 2
+    first, later = (1, 9) if algorithm == "hm" else (4, 2 * 9)
+    assert here == ([h.n] * first if first <= here_max else [])
+    assert all(there) and len(there) == (0 if first <= here_max else first) + later
 
 
 def test_device_and_host_splits_of_one_level_equal_one_by_one(monkeypatch):
