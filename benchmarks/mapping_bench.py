@@ -30,6 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _data import load  # noqa: E402
 
 import igpart  # noqa: E402
+from igpart import mapping  # noqa: E402
 from igpart.mapping import (  # noqa: E402
     block_communication,
     communication_cost,
@@ -65,6 +66,36 @@ def mtk_target(init, ctx, D: np.ndarray):
     return init.create_target_graph(ctx, k, len(edges), edges, weights)
 
 
+#: ``igpart-ALG/VARIANT[+VARIANT]``: the mapping with some of its settings as they were before
+#: (to compare both in one run; the result is the same where only ``threads`` and ``here4``
+#: differ): ``threads``, the C++ backend's splits in Python threads of this
+#: process, never in worker processes; ``device``, every split of the GPU backend on the device
+#: (none on the C++ backend); ``allseeds``, hm-ultra's every split with all its seeds. And one
+#: alternative: ``here4``, a level of up to 4 split tasks (hm-ultra's first split) in threads of
+#: the process with METIS in the workers, instead of each task whole in a worker.
+VARIANTS = {
+    "threads": ("SPLIT_PROCESSES_MIN_THREADS", 1 << 30),
+    "device": ("HOST_SPLIT_MAX_VERTICES", 0),
+    "allseeds": ("ULTRA_LATER_SEEDS", 0),
+    "here4": ("SPLIT_HERE_MAX_TASKS", 4),
+}
+
+
+def igpart_map(tool: str, h, a, d, epsilon: float, seed: int, threads: int, backend: str):
+    """``igpart.map`` of tool ``igpart-ALG[/VARIANT+...]`` (:data:`VARIANTS`)."""
+    name, _, variant = tool[len("igpart-"):].partition("/")
+    changes = [VARIANTS[v] for v in variant.split("+") if v]
+    saved = [(attr, getattr(mapping, attr)) for attr, _ in changes]
+    try:
+        for attr, value in changes:
+            setattr(mapping, attr, value)
+        return igpart.map(h, a, d, epsilon, algorithm=name, seed=seed, threads=threads,
+                          backend=backend)  # fmt: skip
+    finally:
+        for attr, value in saved:
+            setattr(mapping, attr, value)
+
+
 def run_case(name, h, a, d, epsilon, threads, seed, tools, mtk, init,
              backend: str = "auto") -> list[dict]:  # fmt: skip
     k = int(np.prod(a))
@@ -74,10 +105,11 @@ def run_case(name, h, a, d, epsilon, threads, seed, tools, mtk, init,
     target = mtk_target(init, ctx, D)
     for tool in tools:
         t0 = time.perf_counter()
+        timings = {}
         if tool.startswith("igpart-"):
-            m = igpart.map(h, a, d, epsilon, algorithm=tool[len("igpart-"):], seed=seed,
-                           threads=threads, backend=backend)  # fmt: skip
+            m = igpart_map(tool, h, a, d, epsilon, seed, threads, backend)
             parts, seconds, reported = m.parts, m.seconds, m.cost
+            timings = {key: round(v, 4) for key, v in m.timings.items()}
         elif tool == "mtkahypar":
             mtk.set_seed(seed)
             p = hg.map_onto_graph(target, ctx)
@@ -105,7 +137,7 @@ def run_case(name, h, a, d, epsilon, threads, seed, tools, mtk, init,
             "case": name, "tool": tool, "cost": cost, "steiner_tree_mtkahypar": check,
             "reported": reported, "km1": igpart.km1(h, parts, k),
             "imbalance": igpart.imbalance(h, parts, k), "balanced": balanced,
-            "seconds": seconds,
+            "seconds": seconds, "timings": timings,
             "ok": balanced and cost == check and (reported is None or reported == cost),
         })  # fmt: skip
     return rows
@@ -147,7 +179,10 @@ def main(argv=None) -> int:
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--backend", default="auto", help="igpart's backend: auto, cpu or gpu")
-    ap.add_argument("--tools", default=",".join(TOOLS))
+    ap.add_argument("--tools", default=",".join(TOOLS),
+                    help="comma-separated, of " + ", ".join(TOOLS) + "; an igpart tool may end in "
+                         "/VARIANT[+VARIANT] (" + ", ".join(VARIANTS) + ": some settings as they "
+                         "were before, to compare in one run)")
     ap.add_argument("--json", help="write the rows here")
     ap.add_argument("--warmup", type=int, default=1,
                     help="1 (default): before the timed runs, one untimed call of each igpart tool "
@@ -156,13 +191,24 @@ def main(argv=None) -> int:
     a = parse_levels(args.hierarchy, "--hierarchy")
     d = parse_levels(args.distance, "--distance", float)
     tools = args.tools.split(",")
+    for tool in tools:
+        base, _, variant = tool.partition("/")
+        bad = [v for v in variant.split("+") if v and v not in VARIANTS]
+        if base not in TOOLS or bad or (variant and not base.startswith("igpart-")):
+            raise SystemExit(f"unknown tool {tool} (tools: {', '.join(TOOLS)}; variants of an "
+                             f"igpart tool: {', '.join(VARIANTS)})")
     mtk, init = mtk_setup(args.threads)
     if args.warmup:
         small = igpart.generators.random_circuit(2000, seed=1)
         for tool in tools:
             if tool.startswith("igpart-"):
-                igpart.map(small, a, d, args.epsilon, algorithm=tool[len("igpart-"):],
-                           seed=args.seed, threads=args.threads, backend=args.backend)
+                igpart_map(tool, small, a, d, args.epsilon, args.seed, args.threads,
+                           args.backend)  # fmt: skip
+        from igpart.parallel import metis_pool
+
+        processes = mapping.split_processes(args.threads, mapping.SPLIT_PROCESSES_MIN_VERTICES)
+        if processes:  # no timed call waits for a worker's imports
+            metis_pool.get_pool(processes).wait_started()
     rows = []
     for name in args.cases.split(","):
         circuit, _, scale = name.partition(":")  # NAME or NAME:SCALE (enlarged SCALE times)

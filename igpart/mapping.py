@@ -43,22 +43,48 @@ from .subgraphs import level_subgraphs, level_subhypergraphs
 
 MAP_ALGORITHMS = ("hm", "hm-ultra", "two-phase", "im")
 ULTRA_SEEDS = 4  # partitioner seeds per multisection of "hm-ultra" (the best km1 is kept)
+#: hm-ultra's seeds per split of the later levels (small sub-problems that pay the smaller
+#: distances): 2 seeds cost 1.0015x the mapping cost of 4 on ibm01-05 at 4:8:1 (1 seed 1.0034x),
+#: 1.0017x on ibm06-10 at 4:8:1 and on ibm01/03/05 at 4:8:2, for half the later levels' work.
+ULTRA_LATER_SEEDS = 2
+#: partitioner seeds of the first split per algorithm (the best, balanced first and then of least
+#: km1, is kept): that split's cut pays the largest distance. "hm": 2 (on the GPU backend, whose
+#: runs vary more from seed to seed, 2 seeds instead of 1 cost 0.89x on ibm10 x29, 0.92x on
+#: neuron x22 and 0.95x on cholesky_mc x18 at 4:8:1; BENCHMARKS.md, "Process mapping").
+FIRST_SPLIT_SEEDS: dict[str, int] = {"hm": 2, "hm-ultra": ULTRA_SEEDS}
 #: partitioner settings of the splits per algorithm: (the first split, the later levels' splits).
 #: "hm": no V-cycles on the first split (the whole input, whose cut pays the largest distance),
 #: the ``speed`` preset on the later ones (no V-cycles, a smaller coarsest level, shorter Louvain
 #: and refinement): on ibm01-05 at 4:8:1, 0.4x the time of the default settings at a cost 1.016x
 #: Mt-KaHyPar's mapping instead of 0.999x (the speed preset on every split: 0.3x at 1.055x);
 #: "hm-ultra": no V-cycles (the best of its seeds makes up for them: ibm01-03 0.97x
-#: Mt-KaHyPar's cost, 0.96x with them, at less than half the time). BENCHMARKS.md,
-#: "Process mapping".
-#: partitioner seeds of the first split per algorithm (the best, balanced first and then of least
-#: km1, is kept): that split's cut pays the largest distance, so its seeds pay most; the later
-#: splits run ``ULTRA_SEEDS`` seeds (``hm-ultra``) or one.
-FIRST_SPLIT_SEEDS: dict[str, int] = {"hm": 1, "hm-ultra": ULTRA_SEEDS}
+#: Mt-KaHyPar's cost with 4 seeds on every split, 0.96x with V-cycles, at less than half the
+#: time). BENCHMARKS.md, "Process mapping".
 SPLIT_EFFORT: dict[str, tuple[dict, dict]] = {
     "hm": ({"vcycles": 0}, {"preset": "speed"}),
     "hm-ultra": ({"vcycles": 0}, {"vcycles": 0}),
 }
+#: Splits of the C++ backend run in the process-wide worker processes
+#: (:mod:`igpart.parallel.metis_pool`) when a mapping has at least this many threads (and the
+#: machine as many usable CPUs), one task per split and seed; below it in Python threads.
+SPLIT_PROCESSES_MIN_THREADS = 4
+#: ... and an input of at least this many vertices (a smaller one's splits take milliseconds:
+#: not worth starting the processes for).
+SPLIT_PROCESSES_MIN_VERTICES = 5_000
+#: The most worker processes the splits use (the partitioner's METIS pool is capped alike).
+SPLIT_PROCESSES_MAX = 16
+#: With worker processes, a level of at most this many tasks (splits x seeds; ``hm``'s first
+#: split is one) runs them in threads of this process, the threads shared among them, with the
+#: METIS calls and recursive bisection's subtrees of their initial partitioning in the workers;
+#: a level of more tasks runs each whole in a worker.
+SPLIT_HERE_MAX_TASKS = 1
+#: On a device backend (GPU), the splits of at most this many vertices run on the C++ backend
+#: (side by side, as there), the larger ones on the device; 0: every split on the device. On
+#: the H100 machine (16 threads) the GPU backend's ``hm`` took 0.66-1.21 s on ibm01-04 (12-27k
+#: vertices; commit a46e865), the C++ backend's 0.33-0.52 s on ibm01-03 (799f5ab): every split
+#: there is small and each stage's fixed costs on the device dominate (BENCHMARKS.md, "Process
+#: mapping"). The bound itself is not tuned on the device yet.
+HOST_SPLIT_MAX_VERTICES = 50_000
 
 
 # ------------------------------------------------------------------------------- hierarchy
@@ -297,10 +323,13 @@ def map_processes(
     groups first, then each group's sub-(hyper)graph into the next level's, each split by
     :func:`igpart.partition` on the km1 objective with the adaptive imbalance of
     :func:`adaptive_epsilon` and the settings of :data:`SPLIT_EFFORT`, the sub-problems of a level
-    extracted together, on the backend's device, by :mod:`igpart.subgraphs`, and partitioned side by
-    side on the C++ backend; the splits share the input's Louvain communities, found once);
+    extracted together, on the backend's device, by :mod:`igpart.subgraphs`; the splits share the
+    input's Louvain communities, found once; those on the C++ backend, which runs the splits of at
+    most ``HOST_SPLIT_MAX_VERTICES`` vertices on a device backend too, run side by side, in worker
+    processes from ``SPLIT_PROCESSES_MIN_THREADS`` threads on, see :func:`_run_splits`);
     ``"hm-ultra"``: the same with more effort (its :data:`SPLIT_EFFORT`) and ``ULTRA_SEEDS`` seeds
-    per split, keeping the one of least km1 (balanced first); ``"two-phase"``, the classic baseline:
+    per split (``ULTRA_LATER_SEEDS`` below the first split), keeping the one of least km1
+    (balanced first, then the first seed); ``"two-phase"``, the classic baseline:
     a plain k-way partition (km1), then its blocks placed greedily on the PEs
     (:func:`greedy_placement`). ``"im"``, integrated mapping (GPU-IM,
     :func:`igpart.mapping_im.integrated_mapping`): the mapping objective inside the multilevel
@@ -341,6 +370,7 @@ def map_processes(
     epsilon = float(epsilon)
     seeds = [int(seed) + s for s in range(ULTRA_SEEDS if algorithm == "hm-ultra" else 1)]
     first_seeds = [int(seed) + s for s in range(FIRST_SPLIT_SEEDS.get(algorithm, len(seeds)))]
+    later_seeds = ULTRA_LATER_SEEDS if algorithm == "hm-ultra" else 0
     config = {"threads": int(threads)} if threads else None
     if algorithm == "two-phase":
         if cluster is not None:
@@ -361,11 +391,13 @@ def map_processes(
             pe, splits, used, timings = _multisection(h, a, epsilon, backend, seeds, config,
                                                       client,
                                                       effort=SPLIT_EFFORT.get(algorithm),
-                                                      first_seeds=first_seeds)
+                                                      first_seeds=first_seeds,
+                                                      later_seeds=later_seeds)  # fmt: skip
     else:
         pe, splits, used, timings = _multisection(h, a, epsilon, backend, seeds, config,
                                                   effort=SPLIT_EFFORT.get(algorithm),
-                                                  first_seeds=first_seeds)
+                                                  first_seeds=first_seeds,
+                                                  later_seeds=later_seeds)  # fmt: skip
     seconds = time.perf_counter() - t0
     return Mapping.from_parts(
         h, pe, a, d, epsilon, seconds=seconds, algorithm=algorithm,
@@ -377,15 +409,18 @@ def map_processes(
 def _multisection(h, a: tuple[int, ...], epsilon: float, backend, seeds: list[int], config,
                   client=None, partitioner: str | tuple[str, str] = "multilevel",
                   effort: tuple[dict, dict] | None = None,
-                  first_seeds: list[int] | None = None):  # fmt: skip
+                  first_seeds: list[int] | None = None, later_seeds: int = 0):  # fmt: skip
     """Algorithm 2 of the paper, level by level from the outermost: every group of the current
     level is split into the next level's count (by :func:`igpart.partition` with
     ``algorithm=partitioner``, or a pair: the first split's and the later ones'; each split a
-    task of ``client``'s cluster when given); returns (PE ids, splits, backend, timings).
+    task of ``client``'s cluster when given); returns (PE ids, splits, backend, timings:
+    ``partition`` and its part ``partition_level{i}`` per level, ``extract``, ``communities``).
     ``effort``: partitioner settings added to ``config`` for the first split (the whole input)
-    and for the splits of the later levels. The multilevel splits of a hypergraph share the
-    input's Louvain communities, found once (:func:`_input_communities`). ``first_seeds``: the
-    first split's seeds (default ``seeds``)."""
+    and for the splits of the later levels; ``first_seeds``: the first split's seeds (default
+    ``seeds``); ``later_seeds`` (0: all): the first of ``seeds`` that the later levels' splits
+    use. The multilevel splits of a hypergraph share the input's Louvain communities, found once
+    (:func:`_input_communities`). On a device backend the splits of at most
+    ``HOST_SPLIT_MAX_VERTICES`` vertices run on the C++ backend."""
     k = int(np.prod(a))
     total = int(h.vwgt.sum())
     pe = np.zeros(h.n, dtype=np.int64)  # the group id at the current level, mixed radix
@@ -396,8 +431,21 @@ def _multisection(h, a: tuple[int, ...], epsilon: float, backend, seeds: list[in
     extract = _level_extractor(h, backend if client is None else "cpu")
     timings["extract"] += time.perf_counter() - t
     communities = None
-    if "multilevel" in (partitioner if isinstance(partitioner, tuple) else (partitioner,)) \
-            and isinstance(h, Hypergraph):
+    multilevel = "multilevel" in (partitioner if isinstance(partitioner, tuple)
+                                  else (partitioner,))  # fmt: skip
+    processes = 0
+    on_host = _host_backend(backend)
+    if client is None and not on_host:  # the device's name, whichever backend ran the splits
+        from .kernels import get_backend
+
+        used_backend = get_backend(backend).name
+    if client is None and multilevel and (on_host or HOST_SPLIT_MAX_VERTICES > 0):
+        processes = split_processes(int((config or {}).get("threads") or 0), h.n)
+        if processes:  # the workers import while the communities and the first split run
+            from .parallel import metis_pool
+
+            metis_pool.get_pool(processes, low_priority=True)
+    if multilevel and isinstance(h, Hypergraph):
         t = time.perf_counter()
         first = next(x for x in reversed(a) if x > 1) if k > 1 else 1
         first_config = {**(config or {}), **(effort[0] if effort else {})}
@@ -431,53 +479,141 @@ def _multisection(h, a: tuple[int, ...], epsilon: float, backend, seeds: list[in
             eps = adaptive_epsilon(epsilon, total, k, int(sub.vwgt.sum()), sub_k, depth,
                                    parts_here)  # fmt: skip
             labels = None if communities is None else _compact(communities[verts])
-            split_seeds = first_seeds if first_seeds and ngroups == 1 else seeds
-            jobs.append((verts, (sub, parts_here, eps, backend_name, split_seeds, level_config,
+            split_backend = backend_name
+            if client is None and not on_host and sub.n <= HOST_SPLIT_MAX_VERTICES:
+                split_backend = "cpu"  # a small split: the device's fixed costs per stage dominate
+            if ngroups == 1:
+                level_seeds = first_seeds or seeds
+            else:
+                level_seeds = seeds if later_seeds <= 0 else seeds[:later_seeds]
+            jobs.append((verts, (sub, parts_here, eps, split_backend, level_seeds, level_config,
                                  level, g, split_partitioner,
                                  labels if split_partitioner == "multilevel" else None)))
         if client is None:
-            results = _run_splits(jobs, backend, config)
+            results = _run_splits(jobs, config, processes)
         else:
             from .distributed import run_tasks
 
             results = run_tasks(client, best_split, [args for _, args in jobs], progress=False)
         for (verts, _), (parts, used) in zip(jobs, results):
             new[verts] += parts
-            used_backend = used
+            if used_backend in (None, "cpu"):  # the device's name when some split ran there
+                used_backend = used
             splits += 1
-        timings["partition"] += time.perf_counter() - t
+        timings[f"partition_level{level}"] = time.perf_counter() - t
+        timings["partition"] += timings[f"partition_level{level}"]
         pe, ngroups = new, ngroups * parts_here
     return pe, splits, used_backend, timings
 
 
-def _run_splits(jobs: list, backend, config) -> list:
-    """:func:`best_split` of every job of one level. On the C++ backend the splits of a level
-    run side by side in Python threads (their C++ stages release the GIL), each with its share
-    of the threads: one small partition uses few of a machine's cores (at 4:8:4 on 2 threads,
-    with the shared communities, 1.5x faster on ibm03 / ibm05; BENCHMARKS.md, "Process
-    mapping").
-    Each split keeps its seeds, so the result does not depend on the order they finish in."""
-    if len(jobs) < 2 or not _host_backend(backend):
-        return [best_split(*args) for _, args in jobs]
-    from concurrent.futures import ThreadPoolExecutor
-
+def split_processes(threads: int, n: int) -> int:
+    """The worker processes that run the multilevel splits of a mapping of an input of ``n``
+    vertices on ``threads`` threads (0: ``usable_cpus()``) on the C++ backend:
+    ``min(threads, cpus, SPLIT_PROCESSES_MAX)`` from ``SPLIT_PROCESSES_MIN_THREADS`` threads and
+    ``SPLIT_PROCESSES_MIN_VERTICES`` vertices on, else 0 (Python threads of this process)."""
     from .parallel.threads import usable_cpus
 
+    if n < SPLIT_PROCESSES_MIN_VERTICES:
+        return 0
+    cpus = usable_cpus()
+    threads = int(threads) or cpus
+    count = min(threads, cpus, SPLIT_PROCESSES_MAX)
+    return count if count >= SPLIT_PROCESSES_MIN_THREADS else 0
+
+
+def _run_splits(jobs: list, config, processes: int = 0) -> list:
+    """:func:`best_split` of every job of one level, the jobs' results in their order (each
+    job's backend is its fourth argument). The splits on the C++ backend, and each split's seeds,
+    run side by side, each with its share of the threads: in ``processes`` worker processes of
+    :mod:`igpart.parallel.metis_pool` (multilevel splits; a task whose worker cannot run it,
+    e.g. while none has finished its start-up, runs here), else in Python threads (their C++
+    stages release the GIL, METIS and the Python between them do not); the splits on a device
+    backend run one after the other on this thread meanwhile. One small partition uses few of a
+    machine's cores (at 4:8:4 on 2 threads, with the shared communities, the threads made ibm03 /
+    ibm05 1.5x faster; BENCHMARKS.md, "Process mapping").
+    Each seed is its own partition and the best is chosen in the order of the seeds, so the
+    result is that of one split and seed after the other, whatever the threads, processes and
+    the order the tasks finish in."""
+    from .parallel.threads import usable_cpus
+
+    host = {i for i in range(len(jobs)) if _host_backend(jobs[i][1][3])}
     threads = int((config or {}).get("threads") or 0) or usable_cpus()
-    workers = max(1, min(len(jobs), threads))
+    # one task per split and seed, the largest splits first (the last to start is a small one)
+    tasks = [(i, s) for i in sorted(host, key=lambda i: -jobs[i][1][0].n)
+             for s in range(len(jobs[i][1][4]))]
+    workers = max(1, min(len(tasks), max(processes, 0) or threads))
+    share = max(1, threads // workers)
+
+    def run(task):
+        i, s = task
+        sub, parts, eps, be, seeds, cfg, level, group, *rest = jobs[i][1]
+        cfg = {**(cfg or {}), "threads": share}
+        if processes and len(tasks) <= SPLIT_HERE_MAX_TASKS:  # METIS in the workers
+            cfg["initial_metis_processes"] = processes
+        elif processes and (rest[0] if rest else "multilevel") == "multilevel":
+            done = _split_in_worker(processes, sub, parts, eps, seeds[s], cfg, level, group,
+                                    *rest)  # fmt: skip
+            if done is not None:
+                return done
+        return split_candidate(sub, parts, eps, be, seeds[s], cfg, level, group, *rest)
+
+    out: list = [None] * len(jobs)
+
+    def device_splits():
+        for i in range(len(jobs)):
+            if out[i] is None and i not in host:
+                out[i] = best_split(*jobs[i][1])
+
+    if workers < 2 and not processes:  # one thread: every split and seed one after the other
+        for i in host:
+            out[i] = best_split(*jobs[i][1])
+        device_splits()
+        return out
     if workers < 2:
-        return [best_split(*args) for _, args in jobs]
-    share = {"threads": max(1, threads // workers)}
+        results = [run(t) for t in tasks]
+        device_splits()
+    else:
+        from concurrent.futures import ThreadPoolExecutor
 
-    def run(args):
-        sub, parts, eps, be, seeds, cfg, *rest = args
-        return best_split(sub, parts, eps, be, seeds, {**(cfg or {}), **share}, *rest)
+        with ThreadPoolExecutor(workers) as pool:
+            pending = pool.map(run, tasks)
+            device_splits()  # on this thread, while the host's splits run
+            results = list(pending)
+    by_task = dict(zip(tasks, results))
+    for i in host:
+        candidates = [by_task[(i, s)] for s in range(len(jobs[i][1][4]))]
+        best = min(candidates, key=lambda c: c[0])  # the first seed of least rank
+        out[i] = (best[1], best[2])
+    return out
 
-    # the largest splits first, so that the last one to start is a small one
-    order = sorted(range(len(jobs)), key=lambda i: -jobs[i][1][0].n)
-    with ThreadPoolExecutor(workers) as pool:
-        done = dict(zip(order, pool.map(run, [jobs[i][1] for i in order])))
-    return [done[i] for i in range(len(jobs))]
+
+def _split_in_worker(processes: int, sub, parts: int, eps: float, seed: int, config: dict,
+                     level: int, group: int, partitioner: str = "multilevel",
+                     communities: np.ndarray | None = None):  # fmt: skip
+    """:func:`split_candidate` on the C++ backend in a worker process of the pool of
+    ``processes``, or None when no worker can run it (none has finished its start-up, or it
+    died: the caller runs it here)."""
+    from .parallel import metis_pool
+
+    pool = metis_pool.get_pool(processes)
+    if not pool.usable:
+        return None
+    request = dict(op="split", sub=sub, parts=int(parts), eps=float(eps), seed=int(seed),
+                   config={**config, "initial_metis_processes": 0}, level=int(level),
+                   group=int(group), partitioner=partitioner, communities=communities)
+    try:
+        rank, blocks, used = pool.call(request, wait_for_start=False)
+    except metis_pool.WorkerGone:
+        return None  # logged by the pool (or no worker has started yet)
+    return tuple(rank), np.asarray(blocks, dtype=np.int32), used
+
+
+def split_request(*, sub, parts: int, eps: float, seed: int, config: dict, level: int,
+                  group: int, partitioner: str = "multilevel", communities=None):
+    """:func:`split_candidate` on the C++ backend from a worker process's request
+    (:mod:`igpart.parallel.worker`, op ``"split"``)."""
+    return split_candidate(sub, parts, eps, "cpu", seed, config, level, group, partitioner,
+                           communities)
 
 
 def _input_communities(h: Hypergraph, k: int, backend, config, seed: int) -> np.ndarray | None:
@@ -536,29 +672,39 @@ def _level_extractor(h, backend):
 def best_split(sub, parts: int, eps: float, backend, seeds: list[int], config, level: int,
                group: int, partitioner: str = "multilevel",
                communities: np.ndarray | None = None) -> tuple[np.ndarray, str]:  # fmt: skip
-    """Block ids of the best (balanced first, then least km1) of ``seeds`` partitions of one
-    group's ``sub`` into ``parts`` (:func:`igpart.partition` with ``algorithm=partitioner``),
-    and the backend that made it. ``communities`` (int32 per vertex of ``sub``): the group's
-    share of the input's communities, which restrict the clustering instead of communities
-    detected on ``sub`` (multilevel hypergraph splits)."""
+    """Block ids of the best (balanced first, then least km1, then the first seed) of ``seeds``
+    partitions of one group's ``sub`` into ``parts`` (:func:`split_candidate` per seed), and the
+    backend that made it."""
+    best = None
+    for s in seeds:
+        c = split_candidate(sub, parts, eps, backend, s, config, level, group, partitioner,
+                            communities)
+        if best is None or c[0] < best[0]:
+            best = c
+    return best[1], best[2]
+
+
+def split_candidate(sub, parts: int, eps: float, backend, seed: int, config, level: int,
+                    group: int, partitioner: str = "multilevel",
+                    communities: np.ndarray | None = None):  # fmt: skip
+    """One seed's partition of one group's ``sub`` into ``parts`` (:func:`igpart.partition` on
+    km1 with ``algorithm=partitioner``): ``((not balanced, km1), block ids, backend)``.
+    ``communities`` (int32 per vertex of ``sub``): the group's share of the input's
+    communities, which restrict the clustering instead of communities detected on ``sub``
+    (multilevel hypergraph splits)."""
     from .partitioner.api import partition
     from .partitioner.config import Config
     from .partitioner.driver import run_partition
 
-    best = None
-    for s in seeds:
-        try:
-            if communities is not None:
-                p = run_partition(sub, parts, eps, "km1", backend, s, Config.of(config),
-                                  communities=communities)  # fmt: skip
-            else:
-                p = partition(sub, parts, eps, "km1", backend, s, config, algorithm=partitioner)
-        except PartitionError as exc:
-            raise PartitionError(f"split of level-{level} group {group}: {exc}") from exc
-        rank = (not p.balanced, p.km1)
-        if best is None or rank < best[0]:
-            best = (rank, p)
-    return best[1].parts, best[1].backend
+    try:
+        if communities is not None:
+            p = run_partition(sub, parts, eps, "km1", backend, seed, Config.of(config),
+                              communities=communities)  # fmt: skip
+        else:
+            p = partition(sub, parts, eps, "km1", backend, seed, config, algorithm=partitioner)
+    except PartitionError as exc:
+        raise PartitionError(f"split of level-{level} group {group}: {exc}") from exc
+    return (not p.balanced, int(p.km1)), p.parts, p.backend
 
 
 def _two_phase(h, a: tuple[int, ...], d: np.ndarray, epsilon: float, backend, seed: int, config):

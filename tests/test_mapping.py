@@ -26,6 +26,8 @@ from igpart.mapping import (
 from igpart.metrics import max_block_weight
 from igpart.subgraphs import subgraphs, subhypergraphs
 
+from .test_metis_pool import fresh_pool  # noqa: F401  (a fresh worker pool, its calls wait for a start)
+
 HIERARCHIES = [((2,), (3,)), ((2, 2), (1, 10)), ((3, 2), (2, 5)), ((2, 3, 2), (1, 10, 100)),
                ((2, 1, 2), (1, 4, 4)), ((4, 2), (1.5, 2.5))]  # fmt: skip
 
@@ -408,9 +410,16 @@ def test_cli_round_trip(tmp_path, capsys):
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("host_max", [0, 1000, None])
 @pytest.mark.parametrize("algorithm", ["hm", "two-phase", "im"])
-def test_gpu_backend_mapping_balanced_and_recomputable(algorithm):
-    # every split runs igpart.partition on the GPU backend
+def test_gpu_backend_mapping_balanced_and_recomputable(monkeypatch, algorithm, host_max):
+    # the splits run igpart.partition on the GPU backend (host_max 0), the small ones on the
+    # C++ backend (1000: the first split on the device, the others on the host), or every one
+    # on the host (the default on this small input)
+    import igpart.mapping as mapping
+
+    if host_max is not None:
+        monkeypatch.setattr(mapping, "HOST_SPLIT_MAX_VERTICES", host_max)
     h = random_circuit(3000, seed=6)
     hierarchy, distance = (4, 2, 2), (1, 10, 100)
     for x in (h, h.to_graph()):
@@ -432,7 +441,7 @@ def test_splits_side_by_side_equal_splits_one_by_one():
         labels = None if g % 2 else np.unique(communities[verts], return_inverse=True)[1]
         jobs.append((verts, (sub, 3, 0.05, "cpu", [g], {"preset": "speed"}, 1, g, "multilevel",
                              labels)))  # fmt: skip
-    pooled = _run_splits(jobs, "cpu", {"threads": 2})
+    pooled = _run_splits(jobs, {"threads": 2})
     for (_, args), (parts, used) in zip(jobs, pooled):
         sub, k, eps, be, seeds, cfg, *rest = args
         alone, _ = best_split(sub, k, eps, be, seeds, {**cfg, "threads": 1}, *rest)
@@ -454,3 +463,73 @@ def test_given_communities_equal_detected_ones():
     got = run_partition(h, 8, 0.03, "km1", "cpu", 1, Config.of({"threads": 2}),
                         communities=communities)  # fmt: skip
     assert (got.parts == want.parts).all() and got.km1 == want.km1
+
+
+@pytest.mark.usefixtures("fresh_pool")
+@pytest.mark.parametrize("algorithm, here_max", [("hm", 1), ("hm-ultra", 1), ("hm-ultra", 4)])
+def test_splits_in_worker_processes_equal_one_by_one(monkeypatch, algorithm, here_max):
+    # with worker processes every split and seed is a task of the pool; the mapping equals the
+    # one of every split and seed one after the other on one thread, and hm-ultra's splits (four
+    # seeds each, at every level) never run in this process
+    import igpart.mapping as mapping
+
+    h = random_circuit(1500, seed=9)
+    hierarchy, distance = (2, 2, 3), (1, 10, 100)
+    alone = igpart.map(h, hierarchy, distance, algorithm=algorithm, backend="cpu", threads=1)
+    monkeypatch.setattr(mapping, "SPLIT_PROCESSES_MIN_THREADS", 2)
+    assert mapping.split_processes(2, h.n) == 0  # a small input: no processes
+    monkeypatch.setattr(mapping, "SPLIT_PROCESSES_MIN_VERTICES", 1000)
+    monkeypatch.setattr(mapping, "SPLIT_HERE_MAX_TASKS", here_max)
+    assert mapping.split_processes(2, h.n) == 2 and mapping.split_processes(1, h.n) == 0
+    here, there = [], []
+    real, real_worker = mapping.split_candidate, mapping._split_in_worker
+
+    def counted(*args, **kwargs):
+        here.append(args[0].n)
+        return real(*args, **kwargs)
+
+    def counted_worker(*args, **kwargs):
+        done = real_worker(*args, **kwargs)
+        there.append(done is not None)
+        return done
+
+    monkeypatch.setattr(mapping, "split_candidate", counted)
+    monkeypatch.setattr(mapping, "_split_in_worker", counted_worker)
+    pooled = igpart.map(h, hierarchy, distance, algorithm=algorithm, backend="cpu", threads=2)
+    assert (pooled.parts == alone.parts).all() and pooled.cost == alone.cost
+    assert pooled.balanced and pooled.splits == alone.splits == 1 + 3 + 6
+    # the first split is FIRST_SPLIT_SEEDS tasks (seeds), here on all the threads when here_max
+    # allows, else in the workers; the later ones: hm one task each, hm-ultra 2
+    first = mapping.FIRST_SPLIT_SEEDS[algorithm]
+    later = 9 if algorithm == "hm" else 2 * 9
+    assert here == ([h.n] * first if first <= here_max else [])
+    assert all(there) and len(there) == (0 if first <= here_max else first) + later
+
+
+def test_device_and_host_splits_of_one_level_equal_one_by_one(monkeypatch):
+    # on a device backend the small splits run on the C++ backend side by side while the large
+    # ones run on this thread; a Backend object stands in for the device here (it is the C++
+    # backend, so the mapping must equal the C++ backend's, split after split)
+    import igpart.mapping as mapping
+    from igpart.kernels import get_backend
+
+    h = random_circuit(1200, seed=2)
+    hierarchy, distance = (2, 2, 3), (1, 10, 100)  # 1 split of 1200 vertices, 3 of ~400, 6 of ~200
+    alone = igpart.map(h, hierarchy, distance, algorithm="hm-ultra", backend="cpu", threads=1)
+    real = mapping._host_backend
+    device = []
+
+    def host(backend):
+        if isinstance(backend, str):
+            return real(backend)
+        device.append(backend)
+        return False
+
+    monkeypatch.setattr(mapping, "_host_backend", host)
+    for largest_on_host, on_device in ((0, 10), (500, 1)):
+        device.clear()
+        monkeypatch.setattr(mapping, "HOST_SPLIT_MAX_VERTICES", largest_on_host)
+        m = igpart.map(h, hierarchy, distance, algorithm="hm-ultra", backend=get_backend("cpu"),
+                       threads=2)  # fmt: skip
+        assert (m.parts == alone.parts).all() and m.balanced
+        assert len(device) == 1 + on_device  # the multisection's check, then one per split

@@ -231,6 +231,16 @@ def test_shutdown_reaps_workers(fresh_pool):
     assert pool_result.dtype == np.int32 and len(mp.get_pool(2).pids()) == 2
 
 
+def test_wait_started_waits_for_every_worker(fresh_pool):
+    pool = mp.get_pool(2)
+    assert pool.wait_started(timeout=60)
+    workers = list(pool._workers)
+    assert len(workers) == 2 and all(w.started() for w in workers)
+    # a started worker serves a call without the caller waiting for its imports
+    g = _chain(40, 1)
+    assert np.array_equal(metis_partition(g, 2, processes=2), metis_partition(g, 2))
+
+
 @pytest.mark.parametrize("k", [8, 64])
 def test_workers_on_a_many_core_machine_equal_one_thread(fresh_pool, monkeypatch, k):
     """As on a 16-core machine: the driver sees 16 usable CPUs (its workers import at low

@@ -37,6 +37,7 @@ import select
 import subprocess
 import sys
 import threading
+import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
@@ -200,6 +201,20 @@ class MetisPool:
                 workers = list(self._workers)
             self._started = any(w.started() for w in workers)
         return self._started
+
+    def wait_started(self, timeout: float = 60.0) -> bool:
+        """Waits until every worker of the pool has finished its start-up (imports), at most
+        ``timeout`` seconds; whether they all have (a benchmark's warm-up, so that no timed call
+        waits for a worker's imports)."""
+        self._join_starters()
+        deadline = time.monotonic() + timeout
+        with self._lock:
+            workers = list(self._workers)
+        while not all(w.started() for w in workers):
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.01)
+        return True
 
     def call(self, request: dict[str, Any], wait_for_start: bool = True) -> Any:
         """One request (see :mod:`igpart.parallel.protocol`) served by a free worker.

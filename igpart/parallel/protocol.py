@@ -7,7 +7,9 @@ request with ``"op": "bisect"`` is one bisection of recursive bisection
 (:func:`igpart.partitioner.initial.recursive.bisect_request`'s keyword arguments), replied to
 with ``("ok", sides)``; one with ``"op": "subtree"`` every bisection of a subtree
 (:func:`igpart.partitioner.initial.recursive.subtree_request`), replied to with ``("ok",
-blocks)``. End of input ends the worker."""
+blocks)``; one with ``"op": "split"`` one split of a process mapping
+(:func:`igpart.mapping.split_request`'s keyword arguments), replied to with ``("ok", (rank,
+blocks, backend))``. End of input ends the worker."""
 
 from __future__ import annotations
 

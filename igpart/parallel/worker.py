@@ -1,5 +1,6 @@
-"""A worker process that serves METIS calls, bisections of recursive bisection and whole
-subtrees of them over its pipes (the protocol: :mod:`igpart.parallel.protocol`), started by
+"""A worker process that serves METIS calls, bisections of recursive bisection, whole
+subtrees of them and the splits of a process mapping (:func:`igpart.mapping.split_request`)
+over its pipes (the protocol: :mod:`igpart.parallel.protocol`), started by
 :mod:`igpart.parallel.metis_pool` as ``python -m igpart.parallel.worker``; an entry point that
 nothing in igpart imports.
 
@@ -27,6 +28,7 @@ def _import_all() -> dict:
     """The modules a request needs (imported before "ready": the start-up cost is paid here)."""
     import pymetis  # noqa: F401
 
+    from .. import mapping  # noqa: F401  (the splits of a process mapping)
     from ..kernels import _cpu  # noqa: F401
     from ..partitioner.driver import bisect
     from ..partitioner.initial.metis import part_graph
@@ -86,6 +88,10 @@ def main() -> None:
             op = request.pop("op", "metis")
             if op in serve:
                 reply = ("ok", serve[op](bisect, **request))
+            elif op == "split":  # one split of a process mapping (imported on first use)
+                from ..mapping import split_request
+
+                reply = ("ok", split_request(**request))
             else:
                 seeds = request.pop("seeds")
                 reply = ("ok", [part_graph(seed=s, **request) for s in seeds])
