@@ -72,19 +72,26 @@ def mtk_target(init, ctx, D: np.ndarray):
 #: process, never in worker processes; ``device``, every split of the GPU backend on the device
 #: (none on the C++ backend); ``allseeds``, hm-ultra's every split with all its seeds. And one
 #: alternative: ``here4``, a level of up to 4 split tasks (hm-ultra's first split) in threads of
-#: the process with METIS in the workers, instead of each task whole in a worker.
+#: the process with METIS in the workers, instead of each task whole in a worker; ``first1``,
+#: hm's first split on one seed.
 VARIANTS = {
     "threads": ("SPLIT_PROCESSES_MIN_THREADS", 1 << 30),
     "device": ("HOST_SPLIT_MAX_VERTICES", 0),
     "allseeds": ("ULTRA_LATER_SEEDS", 0),
     "here4": ("SPLIT_HERE_MAX_TASKS", 4),
+    "first1": ("FIRST_SPLIT_SEEDS", {**mapping.FIRST_SPLIT_SEEDS, "hm": 1}),
 }
+#: variants that choose the backend of the igpart tool instead of the run's ``--backend``
+#: (``cpu``: the C++ backend's rows beside the GPU's in one run)
+BACKEND_VARIANTS = ("cpu", "gpu")
 
 
 def igpart_map(tool: str, h, a, d, epsilon: float, seed: int, threads: int, backend: str):
     """``igpart.map`` of tool ``igpart-ALG[/VARIANT+...]`` (:data:`VARIANTS`)."""
     name, _, variant = tool[len("igpart-"):].partition("/")
-    changes = [VARIANTS[v] for v in variant.split("+") if v]
+    chosen = [v for v in variant.split("+") if v]
+    backend = next((v for v in chosen if v in BACKEND_VARIANTS), backend)
+    changes = [VARIANTS[v] for v in chosen if v not in BACKEND_VARIANTS]
     saved = [(attr, getattr(mapping, attr)) for attr, _ in changes]
     try:
         for attr, value in changes:
@@ -182,7 +189,8 @@ def main(argv=None) -> int:
     ap.add_argument("--tools", default=",".join(TOOLS),
                     help="comma-separated, of " + ", ".join(TOOLS) + "; an igpart tool may end in "
                          "/VARIANT[+VARIANT] (" + ", ".join(VARIANTS) + ": some settings as they "
-                         "were before, to compare in one run)")
+                         "were before, to compare in one run; " + ", ".join(BACKEND_VARIANTS) +
+                         ": that backend instead of --backend)")
     ap.add_argument("--json", help="write the rows here")
     ap.add_argument("--warmup", type=int, default=1,
                     help="1 (default): before the timed runs, one untimed call of each igpart tool "
@@ -193,7 +201,8 @@ def main(argv=None) -> int:
     tools = args.tools.split(",")
     for tool in tools:
         base, _, variant = tool.partition("/")
-        bad = [v for v in variant.split("+") if v and v not in VARIANTS]
+        bad = [v for v in variant.split("+") if v and v not in VARIANTS
+               and v not in BACKEND_VARIANTS]
         if base not in TOOLS or bad or (variant and not base.startswith("igpart-")):
             raise SystemExit(f"unknown tool {tool} (tools: {', '.join(TOOLS)}; variants of an "
                              f"igpart tool: {', '.join(VARIANTS)})")
