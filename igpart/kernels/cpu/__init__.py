@@ -101,7 +101,7 @@ class CpuBackend(Backend):
                     max_passes: int = 8, min_move_fraction: float = 0.01, seed: int = 0,
                     resolution: float = 1.0, max_weight: int = 0, sub_rounds: int = 0,
                     k: int = 0, graph: str = "clique", edge_weight: str = "hybrid",
-                    level_max: int = -1):
+                    level_max: int = -1, min_pass_gain: float = 0.0):
         """Louvain (``Backend.communities``) on ``hg`` itself, or on a level of at most
         ``level_max`` vertices (-1: ``community_level_max(k)``, see
         ``community_level_vertices``), projected back to ``hg``."""
@@ -119,7 +119,8 @@ class CpuBackend(Backend):
             cur.eptr, cur.eind, cur.ewgt, cur.vptr, cur.vind, cur.vwgt, int(max_net_size),
             int(max_levels), int(max_passes), float(min_move_fraction), int(seed),
             float(resolution), int(max_weight), int(sub_rounds), bool(self.community_prune),
-            str(graph), str(edge_weight),
+            str(graph), str(edge_weight), float(min_pass_gain),
+            int(self.community_sub_round_min_arcs),
         )
         for cmap in reversed(maps):
             comm = comm[cmap]
@@ -189,6 +190,18 @@ class CpuBackend(Backend):
     #: cholesky_mc x4, neuron x4, stereo_vision x4 and ibm10 x8 at k = 16 and 64, seeds 0-7: cut
     #: 0.997x (64 runs, 0.931x-1.042x), modularity within 0.0003 (BENCHMARKS.md).
     community_prune = True
+    #: Louvain's levels run in sub-rounds only where their graph has at least this many arcs
+    #: (and ``sub_rounds`` > 0); smaller levels (the aggregated graphs of the later levels) run
+    #: sequentially, as a small input does: each sub-round meets three or four barriers of all
+    #: the threads, which cost more than the few parallel ratings between them save.
+    community_sub_round_min_arcs = 0
+    #: ``Config.community_pass_gain = -1`` on this backend (``default_community_pass_gain``).
+    community_pass_gain = 0.0
+
+    def default_community_pass_gain(self, n: int) -> float:
+        """``Config.community_pass_gain = -1`` on this backend for an input of ``n`` vertices:
+        ``community_pass_gain``."""
+        return float(self.community_pass_gain)
 
     #: From this many OpenMP threads on (0: never, the default), ``Config.refinement = "auto"``
     #: is ``"jet+fm"`` (Jet, parallel, on every level; FM on levels of at most
