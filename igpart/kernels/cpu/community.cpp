@@ -402,15 +402,24 @@ bool local_moving(const WGraph &g, std::vector<int32_t> &comm, int64_t max_passe
     const bool gains = min_pass_gain > 0.0 || prof != nullptr;
     std::vector<int64_t> move_gain(gains ? static_cast<size_t>(n) : 0, 0);
     std::vector<int64_t> arrive(max_weight > 0 ? static_cast<size_t>(n) : 0, 0);
+    // waiting[k % 3]: the moves of the k-th slice that wait for the in-order pass (three
+    // counters: the k-th slice's is read after its moves while the next slice's is being
+    // cleared, and written from the slice after that on)
+    int64_t waiting[3] = {0, 0, 0};
     for (int64_t pass = 0; pass < max_passes; ++pass) {
         begin_pass();
         int64_t moved = 0, rated = 0, pass_gain = 0;
-        for (int64_t s0 = 0; s0 < n; s0 += slice) {
-            const int64_t s1 = std::min(n, s0 + slice);
-            int64_t waiting = 0;
-#pragma omp parallel num_threads(threads) reduction(+ : moved, waiting, rated, pass_gain)
-            {
-                MoveScratch &sc = scratch[static_cast<size_t>(thread_id())];
+        waiting[0] = waiting[1] = waiting[2] = 0;
+        // one parallel region per pass (the threads meet at the barriers of the work-sharing
+        // loops, two or three per sub-round, instead of starting a team per sub-round)
+#pragma omp parallel num_threads(threads) reduction(+ : moved, rated, pass_gain)
+        {
+            MoveScratch &sc = scratch[static_cast<size_t>(thread_id())];
+            for (int64_t s0 = 0, k = 0; s0 < n; s0 += slice, ++k) {
+                const int64_t s1 = std::min(n, s0 + slice);
+                int64_t &wait = waiting[k % 3];
+#pragma omp single nowait
+                waiting[(k + 1) % 3] = 0;
 #pragma omp for schedule(dynamic, 64)
                 for (int64_t i = s0; i < s1; ++i) {
                     const int32_t u = order[i];
@@ -435,14 +444,16 @@ bool local_moving(const WGraph &g, std::vector<int32_t> &comm, int64_t max_passe
                 if (max_weight > 0) {
                     // the moves into a community that all of the slice's arrivals would
                     // overfill wait for the in-order pass
+                    int64_t waits = 0;
 #pragma omp for schedule(static)
                     for (int64_t i = s0; i < s1; ++i) {
                         const int32_t c = target[i];
                         if (c != kStay && cw[c] + arrive[c] > max_weight) {
                             target[i] = ~c;
-                            ++waiting;
+                            ++waits;
                         }
                     }
+                    if (waits > 0) __atomic_fetch_add(&wait, waits, __ATOMIC_RELAXED);
                 }
 #pragma omp for schedule(dynamic, 64)
                 for (int64_t i = s0; i < s1; ++i) {
@@ -460,14 +471,16 @@ bool local_moving(const WGraph &g, std::vector<int32_t> &comm, int64_t max_passe
                     if (gains) pass_gain += move_gain[i];
                     if (prune) activate_neighbours(u);
                 }
-            }
-            if (waiting == 0) continue;
-            for (int64_t i = s0; i < s1; ++i) {
-                if (target[i] >= 0) continue;  // stays, or moved
-                const int32_t u = order[i], cu = comm[u], c = ~target[i];
-                if (cw[c] + g.vw[u] <= max_weight) {
-                    relocate(tot, fdeg[u], u, cu, c, moved);
-                    if (gains) pass_gain += move_gain[i];
+                // every thread reads the same count here (written before the last barrier)
+                if (__atomic_load_n(&wait, __ATOMIC_RELAXED) == 0) continue;
+#pragma omp single
+                for (int64_t i = s0; i < s1; ++i) {
+                    if (target[i] >= 0) continue;  // stays, or moved
+                    const int32_t u = order[i], cu = comm[u], c = ~target[i];
+                    if (cw[c] + g.vw[u] <= max_weight) {
+                        relocate(tot, fdeg[u], u, cu, c, moved);
+                        if (gains) pass_gain += move_gain[i];
+                    }
                 }
             }
         }
