@@ -112,24 +112,26 @@ WGraph clique_expansion(const HgView &h, int64_t max_net_size) {
 #pragma omp parallel for schedule(static, 1) num_threads(threads) if (threads > 1)
     for (int t = 0; t < threads; ++t) {
         const int64_t lo = n * t / threads, hi = n * (t + 1) / threads;
-        std::vector<double> acc(static_cast<size_t>(n), 0.0);
-        std::vector<int32_t> touched;
+        // a row's sums in a small table sized for it (a dense array of n entries per thread
+        // only for rows too long for one: n doubles per thread overflow the shared cache)
+        RowMap row;
         std::vector<int32_t> &a = adj[static_cast<size_t>(t)];
         std::vector<double> &aw = w[static_cast<size_t>(t)];
         for (int64_t u = lo; u < hi; ++u) {
-            touched.clear();
+            int64_t bound = 0;  // the row's entries at most
+            for (int64_t j = h.vptr[u]; j < h.vptr[u + 1]; ++j) {
+                const int64_t size = h.size(h.vind[j]);
+                if (size >= 2 && size <= max_net_size) bound += size - 1;
+            }
+            row.begin(bound, n);
             for_each_rated_neighbour(h, static_cast<int32_t>(u), max_net_size,
                                      [&](int32_t v, double r) {
-                                         if (r <= 0.0) return;
-                                         if (acc[v] == 0.0) touched.push_back(v);
-                                         acc[v] += r;
+                                         if (r > 0.0) row.add(v, r);
                                      });
-            for (int32_t v : touched) {
-                a.push_back(v);
-                aw.push_back(acc[v]);
-                acc[v] = 0.0;
-            }
-            g.ptr[u + 1] = static_cast<int64_t>(touched.size());
+            a.insert(a.end(), row.ids().begin(), row.ids().end());
+            aw.insert(aw.end(), row.sums().begin(), row.sums().end());
+            g.ptr[u + 1] = static_cast<int64_t>(row.ids().size());
+            row.end();
         }
     }
     join_slices(g.ptr, adj, w, g.adj, g.w);
