@@ -192,16 +192,36 @@ class CpuBackend(Backend):
     community_prune = True
     #: Louvain's levels run in sub-rounds only where their graph has at least this many arcs
     #: (and ``sub_rounds`` > 0); smaller levels (the aggregated graphs of the later levels) run
-    #: sequentially, as a small input does: each sub-round meets three or four barriers of all
-    #: the threads, which cost more than the few parallel ratings between them save.
-    community_sub_round_min_arcs = 0
-    #: ``Config.community_pass_gain = -1`` on this backend (``default_community_pass_gain``).
-    community_pass_gain = 0.0
+    #: sequentially, as a small input does: each sub-round meets two or three barriers of all
+    #: the threads, which cost more than the few parallel ratings between them save (a level of
+    #: 2^19 arcs takes about 0.03 s a pass on one thread; 64 sub-rounds are 128-192 barriers a
+    #: pass). Cut, measured 2026-11-27 on the 2-core VM, 1 thread (``benchmarks/cpu_profile.py
+    #: --ks 2,8,64 --threads 1 --seed S --variants '{"old":
+    #: {"CpuBackend.community_sub_round_min_arcs": 0}, "new": {}}'``): cholesky_mc (113k
+    #: vertices; its second level, about 450k arcs, sequential), k = 2, 8, 64, seeds 0-3:
+    #: geomean 1.013x (k = 2 1.039x within its seeds' spread of 300-480, k = 8 1.008x, k = 64
+    #: 0.993x); with ``community_pass_gain`` on cholesky_mc x4, neuron x4, stereo_vision x4 and
+    #: ibm10 x8 (k = 2, 16, 64, seeds 0-1) 0.996x the previous defaults' cut. Its time is for a
+    #: many-core machine to measure.
+    community_sub_round_min_arcs = 1 << 19
+    #: ``Config.community_pass_gain = -1`` on this backend for inputs of at least
+    #: ``LARGE_MIN_N`` vertices (``default_community_pass_gain``): a Louvain level ends after a
+    #: pass that gained less than this fraction of the level's modularity gain so far. On the
+    #: enlarged inputs a level's first passes gain most (ibm10 x8, first level: +0.298, +0.048,
+    #: +0.016, then about +0.01 a pass up to the pass limit, 8 passes for 4.2 of Louvain's
+    #: 6.5 s on one thread) while aggregating finds the large merges at a fraction of the cost.
+    #: With 0.1 the first level stops after 2-4 passes and the final modularity stays within
+    #: 0.001 (ibm10 x8 0.9464 -> 0.9456, neuron x4 0.9757 -> 0.9755); cut on the four inputs
+    #: above at k = 2, 16, 64, seeds 0-1 (24 runs, 1 thread): geomean 0.997x, Louvain 0.77x
+    #: the time. On the small suite (2 threads, k = 2, 8, 64, seeds 0-1) it saved 11% of
+    #: Louvain's time at a cut geomean of 1.001x but +1.6% at k = 8 and ibm07 k = 2 +6.8%
+    #: beyond its seeds' spread, hence only on large inputs.
+    community_pass_gain = 0.1
 
     def default_community_pass_gain(self, n: int) -> float:
         """``Config.community_pass_gain = -1`` on this backend for an input of ``n`` vertices:
-        ``community_pass_gain``."""
-        return float(self.community_pass_gain)
+        ``community_pass_gain`` from ``LARGE_MIN_N`` vertices on, else 0 (off)."""
+        return float(self.community_pass_gain) if n >= self.LARGE_MIN_N else 0.0
 
     #: From this many OpenMP threads on (0: never, the default), ``Config.refinement = "auto"``
     #: is ``"jet+fm"`` (Jet, parallel, on every level; FM on levels of at most
