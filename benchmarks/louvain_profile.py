@@ -34,8 +34,8 @@ from igpart.partitioner.context import community_max_weight, community_net_size,
 
 def louvain_arguments(be, h: igpart.Hypergraph, k: int, overrides: dict):
     """The hypergraph arrays and the ``louvain_profile`` arguments of a partition of ``h`` into
-    ``k`` blocks under ``Config(**overrides)`` (what ``preprocessing.detect_communities``
-    passes)."""
+    ``k`` blocks under ``Config(**overrides)`` (what ``preprocessing.detect_communities`` and
+    ``CpuBackend.communities`` pass)."""
     ctx = resolve(Config(**overrides), be, h, k)
     graph = ctx.community_graph
     hg = be.hypergraph_arrays(h)
@@ -46,7 +46,8 @@ def louvain_arguments(be, h: igpart.Hypergraph, k: int, overrides: dict):
         seed=0, resolution=ctx.community_resolution,
         max_weight=community_max_weight(ctx, h.total_weight, k),
         sub_rounds=ctx.community_sub_rounds, prune=bool(be.community_prune), graph=graph,
-        edge_weight=ctx.community_edge_weight,
+        edge_weight=ctx.community_edge_weight, min_pass_gain=ctx.community_pass_gain,
+        sub_round_min_arcs=int(be.community_sub_round_min_arcs),
     )
     return hg, args
 
@@ -98,13 +99,14 @@ def main() -> None:
                 print(f"-- {vname}, {T} thread(s): {secs:.3f} s, {int(comm.max()) + 1} "
                       f"communities, modularity {final:.5f} (cap {largs['max_net_size']}, "
                       f"sub-rounds {largs['sub_rounds']}, passes {largs['max_passes']}, "
-                      f"levels {largs['max_levels']})")
+                      f"levels {largs['max_levels']}, pass gain {largs['min_pass_gain']}, "
+                      f"sub-rounds from {largs['sub_round_min_arcs']:,} arcs)")
                 print("   level  nodes       arcs         build s  pass  rated      moved      "
-                      "pass s   modularity  gain")
+                      "pass s   modularity  gain     (s: sub-rounds)")
                 for i, lv in enumerate(levels):
                     prev = lv["start_modularity"]
-                    head = (f"   {i:<5d}  {lv['nodes']:<10,d}  {lv['arcs']:<11,d}  "
-                            f"{lv['build_seconds']:7.3f}")
+                    head = (f"   {i:<3d}{'s' if lv['sub_rounds'] else ' '}   "
+                            f"{lv['nodes']:<10,d}  {lv['arcs']:<11,d}  {lv['build_seconds']:7.3f}")
                     for j, p in enumerate(lv["passes"]):
                         lead = head if j == 0 else " " * len(head)
                         print(f"{lead}  {j:<4d}  {p['rated']:<9,d}  {p['moved']:<9,d}  "
