@@ -121,7 +121,7 @@ class Config:
       modularity than this fraction of what the level's passes gained so far (besides the rule
       of a pass moving at most 1% of the level's vertices, and ``community_passes``). On the
       enlarged inputs the first level's later passes gained about 0.01 each for most of
-      Louvain's time; with 0.1 the same cut (geomean 0.997x, 24 runs) for 0.77x Louvain's
+      Louvain's time; with 0.1 the same cut (geomean 0.993x, 24 runs) for 0.81x Louvain's
       time on one thread (``CpuBackend.community_pass_gain``).
       ``community_graph``: the graph Louvain runs on: ``"clique"`` (the weighted clique
       expansion of nets of at most ``community_max_net_size`` pins), ``"bipartite"``

@@ -201,7 +201,7 @@ class CpuBackend(Backend):
     #: vertices; its second level, about 450k arcs, sequential), k = 2, 8, 64, seeds 0-3:
     #: geomean 1.013x (k = 2 1.039x within its seeds' spread of 300-480, k = 8 1.008x, k = 64
     #: 0.993x); with ``community_pass_gain`` on cholesky_mc x4, neuron x4, stereo_vision x4 and
-    #: ibm10 x8 (k = 2, 16, 64, seeds 0-1) 0.996x the previous defaults' cut. Its time is for a
+    #: ibm10 x8 (k = 2, 16, 64, seeds 0-1) 0.993x the previous defaults' cut. Its time is for a
     #: many-core machine to measure.
     community_sub_round_min_arcs = 1 << 19
     #: ``Config.community_pass_gain = -1`` on this backend for inputs of at least
@@ -211,9 +211,13 @@ class CpuBackend(Backend):
     #: +0.016, then about +0.01 a pass up to the pass limit, 8 passes for 4.2 of Louvain's
     #: 6.5 s on one thread) while aggregating finds the large merges at a fraction of the cost.
     #: With 0.1 the first level stops after 2-4 passes and the final modularity stays within
-    #: 0.001 (ibm10 x8 0.9464 -> 0.9456, neuron x4 0.9757 -> 0.9755); cut on the four inputs
-    #: above at k = 2, 16, 64, seeds 0-1 (24 runs, 1 thread): geomean 0.997x, Louvain 0.77x
-    #: the time. On the small suite (2 threads, k = 2, 8, 64, seeds 0-1) it saved 11% of
+    #: 0.001 (ibm10 x8 0.9464 -> 0.9457, neuron x4 0.9757 -> 0.9755). Measured 2026-11-27 on
+    #: the loaded 2-core VM, 1 thread, with ``community_sub_round_min_arcs``, against both off
+    #: (``benchmarks/cpu_profile.py --inputs neuron:4,ibm10:8,cholesky_mc:4,stereo_vision:4
+    #: --ks 2,16,64 --threads 1 --seed S``, S = 0, 1): cut geomean 0.993x (0.938x-1.061x, 24
+    #: runs; by k 0.997x / 0.999x / 0.983x), Louvain 0.81x the time, whole runs 0.83x; Louvain
+    #: alone (``benchmarks/louvain_profile.py``, k = 16, best of 2) 0.66-0.93x on 1 and 2
+    #: threads. On the small suite (2 threads, k = 2, 8, 64, seeds 0-1) it saved 11% of
     #: Louvain's time at a cut geomean of 1.001x but +1.6% at k = 8 and ibm07 k = 2 +6.8%
     #: beyond its seeds' spread, hence only on large inputs.
     community_pass_gain = 0.1
