@@ -32,6 +32,7 @@ def detect_communities(
     sub_rounds: int = 0,
     graph: str = "clique",
     edge_weight: str = "hybrid",
+    min_pass_gain: float = 0.0,
     backend: str = "cpu",
 ) -> np.ndarray:
     """Community id (int32, dense from 0) of every vertex of ``h`` (see the module docstring;
@@ -41,7 +42,9 @@ def detect_communities(
     sub-rounds, ``Config.community_sub_rounds``; ``graph``: ``"clique"`` or ``"bipartite"``,
     ``edge_weight`` the bipartite graph's arc weights, ``Config.community_graph`` /
     ``community_edge_weight``; ``max_net_size`` None: 50 for the clique expansion,
-    ``max(50000, n // 100)`` for the bipartite graph, as the partitioner)."""
+    ``max(50000, n // 100)`` for the bipartite graph, as the partitioner); ``min_pass_gain`` >
+    0: a level also ends after a pass that gained less modularity than this fraction of the
+    level's gain so far, ``Config.community_pass_gain``)."""
     if not isinstance(h, Hypergraph):
         raise InputError(f"expected a Hypergraph, got {type(h).__name__}")
     if not (np.isfinite(resolution) and resolution > 0):
@@ -64,7 +67,7 @@ def detect_communities(
         be.hypergraph_arrays(h), max_net_size=max_net_size, max_levels=max_levels,
         max_passes=max_passes, min_move_fraction=min_move_fraction, seed=seed,
         resolution=resolution, max_weight=max_weight, sub_rounds=sub_rounds, graph=graph,
-        edge_weight=edge_weight,
+        edge_weight=edge_weight, min_pass_gain=min_pass_gain,
     )
     return np.asarray(be.to_host(comm), dtype=np.int32)
 

@@ -486,3 +486,117 @@ def test_cpu_communities_on_a_coarser_level(monkeypatch):
         Config(community_level_vertices=-2).validate()
     p = igpart.partition(h, 4, backend="cpu", seed=1)
     assert p.balanced
+
+
+def _structured(n: int, seed: int) -> igpart.Hypergraph:
+    """Random nets plus nets among nearby ids (communities to find)."""
+    rng = np.random.default_rng(seed)
+    nets = [rng.choice(n, size=int(rng.integers(2, 6)), replace=False) for _ in range(n)]
+    base = rng.integers(0, n - 30, size=2 * n)
+    nets += [base[i] + rng.choice(30, size=3, replace=False) for i in range(2 * n)]
+    return igpart.Hypergraph.from_nets(nets, n=n, vwgt=rng.integers(1, 4, size=n))
+
+
+def _louvain(h, profile=False, **options):
+    from igpart.kernels import _cpu
+
+    args = dict(max_net_size=50, max_levels=8, max_passes=8, min_move_fraction=0.01, seed=3,
+                resolution=1.0, max_weight=int(h.total_weight) // 20, sub_rounds=16,
+                prune=True)
+    args.update(options)
+    fn = _cpu.louvain_profile if profile else _cpu.louvain_communities
+    return fn(h.eptr, h.eind, h.ewgt, h.vptr, h.vind, h.vwgt, **args)
+
+
+@pytest.mark.parametrize("sub_rounds", [0, 16])
+def test_louvain_profile_reports_its_levels(sub_rounds):
+    """``louvain_profile``: the same communities as ``louvain_communities``; level i + 1 has as
+    many nodes as level i found communities; the first level's graph is the clique expansion;
+    the last pass's modularity is that of the result; sequential passes never lose modularity."""
+    from igpart.community import clique_matrix
+
+    h = _structured(6000, 1)
+    comm, levels = _louvain(h, profile=True, sub_rounds=sub_rounds)
+    assert np.array_equal(comm, _louvain(h, sub_rounds=sub_rounds))
+    assert levels[0]["nodes"] == h.n and levels[0]["arcs"] == clique_matrix(h, 50).nnz
+    assert levels[0]["sub_rounds"] == (sub_rounds > 0)
+    for a, b in zip(levels, levels[1:]):
+        assert b["nodes"] == a["communities"] < a["nodes"]
+    assert all(1 <= len(lv["passes"]) <= 8 for lv in levels)
+    last = [p for lv in levels for p in lv["passes"]][-1]
+    assert last["modularity"] == pytest.approx(modularity(h, comm), abs=1e-9)
+    if sub_rounds == 0:
+        for lv in levels:
+            q = [lv["start_modularity"]] + [p["modularity"] for p in lv["passes"]]
+            assert all(y >= x - 1e-12 for x, y in zip(q, q[1:]))
+
+
+def test_pass_gain_ends_levels_by_the_rule():
+    """``min_pass_gain``: a level's passes continue only while each gained at least that
+    fraction of the level's gain so far (as the moves rated it), or until a pass moves at most
+    1% of the nodes or the pass limit; a threshold of 1 leaves at most two passes per level;
+    the same communities on 1 and 3 threads, none over the weight cap, and the modularity
+    near the full local moving's."""
+    from igpart.kernels import omp_threads
+
+    h = _structured(6000, 2)
+    cap = int(h.total_weight) // 20
+    full = modularity(h, _louvain(h))
+    for gain in (0.1, 1.0):
+        got = []
+        for threads in (1, 3):
+            with omp_threads(threads):
+                got.append(_louvain(h, profile=True, min_pass_gain=gain))
+        assert np.array_equal(got[0][0], got[1][0])
+        comm, levels = got[0]
+        assert np.bincount(comm, weights=np.asarray(h.vwgt)).max() <= cap
+        for lv in levels:
+            g = [p["estimated_gain"] for p in lv["passes"]]
+            for i in range(1, len(g) - 1):  # passes that did not end the level
+                assert g[i] >= gain * sum(g[: i + 1])
+            last = lv["passes"][-1]
+            assert (len(g) == 8 or last["moved"] <= 0.01 * lv["nodes"]
+                    or g[-1] < gain * sum(g) or len(g) == 1)
+            if gain == 1.0:
+                assert len(g) <= 2
+        assert modularity(h, comm) > (0.97 if gain < 1 else 0.9) * full
+
+
+def test_levels_below_the_arc_bound_run_sequentially():
+    """``sub_round_min_arcs``: a level of fewer arcs runs the sequential local moving (the same
+    communities as ``sub_rounds = 0`` when no level reaches it); with a bound between the
+    levels' sizes the first level runs in sub-rounds and the small ones sequentially, the same
+    on 1 and 3 threads."""
+    from igpart.kernels import omp_threads
+
+    h = _structured(6000, 3)
+    assert np.array_equal(_louvain(h, sub_round_min_arcs=10**12), _louvain(h, sub_rounds=0))
+    first = _louvain(h, profile=True)[1][0]["arcs"]
+    got = []
+    for threads in (1, 3):
+        with omp_threads(threads):
+            got.append(_louvain(h, profile=True, sub_round_min_arcs=first))
+    assert np.array_equal(got[0][0], got[1][0])
+    flags = [lv["sub_rounds"] for lv in got[0][1]]
+    assert flags[0] and not any(flags[1:])
+
+
+@pytest.mark.parametrize("bad", [-0.5, float("nan"), True, "0.1"])
+def test_bad_pass_gain_is_rejected(bad):
+    with pytest.raises(igpart.InputError, match="community_pass_gain"):
+        igpart.partition(two_cliques(), 2, config={"community_pass_gain": bad})
+
+
+def test_partition_with_a_pass_gain_stop():
+    """``Config.community_pass_gain`` reaches Louvain (resolved: the C++ backend's default for
+    -1) and the partition stays valid and balanced."""
+    from igpart.kernels.cpu import CpuBackend
+    from igpart.partitioner.config import Config
+    from igpart.partitioner.context import resolve
+
+    h = _structured(3000, 4)
+    assert resolve(Config(), BE, h, 4).community_pass_gain == 0.0  # small: off
+    assert BE.default_community_pass_gain(CpuBackend.LARGE_MIN_N) == CpuBackend.community_pass_gain
+    assert resolve(Config(community_pass_gain=0.3), BE, h, 4).community_pass_gain == 0.3
+    p = igpart.partition(h, 4, epsilon=0.03, config={"community_pass_gain": 0.3}, backend="cpu")
+    assert p.balanced and p.cut == igpart.metrics.cut(h, p.parts, 4)

@@ -106,14 +106,20 @@ def test_parallel_contraction_does_not_depend_on_the_thread_count(circuit):
     assert one.num_pins >= 65_536 and int(one.vwgt.sum()) == circuit.total_weight
 
 
-def test_parallel_louvain_does_not_depend_on_the_thread_count(circuit):
+@pytest.mark.parametrize("pass_gain", [0.0, 0.1])
+def test_parallel_louvain_does_not_depend_on_the_thread_count(circuit, pass_gain, monkeypatch):
     """Louvain on a level of 65,536+ vertices (every parallel loop on: the clique expansion,
-    pruned local moving in sub-rounds, renumbering, aggregation) on 1, 3 and 16 threads: the same
-    communities, numbered densely in the order of their smallest member."""
+    pruned local moving in sub-rounds, one parallel region per pass, renumbering, aggregation;
+    levels below ``community_sub_round_min_arcs`` sequential; with and without the pass-gain
+    stop) on 1, 3 and 16 threads: the same communities, numbered densely in the order of their
+    smallest member."""
+    # its first two levels (535,050 and about 190,000 arcs) in sub-rounds, the others not
+    monkeypatch.setattr(CpuBackend, "community_sub_round_min_arcs", 100_000)
     cpu = get_backend("cpu")
     ha = cpu.hypergraph_arrays(circuit)
-    one, three, many = (_on_threads(t, lambda: cpu.communities(ha, seed=3, sub_rounds=64))
-                        for t in (1, 3, MANY))
+    one, three, many = (_on_threads(t, lambda: cpu.communities(
+        ha, seed=3, sub_rounds=64, max_weight=circuit.total_weight // 16,
+        min_pass_gain=pass_gain)) for t in (1, 3, MANY))
     np.testing.assert_array_equal(one, three)
     np.testing.assert_array_equal(one, many)
     firsts = np.unique(one, return_index=True)[1]  # smallest member of community 0, 1, ...

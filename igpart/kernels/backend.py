@@ -238,6 +238,7 @@ class Backend:
         graph: str = "clique",
         edge_weight: str = "hybrid",
         level_max: int = -1,
+        min_pass_gain: float = 0.0,
     ):
         """Community id (int32, n, dense from 0) of every vertex, used to restrict coarsening.
 
@@ -268,6 +269,10 @@ class Backend:
         level, until a level shrinks by less than 10%), its communities projected back; 0: on
         ``hg`` itself; -1: the backend's ``community_level_max(k)`` (``Config.
         community_level_vertices``).
+
+        ``min_pass_gain`` > 0: a level also ends after a local-moving pass whose moves gained
+        less modularity (each as its vertex rated it) than this fraction of what the level's
+        passes gained so far (``Config.community_pass_gain``).
 
         ``HostFallback`` (``host_fallback.py``): the C++ backend's implementation on host copies
         (any community assignment is correct, only the coarsening quality depends on it).

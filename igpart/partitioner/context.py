@@ -243,6 +243,15 @@ def community_sub_rounds(be: Backend, cfg: Config, n: int) -> int:
     return 0 if default is None else int(default(n))
 
 
+def community_pass_gain(be: Backend, cfg: Config, n: int) -> float:
+    """``cfg.community_pass_gain`` resolved on ``be`` for an input of ``n`` vertices (-1: the
+    backend's ``default_community_pass_gain(n)``, 0 where it has none)."""
+    if cfg.community_pass_gain >= 0:
+        return float(cfg.community_pass_gain)
+    default = getattr(be, "default_community_pass_gain", None)
+    return 0.0 if default is None else float(default(n))
+
+
 #: The bipartite community graph leaves out nets of more than
 #: ``max(BIPARTITE_MAX_NET_SIZE, n // 100)`` pins (Mt-KaHyPar's large-net rule).
 BIPARTITE_MAX_NET_SIZE = 50_000
@@ -506,6 +515,7 @@ class ResolvedConfig(Config):
                 out.update(community_graph=self.community_graph,
                            community_max_net_size=self.community_max_net_size,
                            community_sub_rounds=self.community_sub_rounds,
+                           community_pass_gain=self.community_pass_gain,
                            community_resolution=round(self.community_resolution, 6))
         else:
             out.update(graph_coarsening=self.graph_coarsening,
@@ -544,6 +554,7 @@ def resolve(cfg: Config, be: Backend, h: Hypergraph | Graph, k: int) -> Resolved
         vcycles=vcycles(be, base, k, n),
         vcycle_min_vertices=vcycle_min_vertices(be, base, k, n),
         community_sub_rounds=community_sub_rounds(be, base, n),
+        community_pass_gain=community_pass_gain(be, base, n),
         community_resolution=community_resolution(base, pins),
         community_graph=community_graph(be, base, n),
         community_max_net_size=community_clique_net_size(be, base, h),

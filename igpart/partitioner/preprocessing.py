@@ -55,7 +55,8 @@ def detect_communities(be: Backend, top: HypergraphArrays, h: Hypergraph, k: int
         max_passes=cfg.community_passes, seed=seed,
         resolution=cfg.community_resolution,
         max_weight=community_max_weight(cfg, h.total_weight, k),
-        sub_rounds=cfg.community_sub_rounds, k=k, graph=graph,
+        sub_rounds=cfg.community_sub_rounds, min_pass_gain=cfg.community_pass_gain, k=k,
+        graph=graph,
         edge_weight=cfg.community_edge_weight, level_max=cfg.community_level,
     )
     alone = None

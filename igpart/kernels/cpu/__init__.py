@@ -101,7 +101,7 @@ class CpuBackend(Backend):
                     max_passes: int = 8, min_move_fraction: float = 0.01, seed: int = 0,
                     resolution: float = 1.0, max_weight: int = 0, sub_rounds: int = 0,
                     k: int = 0, graph: str = "clique", edge_weight: str = "hybrid",
-                    level_max: int = -1):
+                    level_max: int = -1, min_pass_gain: float = 0.0):
         """Louvain (``Backend.communities``) on ``hg`` itself, or on a level of at most
         ``level_max`` vertices (-1: ``community_level_max(k)``, see
         ``community_level_vertices``), projected back to ``hg``."""
@@ -119,7 +119,8 @@ class CpuBackend(Backend):
             cur.eptr, cur.eind, cur.ewgt, cur.vptr, cur.vind, cur.vwgt, int(max_net_size),
             int(max_levels), int(max_passes), float(min_move_fraction), int(seed),
             float(resolution), int(max_weight), int(sub_rounds), bool(self.community_prune),
-            str(graph), str(edge_weight),
+            str(graph), str(edge_weight), float(min_pass_gain),
+            int(self.community_sub_round_min_arcs),
         )
         for cmap in reversed(maps):
             comm = comm[cmap]
@@ -189,6 +190,42 @@ class CpuBackend(Backend):
     #: cholesky_mc x4, neuron x4, stereo_vision x4 and ibm10 x8 at k = 16 and 64, seeds 0-7: cut
     #: 0.997x (64 runs, 0.931x-1.042x), modularity within 0.0003 (BENCHMARKS.md).
     community_prune = True
+    #: Louvain's levels run in sub-rounds only where their graph has at least this many arcs
+    #: (and ``sub_rounds`` > 0); smaller levels (the aggregated graphs of the later levels) run
+    #: sequentially, as a small input does: each sub-round meets two or three barriers of all
+    #: the threads, which cost more than the few parallel ratings between them save (a level of
+    #: 2^19 arcs takes about 0.03 s a pass on one thread; 64 sub-rounds are 128-192 barriers a
+    #: pass). Cut, measured 2026-11-27 on the 2-core VM, 1 thread (``benchmarks/cpu_profile.py
+    #: --ks 2,8,64 --threads 1 --seed S --variants '{"old":
+    #: {"CpuBackend.community_sub_round_min_arcs": 0}, "new": {}}'``): cholesky_mc (113k
+    #: vertices; its second level, about 450k arcs, sequential), k = 2, 8, 64, seeds 0-3:
+    #: geomean 1.013x (k = 2 1.039x within its seeds' spread of 300-480, k = 8 1.008x, k = 64
+    #: 0.993x); with ``community_pass_gain`` on cholesky_mc x4, neuron x4, stereo_vision x4 and
+    #: ibm10 x8 (k = 2, 16, 64, seeds 0-1) 0.993x the previous defaults' cut. Its time is for a
+    #: many-core machine to measure.
+    community_sub_round_min_arcs = 1 << 19
+    #: ``Config.community_pass_gain = -1`` on this backend for inputs of at least
+    #: ``LARGE_MIN_N`` vertices (``default_community_pass_gain``): a Louvain level ends after a
+    #: pass that gained less than this fraction of the level's modularity gain so far. On the
+    #: enlarged inputs a level's first passes gain most (ibm10 x8, first level: +0.298, +0.048,
+    #: +0.016, then about +0.01 a pass up to the pass limit, 8 passes for 4.2 of Louvain's
+    #: 6.5 s on one thread) while aggregating finds the large merges at a fraction of the cost.
+    #: With 0.1 the first level stops after 2-4 passes and the final modularity stays within
+    #: 0.001 (ibm10 x8 0.9464 -> 0.9457, neuron x4 0.9757 -> 0.9755). Measured 2026-11-27 on
+    #: the loaded 2-core VM, 1 thread, with ``community_sub_round_min_arcs``, against both off
+    #: (``benchmarks/cpu_profile.py --inputs neuron:4,ibm10:8,cholesky_mc:4,stereo_vision:4
+    #: --ks 2,16,64 --threads 1 --seed S``, S = 0, 1): cut geomean 0.993x (0.938x-1.061x, 24
+    #: runs; by k 0.997x / 0.999x / 0.983x), Louvain 0.81x the time, whole runs 0.83x; Louvain
+    #: alone (``benchmarks/louvain_profile.py``, k = 16, best of 2) 0.66-0.93x on 1 and 2
+    #: threads. On the small suite (2 threads, k = 2, 8, 64, seeds 0-1) it saved 11% of
+    #: Louvain's time at a cut geomean of 1.001x but +1.6% at k = 8 and ibm07 k = 2 +6.8%
+    #: beyond its seeds' spread, hence only on large inputs.
+    community_pass_gain = 0.1
+
+    def default_community_pass_gain(self, n: int) -> float:
+        """``Config.community_pass_gain = -1`` on this backend for an input of ``n`` vertices:
+        ``community_pass_gain`` from ``LARGE_MIN_N`` vertices on, else 0 (off)."""
+        return float(self.community_pass_gain) if n >= self.LARGE_MIN_N else 0.0
 
     #: From this many OpenMP threads on (0: never, the default), ``Config.refinement = "auto"``
     #: is ``"jet+fm"`` (Jet, parallel, on every level; FM on levels of at most

@@ -15,63 +15,131 @@
 namespace py = pybind11;
 using namespace igp;
 
+namespace {
+
+// Louvain's arguments as the bindings take them, checked.
+struct LouvainArgs {
+    int64_t max_net_size, max_levels, max_passes;
+    double min_move_fraction;
+    int64_t seed;
+    double resolution;
+    int64_t max_weight, sub_rounds;
+    bool prune;
+    CommunityGraph graph;
+    BipartiteWeight model;
+    double min_pass_gain;
+    int64_t sub_round_min_arcs;
+};
+
+LouvainArgs louvain_args(int64_t max_net_size, int64_t max_levels, int64_t max_passes,
+                         double min_move_fraction, int64_t seed, double resolution,
+                         int64_t max_weight, int64_t sub_rounds, bool prune,
+                         const std::string &graph, const std::string &edge_weight,
+                         double min_pass_gain, int64_t sub_round_min_arcs) {
+    if (max_levels < 0 || max_passes < 0)
+        throw std::invalid_argument("louvain_communities: max_levels and max_passes must be >= 0");
+    if (!(resolution > 0.0) || !std::isfinite(resolution))
+        throw std::invalid_argument(
+            "louvain_communities: resolution must be a positive finite number");
+    if (max_weight < 0)
+        throw std::invalid_argument("louvain_communities: max_weight must be >= 0");
+    if (sub_rounds < 0 || sub_round_min_arcs < 0)
+        throw std::invalid_argument(
+            "louvain_communities: sub_rounds and sub_round_min_arcs must be >= 0");
+    if (!(min_pass_gain >= 0.0) || !std::isfinite(min_pass_gain))
+        throw std::invalid_argument(
+            "louvain_communities: min_pass_gain must be a finite number >= 0");
+    CommunityGraph g;
+    if (graph == "clique")
+        g = CommunityGraph::clique;
+    else if (graph == "bipartite")
+        g = CommunityGraph::bipartite;
+    else
+        throw std::invalid_argument("louvain_communities: graph must be 'clique' or "
+                                    "'bipartite', got '" + graph + "'");
+    BipartiteWeight model;
+    if (edge_weight == "hybrid")
+        model = BipartiteWeight::hybrid;
+    else if (edge_weight == "uniform")
+        model = BipartiteWeight::uniform;
+    else if (edge_weight == "non_uniform")
+        model = BipartiteWeight::non_uniform;
+    else if (edge_weight == "degree")
+        model = BipartiteWeight::degree;
+    else
+        throw std::invalid_argument(
+            "louvain_communities: edge_weight must be 'hybrid', 'uniform', "
+            "'non_uniform' or 'degree', got '" + edge_weight + "'");
+    return {max_net_size, max_levels, max_passes, min_move_fraction, seed, resolution,
+            max_weight, sub_rounds, prune, g, model, min_pass_gain, sub_round_min_arcs};
+}
+
+// louvain_communities (Profile false: the communities) or louvain_profile (Profile true: the
+// communities and what each level did).
+template <bool Profile>
+py::object louvain_binding(Arr<int64_t> eptr, Arr<int32_t> eind, Arr<int64_t> ewgt,
+                           Arr<int64_t> vptr, Arr<int32_t> vind, Arr<int64_t> vwgt,
+                           int64_t max_net_size, int64_t max_levels, int64_t max_passes,
+                           double min_move_fraction, int64_t seed, double resolution,
+                           int64_t max_weight, int64_t sub_rounds, bool prune,
+                           const std::string &graph, const std::string &edge_weight,
+                           double min_pass_gain, int64_t sub_round_min_arcs) {
+    const HgView h = hg_view(eptr, eind, ewgt, vptr, vind, vwgt,
+                             Profile ? "louvain_profile" : "louvain_communities");
+    const LouvainArgs a = louvain_args(max_net_size, max_levels, max_passes, min_move_fraction,
+                                       seed, resolution, max_weight, sub_rounds, prune, graph,
+                                       edge_weight, min_pass_gain, sub_round_min_arcs);
+    std::vector<LouvainLevel> levels;
+    std::vector<int32_t> comm;
+    {
+        py::gil_scoped_release release;
+        const StageThreads cap(h.eptr[h.m]);  // threads by the input's pins
+        comm = louvain_communities(h, a.max_net_size, a.max_levels, a.max_passes,
+                                   a.min_move_fraction, a.seed, a.resolution, a.max_weight,
+                                   a.sub_rounds, a.prune, a.graph, a.model, a.min_pass_gain,
+                                   a.sub_round_min_arcs, Profile ? &levels : nullptr);
+    }
+    if (!Profile) return to_numpy(std::move(comm));
+    py::list out;
+    for (const LouvainLevel &l : levels) {
+        py::list passes;
+        for (const LouvainPass &p : l.passes)
+            passes.append(py::dict(py::arg("rated") = p.rated, py::arg("moved") = p.moved,
+                                   py::arg("seconds") = p.seconds,
+                                   py::arg("modularity") = p.modularity,
+                                   py::arg("estimated_gain") = p.estimated_gain));
+        out.append(py::dict(py::arg("nodes") = l.nodes, py::arg("arcs") = l.arcs,
+                            py::arg("communities") = l.communities,
+                            py::arg("sub_rounds") = l.sub_rounds,
+                            py::arg("build_seconds") = l.build_seconds,
+                            py::arg("start_modularity") = l.start_modularity,
+                            py::arg("passes") = passes));
+    }
+    return py::make_tuple(to_numpy(std::move(comm)), out);
+}
+
+template <class F>
+void def_louvain(py::module_ &m, const char *name, F f, const char *doc) {
+    m.def(name, f, py::arg("eptr"), py::arg("eind"), py::arg("ewgt"), py::arg("vptr"),
+          py::arg("vind"), py::arg("vwgt"), py::arg("max_net_size"), py::arg("max_levels"),
+          py::arg("max_passes"), py::arg("min_move_fraction"), py::arg("seed"),
+          py::arg("resolution") = 1.0, py::arg("max_weight") = 0, py::arg("sub_rounds") = 0,
+          py::arg("prune") = false, py::arg("graph") = "clique",
+          py::arg("edge_weight") = "hybrid", py::arg("min_pass_gain") = 0.0,
+          py::arg("sub_round_min_arcs") = 0, doc);
+}
+
+}  // namespace
+
 void igp::bind_community(py::module_ &m) {
-    m.def(
-        "louvain_communities",
-        [](Arr<int64_t> eptr, Arr<int32_t> eind, Arr<int64_t> ewgt, Arr<int64_t> vptr,
-           Arr<int32_t> vind, Arr<int64_t> vwgt, int64_t max_net_size, int64_t max_levels,
-           int64_t max_passes, double min_move_fraction, int64_t seed, double resolution,
-           int64_t max_weight, int64_t sub_rounds, bool prune, const std::string &graph,
-           const std::string &edge_weight) {
-            const HgView h = hg_view(eptr, eind, ewgt, vptr, vind, vwgt, "louvain_communities");
-            if (max_levels < 0 || max_passes < 0)
-                throw std::invalid_argument(
-                    "louvain_communities: max_levels and max_passes must be >= 0");
-            if (!(resolution > 0.0) || !std::isfinite(resolution))
-                throw std::invalid_argument(
-                    "louvain_communities: resolution must be a positive finite number");
-            if (max_weight < 0)
-                throw std::invalid_argument("louvain_communities: max_weight must be >= 0");
-            if (sub_rounds < 0)
-                throw std::invalid_argument("louvain_communities: sub_rounds must be >= 0");
-            CommunityGraph g;
-            if (graph == "clique")
-                g = CommunityGraph::clique;
-            else if (graph == "bipartite")
-                g = CommunityGraph::bipartite;
-            else
-                throw std::invalid_argument("louvain_communities: graph must be 'clique' or "
-                                            "'bipartite', got '" + graph + "'");
-            BipartiteWeight model;
-            if (edge_weight == "hybrid")
-                model = BipartiteWeight::hybrid;
-            else if (edge_weight == "uniform")
-                model = BipartiteWeight::uniform;
-            else if (edge_weight == "non_uniform")
-                model = BipartiteWeight::non_uniform;
-            else if (edge_weight == "degree")
-                model = BipartiteWeight::degree;
-            else
-                throw std::invalid_argument(
-                    "louvain_communities: edge_weight must be 'hybrid', 'uniform', "
-                    "'non_uniform' or 'degree', got '" + edge_weight + "'");
-            std::vector<int32_t> comm;
-            {
-                py::gil_scoped_release release;
-                const StageThreads cap(h.eptr[h.m]);  // threads by the input's pins
-                comm = louvain_communities(h, max_net_size, max_levels, max_passes,
-                                           min_move_fraction, seed, resolution, max_weight,
-                                           sub_rounds, prune, g, model);
-            }
-            return to_numpy(std::move(comm));
-        },
-        py::arg("eptr"), py::arg("eind"), py::arg("ewgt"), py::arg("vptr"), py::arg("vind"),
-        py::arg("vwgt"), py::arg("max_net_size"), py::arg("max_levels"), py::arg("max_passes"),
-        py::arg("min_move_fraction"), py::arg("seed"), py::arg("resolution") = 1.0,
-        py::arg("max_weight") = 0, py::arg("sub_rounds") = 0,
-        py::arg("prune") = false, py::arg("graph") = "clique", py::arg("edge_weight") = "hybrid",
-        "Dense community id of every vertex (multilevel Louvain on the clique expansion or on "
-        "the bipartite vertex + net graph).");
+    def_louvain(m, "louvain_communities", &louvain_binding<false>,
+                "Dense community id of every vertex (multilevel Louvain on the clique expansion "
+                "or on the bipartite vertex + net graph).");
+    def_louvain(m, "louvain_profile", &louvain_binding<true>,
+                "louvain_communities and, per level, what it did: a list of dicts (nodes, arcs, "
+                "communities, sub_rounds, build_seconds, start_modularity, passes: rated, moved, "
+                "seconds, modularity after the pass, estimated_gain; the modularity is "
+                "computed outside the timed parts).");
     m.def(
         "vertices_without_nets",
         [](Arr<int64_t> eptr, Arr<int64_t> vptr, Arr<int32_t> vind, int64_t min_size,

@@ -12,6 +12,7 @@
 // rate a few vertices; on neuron x4 the first level's seven passes took 0.59 s instead of
 // 1.43 s).
 #include <algorithm>
+#include <chrono>
 #include <climits>
 #include <cmath>
 #include <numeric>
@@ -38,6 +39,32 @@ struct WGraph {
     std::vector<double> loop;
     std::vector<int64_t> vw;  // vertex weight (sum over the members of an aggregated vertex)
 };
+
+double now_seconds() {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+}
+
+// Modularity of comm on g at `resolution` (loops count inside; the profile's only use).
+double level_modularity(const WGraph &g, const std::vector<int32_t> &comm, double resolution) {
+    const int64_t n = g.n;
+    std::vector<double> tot(static_cast<size_t>(n), 0.0);
+    double inside = 0.0, m2 = 0.0;
+    for (int64_t u = 0; u < n; ++u) {
+        double d = g.loop[u];
+        inside += g.loop[u];
+        for (int64_t j = g.ptr[u]; j < g.ptr[u + 1]; ++j) {
+            d += g.w[j];
+            if (comm[g.adj[j]] == comm[u]) inside += g.w[j];
+        }
+        tot[comm[u]] += d;
+        m2 += d;
+    }
+    if (m2 <= 0.0) return 0.0;
+    double sq = 0.0;
+    for (int64_t c = 0; c < n; ++c) sq += (tot[c] / m2) * (tot[c] / m2);
+    return inside / m2 - resolution * sq;
+}
 
 int thread_id() {
 #ifdef _OPENMP
@@ -85,24 +112,26 @@ WGraph clique_expansion(const HgView &h, int64_t max_net_size) {
 #pragma omp parallel for schedule(static, 1) num_threads(threads) if (threads > 1)
     for (int t = 0; t < threads; ++t) {
         const int64_t lo = n * t / threads, hi = n * (t + 1) / threads;
-        std::vector<double> acc(static_cast<size_t>(n), 0.0);
-        std::vector<int32_t> touched;
+        // a row's sums in a small table sized for it (a dense array of n entries per thread
+        // only for rows too long for one: n doubles per thread overflow the shared cache)
+        RowMap row;
         std::vector<int32_t> &a = adj[static_cast<size_t>(t)];
         std::vector<double> &aw = w[static_cast<size_t>(t)];
         for (int64_t u = lo; u < hi; ++u) {
-            touched.clear();
+            int64_t bound = 0;  // the row's entries at most
+            for (int64_t j = h.vptr[u]; j < h.vptr[u + 1]; ++j) {
+                const int64_t size = h.size(h.vind[j]);
+                if (size >= 2 && size <= max_net_size) bound += size - 1;
+            }
+            row.begin(bound, n);
             for_each_rated_neighbour(h, static_cast<int32_t>(u), max_net_size,
                                      [&](int32_t v, double r) {
-                                         if (r <= 0.0) return;
-                                         if (acc[v] == 0.0) touched.push_back(v);
-                                         acc[v] += r;
+                                         if (r > 0.0) row.add(v, r);
                                      });
-            for (int32_t v : touched) {
-                a.push_back(v);
-                aw.push_back(acc[v]);
-                acc[v] = 0.0;
-            }
-            g.ptr[u + 1] = static_cast<int64_t>(touched.size());
+            a.insert(a.end(), row.ids().begin(), row.ids().end());
+            aw.insert(aw.end(), row.sums().begin(), row.sums().end());
+            g.ptr[u + 1] = static_cast<int64_t>(row.ids().size());
+            row.end();
         }
     }
     join_slices(g.ptr, adj, w, g.adj, g.w);
@@ -187,11 +216,12 @@ struct alignas(64) MoveScratch {
 // The community u moves to: the neighbouring community of largest gain
 // w(u, C) - tot(C) * du over the current comm / tot_of(C) / cw (tot_cu: u's community's total
 // without u), staying unless another gains more than 1e-12, then the first met; with
-// max_weight > 0 never into a community whose vertex weight would exceed it.
+// max_weight > 0 never into a community whose vertex weight would exceed it. `gain`: the best
+// community's gain over staying (0 when u stays).
 template <class TotOf>
 int32_t best_community(const WGraph &g, const std::vector<int32_t> &comm, TotOf tot_of,
                        const std::vector<int64_t> &cw, int32_t u, double tot_cu, double du,
-                       int64_t max_weight, MoveScratch &sc) {
+                       int64_t max_weight, MoveScratch &sc, double &gain) {
     const int32_t cu = comm[u];
     RowMap &row = sc.row;
     row.begin(g.ptr[u + 1] - g.ptr[u], g.n);
@@ -205,7 +235,8 @@ int32_t best_community(const WGraph &g, const std::vector<int32_t> &comm, TotOf 
             break;
         }
     int32_t best = cu;
-    double best_gain = w_cu - tot_cu * du;
+    const double stay_gain = w_cu - tot_cu * du;
+    double best_gain = stay_gain;
     for (size_t i = 0; i < ids.size(); ++i) {
         const int32_t c = ids[i];
         if (c == cu || (max_weight > 0 && cw[c] + g.vw[u] > max_weight)) continue;
@@ -216,6 +247,7 @@ int32_t best_community(const WGraph &g, const std::vector<int32_t> &comm, TotOf 
         }
     }
     row.end();
+    gain = best_gain - stay_gain;
     return best;
 }
 
@@ -224,17 +256,23 @@ int32_t best_community(const WGraph &g, const std::vector<int32_t> &comm, TotOf 
 // min_move_fraction * n vertices or max_passes. The null-model term is scaled by `resolution`
 // (gain w(u, C) - resolution * deg(u) * tot(C) / 2W); with max_weight > 0 a vertex never joins
 // a community whose vertex weight would exceed it. Returns whether any vertex moved.
-// sub_rounds > 0 (graphs of at least kParallelMinItems vertices): synchronous sub-rounds, the
+// sub_rounds > 0 (graphs of at least kParallelMinItems vertices and sub_round_min_arcs arcs:
+// below, the sub-rounds' synchronisation costs more than their parallel work saves, and a
+// smaller graph runs sequentially as a small input does): synchronous sub-rounds, the
 // order cut into sub_rounds slices; the vertices of a slice choose their community in parallel
 // against the state before the slice, then move in parallel: with max_weight > 0, the moves into
 // a community whose weight plus all of the slice's arrivals fits move at once, the others are
 // tried in order afterwards (dropped when they would now overfill). The community totals are
 // then kept in fixed point (integers: sums in any order are the same), so the result does not
 // depend on the threads. With prune, a vertex is rated only in the first pass and after a
-// neighbour of it moved (later in the same pass or in the next).
+// neighbour of it moved (later in the same pass or in the next). With min_pass_gain > 0 the
+// level also ends after a pass whose moves gained less modularity than min_pass_gain times
+// what the level's passes have gained so far (each move's gain as its vertex rated it, summed
+// in fixed point: the same whatever the threads).
 bool local_moving(const WGraph &g, std::vector<int32_t> &comm, int64_t max_passes, int64_t seed,
                   double min_move_fraction, double resolution, int64_t max_weight,
-                  int64_t sub_rounds, bool prune) {
+                  int64_t sub_rounds, int64_t sub_round_min_arcs, bool prune,
+                  double min_pass_gain, LouvainLevel *prof) {
     const int64_t n = g.n;
     std::vector<double> deg(static_cast<size_t>(n), 0.0);
     std::vector<int64_t> cw(static_cast<size_t>(n), 0);
@@ -247,6 +285,17 @@ bool local_moving(const WGraph &g, std::vector<int32_t> &comm, int64_t max_passe
     double m2 = 0.0;  // summed in vertex order
     for (int64_t u = 0; u < n; ++u) m2 += deg[u];
     if (m2 <= 0.0) return false;
+    // fixed point: degrees (and gains, each at most its vertex's degree) scaled by a power of
+    // two that keeps their sum below 2^61
+    const double scale = std::ldexp(1.0, 60 - std::ilogb(m2)), unscale = 1.0 / scale;
+    auto fixed = [scale](double x) { return std::llround(x * scale); };
+    // the level's gain so far; whether a pass that gained `pass_gain` ends the level
+    int64_t level_gain = 0;
+    auto gained_little = [&](int64_t pass_gain) {
+        level_gain += pass_gain;
+        return min_pass_gain > 0.0 &&
+               static_cast<double>(pass_gain) < min_pass_gain * static_cast<double>(level_gain);
+    };
     std::vector<int32_t> order(static_cast<size_t>(n));
     {
         std::vector<std::pair<uint32_t, int32_t>> key(static_cast<size_t>(n));
@@ -257,7 +306,9 @@ bool local_moving(const WGraph &g, std::vector<int32_t> &comm, int64_t max_passe
 #pragma omp parallel for schedule(static) if (n >= kParallelMinLightItems)
         for (int64_t i = 0; i < n; ++i) order[i] = key[i].second;
     }
-    const bool parallel = sub_rounds > 0 && n >= kParallelMinItems;
+    const bool parallel =
+        sub_rounds > 0 && n >= kParallelMinItems && g.ptr[n] >= sub_round_min_arcs;
+    if (prof) prof->sub_rounds = parallel;
     int threads = 1;
 #ifdef _OPENMP
     if (parallel) threads = std::max(1, omp_get_max_threads());
@@ -284,6 +335,20 @@ bool local_moving(const WGraph &g, std::vector<int32_t> &comm, int64_t max_passe
         ++moved;
         if (prune) activate_neighbours(u);
     };
+    double pass_start = 0.0;
+    auto begin_pass = [&] {
+        if (prof) pass_start = now_seconds();
+    };
+    auto end_pass = [&](int64_t rated, int64_t moved, int64_t pass_gain) {
+        if (!prof) return;
+        LouvainPass p;
+        p.rated = rated;
+        p.moved = moved;
+        p.estimated_gain = 2.0 * static_cast<double>(pass_gain) * unscale / m2;
+        p.seconds = now_seconds() - pass_start;
+        p.modularity = level_modularity(g, comm, resolution);
+        prof->passes.push_back(p);
+    };
     // every vertex starts alone (comm is the identity)
 #pragma omp parallel for schedule(static) if (n >= kParallelMinLightItems)
     for (int64_t u = 0; u < n; ++u) cw[u] = g.vw[u];
@@ -291,34 +356,38 @@ bool local_moving(const WGraph &g, std::vector<int32_t> &comm, int64_t max_passe
     if (!parallel) {
         std::vector<double> tot(deg);
         for (int64_t pass = 0; pass < max_passes; ++pass) {
-            int64_t moved = 0;
+            begin_pass();
+            int64_t moved = 0, rated = 0, pass_gain = 0;
             for (int32_t u : order) {
                 if (prune) {
                     if (!active[u]) continue;
                     active[u] = 0;
                 }
+                ++rated;
                 const double du = resolution * deg[u] / m2;
                 const int32_t cu = comm[u];
+                double gain = 0.0;
                 const int32_t best = best_community(
                     g, comm, [&](int32_t c) { return tot[c]; }, cw, u, tot[cu] - deg[u], du,
-                    max_weight, scratch[0]);
+                    max_weight, scratch[0], gain);
                 if (best == cu) {  // (the totals' rounding as ever)
                     tot[cu] -= deg[u];
                     tot[cu] += deg[u];
                     continue;
                 }
                 relocate(tot, deg[u], u, cu, best, moved);
+                pass_gain += fixed(gain);
             }
+            end_pass(rated, moved, pass_gain);
             any = any || moved > 0;
             if (moved <= static_cast<int64_t>(min_move_fraction * static_cast<double>(n))) break;
+            if (gained_little(pass_gain)) break;
         }
         return any;
     }
-    // fixed point: degrees scaled by a power of two that keeps their sum below 2^61
-    const double scale = std::ldexp(1.0, 60 - std::ilogb(m2)), unscale = 1.0 / scale;
     std::vector<int64_t> fdeg(static_cast<size_t>(n)), tot(static_cast<size_t>(n));
 #pragma omp parallel for schedule(static) if (n >= kParallelMinLightItems)
-    for (int64_t u = 0; u < n; ++u) tot[u] = fdeg[u] = std::llround(deg[u] * scale);
+    for (int64_t u = 0; u < n; ++u) tot[u] = fdeg[u] = fixed(deg[u]);
     auto tot_of = [&](int32_t c) { return static_cast<double>(tot[c]) * unscale; };
     const int64_t slice = (n + sub_rounds - 1) / sub_rounds;
     // target[i]: the community the i-th vertex of the order moves to (kStay: none; ~c: its move
@@ -331,15 +400,28 @@ bool local_moving(const WGraph &g, std::vector<int32_t> &comm, int64_t max_passe
         else x += v;
     };
     std::vector<int32_t> target(static_cast<size_t>(n));
+    // the gain of the move target[i] (fixed point), where the stopping rule or profile reads it
+    const bool gains = min_pass_gain > 0.0 || prof != nullptr;
+    std::vector<int64_t> move_gain(gains ? static_cast<size_t>(n) : 0, 0);
     std::vector<int64_t> arrive(max_weight > 0 ? static_cast<size_t>(n) : 0, 0);
+    // waiting[k % 3]: the moves of the k-th slice that wait for the in-order pass (three
+    // counters: the k-th slice's is read after its moves while the next slice's is being
+    // cleared, and written from the slice after that on)
+    int64_t waiting[3] = {0, 0, 0};
     for (int64_t pass = 0; pass < max_passes; ++pass) {
-        int64_t moved = 0;
-        for (int64_t s0 = 0; s0 < n; s0 += slice) {
-            const int64_t s1 = std::min(n, s0 + slice);
-            int64_t waiting = 0;
-#pragma omp parallel num_threads(threads) reduction(+ : moved, waiting)
-            {
-                MoveScratch &sc = scratch[static_cast<size_t>(thread_id())];
+        begin_pass();
+        int64_t moved = 0, rated = 0, pass_gain = 0;
+        waiting[0] = waiting[1] = waiting[2] = 0;
+        // one parallel region per pass (the threads meet at the barriers of the work-sharing
+        // loops, two or three per sub-round, instead of starting a team per sub-round)
+#pragma omp parallel num_threads(threads) reduction(+ : moved, rated, pass_gain)
+        {
+            MoveScratch &sc = scratch[static_cast<size_t>(thread_id())];
+            for (int64_t s0 = 0, k = 0; s0 < n; s0 += slice, ++k) {
+                const int64_t s1 = std::min(n, s0 + slice);
+                int64_t &wait = waiting[k % 3];
+#pragma omp single nowait
+                waiting[(k + 1) % 3] = 0;
 #pragma omp for schedule(dynamic, 64)
                 for (int64_t i = s0; i < s1; ++i) {
                     const int32_t u = order[i];
@@ -348,27 +430,32 @@ bool local_moving(const WGraph &g, std::vector<int32_t> &comm, int64_t max_passe
                         if (!active[u]) continue;
                         active[u] = 0;
                     }
+                    ++rated;
                     const int32_t cu = comm[u];
                     const double du = resolution * deg[u] / m2;
+                    double gain = 0.0;
                     const int32_t c =
                         best_community(g, comm, tot_of, cw, u,
                                        static_cast<double>(tot[cu] - fdeg[u]) * unscale, du,
-                                       max_weight, sc);
+                                       max_weight, sc, gain);
                     if (c == cu) continue;
                     target[i] = c;
+                    if (gains) move_gain[i] = fixed(gain);
                     if (max_weight > 0) add(arrive[c], g.vw[u]);
                 }
                 if (max_weight > 0) {
                     // the moves into a community that all of the slice's arrivals would
                     // overfill wait for the in-order pass
+                    int64_t waits = 0;
 #pragma omp for schedule(static)
                     for (int64_t i = s0; i < s1; ++i) {
                         const int32_t c = target[i];
                         if (c != kStay && cw[c] + arrive[c] > max_weight) {
                             target[i] = ~c;
-                            ++waiting;
+                            ++waits;
                         }
                     }
+                    if (waits > 0) __atomic_fetch_add(&wait, waits, __ATOMIC_RELAXED);
                 }
 #pragma omp for schedule(dynamic, 64)
                 for (int64_t i = s0; i < s1; ++i) {
@@ -383,18 +470,26 @@ bool local_moving(const WGraph &g, std::vector<int32_t> &comm, int64_t max_passe
                     add(cw[c], g.vw[u]);
                     comm[u] = c;
                     ++moved;
+                    if (gains) pass_gain += move_gain[i];
                     if (prune) activate_neighbours(u);
                 }
-            }
-            if (waiting == 0) continue;
-            for (int64_t i = s0; i < s1; ++i) {
-                if (target[i] >= 0) continue;  // stays, or moved
-                const int32_t u = order[i], cu = comm[u], c = ~target[i];
-                if (cw[c] + g.vw[u] <= max_weight) relocate(tot, fdeg[u], u, cu, c, moved);
+                // every thread reads the same count here (written before the last barrier)
+                if (__atomic_load_n(&wait, __ATOMIC_RELAXED) == 0) continue;
+#pragma omp single
+                for (int64_t i = s0; i < s1; ++i) {
+                    if (target[i] >= 0) continue;  // stays, or moved
+                    const int32_t u = order[i], cu = comm[u], c = ~target[i];
+                    if (cw[c] + g.vw[u] <= max_weight) {
+                        relocate(tot, fdeg[u], u, cu, c, moved);
+                        if (gains) pass_gain += move_gain[i];
+                    }
+                }
             }
         }
+        end_pass(rated, moved, pass_gain);
         any = any || moved > 0;
         if (moved <= static_cast<int64_t>(min_move_fraction * static_cast<double>(n))) break;
+        if (gained_little(pass_gain)) break;
     }
     return any;
 }
@@ -524,13 +619,17 @@ std::vector<int32_t> louvain_communities(const HgView &h, int64_t max_net_size,
                                          double min_move_fraction, int64_t seed,
                                          double resolution, int64_t max_weight,
                                          int64_t sub_rounds, bool prune, CommunityGraph graph,
-                                         BipartiteWeight model) {
+                                         BipartiteWeight model, double min_pass_gain,
+                                         int64_t sub_round_min_arcs,
+                                         std::vector<LouvainLevel> *profile) {
     std::vector<int32_t> result(static_cast<size_t>(h.n));
     std::iota(result.begin(), result.end(), 0);
     if (h.n == 0) return result;
     if (model == BipartiteWeight::hybrid) model = hybrid_bipartite_weight(h);
+    double built = now_seconds();
     WGraph g = graph == CommunityGraph::bipartite ? bipartite_graph(h, max_net_size, model)
                                                   : clique_expansion(h, max_net_size);
+    built = now_seconds() - built;
     // the community of every node of g (the vertices first; net nodes are dropped at the end)
     const int64_t nodes = g.n;
     result.resize(static_cast<size_t>(nodes));
@@ -538,15 +637,29 @@ std::vector<int32_t> louvain_communities(const HgView &h, int64_t max_net_size,
     for (int64_t level = 0; level < max_levels && g.n > 1; ++level) {
         std::vector<int32_t> comm(static_cast<size_t>(g.n));
         std::iota(comm.begin(), comm.end(), 0);
+        LouvainLevel *prof = nullptr;
+        if (profile) {
+            profile->emplace_back();
+            prof = &profile->back();
+            prof->nodes = g.n;
+            prof->arcs = g.ptr[g.n];
+            prof->build_seconds = built;
+            prof->start_modularity = level_modularity(g, comm, resolution);
+            prof->communities = g.n;
+        }
         if (!local_moving(g, comm, max_passes, seed + level, min_move_fraction, resolution,
-                          max_weight, sub_rounds, prune))
+                          max_weight, sub_rounds, sub_round_min_arcs, prune, min_pass_gain,
+                          prof))
             break;
         const int64_t nc = renumber(comm);
+        if (prof) prof->communities = nc;
         const int64_t nr = static_cast<int64_t>(result.size());
 #pragma omp parallel for schedule(static) if (nr >= kParallelMinLightItems)
         for (int64_t u = 0; u < nr; ++u) result[u] = comm[result[u]];
         if (nc == g.n) break;
+        built = now_seconds();
         g = aggregate(g, comm, nc);
+        built = now_seconds() - built;
     }
     result.resize(static_cast<size_t>(h.n));
     renumber(result, nodes);

@@ -16,6 +16,24 @@ enum class CommunityGraph { clique = 0, bipartite = 1 };
 enum class BipartiteWeight { uniform = 0, non_uniform = 1, degree = 2, hybrid = 3 };
 constexpr int64_t kBipartiteLargeNet = 1000;
 
+// What Louvain did on one level of its graph (louvain_communities' `profile`): the graph's
+// nodes and arcs, the seconds taken to build it (the clique expansion or bipartite graph on the
+// first level, the aggregation of the previous level's communities on later ones), and per
+// local-moving pass the nodes rated, the nodes moved, its seconds and the modularity after it
+// (at the run's resolution, on this level's graph: that of the projected communities on the
+// first level's graph; computed outside the pass's seconds).
+struct LouvainPass {
+    int64_t rated = 0, moved = 0;
+    double seconds = 0.0, modularity = 0.0;
+    double estimated_gain = 0.0;  // the moves' gains as their vertices rated them
+};
+struct LouvainLevel {
+    int64_t nodes = 0, arcs = 0, communities = 0;
+    bool sub_rounds = false;  // local moving in sub-rounds (else sequential)
+    double build_seconds = 0.0, start_modularity = 0.0;
+    std::vector<LouvainPass> passes;
+};
+
 // The model hybrid stands for on h.
 BipartiteWeight hybrid_bipartite_weight(const HgView &h);
 
@@ -27,7 +45,10 @@ BipartiteWeight hybrid_bipartite_weight(const HgView &h);
 // moves at most min_move_fraction of its nodes. `resolution` (> 0) scales the modularity null
 // model: above 1, communities are smaller. With max_weight > 0 no vertex joins a community
 // whose vertex weight would exceed max_weight. sub_rounds > 0: parallel local moving in
-// synchronous sub-rounds; prune: a node is rated again only once a neighbour has moved.
+// synchronous sub-rounds (on the levels whose graph has at least sub_round_min_arcs arcs;
+// sequential below); prune: a node is rated again only once a neighbour has moved;
+// min_pass_gain > 0: a level also ends after a pass that gained less modularity than
+// min_pass_gain times the level's gain so far.
 // Deterministic for a seed (whatever the threads).
 std::vector<int32_t> louvain_communities(const HgView &h, int64_t max_net_size,
                                          int64_t max_levels, int64_t max_passes,
@@ -35,6 +56,9 @@ std::vector<int32_t> louvain_communities(const HgView &h, int64_t max_net_size,
                                          double resolution = 1.0, int64_t max_weight = 0,
                                          int64_t sub_rounds = 0, bool prune = false,
                                          CommunityGraph graph = CommunityGraph::clique,
-                                         BipartiteWeight model = BipartiteWeight::hybrid);
+                                         BipartiteWeight model = BipartiteWeight::hybrid,
+                                         double min_pass_gain = 0.0,
+                                         int64_t sub_round_min_arcs = 0,
+                                         std::vector<LouvainLevel> *profile = nullptr);
 
 }  // namespace igp

@@ -793,7 +793,7 @@ class GpuBackend(HostFallback, Backend):
                     max_passes: int = 8, min_move_fraction: float = 0.01, seed: int = 0,
                     resolution: float = 1.0, max_weight: int = 0, sub_rounds: int = 0,
                     k: int = 0, graph: str = "clique", edge_weight: str = "hybrid",
-                    level_max: int = -1):
+                    level_max: int = -1, min_pass_gain: float = 0.0):
         """Louvain communities (the C++ implementation, on ``graph``) computed on a level the GPU
         first coarsens to at most ``level_max`` vertices (-1: :meth:`community_level_max` of
         ``k``, the partition's k; 0: the input itself), projected back to ``hg``."""
@@ -813,7 +813,7 @@ class GpuBackend(HostFallback, Backend):
             self._host_copy(cur), max_net_size=max_net_size, max_levels=max_levels,
             max_passes=max_passes, min_move_fraction=min_move_fraction, seed=seed,
             resolution=resolution, max_weight=max_weight, sub_rounds=sub_rounds, graph=graph,
-            edge_weight=edge_weight), "int32")
+            edge_weight=edge_weight, min_pass_gain=min_pass_gain), "int32")
         for cmap in reversed(maps):
             comm = comm[cmap]
         return comm
