@@ -44,17 +44,17 @@ std::vector<int64_t> bucket_offsets(int64_t n, int64_t buckets, int64_t chunks, 
     return off;
 }
 
-// The visiting order of a label propagation pass: the vertices 0..n-1 sorted by (tie_hash(seed,
-// u, -2), u), a seeded pseudo-random permutation. Made without a comparison sort of all n keys:
-// a stable counting sort by the keys' top bits (about 256 vertices a bucket, in id order
-// within one), then every bucket sorted on its own, all passes in parallel; the order is the
-// full sort's on any threads.
 struct KeyedVertex {  // trivially constructible (a pair would zero an uninitialised vector)
     uint32_t key;
     int32_t u;
     bool operator<(const KeyedVertex &o) const { return key != o.key ? key < o.key : u < o.u; }
 };
 
+// The visiting order of a label propagation pass: the vertices 0..n-1 sorted by (tie_hash(seed,
+// u, -2), u), a seeded pseudo-random permutation. Made without a comparison sort of all n keys:
+// a stable counting sort by the keys' top bits (about 256 vertices a bucket, in id order
+// within one), then every bucket sorted on its own, all passes in parallel; the order is the
+// full sort's on any threads.
 UninitVector<int32_t> seeded_order(int64_t n, int64_t seed) {
     int bits = 0;
     while (bits < 16 && (int64_t(1) << (bits + 8)) < n) ++bits;
