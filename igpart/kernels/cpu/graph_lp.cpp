@@ -56,6 +56,7 @@ struct KeyedVertex {  // trivially constructible (a pair would zero an uninitial
 // within one), then every bucket sorted on its own, all passes in parallel; the order is the
 // full sort's on any threads.
 UninitVector<int32_t> seeded_order(int64_t n, int64_t seed) {
+    if (n <= 0) return {};
     int bits = 0;
     while (bits < 16 && (int64_t(1) << (bits + 8)) < n) ++bits;
     const int64_t buckets = int64_t(1) << bits;
@@ -93,6 +94,7 @@ UninitVector<int32_t> seeded_order(int64_t n, int64_t seed) {
 // vertices (in id order) by their slice, on all the threads (not one sort per slice).
 UninitVector<int32_t> sorted_slices(const UninitVector<int32_t> &order, int64_t slice) {
     const int64_t n = static_cast<int64_t>(order.size());
+    if (n == 0) return {};
     const int64_t slices = (n + slice - 1) / slice;
     UninitVector<int32_t> slice_of(static_cast<size_t>(n));
 #pragma omp parallel for schedule(static) if (n >= kParallelMinLightItems)
