@@ -296,6 +296,28 @@ def test_fm_stage_rejects_bad_arguments():
         be.fm_refine_graph(ga, np.full(16, 5, np.int32), 2, np.full(2, 9))
 
 
+def test_large_level_checks_name_the_first_bad_entry_on_any_threads():
+    # levels of 65,536+ vertices check block ids, cmap entries and projections in parallel
+    be = get_backend("cpu")
+    g = generators.grid_graph(300, 300)
+    ga = be.graph_arrays(g)
+    parts = np.zeros(g.n, np.int32)
+    parts[[70_001, 80_000]] = 7
+    cmap = np.arange(g.n, dtype=np.int32) // 2
+    bad_cmap = cmap.copy()
+    bad_cmap[[50_000, 89_999]] = -1
+    coarse = np.random.default_rng(0).integers(0, 4, g.n // 2).astype(np.int32)
+    for threads in (1, 3):
+        with omp_threads(threads):
+            with pytest.raises(ValueError, match="block id out of range at vertex 70001"):
+                be.lp_refine_graph(ga, parts, 2, np.full(2, g.n))
+            with pytest.raises(ValueError, match="cmap entry out of range at vertex 50000"):
+                be.contract_graph(ga, bad_cmap, g.n // 2)
+            with pytest.raises(ValueError, match="cmap entry out of range at vertex 50000"):
+                be.project(bad_cmap, coarse)
+            assert np.array_equal(be.project(cmap, coarse), coarse[cmap])
+
+
 # ------------------------------------------------------------------------------ end to end
 GRAPHS = {
     "grid3d": lambda: generators.grid_graph(14, 14, 14),

@@ -67,7 +67,9 @@ class CpuBackend(Backend):
         return _cpu.block_weights(_i64(vwgt), _i32(parts), int(k))
 
     def project(self, cmap, coarse_parts):
-        return _i32(coarse_parts)[_i32(cmap)]
+        """``coarse_parts[cmap]`` gathered on the OpenMP threads (numpy's gather is one
+        single-threaded pass per level)."""
+        return _cpu.project(_i32(cmap), _i32(coarse_parts))
 
     def hypergraph_objective(self, hg: HypergraphArrays, parts, k: int, objective: str) -> int:
         return int(

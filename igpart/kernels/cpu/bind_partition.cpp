@@ -47,15 +47,24 @@ GraphView graph_view(const Arr<int64_t> &xadj, const Arr<int32_t> &adjncy,
     return g;
 }
 
-// A writable copy of parts after checking 0 <= parts < k.
-std::vector<int32_t> parts_copy(const Arr<int32_t> &parts, int64_t n, int32_t k,
-                                const std::string &what) {
+// A writable copy of parts after checking 0 <= parts < k: checked and copied in one pass, in
+// parallel on large levels (every refinement stage call makes one); the error names the first
+// offending vertex either way.
+UninitVector<int32_t> parts_copy(const Arr<int32_t> &parts, int64_t n, int32_t k,
+                                 const std::string &what) {
     if (k < 1) fail(what, "k must be at least 1");
     check_len(parts, n, "parts", what);
     const int32_t *p = parts.data();
-    for (int64_t i = 0; i < n; ++i)
-        if (p[i] < 0 || p[i] >= k) fail(what, "block id out of range at vertex " + std::to_string(i));
-    return std::vector<int32_t>(p, p + n);
+    UninitVector<int32_t> out(static_cast<size_t>(n));
+    int32_t *o = out.data();
+    int64_t bad = n;
+#pragma omp parallel for schedule(static) reduction(min : bad) if (n >= kParallelMinLightItems)
+    for (int64_t i = 0; i < n; ++i) {
+        o[i] = p[i];
+        if ((p[i] < 0 || p[i] >= k) && i < bad) bad = i;
+    }
+    if (bad < n) fail(what, "block id out of range at vertex " + std::to_string(bad));
+    return out;
 }
 
 void check_bounds(const Arr<int64_t> &bounds, int32_t k, const std::string &what) {
@@ -66,8 +75,11 @@ void check_cmap(const Arr<int32_t> &cmap, int64_t n, int64_t nc, const std::stri
     check_len(cmap, n, "cmap", what);
     if (nc < 0 || nc > n) fail(what, "nc out of range");
     const int32_t *c = cmap.data();
+    int64_t bad = n;  // the first offending vertex (in parallel on large levels)
+#pragma omp parallel for schedule(static) reduction(min : bad) if (n >= kParallelMinLightItems)
     for (int64_t i = 0; i < n; ++i)
-        if (c[i] < 0 || c[i] >= nc) fail(what, "cmap entry out of range at vertex " + std::to_string(i));
+        if ((c[i] < 0 || c[i] >= nc) && i < bad) bad = i;
+    if (bad < n) fail(what, "cmap entry out of range at vertex " + std::to_string(bad));
 }
 
 // The optional per-vertex `locked` mask (uint8, non-zero: the vertex never moves) as a pointer.
@@ -144,10 +156,37 @@ void igp::bind_partition(py::module_ &m) {
         "block_weights",
         [](Arr<int64_t> vwgt, Arr<int32_t> parts, int32_t k) {
             const int64_t n = vwgt.shape(0);
-            std::vector<int32_t> p = parts_copy(parts, n, k, "block_weights");
+            UninitVector<int32_t> p = parts_copy(parts, n, k, "block_weights");
             return to_numpy(block_weights(n, vwgt.data(), p.data(), k));
         },
         py::arg("vwgt"), py::arg("parts"), py::arg("k"));
+
+    m.def(
+        "project",
+        [](Arr<int32_t> cmap, Arr<int32_t> coarse_parts) {
+            if (cmap.ndim() != 1 || coarse_parts.ndim() != 1)
+                fail("project", "cmap and coarse_parts must be 1-D");
+            const int64_t n = cmap.shape(0), nc = coarse_parts.shape(0);
+            py::array_t<int32_t> out(n);
+            int32_t *o = out.mutable_data();
+            const int32_t *c = cmap.data(), *cp = coarse_parts.data();
+            int64_t bad = n;  // the first vertex whose cmap entry is out of range
+            {
+                py::gil_scoped_release release;
+#pragma omp parallel for schedule(static) reduction(min : bad) if (n >= kParallelMinLightItems)
+                for (int64_t i = 0; i < n; ++i) {
+                    const int32_t x = c[i];
+                    const bool ok = x >= 0 && x < nc;
+                    o[i] = ok ? cp[x] : 0;
+                    if (!ok && i < bad) bad = i;
+                }
+            }
+            if (bad < n)
+                fail("project", "cmap entry out of range at vertex " + std::to_string(bad));
+            return out;
+        },
+        py::arg("cmap"), py::arg("coarse_parts"),
+        "The fine partition of a coarse one: parts[v] = coarse_parts[cmap[v]] (in parallel).");
 
     m.def(
         "hypergraph_objective",
@@ -157,7 +196,7 @@ void igp::bind_partition(py::module_ &m) {
             check_csr(eptr, eind, n, "hypergraph_objective");
             check_len(ewgt, eptr.shape(0) - 1, "ewgt", "hypergraph_objective");
             check_objective(objective, "hypergraph_objective");
-            std::vector<int32_t> p = parts_copy(parts, n, k, "hypergraph_objective");
+            UninitVector<int32_t> p = parts_copy(parts, n, k, "hypergraph_objective");
             HgView h;
             h.n = n;
             h.m = eptr.shape(0) - 1;
@@ -303,7 +342,7 @@ void igp::bind_partition(py::module_ &m) {
             const uint8_t *lk = locked_mask(locked, h.n, "refine_hypergraph");
             if (parallel_min_moves < 1)
                 throw std::invalid_argument("refine_hypergraph: parallel_min_moves must be >= 1");
-            std::vector<int32_t> p = parts_copy(parts, h.n, k, "refine_hypergraph");
+            UninitVector<int32_t> p = parts_copy(parts, h.n, k, "refine_hypergraph");
             check_bounds(bounds, k, "refine_hypergraph");
             check_objective(objective, "refine_hypergraph");
             int64_t gain;
@@ -332,7 +371,7 @@ void igp::bind_partition(py::module_ &m) {
            std::optional<Arr<uint8_t>> locked, bool deterministic, int64_t parallel_min_vertices) {
             const HgView h = hg_view(eptr, eind, ewgt, vptr, vind, vwgt, "fm_refine_hypergraph");
             const uint8_t *lk = locked_mask(locked, h.n, "fm_refine_hypergraph");
-            std::vector<int32_t> p = parts_copy(parts, h.n, k, "fm_refine_hypergraph");
+            UninitVector<int32_t> p = parts_copy(parts, h.n, k, "fm_refine_hypergraph");
             check_bounds(bounds, k, "fm_refine_hypergraph");
             check_objective(objective, "fm_refine_hypergraph");
             const int64_t fruitless = std::max<int64_t>(1, max_fruitless);
@@ -367,7 +406,7 @@ void igp::bind_partition(py::module_ &m) {
            Arr<int32_t> move_vertices, Arr<int32_t> move_targets) {
             const std::string what = "fm_gain_cache_after_moves";
             const HgView h = hg_view(eptr, eind, ewgt, vptr, vind, vwgt, what);
-            std::vector<int32_t> p = parts_copy(parts, h.n, k, what);
+            UninitVector<int32_t> p = parts_copy(parts, h.n, k, what);
             check_objective(objective, what);
             const int64_t moves = move_vertices.shape(0);
             check_len(move_targets, moves, "move_targets", what);
@@ -396,7 +435,7 @@ void igp::bind_partition(py::module_ &m) {
            int64_t balance_rounds, int64_t seed, std::optional<Arr<uint8_t>> locked) {
             const HgView h = hg_view(eptr, eind, ewgt, vptr, vind, vwgt, "jet_refine_hypergraph");
             const uint8_t *lk = locked_mask(locked, h.n, "jet_refine_hypergraph");
-            std::vector<int32_t> p = parts_copy(parts, h.n, k, "jet_refine_hypergraph");
+            UninitVector<int32_t> p = parts_copy(parts, h.n, k, "jet_refine_hypergraph");
             check_bounds(bounds, k, "jet_refine_hypergraph");
             check_objective(objective, "jet_refine_hypergraph");
             if (max_iterations < 0) fail("jet_refine_hypergraph", "max_iterations must be >= 0");
@@ -442,7 +481,7 @@ void igp::bind_partition(py::module_ &m) {
            Arr<int64_t> bounds, int objective, std::optional<Arr<uint8_t>> locked) {
             const HgView h = hg_view(eptr, eind, ewgt, vptr, vind, vwgt, "rebalance_hypergraph");
             const uint8_t *lk = locked_mask(locked, h.n, "rebalance_hypergraph");
-            std::vector<int32_t> p = parts_copy(parts, h.n, k, "rebalance_hypergraph");
+            UninitVector<int32_t> p = parts_copy(parts, h.n, k, "rebalance_hypergraph");
             check_bounds(bounds, k, "rebalance_hypergraph");
             check_objective(objective, "rebalance_hypergraph");
             {
@@ -549,7 +588,7 @@ void igp::bind_partition(py::module_ &m) {
         [](Arr<int64_t> xadj, Arr<int32_t> adjncy, Arr<int64_t> adjwgt, Arr<int64_t> vwgt,
            Arr<int32_t> parts, int32_t k, Arr<int64_t> bounds, int64_t max_rounds) {
             const GraphView g = graph_view(xadj, adjncy, adjwgt, vwgt, "refine_graph");
-            std::vector<int32_t> p = parts_copy(parts, g.n, k, "refine_graph");
+            UninitVector<int32_t> p = parts_copy(parts, g.n, k, "refine_graph");
             check_bounds(bounds, k, "refine_graph");
             int64_t gain;
             {
@@ -570,7 +609,7 @@ void igp::bind_partition(py::module_ &m) {
             const GraphView g = graph_view(xadj, adjncy, adjwgt, vwgt, "cluster_graph_lp");
             if (iterations < 0) fail("cluster_graph_lp", "iterations must be >= 0");
             if (sub_rounds < 1) fail("cluster_graph_lp", "sub_rounds must be >= 1");
-            std::vector<int32_t> cmap;
+            UninitVector<int32_t> cmap;
             int64_t nc;
             {
                 py::gil_scoped_release release;
@@ -590,7 +629,7 @@ void igp::bind_partition(py::module_ &m) {
            Arr<int32_t> parts, int32_t k, Arr<int64_t> bounds, int64_t iterations, int64_t seed,
            int64_t sub_rounds) {
             const GraphView g = graph_view(xadj, adjncy, adjwgt, vwgt, "lp_refine_graph");
-            std::vector<int32_t> p = parts_copy(parts, g.n, k, "lp_refine_graph");
+            UninitVector<int32_t> p = parts_copy(parts, g.n, k, "lp_refine_graph");
             check_bounds(bounds, k, "lp_refine_graph");
             if (iterations < 0) fail("lp_refine_graph", "iterations must be >= 0");
             if (sub_rounds < 1) fail("lp_refine_graph", "sub_rounds must be >= 1");
@@ -613,7 +652,7 @@ void igp::bind_partition(py::module_ &m) {
            int64_t max_fruitless_moves, double min_improvement, int64_t seed, double max_work,
            bool gain_seeds) {
             const GraphView g = graph_view(xadj, adjncy, adjwgt, vwgt, "fm_refine_graph");
-            std::vector<int32_t> p = parts_copy(parts, g.n, k, "fm_refine_graph");
+            UninitVector<int32_t> p = parts_copy(parts, g.n, k, "fm_refine_graph");
             check_bounds(bounds, k, "fm_refine_graph");
             if (rounds < 0) fail("fm_refine_graph", "rounds must be >= 0");
             if (max_fruitless_moves < 1) fail("fm_refine_graph", "max_fruitless_moves must be >= 1");
@@ -639,7 +678,7 @@ void igp::bind_partition(py::module_ &m) {
         [](Arr<int64_t> xadj, Arr<int32_t> adjncy, Arr<int64_t> adjwgt, Arr<int64_t> vwgt,
            Arr<int32_t> parts, int32_t k, Arr<int64_t> bounds) {
             const GraphView g = graph_view(xadj, adjncy, adjwgt, vwgt, "rebalance_graph");
-            std::vector<int32_t> p = parts_copy(parts, g.n, k, "rebalance_graph");
+            UninitVector<int32_t> p = parts_copy(parts, g.n, k, "rebalance_graph");
             check_bounds(bounds, k, "rebalance_graph");
             {
                 py::gil_scoped_release release;

@@ -21,16 +21,67 @@ namespace {
 // on a machine whose cores are shared). The result does not depend on it.
 constexpr int64_t kMinParallelSlice = 4 * kParallelMinItems;
 
-// The visiting order of a label propagation pass: a seeded pseudo-random permutation of
-// 0..n-1 (a total order: the parallel sort gives the sequential one's result).
-std::vector<int32_t> seeded_order(int64_t n, int64_t seed) {
-    std::vector<std::pair<uint32_t, int32_t>> key(static_cast<size_t>(n));
+// Positions 0..n-1 counted by bucket (bucket(i) in [0, buckets)) in contiguous chunks, one per
+// thread: returns the per-(chunk, bucket) exclusive offsets in bucket-major order (chunk c's
+// first position of bucket b at offsets[c * buckets + b]), so that each chunk writing its
+// positions in ascending order places every bucket's positions in ascending order: a stable
+// counting sort whose result does not depend on the threads. `chunks`: loop_threads(n).
+template <class Bucket>
+std::vector<int64_t> bucket_offsets(int64_t n, int64_t buckets, int64_t chunks, Bucket bucket) {
+    std::vector<int64_t> off(static_cast<size_t>(chunks * buckets), 0);
+#pragma omp parallel for schedule(static, 1) num_threads(static_cast<int>(chunks)) if (chunks > 1)
+    for (int64_t c = 0; c < chunks; ++c) {
+        int64_t *count = &off[static_cast<size_t>(c * buckets)];
+        for (int64_t i = n * c / chunks; i < n * (c + 1) / chunks; ++i) ++count[bucket(i)];
+    }
+    int64_t at = 0;
+    for (int64_t b = 0; b < buckets; ++b)
+        for (int64_t c = 0; c < chunks; ++c) {
+            const int64_t x = off[static_cast<size_t>(c * buckets + b)];
+            off[static_cast<size_t>(c * buckets + b)] = at;
+            at += x;
+        }
+    return off;
+}
+
+struct KeyedVertex {  // trivially constructible (a pair would zero an uninitialised vector)
+    uint32_t key;
+    int32_t u;
+    bool operator<(const KeyedVertex &o) const { return key != o.key ? key < o.key : u < o.u; }
+};
+
+// The visiting order of a label propagation pass: the vertices 0..n-1 sorted by (tie_hash(seed,
+// u, -2), u), a seeded pseudo-random permutation. Made without a comparison sort of all n keys:
+// a stable counting sort by the keys' top bits (about 256 vertices a bucket, in id order
+// within one), then every bucket sorted on its own, all passes in parallel; the order is the
+// full sort's on any threads.
+UninitVector<int32_t> seeded_order(int64_t n, int64_t seed) {
+    if (n <= 0) return {};
+    int bits = 0;
+    while (bits < 16 && (int64_t(1) << (bits + 8)) < n) ++bits;
+    const int64_t buckets = int64_t(1) << bits;
+    UninitVector<uint32_t> key(static_cast<size_t>(n));
 #pragma omp parallel for schedule(static) if (n >= kParallelMinLightItems)
-    for (int64_t u = 0; u < n; ++u) key[u] = {tie_hash(seed, u, -2), static_cast<int32_t>(u)};
-    parallel_sort(key.begin(), key.end());
-    std::vector<int32_t> order(static_cast<size_t>(n));
-#pragma omp parallel for schedule(static) if (n >= kParallelMinLightItems)
-    for (int64_t i = 0; i < n; ++i) order[i] = key[i].second;
+    for (int64_t u = 0; u < n; ++u) key[u] = tie_hash(seed, u, -2);
+    auto bucket = [&](int64_t u) -> int64_t { return bits ? key[u] >> (32 - bits) : 0; };
+    const int64_t chunks = loop_threads(n);
+    std::vector<int64_t> pos = bucket_offsets(n, buckets, chunks, bucket);
+    UninitVector<KeyedVertex> sorted(static_cast<size_t>(n));
+#pragma omp parallel for schedule(static, 1) num_threads(static_cast<int>(chunks)) if (chunks > 1)
+    for (int64_t c = 0; c < chunks; ++c) {
+        int64_t *at = &pos[static_cast<size_t>(c * buckets)];
+        for (int64_t u = n * c / chunks; u < n * (c + 1) / chunks; ++u)
+            sorted[at[bucket(u)]++] = {key[u], static_cast<int32_t>(u)};
+    }
+    // bucket b ends where the last chunk's positions of it end (the next bucket's start)
+    UninitVector<int32_t> order(static_cast<size_t>(n));
+#pragma omp parallel for schedule(dynamic, 64) if (n >= kParallelMinLightItems)
+    for (int64_t b = 0; b < buckets; ++b) {
+        const int64_t hi = pos[static_cast<size_t>((chunks - 1) * buckets + b)];
+        const int64_t lo = b == 0 ? 0 : pos[static_cast<size_t>((chunks - 1) * buckets + b - 1)];
+        std::sort(sorted.begin() + lo, sorted.begin() + hi);
+        for (int64_t i = lo; i < hi; ++i) order[i] = sorted[i].u;
+    }
     return order;
 }
 
@@ -39,14 +90,25 @@ std::vector<int32_t> seeded_order(int64_t n, int64_t seed) {
 // in the slice: they choose in id order, which reads the adjacency arrays front to back and, on
 // inputs whose ids follow their structure (grids, netlists), the neighbours' labels from cache
 // (a random order misses the cache on almost every read); the choices are then applied in
-// `order`, so the result is that of choosing in `order`.
-std::vector<int32_t> sorted_slices(const std::vector<int32_t> &order, int64_t slice) {
-    std::vector<int32_t> sorted(order);
+// `order`, so the result is that of choosing in `order`. Made by a stable counting sort of the
+// vertices (in id order) by their slice, on all the threads (not one sort per slice).
+UninitVector<int32_t> sorted_slices(const UninitVector<int32_t> &order, int64_t slice) {
     const int64_t n = static_cast<int64_t>(order.size());
+    if (n == 0) return {};
     const int64_t slices = (n + slice - 1) / slice;
-#pragma omp parallel for schedule(dynamic, 1) if (n >= kParallelMinLightItems)
-    for (int64_t s = 0; s < slices; ++s)
-        std::sort(sorted.begin() + s * slice, sorted.begin() + std::min(n, (s + 1) * slice));
+    UninitVector<int32_t> slice_of(static_cast<size_t>(n));
+#pragma omp parallel for schedule(static) if (n >= kParallelMinLightItems)
+    for (int64_t i = 0; i < n; ++i) slice_of[order[i]] = static_cast<int32_t>(i / slice);
+    const int64_t chunks = loop_threads(n);
+    std::vector<int64_t> pos =
+        bucket_offsets(n, slices, chunks, [&](int64_t u) { return slice_of[u]; });
+    UninitVector<int32_t> sorted(static_cast<size_t>(n));
+#pragma omp parallel for schedule(static, 1) num_threads(static_cast<int>(chunks)) if (chunks > 1)
+    for (int64_t c = 0; c < chunks; ++c) {
+        int64_t *at = &pos[static_cast<size_t>(c * slices)];
+        for (int64_t u = n * c / chunks; u < n * (c + 1) / chunks; ++u)
+            sorted[at[slice_of[u]]++] = static_cast<int32_t>(u);
+    }
     return sorted;
 }
 
@@ -249,6 +311,14 @@ class SliceMoves {
     std::vector<int64_t> arrive_;  // per cluster: weight of the moves it may take
 };
 
+// Zeroes a per-vertex flag array (in parallel on large levels: once per pass).
+void clear_flags(UninitVector<char> &flags) {
+    const int64_t n = static_cast<int64_t>(flags.size());
+    char *f = flags.data();
+#pragma omp parallel for schedule(static) if (n >= kParallelMinLightItems)
+    for (int64_t i = 0; i < n; ++i) f[i] = 0;
+}
+
 int64_t slice_length(int64_t n, int64_t sub_rounds) {
     const int64_t r = std::max<int64_t>(1, sub_rounds);
     return std::max<int64_t>(1, (n + r - 1) / r);
@@ -258,17 +328,27 @@ int64_t slice_length(int64_t n, int64_t sub_rounds) {
 
 int64_t cluster_graph_lp(const GraphView &g, int64_t max_cluster_weight, int64_t iterations,
                          int64_t min_clusters, int64_t seed, int64_t sub_rounds,
-                         std::vector<int32_t> &cmap) {
+                         UninitVector<int32_t> &cmap) {
     const int64_t n = g.n;
-    std::vector<int32_t> label(static_cast<size_t>(n));
-    std::iota(label.begin(), label.end(), 0);
-    std::vector<int64_t> cw(g.vwgt, g.vwgt + n);
-    std::vector<int32_t> size(static_cast<size_t>(n), 1);
+    // per vertex: its cluster, the cluster's weight and size (clusters named by a member), its
+    // choice (-1: none applied), whether it is visited in this pass and in the next one; set up
+    // in one parallel pass
+    UninitVector<int32_t> label(static_cast<size_t>(n)), size(static_cast<size_t>(n));
+    UninitVector<int64_t> cw(static_cast<size_t>(n));
+    UninitVector<int32_t> choice(static_cast<size_t>(n));
+    UninitVector<char> active(static_cast<size_t>(n)), next(static_cast<size_t>(n));
+#pragma omp parallel for schedule(static) if (n >= kParallelMinLightItems)
+    for (int64_t u = 0; u < n; ++u) {
+        label[u] = static_cast<int32_t>(u);
+        cw[u] = g.vwgt[u];
+        size[u] = 1;
+        choice[u] = -1;
+        active[u] = 1;
+        next[u] = 0;
+    }
     const int64_t slice = slice_length(n, n >= kParallelMinItems ? sub_rounds : 1);
-    const std::vector<int32_t> order = seeded_order(n, seed);
-    const std::vector<int32_t> by_id = sorted_slices(order, slice);
-    std::vector<int32_t> choice(static_cast<size_t>(n), -1);  // per vertex; -1: none applied
-    std::vector<char> active(static_cast<size_t>(n), 1), next(static_cast<size_t>(n), 0);
+    const UninitVector<int32_t> order = seeded_order(n, seed);
+    const UninitVector<int32_t> by_id = sorted_slices(order, slice);
     int64_t nc = n;
     std::unique_ptr<SliceMoves> together;  // created for the first slice applied together
     for (int64_t it = 0; it < iterations && nc > min_clusters; ++it) {
@@ -321,22 +401,26 @@ int64_t cluster_graph_lp(const GraphView &g, int64_t max_cluster_weight, int64_t
         }
         if (moved == 0) break;
         active.swap(next);
-        std::fill(next.begin(), next.end(), 0);
+        clear_flags(next);
     }
     // two-hop clustering: lone vertices that favour the same cluster form clusters of their own
     if (nc > min_clusters && 2 * nc > n) {
-        std::vector<std::pair<int32_t, int32_t>> lone;  // (favoured cluster, vertex)
-        std::vector<int32_t> fav(static_cast<size_t>(n), -1);
+        UninitVector<int32_t> fav(static_cast<size_t>(n));
 #pragma omp parallel if (n >= kParallelMinItems)
         {
             LabelSums sums;
 #pragma omp for schedule(dynamic, 1024)
             for (int64_t u = 0; u < n; ++u)
-                if (size[label[u]] == 1 && g.vwgt[u] < max_cluster_weight)
-                    fav[u] = favoured_cluster(g, static_cast<int32_t>(u), label.data(), seed, sums);
+                fav[u] = size[label[u]] == 1 && g.vwgt[u] < max_cluster_weight
+                             ? favoured_cluster(g, static_cast<int32_t>(u), label.data(), seed,
+                                                sums)
+                             : -1;
         }
-        for (int64_t u = 0; u < n; ++u)
-            if (fav[u] >= 0) lone.push_back({fav[u], static_cast<int32_t>(u)});
+        // (favoured cluster, vertex) of the lone vertices that favour one, gathered in parallel
+        const std::vector<int32_t> ids = parallel_select(n, [&](int64_t u) { return fav[u] >= 0; });
+        std::vector<std::pair<int32_t, int32_t>> lone(ids.size());
+#pragma omp parallel for schedule(static) if (ids.size() >= kParallelMinLightItems)
+        for (size_t x = 0; x < ids.size(); ++x) lone[x] = {fav[ids[x]], ids[x]};
         parallel_sort(lone.begin(), lone.end());
         for (size_t i = 0; i < lone.size() && nc > min_clusters;) {
             const int32_t lead = label[lone[i].second];
@@ -352,7 +436,7 @@ int64_t cluster_graph_lp(const GraphView &g, int64_t max_cluster_weight, int64_t
             i = j;
         }
     }
-    std::vector<char> used(static_cast<size_t>(n), 0);
+    UninitVector<char> used = filled<char>(n, 0);
 #pragma omp parallel for schedule(static) if (n >= kParallelMinLightItems)
     for (int64_t u = 0; u < n; ++u) {
 #pragma omp atomic write
@@ -360,7 +444,7 @@ int64_t cluster_graph_lp(const GraphView &g, int64_t max_cluster_weight, int64_t
     }
     const std::vector<int32_t> labels = parallel_select(n, [&](int64_t c) { return used[c]; });
     const int32_t count = static_cast<int32_t>(labels.size());
-    std::vector<int32_t> id(static_cast<size_t>(n), -1);
+    UninitVector<int32_t> id(static_cast<size_t>(n));  // read only at the labels in use
 #pragma omp parallel for schedule(static) if (count >= kParallelMinLightItems)
     for (int32_t x = 0; x < count; ++x) id[labels[x]] = x;
     cmap.resize(static_cast<size_t>(n));
@@ -528,10 +612,10 @@ int64_t refine_graph_lp(const GraphView &g, int32_t *parts, int32_t k, const int
     const int64_t n = g.n;
     std::vector<int64_t> bw = weights_of(n, g.vwgt, parts, k);
     const int64_t slice = slice_length(n, n >= kParallelMinItems ? sub_rounds : 1);
-    const std::vector<int32_t> order = seeded_order(n, seed);
-    const std::vector<int32_t> by_id = sorted_slices(order, slice);
-    std::vector<int32_t> choice(static_cast<size_t>(n), -1);  // per vertex; -1: no move
-    std::vector<char> active(static_cast<size_t>(n), 1), next(static_cast<size_t>(n), 0);
+    const UninitVector<int32_t> order = seeded_order(n, seed);
+    const UninitVector<int32_t> by_id = sorted_slices(order, slice);
+    UninitVector<int32_t> choice = filled<int32_t>(n, -1);  // per vertex; -1: no move
+    UninitVector<char> active = filled<char>(n, 1), next = filled<char>(n, 0);
     BlockConn apply_sc(k);
     int64_t total = 0;
     // slices of this many vertices apply their moves together (apply_slice_together), smaller
@@ -584,19 +668,40 @@ int64_t refine_graph_lp(const GraphView &g, int32_t *parts, int32_t k, const int
         }
         if (moved == 0) break;
         active.swap(next);
-        std::fill(next.begin(), next.end(), 0);
+        clear_flags(next);
     }
     return total;
 }
 
 namespace {
 
+// A max-heap like std::priority_queue<T> (the same push_heap / pop_heap calls, so the same
+// order) whose storage is kept by clear(): one FM search after another without reallocating.
+template <class T>
+class ReusableHeap {
+   public:
+    bool empty() const { return c_.empty(); }
+    const T &top() const { return c_.front(); }
+    void push(const T &x) {
+        c_.push_back(x);
+        std::push_heap(c_.begin(), c_.end());
+    }
+    void pop() {
+        std::pop_heap(c_.begin(), c_.end());
+        c_.pop_back();
+    }
+    void clear() { c_.clear(); }
+
+   private:
+    std::vector<T> c_;
+};
+
 // Connectivity to every block of the vertices one FM search has touched, kept exact as the search
 // moves vertices, with each vertex's best move: updated in O(1) when a neighbour moves, recomputed
 // over the k blocks only when its target lost weight towards it or ran out of room.
 class SearchGains {
    public:
-    SearchGains(int64_t n, int32_t k) : k_(k), slot_(static_cast<size_t>(n), -1) {}
+    SearchGains(int64_t n, int32_t k) : k_(k), slot_(filled<int32_t>(n, -1)) {}
 
     // Forgets every vertex (start of a search).
     void reset() {
@@ -622,19 +727,25 @@ class SearchGains {
             int32_t best = -1;
             int64_t bg = 0;
             unsigned int bh = 0;
+            bool hashed = false;  // bh holds best's tie hash (computed only when a tie needs it)
             // a total order (gain, lighter block, tie hash, lower id): the blocks may be
             // visited in any order and more than once
             auto consider = [&](int32_t b) {
                 if (b == own || c[b] == 0 || bw[b] + wu > bounds[b]) return;
                 const int64_t gb = graph_move_gain(c[b], c[own]);
-                const unsigned int h = tie_hash(seed, u, b);
-                if (best < 0 || gb > bg ||
-                    (gb == bg && (bw[b] < bw[best] ||
-                                  (bw[b] == bw[best] && (h < bh || (h == bh && b < best)))))) {
-                    best = b;
-                    bg = gb;
+                if (best >= 0 && (gb < bg || (gb == bg && bw[b] > bw[best]))) return;
+                if (best >= 0 && gb == bg && bw[b] == bw[best]) {
+                    if (b == best) return;
+                    if (!hashed) bh = tie_hash(seed, u, best);
+                    hashed = true;
+                    const unsigned int h = tie_hash(seed, u, b);
+                    if (h > bh || (h == bh && b > best)) return;
                     bh = h;
+                } else {
+                    hashed = false;
                 }
+                best = b;
+                bg = gb;
             };
             // the blocks of u's neighbours (the only ones of positive connectivity) when they
             // are fewer to visit than the k blocks
@@ -685,7 +796,7 @@ class SearchGains {
 
    private:
     int32_t k_;
-    std::vector<int32_t> slot_;      // per vertex: its slot, -1 unknown
+    UninitVector<int32_t> slot_;     // per vertex: its slot, -1 unknown
     std::vector<int32_t> vertices_;  // per slot: the vertex
     std::vector<int64_t> conn_;      // per slot: k connectivities
     std::vector<int32_t> to_;        // per slot: best target (-1: none)
@@ -718,28 +829,45 @@ int64_t fm_refine_graph(const GraphView &g, int32_t *parts, int32_t k, const int
     const int64_t n = g.n;
     const double budget = max_work > 0.0 ? max_work * static_cast<double>(g.xadj[n] + n) : 0.0;
     std::vector<int64_t> bw = weights_of(n, g.vwgt, parts, k);
-    std::vector<int64_t> locked(static_cast<size_t>(n), -1);  // round that moved the vertex
+    // per vertex: the round that moved it, and the last round in which a neighbour moved
+    UninitVector<int64_t> locked = filled<int64_t>(n, -1), stale = filled<int64_t>(n, -1);
     SearchGains gains(n, k);
     using Entry = std::tuple<int64_t, uint32_t, int32_t>;  // gain, ~hash, vertex
-    std::priority_queue<Entry> heap;
+    ReusableHeap<Entry> heap;
     std::vector<std::pair<int32_t, int32_t>> log;  // (vertex, block it left)
     int64_t cut = graph_edge_cut(g, parts), total = 0;
-    std::vector<char> boundary(static_cast<size_t>(n), 0);
+    // per vertex at the start of a round: 0 inside its block, 1 on the boundary, 2 on the
+    // boundary with a move of gain >= 0 into an adjacent block (room not considered)
+    UninitVector<char> boundary(static_cast<size_t>(n));
     for (int64_t round = 0; round < rounds && cut > 0; ++round) {
         const int64_t rseed = seed + 7919 * (round + 1);
-        std::fill(boundary.begin(), boundary.end(), 0);
-#pragma omp parallel for schedule(static) if (n >= kParallelMinLightItems)
-        for (int64_t u = 0; u < n; ++u) {
-            const int32_t s = parts[u];
-            for (int64_t j = g.xadj[u]; j < g.xadj[u + 1]; ++j)
-                if (parts[g.adjncy[j]] != s) {
-                    boundary[u] = 1;
-                    break;
+#pragma omp parallel if (n >= kParallelMinLightItems)
+        {
+            BlockConn sc(gain_seeds ? k : 1);
+#pragma omp for schedule(static)
+            for (int64_t u = 0; u < n; ++u) {
+                const int32_t s = parts[u];
+                char b = 0;
+                for (int64_t j = g.xadj[u]; j < g.xadj[u + 1]; ++j)
+                    if (parts[g.adjncy[j]] != s) {
+                        b = 1;
+                        break;
+                    }
+                if (b && gain_seeds) {
+                    const int64_t internal = sc.collect(g, parts, static_cast<int32_t>(u));
+                    for (int32_t t : sc.touched)
+                        if (t != s && sc.conn[t] != 0 && graph_move_gain(sc.conn[t], internal) >= 0)
+                            b = 2;
                 }
+                boundary[u] = b;
+            }
         }
-        std::vector<std::pair<uint32_t, int32_t>> seeds;
-        for (int64_t u = 0; u < n; ++u)
-            if (boundary[u]) seeds.push_back({tie_hash(rseed, u, -3), static_cast<int32_t>(u)});
+        // the boundary vertices in a seeded order, gathered and keyed in parallel
+        const std::vector<int32_t> ids =
+            parallel_select(n, [&](int64_t u) { return boundary[u] != 0; });
+        std::vector<std::pair<uint32_t, int32_t>> seeds(ids.size());
+#pragma omp parallel for schedule(static) if (ids.size() >= kParallelMinLightItems)
+        for (size_t x = 0; x < ids.size(); ++x) seeds[x] = {tie_hash(rseed, ids[x], -3), ids[x]};
         parallel_sort(seeds.begin(), seeds.end());  // distinct pairs: one order on any threads
         int64_t round_gain = 0;
         double work = 0.0;
@@ -751,7 +879,14 @@ int64_t fm_refine_graph(const GraphView &g, int32_t *parts, int32_t k, const int
             if (budget > 0.0 && work > budget) break;
             const int32_t start = sd.second;
             if (locked[start] == round) continue;
-            heap = {};
+            if (gain_seeds && boundary[start] == 1 && stale[start] != round) {
+                // its neighbours are where they were at the start of the round, so its best
+                // move still loses: skipped without the evaluation, whose work it counts
+                work += static_cast<double>(g.xadj[start + 1] - g.xadj[start] + 1) +
+                        static_cast<double>(k);
+                continue;
+            }
+            heap.clear();
             log.clear();
             gains.reset();
             push(start);
@@ -786,6 +921,7 @@ int64_t fm_refine_graph(const GraphView &g, int32_t *parts, int32_t k, const int
                 }
                 for (int64_t j = g.xadj[v]; j < g.xadj[v + 1]; ++j) {
                     const int32_t x = g.adjncy[j];
+                    stale[x] = round;
                     if (locked[x] == round) continue;
                     if (gains.has(x))
                         gains.moved(x, parts[x], g.vwgt[x], from, to, g.adjwgt[j], bw.data(),

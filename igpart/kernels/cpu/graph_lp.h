@@ -26,7 +26,7 @@ namespace igp {
 // (dense ids in ascending order of the clusters' labels) and returns the number of clusters.
 int64_t cluster_graph_lp(const GraphView &g, int64_t max_cluster_weight, int64_t iterations,
                          int64_t min_clusters, int64_t seed, int64_t sub_rounds,
-                         std::vector<int32_t> &cmap);
+                         UninitVector<int32_t> &cmap);
 
 // Label propagation refinement: in up to `iterations` passes (sub-rounds as above) over the
 // vertices next to a vertex that moved in the pass before (all in the first), a vertex moves to

@@ -13,10 +13,10 @@ namespace py = pybind11;
 
 namespace igp {
 
-template <class T>
-py::array_t<T> to_numpy(std::vector<T> &&v) {
-    auto *heap = new std::vector<T>(std::move(v));
-    py::capsule owner(heap, [](void *p) { delete reinterpret_cast<std::vector<T> *>(p); });
+template <class T, class A>
+py::array_t<T> to_numpy(std::vector<T, A> &&v) {
+    auto *heap = new std::vector<T, A>(std::move(v));
+    py::capsule owner(heap, [](void *p) { delete reinterpret_cast<std::vector<T, A> *>(p); });
     return py::array_t<T>({static_cast<py::ssize_t>(heap->size())}, {sizeof(T)}, heap->data(),
                           owner);
 }

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <memory>
+#include <utility>
 #include <vector>
 #ifdef _OPENMP
 #include <omp.h>
@@ -101,6 +103,51 @@ inline int loop_threads(int64_t n, int64_t min_items = kParallelMinLightItems) {
     (void)n;
     (void)min_items;
     return 1;
+}
+
+// An allocator whose value-less construct leaves the element uninitialised: a vector of it sized
+// for results that a parallel loop fills costs no sequential zeroing pass first.
+template <class T>
+struct DefaultInitAllocator : std::allocator<T> {
+    template <class U>
+    struct rebind {
+        using other = DefaultInitAllocator<U>;
+    };
+    DefaultInitAllocator() = default;
+    template <class U>
+    DefaultInitAllocator(const DefaultInitAllocator<U> &) noexcept {}
+    template <class U>
+    void construct(U *p) noexcept {
+        ::new (static_cast<void *>(p)) U;
+    }
+    template <class U, class... Args>
+    void construct(U *p, Args &&...args) {
+        ::new (static_cast<void *>(p)) U(std::forward<Args>(args)...);
+    }
+};
+
+// A vector whose size-only constructor and resize leave the elements uninitialised.
+template <class T>
+using UninitVector = std::vector<T, DefaultInitAllocator<T>>;
+
+// n copies of `value` written by the OpenMP threads on large arrays (a per-vertex array of a
+// stage call filled without a sequential pass).
+template <class T>
+UninitVector<T> filled(int64_t n, T value) {
+    UninitVector<T> v(static_cast<size_t>(n));
+    T *p = v.data();
+#pragma omp parallel for schedule(static) if (n >= kParallelMinLightItems)
+    for (int64_t i = 0; i < n; ++i) p[i] = value;
+    return v;
+}
+
+// Whether the caller runs inside an OpenMP parallel region (a nested region would get one thread).
+inline bool in_parallel() {
+#ifdef _OPENMP
+    return omp_in_parallel() != 0;
+#else
+    return false;
+#endif
 }
 
 // The i in [0, n) with keep(i), ascending (chunks counted, then filled, in parallel: the

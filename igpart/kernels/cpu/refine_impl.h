@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "partition.h"
 #include "partition_common.h"
 
 namespace igp {
@@ -67,7 +68,24 @@ class BlockRooms {
 inline std::vector<int64_t> weights_of(int64_t n, const int64_t *vwgt, const int32_t *parts,
                                        int32_t k) {
     std::vector<int64_t> w(static_cast<size_t>(k), 0);
-    for (int64_t v = 0; v < n; ++v) w[parts[v]] += vwgt[v];
+    // every refinement stage call starts with it: in parallel on large levels (integer sums, the
+    // same on any threads), per-thread sums added up at the end
+    const int threads = k <= n / 64 ? loop_threads(n) : 1;
+    if (threads == 1 || in_parallel()) {
+        for (int64_t v = 0; v < n; ++v) w[parts[v]] += vwgt[v];
+        return w;
+    }
+#pragma omp parallel num_threads(threads)
+    {
+        std::vector<int64_t> mine(static_cast<size_t>(k), 0);
+#pragma omp for schedule(static) nowait
+        for (int64_t v = 0; v < n; ++v) mine[parts[v]] += vwgt[v];
+        for (int32_t b = 0; b < k; ++b)
+            if (mine[b]) {
+#pragma omp atomic
+                w[b] += mine[b];
+            }
+    }
     return w;
 }
 
