@@ -262,11 +262,13 @@ def _independent(lv: _Level, v: np.ndarray) -> np.ndarray:
 
 
 def refine_mapping(h: Hypergraph, parts, hierarchy, distance, bounds, *, active=None,
-                   max_rounds: int = MAX_ROUNDS, level: _Level | None = None):  # fmt: skip
+                   max_rounds: int = MAX_ROUNDS, level: _Level | None = None,
+                   incidence=None):  # fmt: skip
     """Label propagation with the mapping gain (module docstring) on ``h``; ``parts`` holds PE
     ids, ``bounds`` the weight bound of each PE (int64, k). ``active`` (bool per vertex): only
-    these vertices move. Returns ``(parts, cost, rounds)``; the cost never rises and no PE goes
-    above its bound that was within it.
+    these vertices move. ``incidence``: ``(vptr, vind)`` of ``h`` where the caller has them (a
+    coarsening level's), else ``h``'s own. Returns ``(parts, cost, rounds)``; the cost never
+    rises and no PE goes above its bound that was within it.
 
     The rounds run in the C++ backend's ``mapping_refine`` (:data:`REFINE_KERNEL`), which keeps
     every level's net groups and the best moves and updates them for the nets with a mover and
@@ -288,8 +290,9 @@ def refine_mapping(h: Hypergraph, parts, hierarchy, distance, bounds, *, active=
 
     total = float(h.ewgt[np.diff(h.eptr) > 0].astype(np.float64).sum())
     cand = np.ones(h.n, dtype=np.uint8) if active is None else np.asarray(active, np.uint8)
+    vptr, vind = incidence if incidence is not None else (h.vptr, h.vind)
     out, cost, moves = _cpu.mapping_refine(
-        h.eptr, h.eind, h.ewgt, h.vptr, h.vind, h.vwgt, parts.astype(np.int32), k,
+        h.eptr, h.eind, h.ewgt, vptr, vind, h.vwgt, parts.astype(np.int32), k,
         np.asarray(sizes, dtype=np.int64), np.asarray(coefs, dtype=np.float64), cand, bounds,
         const * total, int(max_rounds), MIN_IMPROVEMENT,
     )  # fmt: skip
@@ -399,7 +402,9 @@ def _integrated_mapping(h, a, d, epsilon, backend, seed, config, _multisection):
         pe = np.asarray(pe)[lbe.to_host(cmap)]
         timer.add("project", t0)
         t0 = time.perf_counter()
-        pe, _, _ = refine_mapping(fine, pe, a, d, bounds)
+        # the level's own incidence (the backend's arrays hold both directions)
+        inc = None if i == 0 else (lbe.to_host(level.vptr), lbe.to_host(level.vind))
+        pe, _, _ = refine_mapping(fine, pe, a, d, bounds, incidence=inc)
         timer.add("refine", t0)
     timings = dict(timer.timings)
     timings.update({f"initial_{key}": v for key, v in mtimings.items()})
