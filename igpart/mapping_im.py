@@ -27,7 +27,9 @@ never exceeded. The rounds run in the C++ backend's ``mapping_refine``: it build
 net groups (the groups a net touches, with their pins) and the best moves once (OpenMP over the
 nets and the vertices), then after each round rebuilds the groups of the nets with a mover only
 and recomputes the best moves of their pins only (a round moves a few hundred of 10^5 vertices
-on the finer levels of ibm10 x4). :func:`_refine_rounds` is the same loop over full analyses
+on the finer levels of ibm10 x4): on ibm10 x4 at 4:8:1, 2 threads of a 2-core VM, the
+refinement took 0.23 s against 1.02 s for a full analysis per round (ibm03 0.023 s against
+0.086 s), the same mapping. :func:`_refine_rounds` is the same loop over full analyses
 (``mapping_moves`` per round, numpy selection), the reference the tests compare the kernel's
 mapping with; :func:`_analyse_numpy`, a numpy and ``scipy.sparse`` formulation of the gains, is
 the tests' independent check of ``mapping_moves``.
