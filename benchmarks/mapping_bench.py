@@ -15,6 +15,7 @@ flagged and makes the exit status 1. Ratios are against Mt-KaHyPar DEFAULT's map
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import math
 import os
@@ -73,13 +74,16 @@ def mtk_target(init, ctx, D: np.ndarray):
 #: (none on the C++ backend); ``allseeds``, hm-ultra's every split with all its seeds. And one
 #: alternative: ``here4``, a level of up to 4 split tasks (hm-ultra's first split) in threads of
 #: the process with METIS in the workers, instead of each task whole in a worker; ``first1``,
-#: hm's first split on one seed.
+#: hm's first split on one seed; ``roundspy``, ``im``'s refinement rounds as numpy passes over
+#: a full analysis each (``mapping_im.REFINE_KERNEL`` off; the same mapping). A setting named
+#: ``module.NAME`` is one of that ``igpart`` module, the others ``igpart.mapping``'s.
 VARIANTS = {
     "threads": ("SPLIT_PROCESSES_MIN_THREADS", 1 << 30),
     "device": ("HOST_SPLIT_MAX_VERTICES", 0),
     "allseeds": ("ULTRA_LATER_SEEDS", 0),
     "here4": ("SPLIT_HERE_MAX_TASKS", 4),
     "first1": ("FIRST_SPLIT_SEEDS", {**mapping.FIRST_SPLIT_SEEDS, "hm": 1}),
+    "roundspy": ("mapping_im.REFINE_KERNEL", False),
 }
 #: variants that choose the backend of the igpart tool instead of the run's ``--backend``
 #: (``cpu``: the C++ backend's rows beside the GPU's in one run)
@@ -91,16 +95,25 @@ def igpart_map(tool: str, h, a, d, epsilon: float, seed: int, threads: int, back
     name, _, variant = tool[len("igpart-"):].partition("/")
     chosen = [v for v in variant.split("+") if v]
     backend = next((v for v in chosen if v in BACKEND_VARIANTS), backend)
-    changes = [VARIANTS[v] for v in chosen if v not in BACKEND_VARIANTS]
-    saved = [(attr, getattr(mapping, attr)) for attr, _ in changes]
+    changes = [(*_setting(VARIANTS[v][0]), VARIANTS[v][1]) for v in chosen
+               if v not in BACKEND_VARIANTS]  # fmt: skip
+    saved = [(mod, attr, getattr(mod, attr)) for mod, attr, _ in changes]
     try:
-        for attr, value in changes:
-            setattr(mapping, attr, value)
+        for mod, attr, value in changes:
+            setattr(mod, attr, value)
         return igpart.map(h, a, d, epsilon, algorithm=name, seed=seed, threads=threads,
                           backend=backend)  # fmt: skip
     finally:
-        for attr, value in saved:
-            setattr(mapping, attr, value)
+        for mod, attr, value in saved:
+            setattr(mod, attr, value)
+
+
+def _setting(name: str):
+    """(module, attribute) of a :data:`VARIANTS` setting."""
+    if "." not in name:
+        return mapping, name
+    module, _, attr = name.rpartition(".")
+    return importlib.import_module(f"igpart.{module}"), attr
 
 
 def run_case(name, h, a, d, epsilon, threads, seed, tools, mtk, init,

@@ -336,7 +336,7 @@ def map_processes(
     pipeline: coarsening by the backend within the Louvain communities (to ``CONTRACTION_LIMIT * k``
     vertices), hierarchical multisection of the coarsest level (the multilevel partitioner's first
     split, METIS for the later ones), then on every level a label propagation with the mapping gain
-    (:func:`igpart.mapping_im.refine_mapping`, its gains from a C++ kernel on the host on both
+    (:func:`igpart.mapping_im.refine_mapping`, its rounds in a C++ kernel on the host on both
     backends); its multisection runs on the coarsest level only, so it costs less time than
     ``hm`` where that level is a small share of the input; on the ISPD98 inputs (12-70k vertices)
     it takes about ``hm``'s time at 1.03x its cost (BENCHMARKS.md, "Process mapping").

@@ -14,10 +14,12 @@ from igpart.mapping_im import (
     _analyse,
     _analyse_numpy,
     _Level,
+    _refine_rounds,
     _split_levels,
     integrated_mapping,
     refine_mapping,
 )
+from igpart.kernels import _cpu
 from igpart.metrics import max_block_weight
 
 HIERARCHIES = [((2, 2, 2), (1, 10, 100)), ((4, 8, 1), (1, 10, 100)), ((3, 2), (2, 5)),
@@ -93,6 +95,74 @@ def test_refinement_lowers_cost_keeps_balance_and_moves_only_active(hierarchy, d
     assert cost2 <= before and cost2 == pytest.approx(
         communication_cost(h, parts2, hierarchy, distance))
     assert igpart.block_weights(h, parts2, k).max() <= bound
+
+
+def _refine_case(seed: int, n: int = 3000):
+    """A random circuit with vertex and net weights, a few large nets and a poor start."""
+    rng = np.random.default_rng(seed)
+    h = random_circuit(n, seed=seed)
+    big = [rng.choice(h.n, size=200, replace=False).tolist() for _ in range(2)]
+    h = igpart.Hypergraph.from_nets([h.net(e).tolist() for e in range(h.m)] + big, n=h.n,
+                                    vwgt=rng.integers(1, 3, size=h.n),
+                                    ewgt=rng.integers(1, 4, size=h.m + 2))  # fmt: skip
+    return h, rng
+
+
+@pytest.mark.parametrize("hierarchy,distance", HIERARCHIES)
+def test_refinement_kernel_equals_the_full_analysis_rounds(hierarchy, distance):
+    # mapping_refine updates the nets with a mover and their pins only; the numpy rounds
+    # re-analyse everything: the same moves, mapping, cost and rounds
+    k = int(np.prod(hierarchy))
+    sizes, coefs, const = _split_levels(hierarchy, distance)
+    rounds = 0
+    for seed in range(3):
+        h, rng = _refine_case(seed)
+        start = rng.permutation(h.n) % k
+        if seed == 2:  # a good start: few moves per round
+            start = igpart.map(h, hierarchy, distance, algorithm="two-phase", seed=0).parts
+        bound = max(max_block_weight(h.total_weight, k, 0.03),
+                    igpart.block_weights(h, start, k).max())  # fmt: skip
+        bounds = np.full(k, bound)
+        bounds[0] = igpart.block_weights(h, start, k)[0]  # a PE without room
+        for active in (None, rng.random(h.n) < 0.5):
+            got = refine_mapping(h, start, hierarchy, distance, bounds, active=active)
+            lv = _Level.of(h)
+            want = _refine_rounds(lv, np.asarray(start, np.int64), k, sizes, coefs,
+                                  const * lv.ewgt_total, bounds, active, 16)  # fmt: skip
+            assert np.array_equal(got[0], want[0]) and got[1:] == want[1:]
+            assert got[1] == pytest.approx(communication_cost(h, got[0], hierarchy, distance))
+            rounds += got[2]
+    assert rounds > 0
+
+
+def test_refinement_kernel_independent_of_threads():
+    h, rng = _refine_case(7, n=20000)  # above the OpenMP loops' thresholds
+    hierarchy, distance = (4, 8, 2), (1, 10, 100)
+    k = 64
+    start = rng.permutation(h.n) % k
+    bounds = np.full(k, max_block_weight(h.total_weight, k, 0.03))
+    before = _cpu.get_num_threads()
+    try:
+        _cpu.set_num_threads(1)
+        one = refine_mapping(h, start, hierarchy, distance, bounds)
+        _cpu.set_num_threads(2)
+        two = refine_mapping(h, start, hierarchy, distance, bounds)
+    finally:
+        _cpu.set_num_threads(before)
+    assert np.array_equal(one[0], two[0]) and one[1:] == two[1:]
+
+
+def test_refinement_kernel_rejects_bad_arrays():
+    h = random_circuit(50, seed=1)
+    args = dict(eptr=h.eptr, eind=h.eind, ewgt=h.ewgt, vptr=h.vptr, vind=h.vind, vwgt=h.vwgt,
+                parts=np.zeros(h.n, np.int32), k=4, sizes=np.array([1, 2]),
+                coefs=np.array([1.0, 9.0]), candidate=np.ones(h.n, np.uint8),
+                bounds=np.full(4, h.n), constant=0.0, max_rounds=4, min_improvement=0.0)
+    for key, bad, says in (("bounds", np.full(3, h.n), "bounds"),
+                           ("vwgt", np.ones(h.n - 1, np.int64), "vwgt"),
+                           ("parts", np.full(h.n, 4, np.int32), "PE id out of range")):
+        with pytest.raises(ValueError, match=says):
+            _cpu.mapping_refine(**{**args, key: bad})
 
 
 def test_refinement_respects_per_pe_bounds():
