@@ -512,10 +512,10 @@ class DynamicHypergraph:
             sparse = False
             budget = budget if budget is not None else getattr(be, "memory_budget", None)
             if budget is not None:
-                extra = _gpu_placement(h, k, int(gamma), float(headroom), budget)
+                extra = gpu_placement(h, k, budget, int(gamma), float(headroom))
         minimum = _budget.dynamic_minimum(h.n, h.m, k)
-        if budget is not None:
-            _budget.require(budget, *_budget.dynamic_requirement(be.name, h.n, h.m, k))
+        if budget is not None and be.name == "cpu":
+            _budget.require_dynamic_state(budget, h.n, h.m, k)
         impl = be.dynamic_hypergraph(
             h.eptr, h.eind, h.n, h.vwgt, h.ewgt, p, k, float(epsilon),
             gamma=int(gamma), headroom=float(headroom), growth=float(growth), sparse_phi=sparse,
@@ -850,18 +850,23 @@ def device_footprint(h: Hypergraph, k: int, gamma: int = 1, headroom: float = 0.
     return sum(_footprint_parts(h, k, gamma, headroom))
 
 
-def _gpu_placement(h: Hypergraph, k: int, gamma: int, headroom: float, budget: int) -> dict:
+def gpu_placement(h: Hypergraph, k: int, budget: int, gamma: int = 1,
+                  headroom: float = 0.1) -> dict:
     """Where the GPU structure keeps its arrays within ``budget`` (options of
     ``GpuDynamicHypergraph``): all on the device ({}) when its footprint fits; its bucket pools
     (the adjacency) in page-locked host memory, read over the bus, when the rest fits
     (``host_pools``); else every per-vertex and per-net array there too (``host_state``), the
     device keeping the batch buffers and block weights
-    (:func:`igpart.kernels.budget.dynamic_host_state_minimum`)."""
+    (:func:`igpart.kernels.budget.dynamic_host_state_minimum`). InputError naming the minimum
+    when no placement fits."""
     pools, rest = _footprint_parts(h, k, gamma, headroom)
     if pools + rest <= budget:
         return {}
     if rest <= budget:
         return {"host_pools": True}
+    what = (f"the GPU dynamic hypergraph of {h.n:,} vertices and {h.m:,} nets at k = {k} "
+            "(with its state in host memory: the batch buffers and block weights)")  # fmt: skip
+    _budget.require(budget, min(rest, _budget.dynamic_host_state_minimum(k)), what)
     return {"host_state": True}
 
 
@@ -872,6 +877,7 @@ __all__ = [
     "DynamicHypergraph",
     "Op",
     "device_footprint",
+    "gpu_placement",
     "Snapshot",
     "net_weight_overflow",
     "ref",

@@ -320,8 +320,12 @@ class IncrementalPartitioner:
             if self.targets is None else self.targets)
         hyper = h.to_hypergraph() if self.is_graph else h
         if self.memory_budget is not None:  # a budget below the minimum fails before partitioning
-            budget.require(self.memory_budget,
-                           *budget.dynamic_requirement(engine, hyper.n, hyper.m, self.k))
+            if engine == "gpu":
+                from .dynamic import gpu_placement
+
+                gpu_placement(hyper, self.k, self.memory_budget)
+            else:
+                budget.require_dynamic_state(self.memory_budget, hyper.n, hyper.m, self.k)
             if backend != "cpu":
                 self.backend = _full_backend(backend, self.memory_budget, hyper, self.k)
         #: seconds of the initial partition (0 when ``parts`` were given)

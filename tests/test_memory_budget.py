@@ -290,6 +290,29 @@ def test_gpu_improve_under_budget():
     assert 0 < c.memory["device_peak"] <= b
 
 
+def test_gpu_placement_tiers(monkeypatch):
+    # the GPU structure's placement by budget: all on the device, the adjacency in host memory,
+    # all per-id state in host memory, or an error naming the least budget that would work
+    from igpart.dynamic import _footprint_parts, gpu_placement
+
+    h = random_circuit(3000, seed=6)
+    pools, rest = _footprint_parts(h, 4, 1, 0.1)
+    assert gpu_placement(h, 4, pools + rest) == {}
+    assert gpu_placement(h, 4, pools + rest - 1) == {"host_pools": True}
+    assert gpu_placement(h, 4, rest) == {"host_pools": True}
+    monkeypatch.setattr(budget, "DYNAMIC_DEVICE_FLOOR", 4096)
+    low = budget.dynamic_host_state_minimum(4)
+    assert low < rest and gpu_placement(h, 4, low) == {"host_state": True}
+    with pytest.raises(InputError, match=f"{low:,}"):
+        gpu_placement(h, 4, low - 1)
+    # a floor above the state itself: the least working budget is the state's (host_pools)
+    monkeypatch.setattr(budget, "DYNAMIC_DEVICE_FLOOR", 2 * rest)
+    with pytest.raises(InputError, match=f"{rest:,}"):
+        gpu_placement(h, 4, rest - 1)
+    with pytest.raises(InputError, match="host memory"):  # before any partitioning
+        IncrementalPartitioner(h, 4, engine="gpu", memory_budget=rest - 1)
+
+
 @pytest.mark.gpu
 def test_gpu_engine_budget(monkeypatch):
     """Below its footprint the GPU structure keeps its bucket pools in host memory (zero-copy),

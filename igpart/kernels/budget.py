@@ -98,17 +98,12 @@ def dynamic_host_state_minimum(k: int) -> int:
     return DYNAMIC_DEVICE_FLOOR + 16 * int(k)
 
 
-def dynamic_requirement(engine: str, vertex_ids: int, net_ids: int, k: int) -> tuple[int, str]:
-    """(bytes, what they hold): the least budget the dynamic hypergraph accepts on ``engine``
-    (``"cpu"``: its modelled device state, :func:`dynamic_minimum`; ``"gpu"``: its batch
-    buffers with the state in host memory, or the device state where that is smaller)."""
-    if engine == "gpu":
-        need = min(dynamic_minimum(vertex_ids, net_ids, k), dynamic_host_state_minimum(k))
-        return need, (f"the GPU dynamic hypergraph at k = {k} with its state in host memory "
-                      "(the batch buffers and block weights)")  # fmt: skip
-    return dynamic_minimum(vertex_ids, net_ids, k), (
-        f"the dynamic hypergraph of {vertex_ids:,} vertices and {net_ids:,} nets at k = {k} "
-        "(its per-vertex and per-net device state)")  # fmt: skip
+def require_dynamic_state(budget: int, vertex_ids: int, net_ids: int, k: int) -> None:
+    """InputError naming the minimum unless ``budget`` holds the dynamic hypergraph's device
+    state (:func:`dynamic_minimum`), the least budget the C++ engine's model accepts."""
+    require(budget, dynamic_minimum(vertex_ids, net_ids, k),
+            f"the dynamic hypergraph of {vertex_ids:,} vertices and {net_ids:,} nets at k = {k} "
+            "(its per-vertex and per-net device state)")  # fmt: skip
 
 
 def level_bytes(n: int, m: int, pins: int, k: int) -> int:
@@ -165,5 +160,6 @@ __all__ = [
     "level_bytes",
     "parse_bytes",
     "require",
+    "require_dynamic_state",
     "resolve",
 ]
