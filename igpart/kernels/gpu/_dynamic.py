@@ -146,6 +146,19 @@ def _mapped(n: int, dtype, fill, init: np.ndarray | None = None) -> cupy.ndarray
     return cupy.ndarray((n,), dtype=dtype, memptr=cupy.cuda.MemoryPointer(owned, 0))
 
 
+def _placed(on_host: bool, n: int, dtype, fill, init: np.ndarray | None = None) -> cupy.ndarray:
+    """An array of ``n`` elements, ``init`` then ``fill``: in page-locked host memory read over
+    the bus (:func:`_mapped`) when ``on_host``, else in device memory."""
+    if on_host:
+        return _mapped(n, dtype, fill, init)
+    if init is not None and init.size == n:
+        return cupy.asarray(init)
+    out = cupy.full(n, fill, dtype=dtype)
+    if init is not None:
+        out[: init.size] = cupy.asarray(init)
+    return out
+
+
 def _pad(a: np.ndarray, cap: int, fill) -> np.ndarray:
     out = np.full(cap, fill, dtype=a.dtype)
     out[: a.size] = a
@@ -252,29 +265,16 @@ class GpuDynamicHypergraph:
 
     # ------------------------------------------------------------------ buffers
     def _pool_array(self, n: int, dtype, fill, init: np.ndarray | None = None) -> cupy.ndarray:
-        """A bucket pool array of ``init`` then ``fill``: in device memory, or in page-locked
-        host memory (host_pools)."""
-        if self.host_pools:
-            return _mapped(n, dtype, fill, init)
-        if init is not None and init.size == n:
-            return cupy.asarray(init)
-        out = cupy.full(n, fill, dtype=dtype)
-        if init is not None:
-            out[: init.size] = cupy.asarray(init)
-        return out
+        """A bucket pool array of ``init`` then ``fill``, placed as the pools are (host_pools)."""
+        return _placed(self.host_pools, n, dtype, fill, init)
 
     def _state(self, init: np.ndarray) -> cupy.ndarray:
-        """A state array holding ``init``: on the device, or in page-locked host memory
-        (host_state)."""
-        if self.host_state:
-            return _mapped(init.size, init.dtype, 0, init)
-        return cupy.asarray(init)
+        """A per-id state array holding ``init``, placed as the state is (host_state)."""
+        return _placed(self.host_state, init.size, init.dtype, 0, init)
 
     def _state_full(self, n: int, dtype, fill) -> cupy.ndarray:
-        """A state array of ``n`` elements ``fill``, placed as :meth:`_state`."""
-        if self.host_state:
-            return _mapped(n, dtype, fill)
-        return cupy.full(n, fill, dtype=dtype)
+        """A per-id state array of ``n`` elements ``fill``, placed as the state is."""
+        return _placed(self.host_state, n, dtype, fill)
 
     def _table(self) -> None:
         ptrs = np.array([self._a[name].data.ptr for name in _P_NAMES], dtype=np.uint64)
