@@ -48,9 +48,12 @@ ULTRA_SEEDS = 4  # partitioner seeds per multisection of "hm-ultra" (the best km
 #: 1.0017x on ibm06-10 at 4:8:1 and on ibm01/03/05 at 4:8:2, for half the later levels' work.
 ULTRA_LATER_SEEDS = 2
 #: partitioner seeds of the first split per algorithm (the best, balanced first and then of least
-#: km1, is kept): that split's cut pays the largest distance. "hm": 2 (on the GPU backend, whose
-#: runs vary more from seed to seed, 2 seeds instead of 1 cost 0.89x on ibm10 x29, 0.92x on
-#: neuron x22 and 0.95x on cholesky_mc x18 at 4:8:1; BENCHMARKS.md, "Process mapping").
+#: km1, is kept): that split's cut pays the largest distance. "hm": 2. At 4:8:1 on the H100
+#: (one run each): on the GPU backend, whose runs vary from seed to seed and run to run, 2
+#: seeds instead of 1 cost 0.89x on ibm10 x29, 0.92x on neuron x22 and 0.95x on cholesky_mc
+#: x18, and in a later run on ibm10 x29 1.03x; on ibm01-04 (every split on the C++ backend)
+#: 1.00 / 1.00 / 0.995 / 0.993x; about 1.2x the time there (speed against Mt-KaHyPar 9.5x ->
+#: 7.8x). BENCHMARKS.md, "Process mapping".
 FIRST_SPLIT_SEEDS: dict[str, int] = {"hm": 2, "hm-ultra": ULTRA_SEEDS}
 #: partitioner settings of the splits per algorithm: (the first split, the later levels' splits).
 #: "hm": no V-cycles on the first split (the whole input, whose cut pays the largest distance),
