@@ -181,7 +181,8 @@ def test_vcycles_never_worsen_the_first_pass():
 
 def test_vcycle_count_resolves_per_backend_and_k(monkeypatch):
     """``vcycles=-1`` is the backend's ``default_vcycles(k, n)`` (2 where it has none; on the
-    C++ backend 1 on large inputs at every k, on the GPU 1 at k = 2 on large inputs); the count
+    C++ backend none on large inputs below k = 64 and one from it on, on the GPU 1 at k = 2 on
+    large inputs); the count
     resolved is the number of V-cycles run at most; bad values are refused."""
     import igpart.partitioner.context as ml
     import igpart.partitioner.driver as driver
@@ -189,7 +190,7 @@ def test_vcycle_count_resolves_per_backend_and_k(monkeypatch):
 
     cpu = get_backend("cpu")
     assert Config().vcycles == -1
-    assert [ml.vcycles(cpu, Config(), k, 10**6) for k in (2, 8, 64)] == [1, 1, 1]
+    assert [ml.vcycles(cpu, Config(), k, 10**6) for k in (2, 8, 63, 64, 128)] == [0, 0, 0, 1, 1]
     assert [ml.vcycles(cpu, Config(), k, cpu.LARGE_MIN_N - 1) for k in (2, 16)] == [2, 2]
     assert ml.vcycles(cpu, Config(vcycles=0), 2, 10) == 0
 

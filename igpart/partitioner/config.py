@@ -400,10 +400,10 @@ class Config:
       blocks with a new clustering seed each time, refining on the way up; a cycle is kept only
       when it improves, and the first one that does not ends them). -1 (default): the
       backend's ``default_vcycles(k, n)``: two on the C++ backend (ISPD98, against no V-cycle:
-      about 1.5% lower cut for about 1.6x the time), but one on inputs of at least 250,000
-      vertices (``CpuBackend.LARGE_MIN_N``: there the second gained nothing at k = 2 and 0.6%
-      of cut at k = 16 and 64 for about a fifth of the run's time,
-      ``CpuBackend.default_vcycles``); on the GPU two, but one at k = 2 on inputs
+      about 1.5% lower cut for about 1.6x the time), but on inputs of at least 250,000
+      vertices (``CpuBackend.LARGE_MIN_N``) none below k = 64 and one from it on (on 16
+      threads the V-cycle cost about a third of the run for 0.5% of cut at k = 2 and 1.9% at
+      k = 16, ``CpuBackend.default_vcycles``); on the GPU two, but one at k = 2 on inputs
       of at least 100,000 vertices (``GpuBackend.LARGE_MIN_N``). Measured
       on an H200 (2026-11-26, ibm01x200 / ibm09x100, seeds 1-8, with METIS-only initial
       partitioning): at k = 2 one V-cycle took 0.83x / 0.89x the time of two (medians 0.228 /

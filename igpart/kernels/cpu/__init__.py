@@ -268,23 +268,30 @@ class CpuBackend(Backend):
         threads = int(_cpu.get_num_threads())
         return not (self.parallel_fm_min_threads > 0 and threads >= self.parallel_fm_min_threads)
 
-    #: Inputs of at least this many vertices get one V-cycle at k = 2 (``default_vcycles``;
-    #: above the small suite's inputs: on cholesky_mc, 113k vertices, k = 2, seeds 0-5, the
+    #: Inputs of at least this many vertices get fewer V-cycles (``default_vcycles``; above
+    #: the small suite's inputs: on cholesky_mc, 113k vertices, k = 2, seeds 0-5, the
     #: second V-cycle gained 13 cut (2.8%) once, for 0.25 s of 1.2 s a run).
     LARGE_MIN_N = 250_000
+    #: ... and from this k on one V-cycle there, none below (``default_vcycles``)
+    VCYCLE_MIN_K_LARGE = 64
 
     def default_vcycles(self, k: int, n: int = 0) -> int:
-        """``Config(vcycles=-1)`` on this backend: one V-cycle on inputs of at least
-        ``LARGE_MIN_N`` vertices, two otherwise. Measured 2026-11-26 on the 2-core VM
-        (neuron x4, ibm10 x8, cholesky_mc x4, seeds 0-1, 2 threads): at k = 2 the second
-        V-cycle ran in 2 of 6 runs (when the first gained: 5 and 1 cut) and gained nothing,
-        at 20-25% of the run's time each; at k = 16 both gained (0.2-1.2% of the cut each).
-        At k = 16 and 64 (2026-11-27, the same inputs, seeds 0-1, 1 thread, with
-        ``default_community_max_net_size``): one V-cycle instead of two, cut geomean 1.006x
-        (at most 1.015x), 0.81x the time; the V-cycles were 45% of a 16-thread run on
-        neuron x24 and ibm10 x30 at k = 16 (BENCHMARKS.md, "Louvain's net-size cap and one
-        V-cycle on large inputs")."""
-        return 1 if n >= self.LARGE_MIN_N else 2
+        """``Config(vcycles=-1)`` on this backend: on inputs of at least ``LARGE_MIN_N``
+        vertices none below k = ``VCYCLE_MIN_K_LARGE`` and one from it on, two on smaller
+        inputs. On 16 threads (H100 machine's CPUs, 2026-11-27, `benchmarks/gpu_ab.py --backend
+        cpu --vary-seeds`, seeds 0-1, none against one): at k = 2 cholesky_mc x18, neuron x22,
+        ibm10 x29 and stereo_vision x22 cut 1.001-1.008x (geomean 1.005x) in 0.64-0.71x the
+        time; at k = 16 (the first three) 1.007-1.027x (1.019x) in 0.63-0.75x the time, where
+        the C++ backend cuts about 4% below Mt-KaHyPar-16 (BENCHMARKS.md, "The C++ backend on
+        many cores"). At k = 64 the one V-cycle stays: there the cut is level with
+        Mt-KaHyPar's, with none to spare. Measured at k = 2 and 16 only; k = 3-15 and 17-63
+        follow the rule unmeasured. Earlier, on the 2-core VM (neuron x4, ibm10 x8,
+        cholesky_mc x4, seeds 0-1, 2 threads): at k = 2 a second V-cycle ran in 2 of 6 runs
+        and gained nothing; at k = 16 and 64 one instead of two cut 1.006x (at most 1.015x) in
+        0.81x the time. The ``quality`` preset keeps four."""
+        if n >= self.LARGE_MIN_N:
+            return 0 if int(k) < self.VCYCLE_MIN_K_LARGE else 1
+        return 2
 
     #: On inputs of at least ``LARGE_MIN_N`` vertices, Louvain's clique expansion takes the
     #: nets of up to the largest size in [``COMMUNITY_NET_SIZE_MIN``, ``COMMUNITY_NET_SIZE_MAX``]
