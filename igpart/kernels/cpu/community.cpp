@@ -16,6 +16,7 @@
 #include <climits>
 #include <cmath>
 #include <numeric>
+#include <utility>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -117,6 +118,17 @@ WGraph clique_expansion(const HgView &h, int64_t max_net_size) {
         RowMap row;
         std::vector<int32_t> &a = adj[static_cast<size_t>(t)];
         std::vector<double> &aw = w[static_cast<size_t>(t)];
+        {
+            // room for the slice's rows at their bound (pages are touched only as the rows
+            // fill them): no regrowth copies of the slice's arcs
+            int64_t slice_bound = 0;
+            for (int64_t j = h.vptr[lo]; j < h.vptr[hi]; ++j) {
+                const int64_t size = h.size(h.vind[j]);
+                if (size >= 2 && size <= max_net_size) slice_bound += size - 1;
+            }
+            a.reserve(static_cast<size_t>(slice_bound));
+            aw.reserve(static_cast<size_t>(slice_bound));
+        }
         for (int64_t u = lo; u < hi; ++u) {
             int64_t bound = 0;  // the row's entries at most
             for (int64_t j = h.vptr[u]; j < h.vptr[u + 1]; ++j) {
@@ -565,13 +577,25 @@ WGraph aggregate(const WGraph &g, const std::vector<int32_t> &comm, int64_t nc) 
             return std::lower_bound(mptr.begin(), mptr.end() - 1, target) - mptr.begin();
         };
         const int64_t lo = first(t), hi = t + 1 == threads ? nc : first(t + 1);
-        std::vector<double> acc(static_cast<size_t>(nc), 0.0);
-        std::vector<char> seen(static_cast<size_t>(nc), 0);
-        std::vector<int32_t> touched;
+        // a row's sums in a small table sized for it (RowMap; dense only for rows too long
+        // for one): n-entry arrays per thread, zeroed and walked at random, do not fit the
+        // caches once many threads hold one
+        RowMap row;
+        std::vector<std::pair<int32_t, double>> sorted;
         std::vector<int32_t> &ra = adj[static_cast<size_t>(t)];
         std::vector<double> &rw = w[static_cast<size_t>(t)];
+        {
+            int64_t arcs = 0;  // the slice's rows hold at most its members' arcs
+            for (int64_t i = mptr[lo]; i < mptr[hi]; ++i)
+                arcs += g.ptr[members[i] + 1] - g.ptr[members[i]];
+            ra.reserve(static_cast<size_t>(arcs));
+            rw.reserve(static_cast<size_t>(arcs));
+        }
         for (int64_t c = lo; c < hi; ++c) {
-            touched.clear();
+            int64_t bound = 0;
+            for (int64_t i = mptr[c]; i < mptr[c + 1]; ++i)
+                bound += g.ptr[members[i] + 1] - g.ptr[members[i]];
+            row.begin(bound, nc);
             for (int64_t i = mptr[c]; i < mptr[c + 1]; ++i) {
                 const int32_t u = members[i];
                 a.loop[c] += g.loop[u];
@@ -581,21 +605,21 @@ WGraph aggregate(const WGraph &g, const std::vector<int32_t> &comm, int64_t nc) 
                         a.loop[c] += g.w[j];
                         continue;
                     }
-                    if (!seen[d]) {
-                        seen[d] = 1;
-                        touched.push_back(d);
-                    }
-                    acc[d] += g.w[j];
+                    row.add(d, g.w[j]);
                 }
             }
-            std::sort(touched.begin(), touched.end());
-            for (int32_t d : touched) {
+            const std::vector<int32_t> &ids = row.ids();
+            const std::vector<double> &sums = row.sums();
+            sorted.resize(ids.size());
+            for (size_t i = 0; i < ids.size(); ++i) sorted[i] = {ids[i], sums[i]};
+            std::sort(sorted.begin(), sorted.end(),
+                      [](const auto &x, const auto &y) { return x.first < y.first; });
+            for (const auto &[d, x] : sorted) {
                 ra.push_back(d);
-                rw.push_back(acc[d]);
-                acc[d] = 0.0;
-                seen[d] = 0;
+                rw.push_back(x);
             }
-            a.ptr[c + 1] = static_cast<int64_t>(touched.size());
+            a.ptr[c + 1] = static_cast<int64_t>(sorted.size());
+            row.end();
         }
     }
     join_slices(a.ptr, adj, w, a.adj, a.w);
