@@ -395,7 +395,14 @@ class Config:
       sequential FM: deterministic, and two cores do not pay for the searches' extra work)
       until the 16-core run (BENCHMARKS.md, "FM modes") shows it faster at these cuts.
       Backends without the parallel FM (``parallel_fm``) ignore it; the GPU backend's host FM
-      follows the C++ backend's None rule.
+      follows the C++ backend's None rule. Graphs (``graph_refinement="lp+fm"``) have a parallel
+      FM of their own (``CpuBackend.fm_refine_graph``: the same searches, claims, deltas,
+      global move sequence and rollback, with gains from the adjacency), which None runs from
+      ``CpuBackend.parallel_graph_fm_min_threads`` (2) threads on, on levels of at least
+      ``parallel_fm_min_vertices`` vertices; True keeps the sequential graph FM (the same
+      partition on any threads). Measured on the 2-core dev VM (2026-11-27, 2 threads, the
+      ``graphs`` set at 2^18, grid2d / grid3d / delaunay / rgg at k = 2, 16, 64, seed 0): cut
+      0.998x the sequential FM's (geomean), FM time 1.89 -> 1.04 s summed over the 12 runs.
       ``vcycles``: at most this many V-cycles after the first pass (re-coarsening inside the
       blocks with a new clustering seed each time, refining on the way up; a cycle is kept only
       when it improves, and the first one that does not ends them). -1 (default): the
