@@ -400,9 +400,12 @@ class Config:
       global move sequence and rollback, with gains from the adjacency), which None runs from
       ``CpuBackend.parallel_graph_fm_min_threads`` (2) threads on, on levels of at least
       ``parallel_fm_min_vertices`` vertices; True keeps the sequential graph FM (the same
-      partition on any threads). Measured on the 2-core dev VM (2026-11-27, 2 threads, the
-      ``graphs`` set at 2^18, grid2d / grid3d / delaunay / rgg at k = 2, 16, 64, seed 0): cut
-      0.998x the sequential FM's (geomean), FM time 1.89 -> 1.04 s summed over the 12 runs.
+      partition on any threads). Measured on the 2-core dev VM (2026-11-27, the ``graphs`` set
+      at 2^18, grid2d / grid3d / delaunay / rgg at k = 2, 16, 64, seeds 0-1, both modes in one
+      run): on 2 threads the parallel FM's cut is 1.000x the sequential FM's (geomean; 0.989 to
+      1.014) and the FM phase took 1.05 s against 1.40 s (summed over the 12 cases; the levels
+      below ``parallel_fm_min_vertices`` keep the sequential FM); on 1 thread both are the
+      sequential FM.
       ``vcycles``: at most this many V-cycles after the first pass (re-coarsening inside the
       blocks with a new clustering seed each time, refining on the way up; a cycle is kept only
       when it improves, and the first one that does not ends them). -1 (default): the

@@ -435,7 +435,7 @@ class ParallelGraphFm {
     UninitVector<int32_t> pos_;      // per vertex: its position in the sequence, -1 (rollback)
     UninitVector<int32_t> tent_;     // block of a kPending vertex (its owner only)
     UninitVector<char> boundary_;
-    std::vector<GraphMove> log_;     // the global move sequence
+    UninitVector<GraphMove> log_;    // the global move sequence
     std::atomic<int64_t> log_len_{0}, work_{0};
     std::vector<std::unique_ptr<Search>> searches_;  // per thread, kept across rounds
 };
