@@ -179,13 +179,31 @@ class SearchGains {
         }
     }
 
-    // Recomputes the known vertex u's connectivity from its adjacency (the parallel FM: other
-    // searches may have moved its neighbours since it was read).
+    // Reads the known vertex u's connectivity from its adjacency again (the parallel FM: other
+    // searches may have moved its neighbours since it was read); its best move is recomputed
+    // only when the connectivity changed. A row sums the weights of all u's edges, so when
+    // the blocks of u's neighbours have the entries just read, every other entry is 0: an
+    // unchanged row costs u's degree, not k.
     template <class PartOf>
     void refresh(const GraphView &g, PartOf part, int32_t u, double &work) {
         const int32_t s = slot_[u];
-        fill_row(g, part, u, &conn_[static_cast<size_t>(s) * k_], work);
-        dirty_[s] = 1;
+        int64_t *c = &conn_[static_cast<size_t>(s) * k_];
+        if (fresh_.empty()) fresh_.assign(static_cast<size_t>(k_), 0);
+        for (int64_t j = g.xadj[u]; j < g.xadj[u + 1]; ++j) {
+            const int32_t b = part(g.adjncy[j]);
+            if (fresh_[b] == 0) blocks_.push_back(b);
+            fresh_[b] += g.adjwgt[j];
+        }
+        bool same = true;
+        for (int32_t b : blocks_) same = same && fresh_[b] == c[b];
+        if (!same) {
+            std::fill(c, c + k_, 0);
+            for (int32_t b : blocks_) c[b] = fresh_[b];
+            dirty_[s] = 1;
+        }
+        for (int32_t b : blocks_) fresh_[b] = 0;
+        blocks_.clear();
+        work += static_cast<double>(g.xadj[u + 1] - g.xadj[u] + 1);
     }
 
    private:
@@ -196,6 +214,8 @@ class SearchGains {
     std::vector<int32_t> to_;        // per slot: best target (-1: none)
     std::vector<int64_t> gain_;      // per slot: its gain
     std::vector<char> dirty_;        // per slot: best move to recompute
+    std::vector<int64_t> fresh_;     // refresh: k connectivities read again (0 between calls)
+    std::vector<int32_t> blocks_;    // refresh: the blocks with an entry in fresh_
 
     template <class PartOf>
     void fill_row(const GraphView &g, PartOf part, int32_t u, int64_t *c, double &work) {
