@@ -402,10 +402,10 @@ class Config:
       ``parallel_fm_min_vertices`` vertices; True keeps the sequential graph FM (the same
       partition on any threads). Measured on the 2-core dev VM (2026-11-27, the ``graphs`` set
       at 2^18, grid2d / grid3d / delaunay / rgg at k = 2, 16, 64, seeds 0-1, both modes in one
-      run): on 2 threads the parallel FM's cut is 1.000x the sequential FM's (geomean; 0.989 to
-      1.014) and the FM phase took 1.05 s against 1.40 s (summed over the 12 cases; the levels
-      below ``parallel_fm_min_vertices`` keep the sequential FM); on 1 thread both are the
-      sequential FM.
+      run): on 2 threads the parallel FM's cut is 1.001x the sequential FM's (geomean; 0.997 to
+      1.004) and the FM phase took 1.27 s against 1.49 s (summed over the 12 cases, load average
+      1.2-1.9 on the 2 cores; the levels below ``parallel_fm_min_vertices`` keep the sequential
+      FM); on 1 thread both are the sequential FM.
       ``vcycles``: at most this many V-cycles after the first pass (re-coarsening inside the
       blocks with a new clustering seed each time, refining on the way up; a cycle is kept only
       when it improves, and the first one that does not ends them). -1 (default): the
