@@ -32,6 +32,16 @@ def _objective_code(objective: str) -> int:
     return OBJECTIVES.index(objective)
 
 
+def _sequential_fm(deterministic: bool | None, parallel_min_threads: int) -> bool:
+    """Whether an FM call with ``deterministic`` runs the sequential FM: True and False as given;
+    None: the parallel FM from ``parallel_min_threads`` threads on (0: never; the calling
+    thread's OpenMP threads)."""
+    if deterministic is not None:
+        return bool(deterministic)
+    threads = int(_cpu.get_num_threads())
+    return not (parallel_min_threads > 0 and threads >= parallel_min_threads)
+
+
 class CpuBackend(Backend):
     """Runs every stage in C++ on host numpy arrays; the reference the GPU backend is tested
     against."""
@@ -263,10 +273,7 @@ class CpuBackend(Backend):
         """Whether ``fm_refine_hypergraph(deterministic=...)`` runs the sequential FM: True and
         False as given; None: the parallel FM only from ``parallel_fm_min_threads`` threads on
         (the calling thread's OpenMP threads)."""
-        if deterministic is not None:
-            return bool(deterministic)
-        threads = int(_cpu.get_num_threads())
-        return not (self.parallel_fm_min_threads > 0 and threads >= self.parallel_fm_min_threads)
+        return _sequential_fm(deterministic, self.parallel_fm_min_threads)
 
     #: ``fm_refine_graph`` takes ``deterministic`` (the parallel graph FM).
     parallel_graph_fm = True
@@ -279,11 +286,7 @@ class CpuBackend(Backend):
         """Whether ``fm_refine_graph(deterministic=...)`` runs the sequential FM: True and False
         as given; None: the parallel FM from ``parallel_graph_fm_min_threads`` threads on (the
         calling thread's OpenMP threads)."""
-        if deterministic is not None:
-            return bool(deterministic)
-        threads = int(_cpu.get_num_threads())
-        return not (self.parallel_graph_fm_min_threads > 0
-                    and threads >= self.parallel_graph_fm_min_threads)
+        return _sequential_fm(deterministic, self.parallel_graph_fm_min_threads)
 
     #: Inputs of at least this many vertices get one V-cycle at k = 2 (``default_vcycles``;
     #: above the small suite's inputs: on cholesky_mc, 113k vertices, k = 2, seeds 0-5, the
