@@ -80,6 +80,22 @@ def test_parallel_fm_on_a_weighted_mesh(k, threads):
     assert gain > 0.2 * edge_cut(g, parts)  # a random start leaves much to gain
 
 
+@pytest.mark.parametrize("gain_seeds", [False, True])
+def test_deterministic_mode_is_the_same_on_any_threads(gain_seeds):
+    """``deterministic=True`` runs the sequential FM even where the parallel one would run:
+    the same partition and gain on 1, 2 and 3 threads."""
+    g = weighted_mesh(5000, seed=3)
+    be = parallel_backend()
+    parts, bounds = balanced_start(g, 6, 2)
+    runs = []
+    for threads in (1, 2, 3):
+        with omp_threads(threads):
+            runs.append(be.fm_refine_graph(be.graph_arrays(g), parts, 6, bounds, rounds=3,
+                                           seed=5, gain_seeds=gain_seeds, deterministic=True))
+    check(g, parts, runs[0][0], runs[0][1], 6, bounds)
+    assert all(np.array_equal(runs[0][0], out) and runs[0][1] == gain for out, gain in runs[1:])
+
+
 def test_parallel_fm_never_worsens_a_refined_partition():
     """From a partition the FM already refined (few moves left), and at the tight bound the
     refined blocks leave, the parallel FM only keeps what gains."""
