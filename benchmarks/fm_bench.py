@@ -1,8 +1,10 @@
 """The FM of the C++ backend inside whole runs: cut, FM time and total time per FM mode.
 
 For every input (``ibm01`` .. ``ibm18`` from the data directory's ``ispd98`` folder, ``NAME:SCALE``
-enlarged with ``igpart.generators.inflate``, or ``two_pin:N``: the ``10 N`` random two-pin nets
-over ``N`` vertices of ``benchmarks/pathological.py``), every k and every mode, runs
+enlarged with ``igpart.generators.inflate``, ``two_pin:N``: the ``10 N`` random two-pin nets
+over ``N`` vertices of ``benchmarks/pathological.py``, or a graph of about 2^S vertices as the
+suite's ``graphs`` set builds it: ``grid2d:S``, ``grid3d:S``, ``delaunay:S``, ``rgg:S``, whose
+FM is the graph pipeline's, ``graph_refinement="lp+fm"``), every k and every mode, runs
 ``igpart.partition(h, k, backend="cpu", seed=SEED, config={"threads": T, "deterministic": MODE})``
 and prints one row: cut (recomputed from the parts), imbalance, the ``fm`` timer (every FM call
 of the run, initial partitioning included) and the wall time of the call. Modes: ``seq``
@@ -12,12 +14,16 @@ of the run, initial partitioning included) and the wall time of the call. Modes:
 With ``--fm-only`` the FM alone runs on the finest level: from a partition of the input (one
 run, sequential FM) with ``--perturb`` of its vertices moved to random blocks and rebalanced, one
 ``CpuBackend.fm_refine_hypergraph`` call per mode and thread count (the fastest of ``--repeat``);
-the row shows the objective after it and the call's wall and CPU seconds.
+the row shows the objective after it and the call's wall and CPU seconds. On graphs the call
+is ``CpuBackend.fm_refine_graph`` with the pipeline's defaults (3 rounds, 64 fruitless moves,
+work bound 8, gain seeds beyond k = 2).
 
     python benchmarks/fm_bench.py --inputs ibm01,ibm02,two_pin:100000 --ks 2,8,64 \\
         --modes seq,par --threads 2
     python benchmarks/fm_bench.py --inputs neuron:24 --ks 2,16 --modes seq,par --threads 1,16
     python benchmarks/fm_bench.py --inputs neuron:24 --ks 2,16 --fm-only --threads 1,4,16
+    python benchmarks/fm_bench.py --inputs grid3d:20,delaunay:20,rgg:20 --ks 2,16,64 \\
+        --fm-only --modes seq,par --threads 1,4,16
 """
 
 from __future__ import annotations
@@ -41,8 +47,20 @@ DEFAULT_DATA = Path(os.environ.get("IGPART_BENCHMARKS", REPO.parent / "shared" /
 MODES = {"seq": True, "par": False, "auto": None}
 
 
-def load(spec: str, data: Path) -> igpart.Hypergraph:
+GRAPHS = ("grid2d", "grid3d", "delaunay", "rgg")
+
+
+def load(spec: str, data: Path) -> igpart.Hypergraph | igpart.Graph:
     name, _, scale = spec.partition(":")
+    if name in GRAPHS:
+        from igpart import generators
+
+        s = int(scale or 18)
+        if name == "grid2d":
+            return generators.grid_graph(round(2 ** (s / 2)), round(2 ** (s / 2)))
+        if name == "grid3d":
+            return generators.grid_graph(*[round(2 ** (s / 3))] * 3)
+        return getattr(generators, f"{name}_graph")(2**s, seed=0)
     if name == "two_pin":
         from pathological import two_pin_nets  # this folder is sys.path[0] as a script
 
@@ -58,7 +76,8 @@ def load(spec: str, data: Path) -> igpart.Hypergraph:
 def fm_only(h, spec: str, k: int, args, rows: list) -> None:
     """The FM alone on a perturbed partition of the finest level (see the module docstring)."""
     be = get_backend("cpu")
-    ha = be.hypergraph_arrays(h)
+    graph = isinstance(h, igpart.Graph)
+    ha = be.graph_arrays(h) if graph else be.hypergraph_arrays(h)
     bounds = np.full(k, max_block_weight(h.total_weight, k, args.epsilon), np.int64)
     p = igpart.partition(h, k, epsilon=args.epsilon, objective=args.objective, backend="cpu",
                          seed=args.seed, config={"deterministic": True})
@@ -66,8 +85,12 @@ def fm_only(h, spec: str, k: int, args, rows: list) -> None:
     parts = p.parts.astype(np.int32).copy()
     moved = rng.random(h.n) < args.perturb
     parts[moved] = rng.integers(0, k, int(moved.sum()))
-    parts = be.rebalance_hypergraph(ha, parts, k, bounds, args.objective)
-    start = be.hypergraph_objective(ha, parts, k, args.objective)
+    if graph:
+        parts = be.rebalance_graph(ha, parts, k, bounds)
+        start = be.graph_edge_cut(ha, parts)
+    else:
+        parts = be.rebalance_hypergraph(ha, parts, k, bounds, args.objective)
+        start = be.hypergraph_objective(ha, parts, k, args.objective)
     for threads in (int(x) for x in args.threads.split(",")):
         for mode in args.modes.split(","):
             best = None
@@ -76,9 +99,15 @@ def fm_only(h, spec: str, k: int, args, rows: list) -> None:
                 _cpu.set_num_threads(threads)
                 try:
                     w0, c0 = time.perf_counter(), time.process_time()
-                    out, gain = be.fm_refine_hypergraph(ha, parts, k, bounds, args.objective,
-                                                        seed=args.seed, max_work=32.0,
-                                                        deterministic=MODES[mode])
+                    if graph:
+                        out, gain = be.fm_refine_graph(ha, parts, k, bounds, seed=args.seed,
+                                                       max_work=8.0, gain_seeds=k > 2,
+                                                       deterministic=MODES[mode])
+                    else:
+                        out, gain = be.fm_refine_hypergraph(ha, parts, k, bounds,
+                                                            args.objective, seed=args.seed,
+                                                            max_work=32.0,
+                                                            deterministic=MODES[mode])
                     wall, cpu = time.perf_counter() - w0, time.process_time() - c0
                 finally:
                     _cpu.set_num_threads(before)
@@ -129,7 +158,14 @@ def main() -> None:
                     p = igpart.partition(h, k, epsilon=args.epsilon, objective=args.objective,
                                          backend="cpu", seed=args.seed, config=cfg)
                     total = time.perf_counter() - t0
-                    m = evaluate(h, p.parts, k, args.epsilon)
+                    if isinstance(h, igpart.Graph):  # the edge cut, recomputed
+                        be = get_backend("cpu")
+                        heaviest = np.bincount(p.parts, weights=h.vwgt, minlength=k).max()
+                        m = {args.objective: be.graph_edge_cut(be.graph_arrays(h), p.parts),
+                             "imbalance": p.imbalance, "balanced": heaviest <= max_block_weight(
+                                 h.total_weight, k, args.epsilon)}
+                    else:
+                        m = evaluate(h, p.parts, k, args.epsilon)
                     assert m["balanced"], (spec, k, mode)
                     row = dict(input=spec, k=k, threads=threads, mode=mode,
                                cut=int(m[args.objective]), imbalance=float(m["imbalance"]),

@@ -75,8 +75,8 @@ def test_cluster_graph_lp_shrinks_a_grid_into_connected_clusters():
 @pytest.mark.parametrize("gain_seeds", [False, True])
 def test_label_propagation_and_fm_do_not_depend_on_threads(gain_seeds):
     # 90,000 vertices in slices of 45,000: the visiting order, the choices, the marking of the
-    # next pass's vertices, the label propagation refinement's moves (applied together), FM's
-    # boundary scan and the edge cut all run in parallel
+    # next pass's vertices, the label propagation refinement's moves (applied together), the
+    # sequential FM's boundary scan and the edge cut all run in parallel
     be = get_backend("cpu")
     g = generators.grid_graph(300, 300)
     ga = be.graph_arrays(g)
@@ -88,7 +88,8 @@ def test_label_propagation_and_fm_do_not_depend_on_threads(gain_seeds):
             refined, gain = be.lp_refine_graph(ga, parts, 4, bounds, iterations=3, seed=2,
                                                sub_rounds=2)
             fm, fm_gain = be.fm_refine_graph(ga, refined, 4, bounds, rounds=2, seed=2,
-                                             max_work=4.0, gain_seeds=gain_seeds)
+                                             max_work=4.0, gain_seeds=gain_seeds,
+                                             deterministic=True)
             cut = be.graph_edge_cut(ga, fm)
         runs.append((cmap, nc, refined, gain, fm, fm_gain, cut))
     (c1, n1, r1, g1, f1, fg1, cut1) = runs[0]

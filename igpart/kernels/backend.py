@@ -605,7 +605,11 @@ class Backend:
         to its best prefix. At most ``rounds`` rounds; stops after one that improves the cut by
         less than ``min_improvement`` (a fraction); a round starts no search once its gain
         evaluations have read ``max_work`` times the level's adjacency entries + vertices (0: no
-        bound). Returns ``(parts, gain)``. ``HostFallback``: the C++ backend on host copies."""
+        bound). Returns ``(parts, gain)``. ``HostFallback``: the C++ backend on host copies.
+
+        The C++ backend (and ``HostFallback``) also take ``deterministic`` (False: the parallel
+        localized FM, ``Config.deterministic``); a backend that offers it sets
+        ``parallel_graph_fm = True``."""
         raise NotImplementedError
 
     def dynamic_hypergraph(

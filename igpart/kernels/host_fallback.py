@@ -63,6 +63,9 @@ class HostFallback:
             **options)
         return self.asarray(out, "int32"), gain
 
+    #: ``fm_refine_graph`` takes ``deterministic`` (the C++ backend's parallel graph FM).
+    parallel_graph_fm = True
+
     def fm_refine_graph(self, g: GraphArrays, parts, k: int, max_block_weights,
                         **options) -> tuple[Any, int]:
         out, gain = CpuBackend().fm_refine_graph(

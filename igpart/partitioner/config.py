@@ -395,7 +395,17 @@ class Config:
       sequential FM: deterministic, and two cores do not pay for the searches' extra work)
       until the 16-core run (BENCHMARKS.md, "FM modes") shows it faster at these cuts.
       Backends without the parallel FM (``parallel_fm``) ignore it; the GPU backend's host FM
-      follows the C++ backend's None rule.
+      follows the C++ backend's None rule. Graphs (``graph_refinement="lp+fm"``) have a parallel
+      FM of their own (``CpuBackend.fm_refine_graph``: the same searches, claims, deltas,
+      global move sequence and rollback, with gains from the adjacency), which None runs from
+      ``CpuBackend.parallel_graph_fm_min_threads`` (2) threads on, on levels of at least
+      ``parallel_fm_min_vertices`` vertices; True keeps the sequential graph FM (the same
+      partition on any threads). Measured on the 2-core dev VM (2026-11-27, the ``graphs`` set
+      at 2^18, grid2d / grid3d / delaunay / rgg at k = 2, 16, 64, seeds 0-1, both modes in one
+      run): on 2 threads the parallel FM's cut is 1.001x the sequential FM's (geomean; 0.997 to
+      1.004) and the FM phase took 1.27 s against 1.49 s (summed over the 12 cases, load average
+      1.2-1.9 on the 2 cores; the levels below ``parallel_fm_min_vertices`` keep the sequential
+      FM); on 1 thread both are the sequential FM.
       ``vcycles``: at most this many V-cycles after the first pass (re-coarsening inside the
       blocks with a new clustering seed each time, refining on the way up; a cycle is kept only
       when it improves, and the first one that does not ends them). -1 (default): the

@@ -89,6 +89,8 @@ def graph_refiner(be: Backend, k: int, bounds, cfg: ResolvedConfig, seed: int, t
     ``refine(level, parts, locked=None)``."""
     refinement = cfg.graph_refinement
     gain_seeds = cfg.graph_fm_seeds == "gain"  # resolved: "auto" is gone
+    # the FM mode reaches backends that offer the parallel graph FM (the others run their own)
+    mode = {"deterministic": cfg.deterministic} if getattr(be, "parallel_graph_fm", False) else {}
 
     def refine(ga: GraphArrays, parts, locked=None):  # graphs have no fixed vertices here
         t0 = time.perf_counter()
@@ -117,7 +119,7 @@ def graph_refiner(be: Backend, k: int, bounds, cfg: ResolvedConfig, seed: int, t
                 ga, parts, k, bounds, rounds=cfg.graph_fm_rounds,
                 max_fruitless_moves=cfg.graph_fm_max_fruitless_moves,
                 min_improvement=cfg.fm_min_improvement, seed=seed,
-                max_work=cfg.graph_fm_max_work, gain_seeds=gain_seeds)
+                max_work=cfg.graph_fm_max_work, gain_seeds=gain_seeds, **mode)
             timer.add("fm", t0)
         return parts
 

@@ -32,6 +32,16 @@ def _objective_code(objective: str) -> int:
     return OBJECTIVES.index(objective)
 
 
+def _sequential_fm(deterministic: bool | None, parallel_min_threads: int) -> bool:
+    """Whether an FM call with ``deterministic`` runs the sequential FM: True and False as given;
+    None: the parallel FM from ``parallel_min_threads`` threads on (0: never; the calling
+    thread's OpenMP threads)."""
+    if deterministic is not None:
+        return bool(deterministic)
+    threads = int(_cpu.get_num_threads())
+    return not (parallel_min_threads > 0 and threads >= parallel_min_threads)
+
+
 class CpuBackend(Backend):
     """Runs every stage in C++ on host numpy arrays; the reference the GPU backend is tested
     against."""
@@ -263,10 +273,20 @@ class CpuBackend(Backend):
         """Whether ``fm_refine_hypergraph(deterministic=...)`` runs the sequential FM: True and
         False as given; None: the parallel FM only from ``parallel_fm_min_threads`` threads on
         (the calling thread's OpenMP threads)."""
-        if deterministic is not None:
-            return bool(deterministic)
-        threads = int(_cpu.get_num_threads())
-        return not (self.parallel_fm_min_threads > 0 and threads >= self.parallel_fm_min_threads)
+        return _sequential_fm(deterministic, self.parallel_fm_min_threads)
+
+    #: ``fm_refine_graph`` takes ``deterministic`` (the parallel graph FM).
+    parallel_graph_fm = True
+    #: From this many OpenMP threads on, ``fm_refine_graph(deterministic=None)`` (what
+    #: ``Config.deterministic = None`` passes) runs the parallel localized graph FM instead of
+    #: the sequential one; 0: never.
+    parallel_graph_fm_min_threads = 2
+
+    def graph_fm_is_deterministic(self, deterministic: bool | None = None) -> bool:
+        """Whether ``fm_refine_graph(deterministic=...)`` runs the sequential FM: True and False
+        as given; None: the parallel FM from ``parallel_graph_fm_min_threads`` threads on (the
+        calling thread's OpenMP threads)."""
+        return _sequential_fm(deterministic, self.parallel_graph_fm_min_threads)
 
     #: Inputs of at least this many vertices get fewer V-cycles (``default_vcycles``; above
     #: the small suite's inputs: on cholesky_mc, 113k vertices, k = 2, seeds 0-5, the
@@ -521,11 +541,17 @@ class CpuBackend(Backend):
 
     def fm_refine_graph(self, g, parts, k, max_block_weights, *, rounds: int = 3,
                         max_fruitless_moves: int = 64, min_improvement: float = 0.001,
-                        seed: int = 0, max_work: float = 0.0, gain_seeds: bool = False):
+                        seed: int = 0, max_work: float = 0.0, gain_seeds: bool = False,
+                        deterministic: bool | None = None):
+        """``deterministic``: True runs the sequential FM (the result depends on the seed
+        only), False the parallel localized FM on the OpenMP threads (the result depends on
+        their interleaving) on levels of at least ``parallel_fm_min_vertices`` vertices when
+        there are two threads or more, None chooses (:meth:`graph_fm_is_deterministic`)."""
         out, gain = _cpu.fm_refine_graph(
             g.xadj, g.adjncy, g.adjwgt, g.vwgt, _i32(parts), int(k), _i64(max_block_weights),
             int(rounds), int(max_fruitless_moves), float(min_improvement), int(seed),
-            float(max_work), bool(gain_seeds),
+            float(max_work), bool(gain_seeds), self.graph_fm_is_deterministic(deterministic),
+            int(self.parallel_fm_min_vertices),
         )
         return out, int(gain)
 

@@ -15,6 +15,7 @@
 #include "bindings.h"
 #include "gain_cache.h"
 #include "numpy_util.h"
+#include "graph_fm.h"
 #include "graph_lp.h"
 #include "partition.h"
 
@@ -650,7 +651,7 @@ void igp::bind_partition(py::module_ &m) {
         [](Arr<int64_t> xadj, Arr<int32_t> adjncy, Arr<int64_t> adjwgt, Arr<int64_t> vwgt,
            Arr<int32_t> parts, int32_t k, Arr<int64_t> bounds, int64_t rounds,
            int64_t max_fruitless_moves, double min_improvement, int64_t seed, double max_work,
-           bool gain_seeds) {
+           bool gain_seeds, bool deterministic, int64_t parallel_min_vertices) {
             const GraphView g = graph_view(xadj, adjncy, adjwgt, vwgt, "fm_refine_graph");
             UninitVector<int32_t> p = parts_copy(parts, g.n, k, "fm_refine_graph");
             check_bounds(bounds, k, "fm_refine_graph");
@@ -662,16 +663,24 @@ void igp::bind_partition(py::module_ &m) {
             int64_t gain;
             {
                 py::gil_scoped_release release;
-                gain = fm_refine_graph(g, p.data(), k, bounds.data(), rounds, max_fruitless_moves,
-                                       min_improvement, seed, max_work, gain_seeds);
+                gain = deterministic
+                           ? fm_refine_graph(g, p.data(), k, bounds.data(), rounds,
+                                             max_fruitless_moves, min_improvement, seed, max_work,
+                                             gain_seeds)
+                           : fm_refine_graph_parallel(g, p.data(), k, bounds.data(), rounds,
+                                                      max_fruitless_moves, min_improvement, seed,
+                                                      max_work, gain_seeds, parallel_min_vertices);
             }
             return py::make_tuple(to_numpy(std::move(p)), gain);
         },
         py::arg("xadj"), py::arg("adjncy"), py::arg("adjwgt"), py::arg("vwgt"), py::arg("parts"),
         py::arg("k"), py::arg("max_block_weights"), py::arg("rounds"),
         py::arg("max_fruitless_moves"), py::arg("min_improvement"), py::arg("seed"),
-        py::arg("max_work"), py::arg("gain_seeds"),
-        "Localized k-way FM on the edge cut: (parts, gain).");
+        py::arg("max_work"), py::arg("gain_seeds"), py::arg("deterministic") = true,
+        py::arg("parallel_min_vertices") = kParallelFmMinVertices,
+        "Localized k-way FM on the edge cut: (parts, gain); deterministic=False: the parallel "
+        "localized FM on levels of at least parallel_min_vertices vertices when there are two "
+        "threads or more.");
 
     m.def(
         "rebalance_graph",

@@ -35,14 +35,6 @@ constexpr int32_t kFree = -1, kFixed = -2;    // owner of a vertex: a search id 
 // delta since the search's last best, moved and applied to the shared partition.
 constexpr char kNone = 0, kPending = 1, kKept = 2;
 
-int thread_count() {
-#ifdef _OPENMP
-    return omp_get_max_threads();
-#else
-    return 1;
-#endif
-}
-
 // A spin lock per net around its pin counts and the cache updates they trigger.
 class NetLocks {
    public:
@@ -184,7 +176,7 @@ class ParallelFm {
         log_len_ = 0;
         std::atomic<int64_t> cursor{0};
         const int threads = static_cast<int>(std::min<int64_t>(
-            thread_count(), (static_cast<int64_t>(seeds.size()) + kSeedsPerSearch - 1) / kSeedsPerSearch));
+            max_threads(), (static_cast<int64_t>(seeds.size()) + kSeedsPerSearch - 1) / kSeedsPerSearch));
 #pragma omp parallel num_threads(threads)
         {
 #ifdef _OPENMP
@@ -268,7 +260,7 @@ class ParallelFm {
     class Search {
        public:
         Search(ParallelFm &fm, int64_t rseed, int tid)
-            : fm_(fm), rseed_(rseed), id_(tid), mark_(tid), stride_(thread_count()),
+            : fm_(fm), rseed_(rseed), id_(tid), mark_(tid), stride_(max_threads()),
               dbw_(static_cast<size_t>(fm.k_), 0), stop_(fm.h_.n) {}
 
         // Claims up to kSeedsPerSearch seeds and searches from them; false once no seed is left.
@@ -536,7 +528,7 @@ int64_t refine_fm_parallel(const HgView &h, int32_t *parts, int32_t k, const int
                            int objective, int64_t max_rounds, int64_t max_fruitless,
                            double min_improvement, int64_t seed, const uint8_t *fixed,
                            int64_t min_vertices) {
-    if (h.n < min_vertices || thread_count() < 2 || !GainCache<int32_t>::fits(h, k))
+    if (h.n < min_vertices || max_threads() < 2 || !GainCache<int32_t>::fits(h, k))
         return refine_fm(h, parts, k, bounds, objective, max_rounds, max_fruitless,
                          min_improvement, seed, 0.0, fixed);
     if (GainCache<int32_t>::holds(h))

@@ -1,7 +1,7 @@
 // Graph coarsening and refinement in the style of the label-propagation graph partitioners:
-// size-constrained label propagation clustering, balance-constrained label propagation
-// refinement and a localized k-way FM on the edge cut (graph_lp.cpp). Results depend on the
-// seed and the number of sub-rounds only, never on the number of threads.
+// size-constrained label propagation clustering and balance-constrained label propagation
+// refinement (graph_lp.cpp; the localized k-way FM that follows them: graph_fm.h). Results
+// depend on the seed and the number of sub-rounds only, never on the number of threads.
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -39,20 +39,5 @@ int64_t cluster_graph_lp(const GraphView &g, int64_t max_cluster_weight, int64_t
 // gain: the edge cut before minus after.
 int64_t refine_graph_lp(const GraphView &g, int32_t *parts, int32_t k, const int64_t *bounds,
                         int64_t iterations, int64_t seed, int64_t sub_rounds);
-
-// Localized k-way FM on the edge cut: each round starts a search at every boundary vertex not
-// yet touched (seeded order); a search moves the unlocked vertex of highest gain into a block
-// with room (negative gains allowed), locks it, updates its neighbours, stops after
-// `max_fruitless_moves` moves without a new best and rolls back to its best prefix. Rounds stop
-// after `rounds` or when one improves the cut by less than `min_improvement` (a fraction). A
-// round also stops starting searches once its gain evaluations have read max_work times the
-// level's adjacency entries + vertices (0: no bound; an evaluation reads the vertex's degree, so
-// a move costs the sum of its neighbours' degrees: dense levels would cost degree^2 per move).
-// gain_seeds: searches start only at the boundary vertices whose best move has a gain >= 0 (the
-// others cost a search of max_fruitless_moves moves that is nearly always rolled back).
-// Returns the total gain (>= 0).
-int64_t fm_refine_graph(const GraphView &g, int32_t *parts, int32_t k, const int64_t *bounds,
-                        int64_t rounds, int64_t max_fruitless_moves, double min_improvement,
-                        int64_t seed, double max_work, bool gain_seeds);
 
 }  // namespace igp

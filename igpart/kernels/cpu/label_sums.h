@@ -1,8 +1,10 @@
-// Summed edge weights per cluster label of one vertex's neighbours: the scratch of label
-// propagation (one per thread).
+// Summed edge weights per cluster label (LabelSums) or per block (BlockConn) of one vertex's
+// neighbours: the scratch of label propagation and FM (one per thread).
 #pragma once
 #include <cstdint>
 #include <vector>
+
+#include "partition.h"
 
 namespace igp {
 
@@ -49,6 +51,24 @@ class LabelSums {
     std::vector<int64_t> vals_;
     std::vector<size_t> used_;
     size_t mask_ = 0;
+};
+
+// Connectivity of u to its own and every adjacent block (scratch of k entries).
+struct BlockConn {
+    std::vector<int64_t> conn;
+    std::vector<int32_t> touched;
+    explicit BlockConn(int32_t k) : conn(static_cast<size_t>(k), 0) {}
+    // Fills conn for u's neighbours' blocks; returns the weight towards u's own block.
+    int64_t collect(const GraphView &g, const int32_t *parts, int32_t u) {
+        for (int32_t b : touched) conn[b] = 0;
+        touched.clear();
+        for (int64_t j = g.xadj[u]; j < g.xadj[u + 1]; ++j) {
+            const int32_t b = parts[g.adjncy[j]];
+            if (conn[b] == 0) touched.push_back(b);
+            conn[b] += g.adjwgt[j];
+        }
+        return conn[parts[u]];
+    }
 };
 
 }  // namespace igp

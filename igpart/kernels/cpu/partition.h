@@ -141,6 +141,23 @@ UninitVector<T> filled(int64_t n, T value) {
     return v;
 }
 
+// The OpenMP threads a parallel region started here would get, and the calling thread's number
+// inside a region (1 and 0 without OpenMP).
+inline int max_threads() {
+#ifdef _OPENMP
+    return omp_get_max_threads();
+#else
+    return 1;
+#endif
+}
+inline int current_thread() {
+#ifdef _OPENMP
+    return omp_get_thread_num();
+#else
+    return 0;
+#endif
+}
+
 // Whether the caller runs inside an OpenMP parallel region (a nested region would get one thread).
 inline bool in_parallel() {
 #ifdef _OPENMP
