@@ -8,9 +8,14 @@ port, net and instance of copy k suffixed ``_k``) in a temporary file, then time
 - ``pyverilog``: ``read_verilog(parser="pyverilog")`` on a smaller file of the same kind (its
   throughput does not depend on size; on the big file it would take many minutes).
 
-Both readers also run on the same small file so the MB/s compare like for like. Usage:
+Both readers also run on the same small file so the MB/s compare like for like.
 
-    python benchmarks/netlist_speed.py [--copies 230] [--small-copies 2] [--repeat 3] [--json]
+``--design-copies N`` (default 5: about 26,000 instances) also times what a user pays for a
+design of that size with its library: ``read_verilog(path, lib=LIBERTY_PATH)`` in the process
+(the Liberty file parsed in the call), and the whole ``igpart info FILE --lib LIB`` command in a
+fresh process, with the fast reader and with ``--parser pyverilog``. Usage:
+
+    python benchmarks/netlist_speed.py [--copies 230] [--small-copies 2] [--design-copies 5] [--repeat 3] [--json]
 """
 
 from __future__ import annotations
@@ -74,6 +79,29 @@ def best_of(fn, repeat: int) -> tuple[tuple[float, float], object]:
     return (wall, cpu), result
 
 
+def design_rows(src: str, tmp: Path, copies: int, repeat: int) -> dict:
+    """What a user pays for a design of ``copies`` tv80 copies with its Liberty file: the read
+    in the process (the library parsed in the call) and the whole ``igpart info`` command in a
+    fresh process with either reader (fast: best of ``repeat``; pyverilog: one run)."""
+    path = tmp / f"design_x{copies}.v"
+    path.write_text(renamed_copies(src, copies))
+    lib = TAU / "cells_early.lib"
+    t, c = best_of(lambda: read_verilog(path, lib=str(lib)), repeat)
+    cmd = [sys.executable, "-m", "igpart", "info", str(path), "--lib", str(lib)]
+
+    def whole(extra: list[str]) -> float:
+        t0 = time.perf_counter()
+        subprocess.run(cmd + extra, check=True, stdout=subprocess.DEVNULL)
+        return time.perf_counter() - t0
+
+    fast = min(whole([]) for _ in range(repeat))
+    pyv = whole(["--parser", "pyverilog"])
+    return {"instances": c.num_instances, "MB": path.stat().st_size / 1e6,
+            "lib_MB": lib.stat().st_size / 1e6, "read_seconds": t[0],
+            "info_fast_seconds": fast, "info_pyverilog_seconds": pyv,
+            "info_speedup": pyv / fast}  # fmt: skip
+
+
 def machine() -> str:
     cpu = platform.processor() or platform.machine()
     try:
@@ -91,6 +119,7 @@ def main() -> None:
     ap.add_argument("--copies", type=int, default=230)
     ap.add_argument("--small-copies", type=int, default=2)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--design-copies", type=int, default=5)
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     src = (TAU / "tv80" / "tv80.v").read_text()
@@ -119,6 +148,7 @@ def main() -> None:
                 t, c2 = best_of(lambda p=path: read_verilog(p, parser="pyverilog", lib=lib), 1)
                 assert c2.equals(c), "the readers disagree"
                 row("pyverilog", t, c2)
+        design = design_rows(src, Path(tmp), args.design_copies, args.repeat)
     try:
         commit = subprocess.run(
             ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=HERE
@@ -136,7 +166,7 @@ def main() -> None:
             "load_average_1min": load,
             "command": " ".join([os.path.basename(sys.argv[0]), *sys.argv[1:]])}  # fmt: skip
     if args.json:
-        print(json.dumps({**meta, "rows": rows}))
+        print(json.dumps({**meta, "rows": rows, "design": design}))
         return
     print(f"# {meta['machine']}; commit {commit}; load average at the end {load:.2f}")
     print(
@@ -150,6 +180,12 @@ def main() -> None:
             f"{r['MB/s']:.1f} | {r['cpu_seconds']:.3f} | {r['MB/s (CPU time)']:.1f} | "
             f"{r['speed / pyverilog']:.0f}x | {r['instances']:,} | {r['pins']:,} |"
         )
+    d = design
+    print(f"\n{d['instances']:,} instances ({d['MB']:.1f} MB) with cells_early.lib "
+          f"({d['lib_MB']:.1f} MB): read_verilog with the library parsed in the call "
+          f"{d['read_seconds']:.3f} s; `igpart info FILE --lib LIB` whole process "
+          f"{d['info_fast_seconds']:.2f} s, with --parser pyverilog "
+          f"{d['info_pyverilog_seconds']:.2f} s ({d['info_speedup']:.0f}x)")
 
 
 if __name__ == "__main__":
