@@ -35,8 +35,10 @@ namespace {
 struct WGraph {
     int64_t n = 0;
     std::vector<int64_t> ptr;
-    std::vector<int32_t> adj;
-    std::vector<double> w;
+    // arcs: resized without a sequential zeroing pass (every entry is written by the parallel
+    // loops that fill them, which also touch their pages first, each thread its own part)
+    UninitVector<int32_t> adj;
+    UninitVector<double> w;
     std::vector<double> loop;
     std::vector<int64_t> vw;  // vertex weight (sum over the members of an aggregated vertex)
 };
@@ -79,8 +81,8 @@ int thread_id() {
 // joined into one CSR body: the rows' lengths in ptr[1..] become offsets, every slice is copied
 // at its place in parallel and freed.
 void join_slices(std::vector<int64_t> &ptr, std::vector<std::vector<int32_t>> &adj,
-                 std::vector<std::vector<double>> &w, std::vector<int32_t> &out_adj,
-                 std::vector<double> &out_w) {
+                 std::vector<std::vector<double>> &w, UninitVector<int32_t> &out_adj,
+                 UninitVector<double> &out_w) {
     parallel_prefix_sum(ptr);
     const int threads = static_cast<int>(adj.size());
     std::vector<int64_t> at(static_cast<size_t>(threads + 1), 0);
