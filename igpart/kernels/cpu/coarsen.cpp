@@ -405,9 +405,11 @@ HgLevel contract_hypergraph(const HgView &h, const int32_t *cmap, int64_t nc) {
         }
     }
     // Map, sort and deduplicate the pins of every net; drop nets left with < 2 pins.
-    std::vector<int32_t> pins(static_cast<size_t>(h.eptr[h.m]));
-    std::vector<int64_t> len(static_cast<size_t>(h.m), 0);
-    std::vector<uint64_t> hash(static_cast<size_t>(h.m), 0);
+    // (no sequential zeroing: the loop below writes every pin and length, and the hash of every
+    // net it keeps, the only ones read)
+    UninitVector<int32_t> pins(static_cast<size_t>(h.eptr[h.m]));
+    UninitVector<int64_t> len(static_cast<size_t>(h.m));
+    UninitVector<uint64_t> hash(static_cast<size_t>(h.m));
 #pragma omp parallel for schedule(dynamic, 1024) if (par)
     for (int64_t e = 0; e < h.m; ++e) {
         int32_t *p = pins.data() + h.eptr[e];
