@@ -35,7 +35,9 @@ Csr csr_transpose(const int64_t *ptr, int64_t nrows, const int32_t *ind, int64_t
     // ascending, as above. C is capped so that the C x ncols offsets take at most 2 x nnz slots.
     const int64_t chunks =
         std::max<int64_t>(2, std::min<int64_t>(threads, 2 * nnz / std::max<int64_t>(ncols, 1)));
-    std::vector<int64_t> off(static_cast<size_t>(chunks * ncols), 0);
+    // each chunk's counters zeroed by the thread that counts into them (C x ncols slots: a
+    // sequential zeroing pass over them cost as much as the counting on many threads)
+    UninitVector<int64_t> off(static_cast<size_t>(chunks * ncols));
     auto first_row = [&](int64_t x) {  // chunks of about equal entries
         const int64_t target = ptr[0] + nnz * x / chunks;
         return static_cast<int64_t>(std::lower_bound(ptr, ptr + nrows, target) - ptr);
@@ -43,6 +45,7 @@ Csr csr_transpose(const int64_t *ptr, int64_t nrows, const int32_t *ind, int64_t
 #pragma omp parallel for schedule(static, 1)
     for (int64_t x = 0; x < chunks; ++x) {
         int64_t *cnt = off.data() + x * ncols;
+        std::fill(cnt, cnt + ncols, int64_t{0});
         for (int64_t j = ptr[first_row(x)], end = ptr[first_row(x + 1)]; j < end; ++j)
             ++cnt[ind[j]];
     }
