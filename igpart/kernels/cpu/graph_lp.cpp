@@ -42,6 +42,20 @@ std::vector<int64_t> bucket_offsets(int64_t n, int64_t buckets, int64_t chunks, 
     return off;
 }
 
+// The counting sort's second pass: value(u) for u = 0..n-1 written to out at bucket(u)'s next
+// position, chunk by chunk as bucket_offsets counted them (`pos`, its result, is advanced to
+// each chunk's ends: the last chunk's entry of bucket b ends up at the bucket's end).
+template <class Bucket, class Value, class T>
+void place_by_bucket(int64_t n, int64_t buckets, int64_t chunks, std::vector<int64_t> &pos,
+                     Bucket bucket, T *out, Value value) {
+#pragma omp parallel for schedule(static, 1) num_threads(static_cast<int>(chunks)) if (chunks > 1)
+    for (int64_t c = 0; c < chunks; ++c) {
+        int64_t *at = &pos[static_cast<size_t>(c * buckets)];
+        for (int64_t u = n * c / chunks; u < n * (c + 1) / chunks; ++u)
+            out[at[bucket(u)]++] = value(u);
+    }
+}
+
 struct KeyedVertex {  // trivially constructible (a pair would zero an uninitialised vector)
     uint32_t key;
     int32_t u;
@@ -65,12 +79,9 @@ UninitVector<int32_t> seeded_order(int64_t n, int64_t seed) {
     const int64_t chunks = loop_threads(n);
     std::vector<int64_t> pos = bucket_offsets(n, buckets, chunks, bucket);
     UninitVector<KeyedVertex> sorted(static_cast<size_t>(n));
-#pragma omp parallel for schedule(static, 1) num_threads(static_cast<int>(chunks)) if (chunks > 1)
-    for (int64_t c = 0; c < chunks; ++c) {
-        int64_t *at = &pos[static_cast<size_t>(c * buckets)];
-        for (int64_t u = n * c / chunks; u < n * (c + 1) / chunks; ++u)
-            sorted[at[bucket(u)]++] = {key[u], static_cast<int32_t>(u)};
-    }
+    place_by_bucket(n, buckets, chunks, pos, bucket, sorted.data(), [&](int64_t u) {
+        return KeyedVertex{key[u], static_cast<int32_t>(u)};
+    });
     // bucket b ends where the last chunk's positions of it end (the next bucket's start)
     UninitVector<int32_t> order(static_cast<size_t>(n));
 #pragma omp parallel for schedule(dynamic, 64) if (n >= kParallelMinLightItems)
@@ -83,31 +94,95 @@ UninitVector<int32_t> seeded_order(int64_t n, int64_t seed) {
     return order;
 }
 
+// The vertices 0..n-1 counted by slice (slice_of(u) in [0, slices)) and placed slice after
+// slice, in id order within a slice (a stable counting sort on all the threads).
+template <class SliceOf>
+UninitVector<int32_t> by_slice(int64_t n, int64_t slices, SliceOf slice_of) {
+    const int64_t chunks = loop_threads(n);
+    std::vector<int64_t> pos = bucket_offsets(n, slices, chunks, slice_of);
+    UninitVector<int32_t> sorted(static_cast<size_t>(n));
+    place_by_bucket(n, slices, chunks, pos, slice_of, sorted.data(),
+                    [](int64_t u) { return static_cast<int32_t>(u); });
+    return sorted;
+}
+
 // `order` with each slice of `slice` positions sorted by vertex id. The vertices of a slice
 // choose against the labels before it, so a choice does not depend on where its vertex stands
 // in the slice: they choose in id order, which reads the adjacency arrays front to back and, on
 // inputs whose ids follow their structure (grids, netlists), the neighbours' labels from cache
 // (a random order misses the cache on almost every read); the choices are then applied in
-// `order`, so the result is that of choosing in `order`. Made by a stable counting sort of the
-// vertices (in id order) by their slice, on all the threads (not one sort per slice).
+// `order`, so the result is that of choosing in `order`.
 UninitVector<int32_t> sorted_slices(const UninitVector<int32_t> &order, int64_t slice) {
     const int64_t n = static_cast<int64_t>(order.size());
     if (n == 0) return {};
-    const int64_t slices = (n + slice - 1) / slice;
     UninitVector<int32_t> slice_of(static_cast<size_t>(n));
 #pragma omp parallel for schedule(static) if (n >= kParallelMinLightItems)
     for (int64_t i = 0; i < n; ++i) slice_of[order[i]] = static_cast<int32_t>(i / slice);
+    return by_slice(n, (n + slice - 1) / slice, [&](int64_t u) { return slice_of[u]; });
+}
+
+// Slices a vertex is compared with the borders of in seeded_slices (more: the whole order).
+constexpr int64_t kMaxBorders = 63;
+
+// sorted_slices(seeded_order(n, seed), slice) without the order: only the keys at the slices'
+// borders are found (the buckets of the keys' top bits that hold them, sorted), and every vertex
+// is placed by comparing its key with those; for slices moved together, which never read the
+// order itself (it is made for the first slice moved in order).
+UninitVector<int32_t> seeded_slices(int64_t n, int64_t seed, int64_t slice) {
+    if (n <= 0) return {};
+    const int64_t slices = (n + slice - 1) / slice;
+    if (slices > kMaxBorders + 1) return sorted_slices(seeded_order(n, seed), slice);
+    int bits = 0;  // as seeded_order
+    while (bits < 16 && (int64_t(1) << (bits + 8)) < n) ++bits;
+    const int64_t buckets = int64_t(1) << bits;
+    UninitVector<KeyedVertex> key(static_cast<size_t>(n));
+#pragma omp parallel for schedule(static) if (n >= kParallelMinLightItems)
+    for (int64_t u = 0; u < n; ++u) key[u] = {tie_hash(seed, u, -2), static_cast<int32_t>(u)};
+    auto bucket = [&](int64_t u) -> int64_t { return bits ? key[u].key >> (32 - bits) : 0; };
     const int64_t chunks = loop_threads(n);
-    std::vector<int64_t> pos =
-        bucket_offsets(n, slices, chunks, [&](int64_t u) { return slice_of[u]; });
-    UninitVector<int32_t> sorted(static_cast<size_t>(n));
-#pragma omp parallel for schedule(static, 1) num_threads(static_cast<int>(chunks)) if (chunks > 1)
-    for (int64_t c = 0; c < chunks; ++c) {
-        int64_t *at = &pos[static_cast<size_t>(c * slices)];
-        for (int64_t u = n * c / chunks; u < n * (c + 1) / chunks; ++u)
-            sorted[at[slice_of[u]]++] = static_cast<int32_t>(u);
+    // chunk 0's offsets are the buckets' first positions in the order
+    const std::vector<int64_t> first = bucket_offsets(n, buckets, chunks, bucket);
+    // per border (the first position of slices 1..): its bucket, and the key at it
+    std::vector<int64_t> border_bucket(static_cast<size_t>(slices - 1));
+    std::vector<int32_t> pick(static_cast<size_t>(buckets), -1);  // bucket -> its sorted keys
+    int32_t picked = 0;
+    for (int64_t s = 1; s < slices; ++s) {
+        // the last bucket that starts at or before the border (empty buckets start where the
+        // next one does, so the last such is the one that holds it)
+        int64_t lo = 0, hi = buckets - 1;
+        while (lo < hi) {
+            const int64_t mid = (lo + hi + 1) / 2;
+            if (first[static_cast<size_t>(mid)] <= s * slice)
+                lo = mid;
+            else
+                hi = mid - 1;
+        }
+        border_bucket[static_cast<size_t>(s - 1)] = lo;
+        if (pick[static_cast<size_t>(lo)] < 0) pick[static_cast<size_t>(lo)] = picked++;
     }
-    return sorted;
+    std::vector<std::vector<KeyedVertex>> held(static_cast<size_t>(picked));
+    for (int32_t u : parallel_select(n, [&](int64_t v) { return pick[bucket(v)] >= 0; }))
+        held[static_cast<size_t>(pick[bucket(u)])].push_back(key[u]);
+    for (auto &h : held) std::sort(h.begin(), h.end());
+    std::vector<KeyedVertex> border(static_cast<size_t>(slices - 1));
+    for (int64_t s = 1; s < slices; ++s) {
+        const int64_t b = border_bucket[static_cast<size_t>(s - 1)];
+        border[static_cast<size_t>(s - 1)] =
+            held[static_cast<size_t>(pick[b])][static_cast<size_t>(s * slice - first[b])];
+    }
+    // a vertex's slice: the borders at or before its key (counted without branches)
+    UninitVector<uint8_t> slice_of(static_cast<size_t>(n));
+    const KeyedVertex *bd = border.data();
+    const int64_t nb = slices - 1;
+#pragma omp parallel for schedule(static) if (n >= kParallelMinLightItems)
+    for (int64_t u = 0; u < n; ++u) {
+        const KeyedVertex k = key[u];
+        int s = 0;
+        for (int64_t x = 0; x < nb; ++x)
+            s += (k.key > bd[x].key) | ((k.key == bd[x].key) & (k.u >= bd[x].u));
+        slice_of[u] = static_cast<uint8_t>(s);
+    }
+    return by_slice(n, slices, [&](int64_t u) { return slice_of[u]; });
 }
 
 // Fills `sums` with the edge weight from u to every neighbouring cluster.
@@ -433,8 +508,8 @@ int64_t cluster_graph_lp(const GraphView &g, int64_t max_cluster_weight, int64_t
         next[u] = 0;
     }
     const int64_t slice = slice_length(n, n >= kParallelMinItems ? sub_rounds : 1);
-    const UninitVector<int32_t> order = seeded_order(n, seed);
-    const UninitVector<int32_t> by_id = sorted_slices(order, slice);
+    UninitVector<int32_t> order;  // the seeded order, made for the first slice moved in order
+    const UninitVector<int32_t> by_id = seeded_slices(n, seed, slice);
     int64_t nc = n;
     SliceChoices choices(n);
     std::unique_ptr<SliceMoves> together;  // created for the first slice applied together
@@ -462,6 +537,7 @@ int64_t cluster_graph_lp(const GraphView &g, int64_t max_cluster_weight, int64_t
             }
             if (wanted == 0) continue;
             if (pos.empty()) {
+                order = seeded_order(n, seed);
                 pos.resize(static_cast<size_t>(n));
 #pragma omp parallel for schedule(static) if (n >= kParallelMinLightItems)
                 for (int64_t i = 0; i < n; ++i) pos[order[i]] = static_cast<int32_t>(i);
