@@ -311,9 +311,9 @@ void mark_neighbours(const GraphView &g, const int32_t *moved, int64_t count, ch
 class SliceMoves {
    public:
     explicit SliceMoves(int64_t n)
-        : claim_(static_cast<size_t>(n), -1),
-          leave_(static_cast<size_t>(n), 0),
-          arrive_(static_cast<size_t>(n), 0) {}
+        : claim_(filled<int32_t>(n, -1)),
+          leave_(filled<int64_t>(n, 0)),
+          arrive_(filled<int64_t>(n, 0)) {}
 
     // Applies the moves of the `count` vertices `movers` (`want` per vertex) to label, cw and
     // size and marks the neighbours of those that moved in `next`. Returns the moves;
@@ -414,9 +414,11 @@ class SliceMoves {
     }
 
    private:
-    std::vector<int32_t> claim_;   // per cluster: highest id that wants to join it, -1: none
-    std::vector<int64_t> leave_;   // per cluster: weight of the vertices that want to leave it
-    std::vector<int64_t> arrive_;  // per cluster: weight of the moves it may take
+    // per cluster (filled on all the threads): the highest id that wants to join it (-1: none),
+    // the weight of the vertices that want to leave it, the weight of the moves it may take
+    UninitVector<int32_t> claim_;
+    UninitVector<int64_t> leave_;
+    UninitVector<int64_t> arrive_;
 };
 
 // The choices of a clustering slice: each active vertex of by_id[lo, hi) rates the clusters
@@ -434,8 +436,9 @@ class SliceChoices {
     int64_t choose(const GraphView &g, const int32_t *by_id, int64_t lo, int64_t hi,
                    const char *active, const int32_t *label, const int64_t *cw,
                    int64_t max_cluster_weight, int64_t seed, int32_t *want) {
-        const int threads = static_cast<int>(std::min<int64_t>(
-            static_cast<int64_t>(found_.size()), std::max<int64_t>(1, (hi - lo) / kChoosePerThread)));
+        const int64_t most = static_cast<int64_t>(found_.size());
+        const int threads = static_cast<int>(
+            std::min<int64_t>(most, std::max<int64_t>(1, (hi - lo) / kChoosePerThread)));
         std::vector<int64_t> off(static_cast<size_t>(threads) + 1, 0);
         int32_t *movers = movers_.data();
 #pragma omp parallel num_threads(threads) if (threads > 1)
