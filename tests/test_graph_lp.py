@@ -167,6 +167,30 @@ def test_large_slices_move_together_within_the_caps_on_any_threads():
         assert nc <= g.n // 2 or min_clusters  # a mesh shrinks at least twice per level
 
 
+def test_mid_size_slices_rated_on_several_threads_move_in_order():
+    # slices of 7,500 vertices: rated on several threads (one per 1,024 vertices at most), then
+    # moved one after the other in the seeded order (fewer than 16,384: not together); with a
+    # cluster floor the moves stop inside a slice. The same clustering on 1, 2 and 3 threads,
+    # within the cap and the floor
+    be = get_backend("cpu")
+    g = weighted_mesh(30_000, 5)
+    ga = be.graph_arrays(g)
+    for mcw, min_clusters in ((10, 0), (10, 14_000)):
+        runs = []
+        for threads in (1, 2, 3):
+            with omp_threads(threads):
+                runs.append(be.cluster_graph_lp(ga, mcw, iterations=5, min_clusters=min_clusters,
+                                                seed=3, sub_rounds=4))
+        cmap, nc = runs[0]
+        assert all(n2 == nc and np.array_equal(c2, cmap) for c2, n2 in runs[1:])
+        assert set(np.unique(cmap)) == set(range(nc))
+        assert np.bincount(cmap, weights=g.vwgt, minlength=nc).max() <= mcw
+        if min_clusters:
+            assert nc == min_clusters  # stopped at the floor, inside a pass
+        else:
+            assert nc <= g.n // 2
+
+
 def test_large_slices_fill_a_hub_cluster_up_to_its_cap_only():
     # a hub joined to every vertex of a 40,000-vertex grid by heavy edges: in the first pass
     # every vertex of a slice wants the hub's cluster, whose arrivals exceed the cap (taken in

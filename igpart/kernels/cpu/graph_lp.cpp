@@ -42,6 +42,20 @@ std::vector<int64_t> bucket_offsets(int64_t n, int64_t buckets, int64_t chunks, 
     return off;
 }
 
+// The counting sort's second pass: value(u) for u = 0..n-1 written to out at bucket(u)'s next
+// position, chunk by chunk as bucket_offsets counted them (`pos`, its result, is advanced to
+// each chunk's ends: the last chunk's entry of bucket b ends up at the bucket's end).
+template <class Bucket, class Value, class T>
+void place_by_bucket(int64_t n, int64_t buckets, int64_t chunks, std::vector<int64_t> &pos,
+                     Bucket bucket, T *out, Value value) {
+#pragma omp parallel for schedule(static, 1) num_threads(static_cast<int>(chunks)) if (chunks > 1)
+    for (int64_t c = 0; c < chunks; ++c) {
+        int64_t *at = &pos[static_cast<size_t>(c * buckets)];
+        for (int64_t u = n * c / chunks; u < n * (c + 1) / chunks; ++u)
+            out[at[bucket(u)]++] = value(u);
+    }
+}
+
 struct KeyedVertex {  // trivially constructible (a pair would zero an uninitialised vector)
     uint32_t key;
     int32_t u;
@@ -65,12 +79,9 @@ UninitVector<int32_t> seeded_order(int64_t n, int64_t seed) {
     const int64_t chunks = loop_threads(n);
     std::vector<int64_t> pos = bucket_offsets(n, buckets, chunks, bucket);
     UninitVector<KeyedVertex> sorted(static_cast<size_t>(n));
-#pragma omp parallel for schedule(static, 1) num_threads(static_cast<int>(chunks)) if (chunks > 1)
-    for (int64_t c = 0; c < chunks; ++c) {
-        int64_t *at = &pos[static_cast<size_t>(c * buckets)];
-        for (int64_t u = n * c / chunks; u < n * (c + 1) / chunks; ++u)
-            sorted[at[bucket(u)]++] = {key[u], static_cast<int32_t>(u)};
-    }
+    place_by_bucket(n, buckets, chunks, pos, bucket, sorted.data(), [&](int64_t u) {
+        return KeyedVertex{key[u], static_cast<int32_t>(u)};
+    });
     // bucket b ends where the last chunk's positions of it end (the next bucket's start)
     UninitVector<int32_t> order(static_cast<size_t>(n));
 #pragma omp parallel for schedule(dynamic, 64) if (n >= kParallelMinLightItems)
@@ -83,31 +94,95 @@ UninitVector<int32_t> seeded_order(int64_t n, int64_t seed) {
     return order;
 }
 
+// The vertices 0..n-1 counted by slice (slice_of(u) in [0, slices)) and placed slice after
+// slice, in id order within a slice (a stable counting sort on all the threads).
+template <class SliceOf>
+UninitVector<int32_t> by_slice(int64_t n, int64_t slices, SliceOf slice_of) {
+    const int64_t chunks = loop_threads(n);
+    std::vector<int64_t> pos = bucket_offsets(n, slices, chunks, slice_of);
+    UninitVector<int32_t> sorted(static_cast<size_t>(n));
+    place_by_bucket(n, slices, chunks, pos, slice_of, sorted.data(),
+                    [](int64_t u) { return static_cast<int32_t>(u); });
+    return sorted;
+}
+
 // `order` with each slice of `slice` positions sorted by vertex id. The vertices of a slice
 // choose against the labels before it, so a choice does not depend on where its vertex stands
 // in the slice: they choose in id order, which reads the adjacency arrays front to back and, on
 // inputs whose ids follow their structure (grids, netlists), the neighbours' labels from cache
 // (a random order misses the cache on almost every read); the choices are then applied in
-// `order`, so the result is that of choosing in `order`. Made by a stable counting sort of the
-// vertices (in id order) by their slice, on all the threads (not one sort per slice).
+// `order`, so the result is that of choosing in `order`.
 UninitVector<int32_t> sorted_slices(const UninitVector<int32_t> &order, int64_t slice) {
     const int64_t n = static_cast<int64_t>(order.size());
     if (n == 0) return {};
-    const int64_t slices = (n + slice - 1) / slice;
     UninitVector<int32_t> slice_of(static_cast<size_t>(n));
 #pragma omp parallel for schedule(static) if (n >= kParallelMinLightItems)
     for (int64_t i = 0; i < n; ++i) slice_of[order[i]] = static_cast<int32_t>(i / slice);
+    return by_slice(n, (n + slice - 1) / slice, [&](int64_t u) { return slice_of[u]; });
+}
+
+// Slices a vertex is compared with the borders of in seeded_slices (more: the whole order).
+constexpr int64_t kMaxBorders = 63;
+
+// sorted_slices(seeded_order(n, seed), slice) without the order: only the keys at the slices'
+// borders are found (the buckets of the keys' top bits that hold them, sorted), and every vertex
+// is placed by comparing its key with those; for slices moved together, which never read the
+// order itself (it is made for the first slice moved in order).
+UninitVector<int32_t> seeded_slices(int64_t n, int64_t seed, int64_t slice) {
+    if (n <= 0) return {};
+    const int64_t slices = (n + slice - 1) / slice;
+    if (slices > kMaxBorders + 1) return sorted_slices(seeded_order(n, seed), slice);
+    int bits = 0;  // as seeded_order
+    while (bits < 16 && (int64_t(1) << (bits + 8)) < n) ++bits;
+    const int64_t buckets = int64_t(1) << bits;
+    UninitVector<KeyedVertex> key(static_cast<size_t>(n));
+#pragma omp parallel for schedule(static) if (n >= kParallelMinLightItems)
+    for (int64_t u = 0; u < n; ++u) key[u] = {tie_hash(seed, u, -2), static_cast<int32_t>(u)};
+    auto bucket = [&](int64_t u) -> int64_t { return bits ? key[u].key >> (32 - bits) : 0; };
     const int64_t chunks = loop_threads(n);
-    std::vector<int64_t> pos =
-        bucket_offsets(n, slices, chunks, [&](int64_t u) { return slice_of[u]; });
-    UninitVector<int32_t> sorted(static_cast<size_t>(n));
-#pragma omp parallel for schedule(static, 1) num_threads(static_cast<int>(chunks)) if (chunks > 1)
-    for (int64_t c = 0; c < chunks; ++c) {
-        int64_t *at = &pos[static_cast<size_t>(c * slices)];
-        for (int64_t u = n * c / chunks; u < n * (c + 1) / chunks; ++u)
-            sorted[at[slice_of[u]]++] = static_cast<int32_t>(u);
+    // chunk 0's offsets are the buckets' first positions in the order
+    const std::vector<int64_t> first = bucket_offsets(n, buckets, chunks, bucket);
+    // per border (the first position of slices 1..): its bucket, and the key at it
+    std::vector<int64_t> border_bucket(static_cast<size_t>(slices - 1));
+    std::vector<int32_t> pick(static_cast<size_t>(buckets), -1);  // bucket -> its sorted keys
+    int32_t picked = 0;
+    for (int64_t s = 1; s < slices; ++s) {
+        // the last bucket that starts at or before the border (empty buckets start where the
+        // next one does, so the last such is the one that holds it)
+        int64_t lo = 0, hi = buckets - 1;
+        while (lo < hi) {
+            const int64_t mid = (lo + hi + 1) / 2;
+            if (first[static_cast<size_t>(mid)] <= s * slice)
+                lo = mid;
+            else
+                hi = mid - 1;
+        }
+        border_bucket[static_cast<size_t>(s - 1)] = lo;
+        if (pick[static_cast<size_t>(lo)] < 0) pick[static_cast<size_t>(lo)] = picked++;
     }
-    return sorted;
+    std::vector<std::vector<KeyedVertex>> held(static_cast<size_t>(picked));
+    for (int32_t u : parallel_select(n, [&](int64_t v) { return pick[bucket(v)] >= 0; }))
+        held[static_cast<size_t>(pick[bucket(u)])].push_back(key[u]);
+    for (auto &h : held) std::sort(h.begin(), h.end());
+    std::vector<KeyedVertex> border(static_cast<size_t>(slices - 1));
+    for (int64_t s = 1; s < slices; ++s) {
+        const int64_t b = border_bucket[static_cast<size_t>(s - 1)];
+        border[static_cast<size_t>(s - 1)] =
+            held[static_cast<size_t>(pick[b])][static_cast<size_t>(s * slice - first[b])];
+    }
+    // a vertex's slice: the borders at or before its key (counted without branches)
+    UninitVector<uint8_t> slice_of(static_cast<size_t>(n));
+    const KeyedVertex *bd = border.data();
+    const int64_t nb = slices - 1;
+#pragma omp parallel for schedule(static) if (n >= kParallelMinLightItems)
+    for (int64_t u = 0; u < n; ++u) {
+        const KeyedVertex k = key[u];
+        int s = 0;
+        for (int64_t x = 0; x < nb; ++x)
+            s += (k.key > bd[x].key) | ((k.key == bd[x].key) & (k.u >= bd[x].u));
+        slice_of[u] = static_cast<uint8_t>(s);
+    }
+    return by_slice(n, slices, [&](int64_t u) { return slice_of[u]; });
 }
 
 // Fills `sums` with the edge weight from u to every neighbouring cluster.
@@ -117,18 +192,24 @@ void sum_labels(const GraphView &g, int32_t u, const int32_t *label, LabelSums &
     for (int64_t j = g.xadj[u]; j < g.xadj[u + 1]; ++j) sums.add(label[g.adjncy[j]], g.adjwgt[j]);
 }
 
-// The cluster u should join (its own label when none beats it).
-int32_t cluster_choice(const GraphView &g, int32_t u, const int32_t *label, const int64_t *cw,
-                       int64_t max_cluster_weight, int64_t seed, LabelSums &sums) {
-    const int32_t cur = label[u];
-    const int64_t wu = g.vwgt[u];
-    sum_labels(g, u, label, sums);
+// Vertices of at most this degree sum their neighbours' clusters in a small array searched
+// linearly (in registers and L1, no hashing); higher degrees use LabelSums. Both list the
+// clusters in the order of their first neighbour, so the choice is the same either way.
+constexpr int64_t kSmallDegree = 32;
+
+// The best of the clusters `each` lists (id, summed weight) for u, whose weight towards its own
+// cluster `cur` is `own`: the highest sum above `own` among the clusters other than `cur` that
+// stay within max_cluster_weight with u (ties: the lowest tie_hash, computed only on ties);
+// `cur` when none.
+template <class Each>
+int32_t best_cluster(int32_t u, int32_t cur, int64_t own, int64_t wu, const int64_t *cw,
+                     int64_t max_cluster_weight, int64_t seed, Each &&each) {
     int32_t best = cur;
-    int64_t bs = sums.get(cur);
+    int64_t bs = own;
     unsigned int bh = 0;
     bool strict = true;  // the current cluster wins ties
     bool hashed = false;  // bh holds best's tie hash (computed only when a tie needs it)
-    sums.for_each([&](int32_t c, int64_t s) {
+    each([&](int32_t c, int64_t s) {
         if (s < bs || (s == bs && strict) || c == cur || cw[c] + wu > max_cluster_weight) return;
         if (s == bs) {
             if (!hashed) bh = tie_hash(seed, u, best);
@@ -144,6 +225,42 @@ int32_t cluster_choice(const GraphView &g, int32_t u, const int32_t *label, cons
         strict = false;
     });
     return best;
+}
+
+// The cluster u should join (its own label when none beats it).
+int32_t cluster_choice(const GraphView &g, int32_t u, const int32_t *label, const int64_t *cw,
+                       int64_t max_cluster_weight, int64_t seed, LabelSums &sums) {
+    const int32_t cur = label[u];
+    const int64_t wu = g.vwgt[u];
+    const int64_t lo = g.xadj[u], hi = g.xadj[u + 1];
+    if (hi - lo <= kSmallDegree) {
+        int32_t key[kSmallDegree];
+        int64_t val[kSmallDegree];
+        int count = 0;
+        int64_t own = 0;
+        for (int64_t j = lo; j < hi; ++j) {
+            const int32_t c = label[g.adjncy[j]];
+            const int64_t w = g.adjwgt[j];
+            if (c == cur) {
+                own += w;
+                continue;
+            }
+            int x = 0;
+            while (x < count && key[x] != c) ++x;
+            if (x == count) {
+                key[count] = c;
+                val[count++] = w;
+            } else {
+                val[x] += w;
+            }
+        }
+        return best_cluster(u, cur, own, wu, cw, max_cluster_weight, seed, [&](auto &&f) {
+            for (int x = 0; x < count; ++x) f(key[x], val[x]);
+        });
+    }
+    sum_labels(g, u, label, sums);
+    return best_cluster(u, cur, sums.get(cur), wu, cw, max_cluster_weight, seed,
+                        [&](auto &&f) { sums.for_each(f); });
 }
 
 // The cluster of highest connection to u regardless of weight (-1: no neighbour).
@@ -165,15 +282,12 @@ int32_t favoured_cluster(const GraphView &g, int32_t u, const int32_t *label, in
     return best;
 }
 
-// Marks the neighbours of the `count` vertices of a slice (`vertices`) whose `applied` entry
-// (per vertex) is not -1 as active in the next pass; in parallel (every write stores 1) when
-// `moves` (how many were applied) make it worth a parallel region.
-void mark_neighbours(const GraphView &g, const int32_t *vertices, const int32_t *applied,
-                     int64_t count, int64_t moves, char *next) {
-#pragma omp parallel for schedule(dynamic, 512) if (moves >= kParallelMinItems)
+// Marks the neighbours of the `count` vertices `moved` as active in the next pass; in parallel
+// (every write stores 1) when there are enough of them to be worth a parallel region.
+void mark_neighbours(const GraphView &g, const int32_t *moved, int64_t count, char *next) {
+#pragma omp parallel for schedule(dynamic, 512) if (count >= kParallelMinItems)
     for (int64_t i = 0; i < count; ++i) {
-        const int32_t u = vertices[i];
-        if (applied[u] < 0) continue;
+        const int32_t u = moved[i];
         for (int64_t j = g.xadj[u]; j < g.xadj[u + 1]; ++j) {
 #pragma omp atomic write
             next[g.adjncy[j]] = 1;
@@ -183,45 +297,46 @@ void mark_neighbours(const GraphView &g, const int32_t *vertices, const int32_t 
 
 // The moves of one clustering slice applied together (slices of at least kMinParallelSlice
 // vertices while more clusters than moves remain above min_clusters): every vertex of the slice
-// has chosen (`want`: its target cluster, its own label when it stays) against the clusters
-// before the slice, and the moves are settled by rules that read only those choices, so the
-// result does not depend on the threads:
+// has chosen against the clusters before the slice (`movers`: those whose choice, `want`, is
+// another cluster than their own), and the moves are settled by rules that read only those
+// choices, so the result does not depend on the threads:
 // - a vertex alone in its cluster stays when a vertex of higher id wants to join it (of two
 //   lone vertices that want each other, the higher id joins the lower one: no swap);
 // - a move goes only to a cluster that keeps a member that does not leave in the slice (a
 //   cluster whose members all leave is no target, as in the sequential order);
 // - a cluster takes all its arrivals when they fit under the weight cap together (departures
 //   not counted), else the arrivals in ascending vertex id while they fit.
+// Every step reads and writes only the movers and their clusters (the order of `movers` does
+// not matter), so a slice in which few vertices move costs little.
 class SliceMoves {
    public:
     explicit SliceMoves(int64_t n)
-        : claim_(static_cast<size_t>(n), -1),
-          leave_(static_cast<size_t>(n), 0),
-          arrive_(static_cast<size_t>(n), 0) {}
+        : claim_(filled<int32_t>(n, -1)),
+          leave_(filled<int64_t>(n, 0)),
+          arrive_(filled<int64_t>(n, 0)) {}
 
-    // Applies the moves of the vertices by_id[lo, hi) (`want` per vertex) to label, cw and size;
-    // sets want[u] = -1 for each vertex that did not move and marks the neighbours of those that
-    // did in `next`. Returns the moves; `emptied` receives the clusters left empty.
-    int64_t apply(const GraphView &g, const int32_t *by_id, int64_t lo, int64_t hi,
+    // Applies the moves of the `count` vertices `movers` (`want` per vertex) to label, cw and
+    // size and marks the neighbours of those that moved in `next`. Returns the moves;
+    // `emptied` receives the clusters left empty.
+    int64_t apply(const GraphView &g, const int32_t *movers, int64_t count,
                   int64_t max_cluster_weight, int32_t *want, int32_t *label, int64_t *cw,
                   int32_t *size, char *next, int64_t &emptied) {
         int32_t *claim = claim_.data();
         int64_t *leave = leave_.data(), *arrive = arrive_.data();
+        const bool par = count >= kParallelMinItems;
         // a vertex whose move is called off keeps its target as -2 - target (scratch reset)
         auto dropped = [](int32_t c) { return -2 - c; };
-#pragma omp parallel for schedule(static)
-        for (int64_t i = lo; i < hi; ++i) {  // highest id that wants to join each cluster
-            const int32_t u = by_id[i], c = want[u];
-            if (c == label[u]) continue;
+#pragma omp parallel for schedule(static) if (par)
+        for (int64_t x = 0; x < count; ++x) {  // highest id that wants to join each cluster
+            const int32_t u = movers[x], c = want[u];
             int32_t seen = __atomic_load_n(&claim[c], __ATOMIC_RELAXED);
             while (seen < u && !__atomic_compare_exchange_n(&claim[c], &seen, u, true,
                                                             __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
             }
         }
-#pragma omp parallel for schedule(static)
-        for (int64_t i = lo; i < hi; ++i) {  // lone vertices wanted by a higher id stay
-            const int32_t u = by_id[i], c = want[u], cur = label[u];
-            if (c == cur) continue;
+#pragma omp parallel for schedule(static) if (par)
+        for (int64_t x = 0; x < count; ++x) {  // lone vertices wanted by a higher id stay
+            const int32_t u = movers[x], c = want[u], cur = label[u];
             if (size[cur] == 1 && claim[cur] > u) {
                 want[u] = dropped(c);
                 continue;
@@ -229,10 +344,10 @@ class SliceMoves {
 #pragma omp atomic
             leave[cur] += g.vwgt[u];
         }
-#pragma omp parallel for schedule(static)
-        for (int64_t i = lo; i < hi; ++i) {  // targets that keep a member; their arrivals
-            const int32_t u = by_id[i], c = want[u];
-            if (c < 0 || c == label[u]) continue;
+#pragma omp parallel for schedule(static) if (par)
+        for (int64_t x = 0; x < count; ++x) {  // targets that keep a member; their arrivals
+            const int32_t u = movers[x], c = want[u];
+            if (c < 0) continue;
             if (cw[c] - leave[c] <= 0) {
                 want[u] = dropped(c);
                 continue;
@@ -241,14 +356,14 @@ class SliceMoves {
             arrive[c] += g.vwgt[u];
         }
         // clusters whose arrivals do not all fit: arrivals in ascending id while they fit
-        const std::vector<int32_t> over = parallel_select(hi - lo, [&](int64_t i) {
-            const int32_t u = by_id[lo + i], c = want[u];
-            return c >= 0 && c != label[u] && cw[c] + arrive[c] > max_cluster_weight;
+        const std::vector<int32_t> over = parallel_select(count, [&](int64_t x) {
+            const int32_t c = want[movers[x]];
+            return c >= 0 && cw[c] + arrive[c] > max_cluster_weight;
         });
         if (!over.empty()) {
             std::vector<std::pair<int32_t, int32_t>> byc(over.size());  // (cluster, vertex)
             for (size_t x = 0; x < over.size(); ++x) {
-                const int32_t u = by_id[lo + over[x]];
+                const int32_t u = movers[over[x]];
                 byc[x] = {want[u], u};
             }
             parallel_sort(byc.begin(), byc.end());
@@ -263,17 +378,12 @@ class SliceMoves {
             }
         }
         int64_t moved = 0, gone = 0;
-#pragma omp parallel for schedule(static) reduction(+ : moved, gone)
-        for (int64_t i = lo; i < hi; ++i) {
-            const int32_t u = by_id[i], cur = label[u];
+#pragma omp parallel for schedule(static) reduction(+ : moved, gone) if (par)
+        for (int64_t x = 0; x < count; ++x) {
+            const int32_t u = movers[x], cur = label[u];
             int32_t c = want[u];
-            if (c == cur) {
-                want[u] = -1;
-                continue;
-            }
             const bool moves = c >= 0;
             if (!moves) c = dropped(c);
-            want[u] = moves ? c : -1;
 #pragma omp atomic write
             claim[c] = -1;
 #pragma omp atomic write
@@ -304,9 +414,66 @@ class SliceMoves {
     }
 
    private:
-    std::vector<int32_t> claim_;   // per cluster: highest id that wants to join it, -1: none
-    std::vector<int64_t> leave_;   // per cluster: weight of the vertices that want to leave it
-    std::vector<int64_t> arrive_;  // per cluster: weight of the moves it may take
+    // per cluster (filled on all the threads): the highest id that wants to join it (-1: none),
+    // the weight of the vertices that want to leave it, the weight of the moves it may take
+    UninitVector<int32_t> claim_;
+    UninitVector<int64_t> leave_;
+    UninitVector<int64_t> arrive_;
+};
+
+// The choices of a clustering slice: each active vertex of by_id[lo, hi) rates the clusters
+// around it against the clusters before the slice (`label`, `cw`), on up to one thread per
+// kChoosePerThread vertices; the vertices that want another cluster get it in `want` and are
+// listed in `movers` (in no particular order: every use of the list is independent of it).
+class SliceChoices {
+   public:
+    explicit SliceChoices(int64_t n)
+        : movers_(static_cast<size_t>(n)),
+          found_(static_cast<size_t>(max_threads())),
+          sums_(static_cast<size_t>(max_threads())) {}
+
+    // Returns the number of movers (listed in movers()).
+    int64_t choose(const GraphView &g, const int32_t *by_id, int64_t lo, int64_t hi,
+                   const char *active, const int32_t *label, const int64_t *cw,
+                   int64_t max_cluster_weight, int64_t seed, int32_t *want) {
+        const int64_t most = static_cast<int64_t>(found_.size());
+        const int threads = static_cast<int>(
+            std::min<int64_t>(most, std::max<int64_t>(1, (hi - lo) / kChoosePerThread)));
+        std::vector<int64_t> off(static_cast<size_t>(threads) + 1, 0);
+        int32_t *movers = movers_.data();
+#pragma omp parallel num_threads(threads) if (threads > 1)
+        {
+            const int t = current_thread();
+            std::vector<int32_t> &mine = found_[static_cast<size_t>(t)];
+            LabelSums &sums = sums_[static_cast<size_t>(t)];
+            mine.clear();
+#pragma omp for schedule(dynamic, 256)
+            for (int64_t i = lo; i < hi; ++i) {
+                const int32_t u = by_id[i];
+                if (!active[u]) continue;
+                const int32_t c = cluster_choice(g, u, label, cw, max_cluster_weight, seed, sums);
+                if (c == label[u]) continue;
+                want[u] = c;
+                mine.push_back(u);
+            }
+            off[static_cast<size_t>(t) + 1] = static_cast<int64_t>(mine.size());
+#pragma omp barrier
+#pragma omp single
+            for (int x = 0; x < threads; ++x) off[x + 1] += off[x];
+            std::copy(mine.begin(), mine.end(), movers + off[static_cast<size_t>(t)]);
+        }
+        return off[static_cast<size_t>(threads)];
+    }
+
+    const int32_t *movers() const { return movers_.data(); }
+
+   private:
+    // a slice's ratings on more threads than one per this many vertices cost more in the
+    // team's start and barrier than they save
+    static constexpr int64_t kChoosePerThread = 1024;
+    UninitVector<int32_t> movers_;
+    std::vector<std::vector<int32_t>> found_;  // per thread: the movers it found
+    std::vector<LabelSums> sums_;              // per thread: its rating scratch
 };
 
 // Zeroes a per-vertex flag array (in parallel on large levels: once per pass).
@@ -329,8 +496,8 @@ int64_t cluster_graph_lp(const GraphView &g, int64_t max_cluster_weight, int64_t
                          UninitVector<int32_t> &cmap) {
     const int64_t n = g.n;
     // per vertex: its cluster, the cluster's weight and size (clusters named by a member), its
-    // choice (-1: none applied), whether it is visited in this pass and in the next one; set up
-    // in one parallel pass
+    // choice (written for the vertices that want to move), whether it is visited in this pass
+    // and in the next one; set up in one parallel pass
     UninitVector<int32_t> label(static_cast<size_t>(n)), size(static_cast<size_t>(n));
     UninitVector<int64_t> cw(static_cast<size_t>(n));
     UninitVector<int32_t> choice(static_cast<size_t>(n));
@@ -340,62 +507,63 @@ int64_t cluster_graph_lp(const GraphView &g, int64_t max_cluster_weight, int64_t
         label[u] = static_cast<int32_t>(u);
         cw[u] = g.vwgt[u];
         size[u] = 1;
-        choice[u] = -1;
         active[u] = 1;
         next[u] = 0;
     }
     const int64_t slice = slice_length(n, n >= kParallelMinItems ? sub_rounds : 1);
-    const UninitVector<int32_t> order = seeded_order(n, seed);
-    const UninitVector<int32_t> by_id = sorted_slices(order, slice);
+    UninitVector<int32_t> order;  // the seeded order, made for the first slice moved in order
+    const UninitVector<int32_t> by_id = seeded_slices(n, seed, slice);
     int64_t nc = n;
+    SliceChoices choices(n);
     std::unique_ptr<SliceMoves> together;  // created for the first slice applied together
+    // slices moved in order: each vertex's position in `order`, the movers flagged by position
+    // (both made for the first such slice), the moves made
+    UninitVector<int32_t> pos;
+    UninitVector<char> wants_at;
+    std::vector<int32_t> applied;
     for (int64_t it = 0; it < iterations && nc > min_clusters; ++it) {
         int64_t moved = 0;
-        int64_t before = 0;  // moves before the slice
         for (int64_t lo = 0; lo < n && nc > min_clusters; lo += slice) {
             const int64_t hi = std::min(n, lo + slice);
-            int64_t wanted = 0;  // vertices that want to move
-#pragma omp parallel if (hi - lo >= kMinParallelSlice)
-            {
-                LabelSums sums;
-#pragma omp for schedule(dynamic, 256) reduction(+ : wanted)
-                for (int64_t i = lo; i < hi; ++i) {
-                    const int32_t u = by_id[i];
-                    choice[u] = active[u] ? cluster_choice(g, u, label.data(), cw.data(),
-                                                           max_cluster_weight, seed + it, sums)
-                                          : label[u];
-                    wanted += choice[u] != label[u];
-                }
-            }
+            const int64_t wanted = choices.choose(g, by_id.data(), lo, hi, active.data(),
+                                                  label.data(), cw.data(), max_cluster_weight,
+                                                  seed + it, choice.data());
+            const int32_t *movers = choices.movers();
             if (hi - lo >= kMinParallelSlice && nc - wanted > min_clusters) {
                 if (!together) together = std::make_unique<SliceMoves>(n);
                 int64_t emptied = 0;
-                moved += together->apply(g, by_id.data(), lo, hi, max_cluster_weight,
-                                         choice.data(), label.data(), cw.data(), size.data(),
-                                         next.data(), emptied);
+                moved += together->apply(g, movers, wanted, max_cluster_weight, choice.data(),
+                                         label.data(), cw.data(), size.data(), next.data(),
+                                         emptied);
                 nc -= emptied;
-                before = moved;
                 continue;
             }
-            for (int64_t i = lo; i < hi; ++i) {
+            if (wanted == 0) continue;
+            if (pos.empty()) {
+                order = seeded_order(n, seed);
+                pos.resize(static_cast<size_t>(n));
+#pragma omp parallel for schedule(static) if (n >= kParallelMinLightItems)
+                for (int64_t i = 0; i < n; ++i) pos[order[i]] = static_cast<int32_t>(i);
+                wants_at = filled<char>(n, 0);
+            }
+            for (int64_t x = 0; x < wanted; ++x) wants_at[pos[movers[x]]] = 1;
+            applied.clear();
+            for (int64_t i = lo; i < hi; ++i) {  // the movers in `order`
+                if (!wants_at[i]) continue;
+                wants_at[i] = 0;
                 const int32_t u = order[i], cur = label[u], c = choice[u];
                 const int64_t wu = g.vwgt[u];
                 // an emptied cluster is no target (two vertices swapping labels stay together)
-                if (nc <= min_clusters || c == cur || cw[c] == 0 ||
-                    cw[c] + wu > max_cluster_weight) {
-                    choice[u] = -1;
-                    continue;
-                }
+                if (nc <= min_clusters || cw[c] == 0 || cw[c] + wu > max_cluster_weight) continue;
                 cw[cur] -= wu;
                 cw[c] += wu;
                 nc -= --size[cur] == 0;
                 ++size[c];
                 label[u] = c;
-                ++moved;
+                applied.push_back(u);
             }
-            mark_neighbours(g, by_id.data() + lo, choice.data(), hi - lo, moved - before,
-                            next.data());
-            before = moved;
+            moved += static_cast<int64_t>(applied.size());
+            mark_neighbours(g, applied.data(), static_cast<int64_t>(applied.size()), next.data());
         }
         if (moved == 0) break;
         active.swap(next);

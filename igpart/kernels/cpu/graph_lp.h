@@ -10,20 +10,22 @@
 
 namespace igp {
 
-// Size-constrained label propagation clustering. Every vertex starts in a cluster of its own;
-// in up to `iterations` passes over a seeded order (after the first, only vertices next to one
-// that moved in the pass before), a vertex joins the neighbouring cluster of
-// highest summed edge weight whose weight plus its own stays within max_cluster_weight (ties:
-// tie_hash), when that beats the weight towards its current cluster. A pass is cut into
-// `sub_rounds` slices (at least one): the vertices of a slice choose in parallel against the
-// clusters before the slice, then move. Slices of at least 16,384 vertices (while more clusters
-// than moving vertices remain above min_clusters) move together, in parallel: a lone vertex
-// stays when a vertex of higher id wants to join it, a move goes only to a cluster that keeps a
-// member that stays, and a cluster takes its arrivals in ascending id while they fit under the
-// cap. Smaller slices move in order while their target still has room. Moves stop once
-// `min_clusters` clusters remain. When the passes leave more than half the vertices alone,
-// the lone vertices that favour the same cluster are grouped (two-hop clustering). Fills cmap
-// (dense ids in ascending order of the clusters' labels) and returns the number of clusters.
+// Size-constrained label propagation clustering. Every vertex starts in a cluster of its own; in up
+// to `iterations` passes over a seeded order (after the first, only vertices next to one that moved
+// in the pass before), a vertex joins the neighbouring cluster of highest summed edge weight whose
+// weight plus its own stays within max_cluster_weight (ties: tie_hash), when that beats the weight
+// towards its current cluster. A pass is cut into `sub_rounds` slices (at least one): the vertices
+// of a slice choose in parallel (one thread per 1,024 vertices at most) against the clusters before
+// the slice, then the ones that chose another cluster move (the moves cost in proportion to the
+// movers, not to the slice, so the late passes, in which few vertices move, cost little). Slices of
+// at least 16,384 vertices (while more clusters than moving vertices remain above min_clusters)
+// move together, in parallel: a lone vertex stays when a vertex of higher id wants to join it, a
+// move goes only to a cluster that keeps a member that stays, and a cluster takes its arrivals in
+// ascending id while they fit under the cap. Smaller slices move in order while their target still
+// has room. Moves stop once `min_clusters` clusters remain. When the passes leave more than half
+// the vertices alone, the lone vertices that favour the same cluster are grouped (two-hop
+// clustering). Fills cmap (dense ids in ascending order of the clusters' labels) and returns the
+// number of clusters.
 int64_t cluster_graph_lp(const GraphView &g, int64_t max_cluster_weight, int64_t iterations,
                          int64_t min_clusters, int64_t seed, int64_t sub_rounds,
                          UninitVector<int32_t> &cmap);
