@@ -62,6 +62,11 @@ struct KeyedVertex {  // trivially constructible (a pair would zero an uninitial
     bool operator<(const KeyedVertex &o) const { return key != o.key ? key < o.key : u < o.u; }
 };
 
+// u's key in the seeded order of seeded_order(n, seed): the order sorts the vertices by it.
+KeyedVertex seeded_key(int64_t seed, int64_t u) {
+    return {tie_hash(seed, u, -2), static_cast<int32_t>(u)};
+}
+
 // The visiting order of a label propagation pass: the vertices 0..n-1 sorted by (tie_hash(seed,
 // u, -2), u), a seeded pseudo-random permutation. Made without a comparison sort of all n keys:
 // a stable counting sort by the keys' top bits (about 256 vertices a bucket, in id order
@@ -132,12 +137,18 @@ UninitVector<int32_t> seeded_slices(int64_t n, int64_t seed, int64_t slice) {
     if (n <= 0) return {};
     const int64_t slices = (n + slice - 1) / slice;
     if (slices > kMaxBorders + 1) return sorted_slices(seeded_order(n, seed), slice);
+    if (slices == 1) {  // one slice: all the vertices in id order
+        UninitVector<int32_t> ids(static_cast<size_t>(n));
+#pragma omp parallel for schedule(static) if (n >= kParallelMinLightItems)
+        for (int64_t u = 0; u < n; ++u) ids[u] = static_cast<int32_t>(u);
+        return ids;
+    }
     int bits = 0;  // as seeded_order
     while (bits < 16 && (int64_t(1) << (bits + 8)) < n) ++bits;
     const int64_t buckets = int64_t(1) << bits;
     UninitVector<KeyedVertex> key(static_cast<size_t>(n));
 #pragma omp parallel for schedule(static) if (n >= kParallelMinLightItems)
-    for (int64_t u = 0; u < n; ++u) key[u] = {tie_hash(seed, u, -2), static_cast<int32_t>(u)};
+    for (int64_t u = 0; u < n; ++u) key[u] = seeded_key(seed, u);
     auto bucket = [&](int64_t u) -> int64_t { return bits ? key[u].key >> (32 - bits) : 0; };
     const int64_t chunks = loop_threads(n);
     // chunk 0's offsets are the buckets' first positions in the order
@@ -421,21 +432,23 @@ class SliceMoves {
     UninitVector<int64_t> arrive_;
 };
 
-// The choices of a clustering slice: each active vertex of by_id[lo, hi) rates the clusters
-// around it against the clusters before the slice (`label`, `cw`), on up to one thread per
-// kChoosePerThread vertices; the vertices that want another cluster get it in `want` and are
-// listed in `movers` (in no particular order: every use of the list is independent of it).
+// The choices of a label propagation slice: each active vertex of by_id[lo, hi) chooses against
+// the state before the slice (`choose(u, scratch)` writes u's choice and returns whether u
+// moves; it reads nothing the slice writes), on up to one thread per kChoosePerThread vertices,
+// each with its own `Scratch`; the vertices that move are listed in `movers` (in no particular
+// order: every use of the list is independent of it or sorts it).
+template <class Scratch>
 class SliceChoices {
    public:
-    explicit SliceChoices(int64_t n)
+    SliceChoices(int64_t n, const Scratch &scratch)
         : movers_(static_cast<size_t>(n)),
           found_(static_cast<size_t>(max_threads())),
-          sums_(static_cast<size_t>(max_threads())) {}
+          scratch_(static_cast<size_t>(max_threads()), scratch) {}
 
     // Returns the number of movers (listed in movers()).
-    int64_t choose(const GraphView &g, const int32_t *by_id, int64_t lo, int64_t hi,
-                   const char *active, const int32_t *label, const int64_t *cw,
-                   int64_t max_cluster_weight, int64_t seed, int32_t *want) {
+    template <class Choose>
+    int64_t choose(const int32_t *by_id, int64_t lo, int64_t hi, const char *active,
+                   Choose choose) {
         const int64_t most = static_cast<int64_t>(found_.size());
         const int threads = static_cast<int>(
             std::min<int64_t>(most, std::max<int64_t>(1, (hi - lo) / kChoosePerThread)));
@@ -445,16 +458,12 @@ class SliceChoices {
         {
             const int t = current_thread();
             std::vector<int32_t> &mine = found_[static_cast<size_t>(t)];
-            LabelSums &sums = sums_[static_cast<size_t>(t)];
+            Scratch &scratch = scratch_[static_cast<size_t>(t)];
             mine.clear();
 #pragma omp for schedule(dynamic, 256)
             for (int64_t i = lo; i < hi; ++i) {
                 const int32_t u = by_id[i];
-                if (!active[u]) continue;
-                const int32_t c = cluster_choice(g, u, label, cw, max_cluster_weight, seed, sums);
-                if (c == label[u]) continue;
-                want[u] = c;
-                mine.push_back(u);
+                if (active[u] && choose(u, scratch)) mine.push_back(u);
             }
             off[static_cast<size_t>(t) + 1] = static_cast<int64_t>(mine.size());
 #pragma omp barrier
@@ -465,7 +474,7 @@ class SliceChoices {
         return off[static_cast<size_t>(threads)];
     }
 
-    const int32_t *movers() const { return movers_.data(); }
+    int32_t *movers() { return movers_.data(); }
 
    private:
     // a slice's ratings on more threads than one per this many vertices cost more in the
@@ -473,7 +482,7 @@ class SliceChoices {
     static constexpr int64_t kChoosePerThread = 1024;
     UninitVector<int32_t> movers_;
     std::vector<std::vector<int32_t>> found_;  // per thread: the movers it found
-    std::vector<LabelSums> sums_;              // per thread: its rating scratch
+    std::vector<Scratch> scratch_;             // per thread: its rating scratch
 };
 
 // Zeroes a per-vertex flag array (in parallel on large levels: once per pass).
@@ -514,7 +523,7 @@ int64_t cluster_graph_lp(const GraphView &g, int64_t max_cluster_weight, int64_t
     UninitVector<int32_t> order;  // the seeded order, made for the first slice moved in order
     const UninitVector<int32_t> by_id = seeded_slices(n, seed, slice);
     int64_t nc = n;
-    SliceChoices choices(n);
+    SliceChoices<LabelSums> choices(n, LabelSums());
     std::unique_ptr<SliceMoves> together;  // created for the first slice applied together
     // slices moved in order: each vertex's position in `order`, the movers flagged by position
     // (both made for the first such slice), the moves made
@@ -525,9 +534,14 @@ int64_t cluster_graph_lp(const GraphView &g, int64_t max_cluster_weight, int64_t
         int64_t moved = 0;
         for (int64_t lo = 0; lo < n && nc > min_clusters; lo += slice) {
             const int64_t hi = std::min(n, lo + slice);
-            const int64_t wanted = choices.choose(g, by_id.data(), lo, hi, active.data(),
-                                                  label.data(), cw.data(), max_cluster_weight,
-                                                  seed + it, choice.data());
+            const int64_t wanted =
+                choices.choose(by_id.data(), lo, hi, active.data(), [&](int32_t u, LabelSums &sums) {
+                    const int32_t c = cluster_choice(g, u, label.data(), cw.data(),
+                                                     max_cluster_weight, seed + it, sums);
+                    if (c == label[u]) return false;
+                    choice[u] = c;
+                    return true;
+                });
             const int32_t *movers = choices.movers();
             if (hi - lo >= kMinParallelSlice && nc - wanted > min_clusters) {
                 if (!together) together = std::make_unique<SliceMoves>(n);
@@ -647,22 +661,21 @@ bool lp_takes(int64_t gain, int64_t wu, int64_t bw_s, int64_t bw_b) {
     return gain > 0 || (gain == 0 && bw_b + wu < bw_s);
 }
 
-// The moves of one label propagation refinement slice (`movers`: positions in `order` from
-// `lo`, of the vertices with choice >= 0, each a move chosen against the blocks before the
-// slice) applied together, by rules that read only the blocks before the slice and the choices,
-// so the result does not depend on the threads:
+// The moves of one label propagation refinement slice (the `m` vertices `movers`, in any order:
+// those with choice >= 0, each a move chosen against the blocks before the slice) applied
+// together, by rules that read only the blocks before the slice and the choices, so the result
+// does not depend on the threads:
 // - a move is kept when label propagation would take it with every other mover of the slice in
 //   its chosen block (two neighbours that chose each other's blocks do not swap);
 // - when the kept moves together would overfill a block, the block weights are then followed in
-//   `order` as the moves are applied one after the other (a move that does not fit is dropped,
-//   departures free room): a pass over the movers' weights and blocks only, no adjacency.
+//   the seeded order (seeded_key(seed, u)) as the moves are applied one after the other (a move
+//   that does not fit is dropped, departures free room): a pass over the movers' weights and
+//   blocks only, no adjacency.
 // Updates parts, bw, marks the kept movers and their neighbours in `next`, resets the movers'
 // choices to -1 and adds the exact gain (edge cut before - after) to `total`; returns the moves.
 int64_t apply_slice_together(const GraphView &g, int32_t *parts, int32_t k, const int64_t *bounds,
-                             std::vector<int64_t> &bw, const int32_t *order, int64_t lo,
-                             const std::vector<int32_t> &movers, int32_t *choice, char *next,
-                             int64_t &total) {
-    const int64_t m = static_cast<int64_t>(movers.size());
+                             std::vector<int64_t> &bw, int64_t seed, const int32_t *movers,
+                             int64_t m, int32_t *choice, char *next, int64_t &total) {
     std::vector<char> keep(static_cast<size_t>(m), 0);
     std::vector<int64_t> in(static_cast<size_t>(k), 0);
     std::vector<int32_t> from(static_cast<size_t>(m)), to(static_cast<size_t>(m));
@@ -672,7 +685,7 @@ int64_t apply_slice_together(const GraphView &g, int32_t *parts, int32_t k, cons
         std::vector<int64_t> mine(static_cast<size_t>(k), 0);
 #pragma omp for schedule(dynamic, 256)
         for (int64_t i = 0; i < m; ++i) {
-            const int32_t u = order[lo + movers[i]], b = choice[u], s = parts[u];
+            const int32_t u = movers[i], b = choice[u], s = parts[u];
             const int64_t wu = g.vwgt[u];
             from[i] = s;
             to[i] = b;
@@ -697,9 +710,15 @@ int64_t apply_slice_together(const GraphView &g, int32_t *parts, int32_t k, cons
     // a block the kept moves would overfill: the moves one after the other, weights only
     bool any_over = false;
     for (int32_t b = 0; b < k; ++b) any_over = any_over || bw[b] + in[b] > bounds[b];
-    std::vector<int64_t> now(any_over ? bw : std::vector<int64_t>());
-    for (int64_t i = 0; i < m; ++i) {
-        if (keep[i] && any_over) {
+    if (any_over) {
+        std::vector<KeyedVertex> key(static_cast<size_t>(m));
+        for (int64_t i = 0; i < m; ++i) key[i] = seeded_key(seed, movers[i]);
+        std::vector<int64_t> seq(static_cast<size_t>(m));  // the movers in the seeded order
+        std::iota(seq.begin(), seq.end(), int64_t(0));
+        std::sort(seq.begin(), seq.end(), [&](int64_t a, int64_t b) { return key[a] < key[b]; });
+        std::vector<int64_t> now(bw);
+        for (const int64_t i : seq) {
+            if (!keep[i]) continue;
             if (now[to[i]] + weight[i] > bounds[to[i]]) {
                 keep[i] = 0;
             } else {
@@ -707,9 +726,10 @@ int64_t apply_slice_together(const GraphView &g, int32_t *parts, int32_t k, cons
                 now[from[i]] -= weight[i];
             }
         }
-        // choice >= 0 from here on: a kept move (the others are dropped)
-        if (!keep[i]) choice[order[lo + movers[i]]] = -1;
     }
+    // choice >= 0 from here on: a kept move (the others are dropped)
+    for (int64_t i = 0; i < m; ++i)
+        if (!keep[i]) choice[movers[i]] = -1;
     // the exact gain (each edge with a kept mover at an end counted once) and the next pass's
     // vertices, in one read of the kept movers' adjacency; then the blocks
     int64_t gain = 0, moves = 0;
@@ -720,7 +740,7 @@ int64_t apply_slice_together(const GraphView &g, int32_t *parts, int32_t k, cons
 #pragma omp for schedule(dynamic, 256)
         for (int64_t i = 0; i < m; ++i) {
             if (!keep[i]) continue;
-            const int32_t u = order[lo + movers[i]], s = parts[u], b = choice[u];
+            const int32_t u = movers[i], s = parts[u], b = choice[u];
             for (int64_t j = g.xadj[u]; j < g.xadj[u + 1]; ++j) {
                 const int32_t v = g.adjncy[j];
 #pragma omp atomic write
@@ -745,7 +765,7 @@ int64_t apply_slice_together(const GraphView &g, int32_t *parts, int32_t k, cons
 #pragma omp parallel for schedule(static) if (m >= kParallelMinItems)
     for (int64_t i = 0; i < m; ++i) {
         if (!keep[i]) continue;
-        const int32_t u = order[lo + movers[i]];
+        const int32_t u = movers[i];
         parts[u] = choice[u];
         choice[u] = -1;  // outside its slice a vertex has no choice
     }
@@ -760,43 +780,42 @@ int64_t refine_graph_lp(const GraphView &g, int32_t *parts, int32_t k, const int
     const int64_t n = g.n;
     std::vector<int64_t> bw = weights_of(n, g.vwgt, parts, k);
     const int64_t slice = slice_length(n, n >= kParallelMinItems ? sub_rounds : 1);
-    const UninitVector<int32_t> order = seeded_order(n, seed);
-    const UninitVector<int32_t> by_id = sorted_slices(order, slice);
-    UninitVector<int32_t> choice = filled<int32_t>(n, -1);  // per vertex; -1: no move
+    // the slices of the seeded order, each in id order (the order itself is never made: a
+    // slice's movers are put in it by their keys)
+    const UninitVector<int32_t> by_id = seeded_slices(n, seed, slice);
+    // per vertex: its move while its slice is applied (-1: none, and outside the slice)
+    UninitVector<int32_t> choice = filled<int32_t>(n, -1);
     UninitVector<char> active = filled<char>(n, 1), next = filled<char>(n, 0);
+    SliceChoices<BlockConn> choices(n, BlockConn(k));
     BlockConn apply_sc(k);
+    std::vector<KeyedVertex> in_order;  // a slice moved one vertex at a time: its movers
     int64_t total = 0;
     // slices of this many vertices apply their moves together (apply_slice_together), smaller
-    // ones one after the other in `order`
+    // ones one after the other in the seeded order
     const int64_t together_min = kMinParallelSlice;
     for (int64_t it = 0; it < iterations; ++it) {
         int64_t moved = 0;
         for (int64_t lo = 0; lo < n; lo += slice) {
             const int64_t hi = std::min(n, lo + slice);
-#pragma omp parallel if (hi - lo >= kMinParallelSlice)
-            {
-                BlockConn sc(k);
-#pragma omp for schedule(dynamic, 512)
-                for (int64_t i = lo; i < hi; ++i) {
-                    const int32_t u = by_id[i];
-                    choice[u] = -1;
-                    if (!active[u]) continue;
-                    const Move m = best_graph_move(g, parts, bw.data(), bounds, u, seed + it, sc);
-                    if (m.ok() && lp_takes(m.gain, g.vwgt[u], bw[parts[u]], bw[m.to]))
-                        choice[u] = m.to;
-                }
-            }
-            // the vertices that chose a move, in `order` (found in parallel: the loop below
-            // then reads only theirs, not every vertex of the slice at random)
-            const std::vector<int32_t> movers = parallel_select(
-                hi - lo, [&](int64_t i) { return choice[order[lo + i]] >= 0; });
+            const int64_t m =
+                choices.choose(by_id.data(), lo, hi, active.data(), [&](int32_t u, BlockConn &sc) {
+                    const Move mv = best_graph_move(g, parts, bw.data(), bounds, u, seed + it, sc);
+                    if (!mv.ok() || !lp_takes(mv.gain, g.vwgt[u], bw[parts[u]], bw[mv.to]))
+                        return false;
+                    choice[u] = mv.to;
+                    return true;
+                });
+            const int32_t *movers = choices.movers();
             if (hi - lo >= together_min) {
-                moved += apply_slice_together(g, parts, k, bounds, bw, order.data(), lo, movers,
+                moved += apply_slice_together(g, parts, k, bounds, bw, seed, movers, m,
                                               choice.data(), next.data(), total);
                 continue;
             }
-            for (const int32_t i : movers) {
-                const int32_t u = order[lo + i], b = choice[u];
+            in_order.resize(static_cast<size_t>(m));
+            for (int64_t x = 0; x < m; ++x) in_order[x] = seeded_key(seed, movers[x]);
+            std::sort(in_order.begin(), in_order.end());
+            for (const KeyedVertex &kv : in_order) {
+                const int32_t u = kv.u, b = choice[u];
                 const int32_t s = parts[u];
                 const int64_t wu = g.vwgt[u];
                 choice[u] = -1;  // outside its slice a vertex has no choice
