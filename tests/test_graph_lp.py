@@ -191,6 +191,32 @@ def test_mid_size_slices_rated_on_several_threads_move_in_order():
             assert nc <= g.n // 2
 
 
+@pytest.mark.parametrize("slack", [4, None])
+def test_mid_size_refinement_slices_rated_on_several_threads_move_in_order(slack):
+    # label propagation refinement in slices of 7,500 vertices: rated on several threads, then
+    # the movers put in the seeded order and moved one after the other (fewer than 16,384:
+    # not together). The same partition and gain on 1, 2 and 3 threads, the gain the cut's
+    # change, the blocks within bounds that leave little room or the 3% bound
+    be = get_backend("cpu")
+    g = weighted_mesh(30_000, 5)
+    ga = be.graph_arrays(g)
+    k = 8
+    rng = np.random.default_rng(2)
+    parts = (np.argsort(rng.random(g.n)) % k).astype(np.int32)
+    heaviest = int(np.bincount(parts, weights=g.vwgt, minlength=k).max())
+    bound = heaviest + slack if slack else max(heaviest, max_block_weight(g.total_weight, k, 0.03))
+    bounds = np.full(k, bound, dtype=np.int64)
+    runs = []
+    for threads in (1, 2, 3):
+        with omp_threads(threads):
+            runs.append(be.lp_refine_graph(ga, parts, k, bounds, iterations=5, seed=4,
+                                           sub_rounds=4))
+    out, gain = runs[0]
+    assert all(g2 == gain and np.array_equal(o2, out) for o2, g2 in runs[1:])
+    assert edge_cut(g, parts) - edge_cut(g, out) == gain > 0
+    assert np.bincount(out, weights=g.vwgt, minlength=k).max() <= bound
+
+
 def test_large_slices_fill_a_hub_cluster_up_to_its_cap_only():
     # a hub joined to every vertex of a 40,000-vertex grid by heavy edges: in the first pass
     # every vertex of a slice wants the hub's cluster, whose arrivals exceed the cap (taken in
