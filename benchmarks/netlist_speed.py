@@ -15,7 +15,8 @@ design of that size with its library: ``read_verilog(path, lib=LIBERTY_PATH)`` i
 (the Liberty file parsed in the call), and the whole ``igpart info FILE --lib LIB`` command in a
 fresh process, with the fast reader and with ``--parser pyverilog``. Usage:
 
-    python benchmarks/netlist_speed.py [--copies 230] [--small-copies 2] [--design-copies 5] [--repeat 3] [--json]
+    python benchmarks/netlist_speed.py [--copies 230] [--small-copies 2] [--design-copies 5] \
+        [--repeat 3] [--json]
 """
 
 from __future__ import annotations

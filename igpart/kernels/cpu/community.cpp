@@ -580,8 +580,9 @@ WGraph aggregate(const WGraph &g, const std::vector<int32_t> &comm, int64_t nc) 
         };
         const int64_t lo = first(t), hi = t + 1 == threads ? nc : first(t + 1);
         // a row's sums in a small table sized for it (RowMap; dense only for rows too long
-        // for one): n-entry arrays per thread, zeroed and walked at random, do not fit the
-        // caches once many threads hold one
+        // for one) instead of two arrays of every community per thread (9 bytes x nc x
+        // threads); the same time on 16 threads (BENCHMARKS.md, "The C++ backend on many
+        // cores")
         RowMap row;
         std::vector<std::pair<int32_t, double>> sorted;
         std::vector<int32_t> &ra = adj[static_cast<size_t>(t)];

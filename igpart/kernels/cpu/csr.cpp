@@ -35,8 +35,8 @@ Csr csr_transpose(const int64_t *ptr, int64_t nrows, const int32_t *ind, int64_t
     // ascending, as above. C is capped so that the C x ncols offsets take at most 2 x nnz slots.
     const int64_t chunks =
         std::max<int64_t>(2, std::min<int64_t>(threads, 2 * nnz / std::max<int64_t>(ncols, 1)));
-    // each chunk's counters zeroed by the thread that counts into them (C x ncols slots: a
-    // sequential zeroing pass over them cost as much as the counting on many threads)
+    // each chunk's counters zeroed by the thread that counts into them (C x ncols slots, up to
+    // 2 x nnz: no sequential zeroing pass over them before the parallel counting)
     UninitVector<int64_t> off(static_cast<size_t>(chunks * ncols));
     auto first_row = [&](int64_t x) {  // chunks of about equal entries
         const int64_t target = ptr[0] + nnz * x / chunks;
