@@ -79,7 +79,7 @@ UninitVector<int32_t> seeded_order(int64_t n, int64_t seed) {
     const int64_t buckets = int64_t(1) << bits;
     UninitVector<uint32_t> key(static_cast<size_t>(n));
 #pragma omp parallel for schedule(static) if (n >= kParallelMinLightItems)
-    for (int64_t u = 0; u < n; ++u) key[u] = tie_hash(seed, u, -2);
+    for (int64_t u = 0; u < n; ++u) key[u] = seeded_key(seed, u).key;  // the one definition
     auto bucket = [&](int64_t u) -> int64_t { return bits ? key[u] >> (32 - bits) : 0; };
     const int64_t chunks = loop_threads(n);
     std::vector<int64_t> pos = bucket_offsets(n, buckets, chunks, bucket);
