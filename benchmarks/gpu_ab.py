@@ -17,7 +17,8 @@ when given, the METIS/bisection worker pool is shut down and restarted with that
 before every run of the variant, and left 4 s to start, so that no variant inherits another's
 pool; default: the automatic value and the pool as it is), ``config`` (an object of
 ``igpart.Config`` fields, e.g. ``{"vcycles": 1}``), ``backend`` (an object of ``GpuBackend``
-arguments, e.g. ``{"jet_host_max_pins": 250000}``; the variant gets its own backend),
+arguments, e.g. ``{"jet_host_max_pins": 250000}``, or of ``CpuBackend`` arguments with
+``--backend cpu``, e.g. ``{"retain_heap": false}``; the variant gets its own backend),
 ``switchinterval`` (``sys.setswitchinterval``, default 0.005 s, Python's).
 
     python benchmarks/gpu_ab.py --reps 3 --cases ibm01:200:64,ibm09:100:64 \\
@@ -25,7 +26,8 @@ arguments, e.g. ``{"jet_host_max_pins": 250000}``; the variant gets its own back
     python benchmarks/gpu_ab.py --backend cpu --cases ibm01:2:8 --reps 1 \\
         --variants '{"workers": {"workers": true}, "threads": {"workers": false}}'
 
-``--backend cpu`` runs on the C++ backend (only ``workers`` and ``mp`` apply there).
+``--backend cpu`` runs on the C++ backend (of the module switches only ``workers`` and ``mp``
+apply there).
 """
 
 from __future__ import annotations
@@ -65,10 +67,12 @@ def main() -> None:
     if args.backend == "gpu":
         from igpart.kernels.gpu import GpuBackend, _common, _hypergraph
 
-        be = GpuBackend()
+        be, make = GpuBackend(), GpuBackend
     else:
-        be, _common, _hypergraph = "cpu", None, None
-    backends = {n: GpuBackend(**v["backend"]) if args.backend == "gpu" and "backend" in v else be
+        from igpart.kernels.cpu import CpuBackend
+
+        be, make, _common, _hypergraph = CpuBackend(), CpuBackend, None, None
+    backends = {n: make(**v["backend"]) if "backend" in v else be
                 for n, v in args.variants.items()}
 
     def switch(v: dict) -> dict:

@@ -482,3 +482,38 @@ def test_openmp_waiters_sleep_unless_the_environment_chooses():
     assert got == "0"
     assert _libgomp_spin_count({"GOMP_SPINCOUNT": "300000"}) == "300000"
     assert _libgomp_spin_count({"OMP_WAIT_POLICY": "active"}) not in ("0", None)
+
+
+def test_heap_policy_changes_no_result_and_nests():
+    """A run with the heap kept for reuse (the default) gives the same partition as one without;
+    the scopes nest (only the outermost restores glibc's defaults), and an end without a begin
+    is an error."""
+    h = random_circuit(20_000, seed=3)
+    kept = igpart.partition(h, 8, backend=CpuBackend(retain_heap=True), seed=2)
+    plain = igpart.partition(h, 8, backend=CpuBackend(retain_heap=False), seed=2)
+    assert np.array_equal(kept.parts, plain.parts) and kept.cut == plain.cut
+    assert CpuBackend().retain_heap and not CpuBackend(retain_heap=False).retain_heap
+    if not _cpu.heap_retain_begin():
+        pytest.skip("not glibc, or the environment sets malloc parameters")
+    try:
+        assert _cpu.heap_retain_begin()
+        inner = igpart.partition(h, 8, backend=CpuBackend(), seed=2)
+        _cpu.heap_retain_end()
+    finally:
+        _cpu.heap_retain_end()
+    assert np.array_equal(inner.parts, plain.parts)
+    with pytest.raises(RuntimeError, match="no scope is open"):
+        _cpu.heap_retain_end()
+
+
+def test_heap_policy_leaves_malloc_settings_from_the_environment():
+    """Where the environment sets glibc's malloc parameters the run changes none of them."""
+    import os
+    import subprocess
+    import sys
+
+    code = "from igpart.kernels import _cpu; print(_cpu.heap_retain_begin())"
+    for env in ({"GLIBC_TUNABLES": "glibc.malloc.mmap_max=65536"}, {"MALLOC_TRIM_THRESHOLD_": "1"}):
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                             env={**os.environ, **env}, check=True).stdout
+        assert out.strip() == "False"

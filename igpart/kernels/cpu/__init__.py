@@ -7,6 +7,8 @@ against, and deterministic: same inputs and seed, same outputs.
 
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 
 from .. import _cpu
@@ -63,8 +65,28 @@ class CpuBackend(Backend):
     #: them. Process-wide: set in the C++ module when a CpuBackend is made.
     stage_pins_per_thread = 16_384
 
-    def __init__(self) -> None:
+    #: Whether a full partition (``memory_scope``) serves large blocks from the heap and keeps
+    #: freed ones there for the next level's arrays, instead of a fresh mapping per block whose
+    #: pages the kernel faults in and zeroes again (glibc only, and not where the environment
+    #: sets malloc parameters; the scope's end restores glibc's defaults and returns the free
+    #: memory to the system). Same results either way.
+    retain_heap = True
+
+    def __init__(self, retain_heap: bool | None = None) -> None:
         _cpu.set_stage_pins_per_thread(int(self.stage_pins_per_thread))
+        if retain_heap is not None:
+            self.retain_heap = bool(retain_heap)
+
+    @contextlib.contextmanager
+    def memory_scope(self, k: int):
+        """Around one full partition: the heap policy of ``retain_heap``; yields None (no device
+        memory accounting on the host)."""
+        retained = bool(self.retain_heap) and bool(_cpu.heap_retain_begin())
+        try:
+            yield None
+        finally:
+            if retained:
+                _cpu.heap_retain_end()
 
     def to_host(self, a):
         return np.asarray(a)

@@ -5,11 +5,18 @@
 #include <pybind11/stl.h>
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
 #include <optional>
 #include <string>
 #ifdef _OPENMP
 #include <omp.h>
+#endif
+#if defined(__GLIBC__)
+#include <malloc.h>
 #endif
 
 #include "bindings.h"
@@ -26,6 +33,24 @@ namespace {
 
 void fail(const std::string &what, const std::string &msg) {
     throw std::invalid_argument(what + ": " + msg);
+}
+
+// The heap policy of a run (see heap_retain_begin): scopes open, and whether this process may
+// change glibc's malloc parameters (not where the environment sets any of them).
+std::mutex heap_mutex;
+int heap_depth = 0;
+
+bool heap_policy_allowed() {
+#if defined(__GLIBC__)
+    const char *tunables = std::getenv("GLIBC_TUNABLES");
+    if (tunables != nullptr && std::strstr(tunables, "glibc.malloc.") != nullptr) return false;
+    for (const char *name : {"MALLOC_MMAP_MAX_", "MALLOC_TRIM_THRESHOLD_", "MALLOC_MMAP_THRESHOLD_",
+                             "MALLOC_TOP_PAD_"})
+        if (std::getenv(name) != nullptr) return false;
+    return true;
+#else
+    return false;
+#endif
 }
 
 void check_len(const py::array &a, int64_t len, const char *name, const std::string &what) {
@@ -144,6 +169,45 @@ void igp::bind_partition(py::module_ &m) {
         py::arg("pins"),
         "Caps the OpenMP threads of each hypergraph stage call at one per this many pins of its "
         "level (0: every thread); process-wide.");
+    // glibc serves every block above its mmap threshold (at most 32 MiB) with its own mapping and
+    // unmaps it on free, so each level's large arrays are new pages that the kernel faults in
+    // and zeroes, one 4 KiB page at a time and partly serialised across threads. Inside a run
+    // large blocks come from the heap instead and freed ones stay there for the next level's
+    // arrays; the outermost scope's end restores glibc's defaults and gives the free memory
+    // back to the system (malloc_trim).
+    m.def(
+        "heap_retain_begin",
+        []() {
+            std::lock_guard<std::mutex> lock(heap_mutex);
+            if (!heap_policy_allowed()) return false;
+#if defined(__GLIBC__)
+            if (heap_depth++ == 0) {
+                mallopt(M_MMAP_MAX, 0);
+                mallopt(M_TRIM_THRESHOLD, INT_MAX);
+            }
+            return true;
+#else
+            return false;
+#endif
+        },
+        "Opens a scope in which large blocks come from the heap and freed memory is kept for "
+        "reuse (glibc only; not where the environment sets malloc parameters). False: nothing "
+        "was changed, and heap_retain_end must not be called.");
+    m.def(
+        "heap_retain_end",
+        []() {
+            std::lock_guard<std::mutex> lock(heap_mutex);
+            if (heap_depth <= 0) throw std::logic_error("heap_retain_end: no scope is open");
+#if defined(__GLIBC__)
+            if (--heap_depth == 0) {
+                mallopt(M_MMAP_MAX, 65536);             // glibc's DEFAULT_MMAP_MAX
+                mallopt(M_TRIM_THRESHOLD, 128 * 1024);  // glibc's DEFAULT_TRIM_THRESHOLD
+                malloc_trim(0);
+            }
+#endif
+        },
+        "Closes a heap_retain_begin scope; the outermost one restores glibc's defaults and "
+        "returns free heap memory to the system.");
     m.def("get_stage_pins_per_thread",
           []() { return stage_pins_per_thread().load(std::memory_order_relaxed); });
     m.def("get_num_threads", []() {
