@@ -450,3 +450,18 @@ def test_cold_kernel_cache_is_filled_by_workers(tmp_path):
     assert len(list(tmp_path.glob("igpart-kernels-*.ok"))) == 1
     again = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     assert again.returncode == 0, again.stderr[-3000:]
+
+
+def test_host_heap_policy_changes_no_gpu_result():
+    """The host stages' heap policy (``retain_heap``) leaves the GPU partition as it is (the
+    deterministic clustering, so that two runs can be compared)."""
+    from igpart.generators import random_circuit
+    from igpart.kernels.gpu import GpuBackend
+
+    h = random_circuit(30_000, seed=5)
+    kept = igpart.partition(h, 8, backend=GpuBackend(deterministic=True), seed=3)
+    plain = igpart.partition(h, 8, backend=GpuBackend(deterministic=True, retain_heap=False),
+                             seed=3)
+    assert GpuBackend().cpu.retain_heap and not GpuBackend(retain_heap=False).cpu.retain_heap
+    assert kept.cut == plain.cut
+    np.testing.assert_array_equal(kept.parts, plain.parts)

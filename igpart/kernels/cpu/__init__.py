@@ -78,15 +78,22 @@ class CpuBackend(Backend):
             self.retain_heap = bool(retain_heap)
 
     @contextlib.contextmanager
-    def memory_scope(self, k: int):
-        """Around one full partition: the heap policy of ``retain_heap``; yields None (no device
-        memory accounting on the host)."""
+    def heap_scope(self):
+        """The heap policy of ``retain_heap`` for the block (the GPU backend's host stages use it
+        too)."""
         retained = bool(self.retain_heap) and bool(_cpu.heap_retain_begin())
         try:
-            yield None
+            yield
         finally:
             if retained:
                 _cpu.heap_retain_end()
+
+    @contextlib.contextmanager
+    def memory_scope(self, k: int):
+        """Around one full partition: the heap policy of ``retain_heap``; yields None (no device
+        memory accounting on the host)."""
+        with self.heap_scope():
+            yield None
 
     def to_host(self, a):
         return np.asarray(a)

@@ -400,14 +400,16 @@ class GpuBackend(HostFallback, Backend):
                  jet_boundary: bool = True, jet_host_min_k: int | None = None,
                  memory_budget: int | str | None = None,
                  rating_heavy_slots: int | None = None, rating_keep_ties: bool = False,
-                 rating_window: int = 0) -> None:
+                 rating_window: int = 0, retain_heap: bool | None = None) -> None:
         from .. import budget
         from ..cpu import CpuBackend
 
         #: device bytes this backend may use (``igpart.kernels.budget``; None: no budget):
         #: ``memory_budget``, else the IGPART_GPU_MEMORY_BUDGET environment variable
         self.memory_budget = budget.resolve(memory_budget)
-        self.cpu = CpuBackend()
+        #: the host stages' C++ backend; its heap policy (``CpuBackend.retain_heap``, or
+        #: ``retain_heap`` when given) also holds around this backend's full partitions
+        self.cpu = CpuBackend(retain_heap=retain_heap)
         cap = self.FM_HOST_MAX_PINS if fm_host_max_pins is None else int(fm_host_max_pins)
         #: FM runs on levels of at most this many pins (None: on every level)
         self.fm_host_max_pins = cap
@@ -492,14 +494,19 @@ class GpuBackend(HostFallback, Backend):
         self._mark = STATS.launches
 
     # ------------------------------------------------------------------ memory budget
+    @contextlib.contextmanager
     def memory_scope(self, k: int):
         """Under ``memory_budget``: the partition inside the block places its arrays within the
         budget (``kernels.placement``: levels that do not fit keep their pin arrays in
         page-locked host memory, read by the same kernels over the bus) and the allocator with
-        the accounting is yielded. Without a budget, or nested, nothing changes (None)."""
-        if self.memory_budget is None or self._alloc is not None:
-            return contextlib.nullcontext()
-        return self._budget_scope(int(k))
+        the accounting is yielded. Without a budget, or nested, nothing changes (None). The host
+        stages run under the C++ backend's heap policy (``CpuBackend.heap_scope``) either way."""
+        with self.cpu.heap_scope():
+            if self.memory_budget is None or self._alloc is not None:
+                yield None
+            else:
+                with self._budget_scope(int(k)) as alloc:
+                    yield alloc
 
     @contextlib.contextmanager
     def _budget_scope(self, k: int):
