@@ -506,6 +506,20 @@ def test_heap_policy_changes_no_result_and_nests():
         _cpu.heap_retain_end()
 
 
+def test_heap_scope_end_with_more_threads_set_inside():
+    """A scope in which more OpenMP threads were set than at its begin ends (its end frees a
+    block on each of those threads) and leaves the calling thread's setting as it was."""
+    if not _cpu.heap_retain_begin():
+        pytest.skip("not glibc, or the environment sets malloc parameters")
+    before = int(_cpu.get_num_threads())
+    try:
+        _cpu.set_num_threads(before + 3)
+        _cpu.set_num_threads(before)
+    finally:
+        _cpu.heap_retain_end()
+    assert int(_cpu.get_num_threads()) == before
+
+
 def test_heap_policy_leaves_malloc_settings_from_the_environment():
     """Where the environment sets glibc's malloc parameters the run changes none of them."""
     import os

@@ -5,6 +5,7 @@
 #include <pybind11/stl.h>
 
 #include <algorithm>
+#include <atomic>
 #include <climits>
 #include <cmath>
 #include <cstdlib>
@@ -39,6 +40,33 @@ void fail(const std::string &what, const std::string &msg) {
 // change glibc's malloc parameters (not where the environment sets any of them).
 std::mutex heap_mutex;
 int heap_depth = 0;
+// The most OpenMP threads set (set_num_threads, or the calling thread's setting at the begin or
+// end) while the outermost scope was open: the threads whose arenas its end trims.
+std::atomic<int> heap_team{1};
+
+void note_team(int threads) {
+    int seen = heap_team.load(std::memory_order_relaxed);
+    while (threads > seen && !heap_team.compare_exchange_weak(seen, threads)) {
+    }
+}
+
+#if defined(__GLIBC__)
+// glibc's malloc_trim returns the free chunks of every arena but shrinks only the main arena's
+// top chunk; a thread arena's top is cut back (heap_trim) only when a free of at least 64 KiB
+// (FASTBIN_CONSOLIDATION_THRESHOLD, after merging) happens in that arena. So each OpenMP thread
+// of the calling thread's pool frees one such block in its own arena, once the trim threshold
+// is back at its default: a block below the default mmap threshold (128 KiB) comes from the
+// arena, and its free trims the arena's top down to M_TOP_PAD.
+void trim_thread_arenas(int team) {
+#ifdef _OPENMP
+#pragma omp parallel num_threads(team)
+#endif
+    {
+        void *volatile block = std::malloc(96 * 1024);  // volatile: the pair is not elided
+        std::free(block);
+    }
+}
+#endif
 
 bool heap_policy_allowed() {
 #if defined(__GLIBC__)
@@ -157,6 +185,7 @@ void igp::bind_partition(py::module_ &m) {
 #ifdef _OPENMP
             omp_set_num_threads(threads);
 #endif
+            note_team(threads);
         },
         py::arg("threads"), "Threads of the OpenMP loops of the stage operations.");
     m.def(
@@ -174,7 +203,8 @@ void igp::bind_partition(py::module_ &m) {
     // and zeroes, one 4 KiB page at a time and partly serialised across threads. Inside a run
     // large blocks come from the heap instead and freed ones stay there for the next level's
     // arrays; the outermost scope's end restores glibc's defaults and gives the free memory
-    // back to the system (malloc_trim).
+    // back to the system: the OpenMP threads' arenas' tops (trim_thread_arenas), then the free
+    // chunks of every arena and the main arena's top (malloc_trim).
     m.def(
         "heap_retain_begin",
         []() {
@@ -182,6 +212,9 @@ void igp::bind_partition(py::module_ &m) {
             if (!heap_policy_allowed()) return false;
 #if defined(__GLIBC__)
             if (heap_depth++ == 0) {
+#ifdef _OPENMP
+                heap_team.store(omp_get_max_threads());
+#endif
                 mallopt(M_MMAP_MAX, 0);
                 mallopt(M_TRIM_THRESHOLD, INT_MAX);
             }
@@ -202,6 +235,10 @@ void igp::bind_partition(py::module_ &m) {
             if (--heap_depth == 0) {
                 mallopt(M_MMAP_MAX, 65536);             // glibc's DEFAULT_MMAP_MAX
                 mallopt(M_TRIM_THRESHOLD, 128 * 1024);  // glibc's DEFAULT_TRIM_THRESHOLD
+#ifdef _OPENMP
+                note_team(omp_get_max_threads());
+#endif
+                trim_thread_arenas(heap_team.load());
                 malloc_trim(0);
             }
 #endif
