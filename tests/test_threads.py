@@ -283,6 +283,38 @@ def test_stage_thread_cap_changes_no_result_and_restores_the_threads(monkeypatch
         _cpu.set_stage_pins_per_thread(-1)
 
 
+def test_stage_thread_cap_changes_no_graph_result_and_restores_the_threads(monkeypatch):
+    """The graph stage calls count their level's arcs against the same cap: a deterministic
+    graph partition (sequential FM) gives the same blocks with the cap off, at one thread per
+    arc and at one thread for every level, and each call gives the caller's threads back."""
+    from igpart.generators import grid_graph
+
+    g = grid_graph(90, 90)
+    parts = []
+    for per_thread in (0, 1, 10**9):
+        monkeypatch.setattr(CpuBackend, "stage_pins_per_thread", per_thread)
+        p = igpart.partition(g, 8, backend="cpu", seed=2,
+                             config={"threads": 3, "deterministic": True})
+        assert p.balanced
+        parts.append(p.parts)
+    np.testing.assert_array_equal(parts[0], parts[1])
+    np.testing.assert_array_equal(parts[0], parts[2])
+    be = CpuBackend()  # one thread inside every call
+    ga = be.graph_arrays(g)
+    bounds = np.full(4, g.total_weight, dtype=np.int64)
+
+    def calls():
+        cmap, nc = be.cluster_graph_lp(ga, g.total_weight // 50, iterations=3, seed=1)
+        be.contract_graph(ga, cmap, nc)
+        p0 = np.arange(g.n, dtype=np.int32) % 4
+        p1 = be.rebalance_graph(ga, p0, 4, bounds)
+        be.lp_refine_graph(ga, p1, 4, bounds, iterations=2, seed=1)
+        be.fm_refine_graph(ga, p1, 4, bounds, rounds=1, seed=1, deterministic=False)
+        return _cpu.get_num_threads()
+
+    assert _on_threads(3, calls) == 3
+
+
 def test_jet_does_not_depend_on_the_thread_count():
     """Jet with every parallel path taken (boundary, candidates, sorts of more than 65,536
     candidates, afterburner): the same partition and gain on 1, 3 and 16 threads, balanced, the gain

@@ -61,8 +61,11 @@ class CpuBackend(Backend):
     #: 16-core machine the `small` suite went from 0.23x to 0.31x Mt-KaHyPar-16's speed with it
     #: and the other fixed-cost changes of the same commit (BENCHMARKS.md, "`small`, GPU vs the
     #: C++ backend and Mt-KaHyPar-16"); `large` on 16 threads was not re-run with it.
+    #: The graph stage calls (clustering, contraction, rebalance, LP, FM) count their level's
+    #: arcs (2 per edge) against the same value.
     #: Threads only, never the result: every stage gives the same result on any number of
-    #: them. Process-wide: set in the C++ module when a CpuBackend is made.
+    #: them (the parallel graph FM, whose result depends on the threads' interleaving, aside).
+    #: Process-wide: set in the C++ module when a CpuBackend is made.
     stage_pins_per_thread = 16_384
 
     #: Whether a full partition (``memory_scope``) serves large blocks from the heap and keeps

@@ -658,6 +658,7 @@ void igp::bind_partition(py::module_ &m) {
             int64_t nc;
             {
                 py::gil_scoped_release release;
+                const StageThreads cap(g.xadj[g.n]);  // threads by the level's arcs
                 std::vector<int32_t> best = graph_best_neighbours(g, max_cluster_weight, seed);
                 nc = group_vertices(g.n, best.data(), false, g.vwgt, max_cluster_weight,
                                     group_size, cmap);
@@ -677,6 +678,7 @@ void igp::bind_partition(py::module_ &m) {
             GraphLevel c;
             {
                 py::gil_scoped_release release;
+                const StageThreads cap(g.xadj[g.n]);  // threads by the level's arcs
                 c = contract_graph(g, cmap.data(), nc);
             }
             return py::make_tuple(to_numpy(std::move(c.xadj)), to_numpy(std::move(c.adjncy)),
@@ -695,6 +697,7 @@ void igp::bind_partition(py::module_ &m) {
             int64_t gain;
             {
                 py::gil_scoped_release release;
+                const StageThreads cap(g.xadj[g.n]);  // threads by the level's arcs
                 gain = refine_graph_independent(g, p.data(), k, bounds.data(), max_rounds);
             }
             return py::make_tuple(to_numpy(std::move(p)), gain);
@@ -715,6 +718,7 @@ void igp::bind_partition(py::module_ &m) {
             int64_t nc;
             {
                 py::gil_scoped_release release;
+                const StageThreads cap(g.xadj[g.n]);  // threads by the level's arcs
                 nc = cluster_graph_lp(g, max_cluster_weight, iterations, min_clusters, seed,
                                       sub_rounds, cmap);
             }
@@ -738,6 +742,7 @@ void igp::bind_partition(py::module_ &m) {
             int64_t gain;
             {
                 py::gil_scoped_release release;
+                const StageThreads cap(g.xadj[g.n]);  // threads by the level's arcs
                 gain = refine_graph_lp(g, p.data(), k, bounds.data(), iterations, seed,
                                        sub_rounds);
             }
@@ -764,6 +769,7 @@ void igp::bind_partition(py::module_ &m) {
             int64_t gain;
             {
                 py::gil_scoped_release release;
+                const StageThreads cap(g.xadj[g.n]);  // threads by the level's arcs
                 gain = deterministic
                            ? fm_refine_graph(g, p.data(), k, bounds.data(), rounds,
                                              max_fruitless_moves, min_improvement, seed, max_work,
@@ -792,6 +798,7 @@ void igp::bind_partition(py::module_ &m) {
             check_bounds(bounds, k, "rebalance_graph");
             {
                 py::gil_scoped_release release;
+                const StageThreads cap(g.xadj[g.n]);  // threads by the level's arcs
                 rebalance_graph(g, p.data(), k, bounds.data());
             }
             return to_numpy(std::move(p));
