@@ -516,10 +516,22 @@ def test_openmp_waiters_sleep_unless_the_environment_chooses():
     assert _libgomp_spin_count({"OMP_WAIT_POLICY": "active"}) not in ("0", None)
 
 
-def test_heap_policy_changes_no_result_and_nests():
+#: The environment variables whose presence turns the heap policy off (Dask's nanny sets
+#: MALLOC_TRIM_THRESHOLD_ in the process that starts its workers, so an earlier test can leave it)
+_MALLOC_ENV = ("GLIBC_TUNABLES", "MALLOC_MMAP_MAX_", "MALLOC_TRIM_THRESHOLD_",
+               "MALLOC_MMAP_THRESHOLD_", "MALLOC_TOP_PAD_")
+
+
+def _clear_malloc_env(monkeypatch):
+    for name in _MALLOC_ENV:
+        monkeypatch.delenv(name, raising=False)
+
+
+def test_heap_policy_changes_no_result_and_nests(monkeypatch):
     """A run with the heap kept for reuse (the default) gives the same partition as one without;
     the scopes nest (only the outermost restores glibc's defaults), and an end without a begin
     is an error."""
+    _clear_malloc_env(monkeypatch)
     h = random_circuit(20_000, seed=3)
     kept = igpart.partition(h, 8, backend=CpuBackend(retain_heap=True), seed=2)
     plain = igpart.partition(h, 8, backend=CpuBackend(retain_heap=False), seed=2)
@@ -538,9 +550,10 @@ def test_heap_policy_changes_no_result_and_nests():
         _cpu.heap_retain_end()
 
 
-def test_heap_scope_end_with_more_threads_set_inside():
+def test_heap_scope_end_with_more_threads_set_inside(monkeypatch):
     """A scope in which more OpenMP threads were set than at its begin ends (its end frees a
     block on each of those threads) and leaves the calling thread's setting as it was."""
+    _clear_malloc_env(monkeypatch)
     if not _cpu.heap_retain_begin():
         pytest.skip("not glibc, or the environment sets malloc parameters")
     before = int(_cpu.get_num_threads())
@@ -555,11 +568,17 @@ def test_heap_scope_end_with_more_threads_set_inside():
 def test_heap_policy_leaves_malloc_settings_from_the_environment():
     """Where the environment sets glibc's malloc parameters the run changes none of them."""
     import os
+    import platform
     import subprocess
     import sys
 
     code = "from igpart.kernels import _cpu; print(_cpu.heap_retain_begin())"
+    clean = {k: v for k, v in os.environ.items() if k not in _MALLOC_ENV}
+    if sys.platform.startswith("linux") and platform.libc_ver()[0] == "glibc":
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                             env=clean, check=True).stdout
+        assert out.strip() == "True"
     for env in ({"GLIBC_TUNABLES": "glibc.malloc.mmap_max=65536"}, {"MALLOC_TRIM_THRESHOLD_": "1"}):
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                             env={**os.environ, **env}, check=True).stdout
+                             env={**clean, **env}, check=True).stdout
         assert out.strip() == "False"

@@ -57,10 +57,13 @@ class CpuBackend(Backend):
     #: up (0: every thread of the run): on many threads the small levels' parallel loops cost a
     #: whole team's start and barriers for little work each (on the 16-core machine ibm01's
     #: clustering and contraction, 12.7k vertices, took 0.036 and 0.025 s on 16 threads, about
-    #: twice what one thread of the 2-core VM takes). The value itself is not swept: on the
-    #: 16-core machine the `small` suite went from 0.23x to 0.31x Mt-KaHyPar-16's speed with it
-    #: and the other fixed-cost changes of the same commit (BENCHMARKS.md, "`small`, GPU vs the
-    #: C++ backend and Mt-KaHyPar-16"); `large` on 16 threads was not re-run with it.
+    #: twice what one thread of the 2-core VM takes). On the 16-core machine the `small` suite
+    #: went from 0.23x to 0.31x Mt-KaHyPar-16's speed with it and the other fixed-cost changes
+    #: of the same commit (BENCHMARKS.md, "`small`, GPU vs the C++ backend and
+    #: Mt-KaHyPar-16"). Against 4,096, 65,536 and no cap on 16 threads (ibm01, ibm05, ibm10,
+    #: cholesky_mc, neuron at k = 2 and 64, best of 2 runs): 0.97x, 1.09x and 0.97x this
+    #: value's time in geomean, 0.78-1.35x per case (BENCHMARKS.md, "Fixed costs on small
+    #: inputs at many threads"): no value clearly better, so it stays.
     #: The graph stage calls (clustering, contraction, rebalance, LP, FM) count their level's
     #: arcs (2 per edge) against the same value.
     #: Threads only, never the result: every stage gives the same result on any number of
