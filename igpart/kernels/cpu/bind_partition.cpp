@@ -200,7 +200,7 @@ void igp::bind_partition(py::module_ &m) {
         "level (0: every thread); process-wide.");
     // glibc serves every block above its mmap threshold (at most 32 MiB) with its own mapping and
     // unmaps it on free, so each level's large arrays are new pages that the kernel faults in
-    // and zeroes, one 4 KiB page at a time and partly serialised across threads. Inside a run
+    // and zeroes, 4 KiB at a time (BENCHMARKS.md, "The heap kept within a run"). Inside a run
     // large blocks come from the heap instead and freed ones stay there for the next level's
     // arrays; the outermost scope's end restores glibc's defaults and gives the free memory
     // back to the system: the OpenMP threads' arenas' tops (trim_thread_arenas), then the free
