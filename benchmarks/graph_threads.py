@@ -1,8 +1,9 @@
 """Where a graph partition's time goes on the C++ backend, per thread count and thread cap.
 
 For every generated graph (``grid2d``: 2^S vertices in a square grid, ``grid3d``: a cube of about
-2^S, ``delaunay`` / ``rgg``: 2^S random points, as the suite's ``graphs`` set), every k, thread
-count T and value C of ``CpuBackend.stage_pins_per_thread`` (0: no cap), runs
+2^S, ``delaunay`` / ``rgg``: 2^S random points of seed 0, as the suite's ``graphs`` set builds
+them; ``fm_bench.load``), every k, thread count T and value C of
+``CpuBackend.stage_pins_per_thread`` (0: no cap), runs
 ``igpart.partition(g, k, backend="cpu", config={"threads": T})`` ``--reps`` times, the settings
 alternating in one process, and prints each run's seconds, edge cut and ``Partition.timings``,
 then per case the fastest run of each setting.
@@ -15,25 +16,12 @@ from __future__ import annotations
 
 import argparse
 from collections import defaultdict
+from pathlib import Path
+
+from fm_bench import GRAPHS, load  # this folder is sys.path[0] when run as a script
 
 import igpart
-from igpart.generators import delaunay_graph, grid_graph, rgg_graph
 from igpart.kernels.cpu import CpuBackend
-
-
-def make(name: str, scale: int, seed: int):
-    n = 1 << scale
-    if name == "grid2d":
-        side = round(n ** 0.5)
-        return grid_graph(side, side)
-    if name == "grid3d":
-        side = round(n ** (1 / 3))
-        return grid_graph(side, side, side)
-    if name == "delaunay":
-        return delaunay_graph(n, seed=seed)
-    if name == "rgg":
-        return rgg_graph(n, seed=seed)
-    raise SystemExit(f"unknown graph '{name}' (grid2d, grid3d, delaunay, rgg)")
 
 
 def main() -> None:
@@ -45,13 +33,15 @@ def main() -> None:
     ap.add_argument("--caps", default=str(CpuBackend.stage_pins_per_thread),
                     help="values of CpuBackend.stage_pins_per_thread (0: no cap)")
     ap.add_argument("--reps", type=int, default=2)
-    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--seed", type=int, default=0, help="the partitions' seed")
     args = ap.parse_args()
     ks = [int(x) for x in args.ks.split(",")]
     threads = [int(x) for x in args.threads.split(",")]
     caps = [int(x) for x in args.caps.split(",")]
     for name in args.graphs.split(","):
-        g = make(name, args.scale, args.seed)
+        if name not in GRAPHS:
+            raise SystemExit(f"unknown graph '{name}' ({', '.join(GRAPHS)})")
+        g = load(f"{name}:{args.scale}", Path("."))
         for k in ks:
             best: dict = defaultdict(lambda: float("inf"))
             for _ in range(args.reps):
