@@ -22,6 +22,25 @@ SOURCES = sorted(
     os.path.relpath(p, HERE) for p in glob.glob(os.path.join(HERE, "igpart/kernels/cpu/*.cpp"))
 )
 
+# METIS 5.1.0 as pymetis ships it (third_party/metis/README.md): a static library linked into the
+# C++ module, its symbols hidden, every rand() / srand() of GKlib redirected to a per-thread
+# generator (third_party/metis/igpart_rand.c) so that calls on several threads stay seeded
+METIS_DIR = "third_party/metis"
+METIS_LIB = (
+    "igpart_metis",
+    {
+        "sources": sorted(
+            os.path.relpath(p, HERE)
+            for pattern in ("libmetis/*.c", "GKlib/*.c", "igpart_rand.c")
+            for p in glob.glob(os.path.join(HERE, METIS_DIR, pattern))
+        ),
+        "include_dirs": [f"{METIS_DIR}/include", f"{METIS_DIR}/GKlib", f"{METIS_DIR}/libmetis"],
+        "macros": [("_GNU_SOURCE", None), ("NDEBUG", None), ("rand", "igp_metis_rand"),
+                   ("srand", "igp_metis_srand")],
+        "cflags": ["-O3", "-fPIC", "-fvisibility=hidden", "-w"],
+    },
+)
+
 
 def openmp_flags() -> list[str]:
     """['-fopenmp'] when the C++ compiler builds and links an OpenMP program, else []."""
@@ -54,10 +73,14 @@ def _load_prebuild():
 
 
 class BuildExt(build_ext):
-    """build_ext, then the GPU cubins beside the built package (in place: in the source tree).
+    """build_clib (METIS), build_ext, then the GPU cubins beside the built package (in place: in
+    the source tree).
     A failure there is reported and never fails the build."""
 
     def run(self):
+        # the METIS library first: build_ext links it but never builds it (pip's editable and
+        # wheel builds run build_ext alone)
+        self.run_command("build_clib")
         super().run()
         out = os.path.join(HERE if self.inplace else self.build_lib, "igpart/kernels/gpu")
         try:
@@ -86,7 +109,7 @@ OMP = openmp_flags()
 ext = Pybind11Extension(
     "igpart.kernels._cpu",
     SOURCES,
-    include_dirs=["igpart/kernels/common", "igpart/kernels/cpu"],
+    include_dirs=["igpart/kernels/common", "igpart/kernels/cpu", f"{METIS_DIR}/include"],
     cxx_std=17,
     extra_compile_args=["-O3", *OMP],
     extra_link_args=OMP,
@@ -96,4 +119,4 @@ ext = Pybind11Extension(
     ),
 )
 
-setup(ext_modules=[ext], cmdclass={"build_ext": BuildExt})
+setup(ext_modules=[ext], libraries=[METIS_LIB], cmdclass={"build_ext": BuildExt})

@@ -19,7 +19,8 @@ process only); calls made inside the initial partitioning, which may run several
 worker threads, are summed there and reported apart. With ``--mtkahypar``, Mt-KaHyPar (DEFAULT
 preset, the same T threads, its partitioning call only) runs on the same input for reference.
 ``--variants`` runs every case once per named set of Config overrides (keys
-``CpuBackend.NAME`` set that class attribute). The last table lists time and cut of every run
+``CpuBackend.NAME`` set that class attribute; ``"metis": "pymetis"`` calls METIS through pymetis,
+``metis_compare.py``). The last table lists time and cut of every run
 with the speed-up over the smallest T of the same variant.
 
     python benchmarks/cpu_profile.py --inputs neuron:24,ibm10:30 --ks 2,16 \\
@@ -44,8 +45,8 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-import pymetis  # noqa: F401 (imported before the first timed run, as the suite's runs do)
-from scale_bench import commit  # this folder is sys.path[0] when run as a script
+from metis_compare import metis_impl  # this folder is sys.path[0] when run as a script
+from scale_bench import commit
 
 import igpart
 import igpart.partitioner.initial.coarsest as ml
@@ -337,11 +338,12 @@ def main() -> None:
             for T in threads:
                 mtk.update(mtkahypar_runs(spec.strip(), args, ks, T))
         for k, T, (vname, variant) in itertools.product(ks, threads, variants.items()):
-            cfg = {key: v for key, v in variant.items() if not key.startswith("CpuBackend.")}
+            cfg = {key: v for key, v in variant.items()
+                   if not key.startswith("CpuBackend.") and key != "metis"}
             attrs = {key[len("CpuBackend."):]: v for key, v in variant.items()
                      if key.startswith("CpuBackend.")}
             best = None
-            with cpu_attributes(attrs):
+            with cpu_attributes(attrs), metis_impl(variant.get("metis", "native")):
                 for _ in range(max(1, args.repeat)):
                     REC.reset()
                     _cpu.set_num_threads(T)

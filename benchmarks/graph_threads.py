@@ -4,12 +4,14 @@ For every generated graph (``grid2d``: 2^S vertices in a square grid, ``grid3d``
 2^S, ``delaunay`` / ``rgg``: 2^S random points of seed 0, as the suite's ``graphs`` set builds
 them; ``fm_bench.load``), every k, thread count T and value C of
 ``CpuBackend.stage_pins_per_thread`` (0: no cap), runs
-``igpart.partition(g, k, backend="cpu", config={"threads": T})`` ``--reps`` times, the settings
-alternating in one process, and prints each run's seconds, edge cut and ``Partition.timings``,
+``igpart.partition(g, k, backend="cpu", config={"threads": T})`` ``--reps`` times (with each
+``--metis`` implementation of the initial partitioning's METIS), the settings alternating in
+one process, and prints each run's seconds, edge cut and ``Partition.timings``,
 then per case the fastest run of each setting.
 
     python benchmarks/graph_threads.py --graphs grid2d,grid3d,delaunay --ks 16 --threads 1,16
     python benchmarks/graph_threads.py --ks 2,64 --threads 16 --caps 16384,0
+    python benchmarks/graph_threads.py --ks 16,64 --threads 16 --metis native,pymetis
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from fm_bench import GRAPHS, load  # this folder is sys.path[0] when run as a script
+from metis_compare import metis_impl
 
 import igpart
 from igpart.kernels.cpu import CpuBackend
@@ -32,12 +35,15 @@ def main() -> None:
     ap.add_argument("--threads", default="1,16")
     ap.add_argument("--caps", default=str(CpuBackend.stage_pins_per_thread),
                     help="values of CpuBackend.stage_pins_per_thread (0: no cap)")
+    ap.add_argument("--metis", default="native",
+                    help="comma-separated: native (igpart's METIS), pymetis (metis_compare.py)")
     ap.add_argument("--reps", type=int, default=2)
     ap.add_argument("--seed", type=int, default=0, help="the partitions' seed")
     args = ap.parse_args()
     ks = [int(x) for x in args.ks.split(",")]
     threads = [int(x) for x in args.threads.split(",")]
     caps = [int(x) for x in args.caps.split(",")]
+    impls = args.metis.split(",")
     for name in args.graphs.split(","):
         if name not in GRAPHS:
             raise SystemExit(f"unknown graph '{name}' ({', '.join(GRAPHS)})")
@@ -47,15 +53,19 @@ def main() -> None:
             for _ in range(args.reps):
                 for t in threads:
                     for cap in caps:
-                        CpuBackend.stage_pins_per_thread = cap
-                        p = igpart.partition(g, k, backend="cpu", seed=args.seed,
-                                             config={"threads": t})
-                        phases = " ".join(f"{a} {b:.3f}" for a, b in sorted(p.timings.items()))
-                        print(f"{name} (n {g.n}) k={k} T={t} cap={cap}: {p.seconds:.3f} s "
-                              f"cut {p.cut} [{phases}]", flush=True)
-                        best[(t, cap)] = min(best[(t, cap)], p.seconds)
+                        for impl in impls:
+                            CpuBackend.stage_pins_per_thread = cap
+                            with metis_impl(impl):
+                                p = igpart.partition(g, k, backend="cpu", seed=args.seed,
+                                                     config={"threads": t})
+                            phases = " ".join(f"{a} {b:.3f}"
+                                              for a, b in sorted(p.timings.items()))
+                            print(f"{name} (n {g.n}) k={k} T={t} cap={cap} metis={impl}: "
+                                  f"{p.seconds:.3f} s cut {p.cut} [{phases}]", flush=True)
+                            best[(t, cap, impl)] = min(best[(t, cap, impl)], p.seconds)
             print(f"{name} k={k} fastest: " + ", ".join(
-                f"T={t} cap={c} {s:.3f} s" for (t, c), s in best.items()), flush=True)
+                f"T={t} cap={c} metis={i} {s:.3f} s" for (t, c, i), s in best.items()),
+                flush=True)
 
 
 if __name__ == "__main__":

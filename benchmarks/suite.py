@@ -616,14 +616,13 @@ def wants_warmup(spec: dict) -> bool:
 
 def preload_igpart() -> None:
     """Imports the modules igpart's first partitioning call would import (``import igpart``
-    loads its submodules on first use: the partitioner, the C++ backend, pymetis; about 0.1 s
+    loads its submodules on first use: the partitioner, the C++ backend with METIS; about 0.1 s
     on the 2-core VM), so that the timed call leaves them out as Mt-KaHyPar's leaves out
     ``import mtkahypar`` and ``mtkahypar.initialize``; they count in the start-up seconds."""
     import igpart
     import igpart.kernels.cpu  # noqa: F401
 
     igpart.partition  # noqa: B018 (the partitioner's modules)
-    import pymetis  # noqa: F401 (the initial partitioning's METIS)
 
 
 def partition_call(h, spec: dict):

@@ -2,7 +2,7 @@
 
 For every file and k, runs the igpart variants (by default the shipped configuration and the
 HyperG-grouping alternative, ``Config(coarsening="hyperg")``) and the peers: Mt-KaHyPar's DEFAULT
-preset with the same thread count, and METIS (pymetis) on the clique expansion. Every partition's
+preset with the same thread count, and METIS on the clique expansion. Every partition's
 metrics are recomputed from scratch; the report is a markdown table per instance and k with cut,
 imbalance and seconds of each tool, the ratios igpart/peer and their geometric means.
 

@@ -146,7 +146,7 @@ def test_bad_config_names_the_field(value):
 
 
 def test_worker_error_is_raised_like_in_process(fresh_pool):
-    """An argument pymetis rejects raises the same exception type from a worker, and the
+    """An argument METIS rejects raises the same exception type from a worker, and the
     worker stays usable."""
     g = _chain(30, 1)
     bad = [0.5, 0.5, 0.5]  # three target weights for two blocks

@@ -1,8 +1,10 @@
 """METIS calls in worker processes, several at once (``Config.initial_metis_processes``).
 
-pymetis holds the GIL during a call and GKlib's RNG is process-global, so in one process the
-METIS calls of the initial partitioning (one per seed on the coarsest level and per seed inside
-every bisection of ``"rb"``) run one at a time, whatever the threads. The pool keeps persistent
+The METIS calls of the initial partitioning (one per seed on the coarsest level and per seed
+inside every bisection of ``"rb"``) release the GIL and run their seeds side by side
+(:func:`igpart.partitioner.initial.metis.part_graphs`), but the Python around the C++ stages of
+the bisections holds it, so bisections on threads of one process take turns; in worker
+processes they do not. The pool keeps persistent
 worker processes (``python -m igpart.parallel.worker``, started with ``subprocess.Popen``: no
 ``multiprocessing``, whose spawn re-imports the caller's ``__main__`` and whose fork after
 OpenMP / CUDA is unsafe). A thread that needs METIS checks out a free worker, sends the call's

@@ -5,11 +5,11 @@ over its pipes (the protocol: :mod:`igpart.parallel.protocol`), started by
 nothing in igpart imports.
 
 METIS requests run :func:`igpart.partitioner.initial.metis.part_graph`, the one place where
-igpart calls pymetis, in-process too, so that both give the same blocks for the same seed
-(METIS seeds its process-global RNG from the options on every call); a bisection runs igpart's
+igpart calls METIS, in-process too, so that both give the same blocks for the same seed
+(METIS seeds its random number generator from the options on every call); a bisection runs igpart's
 k = 2 pipeline (:func:`igpart.partitioner.driver.bisect`) on one OpenMP thread. What METIS
 prints on file descriptor 1 goes to stderr (the protocol keeps its own copy of the pipe). The
-worker imports numpy, pymetis and the C++ backend before it reports ready; with
+worker imports numpy and the C++ backend (METIS is compiled into it) before it reports ready; with
 ``--import-low-priority`` it imports on a thread of the lowest CPU priority (nice 19, that
 thread only: the requests are then served at the process's own priority), so that a pool
 started ahead of time takes only the cycles the caller's threads leave idle.
@@ -26,8 +26,6 @@ from .protocol import picklable_error, receive, send
 
 def _import_all() -> dict:
     """The modules a request needs (imported before "ready": the start-up cost is paid here)."""
-    import pymetis  # noqa: F401
-
     from .. import mapping  # noqa: F401  (the splits of a process mapping)
     from ..kernels import _cpu  # noqa: F401
     from ..partitioner.driver import bisect

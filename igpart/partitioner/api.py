@@ -47,7 +47,7 @@ def partition(
     weight per block (k non-negative integers summing to at least the total vertex weight)
     instead of the epsilon bound; the result's balance is measured against them (and fixed
     vertices must fit them).
-    ``algorithm``: ``"multilevel"`` (igpart) or ``"metis"`` (pymetis on the clique expansion,
+    ``algorithm``: ``"multilevel"`` (igpart) or ``"metis"`` (METIS on the clique expansion,
     the peer). ``fixed`` (optional, one int per vertex: its block, or -1 when free; KaHyPar's
     fix file, :func:`igpart.io.read_fixed`): fixed vertices end in their block (see
     :mod:`igpart.fixed` for how each stage keeps them there; a Graph is then partitioned as the

@@ -188,11 +188,11 @@ class Config:
       from 1.7x KaMinPar's cut to parity (BENCHMARKS.md, "Graph pipeline").
     ``max_levels``: hard cap on the number of levels.
     Initial partitioning (:mod:`igpart.partitioner.initial`):
-      ``initial``: ``"metis"`` (pymetis on the clique expansion, ``initial_runs`` seeds at
+      ``initial``: ``"metis"`` (METIS on the clique expansion, ``initial_runs`` seeds at
       k = 64, ``max(1, initial_runs * 64 // k)`` beyond: METIS's time grows with k and so does
       the coarsest level, which keeps k close to n affordable; graphs ``initial_runs`` up to
-      k = 16, ``max(1, initial_runs * 16 // k)`` beyond, 2 at k = 64: their seeds run one
-      after the other, see ``context.GRAPH_SEEDS_FULL_K``). Hypergraphs of at least
+      k = 16, ``max(1, initial_runs * 16 // k)`` beyond, 2 at k = 64, see
+      ``context.GRAPH_SEEDS_FULL_K``). Hypergraphs of at least
       ``initial_runs_min_n`` vertices also get more seeds below k = 64, up to
       ``initial_runs_max``: the coarsest level (40·k vertices) is then smaller, so more seeds
       cost the same, and on large inputs its vertices stand for thousands of cells, where the
@@ -271,7 +271,7 @@ class Config:
       0.79x beyond (BENCHMARKS.md at 10cd44d, "FM on the best initial candidate only").
       ``initial_bisector`` (default ``"metis"``): the seeded candidates of a k = 2 coarsest
       level of a hypergraph, i.e. inside every bisection of ``"rb"`` and in k = 2 runs whose
-      coarsest level gets METIS seeds (``"metis"`` / ``"rb+metis"``): ``"metis"`` (pymetis on
+      coarsest level gets METIS seeds (``"metis"`` / ``"rb+metis"``): ``"metis"`` (METIS on
       the clique expansion, bisection weights in the bounds' proportions), ``"ghg"`` (greedy
       hypergraph growing with the same seeds, as in KaHyPar / Mt-KaHyPar's initial pool:
       from a seeded start vertex one block takes the adjacent vertex most connected to it
@@ -283,8 +283,10 @@ class Config:
       partitioning (the seeds on the coarsest level and inside every bisection of ``"rb"``) run
       in this many persistent worker processes (:mod:`igpart.parallel.metis_pool`, started when
       ``partition`` starts, so that they import while the levels are coarsened, and reused for
-      the process lifetime); 0 runs them in-process. pymetis holds the GIL, so in-process the
-      calls run one at a time whatever ``threads``; in workers up to this many run at once. Same
+      the process lifetime); 0 runs them in-process. In-process a call's seeds run side by side
+      on the calling thread's OpenMP threads without the GIL (``initial.metis.part_graphs``),
+      but the Python of the bisections of ``"rb"`` holds it, so bisections on threads of one
+      process take turns; in workers up to this many run at once. Same
       blocks either way (each call is seeded); a worker that dies is replaced and its call runs
       in-process (a logged warning). With threads, the bisections of ``"rb"`` but the first
       run whole in these workers (``recursive.BISECT_IN_WORKERS``). -1 chooses per run

@@ -98,11 +98,12 @@ def balance_bounds(total: int, k: int, epsilon: float, block_bounds=None):
 
 
 #: Graphs: ``Config.initial_runs`` METIS seeds up to this k, ``initial_runs * GRAPH_SEEDS_FULL_K
-#: // k`` beyond (at least 1; 2 at k = 64 with the default 8). pymetis holds the GIL, so a
-#: graph's seeds run one after the other whatever the threads, and a seed costs more as k grows
-#: (the coarsest level has ``graph_contraction_limit * k`` vertices): on the ``graphs`` set at
-#: 2^18, k = 64, one thread, the initial partitioning took 3.03 s with 8 seeds and 0.69 s with 2,
-#: for 1.8% more cut at k = 64 on the 2^20 graphs (BENCHMARKS.md, "Graph pipeline").
+#: // k`` beyond (at least 1; 2 at k = 64 with the default 8). A seed costs more as k grows (the
+#: coarsest level has ``graph_contraction_limit * k`` vertices): on the ``graphs`` set at 2^18,
+#: k = 64, one thread, the initial partitioning took 3.03 s with 8 seeds and 0.69 s with 2, for
+#: 1.8% more cut at k = 64 on the 2^20 graphs (BENCHMARKS.md, "Graph pipeline"). The seeds run
+#: side by side on the run's threads, but their number does not depend on the threads (nor do
+#: the partitions).
 GRAPH_SEEDS_FULL_K = 16
 
 
@@ -197,14 +198,15 @@ def metis_processes(cfg: Config, n: int, k: int, threads: int | None = None,
     graph path on many threads"). Nor at k = 2 on the C++ backend (``backend == "cpu"``): the
     initial partitioning is then one batch of METIS seeds on a level of about
     ``2 * bisection_contraction_limit`` vertices (64 seeds, tens of milliseconds in-process,
-    whatever the input's size), while starting the workers (an interpreter, numpy, pymetis
-    and igpart each) takes CPU from the run's threads, which fill every core while the
+    whatever the input's size), while starting the workers (an interpreter, numpy and igpart
+    each) takes CPU from the run's threads, which fill every core while the
     levels coarsen (on the 16-core machine cholesky_mc's Louvain took 1.13 s at k = 2 on
     16 threads with 15 workers starting beside it, against 0.33 s on 2 threads of the 2-core
     VM without them; the GPU backend, whose coarsening leaves the cores idle, keeps them).
     On the GPU backend small inputs get them too from k = 3 on: without them the bisections
-    of recursive bisection run on threads of this process, where pymetis and the Python around
-    the C++ calls hold the GIL, so that 16 threads ran them about as one (H100 machine, commit
+    of recursive bisection run on threads of this process, where the Python around the C++
+    calls holds the GIL (and METIS did too, through pymetis, when this was measured), so that
+    16 threads ran them about as one (H100 machine, commit
     6a86a90, the `small` suite at k = 64: with 15 workers the GPU runs took 0.73x the time,
     0.49-1.01x, their initial partitioning 0.13-0.24 s against 0.34-0.56 s, at a cut ratio
     of 1.000; the C++ backend's took 1.08x, 0.84-1.37x: its threads fill the cores while the

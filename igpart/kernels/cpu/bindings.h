@@ -33,5 +33,6 @@ class DynamicHypergraph;
 // bind_store.cpp: the host-store methods of the DynamicHypergraph class
 void bind_dynamic_store(py::class_<DynamicHypergraph> &cls);
 void bind_mapping(py::module_ &m);    // mapping_gain.cpp: process mapping gains
+void bind_metis(py::module_ &m);      // metis_native.cpp: METIS seeds side by side
 
 }  // namespace igp

@@ -32,4 +32,5 @@ PYBIND11_MODULE(_cpu, m) {
     bind_netlist(m);
     bind_store(m);
     bind_mapping(m);
+    bind_metis(m);
 }

@@ -1,15 +1,18 @@
 """METIS on the coarsest level, and as a partitioner of its own.
 
-:func:`part_graph` is the one place where igpart calls pymetis, here and in the worker processes
+:func:`part_graphs` is the one place where igpart calls METIS, here and in the worker processes
 of :mod:`igpart.parallel.metis_pool` (``Config.initial_metis_processes``), so that both give the
-same blocks for the same seed. :func:`metis_partition` (pymetis on a graph or a hypergraph's
-clique expansion) is also the ``metis`` algorithm of ``igpart partition`` and the METIS peer of
-the regression flow: it reports what METIS gives, without any igpart refinement.
+same blocks for the same seed. METIS is the 5.1.0 sources that pymetis ships, compiled into the
+C++ module (``third_party/metis``, ``_cpu.metis_part_graphs``) with a per-thread random number
+generator: a call gives the blocks ``pymetis.part_graph`` gives with the same options and seed
+(``tests/test_metis_native.py``), runs without the GIL, and the seeds of one call run side by side
+on the calling thread's OpenMP threads. :func:`metis_partition` (METIS on a graph or a
+hypergraph's clique expansion) is also the ``metis`` algorithm of ``igpart partition`` and the
+METIS peer of the regression flow: it reports what METIS gives, without any igpart refinement.
 """
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -20,12 +23,42 @@ from ...parallel import metis_pool
 from ...parallel.threads import c_stdout_to_stderr
 from ..context import check_k
 
-#: Held by every METIS call of this process: METIS seeds GKlib's process-global RNG at the start
-#: of a call and draws from it throughout, so two calls at once (threads of recursive bisection
-#: or of the initial candidates) would draw from each other's streams and their blocks would
-#: depend on the timing. pymetis 2025.2.2 holds the GIL during a call, which serialises them
-#: already; the lock keeps the blocks seeded under a build or a Python that runs it without.
-METIS_LOCK = threading.Lock()
+#: pymetis's choice of METIS method, kept: recursive bisection up to this many blocks, k-way above.
+RECURSIVE_MAX_PARTS = 8
+
+
+def part_graphs(
+    nparts: int,
+    xadj: np.ndarray,
+    adjncy: np.ndarray,
+    vweights: np.ndarray,
+    eweights: np.ndarray | None,
+    tpwgts: list[float] | None,
+    seeds: list[int],
+    ufactor: int,
+) -> list[np.ndarray]:
+    """Block ids (int32) of METIS for each of ``seeds`` on the CSR graph (int64 arrays): what
+    ``pymetis.part_graph(nparts, ..., tpwgts=tpwgts, options=Options(seed=s, ufactor=ufactor))``
+    gives (recursive bisection up to :data:`RECURSIVE_MAX_PARTS` blocks, k-way above; target
+    fractions normalised as pymetis does). The seeds run side by side on the calling thread's
+    OpenMP threads, without the GIL; the caller sends METIS's stdout elsewhere."""
+    from ...kernels import _cpu
+
+    tp = None
+    if tpwgts is not None and len(tpwgts):
+        fractions = np.asarray(tpwgts, dtype=np.float64)
+        if abs(float(fractions.sum()) - 1.0) > 1e-12:
+            fractions = fractions / fractions.sum()
+        tp = fractions.astype(np.float32)
+    def ints(a):
+        return np.ascontiguousarray(a, dtype=np.int64)
+
+    rows = _cpu.metis_part_graphs(
+        int(nparts), ints(xadj), ints(adjncy), ints(vweights),
+        None if eweights is None else ints(eweights), tp,
+        ints([int(s) for s in seeds]), int(ufactor), int(nparts) <= RECURSIVE_MAX_PARTS,
+    )
+    return list(rows)
 
 
 def part_graph(
@@ -38,21 +71,8 @@ def part_graph(
     seed: int,
     ufactor: int,
 ) -> np.ndarray:
-    """Block ids (int32) of METIS k-way (pymetis' default method for ``nparts``) on the CSR
-    graph; the caller sends METIS's stdout elsewhere. One call at a time per process
-    (:data:`METIS_LOCK`)."""
-    import pymetis
-
-    with METIS_LOCK:
-        res = pymetis.part_graph(
-            int(nparts),
-            pymetis.CSRAdjacency(xadj, adjncy),
-            vweights=vweights,
-            eweights=eweights,
-            tpwgts=tpwgts,
-            options=pymetis.Options(seed=int(seed), ufactor=int(ufactor)),
-        )
-    return np.asarray(res.vertex_part, dtype=np.int32)
+    """:func:`part_graphs` for one seed."""
+    return part_graphs(nparts, xadj, adjncy, vweights, eweights, tpwgts, [seed], ufactor)[0]
 
 
 #: Nets with more pins than this are left out of the clique expansion handed to METIS (a net of
@@ -102,7 +122,8 @@ def metis_partitions(
     processes: int = 0,
 ) -> list[Callable[[], np.ndarray]]:
     """One function per seed that returns :func:`metis_partition`'s blocks for that seed.
-    In-process (``processes == 0``) each runs METIS when called. With worker processes every
+    In-process (``processes == 0``) METIS runs now for every seed, in one call whose seeds run
+    side by side on the calling thread's OpenMP threads. With worker processes every
     seed is sent now, in ``min(processes, len(seeds))`` requests of consecutive seeds (one
     graph per request: fewer round trips), and the functions wait for their blocks, so that
     METIS runs in the workers while the caller goes on (refining earlier candidates)."""
@@ -112,7 +133,7 @@ def metis_partitions(
         return [lambda: np.zeros(h.n, dtype=np.int32) for _ in seeds]
     request = _metis_request(h, k, epsilon, max_net_size, tpwgts)
     if processes <= 0 or not seeds:
-        return [lambda s=s: _metis_here(request, [s])[0] for s in seeds]
+        return [lambda row=row: row for row in _metis_here(request, seeds)]
     pool = metis_pool.get_pool(processes)
     chunks = np.array_split(np.asarray(seeds), min(int(processes), len(seeds)))
     getters = []
@@ -142,7 +163,7 @@ def _metis_request(h, k, epsilon, max_net_size, tpwgts) -> dict[str, Any]:
 
 def _metis_here(request: dict[str, Any], seeds: list[int]) -> list[np.ndarray]:
     with c_stdout_to_stderr():
-        return [part_graph(seed=s, **request) for s in seeds]
+        return part_graphs(seeds=seeds, **request)
 
 
 def _metis_chunk(pool, request: dict[str, Any], seeds: list[int]) -> list[np.ndarray]:
