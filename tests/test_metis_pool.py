@@ -360,7 +360,8 @@ def test_default_is_automatic():
         (7, 10**6, 16, 4, 0),
         (8, 10**6, 16, 2, 7),  # min(15, cpus - 1)
         (16, 10**6, 16, 16, 15),
-        (64, 10**6, 2, 16, 15),
+        (64, 10**6, 3, 16, 15),
+        (64, 10**6, 2, 16, 0),  # k = 2: its METIS seeds run side by side in-process
         (16, 100_000, 64, 2, 15),  # n == initial_runs_min_n counts as large
         (16, 99_999, 64, 16, 0),  # small input
         (16, 10**6, 16, 1, 0),  # one thread
@@ -377,10 +378,10 @@ def test_metis_processes_automatic(monkeypatch, cpus, n, k, threads, expected):
     assert ml.metis_processes(Config(threads=1), n, k, threads=threads) == expected
 
 
-def test_k2_on_the_cpu_backend_starts_no_metis_workers(monkeypatch):
-    """At k = 2 the C++ backend runs its one batch of METIS seeds in-process (the workers would
-    start beside the run's threads); the GPU backend and k >= 3 keep the workers, an explicit
-    value is kept."""
+def test_k2_starts_no_metis_workers(monkeypatch):
+    """At k = 2 both backends run their one batch of METIS seeds in-process, side by side on
+    the run's threads (the workers would start beside them); k >= 3 keeps the workers, an
+    explicit value is kept."""
     import igpart.partitioner.context as ml
     from igpart.generators import random_circuit
     from igpart.kernels.cpu import CpuBackend
@@ -388,8 +389,9 @@ def test_k2_on_the_cpu_backend_starts_no_metis_workers(monkeypatch):
     monkeypatch.setattr(ml, "usable_cpus", lambda: 16)
     cfg = Config(threads=16)
     assert ml.metis_processes(cfg, 10**6, 2, backend="cpu") == 0
-    assert ml.metis_processes(cfg, 10**6, 2, backend="gpu") == 15
-    assert ml.metis_processes(cfg, 10**6, 2) == 15
+    assert ml.metis_processes(cfg, 10**6, 2, backend="gpu") == 0
+    assert ml.metis_processes(cfg, 10**6, 2) == 0
+    assert ml.metis_processes(cfg, 10**6, 3, backend="gpu") == 15
     assert ml.metis_processes(cfg, 10**6, 3, backend="cpu") == 15
     assert ml.metis_processes(Config(threads=16, initial_metis_processes=4), 10**6, 2,
                               backend="cpu") == 4

@@ -195,14 +195,17 @@ def metis_processes(cfg: Config, n: int, k: int, threads: int | None = None,
     with 6 workers starting and 0.22 s without; on the 16-core H100 machine the graph path's
     clustering took about 1.8 s on 16 threads (15 workers) on every 2^20-vertex graph and k,
     more than on one thread (no workers), 1.07 s on the 2D grid (BENCHMARKS.md, "The C++
-    graph path on many threads"). Nor at k = 2 on the C++ backend (``backend == "cpu"``): the
-    initial partitioning is then one batch of METIS seeds on a level of about
-    ``2 * bisection_contraction_limit`` vertices (64 seeds, tens of milliseconds in-process,
-    whatever the input's size), while starting the workers (an interpreter, numpy and igpart
-    each) takes CPU from the run's threads, which fill every core while the
-    levels coarsen (on the 16-core machine cholesky_mc's Louvain took 1.13 s at k = 2 on
-    16 threads with 15 workers starting beside it, against 0.33 s on 2 threads of the 2-core
-    VM without them; the GPU backend, whose coarsening leaves the cores idle, keeps them).
+    graph path on many threads"). Nor at k = 2: the initial partitioning is then one batch of
+    METIS seeds on a level of about ``2 * bisection_contraction_limit`` vertices (64 seeds,
+    tens of milliseconds, whatever the input's size), which runs side by side on the run's
+    threads in-process (:func:`.initial.metis.part_graphs`), while starting the workers (an
+    interpreter, numpy and igpart each) takes CPU from the run's threads, which fill every
+    core while the levels coarsen (on the 16-core machine cholesky_mc's Louvain took 1.13 s
+    at k = 2 on 16 threads with 15 workers starting beside it, against 0.33 s on 2 threads of
+    the 2-core VM without them). On the GPU backend, whose coarsening leaves the cores idle,
+    the workers were kept at k = 2 while METIS held the GIL; with the seeds in-process side by
+    side its k = 2 runs took 0.85x the time on three 2M-vertex inputs and 0.92x on six small
+    ones (H100 machine, BENCHMARKS.md, "METIS without the GIL").
     On the GPU backend small inputs get them too from k = 3 on: without them the bisections
     of recursive bisection run on threads of this process, where the Python around the C++
     calls holds the GIL (and METIS did too, through pymetis, when this was measured), so that
@@ -218,7 +221,7 @@ def metis_processes(cfg: Config, n: int, k: int, threads: int | None = None,
         return 0
     if n < cfg.initial_runs_min_n and not (backend == "gpu" and k >= 3):
         return 0
-    if k == 2 and backend == "cpu":
+    if k == 2:
         return 0
     cpus = usable_cpus()
     if cpus < AUTO_METIS_MIN_CPUS:
