@@ -12,11 +12,13 @@ then per case the fastest run of each setting.
     python benchmarks/graph_threads.py --graphs grid2d,grid3d,delaunay --ks 16 --threads 1,16
     python benchmarks/graph_threads.py --ks 2,64 --threads 16 --caps 16384,0
     python benchmarks/graph_threads.py --ks 16,64 --threads 16 --metis native,pymetis
+    python benchmarks/graph_threads.py --ks 2,16,64 --threads 16 --async-lp 0,2
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 from collections import defaultdict
 from pathlib import Path
 
@@ -35,6 +37,9 @@ def main() -> None:
     ap.add_argument("--threads", default="1,16")
     ap.add_argument("--caps", default=str(CpuBackend.stage_pins_per_thread),
                     help="values of CpuBackend.stage_pins_per_thread (0: no cap)")
+    ap.add_argument("--async-lp", default=str(CpuBackend.async_graph_lp_min_threads),
+                    help="values of CpuBackend.async_graph_lp_min_threads (0: the sliced "
+                    "clustering on any threads)")
     ap.add_argument("--metis", default="native",
                     help="comma-separated: native (igpart's METIS), pymetis (metis_compare.py)")
     ap.add_argument("--reps", type=int, default=2)
@@ -44,28 +49,30 @@ def main() -> None:
     threads = [int(x) for x in args.threads.split(",")]
     caps = [int(x) for x in args.caps.split(",")]
     impls = args.metis.split(",")
+    asyncs = [int(x) for x in args.async_lp.split(",")]
     for name in args.graphs.split(","):
         if name not in GRAPHS:
             raise SystemExit(f"unknown graph '{name}' ({', '.join(GRAPHS)})")
         g = load(f"{name}:{args.scale}", Path("."))
         for k in ks:
             best: dict = defaultdict(lambda: float("inf"))
+            cuts: dict = defaultdict(list)
             for _ in range(args.reps):
-                for t in threads:
-                    for cap in caps:
-                        for impl in impls:
-                            CpuBackend.stage_pins_per_thread = cap
-                            with metis_impl(impl):
-                                p = igpart.partition(g, k, backend="cpu", seed=args.seed,
-                                                     config={"threads": t})
-                            phases = " ".join(f"{a} {b:.3f}"
-                                              for a, b in sorted(p.timings.items()))
-                            print(f"{name} (n {g.n}) k={k} T={t} cap={cap} metis={impl}: "
-                                  f"{p.seconds:.3f} s cut {p.cut} [{phases}]", flush=True)
-                            best[(t, cap, impl)] = min(best[(t, cap, impl)], p.seconds)
+                for t, cap, impl, a in itertools.product(threads, caps, impls, asyncs):
+                    CpuBackend.stage_pins_per_thread = cap
+                    CpuBackend.async_graph_lp_min_threads = a
+                    with metis_impl(impl):
+                        p = igpart.partition(g, k, backend="cpu", seed=args.seed,
+                                             config={"threads": t})
+                    phases = " ".join(f"{x} {y:.3f}" for x, y in sorted(p.timings.items()))
+                    print(f"{name} (n {g.n}) k={k} T={t} cap={cap} metis={impl} async={a}: "
+                          f"{p.seconds:.3f} s cut {p.cut} [{phases}]", flush=True)
+                    key = (t, cap, impl, a)
+                    best[key] = min(best[key], p.seconds)
+                    cuts[key].append(p.cut)
             print(f"{name} k={k} fastest: " + ", ".join(
-                f"T={t} cap={c} metis={i} {s:.3f} s" for (t, c, i), s in best.items()),
-                flush=True)
+                f"T={t} cap={c} metis={i} async={a} {s:.3f} s cut {min(cuts[(t, c, i, a)])}"
+                for (t, c, i, a), s in best.items()), flush=True)
 
 
 if __name__ == "__main__":

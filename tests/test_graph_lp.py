@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 import igpart
 from igpart import generators
+from igpart.hypergraph import Graph
 from igpart.errors import InputError
 from igpart.kernels import get_backend, omp_threads
 from igpart.metrics import max_block_weight
@@ -70,6 +71,47 @@ def test_cluster_graph_lp_shrinks_a_grid_into_connected_clusters():
     # without the two-hop grouping (it only runs on poor shrinks) clusters are connected
     contracted = be.contract_graph(be.graph_arrays(g), cmap, nc)
     assert int(contracted.vwgt.sum()) == g.total_weight
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3])
+@pytest.mark.parametrize("mcw,min_clusters", [(30, 0), (6, 0), (1000, 2000), (4, 30000)])
+def test_async_cluster_graph_lp_keeps_the_caps_on_any_threads(threads, mcw, min_clusters):
+    """The asynchronous passes (deterministic=False): dense cluster ids, every cluster of two or
+    more vertices within the cap, at least min_clusters clusters less the vertices moved at
+    once by the other threads, and on one thread the same clusters from run to run."""
+    be = get_backend("cpu")
+    g = generators.grid_graph(300, 300)
+    rng = np.random.default_rng(threads)
+    g = Graph(g.xadj, g.adjncy, adjwgt=g.adjwgt, vwgt=rng.integers(1, 4, g.n).astype(np.int64))
+    ga = be.graph_arrays(g)
+    with omp_threads(threads):
+        cmap, nc = be.cluster_graph_lp(ga, mcw, iterations=5, min_clusters=min_clusters, seed=3,
+                                       deterministic=False)
+        again, nc2 = be.cluster_graph_lp(ga, mcw, iterations=5, min_clusters=min_clusters,
+                                         seed=3, deterministic=False)
+    assert cmap.shape == (g.n,) and set(np.unique(cmap)) == set(range(nc))
+    sizes = np.bincount(cmap, minlength=nc)
+    weights = np.bincount(cmap, weights=g.vwgt, minlength=nc)
+    assert np.all((weights <= mcw) | (sizes == 1))
+    assert nc >= min(min_clusters, g.n) - threads
+    if mcw >= 30 and min_clusters < g.n // 4:
+        assert nc < g.n // 4  # a grid shrinks
+    if threads == 1:
+        assert nc2 == nc and np.array_equal(again, cmap)
+    sync, nc_sync = be.cluster_graph_lp(ga, mcw, iterations=5, min_clusters=min_clusters, seed=3)
+    assert set(np.unique(sync)) == set(range(nc_sync))
+
+
+def test_deterministic_config_gives_the_same_graph_partition_on_any_threads():
+    """Config.deterministic=True keeps the sliced clustering (and the sequential FM) on levels
+    where the default would run them asynchronously: the same partition on 1, 2 and 3 threads."""
+    g = generators.grid_graph(200, 200)  # 40,000 vertices: above async_graph_lp_min_vertices
+    runs = [igpart.partition(g, 8, 0.03, backend="cpu", seed=1,
+                             config={"threads": t, "deterministic": True}).parts
+            for t in (1, 2, 3)]
+    assert np.array_equal(runs[0], runs[1]) and np.array_equal(runs[0], runs[2])
+    fast = igpart.partition(g, 8, 0.03, backend="cpu", seed=1, config={"threads": 2})
+    assert fast.balanced and fast.cut == edge_cut(g, fast.parts)
 
 
 @pytest.mark.parametrize("gain_seeds", [False, True])

@@ -146,7 +146,9 @@ def graph_coarsener(b: Backend, mcw: int, cfg: ResolvedConfig, s: int):
     context (resolved for ``b``) asks: size-constrained label propagation (``"lp"``, down to
     ``cfg.coarsest`` clusters) or G-kway's grouping, clusters of at most ``mcw``, seed ``s``."""
     if cfg.graph_coarsening == "lp":
+        # the asynchronous passes reach backends that offer them (Config.deterministic)
+        mode = {"deterministic": cfg.deterministic} if getattr(b, "async_graph_lp", False) else {}
         return lambda ga: b.cluster_graph_lp(
             ga, mcw, iterations=cfg.graph_lp_iterations, min_clusters=cfg.coarsest, seed=s,
-            sub_rounds=cfg.graph_lp_sub_rounds)
+            sub_rounds=cfg.graph_lp_sub_rounds, **mode)
     return lambda ga: b.coarsen_graph(ga, mcw, group_size=cfg.graph_group_size, seed=s)

@@ -407,7 +407,12 @@ class Config:
       run): on 2 threads the parallel FM's cut is 1.001x the sequential FM's (geomean; 0.997 to
       1.004) and the FM phase took 1.27 s against 1.49 s (summed over the 12 cases, load average
       1.2-1.9 on the 2 cores; the levels below ``parallel_fm_min_vertices`` keep the sequential
-      FM); on 1 thread both are the sequential FM.
+      FM); on 1 thread both are the sequential FM. The graphs' label propagation clustering
+      follows the same rule (``CpuBackend.cluster_graph_lp``): None runs its asynchronous passes
+      (no slices: chunks of vertices on all threads at once, each move made at once when its
+      cluster still has room) from ``CpuBackend.async_graph_lp_min_threads`` (2) threads on,
+      on levels of at least ``async_graph_lp_min_vertices`` (16,384) vertices; True keeps the
+      sliced passes (BENCHMARKS.md, "Asynchronous label propagation clustering").
       ``vcycles``: at most this many V-cycles after the first pass (re-coarsening inside the
       blocks with a new clustering seed each time, refining on the way up; a cycle is kept only
       when it improves, and the first one that does not ends them). -1 (default): the

@@ -327,6 +327,25 @@ class CpuBackend(Backend):
         calling thread's OpenMP threads)."""
         return _sequential_fm(deterministic, self.parallel_graph_fm_min_threads)
 
+    #: ``cluster_graph_lp`` takes ``deterministic`` (the asynchronous clustering).
+    async_graph_lp = True
+    #: From this many OpenMP threads on, ``cluster_graph_lp(deterministic=None)`` (what
+    #: ``Config.deterministic = None`` passes) runs the asynchronous passes (no slices; the
+    #: clusters depend on the threads' timing) instead of the sliced ones, on levels of at
+    #: least ``async_graph_lp_min_vertices`` vertices (smaller ones cost little either way and
+    #: keep a small graph's partition the same from run to run); 0: never.
+    async_graph_lp_min_threads = 2
+    async_graph_lp_min_vertices = 16_384
+
+    def graph_lp_is_deterministic(self, deterministic: bool | None = None, n: int = 0) -> bool:
+        """Whether ``cluster_graph_lp(deterministic=...)`` on a level of ``n`` vertices runs the
+        sliced passes: True and False as given; None: the asynchronous ones from
+        ``async_graph_lp_min_threads`` threads on (the calling thread's OpenMP threads) and
+        ``async_graph_lp_min_vertices`` vertices."""
+        if deterministic is None and n < self.async_graph_lp_min_vertices:
+            return True
+        return _sequential_fm(deterministic, self.async_graph_lp_min_threads)
+
     #: Inputs of at least this many vertices get fewer V-cycles (``default_vcycles``; above
     #: the small suite's inputs: on cholesky_mc, 113k vertices, k = 2, seeds 0-5, the
     #: second V-cycle gained 13 cut (2.8%) once, for 0.25 s of 1.2 s a run).
@@ -563,10 +582,15 @@ class CpuBackend(Backend):
         return out, int(gain)
 
     def cluster_graph_lp(self, g: GraphArrays, max_cluster_weight: int, *, iterations: int = 5,
-                         min_clusters: int = 0, seed: int = 0, sub_rounds: int = 8):
+                         min_clusters: int = 0, seed: int = 0, sub_rounds: int = 8,
+                         deterministic: bool | None = True):
+        """``deterministic``: True (the default) runs the sliced passes (the clusters depend on
+        the seed and ``sub_rounds`` only), False the asynchronous ones, None chooses
+        (:meth:`graph_lp_is_deterministic`)."""
         cmap, nc = _cpu.cluster_graph_lp(
             g.xadj, g.adjncy, g.adjwgt, g.vwgt, int(max_cluster_weight), int(iterations),
             int(min_clusters), int(seed), int(sub_rounds),
+            self.graph_lp_is_deterministic(deterministic, int(g.n)),
         )
         return cmap, int(nc)
 

@@ -19,6 +19,10 @@ namespace {
 // on a machine whose cores are shared). The result does not depend on it.
 constexpr int64_t kMinParallelSlice = 4 * kParallelMinItems;
 
+// Vertices per chunk of the asynchronous clustering: its threads take chunks of consecutive
+// vertices in a seeded order of the chunks.
+constexpr int64_t kAsyncChunk = 1024;
+
 // Positions 0..n-1 counted by bucket (bucket(i) in [0, buckets)) in contiguous chunks, one per
 // thread: returns the per-(chunk, bucket) exclusive offsets in bucket-major order (chunk c's
 // first position of bucket b at offsets[c * buckets + b]), so that each chunk writing its
@@ -498,6 +502,63 @@ int64_t slice_length(int64_t n, int64_t sub_rounds) {
     return std::max<int64_t>(1, (n + r - 1) / r);
 }
 
+// The end of a clustering: when the passes left more than half the vertices alone, lone vertices
+// that favour the same cluster form clusters of their own (two-hop clustering, in the order of
+// (favoured cluster, vertex)); then the labels are numbered densely in ascending order into cmap.
+// Returns the number of clusters.
+int64_t finish_clusters(const GraphView &g, int64_t max_cluster_weight, int64_t min_clusters,
+                        int64_t seed, UninitVector<int32_t> &label, UninitVector<int64_t> &cw,
+                        UninitVector<int32_t> &size, int64_t nc, UninitVector<int32_t> &cmap) {
+    const int64_t n = g.n;
+    if (nc > min_clusters && 2 * nc > n) {
+        UninitVector<int32_t> fav(static_cast<size_t>(n));
+#pragma omp parallel if (n >= kParallelMinItems)
+        {
+            LabelSums sums;
+#pragma omp for schedule(dynamic, 1024)
+            for (int64_t u = 0; u < n; ++u)
+                fav[u] = size[label[u]] == 1 && g.vwgt[u] < max_cluster_weight
+                             ? favoured_cluster(g, static_cast<int32_t>(u), label.data(), seed,
+                                                sums)
+                             : -1;
+        }
+        // (favoured cluster, vertex) of the lone vertices that favour one, gathered in parallel
+        const std::vector<int32_t> ids = parallel_select(n, [&](int64_t u) { return fav[u] >= 0; });
+        std::vector<std::pair<int32_t, int32_t>> lone(ids.size());
+#pragma omp parallel for schedule(static) if (ids.size() >= kParallelMinLightItems)
+        for (size_t x = 0; x < ids.size(); ++x) lone[x] = {fav[ids[x]], ids[x]};
+        parallel_sort(lone.begin(), lone.end());
+        for (size_t i = 0; i < lone.size() && nc > min_clusters;) {
+            const int32_t lead = label[lone[i].second];
+            size_t j = i + 1;
+            for (; j < lone.size() && lone[j].first == lone[i].first && nc > min_clusters; ++j) {
+                const int32_t u = lone[j].second;
+                if (cw[lead] + g.vwgt[u] > max_cluster_weight) break;
+                cw[label[u]] -= g.vwgt[u];
+                cw[lead] += g.vwgt[u];
+                label[u] = lead;
+                --nc;
+            }
+            i = j;
+        }
+    }
+    UninitVector<char> used = filled<char>(n, 0);
+#pragma omp parallel for schedule(static) if (n >= kParallelMinLightItems)
+    for (int64_t u = 0; u < n; ++u) {
+#pragma omp atomic write
+        used[label[u]] = 1;
+    }
+    const std::vector<int32_t> labels = parallel_select(n, [&](int64_t c) { return used[c]; });
+    const int32_t count = static_cast<int32_t>(labels.size());
+    UninitVector<int32_t> id(static_cast<size_t>(n));  // read only at the labels in use
+#pragma omp parallel for schedule(static) if (count >= kParallelMinLightItems)
+    for (int32_t x = 0; x < count; ++x) id[labels[x]] = x;
+    cmap.resize(static_cast<size_t>(n));
+#pragma omp parallel for schedule(static) if (n >= kParallelMinLightItems)
+    for (int64_t u = 0; u < n; ++u) cmap[u] = id[label[u]];
+    return count;
+}
+
 }  // namespace
 
 int64_t cluster_graph_lp(const GraphView &g, int64_t max_cluster_weight, int64_t iterations,
@@ -583,54 +644,80 @@ int64_t cluster_graph_lp(const GraphView &g, int64_t max_cluster_weight, int64_t
         active.swap(next);
         clear_flags(next);
     }
-    // two-hop clustering: lone vertices that favour the same cluster form clusters of their own
-    if (nc > min_clusters && 2 * nc > n) {
-        UninitVector<int32_t> fav(static_cast<size_t>(n));
-#pragma omp parallel if (n >= kParallelMinItems)
-        {
-            LabelSums sums;
-#pragma omp for schedule(dynamic, 1024)
-            for (int64_t u = 0; u < n; ++u)
-                fav[u] = size[label[u]] == 1 && g.vwgt[u] < max_cluster_weight
-                             ? favoured_cluster(g, static_cast<int32_t>(u), label.data(), seed,
-                                                sums)
-                             : -1;
-        }
-        // (favoured cluster, vertex) of the lone vertices that favour one, gathered in parallel
-        const std::vector<int32_t> ids = parallel_select(n, [&](int64_t u) { return fav[u] >= 0; });
-        std::vector<std::pair<int32_t, int32_t>> lone(ids.size());
-#pragma omp parallel for schedule(static) if (ids.size() >= kParallelMinLightItems)
-        for (size_t x = 0; x < ids.size(); ++x) lone[x] = {fav[ids[x]], ids[x]};
-        parallel_sort(lone.begin(), lone.end());
-        for (size_t i = 0; i < lone.size() && nc > min_clusters;) {
-            const int32_t lead = label[lone[i].second];
-            size_t j = i + 1;
-            for (; j < lone.size() && lone[j].first == lone[i].first && nc > min_clusters; ++j) {
-                const int32_t u = lone[j].second;
-                if (cw[lead] + g.vwgt[u] > max_cluster_weight) break;
-                cw[label[u]] -= g.vwgt[u];
-                cw[lead] += g.vwgt[u];
-                label[u] = lead;
-                --nc;
-            }
-            i = j;
-        }
-    }
-    UninitVector<char> used = filled<char>(n, 0);
+    return finish_clusters(g, max_cluster_weight, min_clusters, seed, label, cw, size, nc, cmap);
+}
+
+int64_t cluster_graph_lp_async(const GraphView &g, int64_t max_cluster_weight,
+                               int64_t iterations, int64_t min_clusters, int64_t seed,
+                               UninitVector<int32_t> &cmap) {
+    const int64_t n = g.n;
+    UninitVector<int32_t> label(static_cast<size_t>(n)), size(static_cast<size_t>(n));
+    UninitVector<int64_t> cw(static_cast<size_t>(n));
+    UninitVector<char> active(static_cast<size_t>(n)), next(static_cast<size_t>(n));
 #pragma omp parallel for schedule(static) if (n >= kParallelMinLightItems)
     for (int64_t u = 0; u < n; ++u) {
-#pragma omp atomic write
-        used[label[u]] = 1;
+        label[u] = static_cast<int32_t>(u);
+        cw[u] = g.vwgt[u];
+        size[u] = 1;
+        active[u] = 1;
+        next[u] = 0;
     }
-    const std::vector<int32_t> labels = parallel_select(n, [&](int64_t c) { return used[c]; });
-    const int32_t count = static_cast<int32_t>(labels.size());
-    UninitVector<int32_t> id(static_cast<size_t>(n));  // read only at the labels in use
-#pragma omp parallel for schedule(static) if (count >= kParallelMinLightItems)
-    for (int32_t x = 0; x < count; ++x) id[labels[x]] = x;
-    cmap.resize(static_cast<size_t>(n));
-#pragma omp parallel for schedule(static) if (n >= kParallelMinLightItems)
-    for (int64_t u = 0; u < n; ++u) cmap[u] = id[label[u]];
-    return count;
+    // chunks of consecutive vertices (their adjacency read front to back) in a seeded order
+    const int64_t chunk = kAsyncChunk, chunks = (n + chunk - 1) / chunk;
+    std::vector<KeyedVertex> keyed(static_cast<size_t>(chunks));
+    for (int64_t c = 0; c < chunks; ++c) keyed[c] = seeded_key(seed, c);
+    std::sort(keyed.begin(), keyed.end());
+    int64_t nc = n;  // read and written with atomics inside the passes
+    const int threads = max_threads();
+    std::vector<LabelSums> scratch(static_cast<size_t>(threads));
+    for (int64_t it = 0; it < iterations && nc > min_clusters; ++it) {
+        int64_t moved = 0;
+#pragma omp parallel num_threads(threads) reduction(+ : moved) if (threads > 1)
+        {
+            LabelSums &sums = scratch[static_cast<size_t>(current_thread())];
+#pragma omp for schedule(dynamic, 1)
+            for (int64_t x = 0; x < chunks; ++x) {
+                const int64_t lo = static_cast<int64_t>(keyed[x].u) * chunk;
+                const int64_t hi = std::min(n, lo + chunk);
+                for (int64_t u = lo; u < hi; ++u) {
+                    if (!active[u]) continue;
+                    if (__atomic_load_n(&nc, __ATOMIC_RELAXED) <= min_clusters) break;
+                    // the neighbours' labels and the clusters' weights as other threads leave
+                    // them; u's own label is written by this thread only
+                    const int32_t cur = label[u];
+                    const int32_t c = cluster_choice(g, static_cast<int32_t>(u), label.data(),
+                                                     cw.data(), max_cluster_weight, seed + it,
+                                                     sums);
+                    if (c == cur) continue;
+                    const int64_t wu = g.vwgt[u];
+                    // room in c reserved before the move (an emptied cluster is no target)
+                    int64_t w = __atomic_load_n(&cw[c], __ATOMIC_RELAXED);
+                    bool room = false;
+                    while (w > 0 && w + wu <= max_cluster_weight) {
+                        if (__atomic_compare_exchange_n(&cw[c], &w, w + wu, true,
+                                                        __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+                            room = true;
+                            break;
+                        }
+                    }
+                    if (!room) continue;
+                    __atomic_fetch_sub(&cw[cur], wu, __ATOMIC_RELAXED);
+                    __atomic_store_n(&label[u], c, __ATOMIC_RELAXED);
+                    if (__atomic_fetch_sub(&size[cur], 1, __ATOMIC_RELAXED) == 1)
+                        __atomic_fetch_sub(&nc, 1, __ATOMIC_RELAXED);
+                    if (__atomic_fetch_add(&size[c], 1, __ATOMIC_RELAXED) == 0)
+                        __atomic_fetch_add(&nc, 1, __ATOMIC_RELAXED);
+                    ++moved;
+                    for (int64_t j = g.xadj[u]; j < g.xadj[u + 1]; ++j)
+                        __atomic_store_n(&next[g.adjncy[j]], 1, __ATOMIC_RELAXED);
+                }
+            }
+        }
+        if (moved == 0) break;
+        active.swap(next);
+        clear_flags(next);
+    }
+    return finish_clusters(g, max_cluster_weight, min_clusters, seed, label, cw, size, nc, cmap);
 }
 
 namespace {

@@ -1,7 +1,8 @@
 // Graph coarsening and refinement in the style of the label-propagation graph partitioners:
 // size-constrained label propagation clustering and balance-constrained label propagation
 // refinement (graph_lp.cpp; the localized k-way FM that follows them: graph_fm.h). Results
-// depend on the seed and the number of sub-rounds only, never on the number of threads.
+// depend on the seed and the number of sub-rounds only, never on the number of threads (but for
+// cluster_graph_lp_async, whose clusters depend on the threads' timing).
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -29,6 +30,16 @@ namespace igp {
 int64_t cluster_graph_lp(const GraphView &g, int64_t max_cluster_weight, int64_t iterations,
                          int64_t min_clusters, int64_t seed, int64_t sub_rounds,
                          UninitVector<int32_t> &cmap);
+
+// The same clustering without the slices: the passes run over chunks of 1,024 consecutive vertices
+// in a seeded order of the chunks, on all threads at once, each vertex choosing against the
+// clusters as the other threads leave them and moving at once when its target still has room
+// (the room reserved with an atomic compare-and-swap; an emptied cluster is no target). The
+// clusters then depend on the threads' timing (one thread: on the seed only); the caps hold
+// whatever the timing. Two-hop clustering and the numbering as above.
+int64_t cluster_graph_lp_async(const GraphView &g, int64_t max_cluster_weight,
+                               int64_t iterations, int64_t min_clusters, int64_t seed,
+                               UninitVector<int32_t> &cmap);
 
 // Label propagation refinement: in up to `iterations` passes (sub-rounds as above) over the
 // vertices next to a vertex that moved in the pass before (all in the first), a vertex moves to

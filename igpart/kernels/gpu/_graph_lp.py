@@ -603,6 +603,7 @@ def reference_backend():
 
     class NumpyLabelPropagation(CpuBackend):
         default_graph_lp_sub_rounds = SUB_ROUNDS  # the device's
+        async_graph_lp = False  # the device's sliced passes only
 
         def cluster_graph_lp(self, g, max_cluster_weight, *, iterations=5, min_clusters=0,
                              seed=0, sub_rounds=8):
