@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 
 import igpart
 from igpart import generators
-from igpart.hypergraph import Graph
 from igpart.errors import InputError
+from igpart.hypergraph import Graph
 from igpart.kernels import get_backend, omp_threads
 from igpart.metrics import max_block_weight
 
