@@ -77,8 +77,9 @@ def test_cluster_graph_lp_shrinks_a_grid_into_connected_clusters():
 @pytest.mark.parametrize("mcw,min_clusters", [(30, 0), (6, 0), (1000, 2000), (4, 30000)])
 def test_async_cluster_graph_lp_keeps_the_caps_on_any_threads(threads, mcw, min_clusters):
     """The asynchronous passes (deterministic=False): dense cluster ids, every cluster of two or
-    more vertices within the cap, at least min_clusters clusters less the vertices moved at
-    once by the other threads, and on one thread the same clusters from run to run."""
+    more vertices within the cap, at least min_clusters clusters less the moves of the other
+    threads' chunks under way (the count is published per chunk of 1,024 vertices), and on one
+    thread the same clusters from run to run."""
     be = get_backend("cpu")
     g = generators.grid_graph(300, 300)
     rng = np.random.default_rng(threads)
@@ -93,7 +94,7 @@ def test_async_cluster_graph_lp_keeps_the_caps_on_any_threads(threads, mcw, min_
     sizes = np.bincount(cmap, minlength=nc)
     weights = np.bincount(cmap, weights=g.vwgt, minlength=nc)
     assert np.all((weights <= mcw) | (sizes == 1))
-    assert nc >= min(min_clusters, g.n) - threads
+    assert nc >= min(min_clusters, g.n) - (threads - 1) * 1023
     if mcw >= 30 and min_clusters < g.n // 4:
         assert nc < g.n // 4  # a grid shrinks
     if threads == 1:

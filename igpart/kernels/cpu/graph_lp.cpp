@@ -679,9 +679,12 @@ int64_t cluster_graph_lp_async(const GraphView &g, int64_t max_cluster_weight,
             for (int64_t x = 0; x < chunks; ++x) {
                 const int64_t lo = static_cast<int64_t>(keyed[x].u) * chunk;
                 const int64_t hi = std::min(n, lo + chunk);
+                // the chunk's change of the cluster count, published once per chunk (one
+                // shared counter updated per move would be every thread's bottleneck)
+                int64_t delta = 0;
                 for (int64_t u = lo; u < hi; ++u) {
                     if (!active[u]) continue;
-                    if (__atomic_load_n(&nc, __ATOMIC_RELAXED) <= min_clusters) break;
+                    if (__atomic_load_n(&nc, __ATOMIC_RELAXED) + delta <= min_clusters) break;
                     // the neighbours' labels and the clusters' weights as other threads leave
                     // them; u's own label is written by this thread only
                     const int32_t cur = label[u];
@@ -703,14 +706,18 @@ int64_t cluster_graph_lp_async(const GraphView &g, int64_t max_cluster_weight,
                     if (!room) continue;
                     __atomic_fetch_sub(&cw[cur], wu, __ATOMIC_RELAXED);
                     __atomic_store_n(&label[u], c, __ATOMIC_RELAXED);
-                    if (__atomic_fetch_sub(&size[cur], 1, __ATOMIC_RELAXED) == 1)
-                        __atomic_fetch_sub(&nc, 1, __ATOMIC_RELAXED);
-                    if (__atomic_fetch_add(&size[c], 1, __ATOMIC_RELAXED) == 0)
-                        __atomic_fetch_add(&nc, 1, __ATOMIC_RELAXED);
+                    if (__atomic_fetch_sub(&size[cur], 1, __ATOMIC_RELAXED) == 1) --delta;
+                    if (__atomic_fetch_add(&size[c], 1, __ATOMIC_RELAXED) == 0) ++delta;
                     ++moved;
-                    for (int64_t j = g.xadj[u]; j < g.xadj[u + 1]; ++j)
-                        __atomic_store_n(&next[g.adjncy[j]], 1, __ATOMIC_RELAXED);
+                    // marked only where not marked yet: a store to a line other threads read
+                    // costs its ownership, a load does not
+                    for (int64_t j = g.xadj[u]; j < g.xadj[u + 1]; ++j) {
+                        char *mark = &next[g.adjncy[j]];
+                        if (!__atomic_load_n(mark, __ATOMIC_RELAXED))
+                            __atomic_store_n(mark, 1, __ATOMIC_RELAXED);
+                    }
                 }
+                if (delta != 0) __atomic_fetch_add(&nc, delta, __ATOMIC_RELAXED);
             }
         }
         if (moved == 0) break;

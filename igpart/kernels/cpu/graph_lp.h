@@ -36,7 +36,9 @@ int64_t cluster_graph_lp(const GraphView &g, int64_t max_cluster_weight, int64_t
 // clusters as the other threads leave them and moving at once when its target still has room
 // (the room reserved with an atomic compare-and-swap; an emptied cluster is no target). The
 // clusters then depend on the threads' timing (one thread: on the seed only); the caps hold
-// whatever the timing. Two-hop clustering and the numbering as above.
+// whatever the timing. The cluster count is published once per chunk, so the moves stop at
+// min_clusters give or take the other threads' chunks under way (at most 1,023 moves each).
+// Two-hop clustering and the numbering as above.
 int64_t cluster_graph_lp_async(const GraphView &g, int64_t max_cluster_weight,
                                int64_t iterations, int64_t min_clusters, int64_t seed,
                                UninitVector<int32_t> &cmap);
