@@ -47,6 +47,26 @@ def test_same_blocks_as_pymetis(k, weighted):
             np.testing.assert_array_equal(row, np.asarray(ref.vertex_part))
 
 
+@pytest.mark.parametrize("k", [2, 4, 16])
+def test_degenerate_graphs_give_pymetis_blocks(k):
+    """No edges, one vertex, more blocks than vertices, a zero vertex weight: what METIS does
+    there (it prints a warning on some and returns blocks anyway), the same as pymetis."""
+    cases = [
+        (np.zeros(6, np.int64), np.zeros(0, np.int64), np.ones(5, np.int64), None),
+        (np.array([0, 0], np.int64), np.zeros(0, np.int64), np.ones(1, np.int64), None),
+        (np.array([0, 1, 2], np.int64), np.array([1, 0], np.int64), np.ones(2, np.int64),
+         np.ones(2, np.int64)),
+        (np.array([0, 1, 2], np.int64), np.array([1, 0], np.int64), np.array([0, 5], np.int64),
+         np.ones(2, np.int64)),
+    ]
+    for xadj, adjncy, vw, ew in cases:
+        ours = metis.part_graphs(k, xadj, adjncy, vw, ew, None, [0, 1], 30)
+        for s, row in zip((0, 1), ours):
+            ref = pymetis.part_graph(k, pymetis.CSRAdjacency(xadj, adjncy), vweights=vw,
+                                     eweights=ew, options=pymetis.Options(seed=s, ufactor=30))
+            np.testing.assert_array_equal(row, np.asarray(ref.vertex_part))
+
+
 def test_threads_and_concurrent_calls_give_the_same_blocks():
     xadj, adjncy, vw, ew = _graph(700, seed=5)
     seeds = list(range(12))
