@@ -71,7 +71,7 @@ def test_threads_and_concurrent_calls_give_the_same_blocks():
     xadj, adjncy, vw, ew = _graph(700, seed=5)
     seeds = list(range(12))
     with omp_threads(1):
-        alone = [metis.part_graph(16, xadj, adjncy, vw, ew, None, s, 30) for s in seeds]
+        alone = [metis.part_graphs(16, xadj, adjncy, vw, ew, None, [s], 30)[0] for s in seeds]
     with omp_threads(3):
         together = metis.part_graphs(16, xadj, adjncy, vw, ew, None, seeds, 30)
     for a, b in zip(alone, together):

@@ -122,7 +122,7 @@ class _Worker:
 
 
 class MetisPool:
-    """Up to ``size`` worker processes; :meth:`part_graph` is thread-safe."""
+    """Up to ``size`` worker processes; :meth:`part_graphs` is thread-safe."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -183,9 +183,9 @@ class MetisPool:
 
     def part_graphs(self, request: dict[str, Any], seeds: list[int],
                     wait_for_start: bool = True) -> list[np.ndarray]:
-        """METIS in a worker, once per seed (``request``: the other keyword arguments of
-        :func:`igpart.partitioner.initial.metis.part_graph`); raises WorkerGone when no worker
-        could serve the call (the caller runs it in-process; ``wait_for_start``: see
+        """METIS in a worker, once per seed (``request``: the keyword arguments of
+        :func:`igpart.partitioner.initial.metis.part_graphs` but the seeds); raises WorkerGone
+        when no worker could serve the call (the caller runs it in-process; ``wait_for_start``: see
         :meth:`call`) and what METIS raised otherwise."""
         return self.call({**request, "seeds": list(seeds)}, wait_for_start)
 
@@ -257,7 +257,7 @@ class MetisPool:
         return value
 
     def submit(self, fn, /, *args: Any, **kwargs: Any) -> Future:
-        """``fn(*args, **kwargs)`` (a function that calls :meth:`part_graph`, e.g.
+        """``fn(*args, **kwargs)`` (a function that calls :meth:`part_graphs`, e.g.
         :func:`igpart.partitioner.initial.metis.metis_partition`) on one of ``size`` threads of the
         pool, which wait on the workers' pipes without the GIL: a caller submits all its METIS calls
         at once and goes on (refining earlier results) while they run."""

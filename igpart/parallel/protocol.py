@@ -1,8 +1,8 @@
 """The pipe protocol between :mod:`igpart.parallel.metis_pool` and its worker processes
 (:mod:`igpart.parallel.worker`): messages are an 8-byte little-endian length, then that many
 bytes of pickle. On start a worker sends ``("ready", pid)``; then each request is a dict of
-:func:`igpart.partitioner.initial.metis.part_graph`'s keyword arguments with ``seeds`` (a list)
-in place of ``seed``, and each reply ``("ok", [parts per seed])`` or ``("error", exception)``; a
+:func:`igpart.partitioner.initial.metis.part_graphs`'s keyword arguments (``seeds`` a list),
+and each reply ``("ok", [parts per seed])`` or ``("error", exception)``; a
 request with ``"op": "bisect"`` is one bisection of recursive bisection
 (:func:`igpart.partitioner.initial.recursive.bisect_request`'s keyword arguments), replied to
 with ``("ok", sides)``; one with ``"op": "subtree"`` every bisection of a subtree

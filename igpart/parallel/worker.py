@@ -4,7 +4,7 @@ over its pipes (the protocol: :mod:`igpart.parallel.protocol`), started by
 :mod:`igpart.parallel.metis_pool` as ``python -m igpart.parallel.worker``; an entry point that
 nothing in igpart imports.
 
-METIS requests run :func:`igpart.partitioner.initial.metis.part_graph`, the one place where
+METIS requests run :func:`igpart.partitioner.initial.metis.part_graphs`, the one place where
 igpart calls METIS, in-process too, so that both give the same blocks for the same seed
 (METIS seeds its random number generator from the options on every call); a bisection runs igpart's
 k = 2 pipeline (:func:`igpart.partitioner.driver.bisect`) on one OpenMP thread. What METIS
@@ -29,10 +29,10 @@ def _import_all() -> dict:
     from .. import mapping  # noqa: F401  (the splits of a process mapping)
     from ..kernels import _cpu  # noqa: F401
     from ..partitioner.driver import bisect
-    from ..partitioner.initial.metis import part_graph
+    from ..partitioner.initial.metis import part_graphs
     from ..partitioner.initial.recursive import bisect_request, subtree_request
 
-    return {"bisect": bisect, "part_graph": part_graph, "bisect_request": bisect_request,
+    return {"bisect": bisect, "part_graphs": part_graphs, "bisect_request": bisect_request,
             "subtree_request": subtree_request}
 
 
@@ -73,7 +73,7 @@ def main() -> None:
     from ..kernels import _cpu
 
     _cpu.set_num_threads(1)
-    bisect, part_graph = fns["bisect"], fns["part_graph"]
+    bisect, part_graphs = fns["bisect"], fns["part_graphs"]
     serve = {"bisect": fns["bisect_request"], "subtree": fns["subtree_request"]}
 
     send(replies, ("ready", os.getpid()))
@@ -92,7 +92,7 @@ def main() -> None:
                 reply = ("ok", split_request(**request))
             else:
                 seeds = request.pop("seeds")
-                reply = ("ok", [part_graph(seed=s, **request) for s in seeds])
+                reply = ("ok", part_graphs(seeds=seeds, **request))
         except Exception as exc:
             reply = ("error", picklable_error(exc))
         sys.stderr.flush()

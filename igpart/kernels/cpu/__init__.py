@@ -333,7 +333,10 @@ class CpuBackend(Backend):
     #: ``Config.deterministic = None`` passes) runs the asynchronous passes (no slices; the
     #: clusters depend on the threads' timing) instead of the sliced ones, on levels of at
     #: least ``async_graph_lp_min_vertices`` vertices (smaller ones cost little either way and
-    #: keep a small graph's partition the same from run to run); 0: never.
+    #: keep a small graph's partition the same from run to run; the bound is the parallel graph
+    #: FM's, not measured for the clustering); 0: never. Measured on the ``graphs`` set's four
+    #: families at 2^20 (BENCHMARKS.md, "Asynchronous label propagation clustering"), not on
+    #: the circuits' graph models.
     async_graph_lp_min_threads = 2
     async_graph_lp_min_vertices = 16_384
 

@@ -502,6 +502,27 @@ int64_t slice_length(int64_t n, int64_t sub_rounds) {
     return std::max<int64_t>(1, (n + r - 1) / r);
 }
 
+// Every vertex in a cluster of its own (named by it: its weight, size 1), all active in the first
+// pass and none yet in the next; the arrays sized and filled in one parallel pass.
+void start_clusters(const GraphView &g, UninitVector<int32_t> &label, UninitVector<int64_t> &cw,
+                    UninitVector<int32_t> &size, UninitVector<char> &active,
+                    UninitVector<char> &next) {
+    const int64_t n = g.n;
+    label.resize(static_cast<size_t>(n));
+    size.resize(static_cast<size_t>(n));
+    cw.resize(static_cast<size_t>(n));
+    active.resize(static_cast<size_t>(n));
+    next.resize(static_cast<size_t>(n));
+#pragma omp parallel for schedule(static) if (n >= kParallelMinLightItems)
+    for (int64_t u = 0; u < n; ++u) {
+        label[u] = static_cast<int32_t>(u);
+        cw[u] = g.vwgt[u];
+        size[u] = 1;
+        active[u] = 1;
+        next[u] = 0;
+    }
+}
+
 // The end of a clustering: when the passes left more than half the vertices alone, lone vertices
 // that favour the same cluster form clusters of their own (two-hop clustering, in the order of
 // (favoured cluster, vertex)); then the labels are numbered densely in ascending order into cmap.
@@ -568,18 +589,11 @@ int64_t cluster_graph_lp(const GraphView &g, int64_t max_cluster_weight, int64_t
     // per vertex: its cluster, the cluster's weight and size (clusters named by a member), its
     // choice (written for the vertices that want to move), whether it is visited in this pass
     // and in the next one; set up in one parallel pass
-    UninitVector<int32_t> label(static_cast<size_t>(n)), size(static_cast<size_t>(n));
-    UninitVector<int64_t> cw(static_cast<size_t>(n));
+    UninitVector<int32_t> label, size;
+    UninitVector<int64_t> cw;
     UninitVector<int32_t> choice(static_cast<size_t>(n));
-    UninitVector<char> active(static_cast<size_t>(n)), next(static_cast<size_t>(n));
-#pragma omp parallel for schedule(static) if (n >= kParallelMinLightItems)
-    for (int64_t u = 0; u < n; ++u) {
-        label[u] = static_cast<int32_t>(u);
-        cw[u] = g.vwgt[u];
-        size[u] = 1;
-        active[u] = 1;
-        next[u] = 0;
-    }
+    UninitVector<char> active, next;
+    start_clusters(g, label, cw, size, active, next);
     const int64_t slice = slice_length(n, n >= kParallelMinItems ? sub_rounds : 1);
     UninitVector<int32_t> order;  // the seeded order, made for the first slice moved in order
     const UninitVector<int32_t> by_id = seeded_slices(n, seed, slice);
@@ -651,17 +665,10 @@ int64_t cluster_graph_lp_async(const GraphView &g, int64_t max_cluster_weight,
                                int64_t iterations, int64_t min_clusters, int64_t seed,
                                UninitVector<int32_t> &cmap) {
     const int64_t n = g.n;
-    UninitVector<int32_t> label(static_cast<size_t>(n)), size(static_cast<size_t>(n));
-    UninitVector<int64_t> cw(static_cast<size_t>(n));
-    UninitVector<char> active(static_cast<size_t>(n)), next(static_cast<size_t>(n));
-#pragma omp parallel for schedule(static) if (n >= kParallelMinLightItems)
-    for (int64_t u = 0; u < n; ++u) {
-        label[u] = static_cast<int32_t>(u);
-        cw[u] = g.vwgt[u];
-        size[u] = 1;
-        active[u] = 1;
-        next[u] = 0;
-    }
+    UninitVector<int32_t> label, size;
+    UninitVector<int64_t> cw;
+    UninitVector<char> active, next;
+    start_clusters(g, label, cw, size, active, next);
     // chunks of consecutive vertices (their adjacency read front to back) in a seeded order
     const int64_t chunk = kAsyncChunk, chunks = (n + chunk - 1) / chunk;
     std::vector<KeyedVertex> keyed(static_cast<size_t>(chunks));

@@ -61,20 +61,6 @@ def part_graphs(
     return list(rows)
 
 
-def part_graph(
-    nparts: int,
-    xadj: np.ndarray,
-    adjncy: np.ndarray,
-    vweights: np.ndarray,
-    eweights: np.ndarray | None,
-    tpwgts: list[float] | None,
-    seed: int,
-    ufactor: int,
-) -> np.ndarray:
-    """:func:`part_graphs` for one seed."""
-    return part_graphs(nparts, xadj, adjncy, vweights, eweights, tpwgts, [seed], ufactor)[0]
-
-
 #: Nets with more pins than this are left out of the clique expansion handed to METIS (a net of
 #: s pins adds s(s-1)/2 edges; large nets carry little locality information).
 CLIQUE_MAX_NET_SIZE = 100
@@ -144,7 +130,7 @@ def metis_partitions(
 
 
 def _metis_request(h, k, epsilon, max_net_size, tpwgts) -> dict[str, Any]:
-    """The keyword arguments of :func:`part_graph` but the seed."""
+    """The keyword arguments of :func:`part_graphs` but the seeds."""
     g = h if isinstance(h, Graph) else h.to_graph("clique", max_net_size=max_net_size)
     vw = g.vwgt.astype(np.int64)
     # METIS rejects all-zero vertex weights; with a zero total any assignment is balanced
