@@ -262,6 +262,7 @@ class CountingBackend(CpuBackend):
     """The C++ backend with the device label propagation run on counted numpy arrays."""
 
     default_graph_lp_sub_rounds = _graph_lp.SUB_ROUNDS  # the device's
+    async_graph_lp = False  # the device's sliced passes only
 
     def __init__(self) -> None:
         super().__init__()

@@ -13,6 +13,7 @@ then per case the fastest run of each setting.
     python benchmarks/graph_threads.py --ks 2,64 --threads 16 --caps 16384,0
     python benchmarks/graph_threads.py --ks 16,64 --threads 16 --metis native,pymetis
     python benchmarks/graph_threads.py --ks 2,16,64 --threads 16 --async-lp 0,2
+    python benchmarks/graph_threads.py --ks 2,16,64 --threads 16 --async-refine 0,2
 """
 
 from __future__ import annotations
@@ -40,6 +41,9 @@ def main() -> None:
     ap.add_argument("--async-lp", default=str(CpuBackend.async_graph_lp_min_threads),
                     help="values of CpuBackend.async_graph_lp_min_threads (0: the sliced "
                     "clustering on any threads)")
+    ap.add_argument("--async-refine", default=str(CpuBackend.async_graph_lp_refine_min_threads),
+                    help="values of CpuBackend.async_graph_lp_refine_min_threads (0: the sliced "
+                    "label propagation refinement on any threads)")
     ap.add_argument("--metis", default="native",
                     help="comma-separated: native (igpart's METIS), pymetis (metis_compare.py)")
     ap.add_argument("--reps", type=int, default=2)
@@ -50,6 +54,7 @@ def main() -> None:
     caps = [int(x) for x in args.caps.split(",")]
     impls = args.metis.split(",")
     asyncs = [int(x) for x in args.async_lp.split(",")]
+    refines = [int(x) for x in args.async_refine.split(",")]
     for name in args.graphs.split(","):
         if name not in GRAPHS:
             raise SystemExit(f"unknown graph '{name}' ({', '.join(GRAPHS)})")
@@ -58,21 +63,24 @@ def main() -> None:
             best: dict = defaultdict(lambda: float("inf"))
             cuts: dict = defaultdict(list)
             for _ in range(args.reps):
-                for t, cap, impl, a in itertools.product(threads, caps, impls, asyncs):
+                for t, cap, impl, a, r in itertools.product(threads, caps, impls, asyncs,
+                                                            refines):
                     CpuBackend.stage_pins_per_thread = cap
                     CpuBackend.async_graph_lp_min_threads = a
+                    CpuBackend.async_graph_lp_refine_min_threads = r
                     with metis_impl(impl):
                         p = igpart.partition(g, k, backend="cpu", seed=args.seed,
                                              config={"threads": t})
                     phases = " ".join(f"{x} {y:.3f}" for x, y in sorted(p.timings.items()))
-                    print(f"{name} (n {g.n}) k={k} T={t} cap={cap} metis={impl} async={a}: "
+                    print(f"{name} (n {g.n}) k={k} T={t} cap={cap} metis={impl} async={a} "
+                          f"refine={r}: "
                           f"{p.seconds:.3f} s cut {p.cut} [{phases}]", flush=True)
-                    key = (t, cap, impl, a)
+                    key = (t, cap, impl, a, r)
                     best[key] = min(best[key], p.seconds)
                     cuts[key].append(p.cut)
             print(f"{name} k={k} fastest: " + ", ".join(
-                f"T={t} cap={c} metis={i} async={a} {s:.3f} s cut {min(cuts[(t, c, i, a)])}"
-                for (t, c, i, a), s in best.items()), flush=True)
+                f"T={t} cap={c} metis={i} async={a} refine={r} {s:.3f} s cut "
+                f"{min(cuts[(t, c, i, a, r)])}" for (t, c, i, a, r), s in best.items()), flush=True)
 
 
 if __name__ == "__main__":

@@ -412,7 +412,10 @@ class Config:
       (no slices: chunks of vertices on all threads at once, each move made at once when its
       cluster still has room) from ``CpuBackend.async_graph_lp_min_threads`` (2) threads on,
       on levels of at least ``async_graph_lp_min_vertices`` (16,384) vertices; True keeps the
-      sliced passes (BENCHMARKS.md, "Asynchronous label propagation clustering").
+      sliced passes (BENCHMARKS.md, "Asynchronous label propagation clustering"); so does its
+      label propagation refinement (``CpuBackend.lp_refine_graph``, from
+      ``async_graph_lp_refine_min_threads`` (2) threads on: each move made at once when its
+      block has room, the room reserved on the block's weight).
       ``vcycles``: at most this many V-cycles after the first pass (re-coarsening inside the
       blocks with a new clustering seed each time, refining on the way up; a cycle is kept only
       when it improves, and the first one that does not ends them). -1 (default): the

@@ -91,6 +91,8 @@ def graph_refiner(be: Backend, k: int, bounds, cfg: ResolvedConfig, seed: int, t
     gain_seeds = cfg.graph_fm_seeds == "gain"  # resolved: "auto" is gone
     # the FM mode reaches backends that offer the parallel graph FM (the others run their own)
     mode = {"deterministic": cfg.deterministic} if getattr(be, "parallel_graph_fm", False) else {}
+    # ... and the asynchronous label propagation those that offer it
+    lp_mode = {"deterministic": cfg.deterministic} if getattr(be, "async_graph_lp", False) else {}
 
     def refine(ga: GraphArrays, parts, locked=None):  # graphs have no fixed vertices here
         t0 = time.perf_counter()
@@ -105,7 +107,8 @@ def graph_refiner(be: Backend, k: int, bounds, cfg: ResolvedConfig, seed: int, t
         if cfg.graph_lp_refine_iterations:
             parts, _ = be.lp_refine_graph(ga, parts, k, bounds,
                                           iterations=cfg.graph_lp_refine_iterations,
-                                          seed=seed, sub_rounds=cfg.graph_lp_sub_rounds)
+                                          seed=seed, sub_rounds=cfg.graph_lp_sub_rounds,
+                                          **lp_mode)
             t0 = timer.add("refine", t0)
         if refinement == "lp+jet" and cfg.jet_iterations:
             factor = (cfg.jet_negative_gain_fine if ga.n == finest_n

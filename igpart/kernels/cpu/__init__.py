@@ -349,6 +349,20 @@ class CpuBackend(Backend):
             return True
         return _sequential_fm(deterministic, self.async_graph_lp_min_threads)
 
+    #: From this many OpenMP threads on, ``lp_refine_graph(deterministic=None)`` runs the
+    #: asynchronous refinement (no slices; atomic block weights, the bounds reserved before a
+    #: move) on levels of at least ``async_graph_lp_min_vertices`` vertices; 0: never.
+    async_graph_lp_refine_min_threads = 2
+
+    def graph_lp_refine_is_deterministic(self, deterministic: bool | None = None,
+                                         n: int = 0) -> bool:
+        """Whether ``lp_refine_graph(deterministic=...)`` on a level of ``n`` vertices runs the
+        sliced passes: as :meth:`graph_lp_is_deterministic` with
+        ``async_graph_lp_refine_min_threads``."""
+        if deterministic is None and n < self.async_graph_lp_min_vertices:
+            return True
+        return _sequential_fm(deterministic, self.async_graph_lp_refine_min_threads)
+
     #: Inputs of at least this many vertices get fewer V-cycles (``default_vcycles``; above
     #: the small suite's inputs: on cholesky_mc, 113k vertices, k = 2, seeds 0-5, the
     #: second V-cycle gained 13 cut (2.8%) once, for 0.25 s of 1.2 s a run).
@@ -598,10 +612,14 @@ class CpuBackend(Backend):
         return cmap, int(nc)
 
     def lp_refine_graph(self, g, parts, k, max_block_weights, *, iterations: int = 5,
-                        seed: int = 0, sub_rounds: int = 8):
+                        seed: int = 0, sub_rounds: int = 8, deterministic: bool | None = True):
+        """``deterministic``: True (the default) runs the sliced passes (the partition depends
+        on the seed and ``sub_rounds`` only), False the asynchronous ones, None chooses
+        (:meth:`graph_lp_refine_is_deterministic`)."""
         out, gain = _cpu.lp_refine_graph(
             g.xadj, g.adjncy, g.adjwgt, g.vwgt, _i32(parts), int(k), _i64(max_block_weights),
             int(iterations), int(seed), int(sub_rounds),
+            self.graph_lp_refine_is_deterministic(deterministic, int(g.n)),
         )
         return out, int(gain)
 

@@ -737,7 +737,7 @@ void igp::bind_partition(py::module_ &m) {
         "lp_refine_graph",
         [](Arr<int64_t> xadj, Arr<int32_t> adjncy, Arr<int64_t> adjwgt, Arr<int64_t> vwgt,
            Arr<int32_t> parts, int32_t k, Arr<int64_t> bounds, int64_t iterations, int64_t seed,
-           int64_t sub_rounds) {
+           int64_t sub_rounds, bool deterministic) {
             const GraphView g = graph_view(xadj, adjncy, adjwgt, vwgt, "lp_refine_graph");
             UninitVector<int32_t> p = parts_copy(parts, g.n, k, "lp_refine_graph");
             check_bounds(bounds, k, "lp_refine_graph");
@@ -747,14 +747,19 @@ void igp::bind_partition(py::module_ &m) {
             {
                 py::gil_scoped_release release;
                 const StageThreads cap(g.xadj[g.n]);  // threads by the level's arcs
-                gain = refine_graph_lp(g, p.data(), k, bounds.data(), iterations, seed,
-                                       sub_rounds);
+                gain = deterministic ? refine_graph_lp(g, p.data(), k, bounds.data(),
+                                                       iterations, seed, sub_rounds)
+                                     : refine_graph_lp_async(g, p.data(), k, bounds.data(),
+                                                             iterations, seed);
             }
             return py::make_tuple(to_numpy(std::move(p)), gain);
         },
         py::arg("xadj"), py::arg("adjncy"), py::arg("adjwgt"), py::arg("vwgt"), py::arg("parts"),
         py::arg("k"), py::arg("max_block_weights"), py::arg("iterations"), py::arg("seed"),
-        py::arg("sub_rounds"), "Label propagation refinement: (parts, gain).");
+        py::arg("sub_rounds"), py::arg("deterministic") = true,
+        "Label propagation refinement: (parts, gain); deterministic=False runs the asynchronous "
+        "passes (refine_graph_lp_async: no slices, the partition depends on the threads' "
+        "timing).");
 
     m.def(
         "fm_refine_graph",

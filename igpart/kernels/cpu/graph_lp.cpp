@@ -489,6 +489,36 @@ class SliceChoices {
     std::vector<Scratch> scratch_;             // per thread: its rating scratch
 };
 
+// The chunks of kAsyncChunk consecutive vertices (their adjacency read front to back) of the
+// asynchronous passes, in a seeded order: chunk ids in KeyedVertex::u.
+std::vector<KeyedVertex> seeded_chunks(int64_t n, int64_t seed) {
+    const int64_t chunks = (n + kAsyncChunk - 1) / kAsyncChunk;
+    std::vector<KeyedVertex> keyed(static_cast<size_t>(chunks));
+    for (int64_t c = 0; c < chunks; ++c) keyed[c] = seeded_key(seed, c);
+    std::sort(keyed.begin(), keyed.end());
+    return keyed;
+}
+
+// Marks u's neighbours in `next`, each only where not marked yet (a store to a line other threads
+// read costs its ownership, a load does not).
+void mark_unmarked(const GraphView &g, int64_t u, char *next) {
+    for (int64_t j = g.xadj[u]; j < g.xadj[u + 1]; ++j) {
+        char *mark = &next[g.adjncy[j]];
+        if (!__atomic_load_n(mark, __ATOMIC_RELAXED)) __atomic_store_n(mark, 1, __ATOMIC_RELAXED);
+    }
+}
+
+// Reserves `w` in an atomic weight `at` unless that would exceed `cap` (or, with `nonempty`,
+// the weight is 0: an emptied cluster is no target). Returns whether it did.
+bool reserve(int64_t *at, int64_t w, int64_t cap, bool nonempty) {
+    int64_t now = __atomic_load_n(at, __ATOMIC_RELAXED);
+    while ((!nonempty || now > 0) && now + w <= cap)
+        if (__atomic_compare_exchange_n(at, &now, now + w, true, __ATOMIC_RELAXED,
+                                        __ATOMIC_RELAXED))
+            return true;
+    return false;
+}
+
 // Zeroes a per-vertex flag array (in parallel on large levels: once per pass).
 void clear_flags(UninitVector<char> &flags) {
     const int64_t n = static_cast<int64_t>(flags.size());
@@ -669,11 +699,9 @@ int64_t cluster_graph_lp_async(const GraphView &g, int64_t max_cluster_weight,
     UninitVector<int64_t> cw;
     UninitVector<char> active, next;
     start_clusters(g, label, cw, size, active, next);
-    // chunks of consecutive vertices (their adjacency read front to back) in a seeded order
-    const int64_t chunk = kAsyncChunk, chunks = (n + chunk - 1) / chunk;
-    std::vector<KeyedVertex> keyed(static_cast<size_t>(chunks));
-    for (int64_t c = 0; c < chunks; ++c) keyed[c] = seeded_key(seed, c);
-    std::sort(keyed.begin(), keyed.end());
+    const int64_t chunk = kAsyncChunk;
+    const std::vector<KeyedVertex> keyed = seeded_chunks(n, seed);
+    const int64_t chunks = static_cast<int64_t>(keyed.size());
     int64_t nc = n;  // read and written with atomics inside the passes
     const int threads = max_threads();
     std::vector<LabelSums> scratch(static_cast<size_t>(threads));
@@ -701,28 +729,13 @@ int64_t cluster_graph_lp_async(const GraphView &g, int64_t max_cluster_weight,
                     if (c == cur) continue;
                     const int64_t wu = g.vwgt[u];
                     // room in c reserved before the move (an emptied cluster is no target)
-                    int64_t w = __atomic_load_n(&cw[c], __ATOMIC_RELAXED);
-                    bool room = false;
-                    while (w > 0 && w + wu <= max_cluster_weight) {
-                        if (__atomic_compare_exchange_n(&cw[c], &w, w + wu, true,
-                                                        __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
-                            room = true;
-                            break;
-                        }
-                    }
-                    if (!room) continue;
+                    if (!reserve(&cw[c], wu, max_cluster_weight, true)) continue;
                     __atomic_fetch_sub(&cw[cur], wu, __ATOMIC_RELAXED);
                     __atomic_store_n(&label[u], c, __ATOMIC_RELAXED);
                     if (__atomic_fetch_sub(&size[cur], 1, __ATOMIC_RELAXED) == 1) --delta;
                     if (__atomic_fetch_add(&size[c], 1, __ATOMIC_RELAXED) == 0) ++delta;
                     ++moved;
-                    // marked only where not marked yet: a store to a line other threads read
-                    // costs its ownership, a load does not
-                    for (int64_t j = g.xadj[u]; j < g.xadj[u + 1]; ++j) {
-                        char *mark = &next[g.adjncy[j]];
-                        if (!__atomic_load_n(mark, __ATOMIC_RELAXED))
-                            __atomic_store_n(mark, 1, __ATOMIC_RELAXED);
-                    }
+                    mark_unmarked(g, u, next.data());
                 }
                 if (delta != 0) __atomic_fetch_add(&nc, delta, __ATOMIC_RELAXED);
             }
@@ -939,6 +952,71 @@ int64_t refine_graph_lp(const GraphView &g, int32_t *parts, int32_t k, const int
         clear_flags(next);
     }
     return total;
+}
+
+int64_t refine_graph_lp_async(const GraphView &g, int32_t *parts, int32_t k,
+                              const int64_t *bounds, int64_t iterations, int64_t seed) {
+    const int64_t n = g.n;
+    // block weights read and written with atomics inside the passes
+    std::vector<int64_t> bw = weights_of(n, g.vwgt, parts, k);
+    UninitVector<int32_t> before(static_cast<size_t>(n));  // for the exact gain at the end
+#pragma omp parallel for schedule(static) if (n >= kParallelMinLightItems)
+    for (int64_t u = 0; u < n; ++u) before[u] = parts[u];
+    UninitVector<char> active = filled<char>(n, 1), next = filled<char>(n, 0);
+    const int64_t chunk = kAsyncChunk;
+    const std::vector<KeyedVertex> keyed = seeded_chunks(n, seed);
+    const int64_t chunks = static_cast<int64_t>(keyed.size());
+    const int threads = max_threads();
+    std::vector<BlockConn> scratch(static_cast<size_t>(threads), BlockConn(k));
+    for (int64_t it = 0; it < iterations; ++it) {
+        int64_t moved = 0;
+#pragma omp parallel num_threads(threads) reduction(+ : moved) if (threads > 1)
+        {
+            BlockConn &sc = scratch[static_cast<size_t>(current_thread())];
+#pragma omp for schedule(dynamic, 1)
+            for (int64_t x = 0; x < chunks; ++x) {
+                const int64_t lo = static_cast<int64_t>(keyed[x].u) * chunk;
+                const int64_t hi = std::min(n, lo + chunk);
+                for (int64_t u = lo; u < hi; ++u) {
+                    if (!active[u]) continue;
+                    // the neighbours' blocks and the block weights as the other threads leave
+                    // them; u's own block is written by this thread only
+                    const int32_t s = parts[u];
+                    const Move mv = best_graph_move(g, parts, bw.data(), bounds,
+                                                    static_cast<int32_t>(u), seed + it, sc);
+                    const int64_t wu = g.vwgt[u];
+                    if (!mv.ok() || !lp_takes(mv.gain, wu, __atomic_load_n(&bw[s], __ATOMIC_RELAXED),
+                                              __atomic_load_n(&bw[mv.to], __ATOMIC_RELAXED)))
+                        continue;
+                    // room in the target reserved before the move: the bounds hold whatever
+                    // the timing
+                    if (!reserve(&bw[mv.to], wu, bounds[mv.to], false)) continue;
+                    __atomic_fetch_sub(&bw[s], wu, __ATOMIC_RELAXED);
+                    __atomic_store_n(&parts[u], mv.to, __ATOMIC_RELAXED);
+                    ++moved;
+                    mark_unmarked(g, u, next.data());
+                    if (!__atomic_load_n(&next[u], __ATOMIC_RELAXED))
+                        __atomic_store_n(&next[u], 1, __ATOMIC_RELAXED);
+                }
+            }
+        }
+        if (moved == 0) break;
+        active.swap(next);
+        clear_flags(next);
+    }
+    // the exact gain: the edges at a vertex whose block changed (an edge between two such
+    // vertices counted at its smaller end)
+    int64_t gain = 0;
+#pragma omp parallel for schedule(dynamic, 1024) reduction(+ : gain) if (n >= kParallelMinItems)
+    for (int64_t u = 0; u < n; ++u) {
+        if (parts[u] == before[u]) continue;
+        for (int64_t j = g.xadj[u]; j < g.xadj[u + 1]; ++j) {
+            const int32_t v = g.adjncy[j];
+            if (v < u && parts[v] != before[v]) continue;
+            gain += g.adjwgt[j] * ((before[u] != before[v] ? 1 : 0) - (parts[u] != parts[v] ? 1 : 0));
+        }
+    }
+    return gain;
 }
 
 }  // namespace igp

@@ -2,7 +2,7 @@
 // size-constrained label propagation clustering and balance-constrained label propagation
 // refinement (graph_lp.cpp; the localized k-way FM that follows them: graph_fm.h). Results
 // depend on the seed and the number of sub-rounds only, never on the number of threads (but for
-// cluster_graph_lp_async, whose clusters depend on the threads' timing).
+// the asynchronous passes, whose results depend on the threads' timing).
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -54,5 +54,14 @@ int64_t cluster_graph_lp_async(const GraphView &g, int64_t max_cluster_weight,
 // gain: the edge cut before minus after.
 int64_t refine_graph_lp(const GraphView &g, int32_t *parts, int32_t k, const int64_t *bounds,
                         int64_t iterations, int64_t seed, int64_t sub_rounds);
+
+// The same refinement without the slices, as cluster_graph_lp_async: chunks of 1,024 consecutive
+// vertices in a seeded order, on all threads at once, each vertex choosing against the blocks as
+// the other threads leave them and moving at once when its target still has room (reserved with
+// an atomic compare-and-swap on the block's weight, so the bounds hold whatever the timing). The
+// partition then depends on the threads' timing (one thread: on the seed only). Returns the total
+// gain, recomputed exactly at the end: the edge cut before minus after.
+int64_t refine_graph_lp_async(const GraphView &g, int32_t *parts, int32_t k,
+                              const int64_t *bounds, int64_t iterations, int64_t seed);
 
 }  // namespace igp
