@@ -2,7 +2,9 @@
 
 For every input (an ``.hgr`` path, or ``NAME`` / ``NAME:SCALE``: ``NAME.hgr`` from the data
 directory's ``ispd98`` / ``titan23`` folders, enlarged ``SCALE`` times with
-``igpart.generators.inflate(h, SCALE, seed=0)``), every k and every thread count T, runs
+``igpart.generators.inflate(h, SCALE, seed=0)``, or a generated graph ``grid2d``, ``grid3d``,
+``delaunay``, ``rgg`` ``:S`` of 2^S vertices, whose stages are the graph path's), every k and
+every thread count T, runs
 ``igpart.partition(h, k, backend="cpu", config={"threads": T, ...})`` and prints:
 
 - one summary row: wall time, cut, imbalance, and every ``Partition.timings`` entry;
@@ -45,7 +47,9 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from metis_compare import metis_impl  # this folder is sys.path[0] when run as a script
+from fm_bench import GRAPHS  # this folder is sys.path[0] when run as a script
+from fm_bench import load as load_graph
+from metis_compare import metis_impl
 from scale_bench import commit
 
 import igpart
@@ -73,9 +77,18 @@ PHASES = {
     "fm_refine_hypergraph": "fm",
     "jet_refine_hypergraph": "jet",
     "hypergraph_objective": "objective",
+    # the graph path
+    "cluster_graph_lp": "cluster",
+    "coarsen_graph": "cluster",
+    "contract_graph": "contract",
+    "rebalance_graph": "rebalance",
+    "lp_refine_graph": "lprefine",
+    "refine_graph": "lprefine",
+    "fm_refine_graph": "fm",
+    "jet_refine_graph": "jet",
 }
-PHASE_ORDER = ("louvain", "cluster", "contract", "project", "rebalance", "seqref", "fm", "jet",
-               "objective")
+PHASE_ORDER = ("louvain", "cluster", "contract", "project", "rebalance", "seqref", "lprefine",
+               "fm", "jet", "objective")
 
 
 class Recorder:
@@ -116,6 +129,8 @@ def _timed(name: str, fn):
         n = int(getattr(hg, "n", -1)) if name != "project" else int(len(args[0]))
         if hg is not None and hasattr(hg, "num_pins"):
             REC.pins[n] = int(hg.num_pins)
+        elif hg is not None and hasattr(hg, "adjncy"):  # a graph level: its arcs
+            REC.pins[n] = int(len(hg.adjncy))
         ctx = REC.ctx()
         w0, c0 = time.perf_counter(), time.process_time()
         try:
@@ -162,9 +177,14 @@ def install() -> None:
     uncoarsening.vcycle_hypergraph = vcycle_hypergraph
 
 
-def load(spec: str, data: Path) -> tuple[str, igpart.Hypergraph]:
-    """``spec``: a path to an .hgr file, or NAME[:SCALE] found under ``data``."""
+def load(spec: str, data: Path) -> tuple[str, igpart.Hypergraph | igpart.Graph]:
+    """``spec``: a path to an .hgr file, NAME[:SCALE] found under ``data``, or a generated
+    graph ``grid2d`` / ``grid3d`` / ``delaunay`` / ``rgg`` ``:S`` (2^S vertices, as
+    ``fm_bench.load``)."""
     name, _, scale = spec.partition(":")
+    if name in GRAPHS:
+        g = load_graph(spec, data)
+        return f"{name}_2^{scale or 18}", g
     path = Path(name)
     if not path.is_file():
         for sub in SUBDIRS:
@@ -331,7 +351,9 @@ def main() -> None:
     for spec in args.inputs.split(","):
         t0 = time.perf_counter()
         label, h = load(spec.strip(), Path(args.data))
-        print(f"\n## {label}: {h.n:,d} vertices, {h.m:,d} nets, {h.num_pins:,d} pins "
+        size = (f"{h.m:,d} nets, {h.num_pins:,d} pins" if isinstance(h, igpart.Hypergraph)
+                else f"{len(h.adjncy) // 2:,d} edges")
+        print(f"\n## {label}: {h.n:,d} vertices, {size} "
               f"(loaded in {time.perf_counter() - t0:.1f} s)", flush=True)
         mtk = {}
         if args.mtkahypar:  # one process per thread count: Mt-KaHyPar initializes once

@@ -529,11 +529,16 @@ GraphLevel contract_graph(const GraphView &g, const int32_t *cmap, int64_t nc) {
     {
         std::vector<int64_t> acc;  // per coarse vertex, allocated by the threads that work
         std::vector<int32_t> touched;
+        // a chunk's rows built in the thread's own buffers, then copied out once: pushing to
+        // cadj[ch] itself would write its end pointer, on the cache line of the neighbouring
+        // chunks' vectors that other threads are filling, at every edge
+        std::vector<int32_t> adj;
+        std::vector<int64_t> wgt;
 #pragma omp for schedule(dynamic, 1)
         for (int64_t ch = 0; ch < chunks; ++ch) {
             if (acc.empty()) acc.assign(static_cast<size_t>(nc), 0);
-            std::vector<int32_t> &adj = cadj[ch];
-            std::vector<int64_t> &wgt = cwgt[ch];
+            adj.clear();
+            wgt.clear();
             for (int64_t x = ch * kChunk; x < std::min(nc, (ch + 1) * kChunk); ++x) {
                 int64_t w = 0;
                 touched.clear();
@@ -560,6 +565,8 @@ GraphLevel contract_graph(const GraphView &g, const int32_t *cmap, int64_t nc) {
                 }
                 c.xadj[x + 1] = degree;
             }
+            cadj[ch].assign(adj.begin(), adj.end());
+            cwgt[ch].assign(wgt.begin(), wgt.end());
         }
     }
     parallel_prefix_sum(c.xadj);

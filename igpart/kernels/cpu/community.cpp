@@ -118,8 +118,11 @@ WGraph clique_expansion(const HgView &h, int64_t max_net_size) {
         // a row's sums in a small table sized for it (a dense array of n entries per thread
         // only for rows too long for one: n doubles per thread overflow the shared cache)
         RowMap row;
-        std::vector<int32_t> &a = adj[static_cast<size_t>(t)];
-        std::vector<double> &aw = w[static_cast<size_t>(t)];
+        // the slice's rows built in vectors of this thread's own, moved to adj[t] / w[t] at
+        // the end (pushing to adj[t] would write its end pointer, on the cache line of the
+        // neighbouring slices' vectors, at every row)
+        std::vector<int32_t> a;
+        std::vector<double> aw;
         {
             // room for the slice's rows at their bound (pages are touched only as the rows
             // fill them): no regrowth copies of the slice's arcs
@@ -147,6 +150,8 @@ WGraph clique_expansion(const HgView &h, int64_t max_net_size) {
             g.ptr[u + 1] = static_cast<int64_t>(row.ids().size());
             row.end();
         }
+        adj[static_cast<size_t>(t)] = std::move(a);
+        w[static_cast<size_t>(t)] = std::move(aw);
     }
     join_slices(g.ptr, adj, w, g.adj, g.w);
     return g;
@@ -585,8 +590,8 @@ WGraph aggregate(const WGraph &g, const std::vector<int32_t> &comm, int64_t nc) 
         // cores")
         RowMap row;
         std::vector<std::pair<int32_t, double>> sorted;
-        std::vector<int32_t> &ra = adj[static_cast<size_t>(t)];
-        std::vector<double> &rw = w[static_cast<size_t>(t)];
+        std::vector<int32_t> ra;  // the slice's rows, moved to adj[t] / w[t] at the end (as in
+        std::vector<double> rw;   // clique_expansion)
         {
             int64_t arcs = 0;  // the slice's rows hold at most its members' arcs
             for (int64_t i = mptr[lo]; i < mptr[hi]; ++i)
@@ -624,6 +629,8 @@ WGraph aggregate(const WGraph &g, const std::vector<int32_t> &comm, int64_t nc) 
             a.ptr[c + 1] = static_cast<int64_t>(sorted.size());
             row.end();
         }
+        adj[static_cast<size_t>(t)] = std::move(ra);
+        w[static_cast<size_t>(t)] = std::move(rw);
     }
     join_slices(a.ptr, adj, w, a.adj, a.w);
     return a;

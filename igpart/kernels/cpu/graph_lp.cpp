@@ -447,7 +447,7 @@ class SliceChoices {
     SliceChoices(int64_t n, const Scratch &scratch)
         : movers_(static_cast<size_t>(n)),
           found_(static_cast<size_t>(max_threads())),
-          scratch_(static_cast<size_t>(max_threads()), scratch) {}
+          scratch_(static_cast<size_t>(max_threads()), Padded<Scratch>(scratch)) {}
 
     // Returns the number of movers (listed in movers()).
     template <class Choose>
@@ -461,8 +461,8 @@ class SliceChoices {
 #pragma omp parallel num_threads(threads) if (threads > 1)
         {
             const int t = current_thread();
-            std::vector<int32_t> &mine = found_[static_cast<size_t>(t)];
-            Scratch &scratch = scratch_[static_cast<size_t>(t)];
+            std::vector<int32_t> &mine = found_[static_cast<size_t>(t)].value;
+            Scratch &scratch = scratch_[static_cast<size_t>(t)].value;
             mine.clear();
 #pragma omp for schedule(dynamic, 256)
             for (int64_t i = lo; i < hi; ++i) {
@@ -485,8 +485,8 @@ class SliceChoices {
     // team's start and barrier than they save
     static constexpr int64_t kChoosePerThread = 1024;
     UninitVector<int32_t> movers_;
-    std::vector<std::vector<int32_t>> found_;  // per thread: the movers it found
-    std::vector<Scratch> scratch_;             // per thread: its rating scratch
+    std::vector<Padded<std::vector<int32_t>>> found_;  // per thread: the movers it found
+    std::vector<Padded<Scratch>> scratch_;             // per thread: its rating scratch
 };
 
 // The chunks of kAsyncChunk consecutive vertices (their adjacency read front to back) of the
@@ -704,12 +704,12 @@ int64_t cluster_graph_lp_async(const GraphView &g, int64_t max_cluster_weight,
     const int64_t chunks = static_cast<int64_t>(keyed.size());
     int64_t nc = n;  // read and written with atomics inside the passes
     const int threads = max_threads();
-    std::vector<LabelSums> scratch(static_cast<size_t>(threads));
+    std::vector<Padded<LabelSums>> scratch(static_cast<size_t>(threads));
     for (int64_t it = 0; it < iterations && nc > min_clusters; ++it) {
         int64_t moved = 0;
 #pragma omp parallel num_threads(threads) reduction(+ : moved) if (threads > 1)
         {
-            LabelSums &sums = scratch[static_cast<size_t>(current_thread())];
+            LabelSums &sums = scratch[static_cast<size_t>(current_thread())].value;
 #pragma omp for schedule(dynamic, 1)
             for (int64_t x = 0; x < chunks; ++x) {
                 const int64_t lo = static_cast<int64_t>(keyed[x].u) * chunk;
@@ -967,12 +967,13 @@ int64_t refine_graph_lp_async(const GraphView &g, int32_t *parts, int32_t k,
     const std::vector<KeyedVertex> keyed = seeded_chunks(n, seed);
     const int64_t chunks = static_cast<int64_t>(keyed.size());
     const int threads = max_threads();
-    std::vector<BlockConn> scratch(static_cast<size_t>(threads), BlockConn(k));
+    std::vector<Padded<BlockConn>> scratch(static_cast<size_t>(threads),
+                                           Padded<BlockConn>(BlockConn(k)));
     for (int64_t it = 0; it < iterations; ++it) {
         int64_t moved = 0;
 #pragma omp parallel num_threads(threads) reduction(+ : moved) if (threads > 1)
         {
-            BlockConn &sc = scratch[static_cast<size_t>(current_thread())];
+            BlockConn &sc = scratch[static_cast<size_t>(current_thread())].value;
 #pragma omp for schedule(dynamic, 1)
             for (int64_t x = 0; x < chunks; ++x) {
                 const int64_t lo = static_cast<int64_t>(keyed[x].u) * chunk;

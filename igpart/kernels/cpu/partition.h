@@ -158,6 +158,16 @@ inline int current_thread() {
 #endif
 }
 
+// One object per thread in a std::vector<Padded<T>> indexed by the thread, each on cache lines of
+// its own: a thread writing its object (a vector's end pointer at every push_back) does not take
+// the line from the threads beside it, as it would with the objects side by side.
+template <class T>
+struct alignas(64) Padded {
+    T value;
+    Padded() = default;
+    explicit Padded(const T &v) : value(v) {}
+};
+
 // Whether the caller runs inside an OpenMP parallel region (a nested region would get one thread).
 inline bool in_parallel() {
 #ifdef _OPENMP
