@@ -3,8 +3,9 @@
 For every input (an ``.hgr`` path, or ``NAME`` / ``NAME:SCALE``: ``NAME.hgr`` from the data
 directory's ``ispd98`` / ``titan23`` folders, enlarged ``SCALE`` times with
 ``igpart.generators.inflate(h, SCALE, seed=0)``, or a generated graph ``grid2d``, ``grid3d``,
-``delaunay``, ``rgg`` ``:S`` of 2^S vertices, whose stages are the graph path's), every k and
-every thread count T, runs
+``delaunay``, ``rgg`` ``:S`` of 2^S vertices, or a circuit's graph model ``NAME[:SCALE]/clique``
+or ``/star`` as the suite's ``graphs`` set makes it; graphs run the graph path's stages), every
+k and every thread count T, runs
 ``igpart.partition(h, k, backend="cpu", config={"threads": T, ...})`` and prints:
 
 - one summary row: wall time, cut, imbalance, and every ``Partition.timings`` entry;
@@ -51,6 +52,7 @@ from fm_bench import GRAPHS  # this folder is sys.path[0] when run as a script
 from fm_bench import load as load_graph
 from metis_compare import metis_impl
 from scale_bench import commit
+from suite import CLIQUE_MAX_NET_SIZE
 
 import igpart
 import igpart.partitioner.initial.coarsest as ml
@@ -181,10 +183,15 @@ def load(spec: str, data: Path) -> tuple[str, igpart.Hypergraph | igpart.Graph]:
     """``spec``: a path to an .hgr file, NAME[:SCALE] found under ``data``, or a generated
     graph ``grid2d`` / ``grid3d`` / ``delaunay`` / ``rgg`` ``:S`` (2^S vertices, as
     ``fm_bench.load``)."""
+    spec, _, model = spec.partition("/")
     name, _, scale = spec.partition(":")
     if name in GRAPHS:
         g = load_graph(spec, data)
         return f"{name}_2^{scale or 18}", g
+    if model:  # a circuit's graph model, as the suite's graphs set makes it
+        label, h = load(spec, data)
+        size = {"max_net_size": CLIQUE_MAX_NET_SIZE} if model == "clique" else {}
+        return f"{label}_{model}", h.to_graph(model, **size)
     path = Path(name)
     if not path.is_file():
         for sub in SUBDIRS:
