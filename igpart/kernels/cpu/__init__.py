@@ -351,7 +351,10 @@ class CpuBackend(Backend):
 
     #: From this many OpenMP threads on, ``lp_refine_graph(deterministic=None)`` runs the
     #: asynchronous refinement (no slices; atomic block weights, the bounds reserved before a
-    #: move) on levels of at least ``async_graph_lp_min_vertices`` vertices; 0: never.
+    #: move) on levels of at least ``async_graph_lp_min_vertices`` vertices; 0: never. On 16
+    #: threads (the ``graphs`` set's four generated families at 2^20, k = 2, 16, 64) whole
+    #: partitions took 0.85x the time at 1.003x the cut (BENCHMARKS.md, "Asynchronous label
+    #: propagation refinement, and per-thread buffers apart").
     async_graph_lp_refine_min_threads = 2
 
     def graph_lp_refine_is_deterministic(self, deterministic: bool | None = None,
