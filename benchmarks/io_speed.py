@@ -1,9 +1,14 @@
 """Reading speed of igpart's hMETIS reader, side by side with Mt-KaHyPar's (when installed).
 
 Builds a large circuit-like .hgr with the seeded generator (nothing from outside the repo), then
-times each reader on the same file; prints MB/s and the ratio. Usage:
+times each reader on the same file; prints MB/s and the ratio. With ``--graph S``, a METIS
+graph instead: a random geometric graph of 2^S points (``igpart.generators.rgg_graph``, the
+suite's ``rgg_n_2_S``), read by igpart, Mt-KaHyPar and KaMinPar where installed, each also once
+in a fresh process for its peak resident memory (that of the process after its imports is
+reported beside it). Usage:
 
     python benchmarks/io_speed.py [--vertices 4000000] [--repeat 3] [--json]
+    python benchmarks/io_speed.py --graph 20 --repeat 3
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ import json
 import os
 import platform
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -31,12 +37,72 @@ def best_of(fn, repeat: int) -> float:
     return min(times)
 
 
+#: Each graph reader as a statement on ``path`` (its imports run before the clock starts).
+GRAPH_READERS = {
+    "igpart": ("import igpart", "igpart.read_graph(path)"),
+    "mtkahypar (1 thread)": (
+        "import mtkahypar; init = mtkahypar.initialize(1, False); "
+        "ctx = init.context_from_preset(mtkahypar.PresetType.DEFAULT)",
+        "init.graph_from_file(path, ctx, mtkahypar.FileFormat.METIS)"),
+    "kaminpar": ("import kaminpar",
+                 "kaminpar.load_graph(path, kaminpar.GraphFileFormat.METIS)"),
+}
+
+
+def peak_rss(setup: str, stmt: str | None, path: str) -> float:
+    """Peak resident MB of a fresh process that runs ``setup`` and then ``stmt`` once."""
+    # VmHWM: the peak of this process's own memory (ru_maxrss would carry the parent's over
+    # fork and exec)
+    code = (f"path = {path!r}; {setup}; " + (f"{stmt}; " if stmt else "")
+            + "print([int(x.split()[1]) / 1024 for x in open('/proc/self/status') "
+            "if x.startswith('VmHWM')][0])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    return float(out.stdout.strip().splitlines()[-1])
+
+
+def graph_main(args) -> None:
+    from igpart.generators import rgg_graph
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = str(Path(tmp) / f"rgg_n_2_{args.graph}.graph")
+        g = rgg_graph(2**args.graph, seed=0)
+        io.write_graph(g, path)
+        size_mb = Path(path).stat().st_size / 1e6
+        Path(path).read_bytes()  # warm the page cache for every reader alike
+        rows = {}
+        for name, (setup, stmt) in GRAPH_READERS.items():
+            scope: dict = {"path": path}
+            try:
+                exec(setup, scope)
+            except ImportError:
+                continue
+            seconds = best_of(lambda: eval(stmt, scope), args.repeat)  # noqa: B023
+            rows[name] = (seconds, peak_rss(setup, stmt, path), peak_rss(setup, None, path))
+    print(f"file: {size_mb:.1f} MB, {g.n} vertices, {g.num_edges} edges; commit {commit()}")
+    print("| reader | seconds | MB/s | time / igpart | peak RSS MB (after imports) |")
+    print("|---|---:|---:|---:|---:|")
+    base = rows["igpart"][0]
+    for k, (v, rss, rss0) in rows.items():
+        print(f"| {k} | {v:.3f} | {size_mb / v:.1f} | {v / base:.2f} | {rss:.0f} ({rss0:.0f}) |")
+
+
+def commit() -> str:
+    return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
+                          text=True, cwd=Path(__file__).parent).stdout.strip()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--vertices", type=int, default=4_000_000)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--graph", type=int, metavar="S",
+                    help="time METIS graph readers on a random geometric graph of 2^S points")
     args = ap.parse_args()
+    if args.graph:
+        graph_main(args)
+        return
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "big.hgr"
         h = random_circuit(args.vertices, seed=1)
@@ -58,12 +124,10 @@ def main() -> None:
             )
         except ImportError:
             pass
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                            text=True, cwd=Path(__file__).parent).stdout.strip()
     result = {
         "file_mb": round(size_mb, 1), "vertices": h.n, "nets": h.m, "pins": h.num_pins,
         "machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores",
-        "commit": commit, "igpart": igpart.__version__,
+        "commit": commit(), "igpart": igpart.__version__,
         "readers": {k: {"seconds": round(v, 3), "MB/s": round(size_mb / v, 1)}
                     for k, v in rows.items()},
     }
@@ -71,7 +135,7 @@ def main() -> None:
         print(json.dumps(result))
         return
     print(f"file: {size_mb:.1f} MB, {h.n} vertices, {h.m} nets, {h.num_pins} pins; "
-          f"commit {commit}")
+          f"commit {commit()}")
     print("| reader | seconds | MB/s | time / igpart |")
     print("|---|---:|---:|---:|")
     base = rows["igpart"]

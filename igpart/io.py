@@ -422,38 +422,39 @@ def read_graph(path, data: bytes | None = None) -> Graph:
     np.cumsum(degrees, out=xadj[1:])
     if n:
         span = L.values[L.ptr[vlines[0]] : L.ptr[vlines[-1] + 1]]
-        # position of each value inside its own line
-        pos = np.arange(span.size, dtype=np.int64) - np.repeat(starts - starts[0], counts)
-        body = pos >= lead
-        kind = (pos - lead) % step  # 0 neighbour, 1 edge weight
-        adj = span[body & (kind == 0)]
-        adjwgt = span[body & (kind == 1)] if has_ew else None
+        if lead:  # each line's size / weight dropped (lead <= 2 values at its start)
+            keep = np.ones(span.size, dtype=bool)
+            for i in range(lead):
+                keep[starts - starts[0] + i] = False
+            span = span[keep]
+        # every line now holds neighbours (and weights: an even count), back to back
+        adj = span[::step]
+        adjwgt = np.ascontiguousarray(span[1::2]) if has_ew else None
     else:
         adj = np.zeros(0, dtype=np.int64)
         adjwgt = np.zeros(0, dtype=np.int64) if has_ew else None
-    vertex_of = np.repeat(np.arange(n, dtype=np.int64), degrees)
-    bad = np.flatnonzero((adj < 1) | (adj > n))
-    if bad.size:
-        b = int(bad[0])
-        raise L.error(
-            f"neighbour id {int(adj[b])} out of range [1, {n}]", int(vlines[vertex_of[b]])
-        )
+
+    def arc_line(b: int) -> int:  # the file line (index) of arc b
+        return int(vlines[np.searchsorted(xadj, b, side="right") - 1])
+
+    if adj.size and (adj.min() < 1 or adj.max() > n):
+        b = int(np.flatnonzero((adj < 1) | (adj > n))[0])
+        raise L.error(f"neighbour id {int(adj[b])} out of range [1, {n}]", arc_line(b))
     if adjwgt is not None and adjwgt.size and adjwgt.min() < 0:
         b = int(np.flatnonzero(adjwgt < 0)[0])
-        raise L.error(f"negative edge weight {int(adjwgt[b])}", int(vlines[vertex_of[b]]))
+        raise L.error(f"negative edge weight {int(adjwgt[b])}", arc_line(b))
     # both directions of every edge: the edge cut is summed that way before halving
-    _check_weight_total(
-        L, adjwgt, "edge weights (each edge counted from both ends)",
-        lambda b: vlines[vertex_of[b]],
-    )
-    adj0 = (adj - 1).astype(np.int32)
-    wts = adjwgt if adjwgt is not None else np.ones(adj.size, dtype=np.int64)
+    _check_weight_total(L, adjwgt, "edge weights (each edge counted from both ends)", arc_line)
+    adj0 = adj.astype(np.int32)  # in [1, n], n < 2**31
+    adj0 -= 1
+    del adj
+    wts = adjwgt if adjwgt is not None else np.ones(adj0.size, dtype=np.int64)
     defect = find_asymmetry(xadj, adj0, wts, n)
     if defect is not None:
         raise L.error(describe_asymmetry(defect, base=1), int(vlines[defect[1]]))
-    if adj.size != 2 * m:
+    if adj0.size != 2 * m:
         raise L.error(
-            f"header announces {m} edges but the adjacency lists hold {adj.size} entries "
+            f"header announces {m} edges but the adjacency lists hold {adj0.size} entries "
             f"(expected {2 * m})",
             h,
         )

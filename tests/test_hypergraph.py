@@ -96,6 +96,82 @@ def test_graph_validation():
         Graph.from_adjacency(sp.csr_matrix(np.array([[0, 1], [0, 0]])))
 
 
+def asymmetry_oracle(xadj, adjncy, adjwgt, n):
+    """find_asymmetry from sorted arc keys (numpy): the first loop in CSR order, else the first
+    difference between the sorted (u, v) keys and the sorted reversed keys, else the first
+    weight difference in that order."""
+    if adjncy.size == 0:
+        return None
+    src = np.repeat(np.arange(n, dtype=np.int64), np.diff(xadj))
+    dst = adjncy.astype(np.int64)
+    loops = np.flatnonzero(src == dst)
+    if loops.size:
+        return ("loop", int(src[loops[0]]), int(src[loops[0]]), None, None)
+    fwd = src * n + dst
+    order = np.argsort(fwd, kind="stable")
+    fs = fwd[order]
+    dup = np.flatnonzero(fs[1:] == fs[:-1])
+    if dup.size:
+        return ("repeat", int(fs[dup[0]]) // n, int(fs[dup[0]]) % n, None, None)
+    rorder = np.argsort(dst * n + src, kind="stable")
+    rs = (dst * n + src)[rorder]
+    if not np.array_equal(fs, rs):
+        bad = int(np.flatnonzero(fs != rs)[0])
+        if fs[bad] < rs[bad]:
+            return ("missing", int(fs[bad]) // n, int(fs[bad]) % n, None, None)
+        return ("missing", int(rs[bad]) % n, int(rs[bad]) // n, None, None)
+    wf, wr = adjwgt[order], adjwgt[rorder]
+    if not np.array_equal(wf, wr):
+        bad = int(np.flatnonzero(wf != wr)[0])
+        return ("weight", int(fs[bad]) // n, int(fs[bad]) % n, int(wf[bad]), int(wr[bad]))
+    return None
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_find_asymmetry_equals_the_sorted_keys_oracle(seed):
+    """The C++ check names the defect the sorted-keys oracle names, on small random graphs with
+    a loop, a repeat, a dropped arc or a changed weight injected, rows in order or not."""
+    from igpart.hypergraph import find_asymmetry
+
+    rng = np.random.default_rng(seed)
+    kinds = set()
+    for _ in range(400):
+        n = int(rng.integers(1, 12))
+        u, v = rng.integers(0, n, 30), rng.integers(0, n, 30)
+        keep = u != v
+        u, v = u[keep][: rng.integers(0, 30)], v[keep][: rng.integers(0, 30)]
+        u = u[: v.size]
+        w = rng.integers(1, 4, u.size)
+        src, dst, ww = np.r_[u, v[: u.size]], np.r_[v[: u.size], u], np.r_[w, w]
+        r = rng.random()
+        if r < 0.2 and src.size:  # an arc without its reverse
+            i = rng.integers(src.size)
+            src, dst, ww = np.delete(src, i), np.delete(dst, i), np.delete(ww, i)
+        elif r < 0.35 and src.size:  # two directions of different weights
+            ww = ww.copy()
+            ww[rng.integers(src.size)] += 1
+        elif r < 0.45:  # a self loop
+            x = rng.integers(n)
+            src, dst, ww = np.r_[src, x], np.r_[dst, x], np.r_[ww, 1]
+        elif r < 0.55 and src.size:  # an arc listed twice
+            i = rng.integers(src.size)
+            src, dst, ww = np.r_[src, src[i]], np.r_[dst, dst[i]], np.r_[ww, ww[i]]
+        if rng.random() < 0.5:  # rows in random order (the sorting path)
+            perm = rng.permutation(src.size)
+            order = np.argsort(src[perm], kind="stable")
+            src, dst, ww = src[perm][order], dst[perm][order], ww[perm][order]
+        else:  # rows in order (the hashed pass, then the ranking passes on a defect)
+            order = np.lexsort((dst, src))
+            src, dst, ww = src[order], dst[order], ww[order]
+        xadj = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(np.bincount(src, minlength=n), out=xadj[1:])
+        adj, wts = dst.astype(np.int32), ww.astype(np.int64)
+        got = find_asymmetry(xadj, adj, wts, n)
+        assert got == asymmetry_oracle(xadj, adj, wts, n)
+        kinds.add(got[0] if got else None)
+    assert kinds == {None, "loop", "repeat", "missing", "weight"}
+
+
 def test_graph_from_edges_merges_and_adjacency_round_trip():
     g = Graph.from_edges([0, 1, 2], [1, 0, 0], [2, 3, 4], n=4)
     assert g.num_edges == 2

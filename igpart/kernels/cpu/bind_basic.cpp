@@ -110,6 +110,29 @@ void igp::bind_basic(py::module_ &m) {
         "Rows without repeated ids (first occurrence kept), or None when no row repeats an id.");
 
     m.def(
+        "graph_defect",
+        [](Arr<int64_t> xadj, Arr<int32_t> adjncy, Arr<int64_t> adjwgt) {
+            const int64_t n = xadj.shape(0) - 1;
+            check_csr(xadj, adjncy, n, "graph_defect");
+            if (adjwgt.ndim() != 1 || adjwgt.shape(0) != adjncy.shape(0))
+                throw std::invalid_argument("graph_defect: adjwgt must have one entry per arc");
+            GraphDefect d;
+            {
+                py::gil_scoped_release release;
+                d = graph_defect(xadj.data(), n, adjncy.data(), adjwgt.data());
+            }
+            static const char *kinds[] = {"", "loop", "repeat", "missing", "weight"};
+            if (d.kind == GraphDefect::none) return py::object(py::none());
+            const bool w = d.kind == GraphDefect::weight;
+            return py::object(py::make_tuple(
+                kinds[d.kind], d.u, d.v, w ? py::object(py::int_(d.w_uv)) : py::object(py::none()),
+                w ? py::object(py::int_(d.w_vu)) : py::object(py::none())));
+        },
+        py::arg("xadj"), py::arg("adjncy"), py::arg("adjwgt"),
+        "The first defect of a graph's adjacency, or None: (kind, u, v, w_uv, w_vu), kind one of "
+        "loop, repeat, missing, weight (hypergraph.find_asymmetry).");
+
+    m.def(
         "clique_expand",
         [](Arr<int64_t> eptr, Arr<int32_t> eind, Arr<int64_t> ewgt, Arr<int64_t> vptr,
            Arr<int32_t> vind, int64_t max_size, double scale) {

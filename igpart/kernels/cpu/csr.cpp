@@ -2,6 +2,7 @@
 #include "csr.h"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #ifdef _OPENMP
 #include <omp.h>
@@ -92,6 +93,165 @@ bool rows_have_duplicates(const int64_t *ptr, int64_t nrows, const int32_t *ind,
         }
     }
     return false;
+}
+
+namespace {
+
+// graph_defect past the self loops, with `at(j)`: the arc at sorted position j of its row.
+template <class At>
+GraphDefect graph_defect_sorted(const int64_t *xadj, int64_t n, const int32_t *adjncy,
+                                const int64_t *adjwgt, At at) {
+    GraphDefect d;
+    auto key = [n](int64_t u, int64_t v) { return u * n + v; };
+    // repeats: the smallest (u, v) that row u lists twice
+    int64_t repeat = INT64_MAX;
+#pragma omp parallel for schedule(static) reduction(min : repeat) if (n >= kParallelMinItems)
+    for (int64_t u = 0; u < n; ++u)
+        for (int64_t j = xadj[u] + 1; j < xadj[u + 1]; ++j)
+            if (adjncy[at(j)] == adjncy[at(j - 1)]) {
+                repeat = std::min(repeat, key(u, adjncy[at(j)]));
+                break;
+            }
+    if (repeat != INT64_MAX) {
+        d.kind = GraphDefect::repeat;
+        d.u = repeat / n;
+        d.v = repeat % n;
+        return d;
+    }
+    // an arc u -> v looked up in v's sorted row: its reverse arc, or -1
+    auto reverse = [&](int64_t u, int32_t v) -> int64_t {
+        int64_t lo = xadj[v], hi = xadj[v + 1];
+        while (lo < hi) {
+            const int64_t mid = lo + (hi - lo) / 2;
+            if (adjncy[at(mid)] < u)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        return lo < xadj[v + 1] && adjncy[at(lo)] == u ? at(lo) : -1;
+    };
+    // fast pass: the arcs u -> v with u < v, each with its reverse and its weight, and as many
+    // arcs with u > v: then every edge is listed both ways with one weight (no repeats)
+    int64_t up = 0, down = 0;
+    bool ok = true;
+#pragma omp parallel for schedule(dynamic, 1024) reduction(+ : up, down) reduction(&& : ok) \
+    if (n >= kParallelMinItems)
+    for (int64_t u = 0; u < n; ++u)
+        for (int64_t j = xadj[u]; j < xadj[u + 1]; ++j) {
+            const int32_t v = adjncy[j];
+            if (v < u) {
+                ++down;
+                continue;
+            }
+            ++up;
+            const int64_t r = ok ? reverse(u, v) : 0;
+            ok = ok && r >= 0 && adjwgt[r] == adjwgt[j];
+        }
+    if (ok && up == down) return d;
+    // a defect: every arc looked up, missing ones ranked by the smaller of their two keys,
+    // weight mismatches by their own key
+    int64_t missing = INT64_MAX, weight = INT64_MAX;
+#pragma omp parallel for schedule(dynamic, 1024) reduction(min : missing, weight) \
+    if (n >= kParallelMinItems)
+    for (int64_t u = 0; u < n; ++u) {
+        for (int64_t j = xadj[u]; j < xadj[u + 1]; ++j) {
+            const int32_t v = adjncy[j];
+            const int64_t r = reverse(u, v);
+            if (r < 0) {
+                // the pair by its smaller key, doubled, plus 1 when the listed arc is the
+                // larger key's (u > v)
+                missing = std::min(missing, std::min(key(u, v), key(v, u)) * 2 + (u < v ? 0 : 1));
+            } else if (adjwgt[r] != adjwgt[j]) {
+                weight = std::min(weight, key(u, v));
+            }
+        }
+    }
+    if (missing != INT64_MAX) {
+        const int64_t k = missing / 2;
+        d.kind = GraphDefect::missing;
+        // the arc that is listed: (smaller, larger) when the flag is 0, else (larger, smaller)
+        d.u = missing % 2 ? k % n : k / n;
+        d.v = missing % 2 ? k / n : k % n;
+        return d;
+    }
+    if (weight != INT64_MAX) {
+        d.kind = GraphDefect::weight;
+        d.u = weight / n;
+        d.v = weight % n;
+        for (int64_t j = xadj[d.u]; j < xadj[d.u + 1]; ++j)
+            if (adjncy[j] == d.v) d.w_uv = adjwgt[j];
+        for (int64_t j = xadj[d.v]; j < xadj[d.v + 1]; ++j)
+            if (adjncy[j] == d.u) d.w_vu = adjwgt[j];
+    }
+    return d;
+}
+
+}  // namespace
+
+namespace {
+
+inline uint64_t splitmix64(uint64_t x) {
+    x += 0x9e3779b97f4a7c15ULL;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+}
+
+// A hash of the arc u -> v of weight w (u, v < 2^31): summed over the arcs, the sums of (u, v, w)
+// and of (v, u, w) are equal when the two multisets are (every edge listed both ways with one
+// weight); an asymmetric adjacency gives equal sums with a chance of about 2^-64.
+inline uint64_t arc_hash(uint64_t u, uint64_t v, int64_t w) {
+    return splitmix64(splitmix64((u << 32 | v) ^ 0x6a09e667f3bcc908ULL) ^ static_cast<uint64_t>(w));
+}
+
+}  // namespace
+
+GraphDefect graph_defect(const int64_t *xadj, int64_t n, const int32_t *adjncy,
+                         const int64_t *adjwgt) {
+    const int64_t nnz = xadj[n];
+    // one pass over the arcs in order: self loops (the first in CSR order), whether every row is
+    // in order (as most files and generators write them), a neighbour repeated next to itself,
+    // and the arc hashes of both directions
+    int64_t loop_at = nnz;
+    bool sorted = true, adjacent_repeat = false;
+    uint64_t fwd = 0, rev = 0;
+#pragma omp parallel for schedule(static) reduction(min : loop_at) reduction(&& : sorted) \
+    reduction(|| : adjacent_repeat) reduction(+ : fwd, rev) if (n >= kParallelMinItems)
+    for (int64_t u = 0; u < n; ++u)
+        for (int64_t j = xadj[u]; j < xadj[u + 1]; ++j) {
+            const int32_t v = adjncy[j];
+            if (v == u) {
+                loop_at = std::min(loop_at, j);
+                break;
+            }
+            if (j > xadj[u]) {
+                sorted = sorted && adjncy[j - 1] <= v;
+                adjacent_repeat = adjacent_repeat || adjncy[j - 1] == v;
+            }
+            fwd += arc_hash(static_cast<uint64_t>(u), static_cast<uint64_t>(v), adjwgt[j]);
+            rev += arc_hash(static_cast<uint64_t>(v), static_cast<uint64_t>(u), adjwgt[j]);
+        }
+    if (loop_at < nnz) {
+        GraphDefect d;
+        d.kind = GraphDefect::loop;
+        d.u = d.v = adjncy[loop_at];
+        return d;
+    }
+    // rows in order without a repeat and both directions alike: no defect (else the defect is
+    // found and ranked by the passes below)
+    if (sorted && !adjacent_repeat && fwd == rev) return GraphDefect();
+    if (sorted) return graph_defect_sorted(xadj, n, adjncy, adjwgt, [](int64_t j) { return j; });
+    // rows by neighbour id: at[j] is the arc at sorted position j of its row
+    std::vector<int64_t> at(static_cast<size_t>(nnz));
+#pragma omp parallel for schedule(dynamic, 1024) if (n >= kParallelMinItems)
+    for (int64_t u = 0; u < n; ++u) {
+        const int64_t b = xadj[u], e = xadj[u + 1];
+        for (int64_t j = b; j < e; ++j) at[j] = j;
+        std::stable_sort(at.begin() + b, at.begin() + e,
+                         [&](int64_t x, int64_t y) { return adjncy[x] < adjncy[y]; });
+    }
+    const int64_t *a = at.data();
+    return graph_defect_sorted(xadj, n, adjncy, adjwgt, [a](int64_t j) { return a[j]; });
 }
 
 Csr dedup_rows(const int64_t *ptr, int64_t nrows, const int32_t *ind, int64_t ncols) {

@@ -19,6 +19,18 @@ bool rows_have_duplicates(const int64_t *ptr, int64_t nrows, const int32_t *ind,
 // Drops repeated column ids inside each row, keeping the first occurrence and the order.
 Csr dedup_rows(const int64_t *ptr, int64_t nrows, const int32_t *ind, int64_t ncols);
 
+// The first defect of a graph's CSR adjacency (both directions of every edge listed, with equal
+// weights), in this order of kinds: a self loop (the first in CSR order), a neighbour listed twice
+// (the smallest (u, v)), an arc u -> v whose reverse is missing (the smallest of (u, v) and
+// (v, u) over such arcs), two directions of different weights (the smallest (u, v)). kind 0: none.
+struct GraphDefect {
+    enum Kind { none = 0, loop = 1, repeat = 2, missing = 3, weight = 4 };
+    int kind = none;
+    int64_t u = 0, v = 0, w_uv = 0, w_vu = 0;
+};
+GraphDefect graph_defect(const int64_t *xadj, int64_t n, const int32_t *adjncy,
+                         const int64_t *adjwgt);
+
 struct WeightedCsr {
     std::vector<int64_t> ptr;
     std::vector<int32_t> ind;

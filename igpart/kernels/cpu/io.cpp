@@ -3,8 +3,10 @@
 // over the token arrays, vectorised; this file only turns bytes into integers and back, fast.
 #include "io.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstring>
+#include <memory>
 
 namespace igp {
 
@@ -64,13 +66,39 @@ std::string printable(const char *s, size_t n, size_t max_bytes) {
     return out;
 }
 
-Tokens tokenize(const char *buf, int64_t len) {
-    Tokens t;
-    t.values.reserve(static_cast<size_t>(len / 3 + 16));
-    t.line_ptr.push_back(0);
-    const char *p = buf;
-    const char *end = buf + len;
-    int64_t line = 0;
+namespace {
+
+// What one run of whole lines holds: lines (comment lines too), kept lines, tokens.
+struct LineCounts {
+    int64_t lines = 0, kept = 0, values = 0;
+};
+
+// Counts [p, end) (whole lines) as tokenize would read it.
+LineCounts count_lines(const char *p, const char *end) {
+    LineCounts c;
+    while (p < end) {
+        ++c.lines;
+        const char *eol = static_cast<const char *>(std::memchr(p, '\n', static_cast<size_t>(end - p)));
+        if (!eol) eol = end;
+        const char *q = p;
+        while (q < eol && is_space(*q)) ++q;
+        p = eol + 1;
+        if (q < eol && *q == '%') continue;  // comment line
+        ++c.kept;
+        bool in_token = false;
+        for (; q < eol; ++q) {
+            const bool space = is_space(*q);
+            c.values += !space && !in_token;
+            in_token = !space;
+        }
+    }
+    return c;
+}
+
+// Parses [p, end) (whole lines; the first is line `line` - 1 + 1) into values from `v`, the kept
+// lines' ends and numbers from `k` (line_ptr[k + 1 ...], line_no[k ...]).
+void parse_lines(const char *p, const char *end, int64_t line, int64_t v, int64_t k,
+                 int64_t *values, int64_t *line_ptr, int64_t *line_no) {
     while (p < end) {
         ++line;
         const char *eol = static_cast<const char *>(std::memchr(p, '\n', static_cast<size_t>(end - p)));
@@ -86,21 +114,71 @@ Tokens tokenize(const char *buf, int64_t len) {
             while (q < eol && !is_space(*q)) ++q;
             const char *s = tok;
             if (*s == '+') ++s;  // from_chars accepts '-' but not '+'
-            int64_t v = 0;
-            auto res = std::from_chars(s, q, v);
+            int64_t x = 0;
+            auto res = std::from_chars(s, q, x);
             if (res.ec != std::errc() || res.ptr != q || s == q) {
                 std::string token = printable(tok, static_cast<size_t>(q - tok));
                 if (res.ec == std::errc::result_out_of_range)
                     throw ParseError(line, "integer out of range '" + token + "'");
                 throw ParseError(line, "non-integer token '" + token + "'");
             }
-            t.values.push_back(v);
+            values[v++] = x;
             while (q < eol && is_space(*q)) ++q;
         }
-        t.line_ptr.push_back(static_cast<int64_t>(t.values.size()));
-        t.line_no.push_back(line);
+        line_ptr[k + 1] = v;
+        line_no[k++] = line;
         p = eol + 1;
     }
+}
+
+// Buffers below this many bytes are read in one pass on the calling thread.
+constexpr int64_t kParallelTokenizeBytes = int64_t(1) << 22;
+
+}  // namespace
+
+Tokens tokenize(const char *buf, int64_t len) {
+    const char *end = buf + len;
+    // chunks of whole lines: a chunk starts after the first newline at or past its share
+    const int threads = len >= kParallelTokenizeBytes ? max_threads() : 1;
+    const int64_t chunks = threads > 1 ? 4 * static_cast<int64_t>(threads) : 1;
+    std::vector<const char *> at(static_cast<size_t>(chunks + 1));
+    at[0] = buf;
+    at[chunks] = end;
+    for (int64_t c = 1; c < chunks; ++c) {
+        const char *p = std::max(at[c - 1], buf + len * c / chunks);
+        if (p == at[c - 1] || p[-1] == '\n') {  // a line starts here
+            at[c] = p;
+            continue;
+        }
+        const void *nl = std::memchr(p, '\n', static_cast<size_t>(end - p));
+        at[c] = nl ? static_cast<const char *>(nl) + 1 : end;
+    }
+    std::vector<LineCounts> count(static_cast<size_t>(chunks + 1));
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
+    for (int64_t c = 0; c < chunks; ++c) count[c + 1] = count_lines(at[c], at[c + 1]);
+    for (int64_t c = 0; c < chunks; ++c) {  // offsets: the chunks before
+        count[c + 1].lines += count[c].lines;
+        count[c + 1].kept += count[c].kept;
+        count[c + 1].values += count[c].values;
+    }
+    Tokens t;
+    t.values.resize(static_cast<size_t>(count[chunks].values));
+    t.line_ptr.resize(static_cast<size_t>(count[chunks].kept + 1));
+    t.line_no.resize(static_cast<size_t>(count[chunks].kept));
+    t.line_ptr[0] = 0;
+    // the first error of each chunk; the earliest chunk's is the file's first
+    std::vector<std::unique_ptr<ParseError>> error(static_cast<size_t>(chunks));
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
+    for (int64_t c = 0; c < chunks; ++c) {
+        try {
+            parse_lines(at[c], at[c + 1], count[c].lines, count[c].values, count[c].kept,
+                        t.values.data(), t.line_ptr.data(), t.line_no.data());
+        } catch (const ParseError &e) {
+            error[c] = std::make_unique<ParseError>(e);
+        }
+    }
+    for (const auto &e : error)
+        if (e) throw *e;
     return t;
 }
 

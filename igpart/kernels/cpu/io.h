@@ -5,15 +5,18 @@
 #include <vector>
 
 #include "numpy_util.h"
+#include "partition.h"
 
 namespace igp {
 
 // Integer tokens of every non-comment line. line_ptr[i]..line_ptr[i+1] index values of the i-th
 // kept line; line_no[i] is its 1-based line number in the file. Blank lines are kept (0 tokens).
+// Buffers of several MB are read in chunks of whole lines on the OpenMP threads (counted, then
+// parsed into place); the first bad token in the file is the one reported, as read in one pass.
 struct Tokens {
-    std::vector<int64_t> values;
-    std::vector<int64_t> line_ptr;
-    std::vector<int64_t> line_no;
+    UninitVector<int64_t> values;
+    UninitVector<int64_t> line_ptr;
+    UninitVector<int64_t> line_no;
 };
 
 Tokens tokenize(const char *buf, int64_t len);
