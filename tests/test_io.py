@@ -362,3 +362,45 @@ def test_cli_reports_bad_inputs_in_one_line(tmp_path, capsys):
         assert main(["info", str(f)]) == 1
         err = capsys.readouterr().err
         assert err.startswith(f"igpart: error: {f}{expect}") and err.count("\n") == 1, err
+
+
+def _big_text(rng, lines: int) -> bytes:
+    """Lines of integers with comments, blank lines, CRLF endings and odd spacing."""
+    out = []
+    for _ in range(lines):
+        r = rng.random()
+        if r < 0.02:
+            out.append(b"% a comment 1 2 x")
+        elif r < 0.04:
+            out.append(b"   ")
+        else:
+            vals = rng.integers(-10**12, 10**12, rng.integers(1, 12))
+            sep = b"\t " if r < 0.5 else b" "
+            out.append(sep.join(str(v).encode() for v in vals) + (b"\r" if r > 0.9 else b""))
+    return b"\n".join(out)  # no newline at the end
+
+
+@pytest.mark.parametrize("threads", [2, 3])
+def test_tokenizer_in_chunks_equals_one_pass(threads):
+    """Buffers of several MB are tokenized in chunks of whole lines on the threads: the same
+    values, line ends and line numbers as one pass on one thread, and the same first error."""
+    from igpart.kernels import _cpu, omp_threads
+
+    rng = np.random.default_rng(threads)
+    data = _big_text(rng, 300_000)
+    assert len(data) > 1 << 22  # above the size read in chunks
+    with omp_threads(1):
+        one = _cpu.tokenize(data)
+    with omp_threads(threads):
+        many = _cpu.tokenize(data)
+    for a, b in zip(one, many):
+        assert np.array_equal(a, b)
+    # a bad token late in the file, and another after it: the first one is reported
+    lines = data.split(b"\n")
+    lines[250_000] += b" 12x"
+    lines[280_000] += b" y"
+    bad = b"\n".join(lines)
+    for t in (1, threads):
+        with omp_threads(t), pytest.raises(_cpu.ParseError) as exc:
+            _cpu.tokenize(bad)
+        assert exc.value.args[0] == 250_001 and "12x" in exc.value.args[1]

@@ -95,10 +95,10 @@ LineCounts count_lines(const char *p, const char *end) {
     return c;
 }
 
-// Parses [p, end) (whole lines; the first is line `line` - 1 + 1) into values from `v`, the kept
-// lines' ends and numbers from `k` (line_ptr[k + 1 ...], line_no[k ...]).
-void parse_lines(const char *p, const char *end, int64_t line, int64_t v, int64_t k,
-                 int64_t *values, int64_t *line_ptr, int64_t *line_no) {
+// Parses [p, end) (whole lines, the first one numbered line + 1): out.value(x) for every token,
+// out.line(number) at the end of every kept line.
+template <class Out>
+void parse_lines(const char *p, const char *end, int64_t line, Out &out) {
     while (p < end) {
         ++line;
         const char *eol = static_cast<const char *>(std::memchr(p, '\n', static_cast<size_t>(end - p)));
@@ -122,14 +122,34 @@ void parse_lines(const char *p, const char *end, int64_t line, int64_t v, int64_
                     throw ParseError(line, "integer out of range '" + token + "'");
                 throw ParseError(line, "non-integer token '" + token + "'");
             }
-            values[v++] = x;
+            out.value(x);
             while (q < eol && is_space(*q)) ++q;
         }
-        line_ptr[k + 1] = v;
-        line_no[k++] = line;
+        out.line(line);
         p = eol + 1;
     }
 }
+
+// parse_lines into the Tokens' arrays, grown as it goes (one pass, one thread).
+struct Append {
+    Tokens &t;
+    void value(int64_t x) { t.values.push_back(x); }
+    void line(int64_t number) {
+        t.line_ptr.push_back(static_cast<int64_t>(t.values.size()));
+        t.line_no.push_back(number);
+    }
+};
+
+// parse_lines into arrays sized beforehand, from value v and kept line k on.
+struct Place {
+    int64_t *values, *line_ptr, *line_no;
+    int64_t v, k;
+    void value(int64_t x) { values[v++] = x; }
+    void line(int64_t number) {
+        line_ptr[k + 1] = v;
+        line_no[k++] = number;
+    }
+};
 
 // Buffers below this many bytes are read in one pass on the calling thread.
 constexpr int64_t kParallelTokenizeBytes = int64_t(1) << 22;
@@ -138,9 +158,17 @@ constexpr int64_t kParallelTokenizeBytes = int64_t(1) << 22;
 
 Tokens tokenize(const char *buf, int64_t len) {
     const char *end = buf + len;
-    // chunks of whole lines: a chunk starts after the first newline at or past its share
     const int threads = len >= kParallelTokenizeBytes ? max_threads() : 1;
-    const int64_t chunks = threads > 1 ? 4 * static_cast<int64_t>(threads) : 1;
+    if (threads == 1) {
+        Tokens t;
+        t.values.reserve(static_cast<size_t>(len / 3 + 16));
+        t.line_ptr.push_back(0);
+        Append out{t};
+        parse_lines(buf, end, 0, out);
+        return t;
+    }
+    // chunks of whole lines: a chunk starts after the first newline at or past its share
+    const int64_t chunks = 4 * static_cast<int64_t>(threads);
     std::vector<const char *> at(static_cast<size_t>(chunks + 1));
     at[0] = buf;
     at[chunks] = end;
@@ -154,7 +182,7 @@ Tokens tokenize(const char *buf, int64_t len) {
         at[c] = nl ? static_cast<const char *>(nl) + 1 : end;
     }
     std::vector<LineCounts> count(static_cast<size_t>(chunks + 1));
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
     for (int64_t c = 0; c < chunks; ++c) count[c + 1] = count_lines(at[c], at[c + 1]);
     for (int64_t c = 0; c < chunks; ++c) {  // offsets: the chunks before
         count[c + 1].lines += count[c].lines;
@@ -168,11 +196,12 @@ Tokens tokenize(const char *buf, int64_t len) {
     t.line_ptr[0] = 0;
     // the first error of each chunk; the earliest chunk's is the file's first
     std::vector<std::unique_ptr<ParseError>> error(static_cast<size_t>(chunks));
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
     for (int64_t c = 0; c < chunks; ++c) {
         try {
-            parse_lines(at[c], at[c + 1], count[c].lines, count[c].values, count[c].kept,
-                        t.values.data(), t.line_ptr.data(), t.line_no.data());
+            Place out{t.values.data(), t.line_ptr.data(), t.line_no.data(), count[c].values,
+                      count[c].kept};
+            parse_lines(at[c], at[c + 1], count[c].lines, out);
         } catch (const ParseError &e) {
             error[c] = std::make_unique<ParseError>(e);
         }
