@@ -484,8 +484,11 @@ def find_asymmetry(xadj: np.ndarray, adjncy: np.ndarray, adjwgt: np.ndarray, n: 
     ``loop`` (u lists itself; the first in CSR order), ``repeat`` (u lists v twice; the smallest
     (u, v)), ``missing`` (u lists v, v does not list u; the pair whose smaller of (u, v), (v, u)
     is smallest), ``weight`` (the two directions disagree on the weight; the smallest (u, v)),
-    checked in that order (in C++, on the OpenMP threads: no array of the arcs' size beyond one
-    position per arc)."""
+    checked in that order. In C++ on the OpenMP threads: one pass over the arcs finds self loops,
+    rows out of order and repeats next to each other, and sums a 64-bit hash of every arc (u, v,
+    w) against that of (v, u, w); rows in order with equal sums have no defect (an asymmetric
+    adjacency passes with a chance of about 2^-64), else passes that look every arc up in its
+    neighbour's sorted row rank the first defect."""
     if adjncy.size == 0:
         return None
     return _cpu.graph_defect(np.ascontiguousarray(xadj, dtype=np.int64),
