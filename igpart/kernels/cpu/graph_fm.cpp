@@ -244,7 +244,8 @@ class ParallelGraphFm {
         // v's block as this search sees it: its pending block when this search moved it since
         // its last best, else the shared one.
         int32_t part(int32_t v) const {
-            if (relaxed_load(fm_.owner_[v]) == id_ && fm_.moved_[v] == kPending)
+            // the byte first: most vertices read have no pending move
+            if (fm_.moved_[v] == kPending && relaxed_load(fm_.owner_[v]) == id_)
                 return fm_.tent_[v];
             return relaxed_load(fm_.parts_[v]);
         }
