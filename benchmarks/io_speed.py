@@ -88,6 +88,9 @@ def graph_main(args) -> None:
 
 
 def commit() -> str:
+    """IGPART_COMMIT first (a tree exported without its history can sit in a stale checkout)."""
+    if os.environ.get("IGPART_COMMIT"):
+        return os.environ["IGPART_COMMIT"]
     return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
                           text=True, cwd=Path(__file__).parent).stdout.strip()
 

@@ -40,7 +40,10 @@ def geomean(xs) -> float:
 
 
 def commit() -> str:
-    """The checkout's commit (short hash, ``+dirty`` when modified), or ``unknown``."""
+    """The checkout's commit (short hash, ``+dirty`` when modified), or ``unknown``;
+    ``IGPART_COMMIT`` first (a tree exported without its history can sit in a stale checkout)."""
+    if os.environ.get("IGPART_COMMIT"):
+        return os.environ["IGPART_COMMIT"]
     try:
         out = subprocess.run(["git", "describe", "--always", "--dirty=+dirty"], cwd=REPO,
                              capture_output=True, text=True, check=True)
