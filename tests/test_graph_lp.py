@@ -155,14 +155,8 @@ def test_large_refinement_slices_move_together_within_the_bounds(slack):
     other (slices of 5,000 vertices; half the mesh moves together here, against 1/8 of a level
     in the pipeline: 72,429 against 63,310 when written)."""
     be = get_backend("cpu")
-    g = weighted_mesh(40_000, 5)
-    ga = be.graph_arrays(g)
-    k = 8
-    rng = np.random.default_rng(1)
-    parts = (np.argsort(rng.random(g.n)) % k).astype(np.int32)  # balanced by count
-    heaviest = int(np.bincount(parts, weights=g.vwgt, minlength=k).max())
-    bound = heaviest + slack if slack else max(heaviest, max_block_weight(g.total_weight, k, 0.03))
-    bounds = np.full(k, bound, dtype=np.int64)
+    g, parts, k, bound = mesh_random_start(slack)
+    ga, bounds = be.graph_arrays(g), np.full(k, bound, dtype=np.int64)
     runs = []
     for threads in (1, 3):
         with omp_threads(threads):
@@ -186,14 +180,8 @@ def test_async_refinement_keeps_the_bounds_on_any_threads(threads, slack):
     the start) or the 3% bound, the gain is the cut's change, the cut falls to near the sliced
     passes' (within 20%), and on one thread the result is the same from run to run."""
     be = get_backend("cpu")
-    g = weighted_mesh(40_000, 5)
-    ga = be.graph_arrays(g)
-    k = 8
-    rng = np.random.default_rng(1)
-    parts = (np.argsort(rng.random(g.n)) % k).astype(np.int32)  # balanced by count
-    heaviest = int(np.bincount(parts, weights=g.vwgt, minlength=k).max())
-    bound = heaviest + slack if slack else max(heaviest, max_block_weight(g.total_weight, k, 0.03))
-    bounds = np.full(k, bound, dtype=np.int64)
+    g, parts, k, bound = mesh_random_start(slack)
+    ga, bounds = be.graph_arrays(g), np.full(k, bound, dtype=np.int64)
     with omp_threads(threads):
         runs = [be.lp_refine_graph(ga, parts, k, bounds, iterations=5, seed=3,
                                    deterministic=False) for _ in range(2)]
@@ -205,6 +193,18 @@ def test_async_refinement_keeps_the_bounds_on_any_threads(threads, slack):
         assert gain == gain2 and np.array_equal(out, again)
     sliced, _ = be.lp_refine_graph(ga, parts, k, bounds, iterations=5, seed=3)
     assert edge_cut(g, out) <= 1.2 * edge_cut(g, sliced)
+
+
+def mesh_random_start(slack: int | None):
+    """The weighted 40,000-vertex mesh, a random start balanced by count over 8 blocks, and the
+    bound: ``slack`` above the start's heaviest block, or (None) the 3% bound."""
+    g = weighted_mesh(40_000, 5)
+    k = 8
+    rng = np.random.default_rng(1)
+    parts = (np.argsort(rng.random(g.n)) % k).astype(np.int32)
+    heaviest = int(np.bincount(parts, weights=g.vwgt, minlength=k).max())
+    bound = heaviest + slack if slack else max(heaviest, max_block_weight(g.total_weight, k, 0.03))
+    return g, parts, k, bound
 
 
 @functools.lru_cache(maxsize=1)

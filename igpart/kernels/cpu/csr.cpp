@@ -10,6 +10,7 @@
 
 #include "igpart_common.h"
 #include "partition.h"
+#include "scratch_map.h"
 
 namespace igp {
 
@@ -97,14 +98,23 @@ bool rows_have_duplicates(const int64_t *ptr, int64_t nrows, const int32_t *ind,
 
 namespace {
 
-// graph_defect past the self loops, with `at(j)`: the arc at sorted position j of its row.
+// A hash of the arc u -> v of weight w (u, v < 2^31): summed over the arcs, the sums of (u, v, w)
+// and of (v, u, w) are equal when the two multisets are (every edge listed both ways with one
+// weight); an asymmetric adjacency gives equal sums with a chance of about 2^-64.
+inline uint64_t arc_hash(uint64_t u, uint64_t v, int64_t w) {
+    return mix64(mix64((u << 32 | v) ^ 0x6a09e667f3bcc908ULL) ^ static_cast<uint64_t>(w));
+}
+
+// graph_defect past the self loops, with `at(j)`: the arc at sorted position j of its row, and
+// `alike`: whether the arc hashes of both directions summed alike. Repeats first; without one,
+// `alike` means no defect; else every arc is looked up in its neighbour's sorted row, a missing
+// reverse ranked by the smaller of its two keys, a weight mismatch by its own key.
 template <class At>
-GraphDefect graph_defect_sorted(const int64_t *xadj, int64_t n, const int32_t *adjncy,
-                                const int64_t *adjwgt, At at) {
+GraphDefect rank_defect(const int64_t *xadj, int64_t n, const int32_t *adjncy,
+                        const int64_t *adjwgt, At at, bool alike) {
     GraphDefect d;
     auto key = [n](int64_t u, int64_t v) { return u * n + v; };
-    // repeats: the smallest (u, v) that row u lists twice
-    int64_t repeat = INT64_MAX;
+    int64_t repeat = INT64_MAX;  // the smallest (u, v) that row u lists twice
 #pragma omp parallel for schedule(static) reduction(min : repeat) if (n >= kParallelMinItems)
     for (int64_t u = 0; u < n; ++u)
         for (int64_t j = xadj[u] + 1; j < xadj[u + 1]; ++j)
@@ -118,6 +128,7 @@ GraphDefect graph_defect_sorted(const int64_t *xadj, int64_t n, const int32_t *a
         d.v = repeat % n;
         return d;
     }
+    if (alike) return d;
     // an arc u -> v looked up in v's sorted row: its reverse arc, or -1
     auto reverse = [&](int64_t u, int32_t v) -> int64_t {
         int64_t lo = xadj[v], hi = xadj[v + 1];
@@ -130,26 +141,6 @@ GraphDefect graph_defect_sorted(const int64_t *xadj, int64_t n, const int32_t *a
         }
         return lo < xadj[v + 1] && adjncy[at(lo)] == u ? at(lo) : -1;
     };
-    // fast pass: the arcs u -> v with u < v, each with its reverse and its weight, and as many
-    // arcs with u > v: then every edge is listed both ways with one weight (no repeats)
-    int64_t up = 0, down = 0;
-    bool ok = true;
-#pragma omp parallel for schedule(dynamic, 1024) reduction(+ : up, down) reduction(&& : ok) \
-    if (n >= kParallelMinItems)
-    for (int64_t u = 0; u < n; ++u)
-        for (int64_t j = xadj[u]; j < xadj[u + 1]; ++j) {
-            const int32_t v = adjncy[j];
-            if (v < u) {
-                ++down;
-                continue;
-            }
-            ++up;
-            const int64_t r = ok ? reverse(u, v) : 0;
-            ok = ok && r >= 0 && adjwgt[r] == adjwgt[j];
-        }
-    if (ok && up == down) return d;
-    // a defect: every arc looked up, missing ones ranked by the smaller of their two keys,
-    // weight mismatches by their own key
     int64_t missing = INT64_MAX, weight = INT64_MAX;
 #pragma omp parallel for schedule(dynamic, 1024) reduction(min : missing, weight) \
     if (n >= kParallelMinItems)
@@ -188,24 +179,6 @@ GraphDefect graph_defect_sorted(const int64_t *xadj, int64_t n, const int32_t *a
 
 }  // namespace
 
-namespace {
-
-inline uint64_t splitmix64(uint64_t x) {
-    x += 0x9e3779b97f4a7c15ULL;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-    return x ^ (x >> 31);
-}
-
-// A hash of the arc u -> v of weight w (u, v < 2^31): summed over the arcs, the sums of (u, v, w)
-// and of (v, u, w) are equal when the two multisets are (every edge listed both ways with one
-// weight); an asymmetric adjacency gives equal sums with a chance of about 2^-64.
-inline uint64_t arc_hash(uint64_t u, uint64_t v, int64_t w) {
-    return splitmix64(splitmix64((u << 32 | v) ^ 0x6a09e667f3bcc908ULL) ^ static_cast<uint64_t>(w));
-}
-
-}  // namespace
-
 GraphDefect graph_defect(const int64_t *xadj, int64_t n, const int32_t *adjncy,
                          const int64_t *adjwgt) {
     const int64_t nnz = xadj[n];
@@ -237,10 +210,11 @@ GraphDefect graph_defect(const int64_t *xadj, int64_t n, const int32_t *adjncy,
         d.u = d.v = adjncy[loop_at];
         return d;
     }
-    // rows in order without a repeat and both directions alike: no defect (else the defect is
-    // found and ranked by the passes below)
-    if (sorted && !adjacent_repeat && fwd == rev) return GraphDefect();
-    if (sorted) return graph_defect_sorted(xadj, n, adjncy, adjwgt, [](int64_t j) { return j; });
+    const bool alike = fwd == rev;
+    if (sorted) {
+        if (!adjacent_repeat && alike) return GraphDefect();  // the common case: no defect
+        return rank_defect(xadj, n, adjncy, adjwgt, [](int64_t j) { return j; }, alike);
+    }
     // rows by neighbour id: at[j] is the arc at sorted position j of its row
     std::vector<int64_t> at(static_cast<size_t>(nnz));
 #pragma omp parallel for schedule(dynamic, 1024) if (n >= kParallelMinItems)
@@ -251,7 +225,7 @@ GraphDefect graph_defect(const int64_t *xadj, int64_t n, const int32_t *adjncy,
                          [&](int64_t x, int64_t y) { return adjncy[x] < adjncy[y]; });
     }
     const int64_t *a = at.data();
-    return graph_defect_sorted(xadj, n, adjncy, adjwgt, [a](int64_t j) { return a[j]; });
+    return rank_defect(xadj, n, adjncy, adjwgt, [a](int64_t j) { return a[j]; }, alike);
 }
 
 Csr dedup_rows(const int64_t *ptr, int64_t nrows, const int32_t *ind, int64_t ncols) {

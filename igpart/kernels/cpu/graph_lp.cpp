@@ -489,16 +489,6 @@ class SliceChoices {
     std::vector<Padded<Scratch>> scratch_;             // per thread: its rating scratch
 };
 
-// The chunks of kAsyncChunk consecutive vertices (their adjacency read front to back) of the
-// asynchronous passes, in a seeded order: chunk ids in KeyedVertex::u.
-std::vector<KeyedVertex> seeded_chunks(int64_t n, int64_t seed) {
-    const int64_t chunks = (n + kAsyncChunk - 1) / kAsyncChunk;
-    std::vector<KeyedVertex> keyed(static_cast<size_t>(chunks));
-    for (int64_t c = 0; c < chunks; ++c) keyed[c] = seeded_key(seed, c);
-    std::sort(keyed.begin(), keyed.end());
-    return keyed;
-}
-
 // Marks u's neighbours in `next`, each only where not marked yet (a store to a line other threads
 // read costs its ownership, a load does not).
 void mark_unmarked(const GraphView &g, int64_t u, char *next) {
@@ -525,6 +515,37 @@ void clear_flags(UninitVector<char> &flags) {
     char *f = flags.data();
 #pragma omp parallel for schedule(static) if (n >= kParallelMinLightItems)
     for (int64_t i = 0; i < n; ++i) f[i] = 0;
+}
+
+// The frame of the asynchronous passes: up to `iterations` passes while go() holds, each over the
+// chunks of kAsyncChunk consecutive vertices (their adjacency read front to back) in a seeded
+// order, on all threads at once, each thread with its own copy of `proto`. chunk(lo, hi, it,
+// scratch) handles the vertices [lo, hi) flagged in `active` in pass `it`, marks the next pass's
+// vertices in `next` and returns its moves; a pass without a move ends the passes.
+template <class Scratch, class Go, class Chunk>
+void async_passes(int64_t n, int64_t seed, int64_t iterations, const Scratch &proto,
+                  UninitVector<char> &active, UninitVector<char> &next, Go go, Chunk chunk) {
+    const int64_t chunks = (n + kAsyncChunk - 1) / kAsyncChunk;
+    std::vector<KeyedVertex> keyed(static_cast<size_t>(chunks));  // chunk ids in KeyedVertex::u
+    for (int64_t c = 0; c < chunks; ++c) keyed[c] = seeded_key(seed, c);
+    std::sort(keyed.begin(), keyed.end());
+    const int threads = max_threads();
+    std::vector<Padded<Scratch>> scratch(static_cast<size_t>(threads), Padded<Scratch>(proto));
+    for (int64_t it = 0; it < iterations && go(); ++it) {
+        int64_t moved = 0;
+#pragma omp parallel num_threads(threads) reduction(+ : moved) if (threads > 1)
+        {
+            Scratch &sc = scratch[static_cast<size_t>(current_thread())].value;
+#pragma omp for schedule(dynamic, 1)
+            for (int64_t x = 0; x < chunks; ++x) {
+                const int64_t lo = static_cast<int64_t>(keyed[x].u) * kAsyncChunk;
+                moved += chunk(lo, std::min(n, lo + kAsyncChunk), it, sc);
+            }
+        }
+        if (moved == 0) break;
+        active.swap(next);
+        clear_flags(next);
+    }
 }
 
 int64_t slice_length(int64_t n, int64_t sub_rounds) {
@@ -699,51 +720,35 @@ int64_t cluster_graph_lp_async(const GraphView &g, int64_t max_cluster_weight,
     UninitVector<int64_t> cw;
     UninitVector<char> active, next;
     start_clusters(g, label, cw, size, active, next);
-    const int64_t chunk = kAsyncChunk;
-    const std::vector<KeyedVertex> keyed = seeded_chunks(n, seed);
-    const int64_t chunks = static_cast<int64_t>(keyed.size());
     int64_t nc = n;  // read and written with atomics inside the passes
-    const int threads = max_threads();
-    std::vector<Padded<LabelSums>> scratch(static_cast<size_t>(threads));
-    for (int64_t it = 0; it < iterations && nc > min_clusters; ++it) {
-        int64_t moved = 0;
-#pragma omp parallel num_threads(threads) reduction(+ : moved) if (threads > 1)
-        {
-            LabelSums &sums = scratch[static_cast<size_t>(current_thread())].value;
-#pragma omp for schedule(dynamic, 1)
-            for (int64_t x = 0; x < chunks; ++x) {
-                const int64_t lo = static_cast<int64_t>(keyed[x].u) * chunk;
-                const int64_t hi = std::min(n, lo + chunk);
-                // the chunk's change of the cluster count, published once per chunk (one
-                // shared counter updated per move would be every thread's bottleneck)
-                int64_t delta = 0;
-                for (int64_t u = lo; u < hi; ++u) {
-                    if (!active[u]) continue;
-                    if (__atomic_load_n(&nc, __ATOMIC_RELAXED) + delta <= min_clusters) break;
-                    // the neighbours' labels and the clusters' weights as other threads leave
-                    // them; u's own label is written by this thread only
-                    const int32_t cur = label[u];
-                    const int32_t c = cluster_choice(g, static_cast<int32_t>(u), label.data(),
-                                                     cw.data(), max_cluster_weight, seed + it,
-                                                     sums);
-                    if (c == cur) continue;
-                    const int64_t wu = g.vwgt[u];
-                    // room in c reserved before the move (an emptied cluster is no target)
-                    if (!reserve(&cw[c], wu, max_cluster_weight, true)) continue;
-                    __atomic_fetch_sub(&cw[cur], wu, __ATOMIC_RELAXED);
-                    __atomic_store_n(&label[u], c, __ATOMIC_RELAXED);
-                    if (__atomic_fetch_sub(&size[cur], 1, __ATOMIC_RELAXED) == 1) --delta;
-                    if (__atomic_fetch_add(&size[c], 1, __ATOMIC_RELAXED) == 0) ++delta;
-                    ++moved;
-                    mark_unmarked(g, u, next.data());
-                }
-                if (delta != 0) __atomic_fetch_add(&nc, delta, __ATOMIC_RELAXED);
+    async_passes(
+        n, seed, iterations, LabelSums(), active, next, [&] { return nc > min_clusters; },
+        [&](int64_t lo, int64_t hi, int64_t it, LabelSums &sums) {
+            // the chunk's change of the cluster count, published once per chunk (one shared
+            // counter updated per move would be every thread's bottleneck)
+            int64_t delta = 0, moved = 0;
+            for (int64_t u = lo; u < hi; ++u) {
+                if (!active[u]) continue;
+                if (__atomic_load_n(&nc, __ATOMIC_RELAXED) + delta <= min_clusters) break;
+                // the neighbours' labels and the clusters' weights as other threads leave them;
+                // u's own label is written by this thread only
+                const int32_t cur = label[u];
+                const int32_t c = cluster_choice(g, static_cast<int32_t>(u), label.data(),
+                                                 cw.data(), max_cluster_weight, seed + it, sums);
+                if (c == cur) continue;
+                const int64_t wu = g.vwgt[u];
+                // room in c reserved before the move (an emptied cluster is no target)
+                if (!reserve(&cw[c], wu, max_cluster_weight, true)) continue;
+                __atomic_fetch_sub(&cw[cur], wu, __ATOMIC_RELAXED);
+                __atomic_store_n(&label[u], c, __ATOMIC_RELAXED);
+                if (__atomic_fetch_sub(&size[cur], 1, __ATOMIC_RELAXED) == 1) --delta;
+                if (__atomic_fetch_add(&size[c], 1, __ATOMIC_RELAXED) == 0) ++delta;
+                ++moved;
+                mark_unmarked(g, u, next.data());
             }
-        }
-        if (moved == 0) break;
-        active.swap(next);
-        clear_flags(next);
-    }
+            if (delta != 0) __atomic_fetch_add(&nc, delta, __ATOMIC_RELAXED);
+            return moved;
+        });
     return finish_clusters(g, max_cluster_weight, min_clusters, seed, label, cw, size, nc, cmap);
 }
 
@@ -963,48 +968,33 @@ int64_t refine_graph_lp_async(const GraphView &g, int32_t *parts, int32_t k,
 #pragma omp parallel for schedule(static) if (n >= kParallelMinLightItems)
     for (int64_t u = 0; u < n; ++u) before[u] = parts[u];
     UninitVector<char> active = filled<char>(n, 1), next = filled<char>(n, 0);
-    const int64_t chunk = kAsyncChunk;
-    const std::vector<KeyedVertex> keyed = seeded_chunks(n, seed);
-    const int64_t chunks = static_cast<int64_t>(keyed.size());
-    const int threads = max_threads();
-    std::vector<Padded<BlockConn>> scratch(static_cast<size_t>(threads),
-                                           Padded<BlockConn>(BlockConn(k)));
-    for (int64_t it = 0; it < iterations; ++it) {
-        int64_t moved = 0;
-#pragma omp parallel num_threads(threads) reduction(+ : moved) if (threads > 1)
-        {
-            BlockConn &sc = scratch[static_cast<size_t>(current_thread())].value;
-#pragma omp for schedule(dynamic, 1)
-            for (int64_t x = 0; x < chunks; ++x) {
-                const int64_t lo = static_cast<int64_t>(keyed[x].u) * chunk;
-                const int64_t hi = std::min(n, lo + chunk);
-                for (int64_t u = lo; u < hi; ++u) {
-                    if (!active[u]) continue;
-                    // the neighbours' blocks and the block weights as the other threads leave
-                    // them; u's own block is written by this thread only
-                    const int32_t s = parts[u];
-                    const Move mv = best_graph_move(g, parts, bw.data(), bounds,
-                                                    static_cast<int32_t>(u), seed + it, sc);
-                    const int64_t wu = g.vwgt[u];
-                    if (!mv.ok() || !lp_takes(mv.gain, wu, __atomic_load_n(&bw[s], __ATOMIC_RELAXED),
-                                              __atomic_load_n(&bw[mv.to], __ATOMIC_RELAXED)))
-                        continue;
-                    // room in the target reserved before the move: the bounds hold whatever
-                    // the timing
-                    if (!reserve(&bw[mv.to], wu, bounds[mv.to], false)) continue;
-                    __atomic_fetch_sub(&bw[s], wu, __ATOMIC_RELAXED);
-                    __atomic_store_n(&parts[u], mv.to, __ATOMIC_RELAXED);
-                    ++moved;
-                    mark_unmarked(g, u, next.data());
-                    if (!__atomic_load_n(&next[u], __ATOMIC_RELAXED))
-                        __atomic_store_n(&next[u], 1, __ATOMIC_RELAXED);
-                }
+    async_passes(
+        n, seed, iterations, BlockConn(k), active, next, [] { return true; },
+        [&](int64_t lo, int64_t hi, int64_t it, BlockConn &sc) {
+            int64_t moved = 0;
+            for (int64_t u = lo; u < hi; ++u) {
+                if (!active[u]) continue;
+                // the neighbours' blocks and the block weights as the other threads leave them;
+                // u's own block is written by this thread only
+                const int32_t s = parts[u];
+                const Move mv = best_graph_move(g, parts, bw.data(), bounds,
+                                                static_cast<int32_t>(u), seed + it, sc);
+                const int64_t wu = g.vwgt[u];
+                if (!mv.ok() || !lp_takes(mv.gain, wu, __atomic_load_n(&bw[s], __ATOMIC_RELAXED),
+                                          __atomic_load_n(&bw[mv.to], __ATOMIC_RELAXED)))
+                    continue;
+                // room in the target reserved before the move: the bounds hold whatever the
+                // timing
+                if (!reserve(&bw[mv.to], wu, bounds[mv.to], false)) continue;
+                __atomic_fetch_sub(&bw[s], wu, __ATOMIC_RELAXED);
+                __atomic_store_n(&parts[u], mv.to, __ATOMIC_RELAXED);
+                ++moved;
+                mark_unmarked(g, u, next.data());
+                if (!__atomic_load_n(&next[u], __ATOMIC_RELAXED))
+                    __atomic_store_n(&next[u], 1, __ATOMIC_RELAXED);
             }
-        }
-        if (moved == 0) break;
-        active.swap(next);
-        clear_flags(next);
-    }
+            return moved;
+        });
     // the exact gain: the edges at a vertex whose block changed (an edge between two such
     // vertices counted at its smaller end)
     int64_t gain = 0;

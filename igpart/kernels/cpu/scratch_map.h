@@ -7,6 +7,16 @@
 
 namespace igp {
 
+// splitmix64's finaliser: a bijection of 64-bit words whose every output bit depends on every
+// input bit.
+inline uint64_t mix64(uint64_t x) {
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ULL;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+}
+
 template <class V>
 class ScratchMap {
    public:
@@ -43,13 +53,7 @@ class ScratchMap {
     std::vector<uint64_t> used_;  // occupied positions, in insertion order
     uint64_t mask_ = 0;
 
-    static uint64_t hash(uint64_t x) {  // splitmix64 finaliser
-        x ^= x >> 30;
-        x *= 0xbf58476d1ce4e5b9ULL;
-        x ^= x >> 27;
-        x *= 0x94d049bb133111ebULL;
-        return x ^ (x >> 31);
-    }
+    static uint64_t hash(uint64_t x) { return mix64(x); }
 
     void grow() {
         std::vector<uint64_t> old_used;
