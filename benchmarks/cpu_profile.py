@@ -371,7 +371,7 @@ def main() -> None:
                    if not key.startswith("CpuBackend.") and key != "metis"}
             attrs = {key[len("CpuBackend."):]: v for key, v in variant.items()
                      if key.startswith("CpuBackend.")}
-            best = None
+            best, walls = None, []
             with cpu_attributes(attrs), metis_impl(variant.get("metis", "native")):
                 for _ in range(max(1, args.repeat)):
                     REC.reset()
@@ -380,16 +380,19 @@ def main() -> None:
                     p = igpart.partition(h, k, args.epsilon, args.objective, backend="cpu",
                                          seed=args.seed, config=dict(overrides, **cfg, threads=T))
                     wall = time.perf_counter() - w0
+                    walls.append(wall)
                     if best is None or wall < best[0]:
                         best = (wall, p, phase_table(args.levels))
             wall, p, table = best
             timings = " ".join(f"{n} {_fmt(s)}" for n, s in p.timings.items())
             print(f"  k={k:<3d} T={T:<3d} {vname:8s} {wall:8.2f} s  cut {p.cut:>9,d}  "
                   f"imb {p.imbalance:.4f}{'' if p.balanced else ' UNBALANCED'}  "
-                  f"[{timings}]", flush=True)
+                  f"[{timings}]" + (f"  runs {'/'.join(f'{x:.3f}' for x in walls)}"
+                                    if len(walls) > 1 else ""), flush=True)
             for line in table:
                 print(line)
             row = {"input": label, "k": k, "threads": T, "variant": vname, "seconds": wall,
+                   "runs": walls,
                    "cut": int(p.cut), "km1": int(p.km1), "balanced": bool(p.balanced),
                    "timings": p.timings}
             if args.mtkahypar:
