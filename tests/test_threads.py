@@ -409,6 +409,37 @@ def test_large_inputs_cluster_every_level_in_sub_rounds(monkeypatch):
         assert seen[-1] == want and 0 < nc < h.n and int(cmap.max()) == nc - 1
 
 
+def test_many_threads_lower_the_sub_round_floor_unless_deterministic():
+    """Under ``deterministic=None`` from ``many_threads_sub_rounds_min_threads`` threads on,
+    inputs and levels of ``many_threads_sub_round_min_vertices`` vertices run Louvain and the
+    clustering in sub-rounds; with fewer threads, and with ``deterministic=True`` on any,
+    the size-only floor ``sub_round_min_vertices`` stays. A deterministic run's partition of
+    such an input is the same on 1 and on many threads."""
+    from igpart.partitioner.config import Config
+    from igpart.partitioner.context import community_sub_rounds
+
+    cpu = CpuBackend()
+    many, low = cpu.many_threads_sub_rounds_min_threads, cpu.many_threads_sub_round_min_vertices
+    big, rounds = cpu.sub_round_min_vertices, cpu.cluster_sub_rounds
+    assert 0 < many and low < big
+    for threads, det, floor in ((many, None, low), (many - 1, None, big), (MANY, True, big),
+                                (MANY, None, low), (1, None, big)):
+        got = _on_threads(threads, lambda d=det: (
+            cpu.sub_round_floor(d), community_sub_rounds(cpu, Config(deterministic=d), low),
+            cpu.cluster_rounds(low, low, d), cpu.cluster_rounds(low - 1, low - 1, d)))
+        assert got[0] == floor, (threads, det, got)
+        assert got[1] == (cpu.community_sub_rounds if floor == low else 0)
+        assert got[2] == (rounds if floor == low else 0) and got[3] == 0
+    # the default argument is the size-only rule, whatever the threads
+    assert _on_threads(MANY, lambda: cpu.cluster_rounds(low, low)) == 0
+    h = random_circuit(low + 500, seed=5)
+    cfg = {"deterministic": True, "initial": "metis", "vcycles": 0}
+    one = _on_threads(1, lambda: igpart.partition(h, 4, backend="cpu", seed=2,
+                                                  config=dict(cfg, threads=1)))
+    wide = igpart.partition(h, 4, backend="cpu", seed=2, config=dict(cfg, threads=MANY))
+    assert one.balanced and np.array_equal(one.parts, wide.parts)
+
+
 def _sequence_refinement(ha, parts, k, bounds, objective, parallel_min_moves):
     return _cpu.refine_hypergraph(ha.eptr, ha.eind, ha.ewgt, ha.vptr, ha.vind, ha.vwgt,
                                   np.asarray(parts, dtype=np.int32), k, bounds,

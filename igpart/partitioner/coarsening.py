@@ -132,7 +132,7 @@ def hypergraph_coarsener(be: Backend, mcw: int, cfg: ResolvedConfig, seed: int):
         shrink = max(min(limit, ha.n / coarsest), 1.01)
         options = {}
         if rounds_of is not None:  # the C++ backend: sub-rounds by level and input size
-            options["sub_rounds"] = rounds_of(ha.n, cfg.n)
+            options["sub_rounds"] = rounds_of(ha.n, cfg.n, cfg.deterministic)
         return be.cluster_hypergraph(
             ha, mcw, max_net_size=cfg.rating_max_net_size, communities=communities,
             max_shrink=shrink, weight_penalty=cfg.weight_penalty, seed=seed, **options,

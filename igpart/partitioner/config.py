@@ -98,8 +98,9 @@ class Config:
       lower cut; unchanged at k <= 16, where the communities are smaller than a block anyway).
       ``community_sub_rounds`` (default -1: the backend's ``default_community_sub_rounds(n)``,
       on the C++ backend 64 on inputs of at least 100,000 vertices
-      (``CpuBackend.sub_round_min_vertices``), else 0, as on the GPU; 0: sequential local
-      moving): Louvain's local moving
+      (``CpuBackend.sub_round_min_vertices``; 16,384 under ``deterministic=None`` from 8
+      threads on, ``CpuBackend.sub_round_floor``, which also sets where the clustering runs in
+      sub-rounds), else 0, as on the GPU; 0: sequential local moving): Louvain's local moving
       in this many synchronous sub-rounds per pass on graphs of at least 4096 vertices: the
       vertices of a sub-round (a slice of the seeded order) choose their community in parallel
       (OpenMP) against the state before it, then move in order (a move that would overfill its

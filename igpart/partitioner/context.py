@@ -241,11 +241,11 @@ def community_resolution(cfg: Config, pins: int) -> float:
 
 def community_sub_rounds(be: Backend, cfg: Config, n: int) -> int:
     """``cfg.community_sub_rounds`` resolved on ``be`` for an input of ``n`` vertices (-1: the
-    backend's ``default_community_sub_rounds(n)``, 0 where it has none)."""
+    backend's ``default_community_sub_rounds(n, cfg.deterministic)``, 0 where it has none)."""
     if cfg.community_sub_rounds >= 0:
         return int(cfg.community_sub_rounds)
     default = getattr(be, "default_community_sub_rounds", None)
-    return 0 if default is None else int(default(n))
+    return 0 if default is None else int(default(n, cfg.deterministic))
 
 
 def community_pass_gain(be: Backend, cfg: Config, n: int) -> float:

@@ -212,8 +212,31 @@ class CpuBackend(Backend):
     #: least this many vertices: below, the work per sub-round is too small for its barriers
     #: (on the loaded 2-core dev VM, neuron at k = 2 on 2 threads took 4.3 s with sub-rounds on
     #: its 92k vertices against 1.3 s on 1 thread), and the ISPD98 / Titan23 inputs keep their
-    #: sequential clustering and Louvain.
+    #: sequential clustering and Louvain. Many threads lower it (``sub_round_floor``).
     sub_round_min_vertices = 100_000
+    #: Under ``Config.deterministic = None`` from this many OpenMP threads on (0: never), the
+    #: floor above is ``many_threads_sub_round_min_vertices`` instead: on 16 threads the
+    #: sequential clustering and Louvain were most of a run on the ``small`` suite's inputs
+    #: (ibm08 at k = 2: Louvain 0.30 s and the clustering 0.24 s of 0.76 s, both on one core
+    #: while 15 waited). H100 machine's 16 cores, 2026-11-27, ``small`` at k = 2, 8, 64, the
+    #: faster of two runs (BENCHMARKS.md, "Sub-rounds on small inputs at many threads"): 0.77x
+    #: the time at 1.003x the cut (one seed; the cuts do not depend on the threads, so the cut
+    #: ratio is also that of 1 thread). Below 8 threads the size-only rule stays, as it does
+    #: with ``deterministic=True`` (the same partition on any threads): the result then depends
+    #: on whether the run has fewer than 8 threads, never on how many more.
+    many_threads_sub_rounds_min_threads = 8
+    many_threads_sub_round_min_vertices = 16_384
+
+    def sub_round_floor(self, deterministic: bool | None = True) -> int:
+        """The fewest vertices of an input (and of a level) clustered and run through Louvain
+        in sub-rounds by default: ``sub_round_min_vertices``; with ``deterministic`` None on
+        at least ``many_threads_sub_rounds_min_threads`` OpenMP threads of the calling thread,
+        at most ``many_threads_sub_round_min_vertices``."""
+        floor = int(self.sub_round_min_vertices)
+        many = int(self.many_threads_sub_rounds_min_threads)
+        if deterministic is None and many > 0 and int(_cpu.get_num_threads()) >= many:
+            floor = min(floor, int(self.many_threads_sub_round_min_vertices))
+        return floor
     #: ``sub_rounds`` of :meth:`cluster_hypergraph` on levels of at least
     #: ``sub_round_min_vertices``: on ibm01, 05, 09 and neuron at k = 2, 8, 64 (seeds 0-2,
     #: 2026-11-26, sub-rounds on every level of at least 4096 vertices) 16 sub-rounds gave a
@@ -435,10 +458,11 @@ class CpuBackend(Backend):
         ok = np.flatnonzero(left_out[cap:] <= self.COMMUNITY_DROPPED_PIN_SHARE * pins[cap_max])
         return cap + int(ok[0])
 
-    def default_community_sub_rounds(self, n: int) -> int:
+    def default_community_sub_rounds(self, n: int, deterministic: bool | None = True) -> int:
         """``Config.community_sub_rounds = -1`` on this backend for an input of ``n`` vertices:
-        ``community_sub_rounds`` from ``sub_round_min_vertices`` on, else 0 (sequential)."""
-        return self.community_sub_rounds if n >= self.sub_round_min_vertices else 0
+        ``community_sub_rounds`` from ``sub_round_floor(deterministic)`` on, else 0
+        (sequential)."""
+        return self.community_sub_rounds if n >= self.sub_round_floor(deterministic) else 0
 
     @property
     def default_refinement(self) -> str:
@@ -448,15 +472,16 @@ class CpuBackend(Backend):
         on = self.jet_min_threads > 0 and int(_cpu.get_num_threads()) >= self.jet_min_threads
         return "jet+fm" if on else "fm"
 
-    def cluster_rounds(self, level_n: int, input_n: int) -> int:
+    def cluster_rounds(self, level_n: int, input_n: int,
+                       deterministic: bool | None = True) -> int:
         """The ``sub_rounds`` of :meth:`cluster_hypergraph` for a level of ``level_n`` vertices
         of a run on an input of ``input_n`` vertices: ``cluster_sub_rounds`` on levels of at
-        least ``sub_round_min_vertices`` and, on inputs of that size, on every level of at least
-        ``cluster_sub_round_min_level`` vertices; else 0 (one vertex after the other). Sizes
-        only, never the threads: the result does not depend on them."""
-        if level_n >= self.sub_round_min_vertices or (
-                input_n >= self.sub_round_min_vertices
-                and level_n >= self.cluster_sub_round_min_level):
+        least ``sub_round_floor(deterministic)`` and, on inputs of that size, on every level of
+        at least ``cluster_sub_round_min_level`` vertices; else 0 (one vertex after the other).
+        Sizes only with ``deterministic`` True: the result does not depend on the threads."""
+        floor = self.sub_round_floor(deterministic)
+        if level_n >= floor or (
+                input_n >= floor and level_n >= self.cluster_sub_round_min_level):
             return self.cluster_sub_rounds
         return 0
 
