@@ -181,7 +181,7 @@ def test_vcycles_never_worsen_the_first_pass():
 
 def test_vcycle_count_resolves_per_backend_and_k(monkeypatch):
     """``vcycles=-1`` is the backend's ``default_vcycles(k, n)`` (2 where it has none; on the
-    C++ backend none on large inputs below k = 64 and one from it on, on the GPU 1 at k = 2 on
+    C++ backend none below k = 64 and one from it on, at any size, on the GPU 1 at k = 2 on
     large inputs); the count
     resolved is the number of V-cycles run at most; bad values are refused."""
     import igpart.partitioner.context as ml
@@ -191,7 +191,7 @@ def test_vcycle_count_resolves_per_backend_and_k(monkeypatch):
     cpu = get_backend("cpu")
     assert Config().vcycles == -1
     assert [ml.vcycles(cpu, Config(), k, 10**6) for k in (2, 8, 63, 64, 128)] == [0, 0, 0, 1, 1]
-    assert [ml.vcycles(cpu, Config(), k, cpu.LARGE_MIN_N - 1) for k in (2, 16)] == [2, 2]
+    assert [ml.vcycles(cpu, Config(), k, 1000) for k in (2, 16, 64)] == [0, 0, 1]
     assert ml.vcycles(cpu, Config(vcycles=0), 2, 10) == 0
 
     class Device:
@@ -207,9 +207,9 @@ def test_vcycle_count_resolves_per_backend_and_k(monkeypatch):
     monkeypatch.setattr(driver, "run_vcycles",
                         lambda *a, **kw: counts.append(a[9]) or real(*a, **kw))
     h = igpart.generators.random_circuit(2000, seed=3)
-    for cfg in (Config(), Config(vcycles=1)):
+    for cfg in (Config(), Config(vcycles=2), Config(vcycles=1)):
         assert igpart.partition(h, 2, seed=1, backend="cpu", config=cfg).balanced
-    assert counts == [2, 1]
+    assert counts == [0, 2, 1]
     for bad in (-2, True, 1.5, "2"):
         with pytest.raises(InputError, match="vcycles"):
             Config(vcycles=bad).validate()

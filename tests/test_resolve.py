@@ -219,7 +219,7 @@ def test_the_result_and_verbose_output_show_the_resolved_values(tmp_path):
     p = igpart.partition(h, 4, backend="cpu", seed=1)
     want = resolve(Config(), CpuBackend(), h, 4).summary()
     assert p.resolved == want and p.to_dict()["resolved"] == want
-    assert p.resolved["initial"] == "rb" and p.resolved["vcycles"] == 2
+    assert p.resolved["initial"] == "rb" and p.resolved["vcycles"] == 0
     assert p.config["vcycles"] == -1  # the request as given
     f = tmp_path / "c.hgr"
     igpart.io.write_hgr(h, f)
@@ -227,7 +227,7 @@ def test_the_result_and_verbose_output_show_the_resolved_values(tmp_path):
                         "--json", "-v"], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     lines = [line for line in r.stderr.splitlines() if line.startswith("igpart: resolved:")]
-    assert len(lines) == 1 and "vcycles=2" in lines[0] and "initial=rb" in lines[0]
+    assert len(lines) == 1 and "vcycles=0" in lines[0] and "initial=rb" in lines[0]
     assert json.loads(r.stdout)["resolved"]["k"] == 4
 
 

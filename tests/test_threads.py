@@ -193,9 +193,9 @@ print(digest(igpart.partition(h, 8, backend="cpu", seed=1, config={"threads": 8}
 
 def test_stages_on_a_smaller_team_than_asked_for():
     """Where the OpenMP runtime gives a stage fewer threads than it asks for (OMP_THREAD_LIMIT,
-    OMP_DYNAMIC on a loaded machine, a nested region), every stage and a whole run give what
-    one thread gives (Louvain's graphs once lost the rows of the slices of the missing
-    threads)."""
+    OMP_DYNAMIC on a loaded machine, a nested region), every stage gives what one thread
+    gives and a whole run what a full team gives (Louvain's graphs once lost the rows of the
+    slices of the missing threads)."""
     import hashlib
     import os
     import subprocess
@@ -225,7 +225,8 @@ def test_stages_on_a_smaller_team_than_asked_for():
             digest(cpu.communities(ha, seed=3, sub_rounds=0)),
             digest(cpu.communities(ha, seed=3, sub_rounds=64, max_net_size=50_000,
                                    graph="bipartite")),
-            digest(igpart.partition(h, 8, backend="cpu", seed=1, config={"threads": 1}).parts),
+            # a run on 2+ threads: sub-rounds at this size (sub_round_floor), as in the child
+            digest(igpart.partition(h, 8, backend="cpu", seed=1, config={"threads": 2}).parts),
         ]
 
     names = ["clustering", "contraction", "louvain", "louvain (no sub-rounds)",
@@ -358,12 +359,13 @@ def test_refinement_follows_the_threads(monkeypatch):
 
 def test_sub_rounds_by_default_on_large_inputs_only():
     """``Config.community_sub_rounds = -1`` and the clustering's default: sub-rounds from
-    ``CpuBackend.sub_round_min_vertices`` vertices on, sequential below; backends without a
+    ``CpuBackend.sub_round_min_vertices`` vertices on, sequential below (the size-only rule of
+    ``deterministic=True``; many threads lower it otherwise, see below); backends without a
     default of their own get 0."""
     from igpart.partitioner.config import Config
     from igpart.partitioner.context import community_sub_rounds
 
-    cpu, cfg = CpuBackend(), Config()
+    cpu, cfg = CpuBackend(), Config(deterministic=True)
     big = cpu.sub_round_min_vertices
     assert community_sub_rounds(cpu, cfg, big) == cpu.community_sub_rounds > 0
     assert community_sub_rounds(cpu, cfg, big - 1) == 0

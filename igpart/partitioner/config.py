@@ -98,7 +98,7 @@ class Config:
       lower cut; unchanged at k <= 16, where the communities are smaller than a block anyway).
       ``community_sub_rounds`` (default -1: the backend's ``default_community_sub_rounds(n)``,
       on the C++ backend 64 on inputs of at least 100,000 vertices
-      (``CpuBackend.sub_round_min_vertices``; 16,384 under ``deterministic=None`` from 8
+      (``CpuBackend.sub_round_min_vertices``; 16,384 under ``deterministic=None`` from 2
       threads on, ``CpuBackend.sub_round_floor``, which also sets where the clustering runs in
       sub-rounds), else 0, as on the GPU; 0: sequential local moving): Louvain's local moving
       in this many synchronous sub-rounds per pass on graphs of at least 4096 vertices: the
@@ -420,11 +420,10 @@ class Config:
       ``vcycles``: at most this many V-cycles after the first pass (re-coarsening inside the
       blocks with a new clustering seed each time, refining on the way up; a cycle is kept only
       when it improves, and the first one that does not ends them). -1 (default): the
-      backend's ``default_vcycles(k, n)``: two on the C++ backend (ISPD98, against no V-cycle:
-      about 1.5% lower cut for about 1.6x the time), but on inputs of at least 250,000
-      vertices (``CpuBackend.LARGE_MIN_N``) none below k = 64 and one from it on (on 16
-      threads the V-cycle cost about a third of the run for 0.5% of cut at k = 2 and 1.9% at
-      k = 16, ``CpuBackend.default_vcycles``); on the GPU two, but one at k = 2 on inputs
+      backend's ``default_vcycles(k, n)``: on the C++ backend none below k = 64 and one from
+      it on, at any size (on 16 threads a V-cycle cost about a third of a run for 0.5-1.9% of
+      cut on large inputs, two 37% of the run for 0.6-1.3% on ISPD98 / Titan23,
+      ``CpuBackend.default_vcycles``); on the GPU two, but one at k = 2 on inputs
       of at least 100,000 vertices (``GpuBackend.LARGE_MIN_N``). Measured
       on an H200 (2026-11-26, ibm01x200 / ibm09x100, seeds 1-8, with METIS-only initial
       partitioning): at k = 2 one V-cycle took 0.83x / 0.89x the time of two (medians 0.228 /

@@ -217,14 +217,16 @@ class CpuBackend(Backend):
     #: Under ``Config.deterministic = None`` from this many OpenMP threads on (0: never), the
     #: floor above is ``many_threads_sub_round_min_vertices`` instead: on 16 threads the
     #: sequential clustering and Louvain were most of a run on the ``small`` suite's inputs
-    #: (ibm08 at k = 2: Louvain 0.30 s and the clustering 0.24 s of 0.76 s, both on one core
-    #: while 15 waited). H100 machine's 16 cores, 2026-11-27, ``small`` at k = 2, 8, 64, the
-    #: faster of two runs (BENCHMARKS.md, "Sub-rounds on small inputs at many threads"): 0.77x
-    #: the time at 1.003x the cut (one seed; the cuts do not depend on the threads, so the cut
-    #: ratio is also that of 1 thread). Below 8 threads the size-only rule stays, as it does
-    #: with ``deterministic=True`` (the same partition on any threads): the result then depends
-    #: on whether the run has fewer than 8 threads, never on how many more.
-    many_threads_sub_rounds_min_threads = 8
+    #: (ibm08 at k = 2: Louvain 0.30 s and the clustering 0.24 s of 0.76 s, on one core while
+    #: 15 waited). The ``small`` suite's inputs at k = 2, 8, 64 (one seed, the faster of two
+    #: runs; BENCHMARKS.md, "Fewer V-cycles and sub-rounds on small inputs"): on 16 threads
+    #: (H100 machine) 0.77x the time at 1.003x the cut; six of them at k = 2 and 64 on 8 threads
+    #: 0.70x, on 4 0.78x, on the 2-core VM's 2 threads 0.84x, at 0.982x the cut (the cuts do not
+    #: depend on the threads). On 1 thread the sub-rounds only add their barriers (1.01x the
+    #: time), and with ``deterministic=True`` the size-only rule stays on any threads (the same
+    #: partition on any threads); so the result depends on whether the run has one thread or
+    #: more, never on how many more.
+    many_threads_sub_rounds_min_threads = 2
     many_threads_sub_round_min_vertices = 16_384
 
     def sub_round_floor(self, deterministic: bool | None = True) -> int:
@@ -389,30 +391,27 @@ class CpuBackend(Backend):
             return True
         return _sequential_fm(deterministic, self.async_graph_lp_refine_min_threads)
 
-    #: Inputs of at least this many vertices get fewer V-cycles (``default_vcycles``; above
-    #: the small suite's inputs: on cholesky_mc, 113k vertices, k = 2, seeds 0-5, the
-    #: second V-cycle gained 13 cut (2.8%) once, for 0.25 s of 1.2 s a run).
+    #: Inputs of at least this many vertices are "large" (Louvain's pass gain and clique
+    #: expansion below).
     LARGE_MIN_N = 250_000
-    #: ... and from this k on one V-cycle there, none below (``default_vcycles``)
-    VCYCLE_MIN_K_LARGE = 64
+    #: From this k on one V-cycle, none below (``default_vcycles``), whatever the size
+    VCYCLE_MIN_K = 64
 
     def default_vcycles(self, k: int, n: int = 0) -> int:
-        """``Config(vcycles=-1)`` on this backend: on inputs of at least ``LARGE_MIN_N``
-        vertices none below k = ``VCYCLE_MIN_K_LARGE`` and one from it on, two on smaller
-        inputs. On 16 threads (H100 machine's CPUs, 2026-11-27, `benchmarks/gpu_ab.py --backend
-        cpu --vary-seeds`, seeds 0-1, none against one): at k = 2 cholesky_mc x18, neuron x22,
-        ibm10 x29 and stereo_vision x22 cut 1.001-1.008x (geomean 1.005x) in 0.64-0.71x the
-        time; at k = 16 (the first three) 1.007-1.027x (1.019x) in 0.63-0.75x the time, where
-        the C++ backend cuts about 4% below Mt-KaHyPar-16 (BENCHMARKS.md, "The C++ backend on
-        many cores"). At k = 64 the one V-cycle stays: there the cut is level with
-        Mt-KaHyPar's, with none to spare. Measured at k = 2 and 16 only; k = 3-15 and 17-63
-        follow the rule unmeasured. Earlier, on the 2-core VM (neuron x4, ibm10 x8,
-        cholesky_mc x4, seeds 0-1, 2 threads): at k = 2 a second V-cycle ran in 2 of 6 runs
-        and gained nothing; at k = 16 and 64 one instead of two cut 1.006x (at most 1.015x) in
-        0.81x the time. The ``quality`` preset keeps four."""
-        if n >= self.LARGE_MIN_N:
-            return 0 if int(k) < self.VCYCLE_MIN_K_LARGE else 1
-        return 2
+        """``Config(vcycles=-1)`` on this backend: none below k = ``VCYCLE_MIN_K``, one from it
+        on, on inputs of any size (Mt-KaHyPar's DEFAULT runs none; the ``quality`` preset keeps
+        four). Large inputs, on 16 threads (H100 machine's CPUs, 2026-11-27, `benchmarks/gpu_ab.py
+        --backend cpu --vary-seeds`, seeds 0-1, none against one): at k = 2 cholesky_mc x18,
+        neuron x22, ibm10 x29 and stereo_vision x22 cut 1.001-1.008x (geomean 1.005x) in
+        0.64-0.71x the time; at k = 16 (the first three) 1.007-1.027x (1.019x) in 0.63-0.75x the
+        time. The ``small`` suite's inputs (ISPD98, Titan23; 12-113k vertices) had kept two:
+        there, on 16 threads (the same machine, k = 2, 8, 64, one seed, the faster of two runs;
+        BENCHMARKS.md, "Fewer V-cycles and sub-rounds on small inputs") none instead of two cut
+        1.006x / 1.013x at k = 2 / 8 in 0.63x the time, one instead of two 1.004x at k = 64 in
+        0.86x; on the 2-core VM (2 threads, six of them at k = 2 and 64) none cut 1.016x in 0.70x
+        the time. The V-cycles had been 30-46% of those runs' time, where igpart's cut was
+        4% below Mt-KaHyPar's at 2.6x its time on 16 threads."""
+        return 0 if int(k) < self.VCYCLE_MIN_K else 1
 
     #: On inputs of at least ``LARGE_MIN_N`` vertices, Louvain's clique expansion takes the
     #: nets of up to the largest size in [``COMMUNITY_NET_SIZE_MIN``, ``COMMUNITY_NET_SIZE_MAX``]
