@@ -595,8 +595,9 @@ def test_partition_with_a_pass_gain_stop():
     from igpart.partitioner.context import resolve
 
     h = _structured(3000, 4)
-    assert resolve(Config(), BE, h, 4).community_pass_gain == 0.0  # small: off
+    assert resolve(Config(), BE, h, 4).community_pass_gain == CpuBackend.community_pass_gain > 0
     assert BE.default_community_pass_gain(CpuBackend.LARGE_MIN_N) == CpuBackend.community_pass_gain
+    assert resolve(Config(community_pass_gain=0), BE, h, 4).community_pass_gain == 0.0
     assert resolve(Config(community_pass_gain=0.3), BE, h, 4).community_pass_gain == 0.3
     p = igpart.partition(h, 4, epsilon=0.03, config={"community_pass_gain": 0.3}, backend="cpu")
     assert p.balanced and p.cut == igpart.metrics.cut(h, p.parts, 4)

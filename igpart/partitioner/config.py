@@ -115,15 +115,17 @@ class Config:
       2, 2026-11-26) gave a cut geomean of 0.998x against sequential (0.915–1.126x), hence the
       C++ backend's default on large inputs: its Louvain scales with the threads and gives the
       same communities on any number of them (smaller inputs gain little from threads, and on
-      a loaded 2-core machine the sub-rounds' barriers cost more than they save).
+      a loaded 2-core machine the sub-rounds' barriers cost more than they save; measured again
+      with today's code, inputs of 16,384+ vertices gain from 2 threads on, hence
+      ``CpuBackend.sub_round_floor`` under ``deterministic=None``).
       ``community_pass_gain`` (default -1: the backend's ``default_community_pass_gain(n)``:
-      on the C++ backend 0.1 on inputs of at least 250,000 vertices, else 0; 0 on the GPU; 0:
-      off): a Louvain level also ends after a local-moving pass whose moves gained less
+      on the C++ backend 0.1 on inputs of any size; 0 on the GPU; 0: off): a Louvain level also ends after a local-moving pass whose moves gained less
       modularity than this fraction of what the level's passes gained so far (besides the rule
       of a pass moving at most 1% of the level's vertices, and ``community_passes``). On the
       enlarged inputs the first level's later passes gained about 0.01 each for most of
       Louvain's time; with 0.1 the same cut (geomean 0.993x, 24 runs) for 0.81x Louvain's
-      time on one thread (``CpuBackend.community_pass_gain``).
+      time on one thread; on the ``small`` suite 0.997x the cut in 0.92x the time on 2 threads,
+      0.993x in 0.90x on 16 (``CpuBackend.community_pass_gain``).
       ``community_graph``: the graph Louvain runs on: ``"clique"`` (the weighted clique
       expansion of nets of at most ``community_max_net_size`` pins), ``"bipartite"``
       (Mt-KaHyPar's: a node per vertex and per net of at most ``max(50000, n / 100)`` pins, an

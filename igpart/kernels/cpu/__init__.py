@@ -276,8 +276,8 @@ class CpuBackend(Backend):
     #: ibm10 x8 (k = 2, 16, 64, seeds 0-1) 0.993x the previous defaults' cut. Its time is for a
     #: many-core machine to measure.
     community_sub_round_min_arcs = 1 << 19
-    #: ``Config.community_pass_gain = -1`` on this backend for inputs of at least
-    #: ``LARGE_MIN_N`` vertices (``default_community_pass_gain``): a Louvain level ends after a
+    #: ``Config.community_pass_gain = -1`` on this backend (``default_community_pass_gain``):
+    #: a Louvain level ends after a
     #: pass that gained less than this fraction of the level's modularity gain so far. On the
     #: enlarged inputs a level's first passes gain most (ibm10 x8, first level: +0.298, +0.048,
     #: +0.016, then about +0.01 a pass up to the pass limit, 8 passes for 4.2 of Louvain's
@@ -289,15 +289,19 @@ class CpuBackend(Backend):
     #: --ks 2,16,64 --threads 1 --seed S``, S = 0, 1): cut geomean 0.993x (0.938x-1.061x, 24
     #: runs; by k 0.997x / 0.999x / 0.983x), Louvain 0.81x the time, whole runs 0.83x; Louvain
     #: alone (``benchmarks/louvain_profile.py``, k = 16, best of 2) 0.66-0.93x on 1 and 2
-    #: threads. On the small suite (2 threads, k = 2, 8, 64, seeds 0-1) it saved 11% of
-    #: Louvain's time at a cut geomean of 1.001x but +1.6% at k = 8 and ibm07 k = 2 +6.8%
-    #: beyond its seeds' spread, hence only on large inputs.
+    #: threads. On the small suite it had been left off (2 threads, k = 2, 8, 64, seeds 0-1,
+    #: sequential Louvain: 11% of Louvain's time saved at a cut geomean of 1.001x, +1.6% at
+    #: k = 8); with the sub-rounds that small inputs now get from 2 threads on
+    #: (``sub_round_floor``) the same suite at k = 2, 8, 64 gave 0.997x the cut in 0.92x the
+    #: time (2-core VM, 2 threads, seeds 0-1; per case 0.90-1.17x) and 0.993x in 0.90x (H100
+    #: machine, 16 threads, one seed), so it holds at every size (BENCHMARKS.md, "Fewer
+    #: V-cycles and sub-rounds on small inputs").
     community_pass_gain = 0.1
 
     def default_community_pass_gain(self, n: int) -> float:
         """``Config.community_pass_gain = -1`` on this backend for an input of ``n`` vertices:
-        ``community_pass_gain`` from ``LARGE_MIN_N`` vertices on, else 0 (off)."""
-        return float(self.community_pass_gain) if n >= self.LARGE_MIN_N else 0.0
+        ``community_pass_gain``, at every size."""
+        return float(self.community_pass_gain)
 
     #: From this many OpenMP threads on (0: never, the default), ``Config.refinement = "auto"``
     #: is ``"jet+fm"`` (Jet, parallel, on every level; FM on levels of at most
