@@ -380,8 +380,9 @@ def test_metis_processes_automatic(monkeypatch, cpus, n, k, threads, expected):
 
 def test_k2_starts_no_metis_workers(monkeypatch):
     """At k = 2 both backends run their one batch of METIS seeds in-process, side by side on
-    the run's threads (the workers would start beside them); k >= 3 keeps the workers, an
-    explicit value is kept."""
+    the run's threads (the workers would start beside them); k >= 3 keeps the workers where
+    the backend starts them (not the C++ backend: ``metis_workers``), an explicit value is
+    kept."""
     import igpart.partitioner.context as ml
     from igpart.generators import random_circuit
     from igpart.kernels.cpu import CpuBackend
@@ -393,12 +394,15 @@ def test_k2_starts_no_metis_workers(monkeypatch):
     assert ml.metis_processes(cfg, 10**6, 2) == 0
     assert ml.metis_processes(cfg, 10**6, 3, backend="gpu") == 15
     assert ml.metis_processes(cfg, 10**6, 3, backend="cpu") == 15
+    assert ml.metis_processes(cfg, 10**6, 3, workers=False) == 0  # the C++ backend's
     assert ml.metis_processes(Config(threads=16, initial_metis_processes=4), 10**6, 2,
                               backend="cpu") == 4
     h = random_circuit(300, seed=1)
     big = Config(threads=16, initial_runs_min_n=100)
     assert ml.resolve(big, CpuBackend(), h, 2).initial_metis_processes == 0
-    assert ml.resolve(big, CpuBackend(), h, 4).initial_metis_processes == 15
+    assert ml.resolve(big, CpuBackend(), h, 4).initial_metis_processes == 0  # metis_workers
+    assert ml.resolve(Config(threads=16, initial_metis_processes=3), CpuBackend(), h,
+                      4).initial_metis_processes == 3
 
 
 def test_gpu_small_inputs_get_metis_workers_from_k3(monkeypatch):
@@ -424,7 +428,8 @@ def test_gpu_small_inputs_get_metis_workers_from_k3(monkeypatch):
 
 def test_graphs_start_no_metis_workers(monkeypatch):
     """A graph's few METIS seeds run in-process: no pool to start beside its clustering (an
-    explicit value is kept; a graph run as a hypergraph, with fixed vertices, gets workers)."""
+    explicit value is kept; a graph run as a hypergraph, with fixed vertices, gets workers
+    where hypergraphs do: on the GPU backend, not on the C++ one)."""
     import igpart.partitioner.context as ml
     from igpart.generators import grid_graph
     from igpart.kernels.cpu import CpuBackend
@@ -433,6 +438,9 @@ def test_graphs_start_no_metis_workers(monkeypatch):
     g = grid_graph(400, 400)
     assert ml.metis_processes(Config(threads=16), g.n, 16, hypergraph=False) == 0
     assert ml.resolve(Config(threads=16), CpuBackend(), g, 16).initial_metis_processes == 0
+    assert ml.resolve(Config(threads=16), CpuBackend(), g.to_hypergraph(),
+                      16).initial_metis_processes == 0  # the C++ backend starts none
+    monkeypatch.setattr(CpuBackend, "metis_workers", True)
     assert ml.resolve(Config(threads=16), CpuBackend(), g.to_hypergraph(),
                       16).initial_metis_processes == 15
     assert ml.resolve(Config(threads=16, initial_metis_processes=3), CpuBackend(), g,
@@ -494,12 +502,19 @@ def test_default_config_small_input_starts_no_pool(fresh_pool, monkeypatch):
 
 def test_default_config_large_input_resolves_to_workers(fresh_pool, monkeypatch):
     """The default (-1) where the input counts as large (``initial_runs_min_n`` lowered) on a
-    machine of 8 CPUs: the pool is started with 7 workers, the drivers and the METIS calls get
-    7, the blocks equal those of in-process METIS, and the result reports -1."""
+    machine of 8 CPUs and a backend that starts workers (``metis_workers``, off on the C++
+    backend by default: none are started then): the pool is started with 7 workers, the
+    drivers and the METIS calls get 7, the blocks equal those of in-process METIS, and the
+    result reports -1."""
     import igpart.partitioner.context as ml
     import igpart.partitioner.initial.pool as ini
+    from igpart.kernels.cpu import CpuBackend
 
     monkeypatch.setattr(ml, "usable_cpus", lambda: 8)
+    h0 = random_hypergraph(np.random.default_rng(4), 2000, 3500, weighted=True)
+    assert ml.resolve(Config(threads=2, initial_runs_min_n=1000), CpuBackend(), h0,
+                      8).initial_metis_processes == 0
+    monkeypatch.setattr(CpuBackend, "metis_workers", True)
     requested = []
     real_pool = mp.get_pool
     monkeypatch.setattr(mp, "get_pool", lambda size, low_priority=False: requested.append(size)

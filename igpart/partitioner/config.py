@@ -293,7 +293,9 @@ class Config:
       blocks either way (each call is seeded); a worker that dies is replaced and its call runs
       in-process (a logged warning). With threads, the bisections of ``"rb"`` but the first
       run whole in these workers (``recursive.BISECT_IN_WORKERS``). -1 chooses per run
-      (:func:`metis_processes`): ``min(15, cpus - 1)`` workers (8 before the bisections moved
+      (:func:`metis_processes`): on the C++ backend none (``CpuBackend.metis_workers``: with
+      METIS in-process without the GIL its runs took 0.45-0.96x the time without the workers,
+      112k to 2.5M vertices, 16 threads); on the GPU backend ``min(15, cpus - 1)`` workers (8 before the bisections moved
       into the workers; 15 instead of 8 on the H100 machine, ibm01x200 / ibm09x100 at k = 64:
       0.96 -> 0.85 s and 1.67 -> 1.55 s) on machines of at least 8 usable CPUs when the run
       has more than one thread, k > 2 (a k = 2 run's one batch of METIS seeds runs side by

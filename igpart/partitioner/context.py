@@ -179,10 +179,13 @@ AUTO_METIS_MAX_PROCESSES = 15
 
 
 def metis_processes(cfg: Config, n: int, k: int, threads: int | None = None,
-                    hypergraph: bool = True, backend: str | None = None) -> int:
+                    hypergraph: bool = True, backend: str | None = None,
+                    workers: bool = True) -> int:
     """The METIS worker processes of a run on an input of ``n`` vertices into ``k`` blocks
     (``Config.initial_metis_processes``). An explicit value (0: in-process, N > 0: N workers)
-    is kept. -1 (automatic, the default) gives ``min(15, cpus - 1)`` workers (``cpus``:
+    is kept. -1 (automatic, the default) gives 0 where the backend starts no workers of its
+    own accord (``workers`` False: the C++ backend's ``metis_workers``), else
+    ``min(15, cpus - 1)`` workers (``cpus``:
     :func:`usable_cpus`) when the machine has at least 8 usable CPUs, the run has more than
     one thread (``threads``, default the run's, ``Config.threads``), ``k > 1``, the input
     is large (``n >= cfg.initial_runs_min_n``; on the GPU backend any size from k = 3, see
@@ -213,11 +216,12 @@ def metis_processes(cfg: Config, n: int, k: int, threads: int | None = None,
     6a86a90, the `small` suite at k = 64: with 15 workers the GPU runs took 0.73x the time,
     0.49-1.01x, their initial partitioning 0.13-0.24 s against 0.34-0.56 s, at a cut ratio
     of 1.000; the C++ backend's took 1.08x, 0.84-1.37x: its threads fill the cores while the
-    workers start, so its small inputs keep none)."""
+    workers start, so its small inputs keep none).
+    The C++ backend starts none at any size (``CpuBackend.metis_workers``)."""
     configured = int(cfg.initial_metis_processes)
     if configured >= 0:
         return configured
-    if k <= 1 or not hypergraph:
+    if k <= 1 or not hypergraph or not workers:
         return 0
     if n < cfg.initial_runs_min_n and not (backend == "gpu" and k >= 3):
         return 0
@@ -544,7 +548,8 @@ def resolve(cfg: Config, be: Backend, h: Hypergraph | Graph, k: int) -> Resolved
     base = cfg.base if isinstance(cfg, ResolvedConfig) else cfg
     k, n, hyper = int(k), int(h.n), isinstance(h, Hypergraph)
     pins = int(h.num_pins) if hyper else int(h.adjncy.shape[0])
-    processes = metis_processes(base, n, k, hypergraph=hyper, backend=be.name)
+    processes = metis_processes(base, n, k, hypergraph=hyper, backend=be.name,
+                                workers=bool(getattr(be, "metis_workers", True)))
     # the run's sub-problems (bisections of the coarsest level, on the C++ backend) coarsen
     # as the run does
     base = dataclasses.replace(base, initial_metis_processes=processes,

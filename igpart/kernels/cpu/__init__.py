@@ -395,6 +395,18 @@ class CpuBackend(Backend):
             return True
         return _sequential_fm(deterministic, self.async_graph_lp_refine_min_threads)
 
+    #: Whether ``Config.initial_metis_processes = -1`` may start METIS worker processes on
+    #: this backend (``context.metis_processes``): no. METIS runs in-process without the GIL,
+    #: the seeds and bisections side by side on the run's threads, and the workers' start-up
+    #: beside those threads cost more than they saved. H100 machine's 16 cores, 2026-11-27,
+    #: each run a fresh process (``benchmarks/fresh_runs.py --ks 8,64 --threads 16 --variants
+    #: '{"auto": {}, "w0": {"initial_metis_processes": 0}}'``), none against 15 workers, the
+    #: same cuts: cholesky_mc 0.45x / 0.72x the time at k = 8 / 64, cholesky_mc x3 0.55x /
+    #: 0.77x, neuron x4 0.54x / 0.81x, ibm10 x8 0.70x / 0.85x; on 2M-vertex inputs neuron x22
+    #: 0.82x / 0.96x, cholesky_mc x18 0.88x / 0.90x, ibm10 x29 0.94x / 0.90x (BENCHMARKS.md,
+    #: "METIS workers on the C++ backend"). An explicit ``initial_metis_processes`` still
+    #: starts them.
+    metis_workers = False
     #: Inputs of at least this many vertices are "large" (Louvain's pass gain and clique
     #: expansion below).
     LARGE_MIN_N = 250_000
