@@ -119,9 +119,10 @@ class Config:
       with today's code, inputs of 16,384+ vertices gain from 2 threads on, hence
       ``CpuBackend.sub_round_floor`` under ``deterministic=None``).
       ``community_pass_gain`` (default -1: the backend's ``default_community_pass_gain(n)``:
-      on the C++ backend 0.1 on inputs of any size; 0 on the GPU; 0: off): a Louvain level also ends after a local-moving pass whose moves gained less
-      modularity than this fraction of what the level's passes gained so far (besides the rule
-      of a pass moving at most 1% of the level's vertices, and ``community_passes``). On the
+      on the C++ backend 0.1 on inputs of any size; 0 on the GPU; 0: off): a Louvain level
+      also ends after a local-moving pass whose moves gained less modularity than this
+      fraction of what the level's passes gained so far (besides the rule of a pass moving at
+      most 1% of the level's vertices, and ``community_passes``). On the
       enlarged inputs the first level's later passes gained about 0.01 each for most of
       Louvain's time; with 0.1 the same cut (geomean 0.993x, 24 runs) for 0.81x Louvain's
       time on one thread; on the ``small`` suite 0.997x the cut in 0.92x the time on 2 threads,
@@ -295,9 +296,9 @@ class Config:
       run whole in these workers (``recursive.BISECT_IN_WORKERS``). -1 chooses per run
       (:func:`metis_processes`): on the C++ backend none (``CpuBackend.metis_workers``: with
       METIS in-process without the GIL its runs took 0.45-0.96x the time without the workers,
-      112k to 2.5M vertices, 16 threads); on the GPU backend ``min(15, cpus - 1)`` workers (8 before the bisections moved
-      into the workers; 15 instead of 8 on the H100 machine, ibm01x200 / ibm09x100 at k = 64:
-      0.96 -> 0.85 s and 1.67 -> 1.55 s) on machines of at least 8 usable CPUs when the run
+      112k to 2.5M vertices, 16 threads); on the GPU backend ``min(15, cpus - 1)`` workers (8
+      before the bisections moved into the workers; 15 instead of 8 on the H100 machine,
+      ibm01x200 / ibm09x100 at k = 64: 0.96 -> 0.85 s and 1.67 -> 1.55 s) on machines of at least 8 usable CPUs when the run
       has more than one thread, k > 2 (a k = 2 run's one batch of METIS seeds runs side by
       side in-process and does not pay for starting the workers beside the run's threads) and the
       input is a hypergraph of at least ``initial_runs_min_n`` vertices (on the GPU backend
