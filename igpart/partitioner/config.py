@@ -298,10 +298,10 @@ class Config:
       METIS in-process without the GIL its runs took 0.45-0.96x the time without the workers,
       112k to 2.5M vertices, 16 threads); on the GPU backend ``min(15, cpus - 1)`` workers (8
       before the bisections moved into the workers; 15 instead of 8 on the H100 machine,
-      ibm01x200 / ibm09x100 at k = 64: 0.96 -> 0.85 s and 1.67 -> 1.55 s) on machines of at least 8 usable CPUs when the run
-      has more than one thread, k > 2 (a k = 2 run's one batch of METIS seeds runs side by
-      side in-process and does not pay for starting the workers beside the run's threads) and the
-      input is a hypergraph of at least ``initial_runs_min_n`` vertices (on the GPU backend
+      ibm01x200 / ibm09x100 at k = 64: 0.96 -> 0.85 s and 1.67 -> 1.55 s) on machines of at
+      least 8 usable CPUs when the run has more than one thread, k > 2 (a k = 2 run's one
+      batch of METIS seeds runs side by side in-process and does not pay for starting the
+      workers beside the run's threads) and the input is a hypergraph of at least ``initial_runs_min_n`` vertices (on the GPU backend
       of any size from k = 3: its coarsening leaves the cores to the workers' start, and the
       `small` suite at k = 64 took 0.73x the time with them), else in-process
       (graphs: their workers' imports slowed the clustering threads more than the workers
