@@ -302,8 +302,9 @@ class Config:
       least 8 usable CPUs when the run has more than one thread, k > 2 (a k = 2 run's one
       batch of METIS seeds runs side by side in-process and does not pay for starting the
       workers beside the run's threads) and the input is a hypergraph of at least
-      ``initial_runs_min_n`` vertices (on the GPU backend of any size from k = 3: its coarsening leaves the cores to the workers' start, and the
-      `small` suite at k = 64 took 0.73x the time with them), else in-process
+      ``initial_runs_min_n`` vertices (on the GPU backend of any size from k = 3: its
+      coarsening leaves the cores to the workers' start, and the `small` suite at k = 64 took
+      0.73x the time with them), else in-process
       (graphs: their workers' imports slowed the clustering threads more than the workers
       saved; so on the 2-core dev VM and CI it stays in-process); the result's ``config``
       reports -1, the resolved value is logged (debug). Measured 2026-11-23 on the H100
