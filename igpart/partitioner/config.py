@@ -296,7 +296,7 @@ class Config:
       run whole in these workers (``recursive.BISECT_IN_WORKERS``). -1 chooses per run
       (:func:`metis_processes`): on the C++ backend none (``CpuBackend.metis_workers``: with
       METIS in-process without the GIL its runs took 0.45-0.96x the time without the workers,
-      112k to 2.5M vertices, 16 threads); on the GPU backend ``min(15, cpus - 1)`` workers (8
+      113k to 2.5M vertices, 16 threads); on the GPU backend ``min(15, cpus - 1)`` workers (8
       before the bisections moved into the workers; 15 instead of 8 on the H100 machine,
       ibm01x200 / ibm09x100 at k = 64: 0.96 -> 0.85 s and 1.67 -> 1.55 s) on machines of at
       least 8 usable CPUs when the run has more than one thread, k > 2 (a k = 2 run's one
