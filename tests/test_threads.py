@@ -464,8 +464,8 @@ def test_parallel_sequence_refinement_equals_the_sequential_one(circuit, k):
         seq = _sequence_refinement(ha, parts, k, bounds, objective, 1 << 40)
         assert seq[1] > 0
         for threads in (1, 3, MANY):
-            par = _on_threads(threads, lambda: _sequence_refinement(ha, parts, k, bounds,
-                                                                    objective, 1))
+            par = _on_threads(threads, lambda o=objective: _sequence_refinement(
+                ha, parts, k, bounds, o, 1))
             np.testing.assert_array_equal(par[0], seq[0])
             assert par[1] == seq[1]
         before = cpu.hypergraph_objective(ha, parts, k, objective)
