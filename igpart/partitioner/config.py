@@ -428,7 +428,7 @@ class Config:
       when it improves, and the first one that does not ends them). -1 (default): the
       backend's ``default_vcycles(k, n)``: on the C++ backend none below k = 64 and one from
       it on, at any size (on 16 threads a V-cycle cost about a third of a run for 0.5-1.9% of
-      cut on large inputs, two 37% of the run for 0.6-1.3% on ISPD98 / Titan23,
+      cut on large inputs, two a third of the run for 0.6-1.3% on ISPD98 / Titan23,
       ``CpuBackend.default_vcycles``); on the GPU two, but one at k = 2 on inputs
       of at least 100,000 vertices (``GpuBackend.LARGE_MIN_N``). Measured
       on an H200 (2026-11-26, ibm01x200 / ibm09x100, seeds 1-8, with METIS-only initial

@@ -407,8 +407,7 @@ class CpuBackend(Backend):
     #: "METIS workers on the C++ backend"). An explicit ``initial_metis_processes`` still
     #: starts them.
     metis_workers = False
-    #: Inputs of at least this many vertices are "large" (Louvain's pass gain and clique
-    #: expansion below).
+    #: Inputs of at least this many vertices are "large" (Louvain's clique expansion below).
     LARGE_MIN_N = 250_000
     #: From this k on one V-cycle, none below (``default_vcycles``), whatever the size
     VCYCLE_MIN_K = 64
@@ -425,8 +424,8 @@ class CpuBackend(Backend):
         BENCHMARKS.md, "Fewer V-cycles and sub-rounds on small inputs") none instead of two cut
         1.006x / 1.013x at k = 2 / 8 in 0.63x the time, one instead of two 1.004x at k = 64 in
         0.86x; on the 2-core VM (2 threads, six of them at k = 2 and 64) none cut 1.016x in 0.70x
-        the time. The V-cycles had been 30-46% of those runs' time, where igpart's cut was
-        4% below Mt-KaHyPar's at 2.6x its time on 16 threads."""
+        the time. The V-cycles had been a third of those runs' time (10.1 of 30.5 s summed on
+        16 threads), where igpart's cut was 4% below Mt-KaHyPar's at 2.6x its time."""
         return 0 if int(k) < self.VCYCLE_MIN_K else 1
 
     #: On inputs of at least ``LARGE_MIN_N`` vertices, Louvain's clique expansion takes the
