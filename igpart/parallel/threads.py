@@ -40,13 +40,22 @@ def usable_cpus() -> int:
 
 
 _REDIRECT = {"lock": threading.Lock(), "depth": 0, "saved": -1}
+#: The C library's handle for ``fflush`` (loaded once: a ``ctypes.CDLL`` per call builds
+#: classes and reopens the library), False where the platform has none.
+_LIBC: dict = {}
 
 
 def _flush_c_stdio() -> None:
-    try:
-        ctypes.CDLL(None).fflush(None)
-    except (OSError, AttributeError):  # no C library handle on this platform
-        pass
+    libc = _LIBC.get("handle")
+    if libc is None:
+        try:
+            libc = ctypes.CDLL(None)
+            libc.fflush  # noqa: B018  (the lookup fails here on platforms without it)
+        except (OSError, AttributeError):  # no C library handle on this platform
+            libc = False
+        _LIBC["handle"] = libc
+    if libc:
+        libc.fflush(None)
 
 
 @contextlib.contextmanager
@@ -75,3 +84,32 @@ def c_stdout_to_stderr():
                 os.dup2(_REDIRECT["saved"], 1)
                 os.close(_REDIRECT["saved"])
                 _REDIRECT["saved"] = -1
+
+
+_SWITCH = {"lock": threading.Lock(), "depth": 0, "saved": 0.0}
+
+
+@contextlib.contextmanager
+def gil_switch_interval(seconds: float):
+    """The interpreter's thread switch interval (``sys.setswitchinterval``) at most
+    ``seconds`` while the block runs (0: unchanged), restored when the last of the blocks that
+    lowered it ends. For threads that hold the GIL only between short C++ calls that release
+    it: a thread back from such a call waits for the GIL up to one interval (5 ms by default)
+    while another runs Python, which at 16 such threads cost more than the calls (recursive
+    bisection, :mod:`igpart.partitioner.initial.recursive`). Re-entrant and thread-safe."""
+    if not seconds or seconds <= 0:
+        yield
+        return
+    with _SWITCH["lock"]:
+        _SWITCH["depth"] += 1
+        if _SWITCH["depth"] == 1:
+            _SWITCH["saved"] = sys.getswitchinterval()
+            if seconds < _SWITCH["saved"]:
+                sys.setswitchinterval(seconds)
+    try:
+        yield
+    finally:
+        with _SWITCH["lock"]:
+            _SWITCH["depth"] -= 1
+            if _SWITCH["depth"] == 0:
+                sys.setswitchinterval(_SWITCH["saved"])

@@ -407,6 +407,13 @@ class CpuBackend(Backend):
     #: "METIS workers on the C++ backend"). An explicit ``initial_metis_processes`` still
     #: starts them.
     metis_workers = False
+    #: Recursive bisection without worker processes (:mod:`igpart.partitioner.initial.recursive`):
+    #: at most this many bisections run at once, on threads of this process (each with its
+    #: share of the run's threads for its C++ calls), and the interpreter's switch interval is
+    #: at most ``rb_switch_interval`` seconds meanwhile (0: unchanged;
+    #: :func:`igpart.parallel.threads.gil_switch_interval`).
+    rb_python_threads = 4
+    rb_switch_interval = 0.0002
     #: Inputs of at least this many vertices are "large" (Louvain's clique expansion below).
     LARGE_MIN_N = 250_000
     #: From this k on one V-cycle, none below (``default_vcycles``), whatever the size

@@ -47,7 +47,7 @@ from ...fixed import check_fixed
 from ...hypergraph import Hypergraph
 from ...kernels import get_backend, omp_threads
 from ...parallel import metis_pool
-from ...parallel.threads import c_stdout_to_stderr
+from ...parallel.threads import c_stdout_to_stderr, gil_switch_interval
 from ..config import Config
 from ..context import Timer, check_arguments, metis_processes, rb_min_seeds, resolve
 from ..preprocessing import detect_communities
@@ -307,15 +307,21 @@ def recursive_bisection(
             labels = shared_communities(h, cfg, seed + k)
     todo = to_split([(h, np.arange(h.n, dtype=np.int64), 0, k, labels)])
     if threads == 1:
-        while todo:
-            todo += to_split(split(todo.pop(), 1))
+        with c_stdout_to_stderr():  # once here, not around every METIS call
+            while todo:
+                todo += to_split(split(todo.pop(), 1))
         return parts
+    # without worker processes the bisections' Python takes turns on the GIL: at most
+    # CpuBackend.rb_python_threads of them at once, with a short switch interval
+    python_threads = threads if workers else max(1, min(threads, int(be.rb_python_threads)))
+    interval = 0.0 if workers else float(be.rb_switch_interval)
     # children start as soon as their parent is done. Finished bisections arrive through a
     # queue: waiting on the set of pending ones (concurrent.futures.wait) costs time in the
     # size of that set, up to k / 2, at each of the k - 1 bisections (k = n on ibm01: 21% of
     # the run in wait, quadratic in k)
     finished: queue.SimpleQueue = queue.SimpleQueue()
-    with c_stdout_to_stderr(), ThreadPoolExecutor(threads) as pool:  # stdout: before the workers
+    with (c_stdout_to_stderr(), gil_switch_interval(interval),  # stdout: before the workers
+          ThreadPoolExecutor(python_threads) as pool):
 
         def submit(task) -> None:
             pool.submit(split, task, max(1, threads * task[3] // k)).add_done_callback(
