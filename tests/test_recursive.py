@@ -330,6 +330,41 @@ def test_worker_threads_get_a_share_of_the_openmp_threads():
     assert sorted(t for _, t in seen) == [1, 1, 1, 1, 2, 2, 4]
 
 
+@pytest.mark.parametrize("python_threads", [1, 2, 64])
+def test_python_thread_cap_bounds_concurrent_bisections_not_the_blocks(monkeypatch,
+                                                                          python_threads):
+    """Without worker processes at most ``CpuBackend.rb_python_threads`` bisections run at
+    once, under the lowered switch interval, and the blocks are those of one thread."""
+    import sys
+    import threading
+
+    from igpart.kernels.cpu import CpuBackend
+
+    h = random_hypergraph(np.random.default_rng(7), 700, 1000)
+    one = recursive_bisection(h, 16, 0.03, "cut", seed=2, runs=2, threads=1)
+    monkeypatch.setattr(CpuBackend, "rb_python_threads", python_threads)
+    monkeypatch.setattr(CpuBackend, "rb_switch_interval", 0.0004)
+    lock, state = threading.Lock(), {"now": 0, "most": 0, "intervals": set()}
+
+    def spy(be, sub, *args):
+        with lock:
+            state["now"] += 1
+            state["most"] = max(state["most"], state["now"])
+            state["intervals"].add(sys.getswitchinterval())
+        try:
+            return bisect(be, sub, *args)
+        finally:
+            with lock:
+                state["now"] -= 1
+
+    before = sys.getswitchinterval()
+    many = recursive_bisection(h, 16, 0.03, "cut", seed=2, runs=2, threads=8, bisect=spy)
+    np.testing.assert_array_equal(one, many)
+    assert 1 <= state["most"] <= min(8, python_threads)
+    assert all(abs(x - min(before, 0.0004)) < 1e-6 for x in state["intervals"])
+    assert sys.getswitchinterval() == before
+
+
 def test_bisection_seeds_halve_per_level_down_to_the_floor():
     """``Config.initial_rb_min_seeds``: all the seeds for the first bisection, half as many one
     level below, never fewer than the floor (nor more than the seeds); 0 keeps them all."""

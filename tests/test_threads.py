@@ -534,18 +534,22 @@ def _libgomp_spin_count(env: dict[str, str]) -> str | None:
     return None
 
 
-def test_openmp_waiters_sleep_unless_the_environment_chooses():
-    """The C++ module's OpenMP threads sleep at barriers (no spinning: libgomp's spin count
-    0) unless the environment sets the wait policy or the spin count, which are kept; the
-    setting never stays in the process's environment."""
+def test_openmp_waiters_spin_briefly_unless_the_environment_chooses():
+    """The C++ module's OpenMP threads spin ``SPIN_COUNT`` times at a barrier, then sleep,
+    unless the environment sets the wait policy or the spin count, which are kept; the
+    settings never stay in the process's environment."""
     import os
 
+    from igpart.kernels import SPIN_COUNT
+
     assert "OMP_WAIT_POLICY" not in os.environ or os.environ["OMP_WAIT_POLICY"] != "PASSIVE"
+    assert os.environ.get("GOMP_SPINCOUNT") != str(SPIN_COUNT)
     got = _libgomp_spin_count({})
     if got is None:
         pytest.skip("libgomp does not report its settings here")
-    assert got == "0"
+    assert got == str(SPIN_COUNT)
     assert _libgomp_spin_count({"GOMP_SPINCOUNT": "300000"}) == "300000"
+    assert _libgomp_spin_count({"OMP_WAIT_POLICY": "passive"}) == "0"
     assert _libgomp_spin_count({"OMP_WAIT_POLICY": "active"}) not in ("0", None)
 
 
@@ -615,3 +619,36 @@ def test_heap_policy_leaves_malloc_settings_from_the_environment():
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                              env={**clean, **env}, check=True).stdout
         assert out.strip() == "False"
+
+
+def test_gil_switch_interval_lowers_and_restores_when_the_last_block_ends():
+    """Nested and concurrent blocks: the interval is lowered while any of them runs, never
+    raised, and restored once the last ends; 0 leaves it unchanged."""
+    import sys
+    import threading
+
+    from igpart.parallel.threads import gil_switch_interval
+
+    before = sys.getswitchinterval()
+    with gil_switch_interval(0):
+        assert sys.getswitchinterval() == before
+    with gil_switch_interval(before * 10):
+        assert sys.getswitchinterval() == before
+    inside, go, done = threading.Event(), threading.Event(), []
+
+    def other():
+        with gil_switch_interval(0.0003):
+            inside.set()
+            go.wait(30)
+        done.append(sys.getswitchinterval())
+
+    t = threading.Thread(target=other)
+    with gil_switch_interval(0.0003):
+        t.start()
+        inside.wait(30)
+        with gil_switch_interval(0.0003):
+            assert sys.getswitchinterval() < before
+    assert sys.getswitchinterval() < before  # the other thread's block still runs
+    go.set()
+    t.join(30)
+    assert done == [before] and sys.getswitchinterval() == before

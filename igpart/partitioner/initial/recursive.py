@@ -102,16 +102,15 @@ def adapted_epsilon(epsilon: float, total: int, k: int, sub_total: int, k_sub: i
 
 
 #: With worker processes (``Config.initial_metis_processes`` > 0) and more than one thread, each
-#: bisection but the first (which runs alone, here, its METIS seeds in the workers) runs whole in
-#: a worker of :mod:`igpart.parallel.metis_pool` (:func:`bisect_request`) instead of on a thread
-#: of this process (every bisection, whatever the threads, when the call runs beside other initial
-#: candidates: ``recursive_bisection(concurrent=True)``): on threads the bisections' Python
-#: code, and METIS (then called through pymetis, which held the GIL), took turns (H100 machine, 16 cores: recursive
-#: bisection of a 3,876-vertex coarsest level into 64 blocks 1.19 s on one thread, 1.04 s on
-#: 16; with every bisection in a worker, ibm01x200 end to end 1.80 -> 1.20 s at k = 64 and 1.34
-#: -> 0.93 s at k = 16; the first one back here and 15 workers instead of 8 came after).
-#: The same partition either way; a bisection no worker can take runs here. Tests switch it off
-#: to compare.
+#: bisection but the first (which runs alone, here, its METIS seeds in the workers) runs whole in a
+#: worker of :mod:`igpart.parallel.metis_pool` (:func:`bisect_request`) instead of on a thread of
+#: this process (every bisection, whatever the threads, when the call runs beside other initial
+#: candidates: ``recursive_bisection(concurrent=True)``): on threads the bisections' Python code,
+#: and METIS (then called through pymetis, which held the GIL), took turns (H100 machine, 16 cores:
+#: recursive bisection of a 3,876-vertex coarsest level into 64 blocks 1.19 s on one thread, 1.04 s
+#: on 16; with every bisection in a worker, ibm01x200 end to end 1.80 -> 1.20 s at k = 64 and 1.34
+#: -> 0.93 s at k = 16; the first one back here and 15 workers instead of 8 came after). The same
+#: partition either way; a bisection no worker can take runs here. Tests switch it off to compare.
 BISECT_IN_WORKERS = True
 
 #: With worker processes and other candidates beside the call (``concurrent``), the first
