@@ -6,10 +6,13 @@ METIS worker processes, the OpenMP team, the heap) is paid by its first call onl
 then times one ``igpart.partition`` call: the worker processes a run starts, and their start-up
 beside the run's threads, are inside the timed call. Variants alternate per repetition. Prints
 a row per run and, per input and k, each variant's median seconds and cut and its ratios to the
-first variant.
+first variant. Variant keys ``env.NAME`` set that environment variable for the variant's
+processes (``""``: unset), e.g. libgomp's spin count, which a process reads when it loads.
 
     python benchmarks/fresh_runs.py --inputs cholesky_mc,cholesky_mc:3 --ks 8,64 --threads 16 \\
         --variants '{"auto": {}, "w0": {"initial_metis_processes": 0}}' --reps 3
+    python benchmarks/fresh_runs.py --inputs ibm08,neuron --ks 2,64 --threads 16 \\
+        --variants '{"passive": {"env.GOMP_SPINCOUNT": "0"}, "default": {}}' --reps 3
 """
 
 from __future__ import annotations
@@ -50,7 +53,7 @@ def main() -> None:
     ap.add_argument("--ks", default="8,64")
     ap.add_argument("--threads", type=int, default=16)
     ap.add_argument("--variants", default='{"default": {}}',
-                    help="JSON object: name -> Config overrides")
+                    help="JSON object: name -> Config overrides (env.NAME keys: environment)")
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--data", default=os.environ.get(
@@ -72,10 +75,18 @@ def main() -> None:
         for k in ks:
             for rep in range(args.reps):
                 for name, variant in variants.items():
+                    config = {key: v for key, v in variant.items() if not key.startswith("env.")}
+                    env = dict(os.environ)
+                    for key, v in variant.items():
+                        if key.startswith("env."):
+                            env.pop(key[4:], None)
+                            if v != "":
+                                env[key[4:]] = str(v)
                     cmd = [sys.executable, __file__, "--one", spec, str(k), "--variant",
-                           json.dumps(variant), "--threads", str(args.threads), "--seed",
+                           json.dumps(config), "--threads", str(args.threads), "--seed",
                            str(args.seed), "--data", args.data]
-                    r = subprocess.run(cmd, capture_output=True, text=True, check=False)
+                    r = subprocess.run(cmd, capture_output=True, text=True, check=False,
+                                       env=env)
                     if r.returncode != 0:
                         raise SystemExit(f"fresh_runs: {spec} k={k} {name}: {r.stderr[-2000:]}")
                     row = json.loads(r.stdout.strip().splitlines()[-1])
