@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import time
 from pathlib import Path
 
@@ -73,7 +74,8 @@ def report(label: str, seconds: float, cut: int, spans: list) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--inputs", default="ibm08")
-    ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    ap.add_argument("--data", type=Path,
+                    default=Path(os.environ.get("IGPART_BENCHMARKS", str(DEFAULT_DATA))))
     ap.add_argument("--k", type=int, default=64)
     ap.add_argument("--threads", default="2,16")
     ap.add_argument("--variants", default='{"default": {}}',

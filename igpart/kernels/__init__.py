@@ -16,37 +16,25 @@ from .backend import Backend, BackendUnavailable
 #: The OpenMP wait policy of the C++ stages, unless the environment sets one
 #: (``OMP_WAIT_POLICY`` or libgomp's ``GOMP_SPINCOUNT``): in the environment only while the C++
 #: module loads libgomp, which reads it then (a libgomp that another module loaded first keeps
-#: its own settings; child processes never see it). Threads that wait at a barrier spin
-#: :data:`SPIN_COUNT` times, then sleep, instead of libgomp's default 300,000 spins: the
-#: parallel stages meet thousands of barriers (Louvain's and the clustering's synchronous
-#: sub-rounds), and with more runnable threads than free cores (other processes, the METIS
-#: workers starting beside a run) a long-spinning waiter holds the core of the thread it waits
-#: for. cholesky_mc at k = 2 on 2 threads of the 2-core VM loaded by other processes (load
-#: average 2-3): 1.3-28.7 s at 300,000 spins (7 of 10 runs above 9 s), 1.2-2.0 s sleeping at
-#: once (16 runs; BENCHMARKS.md, "Fixed costs on small inputs at many threads"). Where libgomp
-#: runs more threads than the process has CPUs it does not spin at all (``PASSIVE``); other
-#: OpenMP runtimes read only ``PASSIVE``. Same results at any setting.
+#: its own settings; child processes never see it). Threads that wait at a barrier sleep at
+#: once instead of spinning up to libgomp's default 300,000 spins first: the parallel stages
+#: meet thousands of barriers (Louvain's and the clustering's synchronous sub-rounds), and with
+#: more runnable threads than free cores (other processes, the METIS workers starting beside a
+#: run) a spinning waiter holds the core of the thread it waits for. cholesky_mc at k = 2 on
+#: 2 threads of the 2-core VM loaded by other processes (load average 2-3): 1.3-28.7 s spinning
+#: (7 of 10 runs above 9 s), 1.2-2.0 s sleeping (16 runs; BENCHMARKS.md, "Fixed costs on small
+#: inputs at many threads"). Same results either way; ``GOMP_SPINCOUNT=300000`` restores
+#: libgomp's default.
 WAIT_POLICY = "PASSIVE"
-#: libgomp's spins at a barrier before a waiting thread sleeps (``GOMP_SPINCOUNT``; 0: sleep at
-#: once), a few microseconds: the barriers of small inputs' sub-rounds end within that on an idle
-#: many-core machine. ``small`` suite at k = 2, 8, 64 on 16 threads (H100 machine, one
-#: process per setting): 0.93x the time of sleeping at once with 3,000 or 10,000 spins, 0.91x
-#: with 30,000; on the 2-core VM with two busy processes beside the run (2 threads each on
-#: cholesky_mc and ibm08 at k = 2 and 64): 0.99x with 3,000 spins, 1.11x with 10,000; an
-#: earlier loaded-VM run (load average 2-3) had 1.6-1.8 s at 2,000 spins against 1.2-2.0 s
-#: sleeping at once, so a loaded machine may lose some of what an idle one gains
-#: (BENCHMARKS.md, "Barrier waits: a short spin").
-SPIN_COUNT = 3000
 
 
 def _load_cpu_module() -> None:
-    """Imports the C++ module with :data:`WAIT_POLICY` and :data:`SPIN_COUNT` in the environment
-    while it loads (unless the environment chooses either); a module that is not built is left
-    to its users' import to report."""
+    """Imports the C++ module with :data:`WAIT_POLICY` in the environment while it loads
+    (unless the environment chooses); a module that is not built is left to its users' import
+    to report."""
     chosen = "OMP_WAIT_POLICY" in os.environ or "GOMP_SPINCOUNT" in os.environ
     if not chosen:
         os.environ["OMP_WAIT_POLICY"] = WAIT_POLICY
-        os.environ["GOMP_SPINCOUNT"] = str(SPIN_COUNT)
     try:
         from . import _cpu  # noqa: F401
     except ImportError:
@@ -54,7 +42,6 @@ def _load_cpu_module() -> None:
     finally:
         if not chosen:
             os.environ.pop("OMP_WAIT_POLICY", None)
-            os.environ.pop("GOMP_SPINCOUNT", None)
 
 
 _load_cpu_module()
