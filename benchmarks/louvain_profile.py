@@ -48,6 +48,7 @@ def louvain_arguments(be, h: igpart.Hypergraph, k: int, overrides: dict):
         sub_rounds=ctx.community_sub_rounds, prune=bool(be.community_prune), graph=graph,
         edge_weight=ctx.community_edge_weight, min_pass_gain=ctx.community_pass_gain,
         sub_round_min_arcs=int(be.community_sub_round_min_arcs),
+        sub_round_rows_per_thread=int(be.community_sub_round_rows_per_thread),
     )
     return hg, args
 

@@ -581,6 +581,23 @@ def test_levels_below_the_arc_bound_run_sequentially():
     assert flags[0] and not any(flags[1:])
 
 
+def test_rows_per_thread_caps_the_team_not_the_communities():
+    """``sub_round_rows_per_thread``: a sub-round of few rows runs on fewer threads, with the
+    same communities as every thread (and one thread, and the sequential cap of a huge bound);
+    a negative value is an error."""
+    from igpart.kernels import omp_threads
+
+    h = _structured(6000, 5)
+    with omp_threads(1):
+        ref = _louvain(h)
+    for threads in (2, 3, 5):
+        with omp_threads(threads):
+            for rows in (0, 1, 64, 400, 10**9):
+                assert np.array_equal(_louvain(h, sub_round_rows_per_thread=rows), ref), rows
+    with pytest.raises(ValueError, match="sub_round_rows_per_thread"):
+        _louvain(h, sub_round_rows_per_thread=-1)
+
+
 @pytest.mark.parametrize("bad", [-0.5, float("nan"), True, "0.1"])
 def test_bad_pass_gain_is_rejected(bad):
     with pytest.raises(igpart.InputError, match="community_pass_gain"):

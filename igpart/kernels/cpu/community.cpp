@@ -291,7 +291,7 @@ int32_t best_community(const WGraph &g, const std::vector<int32_t> &comm, TotOf 
 bool local_moving(const WGraph &g, std::vector<int32_t> &comm, int64_t max_passes, int64_t seed,
                   double min_move_fraction, double resolution, int64_t max_weight,
                   int64_t sub_rounds, int64_t sub_round_min_arcs, bool prune,
-                  double min_pass_gain, LouvainLevel *prof) {
+                  double min_pass_gain, LouvainLevel *prof, int64_t rows_per_thread) {
     const int64_t n = g.n;
     std::vector<double> deg(static_cast<size_t>(n), 0.0);
     std::vector<int64_t> cw(static_cast<size_t>(n), 0);
@@ -332,6 +332,11 @@ bool local_moving(const WGraph &g, std::vector<int32_t> &comm, int64_t max_passe
 #ifdef _OPENMP
     if (parallel) threads = std::max(1, omp_get_max_threads());
 #endif
+    if (parallel && rows_per_thread > 0) {  // threads that would get no rows of a sub-round
+        const int64_t rows = (n + sub_rounds - 1) / sub_rounds;
+        threads = static_cast<int>(std::max<int64_t>(
+            1, std::min<int64_t>(threads, (rows + rows_per_thread - 1) / rows_per_thread)));
+    }
     // one scratch per thread (small tables; a dense array of n entries only for the rows too
     // long for them, allocated by the thread that meets one)
     std::vector<MoveScratch> scratch(static_cast<size_t>(threads));
@@ -655,7 +660,8 @@ std::vector<int32_t> louvain_communities(const HgView &h, int64_t max_net_size,
                                          int64_t sub_rounds, bool prune, CommunityGraph graph,
                                          BipartiteWeight model, double min_pass_gain,
                                          int64_t sub_round_min_arcs,
-                                         std::vector<LouvainLevel> *profile) {
+                                         std::vector<LouvainLevel> *profile,
+                                         int64_t sub_round_rows_per_thread) {
     std::vector<int32_t> result(static_cast<size_t>(h.n));
     std::iota(result.begin(), result.end(), 0);
     if (h.n == 0) return result;
@@ -683,7 +689,7 @@ std::vector<int32_t> louvain_communities(const HgView &h, int64_t max_net_size,
         }
         if (!local_moving(g, comm, max_passes, seed + level, min_move_fraction, resolution,
                           max_weight, sub_rounds, sub_round_min_arcs, prune, min_pass_gain,
-                          prof))
+                          prof, sub_round_rows_per_thread))
             break;
         const int64_t nc = renumber(comm);
         if (prof) prof->communities = nc;

@@ -48,7 +48,9 @@ BipartiteWeight hybrid_bipartite_weight(const HgView &h);
 // synchronous sub-rounds (on the levels whose graph has at least sub_round_min_arcs arcs;
 // sequential below); prune: a node is rated again only once a neighbour has moved;
 // min_pass_gain > 0: a level also ends after a pass that gained less modularity than
-// min_pass_gain times the level's gain so far.
+// min_pass_gain times the level's gain so far. sub_round_rows_per_thread > 0: a level's
+// sub-rounds run on at most one thread per that many nodes of a sub-round (the others would
+// only meet its barriers); 0: on every thread.
 // Deterministic for a seed (whatever the threads).
 std::vector<int32_t> louvain_communities(const HgView &h, int64_t max_net_size,
                                          int64_t max_levels, int64_t max_passes,
@@ -59,6 +61,7 @@ std::vector<int32_t> louvain_communities(const HgView &h, int64_t max_net_size,
                                          BipartiteWeight model = BipartiteWeight::hybrid,
                                          double min_pass_gain = 0.0,
                                          int64_t sub_round_min_arcs = 0,
-                                         std::vector<LouvainLevel> *profile = nullptr);
+                                         std::vector<LouvainLevel> *profile = nullptr,
+                                         int64_t sub_round_rows_per_thread = 0);
 
 }  // namespace igp
