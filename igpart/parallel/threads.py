@@ -95,8 +95,8 @@ def gil_switch_interval(seconds: float):
     ``seconds`` while the block runs (0: unchanged), restored when the last of the blocks that
     lowered it ends. For threads that hold the GIL only between short C++ calls that release
     it: a thread back from such a call waits for the GIL up to one interval (5 ms by default)
-    while another runs Python, which at 16 such threads cost more than the calls (recursive
-    bisection, :mod:`igpart.partitioner.initial.recursive`). Re-entrant and thread-safe."""
+    while another runs Python (recursive bisection, :mod:`igpart.partitioner.initial.recursive`,
+    ``CpuBackend.rb_switch_interval``). Re-entrant and thread-safe."""
     if not seconds or seconds <= 0:
         yield
         return

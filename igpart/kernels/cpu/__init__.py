@@ -279,9 +279,11 @@ class CpuBackend(Backend):
     #: A Louvain level's sub-rounds run on at most one OpenMP thread per this many nodes of a
     #: sub-round (0: on every thread). Its rating loop hands out rows in chunks of 64, so with
     #: fewer than 64 rows per thread the other threads get none and only meet the sub-round's
-    #: barriers (ibm08, level 2 of Louvain: 14,599 nodes in 64 sub-rounds of 228, four
-    #: chunks; its passes took 0.036 s on 16 threads against 0.027 s on 4). The same
-    #: communities on any threads.
+    #: barriers (ibm08's second Louvain level: 14,775 nodes in 64 sub-rounds of 231 rows,
+    #: four chunks; its passes took 0.036 s on 16 threads against 0.027 s on 4). The same
+    #: communities on any threads. The 14 ``small`` inputs at k = 2, 8, 64 on 16 threads:
+    #: 0.969x the time against every thread, 1.007x with 256 rows per thread
+    #: (BENCHMARKS.md, "Louvain's sub-rounds on fewer threads").
     community_sub_round_rows_per_thread = 64
     #: ``Config.community_pass_gain = -1`` on this backend (``default_community_pass_gain``):
     #: a Louvain level ends after a
@@ -418,7 +420,11 @@ class CpuBackend(Backend):
     #: at most this many bisections run at once, on threads of this process (each with its
     #: share of the run's threads for its C++ calls), and the interpreter's switch interval is
     #: at most ``rb_switch_interval`` seconds meanwhile (0: unchanged;
-    #: :func:`igpart.parallel.threads.gil_switch_interval`).
+    #: :func:`igpart.parallel.threads.gil_switch_interval`). With a bisection per thread, the
+    #: small bisections' Python waited for the GIL (3-6x their wall time on 8 and 16 threads
+    #: against 2). The 14 ``small`` inputs on 16 threads: 0.935x the time at k = 64 (initial
+    #: partitioning 0.869x), within +-4% at k = 8, the same blocks; 8 or 2 bisections at once
+    #: were no faster (BENCHMARKS.md, "Recursive bisection on threads: the GIL").
     rb_python_threads = 4
     rb_switch_interval = 0.0002
     #: Inputs of at least this many vertices are "large" (Louvain's clique expansion below).
