@@ -25,10 +25,11 @@ sub-hypergraph to be split into ``k_sub`` blocks.
 
 All loops over vertices, nets and pins run in numpy or in the C++ kernels; Python only walks the
 ``k - 1`` bisections and the levels of each; independent bisections run concurrently
-(``threads``), each in a worker process of :mod:`igpart.parallel.metis_pool` when the config has
-them (``BISECT_IN_WORKERS``), whole subtrees in one once there are as many tasks as workers
-(``SUBTREES_IN_WORKERS``). Deterministic for a seed, whatever the number of threads and
-processes.
+(``threads``), each in a worker process of :mod:`igpart.parallel.metis_pool` when the config
+has them (``BISECT_IN_WORKERS``), whole subtrees in one once there are as many tasks as workers
+(``SUBTREES_IN_WORKERS``); without workers at most ``CpuBackend.rb_python_threads`` at once,
+their Python taking turns on the GIL under a short switch interval. Deterministic for a seed,
+whatever the number of threads and processes.
 """
 
 from __future__ import annotations
@@ -216,8 +217,9 @@ def recursive_bisection(
     :func:`igpart.partitioner.driver.bisect`). ``runs``: METIS seeds per bisection. ``config``: the
     :class:`Config` whose coarsening and refinement knobs the bisections use
     (default: the defaults). Balance is aimed at, not guaranteed (heavy vertices); callers
-    rebalance. ``threads``: bisections run concurrently on this many threads, each as soon as
-    its parent is done, and a bisection of ``k_sub`` blocks runs its METIS candidates on
+    rebalance. ``threads``: bisections run concurrently on this many threads (without worker
+    processes on at most ``CpuBackend.rb_python_threads`` of them), each as soon as its parent
+    is done, and a bisection of ``k_sub`` blocks runs its METIS candidates on
     ``threads * k_sub / k`` threads; a bisection's seed depends only on its place in the
     recursion (first block, number of blocks), so the result does not depend on ``threads``.
     ``concurrent``: other work runs beside this call (the other initial candidates), so with
