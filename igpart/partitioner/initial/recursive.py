@@ -363,7 +363,8 @@ class _Plan:
 
     @staticmethod
     def leaf(task) -> bool:
-        """Whether ``task`` needs no bisection (one block, or fewer than two vertices)."""
+        """Whether ``task`` needs no bisection (one block, or fewer than two vertices); a task
+        of one block has no sub-hypergraph (None)."""
         return task[3] == 1 or task[0].n < 2
 
     def split(self, task, bisect: Bisect, be, inner: int, workers: bool) -> list:
@@ -397,7 +398,9 @@ class _Plan:
         out = []
         for s, (off, kk) in enumerate(((first, k0), (first + k0, k1))):
             local = np.flatnonzero(side == s)
-            out.append((sub_hypergraph(sub, local, self.objective), ids[local], off, kk,
+            # a side of one block is a leaf: its vertices only get their block (no hypergraph)
+            out.append((sub_hypergraph(sub, local, self.objective) if kk > 1 else None,
+                        ids[local], off, kk,
                         None if labels is None or kk < 2 else dense_labels(labels[local])))
         return out
 
