@@ -12,7 +12,7 @@ processes (``""``: unset), e.g. libgomp's spin count, which a process reads when
     python benchmarks/fresh_runs.py --inputs cholesky_mc,cholesky_mc:3 --ks 8,64 --threads 16 \\
         --variants '{"auto": {}, "w0": {"initial_metis_processes": 0}}' --reps 3
     python benchmarks/fresh_runs.py --inputs ibm08,neuron --ks 2,64 --threads 16 \\
-        --variants '{"passive": {"env.GOMP_SPINCOUNT": "0"}, "default": {}}' --reps 3
+        --variants '{"default": {}, "spin": {"env.GOMP_SPINCOUNT": "3000"}}' --reps 3
 """
 
 from __future__ import annotations
