@@ -179,11 +179,20 @@ def install() -> None:
     uncoarsening.vcycle_hypergraph = vcycle_hypergraph
 
 
+#: The graph models of a hypergraph that ``load`` takes as a ``/MODEL`` suffix.
+GRAPH_MODELS = ("clique", "star")
+
+
 def load(spec: str, data: Path) -> tuple[str, igpart.Hypergraph | igpart.Graph]:
     """``spec``: a path to an .hgr file, NAME[:SCALE] found under ``data``, or a generated
     graph ``grid2d`` / ``grid3d`` / ``delaunay`` / ``rgg`` ``:S`` (2^S vertices, as
-    ``fm_bench.load``)."""
-    spec, _, model = spec.partition("/")
+    ``fm_bench.load``); a suffix ``/clique`` or ``/star`` takes that graph model of the
+    hypergraph (a path's other slashes are the path's)."""
+    head, slash, model = spec.rpartition("/")
+    if slash and model in GRAPH_MODELS:
+        spec = head
+    else:
+        model = ""
     name, _, scale = spec.partition(":")
     if name in GRAPHS:
         g = load_graph(spec, data)

@@ -323,3 +323,38 @@ def test_suite_records_a_failed_run_and_goes_on(ispd98, tmp_path):
     assert "BackendUnavailable: GPU backend unavailable" in runs["igpart-gpu@2"]["error"]
     assert runs["igpart-cpu@2"]["error"] is None and runs["igpart-cpu@2"]["valid"]
     assert "igpart-gpu@2 (inproc): exit status 1: BackendUnavailable" in r.stdout
+
+
+def test_rb_trace_times_every_bisection_of_a_run(tmp_path):
+    """``benchmarks/rb_trace.py``: one recursive bisection of the coarsest level records its
+    k - 1 bisections, each ending after it starts, and the run's cut is the partition's; the
+    former and the current thread rules give the same cut; the script runs from the command
+    line on an .hgr file."""
+    import rb_trace
+
+    import igpart
+    from igpart.io import write_hgr
+
+    h = igpart.generators.random_circuit(1500, seed=3)
+    config = {"initial_rb_runs": 1}
+    seconds, cut, spans = rb_trace.traced_run(h, 8, 2, config)
+    assert len(spans) == 7 and seconds > 0
+    assert sorted(s[3] for s in spans) == [2, 2, 2, 2, 4, 4, 8]
+    assert all(end >= start for start, end, *_ in spans)
+    # on the coarsest level: the first bisection splits all of it, each level below the rest
+    top = next(s[2] for s in spans if s[3] == 8)
+    assert 8 <= top < h.n
+    assert all(sum(s[2] for s in spans if s[3] == b) <= top for b in (4, 2))
+    p = igpart.partition(h, 8, 0.03, backend="cpu", seed=0, config={"threads": 2, **config})
+    assert cut == int(p.cut)
+    from cpu_profile import cpu_attributes
+
+    with cpu_attributes({"rb_python_threads": 64, "rb_switch_interval": 0}):
+        assert rb_trace.traced_run(h, 8, 2, config)[1] == cut
+    path = tmp_path / "c.hgr"
+    write_hgr(h, path)
+    out = subprocess.run(
+        [sys.executable, str(BENCH_DIR / "rb_trace.py"), "--inputs", str(path), "--k", "4",
+         "--threads", "2", "--repeat", "1"],
+        capture_output=True, text=True, timeout=300, check=True).stdout
+    assert "recursive bisection span" in out and "blocks:" in out
