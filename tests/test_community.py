@@ -581,10 +581,10 @@ def test_levels_below_the_arc_bound_run_sequentially():
     assert flags[0] and not any(flags[1:])
 
 
-def test_rows_per_thread_caps_the_team_not_the_communities():
-    """``sub_round_rows_per_thread``: a sub-round of few rows runs on fewer threads, with the
-    same communities as every thread (and one thread, and the sequential cap of a huge bound);
-    a negative value is an error."""
+def test_rows_per_thread_leaves_the_communities_as_they_are():
+    """``sub_round_rows_per_thread`` (at most one thread per that many rows of a sub-round):
+    at every bound, from every thread to one, the communities of one thread; a negative value
+    is an error."""
     from igpart.kernels import omp_threads
 
     h = _structured(6000, 5)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import functools
 import os
 import sys
 import threading
@@ -40,22 +41,22 @@ def usable_cpus() -> int:
 
 
 _REDIRECT = {"lock": threading.Lock(), "depth": 0, "saved": -1}
-#: The C library's handle for ``fflush`` (loaded once: a ``ctypes.CDLL`` per call builds
-#: classes and reopens the library), False where the platform has none.
-_LIBC: dict = {}
+
+
+@functools.lru_cache(maxsize=1)
+def _c_fflush():
+    """The C library's ``fflush``, or None where the platform has none (looked up once: a
+    ``ctypes.CDLL`` per call builds classes and reopens the library)."""
+    try:
+        return ctypes.CDLL(None).fflush
+    except (OSError, AttributeError):
+        return None
 
 
 def _flush_c_stdio() -> None:
-    libc = _LIBC.get("handle")
-    if libc is None:
-        try:
-            libc = ctypes.CDLL(None)
-            libc.fflush  # noqa: B018  (the lookup fails here on platforms without it)
-        except (OSError, AttributeError):  # no C library handle on this platform
-            libc = False
-        _LIBC["handle"] = libc
-    if libc:
-        libc.fflush(None)
+    fflush = _c_fflush()
+    if fflush is not None:
+        fflush(None)
 
 
 @contextlib.contextmanager
