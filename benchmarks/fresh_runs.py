@@ -7,7 +7,8 @@ then times one ``igpart.partition`` call: the worker processes a run starts, and
 beside the run's threads, are inside the timed call. Variants alternate per repetition. Prints
 a row per run and, per input and k, each variant's median seconds and cut and its ratios to the
 first variant. Variant keys ``env.NAME`` set that environment variable for the variant's
-processes (``""``: unset), e.g. libgomp's spin count, which a process reads when it loads.
+processes (``""``: unset), e.g. libgomp's spin count, which a process reads when it loads;
+keys ``CpuBackend.NAME`` set that class attribute in the variant's processes.
 
     python benchmarks/fresh_runs.py --inputs cholesky_mc,cholesky_mc:3 --ks 8,64 --threads 16 \\
         --variants '{"auto": {}, "w0": {"initial_metis_processes": 0}}' --reps 3
@@ -37,11 +38,21 @@ def one(spec: str, k: int, variant: dict, threads: int, seed: int, data: str) ->
 
     import igpart
     import igpart.partitioner  # noqa: F401  (imports outside the timed call)
+    from igpart.kernels.cpu import CpuBackend
 
+    config = {}
+    for key, value in variant.items():
+        if key.startswith("CpuBackend."):
+            name = key.split(".", 1)[1]
+            if not hasattr(CpuBackend, name):
+                raise SystemExit(f"fresh_runs: CpuBackend has no attribute '{name}'")
+            setattr(CpuBackend, name, value)
+        else:
+            config[key] = value
     label, h = load(spec, Path(data))
     t0 = time.perf_counter()
     p = igpart.partition(h, k, 0.03, backend="cpu", seed=seed,
-                         config=dict(variant, threads=threads))
+                         config=dict(config, threads=threads))
     seconds = time.perf_counter() - t0
     print(json.dumps({"input": label, "k": k, "seconds": seconds, "cut": int(p.cut),
                       "balanced": bool(p.balanced), "timings": p.timings}))
@@ -53,7 +64,8 @@ def main() -> None:
     ap.add_argument("--ks", default="8,64")
     ap.add_argument("--threads", type=int, default=16)
     ap.add_argument("--variants", default='{"default": {}}',
-                    help="JSON object: name -> Config overrides (env.NAME keys: environment)")
+                    help="JSON object: name -> Config overrides (env.NAME keys: environment; "
+                    "CpuBackend.NAME keys: class attributes)")
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--data", default=os.environ.get(

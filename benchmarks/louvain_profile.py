@@ -49,6 +49,7 @@ def louvain_arguments(be, h: igpart.Hypergraph, k: int, overrides: dict):
         edge_weight=ctx.community_edge_weight, min_pass_gain=ctx.community_pass_gain,
         sub_round_min_arcs=int(be.community_sub_round_min_arcs),
         sub_round_rows_per_thread=int(be.community_sub_round_rows_per_thread),
+        barrier_spin_us=int(be.community_barrier_spin_us),
     )
     return hg, args
 

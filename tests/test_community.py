@@ -581,6 +581,26 @@ def test_levels_below_the_arc_bound_run_sequentially():
     assert flags[0] and not any(flags[1:])
 
 
+def test_spin_barrier_leaves_the_communities_as_they_are():
+    """``barrier_spin_us`` (the sub-rounds' threads meet at a spinning barrier instead of
+    OpenMP's): the communities of OpenMP's barriers on 1 thread, on 2, 3 and 5 threads, with and
+    without the community weight cap (whose waiting moves add a barrier), spinning 0, 1 and
+    1000 microseconds; a negative value is an error."""
+    from igpart.kernels import omp_threads
+
+    h = _structured(6000, 7)
+    for cap in (0, int(h.total_weight) // 20):
+        with omp_threads(1):
+            ref = _louvain(h, max_weight=cap)
+        for threads in (2, 3, 5):
+            with omp_threads(threads):
+                for spin in (0, 1, 1000):
+                    got = _louvain(h, max_weight=cap, barrier_spin_us=spin)
+                    assert np.array_equal(got, ref), (cap, threads, spin)
+    with pytest.raises(ValueError, match="barrier_spin_us"):
+        _louvain(h, barrier_spin_us=-1)
+
+
 def test_rows_per_thread_leaves_the_communities_as_they_are():
     """``sub_round_rows_per_thread`` (at most one thread per that many rows of a sub-round):
     at every bound, from every thread to one, the communities of one thread; a negative value

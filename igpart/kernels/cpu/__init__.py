@@ -168,6 +168,7 @@ class CpuBackend(Backend):
             float(resolution), int(max_weight), int(sub_rounds), bool(self.community_prune),
             str(graph), str(edge_weight), float(min_pass_gain),
             int(self.community_sub_round_min_arcs), int(self.community_sub_round_rows_per_thread),
+            int(self.community_barrier_spin_us),
         )
         for cmap in reversed(maps):
             comm = comm[cmap]
@@ -285,6 +286,11 @@ class CpuBackend(Backend):
     #: 0.969x the time against every thread, 1.007x with 256 rows per thread
     #: (BENCHMARKS.md, "Louvain's sub-rounds on fewer threads").
     community_sub_round_rows_per_thread = 64
+    #: The threads of a Louvain level's sub-rounds meet at a barrier that spins this many
+    #: microseconds before sleeping (0: OpenMP's barriers, which sleep at once under the
+    #: module's passive wait policy and cost tens of microseconds each: a pass of 64
+    #: sub-rounds meets 128-192 of them). The same communities either way.
+    community_barrier_spin_us = 0
     #: ``Config.community_pass_gain = -1`` on this backend (``default_community_pass_gain``):
     #: a Louvain level ends after a
     #: pass that gained less than this fraction of the level's modularity gain so far. On the

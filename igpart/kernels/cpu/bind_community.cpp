@@ -28,7 +28,7 @@ struct LouvainArgs {
     CommunityGraph graph;
     BipartiteWeight model;
     double min_pass_gain;
-    int64_t sub_round_min_arcs, sub_round_rows_per_thread;
+    int64_t sub_round_min_arcs, sub_round_rows_per_thread, barrier_spin_us;
 };
 
 LouvainArgs louvain_args(int64_t max_net_size, int64_t max_levels, int64_t max_passes,
@@ -36,7 +36,7 @@ LouvainArgs louvain_args(int64_t max_net_size, int64_t max_levels, int64_t max_p
                          int64_t max_weight, int64_t sub_rounds, bool prune,
                          const std::string &graph, const std::string &edge_weight,
                          double min_pass_gain, int64_t sub_round_min_arcs,
-                         int64_t sub_round_rows_per_thread) {
+                         int64_t sub_round_rows_per_thread, int64_t barrier_spin_us) {
     if (max_levels < 0 || max_passes < 0)
         throw std::invalid_argument("louvain_communities: max_levels and max_passes must be >= 0");
     if (!(resolution > 0.0) || !std::isfinite(resolution))
@@ -44,10 +44,11 @@ LouvainArgs louvain_args(int64_t max_net_size, int64_t max_levels, int64_t max_p
             "louvain_communities: resolution must be a positive finite number");
     if (max_weight < 0)
         throw std::invalid_argument("louvain_communities: max_weight must be >= 0");
-    if (sub_rounds < 0 || sub_round_min_arcs < 0 || sub_round_rows_per_thread < 0)
+    if (sub_rounds < 0 || sub_round_min_arcs < 0 || sub_round_rows_per_thread < 0 ||
+        barrier_spin_us < 0)
         throw std::invalid_argument(
-            "louvain_communities: sub_rounds, sub_round_min_arcs and "
-            "sub_round_rows_per_thread must be >= 0");
+            "louvain_communities: sub_rounds, sub_round_min_arcs, "
+            "sub_round_rows_per_thread and barrier_spin_us must be >= 0");
     if (!(min_pass_gain >= 0.0) || !std::isfinite(min_pass_gain))
         throw std::invalid_argument(
             "louvain_communities: min_pass_gain must be a finite number >= 0");
@@ -74,7 +75,7 @@ LouvainArgs louvain_args(int64_t max_net_size, int64_t max_levels, int64_t max_p
             "'non_uniform' or 'degree', got '" + edge_weight + "'");
     return {max_net_size, max_levels, max_passes, min_move_fraction, seed, resolution,
             max_weight, sub_rounds, prune, g, model, min_pass_gain, sub_round_min_arcs,
-            sub_round_rows_per_thread};
+            sub_round_rows_per_thread, barrier_spin_us};
 }
 
 // louvain_communities (Profile false: the communities) or louvain_profile (Profile true: the
@@ -87,13 +88,13 @@ py::object louvain_binding(Arr<int64_t> eptr, Arr<int32_t> eind, Arr<int64_t> ew
                            int64_t max_weight, int64_t sub_rounds, bool prune,
                            const std::string &graph, const std::string &edge_weight,
                            double min_pass_gain, int64_t sub_round_min_arcs,
-                           int64_t sub_round_rows_per_thread) {
+                           int64_t sub_round_rows_per_thread, int64_t barrier_spin_us) {
     const HgView h = hg_view(eptr, eind, ewgt, vptr, vind, vwgt,
                              Profile ? "louvain_profile" : "louvain_communities");
     const LouvainArgs a = louvain_args(max_net_size, max_levels, max_passes, min_move_fraction,
                                        seed, resolution, max_weight, sub_rounds, prune, graph,
                                        edge_weight, min_pass_gain, sub_round_min_arcs,
-                                       sub_round_rows_per_thread);
+                                       sub_round_rows_per_thread, barrier_spin_us);
     std::vector<LouvainLevel> levels;
     std::vector<int32_t> comm;
     {
@@ -103,7 +104,7 @@ py::object louvain_binding(Arr<int64_t> eptr, Arr<int32_t> eind, Arr<int64_t> ew
                                    a.min_move_fraction, a.seed, a.resolution, a.max_weight,
                                    a.sub_rounds, a.prune, a.graph, a.model, a.min_pass_gain,
                                    a.sub_round_min_arcs, Profile ? &levels : nullptr,
-                                   a.sub_round_rows_per_thread);
+                                   a.sub_round_rows_per_thread, a.barrier_spin_us);
     }
     if (!Profile) return to_numpy(std::move(comm));
     py::list out;
@@ -132,7 +133,8 @@ void def_louvain(py::module_ &m, const char *name, F f, const char *doc) {
           py::arg("resolution") = 1.0, py::arg("max_weight") = 0, py::arg("sub_rounds") = 0,
           py::arg("prune") = false, py::arg("graph") = "clique",
           py::arg("edge_weight") = "hybrid", py::arg("min_pass_gain") = 0.0,
-          py::arg("sub_round_min_arcs") = 0, py::arg("sub_round_rows_per_thread") = 0, doc);
+          py::arg("sub_round_min_arcs") = 0, py::arg("sub_round_rows_per_thread") = 0,
+          py::arg("barrier_spin_us") = 0, doc);
 }
 
 }  // namespace

@@ -25,6 +25,7 @@
 #include "csr.h"
 #include "partition_common.h"
 #include "row_map.h"
+#include "spin_barrier.h"
 
 namespace igp {
 
@@ -291,7 +292,8 @@ int32_t best_community(const WGraph &g, const std::vector<int32_t> &comm, TotOf 
 bool local_moving(const WGraph &g, std::vector<int32_t> &comm, int64_t max_passes, int64_t seed,
                   double min_move_fraction, double resolution, int64_t max_weight,
                   int64_t sub_rounds, int64_t sub_round_min_arcs, bool prune,
-                  double min_pass_gain, LouvainLevel *prof, int64_t rows_per_thread) {
+                  double min_pass_gain, LouvainLevel *prof, int64_t rows_per_thread,
+                  int64_t barrier_spin_us) {
     const int64_t n = g.n;
     std::vector<double> deg(static_cast<size_t>(n), 0.0);
     std::vector<int64_t> cw(static_cast<size_t>(n), 0);
@@ -436,17 +438,30 @@ bool local_moving(const WGraph &g, std::vector<int32_t> &comm, int64_t max_passe
         begin_pass();
         int64_t moved = 0, rated = 0, pass_gain = 0;
         waiting[0] = waiting[1] = waiting[2] = 0;
-        // one parallel region per pass (the threads meet at the barriers of the work-sharing
-        // loops, two or three per sub-round, instead of starting a team per sub-round)
+        // one parallel region per pass (the threads meet at two or three barriers per
+        // sub-round instead of starting a team per sub-round); with barrier_spin_us > 0 at a
+        // SpinBarrier's, else at OpenMP's
+        SpinBarrier barrier(threads, barrier_spin_us);
 #pragma omp parallel num_threads(threads) reduction(+ : moved, rated, pass_gain)
         {
+#ifdef _OPENMP
+#pragma omp single
+            barrier.reset(omp_get_num_threads());
+#endif
+            auto sync = [&] {
+                if (barrier_spin_us > 0) {
+                    barrier.wait();
+                    return;
+                }
+#pragma omp barrier
+            };
             MoveScratch &sc = scratch[static_cast<size_t>(thread_id())];
             for (int64_t s0 = 0, k = 0; s0 < n; s0 += slice, ++k) {
                 const int64_t s1 = std::min(n, s0 + slice);
                 int64_t &wait = waiting[k % 3];
 #pragma omp single nowait
                 waiting[(k + 1) % 3] = 0;
-#pragma omp for schedule(dynamic, 64)
+#pragma omp for schedule(dynamic, 64) nowait
                 for (int64_t i = s0; i < s1; ++i) {
                     const int32_t u = order[i];
                     target[i] = kStay;
@@ -467,11 +482,12 @@ bool local_moving(const WGraph &g, std::vector<int32_t> &comm, int64_t max_passe
                     if (gains) move_gain[i] = fixed(gain);
                     if (max_weight > 0) add(arrive[c], g.vw[u]);
                 }
+                sync();
                 if (max_weight > 0) {
                     // the moves into a community that all of the slice's arrivals would
                     // overfill wait for the in-order pass
                     int64_t waits = 0;
-#pragma omp for schedule(static)
+#pragma omp for schedule(static) nowait
                     for (int64_t i = s0; i < s1; ++i) {
                         const int32_t c = target[i];
                         if (c != kStay && cw[c] + arrive[c] > max_weight) {
@@ -479,9 +495,10 @@ bool local_moving(const WGraph &g, std::vector<int32_t> &comm, int64_t max_passe
                             ++waits;
                         }
                     }
+                    sync();
                     if (waits > 0) __atomic_fetch_add(&wait, waits, __ATOMIC_RELAXED);
                 }
-#pragma omp for schedule(dynamic, 64)
+#pragma omp for schedule(dynamic, 64) nowait
                 for (int64_t i = s0; i < s1; ++i) {
                     if (target[i] == kStay) continue;
                     const int32_t c = target[i] < 0 ? ~target[i] : target[i];
@@ -497,17 +514,20 @@ bool local_moving(const WGraph &g, std::vector<int32_t> &comm, int64_t max_passe
                     if (gains) pass_gain += move_gain[i];
                     if (prune) activate_neighbours(u);
                 }
+                sync();
                 // every thread reads the same count here (written before the last barrier)
                 if (__atomic_load_n(&wait, __ATOMIC_RELAXED) == 0) continue;
-#pragma omp single
-                for (int64_t i = s0; i < s1; ++i) {
-                    if (target[i] >= 0) continue;  // stays, or moved
-                    const int32_t u = order[i], cu = comm[u], c = ~target[i];
-                    if (cw[c] + g.vw[u] <= max_weight) {
-                        relocate(tot, fdeg[u], u, cu, c, moved);
-                        if (gains) pass_gain += move_gain[i];
+                if (thread_id() == 0) {
+                    for (int64_t i = s0; i < s1; ++i) {
+                        if (target[i] >= 0) continue;  // stays, or moved
+                        const int32_t u = order[i], cu = comm[u], c = ~target[i];
+                        if (cw[c] + g.vw[u] <= max_weight) {
+                            relocate(tot, fdeg[u], u, cu, c, moved);
+                            if (gains) pass_gain += move_gain[i];
+                        }
                     }
                 }
+                sync();
             }
         }
         end_pass(rated, moved, pass_gain);
@@ -661,7 +681,8 @@ std::vector<int32_t> louvain_communities(const HgView &h, int64_t max_net_size,
                                          BipartiteWeight model, double min_pass_gain,
                                          int64_t sub_round_min_arcs,
                                          std::vector<LouvainLevel> *profile,
-                                         int64_t sub_round_rows_per_thread) {
+                                         int64_t sub_round_rows_per_thread,
+                                         int64_t barrier_spin_us) {
     std::vector<int32_t> result(static_cast<size_t>(h.n));
     std::iota(result.begin(), result.end(), 0);
     if (h.n == 0) return result;
@@ -689,7 +710,7 @@ std::vector<int32_t> louvain_communities(const HgView &h, int64_t max_net_size,
         }
         if (!local_moving(g, comm, max_passes, seed + level, min_move_fraction, resolution,
                           max_weight, sub_rounds, sub_round_min_arcs, prune, min_pass_gain,
-                          prof, sub_round_rows_per_thread))
+                          prof, sub_round_rows_per_thread, barrier_spin_us))
             break;
         const int64_t nc = renumber(comm);
         if (prof) prof->communities = nc;

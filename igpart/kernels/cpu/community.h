@@ -50,7 +50,9 @@ BipartiteWeight hybrid_bipartite_weight(const HgView &h);
 // min_pass_gain > 0: a level also ends after a pass that gained less modularity than
 // min_pass_gain times the level's gain so far. sub_round_rows_per_thread > 0: a level's
 // sub-rounds run on at most one thread per that many nodes of a sub-round (the others would
-// only meet its barriers); 0: on every thread.
+// only meet its barriers); 0: on every thread. barrier_spin_us > 0: the sub-rounds' threads
+// meet at a SpinBarrier that spins that many microseconds before sleeping (0: OpenMP's
+// barriers, which sleep at once under the module's passive wait policy); the same result.
 // Deterministic for a seed (whatever the threads).
 std::vector<int32_t> louvain_communities(const HgView &h, int64_t max_net_size,
                                          int64_t max_levels, int64_t max_passes,
@@ -62,6 +64,7 @@ std::vector<int32_t> louvain_communities(const HgView &h, int64_t max_net_size,
                                          double min_pass_gain = 0.0,
                                          int64_t sub_round_min_arcs = 0,
                                          std::vector<LouvainLevel> *profile = nullptr,
-                                         int64_t sub_round_rows_per_thread = 0);
+                                         int64_t sub_round_rows_per_thread = 0,
+                                         int64_t barrier_spin_us = 0);
 
 }  // namespace igp
