@@ -289,8 +289,13 @@ class CpuBackend(Backend):
     #: The threads of a Louvain level's sub-rounds meet at a barrier that spins this many
     #: microseconds before sleeping (0: OpenMP's barriers, which sleep at once under the
     #: module's passive wait policy and cost tens of microseconds each: a pass of 64
-    #: sub-rounds meets 128-192 of them). The same communities either way.
-    community_barrier_spin_us = 0
+    #: sub-rounds meets 128-192 of them). The same communities either way; a waiting thread
+    #: spends at most this long of its core per barrier before it sleeps. On the 16-core
+    #: machine (BENCHMARKS.md, "Louvain's barriers: a bounded spin"), against 0: fresh
+    #: processes, six `small` inputs at k = 2, 8, 64, median of 2, 0.962x the time
+    #: (communities 0.88x); the 14 inputs in one process, best of 2, 0.980x. 200 us: the
+    #: same Louvain time as 50 on seven inputs.
+    community_barrier_spin_us = 50
     #: ``Config.community_pass_gain = -1`` on this backend (``default_community_pass_gain``):
     #: a Louvain level ends after a
     #: pass that gained less than this fraction of the level's modularity gain so far. On the
