@@ -80,6 +80,9 @@ def check_resolved(be: Backend) -> None:
                 assert ctx.coarsest >= k and ctx.initial_seeds >= 1
                 assert ctx.initial in ("rb", "metis") and ctx.rb_runs >= 1
                 assert ctx.community_resolution >= 1.0
+                # made without __init__: the object ResolvedConfig(**fields) makes
+                fields = {f.name: getattr(ctx, f.name) for f in dataclasses.fields(ctx)}
+                assert vars(ctx) == vars(ResolvedConfig(**fields))
 
 
 @pytest.mark.parametrize("cls", backend_classes(), ids=lambda c: c.__name__)
@@ -274,3 +277,24 @@ def test_gpu_lean_host_stages_rule():
     assert (be.default_initial_rb_runs(64, n), be.default_jet_min_pins(64, n),
             be.default_jet_fm_max_pins(64, n), be.default_vcycles(64, n)) == (4, 0, 3_000_000, 2)
     assert be.default_vcycles(2, n) == 1 and be.default_vcycles(16, n - 1) == 2
+
+
+def test_copy_config_is_dataclasses_replace():
+    """``copy_config`` (the copies of recursive bisection's bisections) makes the object
+    ``dataclasses.replace`` makes, for a Config under every preset and a ResolvedConfig, leaves
+    the original as it was, and rejects an unknown field as ``replace`` does."""
+    from igpart.partitioner.config import copy_config
+
+    h = random_circuit(300, seed=2)
+    for preset in PRESETS:
+        cfg = Config(preset=preset)
+        for obj in (cfg, resolve(cfg, CpuBackend(), h, 4)):
+            before = dict(vars(obj))
+            for changes in ({}, {"threads": 3, "initial_runs": 5}, {"fm": False}):
+                got = copy_config(obj, **changes)
+                want = dataclasses.replace(obj, **changes)
+                assert type(got) is type(want) and vars(got) == vars(want), (preset, changes)
+                assert got is not obj
+            assert vars(obj) == before
+            with pytest.raises(TypeError, match="no_such_field"):
+                copy_config(obj, no_such_field=1)

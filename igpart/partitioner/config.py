@@ -735,3 +735,20 @@ def _init_config(self: Config, *args, **kwargs) -> None:
 
 
 Config.__init__ = _init_config  # type: ignore[method-assign]
+
+
+def copy_config(config: Config, **changes: Any) -> Config:
+    """``dataclasses.replace(config, **changes)`` for a Config or a subclass of it, without
+    calling ``__init__``: a shallow copy with ``changes`` set. The same object ``replace`` makes
+    (every field is an ``__init__`` field, there is no ``__post_init__``, and ``_init_config``
+    fills nothing in when every field is given), at a fraction of the cost: the bisections of
+    recursive bisection copy their config several times each, hundreds of times a run. An
+    unknown field name raises TypeError as ``replace`` does."""
+    fields = type(config).__dataclass_fields__
+    for name in changes:
+        if name not in fields:
+            raise TypeError(f"{type(config).__name__} has no field {name!r}")
+    out = object.__new__(type(config))
+    out.__dict__.update(config.__dict__)
+    out.__dict__.update(changes)
+    return out

@@ -23,7 +23,7 @@ from ..hypergraph import Graph, Hypergraph
 from ..kernels.backend import Backend
 from ..metrics import OBJECTIVES, max_block_weight
 from ..parallel.threads import threads_of, usable_cpus
-from .config import Config
+from .config import Config, copy_config
 
 
 @dataclass
@@ -539,6 +539,10 @@ class ResolvedConfig(Config):
         return " ".join(f"{key}={value}" for key, value in self.summary().items())
 
 
+#: The names of Config's fields, in order.
+CONFIG_FIELDS = tuple(f.name for f in dataclasses.fields(Config))
+
+
 def resolve(cfg: Config, be: Backend, h: Hypergraph | Graph, k: int) -> ResolvedConfig:
     """``cfg`` resolved for partitioning ``h`` (a hypergraph, or a graph run as one) into ``k``
     blocks on ``be``: every ``-1`` / ``"auto"`` replaced by its value for this input, k, backend
@@ -552,12 +556,12 @@ def resolve(cfg: Config, be: Backend, h: Hypergraph | Graph, k: int) -> Resolved
                                 workers=bool(getattr(be, "metis_workers", True)))
     # the run's sub-problems (bisections of the coarsest level, on the C++ backend) coarsen
     # as the run does
-    base = dataclasses.replace(base, initial_metis_processes=processes,
-                               coarsening=coarsening(be, base, k, n),
-                               **{name: backend_effort(be, base, name, k, n)
-                                  for name in BACKEND_EFFORT_DEFAULTS})
+    base = copy_config(base, initial_metis_processes=processes,
+                       coarsening=coarsening(be, base, k, n),
+                       **{name: backend_effort(be, base, name, k, n)
+                          for name in BACKEND_EFFORT_DEFAULTS})
     rb_runs, rb_seeds = rb_effort(base, k, n >= base.initial_runs_min_n)
-    values = {f.name: getattr(base, f.name) for f in dataclasses.fields(Config)}
+    values = {name: getattr(base, name) for name in CONFIG_FIELDS}
     values.update(
         refinement=refinement_mode(be, base),
         max_shrink=max_shrink(be, base, k, n),
@@ -576,13 +580,18 @@ def resolve(cfg: Config, be: Backend, h: Hypergraph | Graph, k: int) -> Resolved
         initial_rb_min_seeds=rb_min_seeds(base, rb_runs, n >= base.initial_runs_min_n),
         community_level_vertices=community_level(be, base, k),
     )
-    return ResolvedConfig(
-        **values, base=base, backend=be.name, k=k, n=n, hypergraph=hyper,
+    values.update(
+        base=base, backend=be.name, k=k, n=n, hypergraph=hyper,
         initial_seeds=initial_runs_of(base, k, hypergraph=hyper, n=n), rb_runs=rb_runs,
         rb_seeds=rb_seeds,
         coarsest=coarsest_vertices(base, k) if hyper else int(base.graph_contraction_limit) * k,
         community_level=values["community_level_vertices"],
     )
+    # every field given: what ResolvedConfig(**values) makes, without its __init__ (a resolve
+    # per bisection of recursive bisection)
+    out = object.__new__(ResolvedConfig)
+    out.__dict__.update(values)
+    return out
 
 
 def resolved(cfg: Config, be: Backend, h: Hypergraph | Graph, k: int) -> ResolvedConfig:
@@ -600,5 +609,4 @@ def on_backend(ctx: ResolvedConfig, be: Backend, h: Hypergraph | Graph,
     taken from ``ctx`` (the algorithms the device's run chose)."""
     if be.name == ctx.backend:
         return ctx
-    return dataclasses.replace(resolve(ctx, be, h, ctx.k),
-                               **{name: getattr(ctx, name) for name in keep})
+    return copy_config(resolve(ctx, be, h, ctx.k), **{name: getattr(ctx, name) for name in keep})

@@ -5,7 +5,6 @@ candidate), and the best comes back as an array of the coarsest level's backend.
 
 from __future__ import annotations
 
-import dataclasses
 import time
 from collections.abc import Callable
 
@@ -16,6 +15,7 @@ from ...kernels import get_backend
 from ...kernels.backend import Backend
 from ...parallel.threads import threads_of
 from ..coarsening import graph_from_arrays, hypergraph_from_arrays
+from ..config import copy_config
 from ..context import ResolvedConfig, Timer
 from ..refinement import fm_polisher, hypergraph_refiner
 from .pool import initial_partition
@@ -41,7 +41,7 @@ def initial_hypergraph(coarsest: list, n: int, k: int, epsilon: float, objective
     ibounds = bounds_on(ibe)
     top_fm = cfg.initial_fm_top
     irefine = hypergraph_refiner(ibe, k, ibounds, objective,
-                                 dataclasses.replace(cfg, fm=cfg.fm and not top_fm), seed, timer,
+                                 copy_config(cfg, fm=cfg.fm and not top_fm), seed, timer,
                                  initial=True)
     ipolish = None
     if top_fm and cfg.fm and cfg.fm_rounds > 0:

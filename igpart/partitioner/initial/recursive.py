@@ -49,7 +49,7 @@ from ...hypergraph import Hypergraph
 from ...kernels import get_backend, omp_threads
 from ...parallel import metis_pool
 from ...parallel.threads import c_stdout_to_stderr, gil_switch_interval
-from ..config import Config
+from ..config import Config, copy_config
 from ..context import Timer, check_arguments, metis_processes, rb_min_seeds, resolve
 from ..preprocessing import detect_communities
 from .metis import CLIQUE_MAX_NET_SIZE
@@ -387,8 +387,8 @@ class _Plan:
                            for share in shares], dtype=np.int64)
         # never more than the sides' share of the final k-way bounds
         bounds = np.minimum(bounds, caps)
-        bcfg = dataclasses.replace(self.cfg, threads=inner,
-                                   initial_runs=bisection_seeds(self.runs, self.min_seeds, ks, k))
+        bcfg = copy_config(self.cfg, threads=inner,
+                           initial_runs=bisection_seeds(self.runs, self.min_seeds, ks, k))
         sides = None
         if self.fixed is not None:
             f = self.fixed[ids]
