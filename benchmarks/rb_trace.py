@@ -11,7 +11,14 @@ the threads each one's C++ calls get, the mean and longest wall time, and when t
 bisection ended. With more Python threads than the bisections' C++ calls keep busy, the summed
 wall time grows past the span times the threads: the bisections wait for the GIL.
 
+With ``--python-profile N`` it instead runs each case's partition ``--repeat`` times under
+cProfile (after one untimed run) and prints the Python time of the whole call: the self time of
+every function written in Python, summed (the C++ calls, numpy's and the interpreter's built-ins
+left out), and the N functions of most self time. On one thread that is the Python the
+bisections run in turn around their C++ calls.
+
     python benchmarks/rb_trace.py --inputs ibm05,ibm08 --k 64 --threads 2,16
+    python benchmarks/rb_trace.py --inputs ibm08 --k 64 --threads 1 --repeat 3 --python-profile 10
     python benchmarks/rb_trace.py --inputs ibm08 --k 64 --threads 16 \\
         --variants '{"old": {"CpuBackend.rb_python_threads": 64,
                              "CpuBackend.rb_switch_interval": 0}, "new": {}}'
@@ -71,6 +78,31 @@ def report(label: str, seconds: float, cut: int, spans: list) -> None:
               f"{max(s[1] for s in level) - start:.3f} s")
 
 
+def python_profile(h, k: int, threads: int, overrides: dict, repeat: int, top: int,
+                   label: str) -> None:
+    """Prints the Python self time of ``repeat`` partitions under cProfile (see the module
+    docstring) and its ``top`` functions."""
+    import cProfile
+    import pstats
+
+    prof = cProfile.Profile()
+    prof.enable()
+    for _ in range(repeat):
+        p = igpart.partition(h, k, 0.03, backend="cpu", seed=0,
+                             config={"threads": threads, **overrides})
+    prof.disable()
+    rows = []
+    for (path, line, func), (_, calls, self_time, _, _) in pstats.Stats(prof).stats.items():
+        if path != "~":  # "~": built-in functions (C++ bindings, numpy, the interpreter's)
+            rows.append((self_time, calls, f"{Path(path).name}:{line} {func}"))
+    rows.sort(reverse=True)
+    total = sum(r[0] for r in rows)
+    print(f"{label}: cut {int(p.cut):,}; Python self time {total:.3f} s over {repeat} runs "
+          f"({total / repeat:.3f} s a run)")
+    for self_time, calls, where in rows[:top]:
+        print(f"    {self_time:8.4f} s {calls:7d} calls  {where}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--inputs", default="ibm08")
@@ -82,6 +114,9 @@ def main() -> None:
                     help="JSON object: name -> Config overrides (CpuBackend.NAME keys set that "
                          "class attribute)")
     ap.add_argument("--repeat", type=int, default=2)
+    ap.add_argument("--python-profile", type=int, default=0, metavar="N",
+                    help="profile the Python of --repeat runs instead (cProfile): the summed "
+                         "self time of Python functions and the N largest")
     args = ap.parse_args()
     variants = json.loads(args.variants)
     for spec in args.inputs.split(","):
@@ -92,11 +127,18 @@ def main() -> None:
                           if not key.startswith("CpuBackend.")}
                 attrs = {key[len("CpuBackend."):]: v for key, v in variant.items()
                          if key.startswith("CpuBackend.")}
+                label = f"{name} k={args.k} T={threads} {vname}"
+                if args.python_profile:
+                    with cpu_attributes(attrs):
+                        traced_run(h, args.k, threads, config)  # untimed: first-call costs
+                        python_profile(h, args.k, threads, config, max(1, args.repeat),
+                                       args.python_profile, label)
+                    continue
                 with cpu_attributes(attrs):
                     traced_run(h, args.k, threads, config)  # untimed: first-call costs
                     runs = [traced_run(h, args.k, threads, config)
                             for _ in range(max(1, args.repeat))]
-                report(f"{name} k={args.k} T={threads} {vname}", *min(runs, key=lambda r: r[0]))
+                report(label, *min(runs, key=lambda r: r[0]))
 
 
 if __name__ == "__main__":

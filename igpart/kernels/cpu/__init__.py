@@ -275,7 +275,11 @@ class CpuBackend(Backend):
     #: geomean 1.013x (k = 2 1.039x within its seeds' spread of 300-480, k = 8 1.008x, k = 64
     #: 0.993x); with ``community_pass_gain`` on cholesky_mc x4, neuron x4, stereo_vision x4 and
     #: ibm10 x8 (k = 2, 16, 64, seeds 0-1) 0.993x the previous defaults' cut. Its time is for a
-    #: many-core machine to measure.
+    #: many-core machine to measure. With the sub-rounds' spinning barrier
+    #: (``community_barrier_spin_us``), 0 here (sub-rounds on every level of 4,096+ nodes) took
+    #: 0.94x the time on 16 threads but cut 1.012x on the `small` suite (k = 2, 8, 64, seeds
+    #: 0-3; k = 2 1.027x, cholesky_mc +30%), so the bound stays (BENCHMARKS.md, "Louvain's
+    #: barriers: a bounded spin").
     community_sub_round_min_arcs = 1 << 19
     #: A Louvain level's sub-rounds run on at most one OpenMP thread per this many nodes of a
     #: sub-round (0: on every thread). Its rating loop hands out rows in chunks of 64, so with
