@@ -358,3 +358,17 @@ def test_rb_trace_times_every_bisection_of_a_run(tmp_path):
          "--threads", "2", "--repeat", "1"],
         capture_output=True, text=True, timeout=300, check=True).stdout
     assert "recursive bisection span" in out and "blocks:" in out
+    # --python-profile: the Python self time of the runs and its largest functions, among them
+    # recursive bisection's own
+    out = subprocess.run(
+        [sys.executable, str(BENCH_DIR / "rb_trace.py"), "--inputs", str(path), "--k", "4",
+         "--threads", "1", "--repeat", "1", "--python-profile", "40"],
+        capture_output=True, text=True, timeout=300, check=True).stdout
+    head, *rows = out.strip().splitlines()
+    total = float(head.split("Python self time ")[1].split(" s")[0])
+    one = igpart.partition(h, 4, 0.03, backend="cpu", seed=0, config={"threads": 1})
+    assert f"cut {int(one.cut):,}" in head
+    assert len(rows) == 40 and total > 0
+    seconds = [float(r.split()[0]) for r in rows]
+    assert seconds == sorted(seconds, reverse=True) and sum(seconds) <= total + 1e-9
+    assert any("recursive.py" in r for r in rows)
