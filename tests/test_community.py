@@ -585,7 +585,7 @@ def test_spin_barrier_leaves_the_communities_as_they_are():
     """``barrier_spin_us`` (the sub-rounds' threads meet at a spinning barrier instead of
     OpenMP's): the communities of OpenMP's barriers on 1 thread, on 2, 3 and 5 threads, with and
     without the community weight cap (whose waiting moves add a barrier), spinning 0, 1 and
-    1000 microseconds; a negative value is an error."""
+    1000 microseconds; a negative value or one above a second is an error."""
     from igpart.kernels import omp_threads
 
     h = _structured(6000, 7)
@@ -597,8 +597,9 @@ def test_spin_barrier_leaves_the_communities_as_they_are():
                 for spin in (0, 1, 1000):
                     got = _louvain(h, max_weight=cap, barrier_spin_us=spin)
                     assert np.array_equal(got, ref), (cap, threads, spin)
-    with pytest.raises(ValueError, match="barrier_spin_us"):
-        _louvain(h, barrier_spin_us=-1)
+    for bad in (-1, 10**6 + 1):
+        with pytest.raises(ValueError, match="barrier_spin_us"):
+            _louvain(h, barrier_spin_us=bad)
 
 
 def test_rows_per_thread_leaves_the_communities_as_they_are():

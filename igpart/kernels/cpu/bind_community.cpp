@@ -49,6 +49,9 @@ LouvainArgs louvain_args(int64_t max_net_size, int64_t max_levels, int64_t max_p
         throw std::invalid_argument(
             "louvain_communities: sub_rounds, sub_round_min_arcs, "
             "sub_round_rows_per_thread and barrier_spin_us must be >= 0");
+    if (barrier_spin_us > 1000000)
+        throw std::invalid_argument(
+            "louvain_communities: barrier_spin_us must be at most 1000000 (one second)");
     if (!(min_pass_gain >= 0.0) || !std::isfinite(min_pass_gain))
         throw std::invalid_argument(
             "louvain_communities: min_pass_gain must be a finite number >= 0");
