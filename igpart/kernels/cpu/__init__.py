@@ -290,16 +290,16 @@ class CpuBackend(Backend):
     #: 0.969x the time against every thread, 1.007x with 256 rows per thread
     #: (BENCHMARKS.md, "Louvain's sub-rounds on fewer threads").
     community_sub_round_rows_per_thread = 64
-    #: The threads of a Louvain level's sub-rounds meet at a barrier that spins this many
-    #: microseconds before sleeping (0: OpenMP's barriers, which sleep at once under the
-    #: module's passive wait policy and cost tens of microseconds each: a pass of 64
-    #: sub-rounds meets 128-192 of them). The same communities either way; a waiting thread
-    #: spends at most this long of its core per barrier before it sleeps. On the 16-core
-    #: machine (BENCHMARKS.md, "Louvain's barriers: a bounded spin"), against 0: fresh
-    #: processes, six `small` inputs at k = 2, 8, 64, median of 2, 0.962x the time
-    #: (communities 0.88x); the 14 inputs in one process, best of 2, 0.980x. 200 us: the
-    #: same Louvain time as 50 on seven inputs.
-    community_barrier_spin_us = 50
+    #: N > 0: the threads of a Louvain level's sub-rounds meet at a barrier that spins N
+    #: microseconds before sleeping; 0 (the default): at OpenMP's barriers, which sleep at once
+    #: under the module's passive wait policy and cost tens of microseconds each (a pass of 64
+    #: sub-rounds meets 128-192 of them). The same communities either way. On the idle 16-core
+    #: machine 50 us took 0.962x the time (fresh processes, six `small` inputs at k = 2, 8,
+    #: 64; communities 0.88x) and 0.980x (the 14 inputs in one process); on the 2-core VM with
+    #: another job beside the run, Louvain took 1.24-1.34x the time on 2 threads and 1.7-2.4x
+    #: on 16 (BENCHMARKS.md, "Louvain's barriers: a bounded spin"). As with the wait policy,
+    #: a machine shared with other work decides the default; a dedicated one may set 50.
+    community_barrier_spin_us = 0
     #: ``Config.community_pass_gain = -1`` on this backend (``default_community_pass_gain``):
     #: a Louvain level ends after a
     #: pass that gained less than this fraction of the level's modularity gain so far. On the
