@@ -57,6 +57,20 @@ def test_sub_hypergraph_equals_reference(seed, objective):
     assert got == reference_sub_hypergraph(h, vertices, objective)
 
 
+def test_sub_hypergraph_rejects_bad_vertex_lists():
+    """The C++ extraction behind ``sub_hypergraph``: a repeated or out-of-range vertex id is an
+    error naming the function, and an empty list gives an empty hypergraph."""
+    from igpart.kernels import _cpu
+
+    rng = np.random.default_rng(5)
+    h = random_hypergraph(rng, 20, 30, max_size=5, weighted=True)
+    for bad in ([1, 1], [0, 20], [-1]):
+        with pytest.raises(ValueError, match="sub_hypergraph"):
+            _cpu.sub_hypergraph(h.eptr, h.eind, h.n, np.array(bad, dtype=np.int64), True)
+    empty = sub_hypergraph(h, np.array([], dtype=np.int64), "km1")
+    assert empty.n == 0 and empty.m == 0
+
+
 def test_adapted_epsilon_keeps_the_final_bound():
     # a balanced sub-hypergraph: the per-level imbalance compounds to exactly (1 + eps)
     for k in (2, 4, 8, 16, 64):

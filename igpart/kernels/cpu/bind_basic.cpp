@@ -40,6 +40,41 @@ py::tuple csr_tuple(Csr &&c) { return py::make_tuple(to_numpy(std::move(c.ptr)),
 
 void igp::bind_basic(py::module_ &m) {
     m.def(
+        "sub_hypergraph",
+        [](Arr<int64_t> eptr, Arr<int32_t> eind, int64_t n, Arr<int64_t> vertices, bool cut) {
+            check_csr(eptr, eind, n, "sub_hypergraph");
+            const int64_t m = eptr.shape(0) - 1, nv = vertices.shape(0);
+            const int64_t *ep = eptr.data(), *vs = vertices.data();
+            const int32_t *ei = eind.data();
+            std::vector<int64_t> ptr(1, 0), nets;
+            std::vector<int32_t> ind;
+            {
+                py::gil_scoped_release release;
+                std::vector<int32_t> id(static_cast<size_t>(n), -1);
+                for (int64_t i = 0; i < nv; ++i) {
+                    if (vs[i] < 0 || vs[i] >= n || id[vs[i]] >= 0)
+                        throw std::invalid_argument(
+                            "sub_hypergraph: vertices must be distinct ids below n");
+                    id[vs[i]] = static_cast<int32_t>(i);
+                }
+                for (int64_t e = 0; e < m; ++e) {
+                    int64_t inside = 0;
+                    for (int64_t j = ep[e]; j < ep[e + 1]; ++j) inside += id[ei[j]] >= 0;
+                    if (inside < 2 || (cut && inside != ep[e + 1] - ep[e])) continue;
+                    for (int64_t j = ep[e]; j < ep[e + 1]; ++j)
+                        if (id[ei[j]] >= 0) ind.push_back(id[ei[j]]);
+                    ptr.push_back(static_cast<int64_t>(ind.size()));
+                    nets.push_back(e);
+                }
+            }
+            return py::make_tuple(to_numpy(std::move(ptr)), to_numpy(std::move(ind)),
+                                  to_numpy(std::move(nets)));
+        },
+        py::arg("eptr"), py::arg("eind"), py::arg("n"), py::arg("vertices"), py::arg("cut"),
+        "The nets induced by `vertices` (distinct ids below n), renumbered 0.. in that order: "
+        "(eptr, eind, the kept nets' ids). cut: a net with a pin outside is dropped, else it "
+        "keeps its pins inside; nets left with fewer than two pins are dropped.");
+    m.def(
         "tokenize",
         [](py::buffer b) {
             py::buffer_info info = b.request();
