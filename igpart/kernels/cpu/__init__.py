@@ -296,7 +296,7 @@ class CpuBackend(Backend):
     #: sub-rounds meets 128-192 of them). The same communities either way. On the idle 16-core
     #: machine 50 us took 0.962x the time (fresh processes, six `small` inputs at k = 2, 8,
     #: 64; communities 0.88x) and 0.980x (the 14 inputs in one process); on the 2-core VM with
-    #: another job beside the run, Louvain took 1.24-1.34x the time on 2 threads and 1.7-2.4x
+    #: another job beside the run, Louvain took 1.0-1.23x the time on 2 threads and 2.1-2.3x
     #: on 16 (BENCHMARKS.md, "Louvain's barriers: a bounded spin"). As with the wait policy,
     #: a machine shared with other work decides the default; a dedicated one may set 50.
     community_barrier_spin_us = 0

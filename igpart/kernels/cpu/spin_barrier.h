@@ -5,8 +5,10 @@
 // microseconds a barrier, which is what the synchronous sub-rounds of a small level spend their
 // time on (64 sub-rounds of a few hundred rows, two or three barriers each, per pass). Spinning
 // for a bounded time first (`spin_us`) meets the other threads within a microsecond or two when
-// they come soon, and still sleeps (futex on Linux, yielding elsewhere) when they do not, so a
-// loaded machine loses at most `spin_us` of one core per waiting thread and barrier.
+// they come soon, and still sleeps (futex on Linux, yielding elsewhere) when they do not: a
+// waiting thread spends at most `spin_us` of its core per barrier. On a machine shared with other
+// work that is still more than it saves (the thread waited for needs the core a waiter spins
+// on), so Louvain uses it only when asked (CpuBackend.community_barrier_spin_us).
 #pragma once
 #include <atomic>
 #include <chrono>
