@@ -445,8 +445,10 @@ bool local_moving(const WGraph &g, std::vector<int32_t> &comm, int64_t max_passe
 #pragma omp parallel num_threads(threads) reduction(+ : moved, rated, pass_gain)
         {
 #ifdef _OPENMP
+            if (barrier_spin_us > 0) {  // the team's size (OpenMP's barriers need no setup)
 #pragma omp single
-            barrier.reset(omp_get_num_threads());
+                barrier.reset(omp_get_num_threads());
+            }
 #endif
             auto sync = [&] {
                 if (barrier_spin_us > 0) {

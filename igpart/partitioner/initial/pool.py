@@ -79,9 +79,7 @@ def _batch_results(h, k: int, bounds, candidates, refine_batch) -> list:
     out = []
     for parts, value in zip(refined, values):
         parts = np.asarray(parts, dtype=np.int32)
-        # (the refinement's own valid ids: block_weights without its checks)
-        weights = np.bincount(parts, weights=h.vwgt, minlength=k).astype(np.int64)
-        overload = int(np.maximum(weights - bounds, 0).sum())
+        overload = int(np.maximum(block_weights(h, parts, k) - bounds, 0).sum())
         out.append(((overload, int(value)), parts))
     return [out[i] for i in index]
 
