@@ -80,3 +80,34 @@ def test_bad_partition_vectors():
         metrics.cut(h, [0, -1, 1], 2)
     with pytest.raises(InputError, match="integers"):
         metrics.cut(h, [0.5, 1, 1], 2)
+
+
+def test_objectives_on_many_nets_match_numpy():
+    """The one-pass C++ objectives on an input large enough for its parallel loop, against
+    lambda recomputed by numpy from the pins (unweighted and weighted nets)."""
+    from igpart import Hypergraph
+    from igpart.kernels import _cpu
+
+    rng = np.random.default_rng(7)
+    n, m = 20_000, 120_000
+    sizes = rng.integers(1, 9, size=m)
+    eptr = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    eind = rng.integers(0, n, size=int(eptr[-1])).astype(np.int32)
+    for k in (2, 7, 64):
+        ewgt = rng.integers(1, 1000, size=m)
+        h = Hypergraph(eptr, eind, n, ewgt=ewgt)
+        parts = rng.integers(0, k, size=n).astype(np.int32)
+        net_of = np.repeat(np.arange(m), sizes)
+        pairs = np.unique(net_of.astype(np.int64) * k + parts[eind])
+        lam = np.bincount(pairs // k, minlength=m)
+        w = h.ewgt
+        expect = (int(w[lam > 1].sum()), int((w * (lam - 1)).sum()), int((w * lam)[lam > 1].sum()))
+        assert (metrics.cut(h, parts, k), metrics.km1(h, parts, k),
+                metrics.soed(h, parts, k)) == expect
+        ev = metrics.evaluate(h, parts, k)
+        assert (ev["cut"], ev["km1"], ev["soed"]) == expect
+        assert list(ev["block_weights"]) == list(np.bincount(parts, minlength=k))
+        bad = parts.copy()
+        bad[12_345] = k
+        with pytest.raises(ValueError, match="out of range at vertex 12345"):
+            _cpu.hypergraph_objectives(h.eptr, h.eind, h.ewgt, bad, k)
