@@ -287,37 +287,20 @@ def read_hgr(path, data: bytes | None = None) -> Hypergraph:
     if body.size < m:
         raise L.error(f"file ends after {body.size} of {m} nets announced in the header")
     net_lines = body[:m]
-    counts = L.counts[net_lines]
-    starts = L.ptr[net_lines]
-    npins = counts - 1 if net_w else counts
-    empty = np.flatnonzero(npins < 1)
-    if empty.size:
-        raise L.error(f"net {int(empty[0]) + 1} has no pins", int(net_lines[empty[0]]))
-    if m:
-        span = L.values[L.ptr[net_lines[0]] : L.ptr[net_lines[-1] + 1]]
-        if net_w:
-            is_weight = np.zeros(span.size, dtype=bool)
-            is_weight[starts - starts[0]] = True
-            ewgt = span[is_weight]
-            pins = span[~is_weight]
-        else:
-            ewgt = None
-            pins = span
-        bad = np.flatnonzero((pins < 1) | (pins > n))
-        if bad.size:
-            b = int(bad[0])
-            net = int(np.searchsorted(np.cumsum(npins), b, side="right"))
-            raise L.error(f"vertex id {int(pins[b])} out of range [1, {n}]", int(net_lines[net]))
-        if ewgt is not None and ewgt.size and ewgt.min() < 0:
-            net = int(np.flatnonzero(ewgt < 0)[0])
-            raise L.error(f"negative net weight {int(ewgt[net])}", int(net_lines[net]))
-        _check_weight_total(
-            L, ewgt, "net weights times net sizes", net_lines.__getitem__, npins
-        )
-    else:
-        pins, ewgt = np.zeros(0, dtype=np.int64), (np.zeros(0, dtype=np.int64) if net_w else None)
-    eptr = np.zeros(m + 1, dtype=np.int64)
-    np.cumsum(npins, out=eptr[1:])
+    # the nets' arrays in one parallel C++ pass, with the first defect of each kind
+    eptr, eind, ewgt, bad_net, bad_pin, bad_weight = _cpu.hgr_nets(L.values, L.ptr, net_lines, n,
+                                                                   net_w)
+    if bad_net >= 0:
+        raise L.error(f"net {bad_net + 1} has no pins", int(net_lines[bad_net]))
+    if bad_pin >= 0:
+        net = int(np.searchsorted(eptr, bad_pin, side="right") - 1)
+        value = int(L.values[L.ptr[net_lines[net]] + int(net_w) + bad_pin - int(eptr[net])])
+        raise L.error(f"vertex id {value} out of range [1, {n}]", int(net_lines[net]))
+    if bad_weight >= 0:
+        raise L.error(f"negative net weight {int(ewgt[bad_weight])}", int(net_lines[bad_weight]))
+    if ewgt is not None:
+        _check_weight_total(L, ewgt, "net weights times net sizes", net_lines.__getitem__,
+                            np.diff(eptr))
     rest = body[m:]
     vwgt = None
     if vtx_w:
@@ -340,7 +323,7 @@ def read_hgr(path, data: bytes | None = None) -> Hypergraph:
             + f" (header announces {m} nets, fmt {fmt})",
             int(rest[0]),
         )
-    return Hypergraph((eptr), (pins - 1).astype(np.int32), n, vwgt, ewgt)
+    return Hypergraph(eptr, eind, n, vwgt, ewgt)
 
 
 def hgr_bytes(h: Hypergraph, fmt: int | None = None) -> bytes:

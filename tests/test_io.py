@@ -151,6 +151,45 @@ def test_hgr_malformed(tmp_path, text, line, msg):
     assert str(ei.value).startswith(f"{f}:{line}:")
 
 
+def test_hgr_large_first_defect_and_weights(tmp_path):
+    """Files of many nets (the reader's parallel pass): weights kept exactly, and the first
+    defect in file order reported with its line and value when several nets are bad."""
+    rng = np.random.default_rng(3)
+    n, m = 5_000, 150_000
+    sizes = rng.integers(1, 7, size=m)
+    pins = rng.integers(1, n + 1, size=int(sizes.sum()))
+    weights = rng.integers(0, 10**12, size=m)
+    ptr = np.concatenate([[0], np.cumsum(sizes)])
+    lines = [f"{m} {n} 1"] + [
+        " ".join(map(str, [weights[i], *pins[ptr[i]:ptr[i + 1]]])) for i in range(m)]
+    f = tmp_path / "big.hgr"
+    f.write_text("\n".join(lines) + "\n")
+    h = io.read_hgr(f)
+    assert h.m == m and list(h.ewgt[:5]) == list(weights[:5])
+    assert int(h.ewgt.sum()) == int(weights.sum())
+    assert np.array_equal(np.diff(h.eptr), [len(set(pins[ptr[i]:ptr[i + 1]])) for i in range(m)])
+    bad = list(lines)
+    bad[90_001] = f"{weights[90_000]} {n + 7} 1"
+    bad[120_001] = f"{weights[120_000]} 0"
+    bad[130_001] = "-5 1 2"
+    f.write_text("\n".join(bad) + "\n")
+    with pytest.raises(InputError, match=f"vertex id {n + 7} out of range") as ei:
+        io.read_hgr(f)
+    assert ei.value.line == 90_002
+    bad[90_001] = lines[90_001]
+    bad[120_001] = lines[120_001]
+    f.write_text("\n".join(bad) + "\n")
+    with pytest.raises(InputError, match="negative net weight -5") as ei:
+        io.read_hgr(f)
+    assert ei.value.line == 130_002
+    bad[130_001] = lines[130_001]
+    bad[140_001] = "7"
+    f.write_text("\n".join(bad) + "\n")
+    with pytest.raises(InputError, match="net 140001 has no pins") as ei:
+        io.read_hgr(f)
+    assert ei.value.line == 140_002
+
+
 GRAPH_BAD = [
     ("3 2\n2\n1 3\n", 3, "ends after 2 of 3"),
     ("2 1\n2\n3\n", 3, "out of range"),
@@ -404,3 +443,22 @@ def test_tokenizer_in_chunks_equals_one_pass(threads):
         with omp_threads(t), pytest.raises(_cpu.ParseError) as exc:
             _cpu.tokenize(bad)
         assert exc.value.args[0] == 250_001 and "12x" in exc.value.args[1]
+
+
+def test_repeated_pins_found_in_long_rows_of_many():
+    """The repeat check over many rows (in parallel) finds a repeat in one long row only, and
+    reports none where every row is distinct."""
+    from igpart.kernels import _cpu
+
+    rng = np.random.default_rng(5)
+    n, m, size = 100_000, 80_000, 40
+    ind = np.concatenate([rng.permutation(n)[:size] for _ in range(50)] * (m // 50))
+    ind = ind.astype(np.int32)
+    ptr = np.arange(m + 1, dtype=np.int64) * size
+    assert _cpu.dedup_rows(ptr, ind, n) is None
+    ind[71_234 * size + 30] = ind[71_234 * size + 3]
+    out = _cpu.dedup_rows(ptr, ind, n)
+    assert out is not None
+    eptr, eind = out
+    sizes = np.diff(eptr)
+    assert sizes[71_234] == size - 1 and (np.delete(sizes, 71_234) == size).all()

@@ -94,6 +94,36 @@ void igp::bind_basic(py::module_ &m) {
         "ParseError(line, message) on a non-integer token.");
 
     m.def(
+        "hgr_nets",
+        [](Arr<int64_t> values, Arr<int64_t> line_ptr, Arr<int64_t> net_lines, int64_t n,
+           bool net_weights) {
+            const int64_t lines = line_ptr.shape(0) - 1, m = net_lines.shape(0);
+            if (values.ndim() != 1 || line_ptr.ndim() != 1 || net_lines.ndim() != 1 || lines < 0)
+                throw std::invalid_argument("hgr_nets: arrays must be 1-D, line_ptr non-empty");
+            const int64_t *lp = line_ptr.data(), *nl = net_lines.data();
+            if (lp[0] < 0 || lp[lines] > values.shape(0))
+                throw std::invalid_argument("hgr_nets: line_ptr outside values");
+            for (int64_t l = 0; l < lines; ++l)
+                if (lp[l + 1] < lp[l]) throw std::invalid_argument("hgr_nets: line_ptr decreases");
+            for (int64_t i = 0; i < m; ++i)
+                if (nl[i] < 0 || nl[i] >= lines)
+                    throw std::invalid_argument("hgr_nets: net line out of range");
+            HgrNets h;
+            {
+                py::gil_scoped_release release;
+                h = hgr_nets(values.data(), lp, nl, m, n, net_weights);
+            }
+            py::object ewgt = net_weights && h.bad_net < 0 ? py::object(to_numpy(std::move(h.ewgt)))
+                                                           : py::object(py::none());
+            return py::make_tuple(to_numpy(std::move(h.eptr)), to_numpy(std::move(h.eind)), ewgt,
+                                  h.bad_net, h.bad_pin, h.bad_weight);
+        },
+        py::arg("values"), py::arg("line_ptr"), py::arg("net_lines"), py::arg("n"),
+        py::arg("net_weights"),
+        "The nets of an hMETIS body (tokenize's arrays, the nets' line indices): (eptr, eind, "
+        "ewgt or None, bad_net, bad_pin, bad_weight), the first defect of each kind or -1.");
+
+    m.def(
         "format_lines",
         [](Arr<int64_t> ptr, Arr<int64_t> values) {
             if (ptr.ndim() != 1 || ptr.shape(0) < 1 || values.ndim() != 1)

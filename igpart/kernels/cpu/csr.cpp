@@ -78,22 +78,32 @@ Csr csr_transpose(const int64_t *ptr, int64_t nrows, const int32_t *ind, int64_t
 }
 
 bool rows_have_duplicates(const int64_t *ptr, int64_t nrows, const int32_t *ind, int64_t ncols) {
-    std::vector<int64_t> last;  // allocated only when a long row needs it
-    for (int64_t r = 0; r < nrows; ++r) {
-        const int64_t b = ptr[r], e = ptr[r + 1];
-        if (e - b <= 16) {  // short rows: pairwise, cache-friendly
-            for (int64_t i = b + 1; i < e; ++i)
-                for (int64_t j = b; j < i; ++j)
-                    if (ind[i] == ind[j]) return true;
-        } else {
-            if (last.empty()) last.assign(static_cast<size_t>(ncols), -1);
-            for (int64_t j = b; j < e; ++j) {
-                if (last[ind[j]] == r) return true;
-                last[ind[j]] = r;
+    (void)ncols;
+    int found = 0;  // set by the first thread to meet a repeat; the others stop soon after
+#pragma omp parallel if (nrows >= kParallelMinLightItems)
+    {
+        std::vector<int32_t> row;  // a long row's ids, sorted
+#pragma omp for schedule(dynamic, 4096)
+        for (int64_t r = 0; r < nrows; ++r) {
+            if (__atomic_load_n(&found, __ATOMIC_RELAXED)) continue;
+            const int64_t b = ptr[r], e = ptr[r + 1];
+            bool dup = false;
+            if (e - b <= 16) {  // short rows: pairwise, cache-friendly
+                for (int64_t i = b + 1; i < e && !dup; ++i)
+                    for (int64_t j = b; j < i; ++j)
+                        if (ind[i] == ind[j]) {
+                            dup = true;
+                            break;
+                        }
+            } else {
+                row.assign(ind + b, ind + e);
+                std::sort(row.begin(), row.end());
+                dup = std::adjacent_find(row.begin(), row.end()) != row.end();
             }
+            if (dup) __atomic_store_n(&found, 1, __ATOMIC_RELAXED);
         }
     }
-    return false;
+    return found != 0;
 }
 
 namespace {

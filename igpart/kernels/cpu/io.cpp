@@ -227,4 +227,54 @@ std::string format_lines(const int64_t *ptr, int64_t nlines, const int64_t *valu
     return out;
 }
 
+HgrNets hgr_nets(const int64_t *values, const int64_t *line_ptr, const int64_t *net_lines,
+                 int64_t m, int64_t n, bool net_weights) {
+    HgrNets out;
+    const int64_t skip = net_weights ? 1 : 0;
+    auto pins_of = [&](int64_t i) {
+        const int64_t l = net_lines[i];
+        return line_ptr[l + 1] - line_ptr[l] - skip;
+    };
+    const int threads = loop_threads(m);
+    int64_t empty = m;
+#pragma omp parallel for schedule(static) reduction(min : empty) num_threads(threads)
+    for (int64_t i = 0; i < m; ++i)
+        if (pins_of(i) < 1 && i < empty) empty = i;
+    if (empty < m) {
+        out.bad_net = empty;
+        return out;
+    }
+    out.eptr.resize(static_cast<size_t>(m + 1));
+    out.eptr[0] = 0;
+    for (int64_t i = 0; i < m; ++i) out.eptr[i + 1] = out.eptr[i] + pins_of(i);
+    out.eind.resize(static_cast<size_t>(out.eptr[m]));
+    if (net_weights) out.ewgt.resize(static_cast<size_t>(m));
+    const int64_t *eptr = out.eptr.data();
+    int32_t *eind = out.eind.data();
+    int64_t *ewgt = out.ewgt.data();
+    int64_t bad_pin = out.eptr[m], bad_weight = m;
+#pragma omp parallel for schedule(dynamic, 4096) reduction(min : bad_pin, bad_weight) \
+    num_threads(threads)
+    for (int64_t i = 0; i < m; ++i) {
+        const int64_t *src = values + line_ptr[net_lines[i]];
+        if (net_weights) {
+            ewgt[i] = src[0];
+            if (src[0] < 0 && i < bad_weight) bad_weight = i;
+        }
+        src += skip;
+        for (int64_t j = eptr[i]; j < eptr[i + 1]; ++j) {
+            const int64_t x = src[j - eptr[i]];
+            if (x < 1 || x > n) {
+                if (j < bad_pin) bad_pin = j;
+                eind[j] = 0;
+            } else {
+                eind[j] = static_cast<int32_t>(x - 1);
+            }
+        }
+    }
+    if (bad_pin < out.eptr[m]) out.bad_pin = bad_pin;
+    if (bad_weight < m) out.bad_weight = bad_weight;
+    return out;
+}
+
 }  // namespace igp

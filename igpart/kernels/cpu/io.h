@@ -37,4 +37,18 @@ std::string hex_byte(unsigned char b);
 size_t utf8_char_len(const unsigned char *s, size_t n);
 std::string format_lines(const int64_t *ptr, int64_t nlines, const int64_t *values);
 
+// The nets of an hMETIS body from tokenize's arrays: net i is kept line net_lines[i] (its values
+// values[line_ptr[l]] .. values[line_ptr[l + 1]]: a weight first when net_weights, then pin ids
+// 1..n). eptr / eind (0-based int32 ids) / ewgt (net_weights only) in parallel, or the first
+// defect in file order: bad_net (a net without pins; nothing else filled), bad_pin (the pin
+// index, in eind's order, of an id outside [1, n]), bad_weight (a net of negative weight).
+struct HgrNets {
+    UninitVector<int64_t> eptr;
+    UninitVector<int32_t> eind;
+    UninitVector<int64_t> ewgt;
+    int64_t bad_net = -1, bad_pin = -1, bad_weight = -1;
+};
+HgrNets hgr_nets(const int64_t *values, const int64_t *line_ptr, const int64_t *net_lines,
+                 int64_t m, int64_t n, bool net_weights);
+
 }  // namespace igp
