@@ -110,6 +110,40 @@ def coarsen(levels_fine, n_of, coarsen_one, contract_one, limit: int, min_shrink
     return hierarchy
 
 
+def coarsest_cut_share(be: Backend, level, parts, k: int) -> float:
+    """The share of the weight of ``level``'s nets of two pins or more that ``parts`` cuts."""
+    ptr = be.to_host(level.eptr)
+    total = int(be.to_host(level.ewgt)[ptr[1:] - ptr[:-1] >= 2].sum())
+    return be.hypergraph_objective(level, parts, k, "cut") / max(1, total)
+
+
+def lighter_hierarchy(hierarchy: list, cap: int, coarsen_one, contract_one, limit: int,
+                      min_shrink: float, max_levels: int, timer: Timer,
+                      min_n: int = 1) -> list | None:
+    """``hierarchy`` (of :func:`coarsen`, one backend) rebuilt from its last level whose
+    vertices all weigh at most ``cap`` by :func:`coarsen` with ``coarsen_one`` (clustering
+    under that cap): the finer levels are kept, the rest made again with their labels and
+    fixed vertices. None when every level is that light or none is (nothing to rebuild) or
+    the levels are on more than one backend."""
+    be = hierarchy[-1][3]
+    if any(row[3] is not be for row in hierarchy):
+        return None
+    light = [i for i, row in enumerate(hierarchy)
+             if int(be.to_host(row[0].vwgt).max(initial=0)) <= cap]
+    if not light or light[-1] == len(hierarchy) - 1:
+        return None
+    j = light[-1]
+    # level j's labels: every cluster's members share their label (coarsen), so the coarsest
+    # level's labels map back through the cluster maps
+    labels = hierarchy[-1][2]
+    for row in reversed(hierarchy[j:-1]):
+        labels = None if labels is None else labels[row[1]]
+    rebuilt = coarsen(hierarchy[j][0], lambda a: a.n, coarsen_one, contract_one, limit,
+                      min_shrink, max(1, max_levels - j), timer, labels=labels, xp=be.xp,
+                      min_n=min_n, be=be, fixed=hierarchy[j][4])
+    return hierarchy[:j] + rebuilt
+
+
 def hypergraph_coarsener(be: Backend, mcw: int, cfg: ResolvedConfig, seed: int):
     """One level's clustering on ``be``, ``coarsen_one(level, communities=None) -> (cmap,
     nc)``, as the context (resolved for ``be``) asks: HyperG grouping or the default clustering,

@@ -39,10 +39,12 @@ from ..partition import Partition
 from .coarsening import (
     HostLevels,
     coarsen,
+    coarsest_cut_share,
     graph_coarsener,
     graph_from_arrays,
     hypergraph_coarsener,
     hypergraph_from_arrays,
+    lighter_hierarchy,
 )
 from .config import Config, copy_config
 from .context import (
@@ -243,59 +245,41 @@ def multilevel_hypergraph(h: Hypergraph, k: int, epsilon: float, objective: str,
     return be.to_host(parts).astype(np.int32, copy=False)
 
 
-def coarsest_cut_share(be: Backend, level, parts, k: int) -> float:
-    """The share of the weight of ``level``'s nets of two pins or more that ``parts`` cuts."""
-    sizes = be.to_host(level.eptr)
-    sizes = sizes[1:] - sizes[:-1]
-    total = int(be.to_host(level.ewgt)[sizes >= 2].sum())
-    return be.hypergraph_objective(level, parts, k, "cut") / max(1, total)
-
-
 def retry_lighter(hierarchy: list, parts, n: int, k: int, epsilon: float, objective: str,
                   bounds_on, targets, cfg: ResolvedConfig, seed: int, timer: Timer,
                   mcw: int) -> tuple[list, Any]:
     """``Config.coarse_retry_cut_share``: when the initial partition cuts more than that share
-    of its coarsest level's net weight, the coarse levels have merged what a good partition
-    keeps apart (clusters near the weight cap ``mcw`` straddling its cut: ibm05 at k = 8, whose
-    partitions from this hierarchy end 14% above Mt-KaHyPar's whatever the initial
-    partitioner). The hierarchy is then rebuilt from its last level whose vertices all weigh
-    at most half the cap, with half the cap, and the initial partitioning (its bisections'
+    of its coarsest level's net weight (:func:`.coarsening.coarsest_cut_share`), the coarse
+    levels have merged what a good partition keeps apart (clusters near the weight cap ``mcw``
+    straddling its cut: ibm05 at k = 8, whose partitions from this hierarchy end 14% above
+    Mt-KaHyPar's whatever the initial partitioner). The hierarchy is then rebuilt with half the
+    cap (:func:`.coarsening.lighter_hierarchy`) and the initial partitioning (its bisections'
     cap halved too) runs again on the new coarsest level. Returns the hierarchy and the
     partition to uncoarsen (the given ones when nothing is retried). Only on hierarchies of
     the C++ backend (a device hierarchy, with its host levels, is kept as it is)."""
     lbe = hierarchy[-1][3]
-    if lbe.name != "cpu" or any(row[3] is not lbe for row in hierarchy):
+    if lbe.name != "cpu":
         return hierarchy, parts
     share = coarsest_cut_share(lbe, hierarchy[-1][0], parts, k)
     if share <= cfg.coarse_retry_cut_share:
         return hierarchy, parts
-    half = max(1, mcw // 2)
-    light = [i for i, row in enumerate(hierarchy)
-             if int(lbe.to_host(row[0].vwgt).max(initial=0)) <= half]
-    if not light or light[-1] == len(hierarchy) - 1:
-        return hierarchy, parts
-    j = light[-1]
-    # the labels of level j: every cluster's members share their label (coarsen), so the
-    # coarsest level's labels map back through the cluster maps
-    labels = hierarchy[-1][2]
-    for row in reversed(hierarchy[j:-1]):
-        labels = None if labels is None else labels[row[1]]
     t0 = time.perf_counter()
-    rebuilt = coarsen(hierarchy[j][0], lambda a: a.n,
-                      hypergraph_coarsener(lbe, half, cfg, seed), lbe.contract_hypergraph,
-                      cfg.coarsest, cfg.min_shrink, max(1, cfg.max_levels - j), timer,
-                      labels=labels, xp=lbe.xp, min_n=k, be=lbe, fixed=hierarchy[j][4])
-    hierarchy = hierarchy[:j] + rebuilt
+    half = max(1, mcw // 2)
+    rebuilt = lighter_hierarchy(hierarchy, half, hypergraph_coarsener(lbe, half, cfg, seed),
+                                lbe.contract_hypergraph, cfg.coarsest, cfg.min_shrink,
+                                cfg.max_levels, timer, min_n=k)
+    if rebuilt is None:
+        return hierarchy, parts
     factor = cfg.cluster_weight_factor / 2
     icfg = copy_config(cfg, cluster_weight_factor=factor,
                        base=None if cfg.base is None
                        else copy_config(cfg.base, cluster_weight_factor=factor))
-    parts = initial_hypergraph(hierarchy[-1], n, k, epsilon, objective, bounds_on, targets,
+    parts = initial_hypergraph(rebuilt[-1], n, k, epsilon, objective, bounds_on, targets,
                                icfg, seed, timer, bisect)
-    log.info("coarsest level cut %.2f of its net weight: rebuilt from level %d with half the "
-             "cluster weight (%d levels, coarsest %d vertices) in %.3f s", share, j,
-             len(hierarchy), hierarchy[-1][0].n, time.perf_counter() - t0)
-    return hierarchy, parts
+    log.info("coarsest level cut %.2f of its net weight: rebuilt with half the cluster weight "
+             "(%d levels, coarsest %d vertices) in %.3f s", share, len(rebuilt),
+             rebuilt[-1][0].n, time.perf_counter() - t0)
+    return rebuilt, parts
 
 
 def _hypergraph_host_levels(be: Backend, h: Hypergraph, k: int, mcw: int, bounds_on,
