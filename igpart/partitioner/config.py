@@ -181,10 +181,9 @@ class Config:
       whatever the initial partitioner (5,041 against 4,413; retried 4,475 / 4,478 / 5,018 on
       seeds 0-2); at k = 16-64 it retries ibm05 and ibm02 too (cuts within -5% .. +0.5%). A
       retry costs about half a run more (two or three coarsening steps and a second initial
-      partitioning on a level about twice as large); runs below the share are unchanged. Only
-      on the C++ backend's hierarchies (the GPU backend's are not retried, except on inputs
-      small enough to run on the C++ backend whole, ``host_levels_below``). BENCHMARKS.md, "A
-      lighter hierarchy where the coarsest level is cut through".
+      partitioning on a level about twice as large); runs below the share are unchanged. On
+      the C++ backend (the GPU backend's runs are not retried, small ones included).
+      BENCHMARKS.md, "A lighter hierarchy where the coarsest level is cut through".
     Coarsening of graphs: ``graph_contraction_limit`` (35: stop below 35·k vertices),
       ``graph_min_shrink`` (0.10), ``graph_cluster_weight_factor`` (a cluster weighs at most
       ``factor * ceil(total / (graph_contraction_limit * k))``).

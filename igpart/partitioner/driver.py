@@ -207,6 +207,7 @@ def multilevel_hypergraph(h: Hypergraph, k: int, epsilon: float, objective: str,
     the detected ones (see :func:`run_partition`)."""
     if fixed is not None and not bool((fixed >= 0).any()):
         fixed = None
+    on_cpu = be.name == "cpu"  # as asked: a device backend's runs are never retried lighter
     if be.name != "cpu" and h.n < cfg.host_levels_below:
         be = get_backend("cpu")  # every level would be a host level (Config.host_levels_below)
     cfg = resolved(cfg, be, h, k)
@@ -235,7 +236,7 @@ def multilevel_hypergraph(h: Hypergraph, k: int, epsilon: float, objective: str,
     targets = None if block_bounds is None else np.asarray(block_bounds, dtype=np.int64)
     parts = initial_hypergraph(hierarchy[-1], h.n, k, epsilon, objective, bounds_on, targets,
                                cfg, seed, timer, bisect)
-    if k >= 3 and cfg.coarse_retry_cut_share > 0:
+    if on_cpu and k >= 3 and cfg.coarse_retry_cut_share > 0:
         hierarchy, parts = retry_lighter(hierarchy, parts, h.n, k, epsilon, objective,
                                          bounds_on, targets, cfg, seed, timer, mcw)
     parts = uncoarsen(be, hierarchy, parts, refine, timer, host)
@@ -255,8 +256,9 @@ def retry_lighter(hierarchy: list, parts, n: int, k: int, epsilon: float, object
     Mt-KaHyPar's whatever the initial partitioner). The hierarchy is then rebuilt with half the
     cap (:func:`.coarsening.lighter_hierarchy`) and the initial partitioning (its bisections'
     cap halved too) runs again on the new coarsest level. Returns the hierarchy and the
-    partition to uncoarsen (the given ones when nothing is retried). Only on hierarchies of
-    the C++ backend (a device hierarchy, with its host levels, is kept as it is)."""
+    partition to uncoarsen (the given ones when nothing is retried). Only on the C++
+    backend's runs (the caller's rule; a device backend's, host levels and all, are kept as
+    they are)."""
     lbe = hierarchy[-1][3]
     if lbe.name != "cpu":
         return hierarchy, parts
