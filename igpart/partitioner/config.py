@@ -176,11 +176,12 @@ class Config:
       the coarse levels have merged what a good partition keeps apart: the hierarchy is
       rebuilt from its last level whose vertices all weigh at most half the cluster cap, with
       half the cap, and the initial partitioning runs again there (its bisections' cap halved
-      too). On the ``small`` suite the share is 0.10-0.40 at k = 8 except on ibm05 (0.65),
+      too). On the ``small`` suite the share is 0.07-0.38 at k = 8 except on ibm05 (0.65),
       whose partitions from the default hierarchy end 14% above Mt-KaHyPar's on every seed
       whatever the initial partitioner (5,041 against 4,413; retried 4,475 / 4,478 / 5,018 on
-      seeds 0-2); at k = 16-64 it retries ibm05 and ibm02 too (cuts within -5% .. +0.5%). A
-      retry costs about half a run more (two or three coarsening steps and a second initial
+      seeds 0-2); at k = 16-64 it retries ibm05 (0.71-0.74) and ibm02 at k = 32 and 64
+      (0.58-0.60) too, cuts -3.6% .. +0.5% (seed 0; ibm02 at k = 16 is at 0.498). A
+      retried run takes 1.6-1.9x its time (coarsening steps again and a second initial
       partitioning on a level about twice as large); runs below the share are unchanged. On
       the C++ backend (the GPU backend's runs are not retried, small ones included).
       BENCHMARKS.md, "A lighter hierarchy where the coarsest level is cut through".
