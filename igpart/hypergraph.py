@@ -168,7 +168,8 @@ class Hypergraph:
                 self.__dict__["unit_net_weights"] = True
             vwgt = _as_int_array(vwgt, "vertex weights", n, 1)
             ewgt = _as_int_array(ewgt, "net weights", m, 1)
-            _check_km1_total(ewgt, eptr)
+            if not self.__dict__.get("unit_net_weights"):  # unit weights: km1 < the pins
+                _check_km1_total(ewgt, eptr)
         self.n = int(n)
         self.eptr = _frozen(eptr, np.int64)
         self.eind = _frozen(eind, np.int32)
