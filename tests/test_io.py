@@ -462,3 +462,16 @@ def test_repeated_pins_found_in_long_rows_of_many():
     eptr, eind = out
     sizes = np.diff(eptr)
     assert sizes[71_234] == size - 1 and (np.delete(sizes, 71_234) == size).all()
+
+
+def test_format_lines_in_chunks_equals_one_pass():
+    """The line formatter on enough lines for its parallel chunks: the text of a plain join,
+    empty lines and negative values included."""
+    from igpart.kernels import _cpu
+
+    rng = np.random.default_rng(9)
+    ptr = np.concatenate([[0], np.cumsum(rng.integers(0, 5, 300_000))]).astype(np.int64)
+    values = rng.integers(-10**12, 10**12, int(ptr[-1])).astype(np.int64)
+    expect = "".join(" ".join(map(str, values[ptr[i]:ptr[i + 1]])) + "\n"
+                     for i in range(ptr.size - 1))
+    assert _cpu.format_lines(ptr, values).decode() == expect
