@@ -236,31 +236,4 @@ void igp::bind_basic(py::module_ &m) {
         },
         py::arg("eptr"), py::arg("eind"), py::arg("parts"), py::arg("k"),
         "Number of distinct blocks per net (lambda).");
-
-    m.def(
-        "hypergraph_objectives",
-        [](Arr<int64_t> eptr, Arr<int32_t> eind, Arr<int64_t> ewgt, Arr<int32_t> parts,
-           int32_t k) {
-            const int64_t n = parts.shape(0), m = eptr.shape(0) - 1;
-            check_csr(eptr, eind, n, "hypergraph_objectives");
-            if (k < 1) throw std::invalid_argument("hypergraph_objectives: k must be at least 1");
-            if (ewgt.ndim() != 1 || ewgt.shape(0) != m)
-                throw std::invalid_argument("hypergraph_objectives: ewgt must have one entry per net");
-            const int32_t *pp = parts.data();
-            int64_t bad = n;
-#pragma omp parallel for schedule(static) reduction(min : bad) if (n >= kParallelMinLightItems)
-            for (int64_t i = 0; i < n; ++i)
-                if ((pp[i] < 0 || pp[i] >= k) && i < bad) bad = i;
-            if (bad < n)
-                throw std::invalid_argument("hypergraph_objectives: block id out of range at vertex " +
-                                            std::to_string(bad));
-            Objectives o;
-            {
-                py::gil_scoped_release release;
-                o = hypergraph_objectives(eptr.data(), eind.data(), ewgt.data(), m, pp, k);
-            }
-            return py::make_tuple(o.cut, o.km1, o.soed);
-        },
-        py::arg("eptr"), py::arg("eind"), py::arg("ewgt"), py::arg("parts"), py::arg("k"),
-        "(cut, km1, soed) of a partition, in one pass over the nets.");
 }

@@ -25,6 +25,7 @@
 #include "numpy_util.h"
 #include "graph_fm.h"
 #include "graph_lp.h"
+#include "metrics.h"
 #include "partition.h"
 
 namespace py = pybind11;
@@ -290,6 +291,23 @@ void igp::bind_partition(py::module_ &m) {
         py::arg("cmap"), py::arg("coarse_parts"),
         "The fine partition of a coarse one: parts[v] = coarse_parts[cmap[v]] (in parallel).");
 
+    m.def(
+        "hypergraph_objectives",
+        [](Arr<int64_t> eptr, Arr<int32_t> eind, Arr<int64_t> ewgt, Arr<int32_t> parts,
+           int32_t k) {
+            const int64_t n = parts.shape(0), m = eptr.shape(0) - 1;
+            check_csr(eptr, eind, n, "hypergraph_objectives");
+            check_len(ewgt, m, "ewgt", "hypergraph_objectives");
+            UninitVector<int32_t> p = parts_copy(parts, n, k, "hypergraph_objectives");
+            Objectives o;
+            {
+                py::gil_scoped_release release;
+                o = hypergraph_objectives(eptr.data(), eind.data(), ewgt.data(), m, p.data(), k);
+            }
+            return py::make_tuple(o.cut, o.km1, o.soed);
+        },
+        py::arg("eptr"), py::arg("eind"), py::arg("ewgt"), py::arg("parts"), py::arg("k"),
+        "(cut, km1, soed) of a partition, in one parallel pass over the nets.");
     m.def(
         "hypergraph_objective",
         [](Arr<int64_t> eptr, Arr<int32_t> eind, Arr<int64_t> ewgt, Arr<int32_t> parts, int32_t k,
