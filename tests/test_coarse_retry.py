@@ -38,10 +38,10 @@ def test_retry_keeps_partitions_valid_balanced_and_fixed(k, caplog):
     assert_fixed_kept(p.parts, fixed)
 
 
-def test_share_above_every_cut_changes_nothing(caplog):
-    """A run whose coarsest cut stays below the share is the run without the retry."""
+def test_share_above_the_cut_changes_nothing(caplog):
+    """A run whose coarsest cut stays below the (default) share is the run without the retry."""
     h = random_circuit(3000, seed=4)
-    never, retried = _run(h, 8, 1.0, caplog)
+    never, retried = _run(h, 8, igpart.Config().coarse_retry_cut_share, caplog)
     off, _ = _run(h, 8, 0.0, caplog)
     assert not retried
     assert np.array_equal(never.parts, off.parts)

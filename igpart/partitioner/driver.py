@@ -263,6 +263,8 @@ def retry_lighter(hierarchy: list, parts, n: int, k: int, epsilon: float, object
     if lbe.name != "cpu":
         return hierarchy, parts
     share = coarsest_cut_share(lbe, hierarchy[-1][0], parts, k)
+    log.debug("coarsest level: the initial partition cuts %.3f of its net weight (retry above "
+              "%.3f)", share, cfg.coarse_retry_cut_share)
     if share <= cfg.coarse_retry_cut_share:
         return hierarchy, parts
     t0 = time.perf_counter()
