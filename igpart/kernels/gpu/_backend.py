@@ -38,7 +38,7 @@ import numpy as np
 from .. import placement
 from ..backend import OBJECTIVES, Backend, GraphArrays, HypergraphArrays
 from ..host_fallback import HostFallback
-from . import _dynamic, _graph, _graph_lp, _hypergraph, _jet, _outofcore
+from . import _dynamic, _graph, _graph_lp, _graph_lp_async, _hypergraph, _jet, _outofcore
 from ._common import NULL, STATS, block_weights, cumsum, i64, launch
 
 __all__ = ["GpuBackend"]
@@ -957,19 +957,41 @@ class GpuBackend(HostFallback, Backend):
         bounds = self._bounds(max_block_weights, k, "refine_graph")
         return _graph.refine(g, parts, int(k), bounds, int(max_rounds))
 
+    #: ``cluster_graph_lp`` and ``lp_refine_graph`` take ``deterministic``: the fused rounds of
+    #: ``_graph_lp_async`` (``graph_lp.cu``: a few launches and one host read per round, moves
+    #: admitted by atomic reservations) unless deterministic, the array rounds of ``_graph_lp``
+    #: (moves admitted in order of gain; the same result on every run) if so.
+    async_graph_lp = True
+
+    def graph_lp_is_deterministic(self, deterministic: bool | None = None, n: int = 0) -> bool:
+        """Whether ``cluster_graph_lp`` / ``lp_refine_graph(deterministic=...)`` run the array
+        rounds: True and False as given; None (``Config.deterministic``'s default) the
+        backend's ``deterministic`` (off by default: the fused rounds on every level)."""
+        return self.deterministic if deterministic is None else bool(deterministic)
+
     def cluster_graph_lp(self, g: GraphArrays, max_cluster_weight: int, *, iterations: int = 5,
-                         min_clusters: int = 0, seed: int = 0, sub_rounds: int = 8):
-        """Synchronous label propagation clustering on the device (``_graph_lp.cluster``)."""
+                         min_clusters: int = 0, seed: int = 0, sub_rounds: int = 8,
+                         deterministic: bool | None = True):
+        """Label propagation clustering on the device: ``deterministic`` True (the default)
+        runs the synchronous array rounds (``_graph_lp.cluster``), False the fused ones
+        (``_graph_lp_async.cluster``), None chooses (:meth:`graph_lp_is_deterministic`)."""
         _graph_lp.check_arguments("cluster_graph_lp", iterations, sub_rounds)
+        if not self.graph_lp_is_deterministic(deterministic, g.n):
+            return _graph_lp_async.cluster(g, int(max_cluster_weight), int(iterations),
+                                           int(min_clusters), int(seed), _OPS)
         return _graph_lp.cluster(g, int(max_cluster_weight), int(iterations), int(min_clusters),
                                  int(seed), int(sub_rounds), _OPS)
 
     def lp_refine_graph(self, g, parts, k, max_block_weights, *, iterations: int = 5,
-                        seed: int = 0, sub_rounds: int = 8):
-        """Synchronous label propagation refinement on the device (``_graph_lp.refine``)."""
+                        seed: int = 0, sub_rounds: int = 8, deterministic: bool | None = True):
+        """Label propagation refinement on the device: ``deterministic`` as in
+        :meth:`cluster_graph_lp` (``_graph_lp.refine`` / ``_graph_lp_async.refine``)."""
         _graph_lp.check_arguments("lp_refine_graph", iterations, sub_rounds)
         parts = self._parts(parts, g.n, k, "lp_refine_graph")
         bounds = self._bounds(max_block_weights, k, "lp_refine_graph")
+        if not self.graph_lp_is_deterministic(deterministic, g.n):
+            return _graph_lp_async.refine(g, parts, int(k), bounds, int(iterations), int(seed),
+                                          block_weights)
         return _graph_lp.refine(g, parts, int(k), bounds, int(iterations), int(seed),
                                 int(sub_rounds), _OPS)
 

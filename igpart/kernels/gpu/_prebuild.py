@@ -45,7 +45,7 @@ HERE = Path(__file__).resolve().parent
 COMMON = HERE.parent / "common"
 #: every module of the GPU backend (``dynamic`` serves the incremental engine only)
 SOURCES = ("coarsen", "contract", "refine", "metrics", "util", "dynamic", "jet", "jet_balance",
-           "scan")
+           "scan", "graph_lp")
 PREBUILT = "_prebuilt"
 MANIFEST = "manifest.json"
 #: bumped when the manifest's layout changes; a manifest of another format is not used
