@@ -15,9 +15,12 @@ be joined; of two choosing each other the larger id moves) and its stop at ``min
 (each move that empties a lone cluster reserves one from a device counter first), then its
 two-hop grouping of lone vertices. The refinement filters the proposals as Jet's afterburner
 does (a move stays when its gain is positive with the proposals of higher priority among its
-neighbours applied first), counts arrivals against the weights before the round (departures
-free room from the next round on), and undoes a round whose exact cut change, computed on the
-device, is negative. One host read per round (the moves' count, to stop early).
+neighbours applied first), admits an arrival while the target's weight with the round's
+admitted arrivals and departures so far stays within its bound (so a full block takes a vertex
+for each one that left it), and undoes a round whose exact cut change, computed on the device,
+is negative (back to the weights before it, which were within the bounds). Proposers whose
+target filled up stay active for the next round. One host read per round (the moves' count, to
+stop early).
 """
 
 from __future__ import annotations

@@ -190,7 +190,8 @@ extern "C" __global__ void lp_choose_long(long long nrows, const long long *rows
 // another proposal stays, to be joined, except that of two lone vertices choosing each other the
 // larger id moves. The target's weight is reserved atomically within mcw; a move that empties a
 // lone cluster first takes one from counters[0] (the clusters' number, never below
-// min_clusters). counters[1] counts the moves; the movers' neighbours are marked next_active.
+// min_clusters). counters[1] counts the moves; the movers' neighbours, and the proposers that
+// stayed or found their target full, are marked next_active.
 extern "C" __global__ void lp_cluster_apply(long long n, const long long *xadj, const int *adjncy,
                                             const long long *vwgt, int *label, long long *cw,
                                             int *size, long long mcw, const int *choice,
@@ -205,11 +206,15 @@ extern "C" __global__ void lp_cluster_apply(long long n, const long long *xadj, 
         if (lone && chosen[mine]) {
             const int o = owner[to];
             const bool mutual = o >= 0 && choice[o] == mine;
-            if (!(mutual && u > o)) continue;
+            if (!(mutual && u > o)) {
+                next_active[u] = 1;  // to be joined, or to choose again
+                continue;
+            }
         }
         const long long w = vwgt[u];
         if (lp_atomic_add(cw + to, w) + w > mcw) {
             lp_atomic_add(cw + to, -w);
+            next_active[u] = 1;  // the target filled up this round: choose again
             continue;
         }
         if (lone && lp_atomic_add(counters, -1) - 1 < min_clusters) {
@@ -265,12 +270,16 @@ extern "C" __global__ void lp_refine_filter(long long n, const long long *xadj, 
     }
 }
 
-// Phase 2 of the refinement: the filtered moves applied. Arrivals are reserved atomically in
-// arr[] against bw (the weights before the round, which departures do not lower until
-// lp_refine_finish, so undoing the round can never overfill a block); a move of gain 0 also
-// needs the target, after it, lighter than its source before it (counting the round's moves so
-// far). from[u] and moved[u] record the move; the movers and their neighbours are marked
-// next_active; counters[1] counts the moves.
+// Phase 2 of the refinement: the filtered moves applied. An arrival is reserved atomically in
+// arr[] and admitted while bw + arr - dep (bw: the weights before the round; dep: the departures
+// so far, recorded only once the mover's arrival is admitted) stays within the bound, so a full
+// block can take a vertex for each one that left it; the last admitted arrival of a block saw
+// every admitted arrival before it and at most the departures there are, so the bounds hold
+// whatever the order. A move of gain 0 also needs the target, after it, lighter than its source
+// before it (counting the round's moves so far). from[u] and moved[u] record the move; the
+// movers and their neighbours are marked next_active, and so are the proposers whose target was
+// full; counters[1] counts the moves. (Undoing a round, lp_refine_revert, returns to the
+// weights before it.)
 extern "C" __global__ void lp_refine_apply(long long n, const long long *xadj, const int *adjncy,
                                            const long long *vwgt, int *parts, const int *target,
                                            const long long *gain, const long long *bw,
@@ -283,14 +292,12 @@ extern "C" __global__ void lp_refine_apply(long long n, const long long *xadj, c
         const int f = parts[u];
         const long long w = vwgt[u];
         const long long a = lp_atomic_add(arr + to, w) + w;
-        bool ok = bw[to] + a <= bound[to];
-        if (ok && gain[u] == 0) {
-            const long long t_after = bw[to] + a - dep[to];
-            const long long f_before = bw[f] + arr[f] - dep[f];
-            ok = t_after < f_before;
-        }
+        const long long t_after = bw[to] + a - dep[to];
+        bool ok = t_after <= bound[to];
+        if (ok && gain[u] == 0) ok = t_after < bw[f] + arr[f] - dep[f];
         if (!ok) {
             lp_atomic_add(arr + to, -w);
+            next_active[u] = 1;
             continue;
         }
         lp_atomic_add(dep + f, w);
