@@ -401,6 +401,13 @@ class Config:
       ``default_graph_refinement``: ``"lp+fm"`` on the C++ backend, ``"lp+jet"`` on the GPU).
       Every mode rebalances first. The FM runs on the C++ backend (on the GPU, on host copies
       of the level); the GPU runs label propagation on the device.
+      ``graph_jet_patience`` (default 3): ``jet_patience`` for the graph levels' Jet
+      (``"lp+jet"``). After label propagation Jet's later iterations on a graph level gain
+      little: on the ``graphs`` set at 2^20 (the GPU, H100 machine, k = 2, 16, 64, one seed,
+      commit 13ab6d5, BENCHMARKS.md "Label propagation on the device in fused rounds") 3
+      instead of 6 ran 1.40x faster in geomean (0.88-4.2x per case; the circuits' star models
+      gain most) at 0.995x the edge cut (0.78-1.11x; worst stereo_vision's clique model at
+      k = 16).
       ``deterministic`` (default None: the backend's choice): True runs the sequential FM (one
       priority queue over the boundary, gains kept by a gain cache; the result depends on the
       seed, never on the threads); False the parallel localized FM (local searches from
@@ -538,6 +545,7 @@ class Config:
     graph_refine_rounds: int = 32
     graph_refinement: str = "auto"
     graph_lp_refine_iterations: int = 5
+    graph_jet_patience: int = 3
     graph_fm_rounds: int = 3
     graph_fm_max_fruitless_moves: int = 64
     graph_fm_max_work: float = 8.0
@@ -586,6 +594,7 @@ class Config:
             "initial_max_net_size",
             "initial_rb_seeds",
             "jet_patience",
+            "graph_jet_patience",
             "jet_afterburner_max_net_size",
             "repetitions",
         )

@@ -17,7 +17,7 @@ two-hop grouping of lone vertices. The refinement filters the proposals as Jet's
 does (a move stays when its gain is positive with the proposals of higher priority among its
 neighbours applied first), admits an arrival while the target's weight with the round's
 admitted arrivals and departures so far stays within its bound (so a full block takes a vertex
-for each one that left it), and undoes a round whose exact cut change, computed on the device,
+for each one that left it; a second pass retries the moves that found no room), and undoes a round whose exact cut change, computed on the device,
 is negative (back to the weights before it, which were within the bounds). Proposers whose
 target filled up stay active for the next round. One host read per round (the moves' count, to
 stop early).
@@ -33,6 +33,10 @@ from ._common import NULL, cumsum, i64, launch
 
 #: Rows longer than this are chosen by a block each (``LP_SHORT`` in graph_lp.cu).
 LP_SHORT = 32
+#: Launches of a refinement round's apply kernel: a pass retries the moves the passes before
+#: found no room for, against the room their departures freed (where the array rounds count
+#: the admitted moves' outflow as credit).
+APPLY_PASSES = 2
 
 
 def _seed(seed: int) -> np.uint64:
@@ -139,9 +143,10 @@ def refine(g, parts, k: int, bounds, iterations: int, seed: int, block_weights):
         moved.fill(0)
         nxt = cp.zeros(n, dtype=cp.uint8)
         scalars[1] = 0
-        launch("graph_lp", "lp_refine_apply", n, (
-            i64(n), g.xadj, g.adjncy, g.vwgt, parts, target, gain, bw, bounds, arr, dep, frm,
-            moved, counters, nxt))
+        for _ in range(APPLY_PASSES):
+            launch("graph_lp", "lp_refine_apply", n, (
+                i64(n), g.xadj, g.adjncy, g.vwgt, parts, target, gain, bw, bounds, arr, dep,
+                frm, moved, counters, nxt))
         launch("graph_lp", "lp_refine_delta", n, (
             i64(n), g.xadj, g.adjncy, g.adjwgt, parts, frm, moved, delta))
         launch("graph_lp", "lp_refine_finish", 1, (

@@ -279,7 +279,8 @@ extern "C" __global__ void lp_refine_filter(long long n, const long long *xadj, 
 // before it (counting the round's moves so far). from[u] and moved[u] record the move; the
 // movers and their neighbours are marked next_active, and so are the proposers whose target was
 // full; counters[1] counts the moves. (Undoing a round, lp_refine_revert, returns to the
-// weights before it.)
+// weights before it.) Launched again, it retries the moves not applied yet, against the room
+// the departures of the passes before freed.
 extern "C" __global__ void lp_refine_apply(long long n, const long long *xadj, const int *adjncy,
                                            const long long *vwgt, int *parts, const int *target,
                                            const long long *gain, const long long *bw,
@@ -288,7 +289,7 @@ extern "C" __global__ void lp_refine_apply(long long n, const long long *xadj, c
                                            unsigned char *next_active) {
     for (long long u = igp_tid(); u < n; u += igp_nthreads()) {
         const int to = target[u];
-        if (to < 0) continue;
+        if (to < 0 || moved[u]) continue;  // moved by an earlier pass of the round
         const int f = parts[u];
         const long long w = vwgt[u];
         const long long a = lp_atomic_add(arr + to, w) + w;
