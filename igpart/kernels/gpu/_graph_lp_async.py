@@ -2,13 +2,15 @@
 per round (``graph_lp.cu``): the GPU backend's ``cluster_graph_lp`` / ``lp_refine_graph`` under
 ``deterministic=False`` (what ``Config.deterministic = None`` passes).
 
-A round is two phases. Every active vertex chooses against the labels before the round, a
-thread per vertex (a block per row longer than ``graph_lp.cu``'s ``LP_SHORT``), with the
-choice rule of :mod:`._graph_lp` (the same tie hash of the seed and the round); then a thread per
-proposal applies it, the bound of the target reserved by an atomic addition, so no bound is
-exceeded whatever the order of the threads. That order decides which competing moves get the
-room, so the result may differ from run to run; the array rounds of :mod:`._graph_lp` (the
-``deterministic=True`` path) admit in order of gain instead, the same result on every run.
+A round is two phases. Every active vertex chooses against the labels before the round with
+the choice rule of :mod:`._graph_lp` (the same tie hash of the seed and the round), a thread
+per vertex (a block per row longer than ``graph_lp.cu``'s ``LP_SHORT``, and a warp per such row
+in the refinement's other per-row kernels, so that a star's centre is not one thread's chain of
+tens of thousands of loads); then a thread per proposal applies it, the bound of the target
+reserved by an atomic addition, so no bound is exceeded whatever the order of the threads. That
+order decides which competing moves get the room, so the result may differ from run to run;
+the array rounds of :mod:`._graph_lp` (the ``deterministic=True`` path) admit in order of gain
+instead, the same result on every run.
 
 The clustering keeps :mod:`._graph_lp`'s rules for lone vertices (one chosen by a mover stays, to
 be joined; of two choosing each other the larger id moves) and its stop at ``min_clusters``
@@ -17,10 +19,10 @@ two-hop grouping of lone vertices. The refinement filters the proposals as Jet's
 does (a move stays when its gain is positive with the proposals of higher priority among its
 neighbours applied first), admits an arrival while the target's weight with the round's
 admitted arrivals and departures so far stays within its bound (so a full block takes a vertex
-for each one that left it; a second pass retries the moves that found no room), and undoes a round whose exact cut change, computed on the device,
-is negative (back to the weights before it, which were within the bounds). Proposers whose
-target filled up stay active for the next round. One host read per round (the moves' count, to
-stop early).
+for each one that left it; a second pass retries the moves that found no room), and undoes a
+round whose exact cut change, computed on the device, is negative (back to the weights before
+it, which were within the bounds). Proposers whose target filled up stay active for the next
+round. One host read per round (the moves' count, to stop early).
 """
 
 from __future__ import annotations
@@ -64,6 +66,17 @@ class _Rows:
         if self.nlong:
             launch("graph_lp", "lp_choose_long", self.nlong * 256,
                    (i64(self.nlong), self.long, g.xadj, g.adjncy, g.adjwgt, g.vwgt) + tail)
+
+
+    def per_row(self, name: str, tail: tuple) -> None:
+        """``name`` (a thread per row of at most ``LP_SHORT`` entries, arguments ``(n, xadj,
+        adjncy) + tail``) and ``name_long`` (a warp per longer row, ``(rows' number, rows,
+        xadj, adjncy) + tail``)."""
+        g = self.g
+        launch("graph_lp", name, g.n, (i64(g.n), g.xadj, g.adjncy) + tail)
+        if self.nlong:
+            launch("graph_lp", name + "_long", self.nlong,
+                   (i64(self.nlong), self.long, g.xadj, g.adjncy) + tail, warps=True)
 
 
 def cluster(g, max_cluster_weight: int, iterations: int, min_clusters: int, seed: int, ops):
@@ -138,8 +151,7 @@ def refine(g, parts, k: int, bounds, iterations: int, seed: int, block_weights):
     for it in range(iterations):
         s = seed + it
         rows.choose(parts, bw, bounds, 0, True, active, None, s, choice, gain, None, None)
-        launch("graph_lp", "lp_refine_filter", n, (
-            i64(n), g.xadj, g.adjncy, g.adjwgt, parts, choice, gain, _seed(s), target))
+        rows.per_row("lp_refine_filter", (g.adjwgt, parts, choice, gain, _seed(s), target))
         moved.fill(0)
         nxt = cp.zeros(n, dtype=cp.uint8)
         scalars[1] = 0
@@ -147,8 +159,7 @@ def refine(g, parts, k: int, bounds, iterations: int, seed: int, block_weights):
             launch("graph_lp", "lp_refine_apply", n, (
                 i64(n), g.xadj, g.adjncy, g.vwgt, parts, target, gain, bw, bounds, arr, dep,
                 frm, moved, counters, nxt))
-        launch("graph_lp", "lp_refine_delta", n, (
-            i64(n), g.xadj, g.adjncy, g.adjwgt, parts, frm, moved, delta))
+        rows.per_row("lp_refine_delta", (g.adjwgt, parts, frm, moved, delta))
         launch("graph_lp", "lp_refine_finish", 1, (
             np.int32(k), bw, arr, dep, delta, total, revert), single_block=256)
         launch("graph_lp", "lp_refine_revert", n, (i64(n), revert, parts, frm, moved))

@@ -8,8 +8,11 @@
 // Rows of at most this many entries are chosen by one thread over a local copy of the row.
 #define LP_SHORT 32
 // Distinct labels a long row's block keeps in shared memory (more: the rest are not candidates;
-// the connection to the own label is summed apart, so gains stay exact).
+// the connection to the own label is summed apart, so gains stay exact), and the slots an entry
+// probes before it is left out (so a row of many more distinct labels costs a bounded amount per
+// entry once the table is full).
 #define LP_SLOTS 1024
+#define LP_PROBES 32
 
 __device__ __forceinline__ long long lp_atomic_add(long long *p, long long v) {
     return (long long)atomicAdd((unsigned long long *)p, (unsigned long long)v);
@@ -150,7 +153,7 @@ extern "C" __global__ void lp_choose_long(long long nrows, const long long *rows
                 continue;
             }
             unsigned int h = (unsigned int)l * 2654435761u;
-            for (int p = 0; p < LP_SLOTS; ++p) {
+            for (int p = 0; p < LP_PROBES; ++p) {
                 const int s = (int)((h + (unsigned int)p) & (LP_SLOTS - 1));
                 const int k = atomicCAS(&keys[s], -1, l);
                 if (k == -1 || k == l) {
@@ -236,37 +239,72 @@ extern "C" __global__ void lp_cluster_apply(long long n, const long long *xadj, 
 
 // The afterburner of the refinement: per proposal of u, its gain once the proposals of higher
 // priority among its neighbours (gain descending, then hash of (v, choice), then id) are applied;
-// target[u] = choice[u] where that gain is positive (0 for a move of gain 0), else -1.
+// target[u] = choice[u] where that gain is positive (0 for a move of gain 0), else -1. lp_filter_row
+// sums the row from entry `first` on in steps of `step` (a thread or a warp's lanes).
+__device__ __forceinline__ long long lp_filter_row(long long u, int to, long long first,
+                                                   long long step, const long long *xadj,
+                                                   const int *adjncy, const long long *adjwgt,
+                                                   const int *parts, const int *choice,
+                                                   const long long *gain,
+                                                   unsigned long long seed) {
+    const int f = parts[u];
+    const long long gu = gain[u], hu = lp_hash(u, to, seed);
+    long long s = 0;
+    for (long long j = xadj[u] + first; j < xadj[u + 1]; j += step) {
+        const int v = adjncy[j];
+        int bv = parts[v];
+        const int cv = choice[v];
+        if (cv >= 0) {
+            const long long gv = gain[v];
+            bool before = gv > gu;
+            if (gv == gu) {
+                const long long hv = lp_hash(v, cv, seed);
+                before = hv < hu || (hv == hu && v < u);
+            }
+            if (before) bv = cv;
+        }
+        if (bv == to) s += adjwgt[j];
+        if (bv == f) s -= adjwgt[j];
+    }
+    return s;
+}
+
+// lp_filter_row for the rows of at most LP_SHORT entries, a thread each.
 extern "C" __global__ void lp_refine_filter(long long n, const long long *xadj, const int *adjncy,
                                             const long long *adjwgt, const int *parts,
                                             const int *choice, const long long *gain,
                                             unsigned long long seed, int *target) {
     for (long long u = igp_tid(); u < n; u += igp_nthreads()) {
+        if (xadj[u + 1] - xadj[u] > LP_SHORT) continue;  // lp_refine_filter_long
         const int to = choice[u];
         if (to < 0) {
             target[u] = -1;
             continue;
         }
-        const int f = parts[u];
-        const long long gu = gain[u], hu = lp_hash(u, to, seed);
-        long long s = 0;
-        for (long long j = xadj[u]; j < xadj[u + 1]; ++j) {
-            const int v = adjncy[j];
-            int bv = parts[v];
-            const int cv = choice[v];
-            if (cv >= 0) {
-                const long long gv = gain[v];
-                bool first = gv > gu;
-                if (gv == gu) {
-                    const long long hv = lp_hash(v, cv, seed);
-                    first = hv < hu || (hv == hu && v < u);
-                }
-                if (first) bv = cv;
-            }
-            if (bv == to) s += adjwgt[j];
-            if (bv == f) s -= adjwgt[j];
+        const long long s =
+            lp_filter_row(u, to, 0, 1, xadj, adjncy, adjwgt, parts, choice, gain, seed);
+        target[u] = (s > 0 || (s == 0 && gain[u] == 0)) ? to : -1;
+    }
+}
+
+// lp_filter_row for the rows longer than LP_SHORT (rows: their vertices), a warp each.
+extern "C" __global__ void lp_refine_filter_long(long long nrows, const long long *rows,
+                                                 const long long *xadj, const int *adjncy,
+                                                 const long long *adjwgt, const int *parts,
+                                                 const int *choice, const long long *gain,
+                                                 unsigned long long seed, int *target) {
+    const int lane = igp_lane();
+    for (long long r = igp_warp(); r < nrows; r += igp_nwarps()) {
+        const long long u = rows[r];
+        const int to = choice[u];
+        if (to < 0) {
+            if (lane == 0) target[u] = -1;
+            continue;
         }
-        target[u] = (s > 0 || (s == 0 && gu == 0)) ? to : -1;
+        long long s =
+            lp_filter_row(u, to, lane, 32, xadj, adjncy, adjwgt, parts, choice, gain, seed);
+        s = igp_warp_sum(s);
+        if (lane == 0) target[u] = (s > 0 || (s == 0 && gain[u] == 0)) ? to : -1;
     }
 }
 
@@ -316,31 +354,60 @@ extern "C" __global__ void lp_refine_apply(long long n, const long long *xadj, c
 
 // The exact edge-cut reduction of the round's moves, added to *delta: over the movers' rows,
 // an edge to a vertex that stayed once, an edge between two movers from its smaller end.
-extern "C" __global__ void lp_refine_delta(long long n, const long long *xadj, const int *adjncy,
-                                           const long long *adjwgt, const int *parts,
-                                           const int *from, const unsigned char *moved,
-                                           long long *delta) {
-    __shared__ long long part[IGP_BLOCK_THREADS / 32];
+// lp_delta_row sums the row of mover u from entry `first` on in steps of `step`.
+__device__ __forceinline__ long long lp_delta_row(long long u, long long first, long long step,
+                                                  const long long *xadj, const int *adjncy,
+                                                  const long long *adjwgt, const int *parts,
+                                                  const int *from, const unsigned char *moved) {
+    const int fu = from[u], pu = parts[u];
     long long s = 0;
-    for (long long u = igp_tid(); u < n; u += igp_nthreads()) {
-        if (!moved[u]) continue;
-        const int fu = from[u], pu = parts[u];
-        for (long long j = xadj[u]; j < xadj[u + 1]; ++j) {
-            const int v = adjncy[j];
-            const bool mv = moved[v];
-            if (mv && v < u) continue;
-            const int before = mv ? from[v] : parts[v];
-            s += adjwgt[j] * ((long long)(fu != before) - (long long)(pu != parts[v]));
-        }
+    for (long long j = xadj[u] + first; j < xadj[u + 1]; j += step) {
+        const int v = adjncy[j];
+        const bool mv = moved[v];
+        if (mv && v < u) continue;
+        const int before = mv ? from[v] : parts[v];
+        s += adjwgt[j] * ((long long)(fu != before) - (long long)(pu != parts[v]));
     }
+    return s;
+}
+
+__device__ __forceinline__ void lp_block_add(long long s, long long *out) {
+    __shared__ long long part[IGP_BLOCK_THREADS / 32];
     s = igp_warp_sum(s);
     if (igp_lane() == 0) part[threadIdx.x >> 5] = s;
     __syncthreads();
     if (threadIdx.x < 32) {
         s = threadIdx.x < (blockDim.x >> 5) ? part[threadIdx.x] : 0;
         s = igp_warp_sum(s);
-        if (threadIdx.x == 0 && s) lp_atomic_add(delta, s);
+        if (threadIdx.x == 0 && s) lp_atomic_add(out, s);
     }
+}
+
+// The movers of rows of at most LP_SHORT entries, a thread each.
+extern "C" __global__ void lp_refine_delta(long long n, const long long *xadj, const int *adjncy,
+                                           const long long *adjwgt, const int *parts,
+                                           const int *from, const unsigned char *moved,
+                                           long long *delta) {
+    long long s = 0;
+    for (long long u = igp_tid(); u < n; u += igp_nthreads())
+        if (moved[u] && xadj[u + 1] - xadj[u] <= LP_SHORT)
+            s += lp_delta_row(u, 0, 1, xadj, adjncy, adjwgt, parts, from, moved);
+    lp_block_add(s, delta);
+}
+
+// The movers among the rows longer than LP_SHORT (rows: their vertices), a warp each.
+extern "C" __global__ void lp_refine_delta_long(long long nrows, const long long *rows,
+                                                const long long *xadj, const int *adjncy,
+                                                const long long *adjwgt, const int *parts,
+                                                const int *from, const unsigned char *moved,
+                                                long long *delta) {
+    long long s = 0;
+    for (long long r = igp_warp(); r < nrows; r += igp_nwarps()) {
+        const long long u = rows[r];
+        if (moved[u])
+            s += lp_delta_row(u, igp_lane(), 32, xadj, adjncy, adjwgt, parts, from, moved);
+    }
+    lp_block_add(s, delta);
 }
 
 // One block: where the round lowered the cut or kept it (*delta >= 0) its weights are taken

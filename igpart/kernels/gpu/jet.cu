@@ -172,10 +172,17 @@ extern "C" __global__ void jet_boundary_list(long long n, signed char *mark, con
     }
 }
 
+// Nets of at most this many pins are counted by one lane in the afterburner (32 nets at a time
+// per warp), larger ones by the whole warp.
+#define JET_LANE_NET_PINS 8
+
 // Step 2 (afterburner): keep[i] = whether the gain of candidate cand[i] (priority position i),
 // recomputed with every pin v of its nets in jet_pin_block(rank[v], i, target[v], parts[v]),
-// passes jet_keep. Nets above max_net_size use the current pin counts. Warp per candidate; pins
-// in the source and target blocks are counted with __ballot_sync / __popc.
+// passes jet_keep. Nets above max_net_size use the current pin counts. Warp per candidate: its
+// nets in chunks of 32, a lane each; a lane counts a net of at most JET_LANE_NET_PINS pins (or
+// above max_net_size) itself, and the warp counts each larger net of the chunk together, with
+// __ballot_sync / __popc. (A vertex on tens of thousands of nets, a star's centre, is then not
+// one long chain of dependent loads.) The gain is a sum of integers: the same in any order.
 extern "C" __global__ void jet_afterburner(long long L, const int *cand, const int *rank,
                                            const int *target, const int *parts, const long long *eptr,
                                            const int *eind, const long long *ewgt, const long long *vptr,
@@ -185,31 +192,57 @@ extern "C" __global__ void jet_afterburner(long long L, const int *cand, const i
     const int lane = igp_lane();
     for (long long i = igp_warp(); i < L; i += igp_nwarps()) {
         const int u = cand[i], from = parts[u], to = target[u];
-        long long g = 0;
-        for (long long j = vptr[u]; j < vptr[u + 1]; ++j) {
-            const int e = vind[j];
-            const long long s = eptr[e], size = eptr[e + 1] - s;
-            if (size < 2) continue;
-            long long pf = 0, pt = 0;
-            if (size > max_net_size) {
-                for (int q = 0; q < lam[e]; ++q) {
-                    if (pblk[s + q] == from) pf = pcnt[s + q];
-                    if (pblk[s + q] == to) pt = pcnt[s + q];
-                }
-            } else {
-                for (long long base = 0; base < size; base += 32) {
-                    const long long q = base + lane;
-                    int b = -1;
-                    if (q < size) {
+        long long g = 0;  // per lane: its nets; lane 0 also the warp's nets
+        const long long end = vptr[u + 1];
+        for (long long base = vptr[u]; base < end; base += 32) {
+            const long long j = base + lane;
+            int e = -1;
+            long long s = 0, size = 0;
+            if (j < end) {
+                e = vind[j];
+                s = eptr[e];
+                size = eptr[e + 1] - s;
+            }
+            const bool warp_net = e >= 0 && size > JET_LANE_NET_PINS && size <= max_net_size;
+            if (e >= 0 && size >= 2 && !warp_net) {
+                long long pf = 0, pt = 0;
+                if (size > max_net_size) {
+                    for (int q = 0; q < lam[e]; ++q) {
+                        if (pblk[s + q] == from) pf = pcnt[s + q];
+                        if (pblk[s + q] == to) pt = pcnt[s + q];
+                    }
+                } else {
+                    for (long long q = 0; q < size; ++q) {
                         const int v = eind[s + q];
+                        const int b = igp::jet_pin_block(rank[v], i, target[v], parts[v]);
+                        pf += b == from;
+                        pt += b == to;
+                    }
+                }
+                g += igp::move_gain(objective, ewgt[e], size, pf, pt);
+            }
+            unsigned int wide = __ballot_sync(IGP_FULL_MASK, warp_net);
+            while (wide) {
+                const int src = __ffs(wide) - 1;
+                wide &= wide - 1;
+                const int ew = __shfl_sync(IGP_FULL_MASK, e, src);
+                const long long sw = __shfl_sync(IGP_FULL_MASK, s, src);
+                const long long zw = __shfl_sync(IGP_FULL_MASK, size, src);
+                long long pf = 0, pt = 0;
+                for (long long b0 = 0; b0 < zw; b0 += 32) {
+                    const long long q = b0 + lane;
+                    int b = -1;
+                    if (q < zw) {
+                        const int v = eind[sw + q];
                         b = igp::jet_pin_block(rank[v], i, target[v], parts[v]);
                     }
                     pf += __popc(__ballot_sync(IGP_FULL_MASK, b == from));
                     pt += __popc(__ballot_sync(IGP_FULL_MASK, b == to));
                 }
+                if (lane == 0) g += igp::move_gain(objective, ewgt[ew], zw, pf, pt);
             }
-            g += igp::move_gain(objective, ewgt[e], size, pf, pt);
         }
+        g = igp_warp_sum(g);
         if (lane == 0) keep[i] = igp::jet_keep(g) ? 1 : 0;
     }
 }
