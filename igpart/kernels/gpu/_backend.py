@@ -340,10 +340,11 @@ class GpuBackend(HostFallback, Backend):
     #: ``Config.graph_coarsening = "auto"`` / ``graph_refinement = "auto"`` on this backend:
     #: label propagation on the device (``"lp"`` / ``"lp+jet"``). It cuts less than G-kway's
     #: stages (H100, 2^20 grids / delaunay / rgg at k = 16 and 64, one seed: 1.03x
-    #: Mt-KaHyPar-16's edge cut against G-kway's 1.34x) in 0.35-0.52 s per partition against
-    #: G-kway's 0.12-0.54 s (``benchmarks/suite.py --suite graphs``, BENCHMARKS.md "Label
-    #: propagation on the device"); ``"gkway"`` keeps G-kway's union-find coarsening and
-    #: independent-set refinement.
+    #: Mt-KaHyPar-16's edge cut against G-kway's 1.34x; BENCHMARKS.md "Label propagation on the
+    #: device"), and in its fused rounds (:attr:`async_graph_lp`) it takes 0.08-0.45 s per
+    #: partition of the ``graphs`` set at 2^20 (BENCHMARKS.md "Label propagation on the device
+    #: in fused rounds"); ``"gkway"`` keeps G-kway's union-find coarsening and independent-set
+    #: refinement.
     default_graph_coarsening = "lp"
     default_graph_refinement = "lp+jet"
     #: ``Config(graph_lp_sub_rounds=-1)``: the slices of a label propagation round on the device.
