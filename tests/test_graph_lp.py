@@ -536,3 +536,29 @@ def test_graph_lp_sub_rounds_default_is_the_backends():
             "graph_coarsening": "lp", "graph_refinement": "lp", **cfg})
         assert seen and set(seen) == {want}
         assert p.cut == edge_cut(g, np.asarray(p.parts))
+
+
+def test_graph_jet_takes_the_graph_patience_and_hypergraph_jet_its_own():
+    """``lp+jet`` refines graph levels with ``graph_jet_patience``; Jet on hypergraphs keeps
+    ``jet_patience``."""
+    from igpart.kernels.cpu import CpuBackend
+
+    seen = []
+
+    class Recording(CpuBackend):
+        def jet_refine_hypergraph(self, h, parts, k, bounds, objective="cut", **kw):
+            seen.append(kw.get("patience"))
+            return super().jet_refine_hypergraph(h, parts, k, bounds, objective, **kw)
+
+    g = GRAPHS["grid3d"]()
+    for cfg, want in (({}, 3), ({"graph_jet_patience": 5, "jet_patience": 2}, 5)):
+        seen.clear()
+        p = igpart.partition(g, 4, 0.03, backend=Recording(), seed=0, config={
+            "graph_coarsening": "lp", "graph_refinement": "lp+jet", **cfg})
+        assert seen and set(seen) == {want}
+        assert p.cut == edge_cut(g, np.asarray(p.parts))
+    seen.clear()
+    h = igpart.generators.random_circuit(3000, seed=1)
+    igpart.partition(h, 4, 0.03, backend=Recording(), seed=0,
+                     config={"refinement": "jet", "jet_patience": 2, "graph_jet_patience": 5})
+    assert seen and set(seen) == {2}

@@ -443,7 +443,11 @@ class Config:
       sliced passes (BENCHMARKS.md, "Asynchronous label propagation clustering"); so does its
       label propagation refinement (``CpuBackend.lp_refine_graph``, from
       ``async_graph_lp_refine_min_threads`` (2) threads on: each move made at once when its
-      block has room, the room reserved on the block's weight).
+      block has room, the room reserved on the block's weight). On the GPU backend None runs
+      the graphs' label propagation in fused rounds on every level (moves admitted by atomic
+      reservations: 2.8x faster than the array rounds at 1.006x their edge cut, BENCHMARKS.md
+      "Label propagation on the device in fused rounds") unless ``GpuBackend(deterministic=
+      True)``; True keeps the array rounds (moves admitted in order of gain).
       ``vcycles``: at most this many V-cycles after the first pass (re-coarsening inside the
       blocks with a new clustering seed each time, refining on the way up; a cycle is kept only
       when it improves, and the first one that does not ends them). -1 (default): the
