@@ -17,6 +17,7 @@ from igpart.kernels import get_backend
 from igpart.metrics import max_block_weight
 
 from .test_graph_lp import balanced_start, edge_cut
+from .test_graph_lp_device import check_clustering
 from .test_stages import FAST, graphs, host
 
 pytestmark = pytest.mark.gpu
@@ -43,15 +44,6 @@ def hub_graph(n: int, hubs: int, seed: int) -> igpart.Graph:
     pairs = np.unique(np.stack([np.minimum(a, b), np.maximum(a, b)], axis=1), axis=0)
     w = rng.integers(1, 5, pairs.shape[0])
     return igpart.Graph.from_edges(pairs[:, 0], pairs[:, 1], w, n=n)
-
-
-def check_clustering(g, cmap, nc, mcw, min_clusters):
-    assert cmap.shape == (g.n,) and cmap.dtype == np.int32
-    assert set(np.unique(cmap).tolist()) == set(range(nc))
-    sizes = np.bincount(cmap, minlength=nc)
-    weights = np.bincount(cmap, weights=g.vwgt, minlength=nc)
-    assert np.all((weights <= mcw) | (sizes == 1))
-    assert nc >= min(min_clusters, g.n)
 
 
 @pytest.mark.parametrize("min_clusters", [0, 500, 2000, 3500])

@@ -115,15 +115,15 @@ def cluster(g, max_cluster_weight: int, iterations: int, min_clusters: int, seed
         active = nxt
     used = cp.zeros(n, dtype=cp.int32)
     used[label] = 1
-    nc = int(cumsum(used)[-1])
+    ids = cumsum(used)  # compact ids in order of label
+    nc = int(ids[-1])
     if nc > min_clusters and 2 * nc > n:
-        _graph_lp._two_hop(ops, g, label, cw, size.astype(cp.int64), mcw, seed,
-                           nc - min_clusters, nc)
+        nc = _graph_lp._two_hop(ops, g, label, cw, size.astype(cp.int64), mcw, seed,
+                                nc - min_clusters, nc)
         used.fill(0)
         used[label] = 1
-    ids = cumsum(used)
-    cmap = (ids[label] - 1).astype(cp.int32)
-    return cmap, int(ids[-1])
+        ids = cumsum(used)
+    return (ids[label] - 1).astype(cp.int32), nc
 
 
 def refine(g, parts, k: int, bounds, iterations: int, seed: int, block_weights):
@@ -143,7 +143,7 @@ def refine(g, parts, k: int, bounds, iterations: int, seed: int, block_weights):
     gain = cp.empty(n, dtype=cp.int64)
     frm = cp.empty(n, dtype=cp.int32)
     moved = cp.empty(n, dtype=cp.uint8)
-    scalars = cp.zeros(4, dtype=cp.int64)  # delta, moves, total, (revert as int32 below)
+    scalars = cp.zeros(3, dtype=cp.int64)  # the round's cut change, its moves, the total
     revert = cp.zeros(1, dtype=cp.int32)
     delta, counters, total = scalars[0:1], scalars, scalars[2:3]
     active = None

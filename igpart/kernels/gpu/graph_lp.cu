@@ -18,16 +18,6 @@ __device__ __forceinline__ long long lp_atomic_add(long long *p, long long v) {
     return (long long)atomicAdd((unsigned long long *)p, (unsigned long long)v);
 }
 
-// Seeded 31-bit hash of (a, b): the tie-break of _graph_lp.tie_hash (util.cu's igp_tie_hash).
-__device__ __forceinline__ long long lp_hash(long long a, long long b, unsigned long long seed) {
-    unsigned long long x = ((unsigned long long)a * 0x9E3779B97F4A7C15ULL) ^
-                           (((unsigned long long)b + seed) * 0xBF58476D1CE4E5B9ULL);
-    x ^= x >> 31;
-    x *= 0x94D049BB133111EBULL;
-    x ^= x >> 29;
-    return (long long)(x >> 33);
-}
-
 // A candidate label and how it ranks: higher connection, then (balance) the lighter label, then
 // the smaller hash, then the smaller label. label < 0: none.
 struct LpBest {
@@ -112,7 +102,7 @@ extern "C" __global__ void lp_choose_short(long long n, const long long *xadj, c
                 continue;
             }
             if (weight[l] + wu > lp_bound(bound, bound_all, l)) continue;
-            const LpBest c = {l, sums[i], balance ? weight[l] : 0, lp_hash(u, l, seed)};
+            const LpBest c = {l, sums[i], balance ? weight[l] : 0, igp_tie_hash(u, l, seed)};
             if (lp_better(c, best)) best = c;
         }
         lp_propose(u, mine, best, own, weight, bound, wu, size, choice, gain, chosen, owner);
@@ -168,7 +158,7 @@ extern "C" __global__ void lp_choose_long(long long nrows, const long long *rows
         for (int s = threadIdx.x; s < LP_SLOTS; s += blockDim.x) {
             const int l = keys[s];
             if (l < 0 || weight[l] + wu > lp_bound(bound, bound_all, l)) continue;
-            const LpBest c = {l, sums[s], balance ? weight[l] : 0, lp_hash(u, l, seed)};
+            const LpBest c = {l, sums[s], balance ? weight[l] : 0, igp_tie_hash(u, l, seed)};
             if (lp_better(c, best)) best = c;
         }
         red[threadIdx.x] = best;
@@ -239,8 +229,9 @@ extern "C" __global__ void lp_cluster_apply(long long n, const long long *xadj, 
 
 // The afterburner of the refinement: per proposal of u, its gain once the proposals of higher
 // priority among its neighbours (gain descending, then hash of (v, choice), then id) are applied;
-// target[u] = choice[u] where that gain is positive (0 for a move of gain 0), else -1. lp_filter_row
-// sums the row from entry `first` on in steps of `step` (a thread or a warp's lanes).
+// target[u] = choice[u] where that gain is positive (0 for a move of gain 0), else -1.
+// lp_filter_row sums the row from entry `first` on in steps of `step` (a thread or a warp's
+// lanes).
 __device__ __forceinline__ long long lp_filter_row(long long u, int to, long long first,
                                                    long long step, const long long *xadj,
                                                    const int *adjncy, const long long *adjwgt,
@@ -248,7 +239,7 @@ __device__ __forceinline__ long long lp_filter_row(long long u, int to, long lon
                                                    const long long *gain,
                                                    unsigned long long seed) {
     const int f = parts[u];
-    const long long gu = gain[u], hu = lp_hash(u, to, seed);
+    const long long gu = gain[u], hu = igp_tie_hash(u, to, seed);
     long long s = 0;
     for (long long j = xadj[u] + first; j < xadj[u + 1]; j += step) {
         const int v = adjncy[j];
@@ -258,7 +249,7 @@ __device__ __forceinline__ long long lp_filter_row(long long u, int to, long lon
             const long long gv = gain[v];
             bool before = gv > gu;
             if (gv == gu) {
-                const long long hv = lp_hash(v, cv, seed);
+                const long long hv = igp_tie_hash(v, cv, seed);
                 before = hv < hu || (hv == hu && v < u);
             }
             if (before) bv = cv;

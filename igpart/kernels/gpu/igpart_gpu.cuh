@@ -27,6 +27,18 @@ __device__ __forceinline__ long long igp_warp_sum(long long v) {
     return v;
 }
 
+// Seeded 31-bit hash of the pair (a, b): _graph_lp.tie_hash (the same values as numpy's
+// wrapping uint64 arithmetic there).
+__device__ __forceinline__ long long igp_tie_hash(long long a, long long b,
+                                                  unsigned long long seed) {
+    unsigned long long x = ((unsigned long long)a * 0x9E3779B97F4A7C15ULL) ^
+                           (((unsigned long long)b + seed) * 0xBF58476D1CE4E5B9ULL);
+    x ^= x >> 31;
+    x *= 0x94D049BB133111EBULL;
+    x ^= x >> 29;
+    return (long long)(x >> 33);
+}
+
 // Arg-max over the warp of (gain, block): higher gain first, then the smaller block id; entries
 // with block < 0 lose. Every lane ends with the winner.
 __device__ __forceinline__ void igp_warp_best_move(long long &gain, int &block) {

@@ -120,18 +120,6 @@ extern "C" __global__ void segment_best_i64(long long nseg, const long long *ptr
     }
 }
 
-// Seeded 31-bit hash of the pair (a, b): _graph_lp.tie_hash (the same values as numpy's
-// wrapping uint64 arithmetic there).
-__device__ __forceinline__ long long igp_tie_hash(long long a, long long b,
-                                                  unsigned long long seed) {
-    unsigned long long x = ((unsigned long long)a * 0x9E3779B97F4A7C15ULL) ^
-                           (((unsigned long long)b + seed) * 0xBF58476D1CE4E5B9ULL);
-    x ^= x >> 31;
-    x *= 0x94D049BB133111EBULL;
-    x ^= x >> 29;
-    return (long long)(x >> 33);
-}
-
 // out[i] = tie hash of (a[i], b[i]): one launch instead of a dozen array operations.
 extern "C" __global__ void tie_hash_i64(long long len, const long long *a, const long long *b,
                                         unsigned long long seed, long long *out) {
