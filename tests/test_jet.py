@@ -270,6 +270,34 @@ def test_gpu_long_nets_equal_the_cpu(monkeypatch, long_pins, boundary):
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("heavy_nets", [2, 40])
+@pytest.mark.parametrize("boundary", [False, True])
+def test_gpu_jet_heavy_vertices_equal_the_cpu(monkeypatch, heavy_nets, boundary):
+    """Vertices on at least ``HEAVY_NETS`` nets take step 1 by a block each: the same partition
+    as the C++ Jet (2: nearly every vertex; 40: the hubs of a graph's edge nets and of a
+    hypergraph with vertices on many nets), fixed vertices included, at k up to 300 (the
+    table in global memory)."""
+    from igpart.kernels.gpu import _jet
+
+    monkeypatch.setattr(_jet, "HEAVY_NETS", heavy_nets)
+    gpu = _kernels_only(boundary)
+    rng = np.random.default_rng(heavy_nets + boundary)
+    n = 3000
+    hubs = [rng.choice(np.arange(20, n), int(rng.integers(50, 600)), replace=False)
+            for _ in range(20)]
+    base = random_hypergraph(rng, n, 2 * n, max_size=8, weighted=True)
+    nets = [base.net(e) for e in range(base.m)]
+    nets += [np.array([h, v]) for h, others in enumerate(hubs) for v in others]
+    ew = np.concatenate([base.ewgt, rng.integers(1, 4, len(nets) - base.m)])
+    h = igpart.Hypergraph.from_nets(nets, n=n, vwgt=base.vwgt, ewgt=ew)
+    for k, obj in ((2, "cut"), (8, "km1"), (64, "cut"), (300, "km1")):
+        parts = rng.integers(0, k, n).astype(np.int32)
+        bounds = bounds_for(h.total_weight, k, 0.1)
+        _assert_gpu_equals_cpu(gpu, h, parts, k, bounds, obj, seed=int(rng.integers(0, 9)),
+                               afterburner_max_net_size=int(rng.choice([8, 256])))
+
+
+@pytest.mark.gpu
 @pytest.mark.parametrize("boundary", [False, True])
 @pytest.mark.parametrize("pack_bits, gain_bits, small, block_sort",
                          [(64, 32, 0, 0), (64, 32, 16384, 0), (0, 32, 16384, 2**17),

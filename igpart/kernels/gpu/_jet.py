@@ -52,6 +52,12 @@ GAIN_BITS = 32
 #: the grid path.
 SMALL_BALANCE = 16384
 SMALL_THREADS = 1024
+#: Vertices on at least this many nets get a block each in step 1 (``jet_candidates_heavy``)
+#: instead of a warp: a star centre of a graph's edge nets (tens of thousands) was one warp's
+#: chain of loads, 4 ms a launch. The same targets and gains. Tests lower it to cover the path.
+HEAVY_NETS = 1024
+#: Static shared bytes of ``jet_candidates_heavy`` (its reduction arrays), beside its table.
+_HEAVY_STATIC_SHARED = THREADS * (8 + 8 + 4) + 2 * (THREADS // 32) * 8 + 4
 
 
 def _tables(n: int, k: int):
@@ -124,6 +130,18 @@ class _Jet:
         )
         STATS.add(24)
         self.use_global, self.scratch, self.shared = _tables(n, k)
+        # the vertices of step 1's block-per-vertex kernel (one host read of their number)
+        self.heavy = cp.flatnonzero(cp.diff(hg.vptr) >= HEAVY_NETS).astype(cp.int32)
+        self.nheavy = int(self.heavy.shape[0])
+        self.heavy_min = HEAVY_NETS if self.nheavy else INT64_MAX
+        words = 2 * k + (k + 63) // 64
+        if self.nheavy and words * 8 + _HEAVY_STATIC_SHARED > SHARED_LIMIT:
+            self.heavy_global = 1
+            self.heavy_scratch = cp.zeros(blocks_for(self.nheavy * THREADS) * words,
+                                          dtype=cp.int64)
+            self.heavy_shared = 0
+        else:
+            self.heavy_global, self.heavy_scratch, self.heavy_shared = 0, NULL, words * 8
         self.hist_shared = k * 8 + 512 <= SHARED_LIMIT  # + the kernels' static bytes
         self.kbits = (k - 1).bit_length()
 
@@ -199,10 +217,17 @@ class _Jet:
                 blist,
                 count,
                 NULL if self.fixed is None else self.fixed,
+                i64(self.heavy_min),
             ),
             warps=True,
             shared=self.shared,
         )
+        if self.nheavy:
+            launch("jet", "jet_candidates_heavy", self.nheavy * THREADS, (
+                i64(self.nheavy), self.heavy, hg.eptr, hg.ewgt, hg.vptr, hg.vind, self.cur,
+                phi.lam, phi.blk, phi.cnt, self.locked, i32(self.k), i32(self.code), self.c,
+                i32(self.heavy_global), self.heavy_scratch, self.target, self.gain, self.flag,
+                self.stats, NULL if self.fixed is None else self.fixed), shared=self.heavy_shared)
         cumsum(self.flag, out=self.pos)
         launch(
             "jet_balance",

@@ -28,7 +28,7 @@ extern "C" __global__ void jet_candidates(long long n, const long long *eptr, co
                                           int use_global, long long *gscratch, int *target,
                                           long long *gain, int *flag, long long *stats,
                                           const int *list, const int *count,
-                                          const unsigned char *fixed) {
+                                          const unsigned char *fixed, long long heavy_min) {
     extern __shared__ long long sh[];
     const int lane = igp_lane();
     const long long words = jet_table_words(k);
@@ -47,6 +47,7 @@ extern "C" __global__ void jet_candidates(long long n, const long long *eptr, co
     const long long items = list ? (long long)*count : n;
     for (long long i = igp_warp(); i < items; i += igp_nwarps()) {
         const long long u = list ? (long long)list[i] : i;
+        if (vptr[u + 1] - vptr[u] >= heavy_min) continue;  // jet_candidates_heavy
         int lk = 0;
         if (lane == 0) {
             lk = locked[u];
@@ -132,6 +133,135 @@ extern "C" __global__ void jet_candidates(long long n, const long long *eptr, co
     if (lane == 0 && any) {
         atomicMin(stats + JS_GMIN, gmin);
         atomicMax(stats + JS_GMAX, gmax);
+    }
+}
+
+// jet_candidates for the vertices heavy[0 .. nheavy) (those on at least heavy_min nets, which
+// jet_candidates skips): a block per vertex, its nets over the block's threads, one table of
+// jet_table_words(k) words (dynamic shared memory, or the block's slice of gscratch when
+// use_global). The same integer sums and the same choice as the warp kernel, so the same
+// targets, gains and flags. A vertex off the boundary touches no other block and gets none.
+extern "C" __global__ void jet_candidates_heavy(long long nheavy, const int *heavy,
+                                                const long long *eptr, const long long *ewgt,
+                                                const long long *vptr, const int *vind,
+                                                const int *parts, const int *lam, const int *pblk,
+                                                const int *pcnt, signed char *locked, int k,
+                                                int objective, double c, int use_global,
+                                                long long *gscratch, int *target,
+                                                long long *gain, int *flag, long long *stats,
+                                                const unsigned char *fixed) {
+    extern __shared__ long long sh[];
+    __shared__ long long red_g[IGP_BLOCK_THREADS], red_c[IGP_BLOCK_THREADS];
+    __shared__ int red_b[IGP_BLOCK_THREADS];
+    __shared__ long long sum_base[IGP_BLOCK_THREADS / 32], sum_int[IGP_BLOCK_THREADS / 32];
+    __shared__ int lock_s;
+    const long long words = jet_table_words(k);
+    long long *table = use_global ? gscratch + (long long)blockIdx.x * words : sh;
+    for (long long b = threadIdx.x; b < words; b += blockDim.x) table[b] = 0;
+    long long *tp = table, *conn = table + k;
+    unsigned long long *mask = (unsigned long long *)(table + 2LL * k);
+    const int lane = igp_lane(), wid = threadIdx.x >> 5, nw = blockDim.x >> 5;
+    __syncthreads();
+    for (long long i = blockIdx.x; i < nheavy; i += gridDim.x) {
+        const long long u = heavy[i];
+        if (threadIdx.x == 0) {
+            int lk = locked[u];
+            if (lk) locked[u] = 0;  // the lock lasts one iteration
+            if (fixed && fixed[u]) lk = 1;
+            lock_s = lk;
+        }
+        __syncthreads();
+        if (lock_s) {
+            if (threadIdx.x == 0) {
+                target[u] = -1;
+                gain[u] = 0;
+                flag[u] = 0;
+            }
+            __syncthreads();
+            continue;
+        }
+        const int s = parts[u];
+        long long base = 0, internal = 0;
+        for (long long j = vptr[u] + threadIdx.x; j < vptr[u + 1]; j += blockDim.x) {
+            const int e = vind[j];
+            const long long b0 = eptr[e], size = eptr[e + 1] - b0;
+            if (size < 2) continue;
+            const long long w = ewgt[e];
+            const int L = lam[e];
+            long long pf = 0;
+            for (int q = 0; q < L; ++q)
+                if (pblk[b0 + q] == s) pf = pcnt[b0 + q];
+            base += igp::move_gain(objective, w, size, pf, 0);
+            internal += igp::jet_internal_term(w, size, pf);
+            for (int q = 0; q < L; ++q) {
+                const int b = pblk[b0 + q];
+                if (b == s) continue;
+                const long long t = igp::move_gain_target_part(objective, w, size, pf, pcnt[b0 + q]);
+                const long long cn = igp::jet_connection_term(w, size, pcnt[b0 + q]);
+                if (t) igp_atomic_add(tp + b, t);
+                if (cn) igp_atomic_add(conn + b, cn);
+                atomicOr(mask + (b >> 6), 1ULL << (b & 63));
+            }
+        }
+        base = igp_warp_sum(base);
+        internal = igp_warp_sum(internal);
+        if (lane == 0) {
+            sum_base[wid] = base;
+            sum_int[wid] = internal;
+        }
+        __syncthreads();
+        base = 0;
+        internal = 0;
+        for (int q = 0; q < nw; ++q) {
+            base += sum_base[q];
+            internal += sum_int[q];
+        }
+        long long bg = 0, bc = 0;
+        int bb = -1;
+        for (int b = threadIdx.x; b < k; b += blockDim.x) {
+            if (!((mask[b >> 6] >> (b & 63)) & 1ULL)) continue;
+            const long long g = base + tp[b], cn = conn[b];
+            tp[b] = 0;
+            conn[b] = 0;
+            if (bb < 0 || igp::jet_target_better(g, cn, b, bg, bc, bb)) {
+                bg = g;
+                bc = cn;
+                bb = b;
+            }
+        }
+        red_g[threadIdx.x] = bg;
+        red_c[threadIdx.x] = bc;
+        red_b[threadIdx.x] = bb;
+        __syncthreads();
+        for (int o = blockDim.x / 2; o > 0; o >>= 1) {
+            if (threadIdx.x < o) {
+                const int b2 = red_b[threadIdx.x + o];
+                const int b1 = red_b[threadIdx.x];
+                if (b2 >= 0 && (b1 < 0 || igp::jet_target_better(red_g[threadIdx.x + o],
+                                                                  red_c[threadIdx.x + o], b2,
+                                                                  red_g[threadIdx.x],
+                                                                  red_c[threadIdx.x], b1))) {
+                    red_g[threadIdx.x] = red_g[threadIdx.x + o];
+                    red_c[threadIdx.x] = red_c[threadIdx.x + o];
+                    red_b[threadIdx.x] = b2;
+                }
+            }
+            __syncthreads();
+        }
+        for (int q = threadIdx.x; q < (k + 63) / 64; q += blockDim.x) mask[q] = 0;
+        if (threadIdx.x == 0) {
+            const long long g = red_g[0];
+            const int b = red_b[0];
+            const bool ok = b >= 0 && igp::jet_is_candidate(g, internal, c);
+            target[u] = ok ? b : -1;
+            gain[u] = ok ? g : 0;
+            flag[u] = ok;
+            if (ok) {
+                atomicMin(stats + JS_GMIN, g);
+                atomicMax(stats + JS_GMAX, g);
+            }
+        }
+        __syncthreads();
     }
 }
 
