@@ -12,7 +12,8 @@ A variant is a JSON object of switches (missing ones take the defaults below):
 ``reuse`` (``kernels.gpu._hypergraph.REUSE_CHOICES``, default true), ``sort``
 (``kernels.gpu._common.BLOCK_SORT_BYTES``, default 16384), ``workers``
 (``recursive.BISECT_IN_WORKERS``, default true), ``top_here`` (``recursive.TOP_BISECTION_HERE``,
-default false), ``mp`` (``Config.initial_metis_processes``;
+default false), ``heavy`` (``kernels.gpu._jet.HEAVY_NETS``, the nets from which a vertex takes
+Jet's step 1 by a block; default the module's 1024), ``mp`` (``Config.initial_metis_processes``;
 when given, the METIS/bisection worker pool is shut down and restarted with that many workers
 before every run of the variant, and left 4 s to start, so that no variant inherits another's
 pool; default: the automatic value and the pool as it is), ``config`` (an object of
@@ -25,6 +26,14 @@ arguments, e.g. ``{"jet_host_max_pins": 250000}``, or of ``CpuBackend`` argument
         --variants '{"mp8": {"mp": 8}, "mp15": {"mp": 15}}'
     python benchmarks/gpu_ab.py --backend cpu --cases ibm01:2:8 --reps 1 \\
         --variants '{"workers": {"workers": true}, "threads": {"workers": false}}'
+
+A case is ``circuit:scale:k`` (an ISPD98 or Titan23 circuit enlarged by the suite's
+generator) or ``FILE:k`` for a ``.graph`` (METIS) or ``.hgr`` (hMETIS) file, e.g. the `graphs`
+suite's inputs (``suite.py --suite graphs --inputs-only`` writes them)::
+
+    python benchmarks/gpu_ab.py --reps 4 --vary-seeds \\
+        --variants '{"d": {}, "warp": {"heavy": 1e18}}' \\
+        --cases /tmp/igpart_suite/inputs/graphs/neuron_star.graph:64
 
 ``--backend cpu`` runs on the C++ backend (of the module switches only ``workers`` and ``mp``
 apply there).
@@ -65,9 +74,10 @@ def main() -> None:
     args = ap.parse_args()
 
     if args.backend == "gpu":
-        from igpart.kernels.gpu import GpuBackend, _common, _hypergraph
+        from igpart.kernels.gpu import GpuBackend, _common, _hypergraph, _jet
 
         be, make = GpuBackend(), GpuBackend
+        heavy_default = _jet.HEAVY_NETS
     else:
         from igpart.kernels.cpu import CpuBackend
 
@@ -82,6 +92,7 @@ def main() -> None:
         if _hypergraph is not None:
             _hypergraph.REUSE_CHOICES = bool(v.get("reuse", True))
             _common.BLOCK_SORT_BYTES = int(v.get("sort", 16384))
+            _jet.HEAVY_NETS = int(v.get("heavy", heavy_default))
         rec.BISECT_IN_WORKERS = bool(v.get("workers", True))
         rec.TOP_BISECTION_HERE = bool(v.get("top_here", False))
         if "mp" not in v:
@@ -108,10 +119,16 @@ def main() -> None:
             run(warm, k, cfg, n)
     built: dict = {}
     for spec in args.cases.split(","):
-        name, scale, k = spec.split(":")
+        if spec.rsplit(":", 1)[0].endswith((".graph", ".hgr")):
+            path, k = spec.rsplit(":", 1)
+            name, scale = Path(path).stem, "1"
+            read = igpart.read_graph if path.endswith(".graph") else igpart.read_hgr
+        else:
+            name, scale, k = spec.split(":")
+            path, read = "", None
         if (name, scale) not in built:
             built.clear()
-            built[(name, scale)] = load(name, int(scale), seed=args.seed)
+            built[(name, scale)] = read(path) if read else load(name, int(scale), seed=args.seed)
         h = built[(name, scale)]
         res: dict[str, list] = {n: [] for n in args.variants}
         for r in range(args.reps):
