@@ -273,10 +273,10 @@ def test_gpu_long_nets_equal_the_cpu(monkeypatch, long_pins, boundary):
 @pytest.mark.parametrize("heavy_nets", [2, 40])
 @pytest.mark.parametrize("boundary", [False, True])
 def test_gpu_jet_heavy_vertices_equal_the_cpu(monkeypatch, heavy_nets, boundary):
-    """Vertices on at least ``HEAVY_NETS`` nets take step 1 by a block each: the same partition
-    as the C++ Jet (2: nearly every vertex; 40: the hubs of a graph's edge nets and of a
-    hypergraph with vertices on many nets), fixed vertices included, at k up to 300 (the
-    table in global memory)."""
+    """Vertices on at least ``HEAVY_NETS`` nets take step 1 and the afterburner by a block
+    each: the same partition as the C++ Jet (2: nearly every vertex; 40: the hubs of a graph's
+    edge nets and of a hypergraph with vertices on many nets), fixed vertices included, at k up
+    to 300 (the table in global memory)."""
     from igpart.kernels.gpu import _jet
 
     monkeypatch.setattr(_jet, "HEAVY_NETS", heavy_nets)

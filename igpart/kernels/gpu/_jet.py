@@ -53,8 +53,9 @@ GAIN_BITS = 32
 SMALL_BALANCE = 16384
 SMALL_THREADS = 1024
 #: Vertices on at least this many nets get a block each in step 1 (``jet_candidates_heavy``)
-#: instead of a warp: a star centre of a graph's edge nets (tens of thousands) was one warp's
-#: chain of loads, 4 ms a launch. The same targets and gains. Tests lower it to cover the path.
+#: and in the afterburner (``jet_afterburner_heavy``) instead of a warp: a star centre of a
+#: graph's edge nets (tens of thousands) was one warp's chain of loads, 4 ms a launch. The same
+#: targets, gains and verdicts. Tests lower it to cover the path.
 HEAVY_NETS = 1024
 #: Static shared bytes of ``jet_candidates_heavy`` (its reduction arrays), beside its table.
 _HEAVY_STATIC_SHARED = THREADS * (8 + 8 + 4) + 2 * (THREADS // 32) * 8 + 4
@@ -334,9 +335,15 @@ class _Jet:
                 i32(self.code),
                 i64(self.max_net),
                 self.keep,
+                i64(self.heavy_min),
             ),
             warps=True,
         )
+        if self.nheavy:
+            launch("jet", "jet_afterburner_heavy", self.nheavy * THREADS, (
+                i64(L), i64(self.nheavy), self.heavy, self.rank, self.target, self.cur, hg.eptr,
+                hg.eind, hg.ewgt, hg.vptr, hg.vind, phi.lam, phi.blk, phi.cnt, i32(self.code),
+                i64(self.max_net), self.keep))
         # step 3: the moves sorted by (destination, priority) through their unique keys
         sort_keys((self.dkey.view(cp.uint32) if dkey32 else self.dkey)[:L])
         use_shared, shared = self._hist_args()

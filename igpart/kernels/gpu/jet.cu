@@ -313,15 +313,17 @@ extern "C" __global__ void jet_boundary_list(long long n, signed char *mark, con
 // above max_net_size) itself, and the warp counts each larger net of the chunk together, with
 // __ballot_sync / __popc. (A vertex on tens of thousands of nets, a star's centre, is then not
 // one long chain of dependent loads.) The gain is a sum of integers: the same in any order.
+// Candidates on at least heavy_min nets are left to jet_afterburner_heavy.
 extern "C" __global__ void jet_afterburner(long long L, const int *cand, const int *rank,
                                            const int *target, const int *parts, const long long *eptr,
                                            const int *eind, const long long *ewgt, const long long *vptr,
                                            const int *vind, const int *lam, const int *pblk,
                                            const int *pcnt, int objective, long long max_net_size,
-                                           signed char *keep) {
+                                           signed char *keep, long long heavy_min) {
     const int lane = igp_lane();
     for (long long i = igp_warp(); i < L; i += igp_nwarps()) {
         const int u = cand[i], from = parts[u], to = target[u];
+        if (vptr[u + 1] - vptr[u] >= heavy_min) continue;  // jet_afterburner_heavy
         long long g = 0;  // per lane: its nets; lane 0 also the warp's nets
         const long long end = vptr[u + 1];
         for (long long base = vptr[u]; base < end; base += 32) {
@@ -374,5 +376,58 @@ extern "C" __global__ void jet_afterburner(long long L, const int *cand, const i
         }
         g = igp_warp_sum(g);
         if (lane == 0) keep[i] = igp::jet_keep(g) ? 1 : 0;
+    }
+}
+
+// jet_afterburner for the candidates among heavy[0 .. nheavy) (the vertices on at least
+// heavy_min nets, which jet_afterburner skips; a vertex is a candidate when its rank is below
+// L): a block per vertex, its nets over the block's threads, each thread counting its nets'
+// pins as a lane of jet_afterburner does, then a block sum. The same integer gain, so the same
+// verdict.
+extern "C" __global__ void jet_afterburner_heavy(long long L, long long nheavy, const int *heavy,
+                                                 const int *rank, const int *target,
+                                                 const int *parts, const long long *eptr,
+                                                 const int *eind, const long long *ewgt,
+                                                 const long long *vptr, const int *vind,
+                                                 const int *lam, const int *pblk, const int *pcnt,
+                                                 int objective, long long max_net_size,
+                                                 signed char *keep) {
+    __shared__ long long part_sum[IGP_BLOCK_THREADS / 32];
+    const int lane = igp_lane(), wid = threadIdx.x >> 5, nw = blockDim.x >> 5;
+    for (long long h = blockIdx.x; h < nheavy; h += gridDim.x) {
+        const int u = heavy[h];
+        const long long i = rank[u];
+        if (i >= L) continue;  // not a candidate (uniform over the block)
+        const int from = parts[u], to = target[u];
+        long long g = 0;
+        for (long long j = vptr[u] + threadIdx.x; j < vptr[u + 1]; j += blockDim.x) {
+            const int e = vind[j];
+            const long long s = eptr[e], size = eptr[e + 1] - s;
+            if (size < 2) continue;
+            long long pf = 0, pt = 0;
+            if (size > max_net_size) {
+                for (int q = 0; q < lam[e]; ++q) {
+                    if (pblk[s + q] == from) pf = pcnt[s + q];
+                    if (pblk[s + q] == to) pt = pcnt[s + q];
+                }
+            } else {
+                for (long long q = 0; q < size; ++q) {
+                    const int v = eind[s + q];
+                    const int b = igp::jet_pin_block(rank[v], i, target[v], parts[v]);
+                    pf += b == from;
+                    pt += b == to;
+                }
+            }
+            g += igp::move_gain(objective, ewgt[e], size, pf, pt);
+        }
+        g = igp_warp_sum(g);
+        if (lane == 0) part_sum[wid] = g;
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            long long total = 0;
+            for (int q = 0; q < nw; ++q) total += part_sum[q];
+            keep[i] = igp::jet_keep(total) ? 1 : 0;
+        }
+        __syncthreads();  // part_sum is read before the next vertex writes it
     }
 }
