@@ -149,3 +149,28 @@ def test_signal_handlers_are_restored_after_concurrent_calls():
                          timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "handled"
+
+
+@pytest.mark.parametrize("k", [2, 8])
+def test_igpart_seeds_are_distinct_metis_seeds(k):
+    """METIS gives the same blocks for its seeds 0 and 1; igpart hands it seed + 1
+    (``metis_seed``), so a run with seed 0 gets as many distinct METIS candidates as any other
+    (``metis_partitions`` with seeds 0 and 1), and ``metis_partition`` with seed s gives
+    pymetis's blocks for seed s + 1."""
+    g = random_circuit(900, seed=11).to_graph("clique", max_net_size=100)
+    xadj, adjncy = g.xadj.astype(np.int64), g.adjncy.astype(np.int64)
+    vw, ew = g.vwgt.astype(np.int64), g.adjwgt.astype(np.int64)
+    ufactor = 30
+
+    def ref(s):
+        return np.asarray(pymetis.part_graph(k, pymetis.CSRAdjacency(xadj, adjncy), vweights=vw,
+                                             eweights=ew, options=pymetis.Options(
+                                                 seed=s, ufactor=ufactor)).vertex_part)
+
+    # the case this test is about: METIS's seeds 0 and 1 are the same
+    np.testing.assert_array_equal(ref(0), ref(1))
+    a, b = (f() for f in metis.metis_partitions(g, k, 0.03, [0, 1]))
+    assert not np.array_equal(a, b)
+    np.testing.assert_array_equal(a, ref(1))
+    np.testing.assert_array_equal(b, ref(2))
+    np.testing.assert_array_equal(metis.metis_partition(g, k, 0.03, 0), ref(1))

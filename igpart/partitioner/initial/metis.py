@@ -6,7 +6,8 @@ same blocks for the same seed. METIS is the 5.1.0 sources that pymetis ships, co
 C++ module (``third_party/metis``, ``_cpu.metis_part_graphs``) with a per-thread random number
 generator: a call gives the blocks ``pymetis.part_graph`` gives with the same options and seed
 (``tests/test_metis_native.py``), runs without the GIL, and the seeds of one call run side by side
-on the calling thread's OpenMP threads. :func:`metis_partition` (METIS on a graph or a
+on the calling thread's OpenMP threads; :func:`metis_partition` and :func:`metis_partitions`
+hand it :func:`metis_seed` of igpart's seeds. :func:`metis_partition` (METIS on a graph or a
 hypergraph's clique expansion) is also the ``metis`` algorithm of ``igpart partition`` and the
 METIS peer of the regression flow: it reports what METIS gives, without any igpart refinement.
 """
@@ -61,6 +62,15 @@ def part_graphs(
     return list(rows)
 
 
+def metis_seed(seed: int) -> int:
+    """The METIS seed of igpart's seed ``seed`` (>= 0): ``seed + 1``. METIS 5.1.0 gives the same
+    blocks for its seeds 0 and 1 (on every graph tried: its generator starts alike from both),
+    so ``seed, seed + 1, ...`` passed as they are would make a run with seed 0 (the default) get
+    one METIS candidate fewer than the others; shifted, the seeds igpart derives from one run's
+    seed are distinct METIS seeds."""
+    return int(seed) + 1
+
+
 #: Nets with more pins than this are left out of the clique expansion handed to METIS (a net of
 #: s pins adds s(s-1)/2 edges; large nets carry little locality information).
 CLIQUE_MAX_NET_SIZE = 100
@@ -83,19 +93,19 @@ def metis_partition(
     processes: int = 0,
 ) -> np.ndarray:
     """Block ids (int32) from METIS k-way on ``h`` (a hypergraph goes through its clique
-    expansion). METIS's own balance tolerance is set from ``epsilon``; METIS does not guarantee
-    it, so callers check balance. ``tpwgts``: target fractions of the total weight per block
-    (default: equal). ``processes > 0``: the call runs in one of that many worker processes
-    (:mod:`igpart.parallel.metis_pool`, ``Config.initial_metis_processes``), so that
-    concurrent calls from several threads run at once; same blocks as in-process, which is
-    where it runs when no worker can serve it."""
+    expansion), METIS seed :func:`metis_seed` of ``seed``. METIS's own balance tolerance is set
+    from ``epsilon``; METIS does not guarantee it, so callers check balance. ``tpwgts``: target
+    fractions of the total weight per block (default: equal). ``processes > 0``: the call runs
+    in one of that many worker processes (:mod:`igpart.parallel.metis_pool`,
+    ``Config.initial_metis_processes``), so that concurrent calls from several threads run at
+    once; same blocks as in-process, which is where it runs when no worker can serve it."""
     check_k(h.n, k)
     if k == 1:
         return np.zeros(h.n, dtype=np.int32)
     request = _metis_request(h, k, epsilon, max_net_size, tpwgts)
     if processes > 0:
-        return _metis_chunk(metis_pool.get_pool(processes), request, [int(seed)])[0]
-    return _metis_here(request, [int(seed)])[0]
+        return _metis_chunk(metis_pool.get_pool(processes), request, [metis_seed(seed)])[0]
+    return _metis_here(request, [metis_seed(seed)])[0]
 
 
 def metis_partitions(
@@ -114,7 +124,7 @@ def metis_partitions(
     graph per request: fewer round trips), and the functions wait for their blocks, so that
     METIS runs in the workers while the caller goes on (refining earlier candidates)."""
     check_k(h.n, k)
-    seeds = [int(s) for s in seeds]
+    seeds = [metis_seed(s) for s in seeds]
     if k == 1:
         return [lambda: np.zeros(h.n, dtype=np.int32) for _ in seeds]
     request = _metis_request(h, k, epsilon, max_net_size, tpwgts)
