@@ -314,13 +314,16 @@ def test_tcl_partition_config(hgr, tmp_path):
     want = _configured(h, JET)
     b = TclBridge()
     b.eval(f"igpart::read {{{hgr}}}")
+    runs = {"repetitions": IncrementalConfig().initial_repetitions}
+    more = partition(h, 4, 0.05, backend="cpu",
+                     config={**JET, "fm": True, "vcycles": 2, **runs}).parts
     # JSON text (its members alone, as a single brace pair leaves them, also do) or a Tcl dict
-    for opt in ('{{"refinement": "jet", "initial": "metis"}}',
-                '{"refinement": "jet", "initial": "metis"}',
-                "{refinement jet initial metis}",
-                "[dict create refinement jet initial metis fm 1 vcycles 2]"):  # fmt: skip
+    for opt, parts in (('{{"refinement": "jet", "initial": "metis"}}', want),
+                       ('{"refinement": "jet", "initial": "metis"}', want),
+                       ("{refinement jet initial metis}", want),
+                       ("[dict create refinement jet initial metis fm 1 vcycles 2]", more)):
         b.eval(f"igpart::partition -k 4 -epsilon 0.05 -backend cpu -config {opt}")
-        assert np.array_equal(b.commands.session.parts, want), opt
+        assert np.array_equal(b.commands.session.parts, parts), opt
     session = b.commands.session
     for opt, message in [
         ("{refinement magic}", "config.refinement must be one of auto, fm, jet, jet+fm, "
@@ -337,7 +340,7 @@ def test_tcl_partition_config(hgr, tmp_path):
         b.eval(f"set failed [catch {{igpart::partition -k 2 -config {opt}}} msg]")
         assert b.interp.getvar("failed") in (1, "1") and message in str(b.interp.getvar("msg"))
         assert b.commands.session is session  # nothing replaced
-    assert np.array_equal(session.parts, want)
+    assert np.array_equal(session.parts, more)  # the last good partition kept
     script = tmp_path / "bad.tcl"
     script.write_text(f"igpart::read {{{hgr}}}\nigpart::partition -config {{jet 1}}\n")
     with pytest.raises(InputError, match=r"bad.tcl:2: unknown config option\(s\): jet"):
