@@ -6,19 +6,24 @@ call's wall time, and the kernels that took longest. CuPy's own array operations
 kernel figures (the gap to the wall time is theirs, the launches' and the host's).
 
     python benchmarks/gpu_kernel_profile.py /tmp/igpart_suite/inputs/graphs/neuron_star.graph:16
+    python benchmarks/gpu_kernel_profile.py cholesky_mc:18:64   # a circuit enlarged 18 times
 """
 
 from __future__ import annotations
 
 import argparse
 import time
+from pathlib import Path
+
+from _data import load  # this folder is sys.path[0] when run as a script
 
 import igpart
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("inputs", nargs="+", help="FILE:K")
+    ap.add_argument("inputs", nargs="+", help="FILE:K, or CIRCUIT:SCALE:K (an ISPD98 or Titan23 "
+                    "circuit enlarged SCALE times by the suite's generator)")
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--top", type=int, default=8, help="kernels listed per input")
@@ -31,7 +36,11 @@ def main() -> None:
     for spec in args.inputs:
         path, k = spec.rsplit(":", 1)
         k = int(k)
-        g = igpart.read(path)
+        if Path(path).exists():
+            g = igpart.read(path)
+        else:  # CIRCUIT:SCALE, enlarged as the benchmark scripts do
+            name, _, scale = path.partition(":")
+            g = load(name, int(scale or 1), seed=0)
         igpart.partition(g, k, epsilon=args.epsilon, backend=be, seed=args.seed)
         times = []
         for r in range(args.runs):
