@@ -63,11 +63,12 @@ def part_graphs(
 
 
 def metis_seed(seed: int) -> int:
-    """The METIS seed of igpart's seed ``seed`` (>= 0): ``seed + 1``. METIS 5.1.0 gives the same
-    blocks for its seeds 0 and 1 (on every graph tried: its generator starts alike from both),
-    so ``seed, seed + 1, ...`` passed as they are would make a run with seed 0 (the default) get
-    one METIS candidate fewer than the others; shifted, the seeds igpart derives from one run's
-    seed are distinct METIS seeds."""
+    """The METIS seed of igpart's seed ``seed`` (>= 0): ``seed + 1``. METIS draws from glibc's
+    ``rand()`` (here its per-thread copy, ``third_party/metis/igpart_rand.c``), whose ``srand``
+    takes seed 0 as 1, so METIS gives the same blocks for its seeds 0 and 1; passed as they are,
+    the seeds ``seed, seed + 1, ...`` would give a run with seed 0 (the default) one METIS
+    candidate fewer than the others. Shifted, the seeds igpart derives from one run's seed are
+    distinct METIS seeds."""
     return int(seed) + 1
 
 
