@@ -13,7 +13,8 @@ A variant is a JSON object of switches (missing ones take the defaults below):
 (``kernels.gpu._common.BLOCK_SORT_BYTES``, default 16384), ``workers``
 (``recursive.BISECT_IN_WORKERS``, default true), ``top_here`` (``recursive.TOP_BISECTION_HERE``,
 default false), ``heavy`` (``kernels.gpu._jet.HEAVY_NETS``, the nets from which a vertex takes
-Jet's step 1 by a block; default the module's 1024), ``mp`` (``Config.initial_metis_processes``;
+Jet's steps 1 and 2 by a block; default the module's 1024), ``mp``
+(``Config.initial_metis_processes``;
 when given, the METIS/bisection worker pool is shut down and restarted with that many workers
 before every run of the variant, and left 4 s to start, so that no variant inherits another's
 pool; default: the automatic value and the pool as it is), ``config`` (an object of

@@ -61,9 +61,15 @@ HEAVY_NETS = 1024
 _HEAVY_STATIC_SHARED = THREADS * (8 + 8 + 4) + 2 * (THREADS // 32) * 8 + 4
 
 
+def _table_words(k: int) -> int:
+    """int64 words of one table of step 1 (``jet_table_words``: target parts and connections
+    per block, and a bit mask of the blocks touched)."""
+    return 2 * k + (k + 63) // 64
+
+
 def _tables(n: int, k: int):
     """(use_global, scratch, shared bytes) of the per-warp tables of ``jet_candidates``."""
-    words = 2 * k + (k + 63) // 64
+    words = _table_words(k)
     shared = (THREADS // 32) * words * 8
     if shared <= SHARED_LIMIT:
         return 0, NULL, shared
@@ -131,11 +137,12 @@ class _Jet:
         )
         STATS.add(24)
         self.use_global, self.scratch, self.shared = _tables(n, k)
-        # the vertices of step 1's block-per-vertex kernel (one host read of their number)
+        # the vertices of the block-per-vertex kernels of steps 1 and 2 (one host read of their
+        # number)
         self.heavy = cp.flatnonzero(cp.diff(hg.vptr) >= HEAVY_NETS).astype(cp.int32)
         self.nheavy = int(self.heavy.shape[0])
         self.heavy_min = HEAVY_NETS if self.nheavy else INT64_MAX
-        words = 2 * k + (k + 63) // 64
+        words = _table_words(k)
         if self.nheavy and words * 8 + _HEAVY_STATIC_SHARED > SHARED_LIMIT:
             self.heavy_global = 1
             self.heavy_scratch = cp.zeros(blocks_for(self.nheavy * THREADS) * words,

@@ -11,6 +11,68 @@
 #include "jet.h"
 #include "jet_common.cuh"
 
+namespace {
+
+// Step 1's work on net e of a vertex in block s (one thread): adds the net's terms to the vertex's
+// base gain and internal affinity, and its target parts and connections to the other blocks into
+// the tables tp / conn with their bits in mask; returns whether it touched another block.
+__device__ __forceinline__ bool jet_add_net(int e, int s, const long long *eptr,
+                                            const long long *ewgt, const int *lam,
+                                            const int *pblk, const int *pcnt, int objective,
+                                            long long &base, long long &internal, long long *tp,
+                                            long long *conn, unsigned long long *mask) {
+    const long long b0 = eptr[e], size = eptr[e + 1] - b0;
+    if (size < 2) return false;
+    const long long w = ewgt[e];
+    const int L = lam[e];
+    long long pf = 0;
+    for (int q = 0; q < L; ++q)
+        if (pblk[b0 + q] == s) pf = pcnt[b0 + q];
+    base += igp::move_gain(objective, w, size, pf, 0);
+    internal += igp::jet_internal_term(w, size, pf);
+    bool touched = false;
+    for (int q = 0; q < L; ++q) {
+        const int b = pblk[b0 + q];
+        if (b == s) continue;
+        const long long t = igp::move_gain_target_part(objective, w, size, pf, pcnt[b0 + q]);
+        const long long cn = igp::jet_connection_term(w, size, pcnt[b0 + q]);
+        if (t) igp_atomic_add(tp + b, t);
+        if (cn) igp_atomic_add(conn + b, cn);
+        atomicOr(mask + (b >> 6), 1ULL << (b & 63));
+        touched = true;
+    }
+    return touched;
+}
+
+// The afterburner's gain term of net e (s = eptr[e], size pins >= 2) for candidate i moving from
+// `from` to `to`, counted by one thread: the current pin counts above max_net_size, else each pin's
+// block with the moves of higher priority applied (jet_pin_block).
+__device__ __forceinline__ long long jet_net_move_gain(int e, long long s, long long size,
+                                                       long long i, int from, int to,
+                                                       const int *rank, const int *target,
+                                                       const int *parts, const int *eind,
+                                                       const long long *ewgt, const int *lam,
+                                                       const int *pblk, const int *pcnt,
+                                                       int objective, long long max_net_size) {
+    long long pf = 0, pt = 0;
+    if (size > max_net_size) {
+        for (int q = 0; q < lam[e]; ++q) {
+            if (pblk[s + q] == from) pf = pcnt[s + q];
+            if (pblk[s + q] == to) pt = pcnt[s + q];
+        }
+    } else {
+        for (long long q = 0; q < size; ++q) {
+            const int v = eind[s + q];
+            const int b = igp::jet_pin_block(rank[v], i, target[v], parts[v]);
+            pf += b == from;
+            pt += b == to;
+        }
+    }
+    return igp::move_gain(objective, ewgt[e], size, pf, pt);
+}
+
+}  // namespace
+
 
 // Step 1 of a Jet iteration: target[u] = the best block d != parts[u] among the blocks u's nets
 // touch (jet_target_better) when u is unlocked and jet_is_candidate holds, else -1; gain[u] its
@@ -65,28 +127,10 @@ extern "C" __global__ void jet_candidates(long long n, const long long *eptr, co
         const int s = parts[u];
         long long base = 0, internal = 0;
         int touched = 0;
-        for (long long j = vptr[u] + lane; j < vptr[u + 1]; j += 32) {
-            const int e = vind[j];
-            const long long b0 = eptr[e], size = eptr[e + 1] - b0;
-            if (size < 2) continue;
-            const long long w = ewgt[e];
-            const int L = lam[e];
-            long long pf = 0;
-            for (int i = 0; i < L; ++i)
-                if (pblk[b0 + i] == s) pf = pcnt[b0 + i];
-            base += igp::move_gain(objective, w, size, pf, 0);
-            internal += igp::jet_internal_term(w, size, pf);
-            for (int i = 0; i < L; ++i) {
-                const int b = pblk[b0 + i];
-                if (b == s) continue;
-                const long long t = igp::move_gain_target_part(objective, w, size, pf, pcnt[b0 + i]);
-                const long long cn = igp::jet_connection_term(w, size, pcnt[b0 + i]);
-                if (t) igp_atomic_add(tp + b, t);
-                if (cn) igp_atomic_add(conn + b, cn);
-                atomicOr(mask + (b >> 6), 1ULL << (b & 63));
+        for (long long j = vptr[u] + lane; j < vptr[u + 1]; j += 32)
+            if (jet_add_net(vind[j], s, eptr, ewgt, lam, pblk, pcnt, objective, base, internal, tp,
+                            conn, mask))
                 touched = 1;
-            }
-        }
         base = igp_warp_sum(base);
         internal = igp_warp_sum(internal);
         long long bg = 0, bc = 0;
@@ -182,27 +226,9 @@ extern "C" __global__ void jet_candidates_heavy(long long nheavy, const int *hea
         }
         const int s = parts[u];
         long long base = 0, internal = 0;
-        for (long long j = vptr[u] + threadIdx.x; j < vptr[u + 1]; j += blockDim.x) {
-            const int e = vind[j];
-            const long long b0 = eptr[e], size = eptr[e + 1] - b0;
-            if (size < 2) continue;
-            const long long w = ewgt[e];
-            const int L = lam[e];
-            long long pf = 0;
-            for (int q = 0; q < L; ++q)
-                if (pblk[b0 + q] == s) pf = pcnt[b0 + q];
-            base += igp::move_gain(objective, w, size, pf, 0);
-            internal += igp::jet_internal_term(w, size, pf);
-            for (int q = 0; q < L; ++q) {
-                const int b = pblk[b0 + q];
-                if (b == s) continue;
-                const long long t = igp::move_gain_target_part(objective, w, size, pf, pcnt[b0 + q]);
-                const long long cn = igp::jet_connection_term(w, size, pcnt[b0 + q]);
-                if (t) igp_atomic_add(tp + b, t);
-                if (cn) igp_atomic_add(conn + b, cn);
-                atomicOr(mask + (b >> 6), 1ULL << (b & 63));
-            }
-        }
+        for (long long j = vptr[u] + threadIdx.x; j < vptr[u + 1]; j += blockDim.x)
+            jet_add_net(vind[j], s, eptr, ewgt, lam, pblk, pcnt, objective, base, internal, tp,
+                        conn, mask);
         base = igp_warp_sum(base);
         internal = igp_warp_sum(internal);
         if (lane == 0) {
@@ -336,23 +362,9 @@ extern "C" __global__ void jet_afterburner(long long L, const int *cand, const i
                 size = eptr[e + 1] - s;
             }
             const bool warp_net = e >= 0 && size > JET_LANE_NET_PINS && size <= max_net_size;
-            if (e >= 0 && size >= 2 && !warp_net) {
-                long long pf = 0, pt = 0;
-                if (size > max_net_size) {
-                    for (int q = 0; q < lam[e]; ++q) {
-                        if (pblk[s + q] == from) pf = pcnt[s + q];
-                        if (pblk[s + q] == to) pt = pcnt[s + q];
-                    }
-                } else {
-                    for (long long q = 0; q < size; ++q) {
-                        const int v = eind[s + q];
-                        const int b = igp::jet_pin_block(rank[v], i, target[v], parts[v]);
-                        pf += b == from;
-                        pt += b == to;
-                    }
-                }
-                g += igp::move_gain(objective, ewgt[e], size, pf, pt);
-            }
+            if (e >= 0 && size >= 2 && !warp_net)
+                g += jet_net_move_gain(e, s, size, i, from, to, rank, target, parts, eind, ewgt,
+                                       lam, pblk, pcnt, objective, max_net_size);
             unsigned int wide = __ballot_sync(IGP_FULL_MASK, warp_net);
             while (wide) {
                 const int src = __ffs(wide) - 1;
@@ -404,21 +416,8 @@ extern "C" __global__ void jet_afterburner_heavy(long long L, long long nheavy, 
             const int e = vind[j];
             const long long s = eptr[e], size = eptr[e + 1] - s;
             if (size < 2) continue;
-            long long pf = 0, pt = 0;
-            if (size > max_net_size) {
-                for (int q = 0; q < lam[e]; ++q) {
-                    if (pblk[s + q] == from) pf = pcnt[s + q];
-                    if (pblk[s + q] == to) pt = pcnt[s + q];
-                }
-            } else {
-                for (long long q = 0; q < size; ++q) {
-                    const int v = eind[s + q];
-                    const int b = igp::jet_pin_block(rank[v], i, target[v], parts[v]);
-                    pf += b == from;
-                    pt += b == to;
-                }
-            }
-            g += igp::move_gain(objective, ewgt[e], size, pf, pt);
+            g += jet_net_move_gain(e, s, size, i, from, to, rank, target, parts, eind, ewgt, lam,
+                                   pblk, pcnt, objective, max_net_size);
         }
         g = igp_warp_sum(g);
         if (lane == 0) part_sum[wid] = g;
