@@ -133,7 +133,7 @@ class _Server:
                    rss_after_read_kib=suite.peak_rss_kib())
         warm_key = json.dumps([spec["backend"], spec["config"]], sort_keys=True)
         once = spec.get("warmup_per") == "worker" and warm_key in self.warmed
-        if suite.wants_warmup(spec) and warm_key not in entry.warm_states and not once:
+        if suite.wants_warmup(spec, entry.obj) and warm_key not in entry.warm_states and not once:
             entry.reset(entry.read_state)
             t0 = time.perf_counter()
             suite.partition_call(entry.obj, spec)
@@ -141,7 +141,7 @@ class _Server:
             entry.warm_states[warm_key] = dict(vars(entry.obj))
             self.warmed.add(warm_key)
         entry.reset(entry.warm_states.get(warm_key, entry.read_state)
-                    if suite.wants_warmup(spec) else entry.read_state)
+                    if suite.wants_warmup(spec, entry.obj) else entry.read_state)
         res.update(suite.igpart_run(entry.obj, spec, False, self.free0))
         Path(spec["result"]).write_text(json.dumps(res))
         return {k: res.get(k) for k in ("read_seconds", "warmup_seconds", "cached_input")}

@@ -604,13 +604,15 @@ def start_seconds() -> float | None:
     return None if not launched else max(0.0, time.time() - float(launched))
 
 
-def wants_warmup(spec: dict) -> bool:
-    """Whether an igpart run makes an untimed call first (``--warmup``; auto: on the GPU)."""
-    from igpart.kernels import gpu_status
+def wants_warmup(spec: dict, h=None) -> bool:
+    """Whether an igpart run makes an untimed call first (``--warmup``; auto: on the GPU, and
+    for backend ``auto`` where the input ``h`` reaches the size from which auto takes it)."""
+    from igpart.kernels import AUTO_GPU_MIN_PINS, gpu_status, input_pins
 
     warm = spec.get("warmup", "auto")
     backend = spec["backend"]
-    on_gpu = backend == "gpu" or (backend == "auto" and gpu_status()[0])
+    on_gpu = backend == "gpu" or (backend == "auto" and gpu_status()[0] and (
+        h is None or input_pins(h) >= AUTO_GPU_MIN_PINS))
     return warm == "on" or (warm == "auto" and on_gpu)
 
 
@@ -692,7 +694,7 @@ def worker(spec: dict) -> int:
             _ = h.vptr
         res["read_seconds"] = time.perf_counter() - t0
         res["rss_after_read_kib"] = peak_rss_kib()
-        res.update(igpart_run(h, spec, wants_warmup(spec)))
+        res.update(igpart_run(h, spec, wants_warmup(spec, h)))
     elif spec["tool"] == "kaminpar":
         import kaminpar
 

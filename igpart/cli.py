@@ -261,9 +261,9 @@ def _backend_with_budget(h, args):
     budget_bytes = getattr(args, "memory_budget", None)
     if budget_bytes is None:
         return args.backend
-    from .kernels import budget, get_backend
+    from .kernels import budget, get_backend, input_pins
 
-    be = get_backend(args.backend, memory_budget=budget_bytes)
+    be = get_backend(args.backend, memory_budget=budget_bytes, pins=input_pins(h))
     if be.name != "gpu":
         g = h.to_hypergraph() if isinstance(h, Graph) else h
         budget.require(budget_bytes, budget.coarse_minimum(g.n, g.m, g.eind.shape[0], args.k),
@@ -284,9 +284,24 @@ def _prepare_gpu(args):
     if os.environ.get("IGPART_GPU_PREPARE", "").strip().lower() in ("0", "false", "no", "off") \
             or os.environ.get("IGPART_GPU_MEMORY_BUDGET"):
         return None
+    if args.backend == "auto" and _smaller_than_auto_gpu(getattr(args, "file", None)):
+        return None
     from .kernels.gpu import prepare
 
     return prepare.start()
+
+
+def _smaller_than_auto_gpu(path) -> bool:
+    """Whether the file at ``path`` is too small to hold the pins from which ``auto`` takes the
+    GPU (``igpart.kernels.AUTO_GPU_MIN_PINS``; a pin takes at least 4 bytes of an hMETIS or
+    METIS file once indices reach 1,000): ``auto`` then runs on the C++ backend, and readying
+    the GPU would only take a core from the partition."""
+    from .kernels import AUTO_GPU_MIN_PINS
+
+    try:
+        return path is not None and os.path.getsize(path) < 4 * AUTO_GPU_MIN_PINS
+    except OSError:
+        return False
 
 
 def cmd_partition(args) -> int:

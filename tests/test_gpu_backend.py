@@ -30,6 +30,20 @@ def host(a):
     return np.asarray(a.get() if hasattr(a, "get") else a)
 
 
+def test_auto_picks_the_gpu_from_the_pin_bound(gpu, monkeypatch):
+    import igpart.kernels as kernels
+    from igpart.generators import random_circuit
+    from igpart.kernels import AUTO_GPU_MIN_PINS, input_pins
+
+    assert get_backend("auto", pins=AUTO_GPU_MIN_PINS).name == "gpu"
+    assert get_backend("auto", pins=AUTO_GPU_MIN_PINS - 1).name == "cpu"
+    h = random_circuit(3000, seed=2)
+    assert igpart.partition(h, 4).backend == "cpu"
+    monkeypatch.setattr(kernels, "AUTO_GPU_MIN_PINS", input_pins(h))
+    p = igpart.partition(h, 4)
+    assert p.backend == "gpu" and p.balanced
+
+
 def test_auto_picks_the_gpu(gpu):
     assert get_backend("auto").name == "gpu" and gpu.name == "gpu"
     assert gpu.xp.__name__ == "cupy"

@@ -59,7 +59,7 @@ def host(monkeypatch):
     real = ml.get_backend
     for module in (ml, coarsest):  # the host levels, the initial partitioning's candidates
         monkeypatch.setattr(module, "get_backend",
-                            lambda name="auto": be if name == "cpu" else real(name))
+                            lambda name="auto", **kw: be if name == "cpu" else real(name, **kw))
     return be
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import logging
 import os
 
 from .backend import Backend, BackendUnavailable
@@ -46,9 +47,28 @@ def _load_cpu_module() -> None:
 
 _load_cpu_module()
 
-__all__ = ["Backend", "BackendUnavailable", "get_backend", "gpu_status"]
+__all__ = ["AUTO_GPU_MIN_PINS", "Backend", "BackendUnavailable", "get_backend", "gpu_status",
+           "input_pins"]
 
 BACKENDS = ("auto", "cpu", "gpu")
+
+#: ``backend="auto"`` with a usable GPU partitions inputs of fewer pins (a graph: twice its
+#: edges, :func:`input_pins`) on the C++ backend. Measured on the H200 machine (commit 3061a50,
+#: BENCHMARKS.md "Which backend `auto` picks"): below 623k pins (the ``small`` suite, 50k-623k
+#: pins, k = 2/16/64) the C++ backend's in-process time was 0.88x the GPU's on the geomean at
+#: 16 threads and 0.90x at 4, from 810k pins (the suite's circuits enlarged to 200k and 500k
+#: vertices) the GPU's took 0.84x / 0.63x (0.7-1.5M pins) and 0.60x / 0.40x (2.0-3.1M pins) of
+#: the C++ backend's; the bound lies between. A fresh process's first GPU partition also loads
+#: the CUDA context and kernels (0.4-0.9 s more on those inputs), which only the C++ backend
+#: saves.
+AUTO_GPU_MIN_PINS = 700_000
+
+
+def input_pins(h) -> int:
+    """The pins of a hypergraph, twice the edges of a graph (its adjacency's length): the size
+    that ``backend="auto"`` compares with :data:`AUTO_GPU_MIN_PINS`."""
+    pins = getattr(h, "num_pins", None)
+    return int(pins) if pins is not None else int(h.adjncy.size)
 
 
 @functools.lru_cache(maxsize=1)
@@ -67,8 +87,11 @@ def gpu_status() -> tuple[bool, str]:
     return True, f"{count} CUDA device(s)"
 
 
-def get_backend(name: str = "auto", *, memory_budget: int | str | None = None) -> Backend:
-    """The backend called ``name``; ``auto`` picks the GPU when one is usable, else the CPU.
+def get_backend(name: str = "auto", *, memory_budget: int | str | None = None,
+                pins: int | None = None) -> Backend:
+    """The backend called ``name``; ``auto`` picks the GPU when one is usable, else the CPU,
+    and with ``pins`` (the input's size, :func:`input_pins`) the CPU also for inputs of fewer
+    than :data:`AUTO_GPU_MIN_PINS` pins (CuPy is then not imported).
     ``memory_budget``: device bytes the GPU backend may use (``GpuBackend(memory_budget=...)``;
     default: the ``IGPART_GPU_MEMORY_BUDGET`` environment variable); the CPU backend uses no
     device memory and ignores it (a malformed value still raises InputError)."""
@@ -83,8 +106,14 @@ def get_backend(name: str = "auto", *, memory_budget: int | str | None = None) -
     if name not in BACKENDS:
         raise BackendUnavailable(f"unknown backend '{name}' (choose from {', '.join(BACKENDS)})")
     if name == "auto":
-        ok, _ = gpu_status()
-        name = "gpu" if ok and _gpu_backend_class() is not None else "cpu"
+        if pins is not None and pins < AUTO_GPU_MIN_PINS:
+            name = "cpu"
+            logging.getLogger("igpart").info(
+                "backend auto: the C++ backend for %s pins (the GPU from %s)", f"{pins:,}",
+                f"{AUTO_GPU_MIN_PINS:,}")
+        else:
+            ok, _ = gpu_status()
+            name = "gpu" if ok and _gpu_backend_class() is not None else "cpu"
     if name == "gpu":
         ok, reason = gpu_status()
         if not ok:

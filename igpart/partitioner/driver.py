@@ -30,7 +30,7 @@ import numpy as np
 
 from ..fixed import fixed_labels, locked_mask
 from ..hypergraph import Graph, Hypergraph
-from ..kernels import get_backend
+from ..kernels import get_backend, input_pins
 from ..kernels.backend import Backend
 from ..metrics import evaluate, max_block_weight
 from ..parallel import metis_pool
@@ -79,7 +79,7 @@ def run_partition(h: Hypergraph | Graph, k: int, epsilon: float, objective: str,
     of the Louvain communities the pipeline would detect (a caller that partitions parts of one
     input passes each part its share of the input's communities, found once)."""
     t_start = time.perf_counter() if t_start is None else t_start
-    be = get_backend(backend)
+    be = get_backend(backend, pins=input_pins(h))
     check_memory(be, h, k)
     timer = Timer()
     summary: dict[str, Any] = {}
@@ -104,7 +104,7 @@ def run_improve(h: Hypergraph | Graph, p: np.ndarray, k: int, epsilon: float, ob
     already in theirs), ``cycles`` the V-cycles (None: ``cfg``'s, resolved on the backend)."""
     hyper = h.to_hypergraph() if isinstance(h, Graph) else h
     t_start = time.perf_counter()
-    be = get_backend(backend)
+    be = get_backend(backend, pins=input_pins(hyper))
     check_memory(be, hyper, k)
     timer = Timer()
     with stage_threads(cfg), be.memory_scope(k) as memory:
