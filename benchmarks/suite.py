@@ -604,16 +604,23 @@ def start_seconds() -> float | None:
     return None if not launched else max(0.0, time.time() - float(launched))
 
 
-def wants_warmup(spec: dict, h=None) -> bool:
-    """Whether an igpart run makes an untimed call first (``--warmup``; auto: on the GPU, and
-    for backend ``auto`` where the input ``h`` reaches the size from which auto takes it)."""
+def on_gpu(spec: dict, h=None) -> bool:
+    """Whether an igpart run partitions on the GPU: backend ``gpu``, or ``auto`` with a usable
+    GPU and an input ``h`` (None: any) of the size from which auto takes it (CuPy is imported
+    only then)."""
     from igpart.kernels import AUTO_GPU_MIN_PINS, gpu_status, input_pins
 
-    warm = spec.get("warmup", "auto")
     backend = spec["backend"]
-    on_gpu = backend == "gpu" or (backend == "auto" and gpu_status()[0] and (
-        h is None or input_pins(h) >= AUTO_GPU_MIN_PINS))
-    return warm == "on" or (warm == "auto" and on_gpu)
+    if backend == "auto" and h is not None and input_pins(h) < AUTO_GPU_MIN_PINS:
+        return False
+    return backend == "gpu" or (backend == "auto" and gpu_status()[0])
+
+
+def wants_warmup(spec: dict, h=None) -> bool:
+    """Whether an igpart run makes an untimed call first (``--warmup``; auto: on the GPU,
+    :func:`on_gpu`)."""
+    warm = spec.get("warmup", "auto")
+    return warm == "on" or (warm == "auto" and on_gpu(spec, h))
 
 
 def preload_igpart() -> None:
@@ -644,12 +651,10 @@ def igpart_run(h, spec: dict, warmup: bool, free0: int | None = None) -> dict[st
     the partition file; returns the result's figures. ``free0``: the free device memory to
     count the device memory taken from (default: measured now, before the warm-up)."""
     from igpart.io import write_partition
-    from igpart.kernels import gpu_status
 
     res: dict[str, Any] = {}
-    backend = spec["backend"]
     cp = None
-    if backend == "gpu" or (backend == "auto" and gpu_status()[0]):
+    if on_gpu(spec, h):
         import cupy as cp
 
         if free0 is None:
