@@ -717,9 +717,12 @@ def _add_threads_option(p: argparse.ArgumentParser) -> None:
                    "(default: all cores, or OMP_NUM_THREADS)")  # fmt: skip
 
 
-def _add_netlist_options(p: argparse.ArgumentParser) -> None:
-    from .netlist.verilog import PARSERS
+#: ``igpart.netlist.verilog.PARSERS`` (a test keeps the two equal): importing the netlist
+#: package to build the parser would cost every command, netlist or not, about 25 ms
+PARSERS = ("auto", "fast", "pyverilog")
 
+
+def _add_netlist_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("Verilog netlists")
     g.add_argument("--lib", help="Liberty file: pin directions (and cell areas)")
     g.add_argument("--parser", choices=PARSERS, default="auto", help="Verilog reader")

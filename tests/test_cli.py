@@ -98,3 +98,20 @@ def test_closed_pipe_is_quiet():
     cmd = f"{sys.executable} -m igpart demo --json | true"
     out = subprocess.run(["bash", "-c", cmd], capture_output=True, text=True, timeout=120)
     assert "error" not in out.stderr.lower() and "Traceback" not in out.stderr
+
+
+def test_parser_choices_equal_the_netlist_readers():
+    from igpart import cli
+    from igpart.netlist.verilog import PARSERS
+
+    assert cli.PARSERS == PARSERS
+
+
+def test_a_partition_command_imports_neither_the_netlist_nor_dask_side():
+    """Building the command line's parser and importing the partitioner leave the netlist
+    package and igpart.distributed unimported (each command would pay for them)."""
+    code = ("import sys, igpart.cli as c, igpart.partitioner.api; c.build_parser(); "
+            "print(sorted(m for m in sys.modules if m.startswith(('igpart.netlist', "
+            "'igpart.distributed'))))")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert r.stdout.strip() == "[]", r.stdout

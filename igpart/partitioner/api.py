@@ -12,7 +12,6 @@ from typing import Any
 
 import numpy as np
 
-from ..distributed.partition import partition_on_cluster
 from ..errors import InputError
 from ..hypergraph import Graph, Hypergraph
 from ..kernels.backend import Backend
@@ -77,6 +76,8 @@ def partition(
         if fixed is not None or targets is not None:
             raise InputError("a partition on a cluster takes no fixed vertices and no per-block "
                              "weights (run it here)")
+        from ..distributed.partition import partition_on_cluster  # (dask's side, on demand)
+
         return partition_on_cluster(h, k, epsilon, objective, backend, seed, cfg, cluster)
     t_start = time.perf_counter()
     if algorithm == "metis":
