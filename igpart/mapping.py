@@ -344,7 +344,8 @@ def map_processes(
     ``hm`` where that level is a small share of the input; on the ISPD98 inputs (12-70k vertices)
     it takes about ``hm``'s time at 1.03x its cost (BENCHMARKS.md, "Process mapping").
     ``backend``, ``seed`` and ``threads`` (0: the default) go to every partitioner call, which
-    runs on the C++ or the GPU backend. ``cluster`` (``hm``, ``hm-ultra``): the splits of each
+    runs on the C++ or the GPU backend (``"auto"``: chosen once, by the size of ``h``, as
+    :func:`igpart.kernels.get_backend` does with ``pins``). ``cluster`` (``hm``, ``hm-ultra``): the splits of each
     level run as tasks of a dask cluster (a ``distributed.Client``, an address, ``"local"`` or
     ``"local:N"``; :mod:`igpart.distributed`), each group's sub-(hyper)graph sent to a worker
     once; the mapping is the same as here.
@@ -375,6 +376,10 @@ def map_processes(
     first_seeds = [int(seed) + s for s in range(FIRST_SPLIT_SEEDS.get(algorithm, len(seeds)))]
     later_seeds = ULTRA_LATER_SEEDS if algorithm == "hm-ultra" else 0
     config = {"threads": int(threads)} if threads else None
+    if backend == "auto" and cluster is None:  # by the input's size, once for every split
+        from .kernels import get_backend, input_pins
+
+        backend = get_backend("auto", pins=input_pins(h)).name
     if algorithm == "two-phase":
         if cluster is not None:
             raise InputError("the two-phase mapping does not run on a cluster (hm does)")

@@ -100,6 +100,18 @@ def test_partition_on_auto_runs_small_inputs_on_the_cpu(usable_gpu, monkeypatch)
         igpart.improve(h, p.parts, 4)
 
 
+@pytest.mark.parametrize("algorithm", ["hm", "im", "two-phase"])
+def test_map_on_auto_runs_small_inputs_on_the_cpu(usable_gpu, algorithm):
+    import igpart
+    from igpart.generators import random_circuit
+    from igpart.mapping import communication_cost
+
+    h = random_circuit(1500, seed=5)
+    m = igpart.map(h, (2, 2), (1, 10), algorithm=algorithm)  # backend="auto"
+    assert m.backend == "cpu" and m.balanced
+    assert m.cost == communication_cost(h, m.parts, (2, 2), (1, 10))
+
+
 def test_command_line_auto_readies_no_gpu_for_a_small_file(tmp_path, monkeypatch):
     import argparse
 
