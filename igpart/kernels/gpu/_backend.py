@@ -318,8 +318,9 @@ class GpuBackend(HostFallback, Backend):
         seeds each); the `large` suite at k = 16 (one seed): 5.23x faster than Mt-KaHyPar-16 at
         1.042x its cut, against 3.60x at 0.989x before (5.58x at 0.971x in a later run of the
         suite, 423c367, with leaner Jet buffers). Measured at k = 16 on inputs of about
-        2M vertices only: k = 3-8 and 17-63, and inputs of 100,000 to 2M vertices (cholesky_mc
-        itself, 113k, in the small suite), follow the rule unmeasured."""
+        2M vertices; on four 500k-vertex enlargements at k = 16 (H200, two seeds) the full stages
+        cut 0.964x in 1.70x the time (BENCHMARKS.md, "The GPU's k = 16 cut on inputs of
+        200k-500k vertices"). k = 3-8 and 17-63 follow the rule unmeasured."""
         return 2 < int(k) < self.LARGE_K and int(n) >= self.LARGE_MIN_N
 
     def default_initial_rb_runs(self, k: int, n: int) -> int:
