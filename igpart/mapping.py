@@ -345,10 +345,10 @@ def map_processes(
     it takes about ``hm``'s time at 1.03x its cost (BENCHMARKS.md, "Process mapping").
     ``backend``, ``seed`` and ``threads`` (0: the default) go to every partitioner call, which
     runs on the C++ or the GPU backend (``"auto"``: chosen once, by the size of ``h``, as
-    :func:`igpart.kernels.get_backend` does with ``pins``). ``cluster`` (``hm``, ``hm-ultra``): the splits of each
-    level run as tasks of a dask cluster (a ``distributed.Client``, an address, ``"local"`` or
-    ``"local:N"``; :mod:`igpart.distributed`), each group's sub-(hyper)graph sent to a worker
-    once; the mapping is the same as here.
+    :func:`igpart.kernels.get_backend` does with ``pins``). ``cluster`` (``hm``,
+    ``hm-ultra``): the splits of each level run as tasks of a dask cluster (a
+    ``distributed.Client``, an address, ``"local"`` or ``"local:N"``; :mod:`igpart.distributed`),
+    each group's sub-(hyper)graph sent to a worker once; the mapping is the same as here.
 
     Raises InputError for a bad hierarchy or distance (see :func:`check_hierarchy`), an unknown
     algorithm, a negative epsilon or ``k`` larger than the number of vertices.

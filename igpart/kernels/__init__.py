@@ -54,7 +54,7 @@ BACKENDS = ("auto", "cpu", "gpu")
 
 #: ``backend="auto"`` with a usable GPU partitions inputs of fewer pins (a graph: twice its
 #: edges, :func:`input_pins`) on the C++ backend. Measured on the H200 machine (commit 3061a50,
-#: BENCHMARKS.md "Which backend `auto` picks"): below 623k pins (the ``small`` suite, 50k-623k
+#: BENCHMARKS.md "Which backend `auto` picks"): up to 623k pins (the ``small`` suite, 50k-623k
 #: pins, k = 2/16/64) the C++ backend's in-process time was 0.88x the GPU's on the geomean at
 #: 16 threads and 0.90x at 4, from 810k pins (the suite's circuits enlarged to 200k and 500k
 #: vertices) the GPU's took 0.84x / 0.63x (0.7-1.5M pins) and 0.60x / 0.40x (2.0-3.1M pins) of
