@@ -50,6 +50,7 @@ def louvain_arguments(be, h: igpart.Hypergraph, k: int, overrides: dict):
         sub_round_min_arcs=int(be.community_sub_round_min_arcs),
         sub_round_rows_per_thread=int(be.community_sub_round_rows_per_thread),
         barrier_spin_us=int(be.community_barrier_spin_us),
+        async_moves=be.louvain_is_async(ctx.deterministic),
     )
     return hg, args
 
@@ -102,12 +103,14 @@ def main() -> None:
                       f"communities, modularity {final:.5f} (cap {largs['max_net_size']}, "
                       f"sub-rounds {largs['sub_rounds']}, passes {largs['max_passes']}, "
                       f"levels {largs['max_levels']}, pass gain {largs['min_pass_gain']}, "
-                      f"sub-rounds from {largs['sub_round_min_arcs']:,} arcs)")
+                      f"sub-rounds from {largs['sub_round_min_arcs']:,} arcs, asynchronous "
+                      f"{largs['async_moves']})")
                 print("   level  nodes       arcs         build s  pass  rated      moved      "
-                      "pass s   modularity  gain     (s: sub-rounds)")
+                      "pass s   modularity  gain     (s: sub-rounds, a: asynchronous)")
                 for i, lv in enumerate(levels):
                     prev = lv["start_modularity"]
-                    head = (f"   {i:<3d}{'s' if lv['sub_rounds'] else ' '}   "
+                    mark = "s" if lv["sub_rounds"] else "a" if lv["async_moves"] else " "
+                    head = (f"   {i:<3d}{mark}   "
                             f"{lv['nodes']:<10,d}  {lv['arcs']:<11,d}  {lv['build_seconds']:7.3f}")
                     for j, p in enumerate(lv["passes"]):
                         lead = head if j == 0 else " " * len(head)

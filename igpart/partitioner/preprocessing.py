@@ -50,6 +50,8 @@ def detect_communities(be: Backend, top: HypergraphArrays, h: Hypergraph, k: int
     t0 = time.perf_counter()
     graph = cfg.community_graph
     max_net_size = community_net_size(graph, cfg, h.n)
+    # asynchronous local moving reaches backends that offer it (Config.deterministic)
+    mode = {"deterministic": cfg.deterministic} if getattr(be, "async_louvain", False) else {}
     communities = be.communities(
         top, max_net_size=max_net_size, max_levels=cfg.community_levels,
         max_passes=cfg.community_passes, seed=seed,
@@ -57,7 +59,7 @@ def detect_communities(be: Backend, top: HypergraphArrays, h: Hypergraph, k: int
         max_weight=community_max_weight(cfg, h.total_weight, k),
         sub_rounds=cfg.community_sub_rounds, min_pass_gain=cfg.community_pass_gain, k=k,
         graph=graph,
-        edge_weight=cfg.community_edge_weight, level_max=cfg.community_level,
+        edge_weight=cfg.community_edge_weight, level_max=cfg.community_level, **mode,
     )
     alone = None
     if hasattr(be, "vertices_without_nets"):

@@ -148,10 +148,15 @@ class CpuBackend(Backend):
                     max_passes: int = 8, min_move_fraction: float = 0.01, seed: int = 0,
                     resolution: float = 1.0, max_weight: int = 0, sub_rounds: int = 0,
                     k: int = 0, graph: str = "clique", edge_weight: str = "hybrid",
-                    level_max: int = -1, min_pass_gain: float = 0.0):
+                    level_max: int = -1, min_pass_gain: float = 0.0,
+                    deterministic: bool | None = True):
         """Louvain (``Backend.communities``) on ``hg`` itself, or on a level of at most
         ``level_max`` vertices (-1: ``community_level_max(k)``, see
-        ``community_level_vertices``), projected back to ``hg``."""
+        ``community_level_vertices``), projected back to ``hg``. ``deterministic``: True (the
+        default) gives the same communities on any threads; False runs the local moving of
+        the levels of 4,096+ nodes in asynchronous passes when the call has two threads or
+        more (``louvain_is_async``: the communities depend on the threads' timing); None
+        does so from ``async_louvain_min_threads`` threads on."""
         maps = []
         cur = hg
         limit = self.community_level_max(k) if level_max < 0 else int(level_max)
@@ -168,11 +173,34 @@ class CpuBackend(Backend):
             float(resolution), int(max_weight), int(sub_rounds), bool(self.community_prune),
             str(graph), str(edge_weight), float(min_pass_gain),
             int(self.community_sub_round_min_arcs), int(self.community_sub_round_rows_per_thread),
-            int(self.community_barrier_spin_us),
+            int(self.community_barrier_spin_us), self.louvain_is_async(deterministic),
         )
         for cmap in reversed(maps):
             comm = comm[cmap]
         return comm
+
+    #: ``communities`` takes ``deterministic`` (asynchronous local moving).
+    async_louvain = True
+    #: From this many OpenMP threads on, ``communities(deterministic=None)`` (what
+    #: ``Config.deterministic = None`` passes) runs Louvain's local moving in asynchronous
+    #: passes: the threads take chunks of 256 vertices of the seeded order, each vertex
+    #: chooses against the communities as the other threads leave them and moves at once (its
+    #: community's weight cap reserved by a compare-and-swap), on every level of 4,096+ nodes,
+    #: instead of one vertex after the other (levels of fewer than
+    #: ``community_sub_round_min_arcs`` arcs) or in synchronous sub-rounds; 0: never.
+    async_louvain_min_threads = 2
+
+    def louvain_is_async(self, deterministic: bool | None = None) -> bool:
+        """Whether ``communities(deterministic=...)`` runs asynchronous local moving on this
+        thread's OpenMP threads: False for True; for False, on two threads or more; for None,
+        from ``async_louvain_min_threads`` threads on."""
+        if deterministic:
+            return False
+        threads = int(_cpu.get_num_threads())
+        if deterministic is None:
+            many = int(self.async_louvain_min_threads)
+            return many > 0 and threads >= max(2, many)
+        return threads >= 2
 
     #: ``Config.community_level_vertices = -1`` on this backend (``community_level_max``):
     #: 0, Louvain on the input itself. N > 0: the input is first coarsened by heavy-edge

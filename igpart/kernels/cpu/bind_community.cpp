@@ -29,6 +29,7 @@ struct LouvainArgs {
     BipartiteWeight model;
     double min_pass_gain;
     int64_t sub_round_min_arcs, sub_round_rows_per_thread, barrier_spin_us;
+    bool async_moves;
 };
 
 LouvainArgs louvain_args(int64_t max_net_size, int64_t max_levels, int64_t max_passes,
@@ -36,7 +37,8 @@ LouvainArgs louvain_args(int64_t max_net_size, int64_t max_levels, int64_t max_p
                          int64_t max_weight, int64_t sub_rounds, bool prune,
                          const std::string &graph, const std::string &edge_weight,
                          double min_pass_gain, int64_t sub_round_min_arcs,
-                         int64_t sub_round_rows_per_thread, int64_t barrier_spin_us) {
+                         int64_t sub_round_rows_per_thread, int64_t barrier_spin_us,
+                         bool async_moves) {
     if (max_levels < 0 || max_passes < 0)
         throw std::invalid_argument("louvain_communities: max_levels and max_passes must be >= 0");
     if (!(resolution > 0.0) || !std::isfinite(resolution))
@@ -78,7 +80,7 @@ LouvainArgs louvain_args(int64_t max_net_size, int64_t max_levels, int64_t max_p
             "'non_uniform' or 'degree', got '" + edge_weight + "'");
     return {max_net_size, max_levels, max_passes, min_move_fraction, seed, resolution,
             max_weight, sub_rounds, prune, g, model, min_pass_gain, sub_round_min_arcs,
-            sub_round_rows_per_thread, barrier_spin_us};
+            sub_round_rows_per_thread, barrier_spin_us, async_moves};
 }
 
 // louvain_communities (Profile false: the communities) or louvain_profile (Profile true: the
@@ -91,13 +93,15 @@ py::object louvain_binding(Arr<int64_t> eptr, Arr<int32_t> eind, Arr<int64_t> ew
                            int64_t max_weight, int64_t sub_rounds, bool prune,
                            const std::string &graph, const std::string &edge_weight,
                            double min_pass_gain, int64_t sub_round_min_arcs,
-                           int64_t sub_round_rows_per_thread, int64_t barrier_spin_us) {
+                           int64_t sub_round_rows_per_thread, int64_t barrier_spin_us,
+                           bool async_moves) {
     const HgView h = hg_view(eptr, eind, ewgt, vptr, vind, vwgt,
                              Profile ? "louvain_profile" : "louvain_communities");
     const LouvainArgs a = louvain_args(max_net_size, max_levels, max_passes, min_move_fraction,
                                        seed, resolution, max_weight, sub_rounds, prune, graph,
                                        edge_weight, min_pass_gain, sub_round_min_arcs,
-                                       sub_round_rows_per_thread, barrier_spin_us);
+                                       sub_round_rows_per_thread, barrier_spin_us,
+                                       async_moves);
     std::vector<LouvainLevel> levels;
     std::vector<int32_t> comm;
     {
@@ -107,7 +111,8 @@ py::object louvain_binding(Arr<int64_t> eptr, Arr<int32_t> eind, Arr<int64_t> ew
                                    a.min_move_fraction, a.seed, a.resolution, a.max_weight,
                                    a.sub_rounds, a.prune, a.graph, a.model, a.min_pass_gain,
                                    a.sub_round_min_arcs, Profile ? &levels : nullptr,
-                                   a.sub_round_rows_per_thread, a.barrier_spin_us);
+                                   a.sub_round_rows_per_thread, a.barrier_spin_us,
+                                   a.async_moves);
     }
     if (!Profile) return to_numpy(std::move(comm));
     py::list out;
@@ -121,6 +126,7 @@ py::object louvain_binding(Arr<int64_t> eptr, Arr<int32_t> eind, Arr<int64_t> ew
         out.append(py::dict(py::arg("nodes") = l.nodes, py::arg("arcs") = l.arcs,
                             py::arg("communities") = l.communities,
                             py::arg("sub_rounds") = l.sub_rounds,
+                            py::arg("async_moves") = l.async_moves,
                             py::arg("build_seconds") = l.build_seconds,
                             py::arg("start_modularity") = l.start_modularity,
                             py::arg("passes") = passes));
@@ -137,7 +143,7 @@ void def_louvain(py::module_ &m, const char *name, F f, const char *doc) {
           py::arg("prune") = false, py::arg("graph") = "clique",
           py::arg("edge_weight") = "hybrid", py::arg("min_pass_gain") = 0.0,
           py::arg("sub_round_min_arcs") = 0, py::arg("sub_round_rows_per_thread") = 0,
-          py::arg("barrier_spin_us") = 0, doc);
+          py::arg("barrier_spin_us") = 0, py::arg("async_moves") = false, doc);
 }
 
 }  // namespace
@@ -148,9 +154,9 @@ void igp::bind_community(py::module_ &m) {
                 "or on the bipartite vertex + net graph).");
     def_louvain(m, "louvain_profile", &louvain_binding<true>,
                 "louvain_communities and, per level, what it did: a list of dicts (nodes, arcs, "
-                "communities, sub_rounds, build_seconds, start_modularity, passes: rated, moved, "
-                "seconds, modularity after the pass, estimated_gain; the modularity is "
-                "computed outside the timed parts).");
+                "communities, sub_rounds, async_moves, build_seconds, start_modularity, "
+                "passes: rated, moved, seconds, modularity after the pass, estimated_gain; the "
+                "modularity is computed outside the timed parts).");
     m.def(
         "vertices_without_nets",
         [](Arr<int64_t> eptr, Arr<int64_t> vptr, Arr<int32_t> vind, int64_t min_size,

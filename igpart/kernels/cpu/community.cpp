@@ -237,7 +237,8 @@ struct alignas(64) MoveScratch {
 // w(u, C) - tot(C) * du over the current comm / tot_of(C) / cw (tot_cu: u's community's total
 // without u), staying unless another gains more than 1e-12, then the first met; with
 // max_weight > 0 never into a community whose vertex weight would exceed it. `gain`: the best
-// community's gain over staying (0 when u stays).
+// community's gain over staying (0 when u stays). comm and cw are read with relaxed atomic
+// loads: in the asynchronous passes other threads write them meanwhile.
 template <class TotOf>
 int32_t best_community(const WGraph &g, const std::vector<int32_t> &comm, TotOf tot_of,
                        const std::vector<int64_t> &cw, int32_t u, double tot_cu, double du,
@@ -245,7 +246,8 @@ int32_t best_community(const WGraph &g, const std::vector<int32_t> &comm, TotOf 
     const int32_t cu = comm[u];
     RowMap &row = sc.row;
     row.begin(g.ptr[u + 1] - g.ptr[u], g.n);
-    for (int64_t j = g.ptr[u]; j < g.ptr[u + 1]; ++j) row.add(comm[g.adj[j]], g.w[j]);
+    for (int64_t j = g.ptr[u]; j < g.ptr[u + 1]; ++j)
+        row.add(__atomic_load_n(&comm[g.adj[j]], __ATOMIC_RELAXED), g.w[j]);
     const std::vector<int32_t> &ids = row.ids();
     const std::vector<double> &sums = row.sums();
     double w_cu = 0.0;
@@ -259,7 +261,9 @@ int32_t best_community(const WGraph &g, const std::vector<int32_t> &comm, TotOf 
     double best_gain = stay_gain;
     for (size_t i = 0; i < ids.size(); ++i) {
         const int32_t c = ids[i];
-        if (c == cu || (max_weight > 0 && cw[c] + g.vw[u] > max_weight)) continue;
+        if (c == cu ||
+            (max_weight > 0 && __atomic_load_n(&cw[c], __ATOMIC_RELAXED) + g.vw[u] > max_weight))
+            continue;
         const double gain = sums[i] - tot_of(c) * du;
         if (gain > best_gain + 1e-12) {
             best = c;
@@ -293,7 +297,7 @@ bool local_moving(const WGraph &g, std::vector<int32_t> &comm, int64_t max_passe
                   double min_move_fraction, double resolution, int64_t max_weight,
                   int64_t sub_rounds, int64_t sub_round_min_arcs, bool prune,
                   double min_pass_gain, LouvainLevel *prof, int64_t rows_per_thread,
-                  int64_t barrier_spin_us) {
+                  int64_t barrier_spin_us, bool async_moves) {
     const int64_t n = g.n;
     std::vector<double> deg(static_cast<size_t>(n), 0.0);
     std::vector<int64_t> cw(static_cast<size_t>(n), 0);
@@ -327,13 +331,21 @@ bool local_moving(const WGraph &g, std::vector<int32_t> &comm, int64_t max_passe
 #pragma omp parallel for schedule(static) if (n >= kParallelMinLightItems)
         for (int64_t i = 0; i < n; ++i) order[i] = key[i].second;
     }
-    const bool parallel =
-        sub_rounds > 0 && n >= kParallelMinItems && g.ptr[n] >= sub_round_min_arcs;
-    if (prof) prof->sub_rounds = parallel;
-    int threads = 1;
+    int max_threads = 1;
 #ifdef _OPENMP
-    if (parallel) threads = std::max(1, omp_get_max_threads());
+    max_threads = std::max(1, omp_get_max_threads());
 #endif
+    const bool async_level = async_moves && max_threads > 1 && n >= kParallelMinItems;
+    const bool parallel = !async_level && sub_rounds > 0 && n >= kParallelMinItems &&
+                          g.ptr[n] >= sub_round_min_arcs;
+    if (prof) {
+        prof->sub_rounds = parallel;
+        prof->async_moves = async_level;
+    }
+    int threads = parallel || async_level ? max_threads : 1;
+    if (async_level)  // a chunk of the order per thread at least
+        threads = static_cast<int>(std::max<int64_t>(
+            1, std::min<int64_t>(threads, (n + kLouvainAsyncChunk - 1) / kLouvainAsyncChunk)));
     if (parallel && rows_per_thread > 0) {  // threads that would get no rows of a sub-round
         const int64_t rows = (n + sub_rounds - 1) / sub_rounds;
         threads = static_cast<int>(std::max<int64_t>(
@@ -379,7 +391,7 @@ bool local_moving(const WGraph &g, std::vector<int32_t> &comm, int64_t max_passe
 #pragma omp parallel for schedule(static) if (n >= kParallelMinLightItems)
     for (int64_t u = 0; u < n; ++u) cw[u] = g.vw[u];
     bool any = false;
-    if (!parallel) {
+    if (!parallel && !async_level) {
         std::vector<double> tot(deg);
         for (int64_t pass = 0; pass < max_passes; ++pass) {
             begin_pass();
@@ -415,6 +427,66 @@ bool local_moving(const WGraph &g, std::vector<int32_t> &comm, int64_t max_passe
 #pragma omp parallel for schedule(static) if (n >= kParallelMinLightItems)
     for (int64_t u = 0; u < n; ++u) tot[u] = fdeg[u] = fixed(deg[u]);
     auto tot_of = [&](int32_t c) { return static_cast<double>(tot[c]) * unscale; };
+    if (async_level) {
+        // asynchronous passes: the threads take chunks of the seeded order, each vertex
+        // chooses against the communities as the other threads leave them and moves at once;
+        // a move into a capped community reserves its weight by a compare-and-swap, so the
+        // cap holds whatever the interleaving (which the result depends on)
+        auto load_tot = [&](int32_t c) {
+            return static_cast<double>(__atomic_load_n(&tot[c], __ATOMIC_RELAXED)) * unscale;
+        };
+        for (int64_t pass = 0; pass < max_passes; ++pass) {
+            begin_pass();
+            int64_t moved = 0, rated = 0, pass_gain = 0;
+#pragma omp parallel num_threads(threads) reduction(+ : moved, rated, pass_gain)
+            {
+                MoveScratch &sc = scratch[static_cast<size_t>(thread_id())];
+#pragma omp for schedule(dynamic, kLouvainAsyncChunk) nowait
+                for (int64_t i = 0; i < n; ++i) {
+                    const int32_t u = order[i];
+                    if (prune) {
+                        if (!__atomic_load_n(&active[u], __ATOMIC_RELAXED)) continue;
+                        __atomic_store_n(&active[u], char(0), __ATOMIC_RELAXED);
+                    }
+                    ++rated;
+                    const int32_t cu = comm[u];  // only this thread writes comm[u]
+                    const double du = resolution * deg[u] / m2;
+                    const double tot_cu = static_cast<double>(
+                        __atomic_load_n(&tot[cu], __ATOMIC_RELAXED) - fdeg[u]) * unscale;
+                    double gain = 0.0;
+                    const int32_t c = best_community(g, comm, load_tot, cw, u, tot_cu, du,
+                                                     max_weight, sc, gain);
+                    if (c == cu) continue;
+                    if (max_weight > 0) {
+                        int64_t cur = __atomic_load_n(&cw[c], __ATOMIC_RELAXED);
+                        bool room = false;
+                        while (cur + g.vw[u] <= max_weight) {
+                            if (__atomic_compare_exchange_n(&cw[c], &cur, cur + g.vw[u], true,
+                                                            __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+                                room = true;
+                                break;
+                            }
+                        }
+                        if (!room) continue;  // filled meanwhile
+                    } else {
+                        __atomic_fetch_add(&cw[c], g.vw[u], __ATOMIC_RELAXED);
+                    }
+                    __atomic_fetch_add(&cw[cu], -g.vw[u], __ATOMIC_RELAXED);
+                    __atomic_fetch_add(&tot[cu], -fdeg[u], __ATOMIC_RELAXED);
+                    __atomic_fetch_add(&tot[c], fdeg[u], __ATOMIC_RELAXED);
+                    __atomic_store_n(&comm[u], c, __ATOMIC_RELAXED);
+                    ++moved;
+                    pass_gain += fixed(gain);
+                    if (prune) activate_neighbours(u);
+                }
+            }
+            end_pass(rated, moved, pass_gain);
+            any = any || moved > 0;
+            if (moved <= static_cast<int64_t>(min_move_fraction * static_cast<double>(n))) break;
+            if (gained_little(pass_gain)) break;
+        }
+        return any;
+    }
     const int64_t slice = (n + sub_rounds - 1) / sub_rounds;
     // target[i]: the community the i-th vertex of the order moves to (kStay: none; ~c: its move
     // into c waits for the in-order pass); arrive[c]: the weight of the slice's moves into c
@@ -684,7 +756,7 @@ std::vector<int32_t> louvain_communities(const HgView &h, int64_t max_net_size,
                                          int64_t sub_round_min_arcs,
                                          std::vector<LouvainLevel> *profile,
                                          int64_t sub_round_rows_per_thread,
-                                         int64_t barrier_spin_us) {
+                                         int64_t barrier_spin_us, bool async_moves) {
     std::vector<int32_t> result(static_cast<size_t>(h.n));
     std::iota(result.begin(), result.end(), 0);
     if (h.n == 0) return result;
@@ -712,7 +784,7 @@ std::vector<int32_t> louvain_communities(const HgView &h, int64_t max_net_size,
         }
         if (!local_moving(g, comm, max_passes, seed + level, min_move_fraction, resolution,
                           max_weight, sub_rounds, sub_round_min_arcs, prune, min_pass_gain,
-                          prof, sub_round_rows_per_thread, barrier_spin_us))
+                          prof, sub_round_rows_per_thread, barrier_spin_us, async_moves))
             break;
         const int64_t nc = renumber(comm);
         if (prof) prof->communities = nc;

@@ -29,7 +29,8 @@ struct LouvainPass {
 };
 struct LouvainLevel {
     int64_t nodes = 0, arcs = 0, communities = 0;
-    bool sub_rounds = false;  // local moving in sub-rounds (else sequential)
+    bool sub_rounds = false;   // local moving in sub-rounds
+    bool async_moves = false;  // local moving in asynchronous passes (neither: sequential)
     double build_seconds = 0.0, start_modularity = 0.0;
     std::vector<LouvainPass> passes;
 };
@@ -53,7 +54,12 @@ BipartiteWeight hybrid_bipartite_weight(const HgView &h);
 // only meet its barriers); 0: on every thread. barrier_spin_us > 0: the sub-rounds' threads
 // meet at a SpinBarrier that spins that many microseconds before sleeping (0: OpenMP's
 // barriers, which sleep at once under the module's passive wait policy); the same result.
-// Deterministic for a seed (whatever the threads).
+// Deterministic for a seed (whatever the threads), unless async_moves: then the levels of at
+// least kParallelMinItems nodes run on two or more threads in asynchronous passes (each vertex
+// moves at once against the communities as the other threads leave them, in chunks of
+// kLouvainAsyncChunk of the seeded order; the weight cap reserved by compare-and-swap), whose result
+// depends on the threads' interleaving.
+constexpr int64_t kLouvainAsyncChunk = 256;
 std::vector<int32_t> louvain_communities(const HgView &h, int64_t max_net_size,
                                          int64_t max_levels, int64_t max_passes,
                                          double min_move_fraction, int64_t seed,
@@ -65,6 +71,6 @@ std::vector<int32_t> louvain_communities(const HgView &h, int64_t max_net_size,
                                          int64_t sub_round_min_arcs = 0,
                                          std::vector<LouvainLevel> *profile = nullptr,
                                          int64_t sub_round_rows_per_thread = 0,
-                                         int64_t barrier_spin_us = 0);
+                                         int64_t barrier_spin_us = 0, bool async_moves = false);
 
 }  // namespace igp
