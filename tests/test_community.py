@@ -639,3 +639,60 @@ def test_partition_with_a_pass_gain_stop():
     assert resolve(Config(community_pass_gain=0.3), BE, h, 4).community_pass_gain == 0.3
     p = igpart.partition(h, 4, epsilon=0.03, config={"community_pass_gain": 0.3}, backend="cpu")
     assert p.balanced and p.cut == igpart.metrics.cut(h, p.parts, 4)
+
+
+def test_asynchronous_local_moving_keeps_the_cap_and_the_modularity():
+    """``communities(deterministic=False)`` on 3 threads (asynchronous passes, moves made at
+    once against the communities as the other threads leave them): dense ids, no community
+    over a cap that many moves contend for, and a modularity within 3% of the deterministic
+    local moving's, with and without the cap."""
+    from igpart.kernels import omp_threads
+
+    h = _structured(12_000, 5)
+    ha = BE.hypergraph_arrays(h)
+    for cap in (0, 12, int(h.total_weight) // 60):
+        with omp_threads(3):
+            assert BE.louvain_is_async(False)
+            fast = BE.communities(ha, seed=2, max_weight=cap, deterministic=False)
+            same = BE.communities(ha, seed=2, max_weight=cap, deterministic=True)
+        assert np.array_equal(np.unique(fast), np.arange(int(fast.max()) + 1))
+        if cap:
+            assert np.bincount(fast, weights=np.asarray(h.vwgt)).max() <= cap
+        q_fast, q_same = modularity(h, fast), modularity(h, same)
+        assert q_same > modularity(h, np.arange(h.n)), cap
+        assert q_fast >= 0.97 * q_same, (cap, q_fast, q_same)
+
+
+def test_when_local_moving_is_asynchronous(monkeypatch):
+    """True never; False from 2 threads; None (the default) from ``async_louvain_min_threads``
+    threads (0: never); the profile marks the levels that ran so."""
+    from igpart.kernels import omp_threads
+    from igpart.kernels.cpu import CpuBackend
+
+    for many, threads, expected in ((0, 16, [False, True, False]), (2, 1, [False, False, False]),
+                                    (2, 2, [False, True, True]), (4, 3, [False, True, False]),
+                                    (4, 4, [False, True, True])):  # fmt: skip
+        monkeypatch.setattr(CpuBackend, "async_louvain_min_threads", many)
+        with omp_threads(threads):
+            assert [BE.louvain_is_async(d) for d in (True, False, None)] == expected
+    h = _structured(6000, 1)
+    with omp_threads(2):
+        comm, levels = _louvain(h, profile=True, async_moves=True)
+    assert levels[0]["async_moves"] and not levels[0]["sub_rounds"]
+    assert all(lv["async_moves"] == (lv["nodes"] >= 4096) for lv in levels)
+    last = [p for lv in levels for p in lv["passes"]][-1]
+    assert last["modularity"] == pytest.approx(modularity(h, comm), abs=1e-9)
+    with omp_threads(1):  # one thread: the sequential passes, whatever was asked
+        _, levels = _louvain(h, profile=True, async_moves=True)
+    assert not any(lv["async_moves"] for lv in levels)
+
+
+def test_partition_with_asynchronous_louvain():
+    """A partition whose Louvain runs asynchronously (``deterministic=False`` on 2 threads) is
+    valid and balanced."""
+    h = _structured(12_000, 7)
+    p = igpart.partition(h, 8, backend="cpu", seed=1,
+                         config={"threads": 2, "deterministic": False})
+    assert p.parts.shape == (h.n,) and p.parts.min() >= 0 and p.parts.max() < 8
+    assert p.balanced and (p.block_weights <= p.max_block_weight).all()
+    assert p.cut == igpart.metrics.cut(h, p.parts)

@@ -326,12 +326,14 @@ def test_seed_chunks_and_pool_growth(fresh_pool):
 
 def test_cli_json_with_workers(ispd98, tmp_path):
     """``igpart partition --json`` with METIS workers: stdout is the JSON object only, and the
-    partition file is the one of in-process METIS (on the C++ backend: ``auto`` picks the GPU
-    where one is usable, whose atomics make runs differ)."""
+    partition file is the one of in-process METIS (on the C++ backend, deterministic: ``auto``
+    picks the GPU where one is usable, whose atomics make runs differ, and the default's
+    asynchronous Louvain on 2 threads depends on their timing)."""
     results = {}
     for processes in (0, 2):
         cfg = tmp_path / f"cfg{processes}.json"
-        cfg.write_text(json.dumps({"initial_metis_processes": processes, "threads": 2}))
+        cfg.write_text(json.dumps({"initial_metis_processes": processes, "threads": 2,
+                                   "deterministic": True}))
         out = tmp_path / f"ibm01.part.{processes}"
         r = subprocess.run(
             [sys.executable, "-m", "igpart", "partition", str(ispd98 / "ibm01.hgr"), "-k", "8",

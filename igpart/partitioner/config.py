@@ -443,7 +443,14 @@ class Config:
       sliced passes (BENCHMARKS.md, "Asynchronous label propagation clustering"); so does its
       label propagation refinement (``CpuBackend.lp_refine_graph``, from
       ``async_graph_lp_refine_min_threads`` (2) threads on: each move made at once when its
-      block has room, the room reserved on the block's weight). On the GPU backend None runs
+      block has room, the room reserved on the block's weight). Louvain's local moving
+      (hypergraphs, C++ backend, ``CpuBackend.communities``): False runs it in asynchronous
+      passes from 2 threads on, on levels of 4,096+ nodes (chunks of the seeded order on all
+      threads, each vertex moved at once against the communities as the others leave them,
+      the community weight cap reserved by a compare-and-swap); None from
+      ``CpuBackend.async_louvain_min_threads`` threads on (0, the default: never, so a
+      hypergraph partition stays deterministic by default); True never (BENCHMARKS.md,
+      "Louvain's local moving in asynchronous passes"). On the GPU backend None runs
       the graphs' label propagation in fused rounds on every level (moves admitted by atomic
       reservations: 2.8x faster than the array rounds at 1.006x their edge cut, BENCHMARKS.md
       "Label propagation on the device in fused rounds") unless ``GpuBackend(deterministic=
