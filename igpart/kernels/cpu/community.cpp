@@ -230,8 +230,8 @@ WGraph bipartite_graph(const HgView &h, int64_t max_net_size, BipartiteWeight mo
 // Software prefetch distances of Louvain's local moving: the rows of the vertex rated this
 // many places later in the (random) order (the sequential passes), and the community of the
 // neighbour this many arcs later in a row (every pass). The same communities; Louvain on six
-// `small` inputs, one thread, took 0.84-0.89x the time (BENCHMARKS.md, "Louvain's rows fetched
-// ahead").
+// `small` inputs, one thread, took 0.84-0.89x the time (BENCHMARKS.md, "Louvain's and the
+// clustering's rows fetched ahead").
 constexpr int64_t kPrefetchRows = 16;
 constexpr int64_t kPrefetchArcs = 8;
 

@@ -250,7 +250,11 @@ struct GraphView {
 // r = rating_term(w_e, |e|) is that net's contribution to the rating of the pair (u, v).
 template <class F>
 inline void for_each_rated_neighbour(const HgView &h, int32_t u, int64_t max_net_size, F &&f) {
-    for (int64_t j = h.vptr[u]; j < h.vptr[u + 1]; ++j) {
+    const int64_t end = h.vptr[u + 1];
+    for (int64_t j = h.vptr[u]; j < end; ++j) {
+        // the nets' bounds two nets ahead, the pins of the next one (nets sit anywhere)
+        if (j + 2 < end) __builtin_prefetch(&h.eptr[h.vind[j + 2]]);
+        if (j + 1 < end) __builtin_prefetch(h.eind + h.eptr[h.vind[j + 1]]);
         const int32_t e = h.vind[j];
         const int64_t size = h.size(e);
         if (size < 2 || size > max_net_size) continue;
