@@ -326,9 +326,9 @@ def test_seed_chunks_and_pool_growth(fresh_pool):
 
 def test_cli_json_with_workers(ispd98, tmp_path):
     """``igpart partition --json`` with METIS workers: stdout is the JSON object only, and the
-    partition file is the one of in-process METIS (on the C++ backend, deterministic: ``auto``
-    picks the GPU where one is usable, whose atomics make runs differ, and the default's
-    asynchronous Louvain on 2 threads depends on their timing)."""
+    partition file is the one of in-process METIS (on the C++ backend, as ``auto`` picks the GPU
+    where one is usable, whose atomics make runs differ; ``deterministic`` so that no stage
+    depends on the threads' timing whatever the backend's defaults)."""
     results = {}
     for processes in (0, 2):
         cfg = tmp_path / f"cfg{processes}.json"

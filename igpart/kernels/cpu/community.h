@@ -57,8 +57,8 @@ BipartiteWeight hybrid_bipartite_weight(const HgView &h);
 // Deterministic for a seed (whatever the threads), unless async_moves: then the levels of at
 // least kParallelMinItems nodes run on two or more threads in asynchronous passes (each vertex
 // moves at once against the communities as the other threads leave them, in chunks of
-// kLouvainAsyncChunk of the seeded order; the weight cap reserved by compare-and-swap), whose result
-// depends on the threads' interleaving.
+// kLouvainAsyncChunk of the seeded order; the weight cap reserved by compare-and-swap), whose
+// result depends on the threads' interleaving.
 constexpr int64_t kLouvainAsyncChunk = 256;
 std::vector<int32_t> louvain_communities(const HgView &h, int64_t max_net_size,
                                          int64_t max_levels, int64_t max_passes,
