@@ -179,6 +179,15 @@ def test_cli_tcl(hgr, tmp_path, capsys):
     assert "bad.tcl:1:" in err and "Traceback" not in err
 
 
+def test_cli_tcl_without_tkinter_says_what_is_missing(hgr, tmp_path, capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "tkinter", None)  # a Python built without Tk
+    ok = tmp_path / "ok.tcl"
+    ok.write_text(f"igpart::read {{{hgr}}}\n")
+    assert main(["tcl", str(ok)]) == 1
+    err = capsys.readouterr().err
+    assert "tkinter" in err and "Traceback" not in err
+
+
 # ---------------------------------------------------------------------------- server
 def test_server_handles_requests_and_bad_lines(hgr):
     srv = JsonLinesServer(max_request_bytes=200)

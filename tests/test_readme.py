@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import json
 import re
-import tkinter
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 import igpart
 from igpart.cli import main
@@ -63,6 +63,7 @@ def _fenced(info: str) -> list[str]:
 
 
 def test_readme_tcl_flow_runs(tau2015, tmp_path, monkeypatch, capfd):
+    tkinter = pytest.importorskip("tkinter")  # Python's Tcl interpreter (an optional module)
     for path in (tau2015 / "tv80" / "tv80.v", tau2015 / "tv80" / "tv80.ops",
                  tau2015 / "cells_early.lib"):
         (tmp_path / path.name).symlink_to(path)

@@ -415,11 +415,11 @@ def test_large_inputs_cluster_every_level_in_sub_rounds(monkeypatch):
 
 
 def test_many_threads_lower_the_sub_round_floor_unless_deterministic():
-    """Under ``deterministic=None`` from ``many_threads_sub_rounds_min_threads`` threads on,
-    inputs and levels of ``many_threads_sub_round_min_vertices`` vertices run Louvain and the
-    clustering in sub-rounds; with fewer threads, and with ``deterministic=True`` on any,
-    the size-only floor ``sub_round_min_vertices`` stays. A deterministic run's partition of
-    such an input is the same on 1 and on many threads."""
+    """Under ``deterministic=None`` (and False) from ``many_threads_sub_rounds_min_threads``
+    threads on, inputs and levels of ``many_threads_sub_round_min_vertices`` vertices run
+    Louvain and the clustering in sub-rounds; with fewer threads, and with
+    ``deterministic=True`` on any, the size-only floor ``sub_round_min_vertices`` stays. A
+    deterministic run's partition of such an input is the same on 1 and on many threads."""
     from igpart.partitioner.config import Config
     from igpart.partitioner.context import community_sub_rounds
 
@@ -428,7 +428,8 @@ def test_many_threads_lower_the_sub_round_floor_unless_deterministic():
     big, rounds = cpu.sub_round_min_vertices, cpu.cluster_sub_rounds
     assert 0 < many and low < big
     for threads, det, floor in ((many, None, low), (many - 1, None, big), (MANY, True, big),
-                                (MANY, None, low), (1, None, big)):
+                                (MANY, None, low), (1, None, big), (MANY, False, low),
+                                (1, False, big)):
         got = _on_threads(threads, lambda d=det: (
             cpu.sub_round_floor(d), community_sub_rounds(cpu, Config(deterministic=d), low),
             cpu.cluster_rounds(low, low, d), cpu.cluster_rounds(low - 1, low - 1, d)))

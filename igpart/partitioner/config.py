@@ -98,7 +98,7 @@ class Config:
       lower cut; unchanged at k <= 16, where the communities are smaller than a block anyway).
       ``community_sub_rounds`` (default -1: the backend's ``default_community_sub_rounds(n)``,
       on the C++ backend 64 on inputs of at least 100,000 vertices
-      (``CpuBackend.sub_round_min_vertices``; 16,384 under ``deterministic=None`` from 2
+      (``CpuBackend.sub_round_min_vertices``; 16,384 under ``deterministic=None`` or False from 2
       threads on, ``CpuBackend.sub_round_floor``, which also sets where the clustering runs in
       sub-rounds), else 0, as on the GPU; 0: sequential local moving): Louvain's local moving
       in this many synchronous sub-rounds per pass on graphs of at least 4096 vertices: the
@@ -117,7 +117,7 @@ class Config:
       same communities on any number of them (smaller inputs gain little from threads, and on
       a loaded 2-core machine the sub-rounds' barriers cost more than they save; measured again
       with today's code, inputs of 16,384+ vertices gain from 2 threads on, hence
-      ``CpuBackend.sub_round_floor`` under ``deterministic=None``).
+      ``CpuBackend.sub_round_floor`` under ``deterministic=None`` or False).
       ``community_pass_gain`` (default -1: the backend's ``default_community_pass_gain(n)``:
       on the C++ backend 0.1 on inputs of any size; 0 on the GPU; 0: off): a Louvain level
       also ends after a local-moving pass whose moves gained less modularity than this

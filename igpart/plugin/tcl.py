@@ -114,7 +114,13 @@ class TclBridge:
     """A Tcl interpreter whose igpart and TAU 2015 commands drive one :class:`Commands`."""
 
     def __init__(self, commands: Commands | None = None):
-        import tkinter
+        try:
+            import tkinter
+        except ImportError:  # Python built without Tk (some minimal and container builds)
+            raise IgpartError(
+                "the Tcl bridge needs Python's tkinter module, which this Python lacks "
+                "(install its Tk package, e.g. python3-tk, or use a Python built with Tk)"
+            ) from None
 
         self.commands = commands or Commands()
         self.interp = tkinter.Tcl()

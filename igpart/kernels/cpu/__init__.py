@@ -264,12 +264,13 @@ class CpuBackend(Backend):
 
     def sub_round_floor(self, deterministic: bool | None = True) -> int:
         """The fewest vertices of an input (and of a level) clustered and run through Louvain
-        in sub-rounds by default: ``sub_round_min_vertices``; with ``deterministic`` None on
-        at least ``many_threads_sub_rounds_min_threads`` OpenMP threads of the calling thread,
-        at most ``many_threads_sub_round_min_vertices``."""
+        in sub-rounds by default: ``sub_round_min_vertices``; with ``deterministic`` None or
+        False on at least ``many_threads_sub_rounds_min_threads`` OpenMP threads of the calling
+        thread, at most ``many_threads_sub_round_min_vertices`` (False, which lets the result
+        depend on the threads, never keeps a level sequential that None would not)."""
         floor = int(self.sub_round_min_vertices)
         many = int(self.many_threads_sub_rounds_min_threads)
-        if deterministic is None and many > 0 and int(_cpu.get_num_threads()) >= many:
+        if deterministic is not True and many > 0 and int(_cpu.get_num_threads()) >= many:
             floor = min(floor, int(self.many_threads_sub_round_min_vertices))
         return floor
     #: ``sub_rounds`` of :meth:`cluster_hypergraph` on levels of at least
