@@ -71,6 +71,27 @@ __device__ __forceinline__ long long jet_net_move_gain(int e, long long s, long 
     return igp::move_gain(objective, ewgt[e], size, pf, pt);
 }
 
+// The best target among the blocks b = first, first + stride, ... < k that the vertex's nets
+// touched (mask bit set), gain base + tp[b], connection conn[b], folded into (bg, bc, bb) by
+// jet_target_better (bb < 0: none yet); clears tp[b] and conn[b] on the way. One thread's share
+// of the scan that the warp and block kernels then reduce.
+__device__ __forceinline__ void jet_scan_targets(int k, int first, int stride, long long base,
+                                                 long long *tp, long long *conn,
+                                                 const unsigned long long *mask, long long &bg,
+                                                 long long &bc, int &bb) {
+    for (int b = first; b < k; b += stride) {
+        if (!((mask[b >> 6] >> (b & 63)) & 1ULL)) continue;
+        const long long g = base + tp[b], cn = conn[b];
+        tp[b] = 0;
+        conn[b] = 0;
+        if (bb < 0 || igp::jet_target_better(g, cn, b, bg, bc, bb)) {
+            bg = g;
+            bc = cn;
+            bb = b;
+        }
+    }
+}
+
 }  // namespace
 
 
@@ -137,17 +158,7 @@ extern "C" __global__ void jet_candidates(long long n, const long long *eptr, co
         int bb = -1;
         if (__any_sync(IGP_FULL_MASK, touched)) {
             __syncwarp();
-            for (int b = lane; b < k; b += 32) {
-                if (!((mask[b >> 6] >> (b & 63)) & 1ULL)) continue;
-                const long long g = base + tp[b], cn = conn[b];
-                tp[b] = 0;
-                conn[b] = 0;
-                if (bb < 0 || igp::jet_target_better(g, cn, b, bg, bc, bb)) {
-                    bg = g;
-                    bc = cn;
-                    bb = b;
-                }
-            }
+            jet_scan_targets(k, lane, 32, base, tp, conn, mask, bg, bc, bb);
             for (int o = 16; o > 0; o >>= 1) {
                 const long long g2 = __shfl_xor_sync(IGP_FULL_MASK, bg, o);
                 const long long c2 = __shfl_xor_sync(IGP_FULL_MASK, bc, o);
@@ -244,17 +255,7 @@ extern "C" __global__ void jet_candidates_heavy(long long nheavy, const int *hea
         }
         long long bg = 0, bc = 0;
         int bb = -1;
-        for (int b = threadIdx.x; b < k; b += blockDim.x) {
-            if (!((mask[b >> 6] >> (b & 63)) & 1ULL)) continue;
-            const long long g = base + tp[b], cn = conn[b];
-            tp[b] = 0;
-            conn[b] = 0;
-            if (bb < 0 || igp::jet_target_better(g, cn, b, bg, bc, bb)) {
-                bg = g;
-                bc = cn;
-                bb = b;
-            }
-        }
+        jet_scan_targets(k, threadIdx.x, blockDim.x, base, tp, conn, mask, bg, bc, bb);
         red_g[threadIdx.x] = bg;
         red_c[threadIdx.x] = bc;
         red_b[threadIdx.x] = bb;
