@@ -187,12 +187,14 @@ class CpuBackend(Backend):
     #: chooses against the communities as the other threads leave them and moves at once (its
     #: community's weight cap reserved by a compare-and-swap), on every level of 4,096+ nodes,
     #: instead of one vertex after the other (levels of fewer than
-    #: ``community_sub_round_min_arcs`` arcs) or in synchronous sub-rounds; 0 (the default):
-    #: never, so the default stays deterministic; ``Config.deterministic = False`` runs them
-    #: from 2 threads on. On the 2-core VM (2 threads, the ``small`` suite at k = 2, 8, 64,
-    #: seeds 0-1) the whole runs took 0.92x the time at the same cut (BENCHMARKS.md,
-    #: "Louvain's local moving in asynchronous passes"); many cores are not yet measured.
-    async_louvain_min_threads = 0
+    #: ``community_sub_round_min_arcs`` arcs) or in synchronous sub-rounds. The communities
+    #: then depend on the threads' timing (``Config.deterministic = True`` keeps the
+    #: synchronous passes; 0 here: never by default), as Mt-KaHyPar's and KaMinPar's default
+    #: modes and the graph path's label propagation do. The ``small`` suite at k = 2, 8, 64,
+    #: seeds 0-1 (BENCHMARKS.md, "Louvain's local moving in asynchronous passes"): on the
+    #: 2-core VM's 2 threads 0.92x the time at 0.998x the cut, on the H200 machine's 16
+    #: threads 0.86x the time (k = 2: 0.81x; Louvain 0.55x) at 0.999x the cut.
+    async_louvain_min_threads = 2
 
     def louvain_is_async(self, deterministic: bool | None = None) -> bool:
         """Whether ``communities(deterministic=...)`` runs asynchronous local moving on this
