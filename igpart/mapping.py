@@ -541,7 +541,8 @@ def _run_splits(jobs: list, config, processes: int = 0) -> list:
     ibm05 1.5x faster; BENCHMARKS.md, "Process mapping").
     Each seed is its own partition and the best is chosen in the order of the seeds, so the
     result is that of one split and seed after the other, whatever the threads, processes and
-    the order the tasks finish in."""
+    the order the tasks finish in (each partition repeats itself where its stages are
+    synchronous: ``Config.deterministic = True``, or one thread)."""
     from .parallel.threads import usable_cpus
 
     host = {i for i in range(len(jobs)) if _host_backend(jobs[i][1][3])}

@@ -27,6 +27,19 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip)
 
 
+@pytest.fixture(autouse=True)
+def _synchronous_hypergraph_passes(monkeypatch):
+    """The C++ backend's asynchronous Louvain passes (the default from 2 threads) and clustering
+    joins make a run depend on the threads' timing; the tests compare runs with each other and
+    with oracles, so they run the synchronous passes (as ``deterministic=True`` would), and
+    the tests of the asynchronous modes turn them on themselves (``test_community.py``,
+    ``test_threads.py``)."""
+    from igpart.kernels.cpu import CpuBackend
+
+    monkeypatch.setattr(CpuBackend, "async_louvain_min_threads", 0)
+    monkeypatch.setattr(CpuBackend, "async_cluster_min_threads", 0)
+
+
 @pytest.fixture(scope="session")
 def ispd98() -> Path:
     if not (ISPD98 / "ibm01.hgr").exists():

@@ -89,6 +89,92 @@ def test_parallel_clustering_does_not_depend_on_the_thread_count(circuit):
         cpu.cluster_hypergraph(ha, 6, sub_rounds=-1)
 
 
+@pytest.mark.parametrize("cap", [6, 40])
+def test_asynchronous_clustering_keeps_its_bounds(circuit, cap):
+    """``cluster_hypergraph(asynchronous=True)`` on 3 and 16 threads (joins made at once while
+    other threads join, many contending for the same clusters under the small cap): dense ids,
+    every cluster within the weight cap (or a single vertex) and inside one community, the
+    shrink limit kept up to one join per thread, and about as much clustering as the
+    sequential visit; on one thread the synchronous clustering itself."""
+    cpu = get_backend("cpu")
+    ha = cpu.hypergraph_arrays(circuit)
+    comm = (np.arange(circuit.n) * 7 // circuit.n).astype(np.int32)
+    seq_cmap, seq_nc = cpu.cluster_hypergraph(ha, cap, communities=comm, max_shrink=2.5, seed=3,
+                                              sub_rounds=0)
+    for threads in (3, MANY):
+        cmap, nc = _on_threads(threads, lambda: cpu.cluster_hypergraph(
+            ha, cap, communities=comm, max_shrink=2.5, seed=3, asynchronous=True))
+        assert cmap.shape == (circuit.n,) and set(np.unique(cmap)) == set(range(nc))
+        weights = np.bincount(cmap, weights=circuit.vwgt, minlength=nc)
+        sizes = np.bincount(cmap, minlength=nc)
+        assert np.all((weights <= cap) | (sizes == 1)), threads
+        first = np.full(nc, -1)
+        first[cmap[::-1]] = comm[::-1]
+        assert np.array_equal(first[cmap], comm)  # every cluster inside one community
+        assert nc >= int(circuit.n / 2.5) - threads
+        assert abs(nc - seq_nc) <= 0.05 * circuit.n, (threads, nc, seq_nc)
+    one, sync = (_on_threads(1, lambda a=a: cpu.cluster_hypergraph(
+        ha, cap, communities=comm, max_shrink=2.5, seed=3, sub_rounds=16, asynchronous=a))
+        for a in (True, False))
+    assert one[1] == sync[1] and np.array_equal(one[0], sync[0])
+
+
+@pytest.mark.parametrize("k", [2, 8])
+def test_asynchronous_run_is_valid(monkeypatch, k):
+    """Runs with asynchronous Louvain passes and clustering joins (whose result depends on the
+    threads' timing): valid, balanced partitions whose reported cut is the recomputed one, on
+    3 and 16 threads, the asynchronous stages having run."""
+    monkeypatch.setattr(CpuBackend, "async_louvain_min_threads", 2)
+    monkeypatch.setattr(CpuBackend, "async_cluster_min_threads", 2)
+    asked = []
+    real = CpuBackend.cluster_hypergraph
+
+    def spy(self, *a, **kw):
+        asked.append(kw.get("asynchronous", False))
+        return real(self, *a, **kw)
+
+    monkeypatch.setattr(CpuBackend, "cluster_hypergraph", spy)
+    h = random_circuit(30_000, seed=11)
+    for threads in (3, MANY):
+        p = igpart.partition(h, k, backend="cpu", seed=1, config={"threads": threads})
+        assert p.balanced and p.parts.min() >= 0 and p.parts.max() < k
+        assert p.cut == igpart.metrics.cut(h, p.parts, k)
+    assert any(asked)
+
+
+def test_when_the_clustering_joins_asynchronously(monkeypatch):
+    """True never; False from 2 threads; None (the default) from ``async_cluster_min_threads``
+    threads (0: never); the coarsener asks for it by that rule, and the host levels of a
+    deterministic device run never do."""
+    from igpart.partitioner.coarsening import hypergraph_coarsener
+    from igpart.partitioner.context import resolve
+
+    cpu = CpuBackend()
+    for many, threads, expected in ((0, MANY, [False, True, False]), (2, 1, [False] * 3),
+                                    (2, 2, [False, True, True]), (4, 3, [False, True, False]),
+                                    (4, 4, [False, True, True])):  # fmt: skip
+        monkeypatch.setattr(CpuBackend, "async_cluster_min_threads", many)
+        got = _on_threads(threads, lambda: [cpu.cluster_is_async(d) for d in (True, False, None)])
+        assert got == expected, (many, threads)
+    monkeypatch.setattr(CpuBackend, "async_cluster_min_threads", 2)
+    seen = []
+    real = CpuBackend.cluster_hypergraph
+
+    def spy(self, *a, **kw):
+        seen.append(kw.get("asynchronous", False))
+        return real(self, *a, **kw)
+
+    monkeypatch.setattr(CpuBackend, "cluster_hypergraph", spy)
+    h = random_circuit(5_000, seed=2)
+    ha = cpu.hypergraph_arrays(h)
+    for det, in_order, want in ((None, False, True), (True, False, False), (False, False, True),
+                                (None, True, False)):  # fmt: skip
+        cfg = resolve(igpart.Config(deterministic=det), cpu, h, 4)
+        coarsen_one = hypergraph_coarsener(cpu, 50, cfg, 1, joins_in_order=in_order)
+        _on_threads(2, lambda: coarsen_one(ha))
+        assert seen[-1] == want, (det, in_order)
+
+
 def test_parallel_contraction_does_not_depend_on_the_thread_count(circuit):
     """Contraction (pins, identical nets, transpose) on 1, 3 and 16 threads: the same level, whose
     vertex -> net incidence is the stable transpose of its nets."""
@@ -176,6 +262,7 @@ from igpart.generators import random_circuit
 from igpart.kernels import _cpu, get_backend
 cpu = get_backend("cpu")
 type(cpu).async_louvain_min_threads = 0  # the default's sub-rounds, the same on any team
+type(cpu).async_cluster_min_threads = 0
 h = random_circuit(20_000, seed=5)
 ha = cpu.hypergraph_arrays(h)
 def digest(*arrays):
@@ -196,9 +283,11 @@ def test_stages_on_a_smaller_team_than_asked_for(monkeypatch):
     """Where the OpenMP runtime gives a stage fewer threads than it asks for (OMP_THREAD_LIMIT,
     OMP_DYNAMIC on a loaded machine, a nested region), every stage gives what one thread
     gives and a whole run what a full team gives (Louvain's graphs once lost the rows of the
-    slices of the missing threads). Louvain runs its sub-rounds, not the asynchronous passes
-    (``async_louvain_min_threads`` 0), whose result depends on the threads' timing."""
+    slices of the missing threads). Louvain and the clustering run their sub-rounds, not the
+    asynchronous passes and joins (``async_louvain_min_threads`` and
+    ``async_cluster_min_threads`` 0), whose result depends on the threads' timing."""
     monkeypatch.setattr(CpuBackend, "async_louvain_min_threads", 0)
+    monkeypatch.setattr(CpuBackend, "async_cluster_min_threads", 0)
     import hashlib
     import os
     import subprocess
@@ -570,15 +659,16 @@ def test_heap_policy_changes_no_result_and_nests(monkeypatch):
     is an error."""
     _clear_malloc_env(monkeypatch)
     h = random_circuit(20_000, seed=3)
-    kept = igpart.partition(h, 8, backend=CpuBackend(retain_heap=True), seed=2)
-    plain = igpart.partition(h, 8, backend=CpuBackend(retain_heap=False), seed=2)
+    det = {"deterministic": True}  # runs that can be compared
+    kept = igpart.partition(h, 8, backend=CpuBackend(retain_heap=True), seed=2, config=det)
+    plain = igpart.partition(h, 8, backend=CpuBackend(retain_heap=False), seed=2, config=det)
     assert np.array_equal(kept.parts, plain.parts) and kept.cut == plain.cut
     assert CpuBackend().retain_heap and not CpuBackend(retain_heap=False).retain_heap
     if not _cpu.heap_retain_begin():
         pytest.skip("not glibc, or the environment sets malloc parameters")
     try:
         assert _cpu.heap_retain_begin()
-        inner = igpart.partition(h, 8, backend=CpuBackend(), seed=2)
+        inner = igpart.partition(h, 8, backend=CpuBackend(), seed=2, config=det)
         _cpu.heap_retain_end()
     finally:
         _cpu.heap_retain_end()

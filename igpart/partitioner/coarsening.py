@@ -144,13 +144,17 @@ def lighter_hierarchy(hierarchy: list, cap: int, coarsen_one, contract_one, limi
     return hierarchy[:j] + rebuilt
 
 
-def hypergraph_coarsener(be: Backend, mcw: int, cfg: ResolvedConfig, seed: int):
+def hypergraph_coarsener(be: Backend, mcw: int, cfg: ResolvedConfig, seed: int,
+                         joins_in_order: bool = False):
     """One level's clustering on ``be``, ``coarsen_one(level, communities=None) -> (cmap,
     nc)``, as the context (resolved for ``be``) asks: HyperG grouping or the default clustering,
-    levels shrinking at most ``cfg.max_shrink`` times."""
+    levels shrinking at most ``cfg.max_shrink`` times; asynchronous joins where the backend
+    offers them for ``cfg.deterministic`` (``CpuBackend.cluster_is_async``) unless
+    ``joins_in_order`` (the host levels of a deterministic device run)."""
     limit = cfg.max_shrink
     coarsest = cfg.coarsest  # where the coarsening stops
     rounds_of = getattr(be, "cluster_rounds", None)
+    is_async = None if joins_in_order else getattr(be, "cluster_is_async", None)
 
     def coarsen_one(ha, communities=None):
         if cfg.coarsening == "hyperg":
@@ -167,6 +171,8 @@ def hypergraph_coarsener(be: Backend, mcw: int, cfg: ResolvedConfig, seed: int):
         options = {}
         if rounds_of is not None:  # the C++ backend: sub-rounds by level and input size
             options["sub_rounds"] = rounds_of(ha.n, cfg.n, cfg.deterministic)
+        if is_async is not None and is_async(cfg.deterministic):
+            options["asynchronous"] = True
         return be.cluster_hypergraph(
             ha, mcw, max_net_size=cfg.rating_max_net_size, communities=communities,
             max_shrink=shrink, weight_penalty=cfg.weight_penalty, seed=seed, **options,

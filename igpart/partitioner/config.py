@@ -448,9 +448,16 @@ class Config:
       passes from 2 threads on, on levels of 4,096+ nodes (chunks of the seeded order on all
       threads, each vertex moved at once against the communities as the others leave them,
       the community weight cap reserved by a compare-and-swap); None from
-      ``CpuBackend.async_louvain_min_threads`` threads on (0, the default: never, so a
-      hypergraph partition stays deterministic by default); True never (BENCHMARKS.md,
-      "Louvain's local moving in asynchronous passes"). On the GPU backend None runs
+      ``CpuBackend.async_louvain_min_threads`` (2) threads on, so a hypergraph partition on 2+
+      threads depends on the threads' timing by default, as Mt-KaHyPar's does (the ``small``
+      suite on 16 threads: 0.86x the time at 0.999x the cut; ``large``: 0.95x at 0.998x);
+      True never (BENCHMARKS.md, "Louvain's local moving in asynchronous passes"). False
+      also clusters the hypergraph levels of 4,096+ vertices with asynchronous joins from 2
+      threads on (``CpuBackend.cluster_hypergraph(asynchronous=True)``: each vertex joins at
+      once against the clusters as they are, claims and the weight cap by compare-and-swap);
+      None from ``CpuBackend.async_cluster_min_threads`` threads on (0, the default: never;
+      on 2 threads 0.97x the time at 1.010x the cut, BENCHMARKS.md, "Asynchronous clustering
+      of hypergraphs"). On the GPU backend None runs
       the graphs' label propagation in fused rounds on every level (moves admitted by atomic
       reservations: 2.8x faster than the array rounds at 1.006x their edge cut, BENCHMARKS.md
       "Label propagation on the device in fused rounds") unless ``GpuBackend(deterministic=

@@ -209,6 +209,8 @@ def multilevel_hypergraph(h: Hypergraph, k: int, epsilon: float, objective: str,
         fixed = None
     on_cpu = be.name == "cpu"  # as asked: a device backend's runs are never retried lighter
     if be.name != "cpu" and h.n < cfg.host_levels_below:
+        if getattr(be, "deterministic", False) and cfg.deterministic is None:
+            cfg = copy_config(cfg, deterministic=True)  # as the device run would repeat
         be = get_backend("cpu")  # every level would be a host level (Config.host_levels_below)
     cfg = resolved(cfg, be, h, k)
     t0 = time.perf_counter()
@@ -296,9 +298,10 @@ def _hypergraph_host_levels(be: Backend, h: Hypergraph, k: int, mcw: int, bounds
         return None
     hbe = get_backend("cpu")
     hcfg = on_backend(cfg, hbe, h, keep=("refinement",))
+    in_order = bool(getattr(be, "deterministic", False))  # a deterministic device run's
     return HostLevels(
         cfg.host_levels_below, hbe,
-        lambda s: hypergraph_coarsener(hbe, mcw, hcfg, s),
+        lambda s: hypergraph_coarsener(hbe, mcw, hcfg, s, joins_in_order=in_order),
         hbe.contract_hypergraph,
         hypergraph_refiner(hbe, k, bounds_on(hbe), objective, hcfg, seed, timer,
                            finest_n=h.n),

@@ -196,6 +196,32 @@ class CpuBackend(Backend):
     #: threads 0.86x the time (k = 2: 0.81x; Louvain 0.55x) at 0.999x the cut.
     async_louvain_min_threads = 2
 
+    #: ``cluster_hypergraph`` takes ``asynchronous`` (asynchronous joins).
+    async_cluster = True
+    #: From this many OpenMP threads on, ``Config.deterministic = None`` clusters the
+    #: hypergraph levels of 4,096+ vertices with asynchronous joins (``cluster_hypergraph(
+    #: asynchronous=True)``: the threads take chunks of 256 vertices of the seeded order, each
+    #: vertex rates against the clusters as they are and joins at once, claiming itself and its
+    #: target by compare-and-swap and reserving the weight cap on the cluster), instead of one
+    #: vertex after the other or in synchronous sub-rounds (``cluster_rounds``); 0 (the
+    #: default): never. ``Config.deterministic = False`` does so from 2 threads on, True never.
+    #: On the 2-core VM's 2 threads (the ``small`` suite, k = 2, 8, 64, seeds 0-3) whole runs
+    #: took 0.97x the time at 1.010x the cut (BENCHMARKS.md, "Asynchronous clustering of
+    #: hypergraphs"): not the default.
+    async_cluster_min_threads = 0
+
+    def cluster_is_async(self, deterministic: bool | None = None) -> bool:
+        """Whether the clustering of a run with ``Config.deterministic = deterministic`` joins
+        asynchronously on this thread's OpenMP threads: False for True; for False, on two
+        threads or more; for None, from ``async_cluster_min_threads`` threads on."""
+        if deterministic:
+            return False
+        threads = int(_cpu.get_num_threads())
+        if deterministic is None:
+            many = int(self.async_cluster_min_threads)
+            return many > 0 and threads >= max(2, many)
+        return threads >= 2
+
     def louvain_is_async(self, deterministic: bool | None = None) -> bool:
         """Whether ``communities(deterministic=...)`` runs asynchronous local moving on this
         thread's OpenMP threads: False for True; for False, on two threads or more; for None,
@@ -572,12 +598,16 @@ class CpuBackend(Backend):
     def cluster_hypergraph(self, hg: HypergraphArrays, max_cluster_weight: int, *,
                            max_net_size: int = 1000, communities=None, max_shrink: float = 2.5,
                            weight_penalty: bool = False, seed: int = 0,
-                           sub_rounds: int | None = None):
+                           sub_rounds: int | None = None, asynchronous: bool = False):
         """``sub_rounds`` (default ``cluster_sub_rounds`` on levels of at least
         ``sub_round_min_vertices``, else 0): 0 visits the vertices one after the other; N > 0
         cuts the visiting order of levels of at least 4096 vertices into N slices whose vertices
         rate their neighbours in parallel (OpenMP) against the clusters before the slice, then
-        join in order. Either way the result does not depend on the threads."""
+        join in order. Either way the result does not depend on the threads.
+        ``asynchronous`` (levels of at least 4096 vertices, on two threads or more; sub_rounds
+        then do not matter): the threads take chunks of the visiting order and each vertex
+        joins at once against the clusters as they are (``cluster_is_async``); the result
+        depends on the threads' interleaving."""
         comm = None if communities is None else _i32(communities)
         rounds = sub_rounds
         if rounds is None:
@@ -585,7 +615,7 @@ class CpuBackend(Backend):
         cmap, nc = _cpu.cluster_hypergraph(
             hg.eptr, hg.eind, hg.ewgt, hg.vptr, hg.vind, hg.vwgt, int(max_cluster_weight),
             int(max_net_size), comm, float(max_shrink), bool(weight_penalty), int(seed),
-            int(rounds),
+            int(rounds), bool(asynchronous),
         )
         return cmap, int(nc)
 

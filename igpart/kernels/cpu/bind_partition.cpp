@@ -381,7 +381,7 @@ void igp::bind_partition(py::module_ &m) {
         [](Arr<int64_t> eptr, Arr<int32_t> eind, Arr<int64_t> ewgt, Arr<int64_t> vptr,
            Arr<int32_t> vind, Arr<int64_t> vwgt, int64_t max_cluster_weight, int64_t max_net_size,
            std::optional<Arr<int32_t>> communities, double max_shrink, bool weight_penalty,
-           int64_t seed, int64_t sub_rounds) {
+           int64_t seed, int64_t sub_rounds, bool async_joins) {
             const HgView h = hg_view(eptr, eind, ewgt, vptr, vind, vwgt, "cluster_hypergraph");
             if (sub_rounds < 0)
                 throw std::invalid_argument("cluster_hypergraph: sub_rounds must be >= 0");
@@ -396,16 +396,17 @@ void igp::bind_partition(py::module_ &m) {
                 py::gil_scoped_release release;
                 const StageThreads cap(h.eptr[h.m]);  // threads by the level's pins
                 nc = cluster_hypergraph(h, max_cluster_weight, max_net_size, comm, max_shrink,
-                                        weight_penalty, seed, cmap, sub_rounds);
+                                        weight_penalty, seed, cmap, sub_rounds, async_joins);
             }
             return py::make_tuple(to_numpy(std::move(cmap)), nc);
         },
         py::arg("eptr"), py::arg("eind"), py::arg("ewgt"), py::arg("vptr"), py::arg("vind"),
         py::arg("vwgt"), py::arg("max_cluster_weight"), py::arg("max_net_size"),
         py::arg("communities"), py::arg("max_shrink"), py::arg("weight_penalty"), py::arg("seed"),
-        py::arg("sub_rounds") = 0,
+        py::arg("sub_rounds") = 0, py::arg("async_joins") = false,
         "Cluster-aware heavy-edge clustering: (cmap, nc); sub_rounds > 0: in parallel "
-        "synchronous sub-rounds (same result on any number of threads).");
+        "synchronous sub-rounds (same result on any number of threads); async_joins: "
+        "asynchronous joins on two threads or more (the result depends on the interleaving).");
 
     m.def(
         "contract_hypergraph",

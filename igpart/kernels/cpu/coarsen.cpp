@@ -4,6 +4,10 @@
 #include <numeric>
 #include <utility>
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 #include "csr.h"
 #include "partition.h"
 #include "partition_common.h"
@@ -14,6 +18,8 @@ namespace {
 // The sequential clustering visits the vertices in a random order: the row bounds, flag and
 // weight of the vertex this many places ahead are fetched, and its nets from half as far.
 constexpr int64_t kPrefetchVertices = 16;
+// The asynchronous joins hand out the visiting order in chunks of this many vertices.
+constexpr int64_t kAsyncJoinChunk = 256;
 }  // namespace
 
 std::vector<int32_t> hypergraph_best_neighbours(const HgView &h, int64_t max_cluster_weight,
@@ -184,7 +190,8 @@ namespace {
 
 // The cluster u joins (-1: none) given cluster representatives `rep` and weights `cw`: the
 // highest rating, then an unclustered target, then the lighter cluster, then tie_hash.
-// `score` is all zeros on entry and on return; `touched` is scratch.
+// `score` is all zeros on entry and on return; `touched` is scratch. rep, cw and matched are read
+// with relaxed atomic loads: the asynchronous joins write them meanwhile.
 int32_t best_cluster(const HgView &h, int32_t u, int64_t max_cluster_weight, int64_t max_net_size,
                      const int32_t *communities, bool weight_penalty, int64_t seed,
                      const int32_t *rep, const int64_t *cw, const char *matched, double *score,
@@ -194,7 +201,7 @@ int32_t best_cluster(const HgView &h, int32_t u, int64_t max_cluster_weight, int
     touched.clear();
     for_each_rated_neighbour(h, u, max_net_size, [&](int32_t v, double r) {
         if (communities && communities[v] != cu) return;
-        const int32_t c = rep[v];
+        const int32_t c = __atomic_load_n(&rep[v], __ATOMIC_RELAXED);
         if (score[c] == 0.0) touched.push_back(c);
         score[c] += r;
     });
@@ -206,10 +213,10 @@ int32_t best_cluster(const HgView &h, int32_t u, int64_t max_cluster_weight, int
     for (int32_t c : touched) {
         double s = score[c];
         score[c] = 0.0;
-        const int64_t wc = cw[c];
+        const int64_t wc = __atomic_load_n(&cw[c], __ATOMIC_RELAXED);
         if (s <= 0.0 || wu + wc > max_cluster_weight) continue;
         if (weight_penalty) s /= static_cast<double>(std::max<int64_t>(wc, 1));
-        const bool free = !matched[c];
+        const bool free = !__atomic_load_n(&matched[c], __ATOMIC_RELAXED);
         const unsigned int hc = tie_hash(seed, u, c);
         bool better = best < 0 || s > bs;
         if (!better && s == bs) {
@@ -292,7 +299,8 @@ void pair_unrated(const HgView &h, int64_t max_cluster_weight, int64_t max_net_s
 
 int64_t cluster_hypergraph(const HgView &h, int64_t max_cluster_weight, int64_t max_net_size,
                            const int32_t *communities, double max_shrink, bool weight_penalty,
-                           int64_t seed, std::vector<int32_t> &cmap, int64_t sub_rounds) {
+                           int64_t seed, std::vector<int32_t> &cmap, int64_t sub_rounds,
+                           bool async_joins) {
     const int64_t n = h.n;
     std::vector<int32_t> rep(static_cast<size_t>(n));
     std::iota(rep.begin(), rep.end(), 0);
@@ -319,7 +327,77 @@ int64_t cluster_hypergraph(const HgView &h, int64_t max_cluster_weight, int64_t 
         matched[u] = matched[c] = 1;
         --nc;
     };
-    if (sub_rounds <= 0 || n < kParallelMinItems) {
+    int max_threads = 1;
+#ifdef _OPENMP
+    max_threads = std::max(1, omp_get_max_threads());
+#endif
+    if (async_joins && max_threads > 1 && n >= kParallelMinItems) {
+        // Asynchronous joins: the threads take chunks of the order; each vertex rates against
+        // the clusters as they are and joins at once. matched[] is a state: 0 free, 1 a
+        // cluster's representative, 2 joined (rep set), 3 joining. A vertex claims itself
+        // (0 -> 3), then its target: a free target becomes a representative (0 -> 1), a
+        // joined one stands for its representative, a joining one is given up; the weight is
+        // reserved on the representative by a compare-and-swap under the cap. A vertex that
+        // cannot join is freed again (3 -> 0). Clusters stay one level deep (a representative
+        // never joins), as in the sequential visit; the result depends on the interleaving.
+        int64_t left = n;
+#pragma omp parallel
+        {
+            double *score = rating_scratch(n).data();
+            std::vector<int32_t> touched;
+#pragma omp for schedule(dynamic, kAsyncJoinChunk)
+            for (int64_t i = 0; i < n; ++i) {
+                if (__atomic_load_n(&left, __ATOMIC_RELAXED) <= target) continue;
+                const int32_t u = order[i];
+                const int64_t wu = h.vwgt[u];
+                if (__atomic_load_n(&matched[u], __ATOMIC_RELAXED) || wu >= max_cluster_weight)
+                    continue;
+                int32_t c = best_cluster(h, u, max_cluster_weight, max_net_size, communities,
+                                         weight_penalty, seed, rep.data(), cw.data(),
+                                         matched.data(), score, touched);
+                if (c < 0) continue;
+                char expect = 0;
+                if (!__atomic_compare_exchange_n(&matched[u], &expect, char(3), false,
+                                                 __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+                    continue;  // chosen as a target meanwhile
+                bool joined = false;
+                for (int hop = 0; hop < 2; ++hop) {
+                    char sc = __atomic_load_n(&matched[c], __ATOMIC_ACQUIRE);
+                    if (sc == 0) {
+                        char free = 0;
+                        if (__atomic_compare_exchange_n(&matched[c], &free, char(1), false,
+                                                        __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+                            sc = 1;
+                        else
+                            sc = free;
+                    }
+                    if (sc == 2) {  // c joined a cluster: that cluster's representative
+                        c = __atomic_load_n(&rep[c], __ATOMIC_RELAXED);
+                        continue;
+                    }
+                    if (sc == 1) {
+                        int64_t cur = __atomic_load_n(&cw[c], __ATOMIC_RELAXED);
+                        while (cur + wu <= max_cluster_weight) {
+                            if (__atomic_compare_exchange_n(&cw[c], &cur, cur + wu, true,
+                                                            __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+                                joined = true;
+                                break;
+                            }
+                        }
+                    }
+                    break;  // a representative (joined or full), or a target still joining
+                }
+                if (joined) {
+                    __atomic_store_n(&rep[u], c, __ATOMIC_RELAXED);
+                    __atomic_store_n(&matched[u], char(2), __ATOMIC_RELEASE);
+                    __atomic_fetch_sub(&left, int64_t(1), __ATOMIC_RELAXED);
+                } else {
+                    __atomic_store_n(&matched[u], char(0), __ATOMIC_RELEASE);
+                }
+            }
+        }
+        nc = left;
+    } else if (sub_rounds <= 0 || n < kParallelMinItems) {
         double *score = rating_scratch(n).data();
         std::vector<int32_t> touched;
         for (int64_t i = 0; i < n; ++i) {

@@ -298,9 +298,14 @@ int64_t group_vertices(int64_t n, const int32_t *best, bool leader_max, const in
 // sub_rounds > 0 (levels of at least kParallelMinItems vertices): the visiting order is cut into
 // that many slices; the vertices of a slice rate in parallel against the clusters before it, then
 // join in order (see coarsen.cpp); the result depends on sub_rounds, never on the threads.
+// async_joins (with two threads or more, levels of at least kParallelMinItems vertices): every
+// thread takes chunks of the order, each vertex joins at once against the clusters as they are
+// (claims by compare-and-swap, the weight cap reserved on the cluster); the result depends on
+// the threads' interleaving.
 int64_t cluster_hypergraph(const HgView &h, int64_t max_cluster_weight, int64_t max_net_size,
                            const int32_t *communities, double max_shrink, bool weight_penalty,
-                           int64_t seed, std::vector<int32_t> &cmap, int64_t sub_rounds = 0);
+                           int64_t seed, std::vector<int32_t> &cmap, int64_t sub_rounds = 0,
+                           bool async_joins = false);
 
 HgLevel contract_hypergraph(const HgView &h, const int32_t *cmap, int64_t nc);
 GraphLevel contract_graph(const GraphView &g, const int32_t *cmap, int64_t nc);
