@@ -29,11 +29,11 @@ def pytest_collection_modifyitems(config, items):
 
 @pytest.fixture(autouse=True)
 def _synchronous_hypergraph_passes(monkeypatch):
-    """The C++ backend's asynchronous Louvain passes (the default from 2 threads) and clustering
-    joins make a run depend on the threads' timing; the tests compare runs with each other and
-    with oracles, so they run the synchronous passes (as ``deterministic=True`` would), and
-    the tests of the asynchronous modes turn them on themselves (``test_community.py``,
-    ``test_threads.py``)."""
+    """The C++ backend's asynchronous Louvain passes and clustering joins (the default from 2
+    and 16 threads) make a run depend on the threads' timing; the tests compare runs with each
+    other and with oracles, so they run the synchronous passes (as ``deterministic=True``
+    would), and the tests of the asynchronous modes turn them on themselves
+    (``test_community.py``, ``test_threads.py``)."""
     from igpart.kernels.cpu import CpuBackend
 
     monkeypatch.setattr(CpuBackend, "async_louvain_min_threads", 0)

@@ -171,7 +171,7 @@ def test_when_the_clustering_joins_asynchronously(monkeypatch):
                                 (None, True, False)):  # fmt: skip
         cfg = resolve(igpart.Config(deterministic=det), cpu, h, 4)
         coarsen_one = hypergraph_coarsener(cpu, 50, cfg, 1, joins_in_order=in_order)
-        _on_threads(2, lambda: coarsen_one(ha))
+        _on_threads(2, lambda f=coarsen_one: f(ha))
         assert seen[-1] == want, (det, in_order)
 
 

@@ -455,9 +455,10 @@ class Config:
       also clusters the hypergraph levels of 4,096+ vertices with asynchronous joins from 2
       threads on (``CpuBackend.cluster_hypergraph(asynchronous=True)``: each vertex joins at
       once against the clusters as they are, claims and the weight cap by compare-and-swap);
-      None from ``CpuBackend.async_cluster_min_threads`` threads on (0, the default: never;
-      on 2 threads 0.97x the time at 1.010x the cut, BENCHMARKS.md, "Asynchronous clustering
-      of hypergraphs"). On the GPU backend None runs
+      None from ``CpuBackend.async_cluster_min_threads`` (16) threads on (on 16 threads
+      ``large`` took 0.91x the time at 0.999x the cut, ``small`` 0.97x at 0.998x; on 2
+      threads ``small`` 0.97x at 1.010x, hence not there; BENCHMARKS.md, "Asynchronous
+      clustering of hypergraphs"). On the GPU backend None runs
       the graphs' label propagation in fused rounds on every level (moves admitted by atomic
       reservations: 2.8x faster than the array rounds at 1.006x their edge cut, BENCHMARKS.md
       "Label propagation on the device in fused rounds") unless ``GpuBackend(deterministic=
