@@ -13,18 +13,30 @@ ISPD98 = BENCH / "ispd98"
 TAU2015 = BENCH / "tau2015"
 
 
+def _tcl_status() -> tuple[bool, str]:
+    """Whether Python's Tcl interpreter (tkinter) works here, and why not."""
+    try:
+        import tkinter
+
+        tkinter.Tcl()
+    except Exception as exc:  # no tkinter module (python3-tk missing), or no Tcl library
+        return False, f"{type(exc).__name__}: {exc}"
+    return True, ""
+
+
 def pytest_collection_modifyitems(config, items):
     from igpart.kernels import gpu_status
 
-    ok, reason = gpu_status()
-    if ok:
-        return
-    skip = pytest.mark.skip(reason=f"no GPU: {reason}")
-    for item in items:
-        # the marker itself, not item.keywords: keywords also hold directory names (a checkout
-        # in a folder called "gpu" would skip everything)
-        if item.get_closest_marker("gpu") is not None:
-            item.add_marker(skip)
+    for marker, (ok, reason), what in (("gpu", gpu_status(), "no GPU"),
+                                       ("tcl", _tcl_status(), "no Tcl in this Python")):
+        if ok:
+            continue
+        skip = pytest.mark.skip(reason=f"{what}: {reason}")
+        for item in items:
+            # the marker itself, not item.keywords: keywords also hold directory names (a
+            # checkout in a folder called "gpu" would skip everything)
+            if item.get_closest_marker(marker) is not None:
+                item.add_marker(skip)
 
 
 @pytest.fixture(autouse=True)

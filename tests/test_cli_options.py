@@ -210,6 +210,7 @@ def test_tcl_reads_commands_from_stdin(tau2015, tmp_path):
     assert r.returncode == 1 and "<stdin>:1: the input ends inside a command" in r.stderr
 
 
+@pytest.mark.tcl
 def test_interactive_tcl_prompts_prints_and_goes_on_after_errors():
     from igpart.plugin.tcl import run_stream
 

@@ -127,6 +127,7 @@ def test_session_rejects_other_designs():
 
 
 # ---------------------------------------------------------------------------- Tcl
+@pytest.mark.tcl
 def test_tcl_bridge_drives_a_hypergraph_session(hgr, tmp_path):
     script = tmp_path / "flow.tcl"
     script.write_text(
@@ -155,6 +156,7 @@ set report [igpart::report]
     check_session(s)
 
 
+@pytest.mark.tcl
 def test_tcl_errors_carry_the_message_and_line(hgr, tmp_path):
     bad = tmp_path / "bad.tcl"
     bad.write_text(f"igpart::read {{{hgr}}}\nigpart::partition -k 2\n\nconnect_pin u1:a n1\n")
@@ -168,6 +170,7 @@ def test_tcl_errors_carry_the_message_and_line(hgr, tmp_path):
     assert split_options(["a", "-k", "3", "-1"]) == (["a", "-1"], {"k": "3"})
 
 
+@pytest.mark.tcl
 def test_cli_tcl(hgr, tmp_path, capsys):
     ok = tmp_path / "ok.tcl"
     ok.write_text(f"igpart::read {{{hgr}}}\nigpart::partition -k 2\nputs [igpart::block_of 0]\n")
@@ -318,6 +321,7 @@ def test_session_config_reaches_initial_partition_and_guard():
             Session(h, k=4, parts=p0, config=bad)
 
 
+@pytest.mark.tcl
 def test_tcl_partition_config(hgr, tmp_path):
     h = read(hgr)
     want = _configured(h, JET)

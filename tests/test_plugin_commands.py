@@ -76,6 +76,7 @@ def test_help_lists_every_command_with_its_parameters():
         c.call("help", "nope")
 
 
+@pytest.mark.tcl
 def test_tcl_names(tau2015, tmp_path):
     from igpart.plugin.tcl import TclBridge
 

@@ -66,6 +66,7 @@ def test_cells_are_free_without_a_library_or_with_one_that_lacks_design_cells(de
 
 
 # ---------------------------------------------------------------------------- Tcl lines
+@pytest.mark.tcl
 def test_queued_change_error_names_its_own_line(design, tmp_path):
     script = tmp_path / "flow.tcl"
     script.write_text(header(design) + "insert_net n1\n\ninsert_gate g2 NO_SUCH_X1\n"
@@ -88,6 +89,7 @@ def test_queued_change_error_names_its_own_line(design, tmp_path):
     assert bridge.commands.session.block_of("g1") in (0, 1)
 
 
+@pytest.mark.tcl
 @pytest.mark.parametrize("filler", [0, 6000])
 def test_queued_change_error_in_a_sourced_ops_file(design, tmp_path, filler):
     """Small .ops files are located by Tcl's frames, large ones (over 64 KB) by finding the
@@ -110,6 +112,7 @@ def test_queued_change_error_in_a_sourced_ops_file(design, tmp_path, filler):
     assert "insert_gate g9 NO_SUCH_X1: cell 'NO_SUCH_X1' is not in the library" in str(info.value)
 
 
+@pytest.mark.tcl
 def test_script_ending_with_queued_changes_applies_them(design, tmp_path, caplog):
     script = tmp_path / "flow.tcl"
     script.write_text(header(design) + "insert_gate g1 INV_X1\ninsert_net n1\n"
@@ -134,6 +137,7 @@ def test_script_ending_with_queued_changes_applies_them(design, tmp_path, caplog
         assert bridge.commands.session.pending == (0 if applied else 1)
 
 
+@pytest.mark.tcl
 def test_stdin_lines_and_end_of_input(design):
     text = header(design) + "insert_gate g1 INV_X1\n\ninsert_gate g1 INV_X1\nreport_at\n"
     with pytest.raises(InputError) as info:
@@ -148,6 +152,7 @@ def test_stdin_lines_and_end_of_input(design):
     assert "<stdin>:3: insert_gate g1 NO_X: cell 'NO_X' is not in the library" in err.getvalue()
 
 
+@pytest.mark.tcl
 def test_cli_tcl_reports_the_queued_change_line(design, tmp_path, capsys):
     script = tmp_path / "flow.tcl"
     script.write_text(header(design) + "insert_gate g2 NO_SUCH_X1\nreport_timing\n")
@@ -158,6 +163,7 @@ def test_cli_tcl_reports_the_queued_change_line(design, tmp_path, capsys):
                    "report_timing)"]  # fmt: skip
 
 
+@pytest.mark.tcl
 def test_bridge_eval_keeps_lines_of_evaluated_text(design):
     bridge = TclBridge()
     bridge.eval(header(design))

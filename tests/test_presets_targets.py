@@ -105,6 +105,7 @@ def test_plugin_partition_takes_a_preset(circuit, tmp_path):
     assert c.session.engine.config.preset == "speed"  # the session stays
 
 
+@pytest.mark.tcl
 def test_tcl_and_json_partition_take_preset_fixed_and_initial(circuit, tmp_path):
     from igpart.plugin import JsonLinesServer
     from igpart.plugin.tcl import TclBridge
@@ -229,6 +230,7 @@ def test_session_keeps_block_weights_through_batches(engine):
         s.engine.fix(np.arange(h.n), np.zeros(h.n, np.int64))
 
 
+@pytest.mark.tcl
 def test_plugin_partition_takes_block_weights(circuit, tmp_path):
     from igpart.plugin import JsonLinesServer
     from igpart.plugin.tcl import TclBridge

@@ -122,6 +122,7 @@ def hgr(tmp_path):
     return f
 
 
+@pytest.mark.tcl
 def test_tcl_map_then_batches(hgr):
     from igpart.plugin.tcl import TclBridge
 

@@ -155,6 +155,7 @@ def test_invalid_tau_change_changes_nothing(tau2015, lib):
         s.insert_vertex()
 
 
+@pytest.mark.tcl
 def test_tcl_sources_an_ops_file_as_is(tau2015, tmp_path):
     ops = tau2015 / "tv80" / "tv80.ops"
     script = tmp_path / "flow.tcl"

@@ -367,11 +367,11 @@ def run_stream(stream, argv: list[str] | None = None, *, interactive: bool = Fal
     on. Otherwise, as for a script, the first error stops it: InputError naming ``name`` and the
     line where the failing command starts. ``exit N`` ends either and sets ``exit_code``."""
     import sys
-    import tkinter
 
     out = sys.stdout if out is None else out
     err = sys.stderr if err is None else err
-    bridge = TclBridge()
+    bridge = TclBridge()  # names the missing tkinter itself
+    import tkinter
     bridge.interp.setvar("argv0", name)
     bridge.interp.setvar("argv", to_tcl(list(argv or [])))
     bridge.interp.setvar("argc", len(argv or []))
