@@ -4,6 +4,7 @@ callbacks, replay), the Tcl bridge and the JSON-lines server (stdio and unix soc
 from __future__ import annotations
 
 import contextlib
+import io
 import json
 import os
 import socket
@@ -187,6 +188,10 @@ def test_cli_tcl_without_tkinter_says_what_is_missing(hgr, tmp_path, capsys, mon
     ok = tmp_path / "ok.tcl"
     ok.write_text(f"igpart::read {{{hgr}}}\n")
     assert main(["tcl", str(ok)]) == 1
+    err = capsys.readouterr().err
+    assert "tkinter" in err and "Traceback" not in err
+    monkeypatch.setattr(sys, "stdin", io.StringIO(f"igpart::read {{{hgr}}}\n"))  # no script
+    assert main(["tcl"]) == 1
     err = capsys.readouterr().err
     assert "tkinter" in err and "Traceback" not in err
 
