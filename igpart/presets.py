@@ -1,5 +1,6 @@
-"""Presets: named sets of :class:`igpart.Config` values, as Mt-KaHyPar's
-deterministic / default / quality.
+"""Presets: named sets of :class:`igpart.Config` values, tiers of effort as Mt-KaHyPar's
+deterministic / default / quality (whether a run repeats itself is ``Config.deterministic``,
+apart from the presets: ``speed`` is not deterministic by itself).
 
 A preset is data: a dict of Config fields that differ from the defaults. ``Config(preset=name)``
 (or ``igpart.partition(..., preset=name)``, ``--preset`` on the command line) starts from these

@@ -51,8 +51,9 @@ INITIAL_RB_COMMUNITIES = ("each", "once")
 class Config:
     """Every tunable of the multilevel partitioners, with the defaults igpart ships.
 
-    ``preset`` (``"speed"``, ``"default"``, ``"quality"``; as Mt-KaHyPar's deterministic /
-      default / quality): the fields a call does not give take the preset's values
+    ``preset`` (``"speed"``, ``"default"``, ``"quality"``; tiers of effort as Mt-KaHyPar's
+      deterministic / default / quality, whether a run repeats itself being ``deterministic``
+      below): the fields a call does not give take the preset's values
       (:data:`igpart.presets.PRESETS`, one dict per preset); fields given explicitly win, also
       in ``Config.from_dict`` and ``partition(..., preset=, config={...})``. ``speed``: no
       V-cycles, coarsening on to ``20 * k`` vertices, one recursive bisection with fewer METIS
