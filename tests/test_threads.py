@@ -119,14 +119,10 @@ def test_asynchronous_clustering_keeps_its_bounds(circuit, cap):
     assert one[1] == sync[1] and np.array_equal(one[0], sync[0])
 
 
-@pytest.mark.parametrize("k", [2, 8])
-def test_asynchronous_run_is_valid(monkeypatch, k):
-    """Runs with asynchronous Louvain passes and clustering joins (whose result depends on the
-    threads' timing): valid, balanced partitions whose reported cut is the recomputed one, on
-    3 and 16 threads, the asynchronous stages having run."""
-    monkeypatch.setattr(CpuBackend, "async_louvain_min_threads", 2)
-    monkeypatch.setattr(CpuBackend, "async_cluster_min_threads", 2)
-    asked = []
+def _asynchronous_asks(monkeypatch) -> list[bool]:
+    """The ``asynchronous`` argument of every ``CpuBackend.cluster_hypergraph`` call from now
+    on, in order."""
+    asked: list[bool] = []
     real = CpuBackend.cluster_hypergraph
 
     def spy(self, *a, **kw):
@@ -134,6 +130,17 @@ def test_asynchronous_run_is_valid(monkeypatch, k):
         return real(self, *a, **kw)
 
     monkeypatch.setattr(CpuBackend, "cluster_hypergraph", spy)
+    return asked
+
+
+@pytest.mark.parametrize("k", [2, 8])
+def test_asynchronous_run_is_valid(monkeypatch, k):
+    """Runs with asynchronous Louvain passes and clustering joins (whose result depends on the
+    threads' timing): valid, balanced partitions whose reported cut is the recomputed one, on
+    3 and 16 threads, the asynchronous stages having run."""
+    monkeypatch.setattr(CpuBackend, "async_louvain_min_threads", 2)
+    monkeypatch.setattr(CpuBackend, "async_cluster_min_threads", 2)
+    asked = _asynchronous_asks(monkeypatch)
     h = random_circuit(30_000, seed=11)
     for threads in (3, MANY):
         p = igpart.partition(h, k, backend="cpu", seed=1, config={"threads": threads})
@@ -157,14 +164,7 @@ def test_when_the_clustering_joins_asynchronously(monkeypatch):
         got = _on_threads(threads, lambda: [cpu.cluster_is_async(d) for d in (True, False, None)])
         assert got == expected, (many, threads)
     monkeypatch.setattr(CpuBackend, "async_cluster_min_threads", 2)
-    seen = []
-    real = CpuBackend.cluster_hypergraph
-
-    def spy(self, *a, **kw):
-        seen.append(kw.get("asynchronous", False))
-        return real(self, *a, **kw)
-
-    monkeypatch.setattr(CpuBackend, "cluster_hypergraph", spy)
+    seen = _asynchronous_asks(monkeypatch)
     h = random_circuit(5_000, seed=2)
     ha = cpu.hypergraph_arrays(h)
     for det, in_order, want in ((None, False, True), (True, False, False), (False, False, True),

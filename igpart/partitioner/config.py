@@ -451,7 +451,7 @@ class Config:
       the community weight cap reserved by a compare-and-swap); None from
       ``CpuBackend.async_louvain_min_threads`` (2) threads on, so a hypergraph partition on 2+
       threads depends on the threads' timing by default, as Mt-KaHyPar's does (the ``small``
-      suite on 16 threads: 0.86x the time at 0.999x the cut; ``large``: 0.95x at 0.998x);
+      suite on 16 threads: 0.86x the time at 0.998x the cut; ``large``: 0.95x at 0.998x);
       True never (BENCHMARKS.md, "Louvain's local moving in asynchronous passes"). False
       also clusters the hypergraph levels of 4,096+ vertices with asynchronous joins from 2
       threads on (``CpuBackend.cluster_hypergraph(asynchronous=True)``: each vertex joins at

@@ -44,6 +44,18 @@ def _sequential_fm(deterministic: bool | None, parallel_min_threads: int) -> boo
     return not (parallel_min_threads > 0 and threads >= parallel_min_threads)
 
 
+def _asynchronous(deterministic: bool | None, min_threads: int) -> bool:
+    """Whether a stage with an asynchronous mode runs it on this thread's OpenMP threads under
+    ``Config.deterministic = deterministic``: never for True; for False, on two threads or
+    more; for None, from ``min_threads`` threads on (0: never)."""
+    if deterministic:
+        return False
+    threads = int(_cpu.get_num_threads())
+    if deterministic is None:
+        return int(min_threads) > 0 and threads >= max(2, int(min_threads))
+    return threads >= 2
+
+
 class CpuBackend(Backend):
     """Runs every stage in C++ on host numpy arrays; the reference the GPU backend is tested
     against."""
@@ -189,11 +201,11 @@ class CpuBackend(Backend):
     #: instead of one vertex after the other (levels of fewer than
     #: ``community_sub_round_min_arcs`` arcs) or in synchronous sub-rounds. The communities
     #: then depend on the threads' timing (``Config.deterministic = True`` keeps the
-    #: synchronous passes; 0 here: never by default), as Mt-KaHyPar's and KaMinPar's default
+    #: synchronous passes; 0 here: never), as Mt-KaHyPar's and KaMinPar's default
     #: modes and the graph path's label propagation do. The ``small`` suite at k = 2, 8, 64,
     #: seeds 0-1 (BENCHMARKS.md, "Louvain's local moving in asynchronous passes"): on the
     #: 2-core VM's 2 threads 0.92x the time at 0.998x the cut, on the H200 machine's 16
-    #: threads 0.86x the time (k = 2: 0.81x; Louvain 0.55x) at 0.999x the cut.
+    #: threads 0.86x the time (k = 2: 0.81x; Louvain 0.54x) at 0.998x the cut.
     async_louvain_min_threads = 2
 
     #: ``cluster_hypergraph`` takes ``asynchronous`` (asynchronous joins).
@@ -217,25 +229,13 @@ class CpuBackend(Backend):
         """Whether the clustering of a run with ``Config.deterministic = deterministic`` joins
         asynchronously on this thread's OpenMP threads: False for True; for False, on two
         threads or more; for None, from ``async_cluster_min_threads`` threads on."""
-        if deterministic:
-            return False
-        threads = int(_cpu.get_num_threads())
-        if deterministic is None:
-            many = int(self.async_cluster_min_threads)
-            return many > 0 and threads >= max(2, many)
-        return threads >= 2
+        return _asynchronous(deterministic, self.async_cluster_min_threads)
 
     def louvain_is_async(self, deterministic: bool | None = None) -> bool:
         """Whether ``communities(deterministic=...)`` runs asynchronous local moving on this
         thread's OpenMP threads: False for True; for False, on two threads or more; for None,
         from ``async_louvain_min_threads`` threads on."""
-        if deterministic:
-            return False
-        threads = int(_cpu.get_num_threads())
-        if deterministic is None:
-            many = int(self.async_louvain_min_threads)
-            return many > 0 and threads >= max(2, many)
-        return threads >= 2
+        return _asynchronous(deterministic, self.async_louvain_min_threads)
 
     #: ``Config.community_level_vertices = -1`` on this backend (``community_level_max``):
     #: 0, Louvain on the input itself. N > 0: the input is first coarsened by heavy-edge
