@@ -15,6 +15,14 @@ At the end the modified design is re-partitioned from scratch ``--full-runs`` ti
 per-batch GPU latency, the quality ratio the incremental objective over the median full one (one
 multilevel run varies by a few percent from seed to seed, so a single run is a noisy reference).
 
+``--input NAME:SCALE`` takes an ISPD98 or Titan23 circuit enlarged SCALE times
+(``benchmarks/_data.py``) instead of the generated one. ``--initial-budget-fraction F`` (with
+``--initial multilevel --full-backend gpu``) partitions the design three times with the GPU
+backend and its seeded clustering joins: in memory, under an unbounded budget (whose peak of live
+device bytes is the run's footprint) and under footprint / F, and stops unless the budgeted run
+gives the in-memory partition; the replay then starts from it. The run ends with the process's
+peak resident memory (what the host held at most).
+
 ``--memory-budget`` runs the GPU structure under a budget (below its footprint: bucket pools in
 page-locked host memory, zero-copy). ``--budget-fractions 4 16`` runs, beside the in-memory
 structure and on the same batches, one structure per budget of footprint / F (F = 4, 16): each
@@ -22,8 +30,9 @@ batch is applied and refined on every structure in turn, each timed on its own, 
 batch the partition, cut and km1 of each must equal the in-memory structure's (the run stops at
 the first difference); a budget the structure refuses is reported with the minimum it names.
 
-    python benchmarks/incremental_gpu_bench.py [--n 1000000] [--batches 200] [--k 8] [--json F]
-        [--memory-budget BYTES|half] [--budget-fractions 4 16]
+    python benchmarks/incremental_gpu_bench.py [--n 1000000 | --input NAME:SCALE] [--batches 200]
+        [--k 8] [--json F] [--memory-budget BYTES|half] [--budget-fractions 4 16]
+        [--initial-budget-fraction 4]
 """
 
 from __future__ import annotations
@@ -33,6 +42,7 @@ import importlib.util
 import json
 import os
 import platform
+import resource
 import subprocess
 import time
 from pathlib import Path
@@ -60,6 +70,45 @@ def stats_us(seconds: list[float]) -> dict:
     us = np.array(seconds) * 1e6
     return {"median_us": float(np.median(us)), "p95_us": float(np.percentile(us, 95)),
             "max_us": float(us.max()), "mean_us": float(us.mean())}  # fmt: skip
+
+
+def budgeted_initial(h, args) -> dict:
+    """``--initial-budget-fraction``: the GPU partition of ``h`` in memory, under an unbounded
+    budget (its device peak is the footprint) and under footprint / F, each after one warm-up of
+    the same kind on a small circuit (kernel compilation); exits unless the budgeted partition
+    is the in-memory one. Returns the figures and the partition (key ``parts``)."""
+    from igpart import partition
+    from igpart.kernels.gpu import GpuBackend
+
+    def run(hh, budget):
+        be = GpuBackend(deterministic=True, memory_budget=budget)
+        t0 = time.perf_counter()
+        p = partition(hh, args.k, args.epsilon, objective=args.objective, backend=be,
+                      seed=args.seed)  # fmt: skip
+        return time.perf_counter() - t0, p
+
+    small = random_circuit(200_000, seed=args.seed)
+    run(small, None)
+    run(small, 1 << 50)
+    t_mem, ref = run(h, None)
+    t_probe, probe = run(h, 1 << 50)
+    footprint = int(probe.memory["device_used_peak"])
+    b = footprint // args.initial_budget_fraction
+    t_b, pb = run(h, b)
+    same = bool(np.array_equal(pb.parts, ref.parts) and np.array_equal(probe.parts, ref.parts))
+    mem = pb.memory
+    print(f"initial partition (GPU, seeded joins): in memory {t_mem:.2f} s, {args.objective} "
+          f"{getattr(ref, args.objective)}; footprint {footprint:,} B; under footprint / "
+          f"{args.initial_budget_fraction} = {b:,} B: {t_b:.2f} s ({t_b / t_mem:.2f}x), device "
+          f"peak {mem.get('device_peak', 0):,} B, host peak {mem.get('host_peak', 0):,} B, "
+          f"same partition: {'yes' if same else 'NO'}")  # fmt: skip
+    if not same:
+        raise SystemExit("the budgeted initial partition differs from the in-memory one")
+    return {"parts": pb.parts, "objective": int(getattr(pb, args.objective)),
+            "seconds_in_memory": t_mem, "seconds_unbounded": t_probe, "seconds_budget": t_b,
+            "footprint": footprint, "budget": b, "fraction": args.initial_budget_fraction,
+            "device_peak": int(mem.get("device_peak", 0)),
+            "host_peak": int(mem.get("host_peak", 0)), "identical": same}  # fmt: skip
 
 
 def build_budgeted(h, parts, args) -> tuple[list[dict], list[dict]]:
@@ -121,7 +170,10 @@ def report_budgeted(engines: list[dict], refused: list[dict], lat: list[float]) 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--n", type=int, default=1_000_000)
+    src = ap.add_mutually_exclusive_group()
+    src.add_argument("--n", type=int, default=1_000_000)
+    src.add_argument("--input", default=None,
+                     help="NAME or NAME:SCALE: an ISPD98 / Titan23 circuit, enlarged SCALE times")
     ap.add_argument("--batches", type=int, default=200)
     ap.add_argument("--warmup", type=int, default=5)
     ap.add_argument("--batch-size", type=int, default=100)
@@ -147,6 +199,9 @@ def main() -> None:
     ap.add_argument("--budget-fractions", type=int, nargs="*", default=[],
                     help="also run, in lockstep, one structure per budget of footprint / F and "
                     "check that its partition equals the in-memory one's after every batch")
+    ap.add_argument("--initial-budget-fraction", type=int, default=0, metavar="F",
+                    help="with --full-backend gpu: also partition the design under footprint / F "
+                    "(seeded joins) and check that it gives the in-memory partition")
     ap.add_argument("--json", default=None, help="write the figures here")
     args = ap.parse_args()
 
@@ -160,13 +215,29 @@ def main() -> None:
     print(f"machine: {platform.node()} ({dev}), commit {commit or '?'}")
 
     t = time.perf_counter()
-    h = random_circuit(args.n, seed=args.seed)
-    print(f"random_circuit({args.n}): m={h.m} pins={h.num_pins}  {time.perf_counter() - t:.2f} s")
+    if args.input:
+        from _data import load  # this folder is sys.path[0] when run as a script
+
+        name, _, scale = args.input.partition(":")
+        h = load(name, int(scale or 1), seed=args.seed)
+        label = args.input
+    else:
+        h = random_circuit(args.n, seed=args.seed)
+        label = f"random_circuit({args.n})"
+    args.n = h.n
+    print(f"{label}: n={h.n} m={h.m} pins={h.num_pins}  {time.perf_counter() - t:.2f} s")
     from igpart import partition
 
+    initial_budget = None
     if args.initial == "stripes":
         parts = stripes(h.n, args.k)
         initial_obj = None
+    elif args.initial_budget_fraction:
+        if args.full_backend != "gpu":
+            raise SystemExit("--initial-budget-fraction needs --full-backend gpu")
+        initial_budget = budgeted_initial(h, args)
+        parts = initial_budget.pop("parts")
+        initial_obj = initial_budget["objective"]
     else:
         t = time.perf_counter()
         p0 = partition(h, args.k, args.epsilon, objective=args.objective,
@@ -289,8 +360,11 @@ def main() -> None:
         "region_median": float(np.median(region)), "checks": checks,
         "build_gpu_s": t_build_gpu, "build_cpu_s": t_build_cpu,
         "memory_budget": budget, "host_pools": gpu.stats["host_pools"],
-        "budget_fractions": budget_rows,
+        "budget_fractions": budget_rows, "input": label,
+        "initial_budget": initial_budget,
+        "host_peak_rss_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
     }  # fmt: skip
+    print(f"host: peak resident memory of the process {result['host_peak_rss_bytes']:,} B")
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=1))
 
