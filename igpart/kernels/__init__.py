@@ -24,8 +24,9 @@ from .backend import Backend, BackendUnavailable
 #: run) a spinning waiter holds the core of the thread it waits for. cholesky_mc at k = 2 on
 #: 2 threads of the 2-core VM loaded by other processes (load average 2-3): 1.3-28.7 s spinning
 #: (7 of 10 runs above 9 s), 1.2-2.0 s sleeping (16 runs; BENCHMARKS.md, "Fixed costs on small
-#: inputs at many threads"). Same results either way; ``GOMP_SPINCOUNT=300000`` restores
-#: libgomp's default.
+#: inputs at many threads"). On an idle 16-core machine spinning gained nothing either: the
+#: ``small`` suite took 0.97-1.25x the sleeping time with 2,000-300,000 spins (same section).
+#: Same results either way; ``GOMP_SPINCOUNT=300000`` restores libgomp's default.
 WAIT_POLICY = "PASSIVE"
 
 
