@@ -123,6 +123,9 @@ def test_share_unconnected_community_matches_an_oracle():
     pairs = {(int(a), int(b)) for a, b in zip(comm[connected], out[connected])}
     assert len(pairs) == len({a for a, _ in pairs}) == len({b for _, b in pairs})
     assert sorted(set(out.tolist())) == list(range(out.max() + 1))  # dense ids
+    # the ids of a sort: the shared community first, the others in the order of their labels
+    oracle = np.unique(np.where(connected, comm, -1), return_inverse=True)[1].reshape(-1)
+    assert np.array_equal(out, oracle)
     # the C++ backend's mask of those vertices, and the result given it
     alone = be.vertices_without_nets(ha, 2, 50)
     assert alone.dtype == np.uint8 and np.array_equal(alone.astype(bool), ~connected)

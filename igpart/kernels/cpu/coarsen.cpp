@@ -488,7 +488,7 @@ uint64_t hash_pins(const int32_t *p, int64_t len) {
 HgLevel contract_hypergraph(const HgView &h, const int32_t *cmap, int64_t nc) {
     HgLevel c;
     const bool par = h.m >= kParallelMinItems;
-    c.vwgt.assign(static_cast<size_t>(nc), 0);
+    c.vwgt = filled<int64_t>(nc, 0);
     {
         int64_t *vw = c.vwgt.data();
 #pragma omp parallel for schedule(static) if (h.n >= kParallelMinLightItems)
@@ -530,7 +530,7 @@ HgLevel contract_hypergraph(const HgView &h, const int32_t *cmap, int64_t nc) {
         starts.assign(s.begin(), s.end());
     }
     starts.push_back(nl);
-    std::vector<int32_t> rep(static_cast<size_t>(h.m), -1);
+    UninitVector<int32_t> rep = filled<int32_t>(h.m, -1);
     const int64_t runs = static_cast<int64_t>(starts.size()) - 1;
 #pragma omp parallel for schedule(dynamic, 1024) if (h.m >= kParallelMinLightItems)
     for (int64_t g = 0; g < runs; ++g) {
@@ -548,7 +548,7 @@ HgLevel contract_hypergraph(const HgView &h, const int32_t *cmap, int64_t nc) {
             }
         }
     }
-    std::vector<int64_t> wsum(static_cast<size_t>(h.m), 0);
+    UninitVector<int64_t> wsum = filled<int64_t>(h.m, 0);
     {
         int64_t *ws = wsum.data();
 #pragma omp parallel for schedule(static) if (nl >= kParallelMinLightItems)

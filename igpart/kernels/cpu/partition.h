@@ -265,8 +265,10 @@ inline void for_each_rated_neighbour(const HgView &h, int32_t u, int64_t max_net
 }
 
 struct HgLevel {  // an owned hypergraph level (contraction output)
-    std::vector<int64_t> eptr, ewgt, vptr, vwgt;
-    std::vector<int32_t> eind, vind;
+    std::vector<int64_t> eptr, vptr;
+    UninitVector<int64_t> ewgt, vwgt;  // sized, then filled by parallel loops
+    UninitVector<int32_t> eind;
+    std::vector<int32_t> vind;
 };
 
 struct GraphLevel {  // an owned graph level
