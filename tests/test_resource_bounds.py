@@ -102,6 +102,29 @@ def test_rated_vertices_are_not_paired_blindly(backend):
     assert nc == 2 and cmap[0] == cmap[1] and cmap[2] == cmap[3]
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_share_unconnected_community_on_each_backend(backend):
+    """The backend's own arrays (CuPy on the GPU) give the ids of a sort of the labels."""
+    rng = np.random.default_rng(6)
+    n = 500
+    nets = [rng.choice(n, size=s, replace=False) for s in rng.integers(1, 90, size=70)]
+    h = Hypergraph.from_nets(nets, n=n)
+    be = get_backend(backend)
+    ha = be.hypergraph_arrays(h)
+    comm = (rng.permutation(n) % 60 * 3).astype(np.int32)  # labels with gaps
+    connected = np.zeros(n, dtype=bool)
+    for e in range(h.m):
+        if 2 <= h.net(e).size <= 50:
+            connected[h.net(e)] = True
+    assert (~connected).any()
+    oracle = np.unique(np.where(connected, comm, -1), return_inverse=True)[1].reshape(-1)
+    out = share_unconnected_community(be.xp, ha, be.asarray(comm, "int32"), 50)
+    assert np.array_equal(host(out), oracle)
+    mask = be.asarray((~connected).astype(np.uint8), "uint8")
+    out = share_unconnected_community(be.xp, ha, be.asarray(comm, "int32"), 50, mask)
+    assert host(out).dtype == np.int32 and np.array_equal(host(out), oracle)
+
+
 def test_share_unconnected_community_matches_an_oracle():
     rng = np.random.default_rng(5)
     n = 300
