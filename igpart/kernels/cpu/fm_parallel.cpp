@@ -156,7 +156,7 @@ class ParallelFm {
           locks_(h.m), bw_(weights_of(h.n, h.vwgt, parts, k)),
           owner_(static_cast<size_t>(h.n)), moved_(static_cast<size_t>(h.n)),
           tent_(static_cast<size_t>(h.n)),
-          version_(static_cast<size_t>(h.n), 0), stamp_(static_cast<size_t>(h.n), -1),
+          version_(filled<uint32_t>(h.n, 0)), stamp_(filled<int64_t>(h.n, -1)),
           pos_(static_cast<size_t>(h.n), -1), net_mark_(static_cast<size_t>(h.m), 0),
           log_(static_cast<size_t>(h.n)), log_from_(static_cast<size_t>(h.n)) {}
 
@@ -493,15 +493,17 @@ class ParallelFm {
     GainCache<G> cache_;
     NetLocks locks_;
     std::vector<int64_t> bw_;
-    std::vector<int32_t> owner_;
-    std::vector<char> moved_;         // kNone / kPending / kKept (owner only)
-    std::vector<int32_t> tent_;       // block of a kPending vertex (owner only)
-    std::vector<uint32_t> version_;   // queue entry versions, written by the owner only
-    std::vector<int64_t> stamp_;      // last expansion that queued the vertex (owner only)
+    // per-vertex state sized without a sequential zeroing pass: every round sets owner_ and
+    // moved_ first, tent_ is read only for kPending vertices, the log up to its length
+    UninitVector<int32_t> owner_;
+    UninitVector<char> moved_;        // kNone / kPending / kKept (owner only)
+    UninitVector<int32_t> tent_;      // block of a kPending vertex (owner only)
+    UninitVector<uint32_t> version_;  // queue entry versions, written by the owner only
+    UninitVector<int64_t> stamp_;     // last expansion that queued the vertex (owner only)
     std::vector<int32_t> pos_;        // sequence_gains scratch
     std::vector<char> net_mark_;
-    std::vector<SeqMove> log_;        // the global move sequence (vertex, target)
-    std::vector<int32_t> log_from_;   // and its source blocks
+    UninitVector<SeqMove> log_;       // the global move sequence (vertex, target)
+    UninitVector<int32_t> log_from_;  // and its source blocks
     std::atomic<int64_t> log_len_{0};
 };
 

@@ -205,8 +205,10 @@ class GainCache {
     const HgView &h_;
     int32_t k_;
     int objective_;
-    std::vector<G> row_;
-    std::vector<int32_t> cnt_;  // nets counting towards each entry (levels with zero weights)
+    // n x k entries each, every row written by build() before it is read: left unset until
+    // then (no sequential zeroing of n x k entries before the parallel build)
+    UninitVector<G> row_;
+    UninitVector<int32_t> cnt_;  // nets counting towards each entry (levels with zero weights)
 };
 
 // A queue entry of the k-way FM: u's best move (to, gain) when queued, with u's version then

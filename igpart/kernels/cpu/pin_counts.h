@@ -13,16 +13,14 @@ namespace igp {
 // eptr[e] + lam[e] of (block, count) pairs (lam[e] <= |e|), so memory is O(pins) for any k.
 class PinCounts {
    public:
+    // (a net's slots past its lambda are never read: they are left unset until used)
     PinCounts(const HgView &h, const int32_t *parts)
-        : h_(h), lam_(static_cast<size_t>(h.m), 0), blk_(static_cast<size_t>(h.eptr[h.m])),
+        : h_(h), lam_(static_cast<size_t>(h.m)), blk_(static_cast<size_t>(h.eptr[h.m])),
           cnt_(static_cast<size_t>(h.eptr[h.m])) {
         fill(parts);
     }
     // Recounts every net from `parts`.
-    void rebuild(const int32_t *parts) {
-        std::fill(lam_.begin(), lam_.end(), 0);
-        fill(parts);
-    }
+    void rebuild(const int32_t *parts) { fill(parts); }
     int32_t lambda(int32_t e) const { return lam_[e]; }
     int32_t get(int32_t e, int32_t b) const {
         const int64_t s = h_.eptr[e], t = s + lam_[e];
@@ -61,12 +59,15 @@ class PinCounts {
     void fill(const int32_t *parts) {
         // every net owns its slots: nets are independent
 #pragma omp parallel for schedule(dynamic, 4096) if (h_.m > 65536)
-        for (int64_t e = 0; e < h_.m; ++e)
+        for (int64_t e = 0; e < h_.m; ++e) {
+            lam_[e] = 0;
             for (int64_t j = h_.eptr[e]; j < h_.eptr[e + 1]; ++j)
                 inc(static_cast<int32_t>(e), parts[h_.eind[j]]);
+        }
     }
     const HgView &h_;
-    std::vector<int32_t> lam_, blk_, cnt_;
+    // sized, then written by the threads (no sequential zeroing pass over the pins first)
+    UninitVector<int32_t> lam_, blk_, cnt_;
 };
 
 // Whether u has a pin on a net of two or more blocks: for any other vertex no block is a move

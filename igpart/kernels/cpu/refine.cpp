@@ -545,8 +545,8 @@ int64_t refine_fm_bisection(const HgView &h, int32_t *parts, const int64_t *boun
     int64_t total_gain = 0;
     using Entry = BisectionQueue::Entry;
     BisectionQueue pq(h.n);
-    std::vector<char> locked(static_cast<size_t>(h.n), 0);
-    std::vector<int64_t> stamp(static_cast<size_t>(h.n), -1);
+    UninitVector<char> locked(static_cast<size_t>(h.n));  // set at the start of every round
+    UninitVector<int64_t> stamp = filled<int64_t>(h.n, -1);
     std::vector<std::pair<int32_t, int32_t>> moves;  // (vertex, source block)
     std::vector<TouchedNet> touched_nets;
     // the nets of u whose pins' gains its move from `from` to `to` may change (before the move)
@@ -590,10 +590,11 @@ int64_t refine_fm_bisection(const HgView &h, int32_t *parts, const int64_t *boun
             else
                 pq.erase(u);
         };
-        if (fixed)
-            std::copy(fixed, fixed + h.n, locked.begin());
-        else
-            std::fill(locked.begin(), locked.end(), 0);
+        {
+            char *lk = locked.data();
+#pragma omp parallel for schedule(static) if (h.n >= kParallelMinLightItems)
+            for (int64_t u = 0; u < h.n; ++u) lk[u] = fixed ? static_cast<char>(fixed[u]) : 0;
+        }
         moves.clear();
         int64_t cum = 0, best = 0, fruitless = 0;
         size_t best_len = 0;
@@ -689,9 +690,9 @@ int64_t refine_fm_kway(const HgView &h, int32_t *parts, int32_t k, const int64_t
     int64_t current = objective_of(h, phi, objective);
     int64_t total_gain = 0;
     using Entry = FmEntry;
-    std::vector<uint32_t> version(static_cast<size_t>(h.n), 0);
-    std::vector<char> locked(static_cast<size_t>(h.n), 0);
-    std::vector<int64_t> stamp(static_cast<size_t>(h.n), -1);
+    UninitVector<uint32_t> version = filled<uint32_t>(h.n, 0);
+    UninitVector<char> locked(static_cast<size_t>(h.n));  // set at the start of every round
+    UninitVector<int64_t> stamp = filled<int64_t>(h.n, -1);
     std::vector<std::pair<int32_t, int32_t>> moves;  // (vertex, source block)
     std::vector<int32_t> touched_nets;
     // best_adjacent_move from the cache, or from the pin counts where that reads fewer entries
@@ -737,7 +738,11 @@ int64_t refine_fm_kway(const HgView &h, int32_t *parts, int32_t k, const int64_t
 #pragma omp critical
             first.insert(first.end(), mine.begin(), mine.end());
         }
-        for (uint32_t &x : version) ++x;
+        {
+            uint32_t *ver = version.data();
+#pragma omp parallel for schedule(static) if (h.n >= kParallelMinLightItems)
+            for (int64_t u = 0; u < h.n; ++u) ++ver[u];
+        }
         std::priority_queue<Entry> pq(std::less<Entry>(), std::move(first));
         auto push = [&](int32_t u) {
             work += h.vptr[u + 1] - h.vptr[u] + 1;
@@ -745,10 +750,11 @@ int64_t refine_fm_kway(const HgView &h, int32_t *parts, int32_t k, const int64_t
             ++version[u];
             if (mv.ok()) pq.push({mv.gain, tie_hash(rseed, u, mv.to), u, mv.to, version[u]});
         };
-        if (fixed)
-            std::copy(fixed, fixed + h.n, locked.begin());
-        else
-            std::fill(locked.begin(), locked.end(), 0);
+        {
+            char *lk = locked.data();
+#pragma omp parallel for schedule(static) if (h.n >= kParallelMinLightItems)
+            for (int64_t u = 0; u < h.n; ++u) lk[u] = fixed ? static_cast<char>(fixed[u]) : 0;
+        }
         moves.clear();
         work = 0;
         int64_t cum = 0, best = 0, fruitless = 0;
