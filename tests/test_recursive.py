@@ -138,7 +138,8 @@ def test_rb_is_deterministic_and_independent_of_threads():
 
 def reference_recursive_bisection(h, k, epsilon, objective, seed, runs):
     """The first implementation of :func:`recursive_bisection` (tests only): one bisection
-    after another, depth first, each igpart's k = 2 pipeline on the sub-hypergraph."""
+    after another, depth first, each igpart's k = 2 pipeline on the sub-hypergraph (one level,
+    without communities, below ``Config.initial_rb_flat_vertices`` vertices)."""
     import dataclasses
 
     from igpart.kernels import get_backend
@@ -168,8 +169,11 @@ def reference_recursive_bisection(h, k, epsilon, objective, seed, runs):
             ],
             dtype=np.int64,
         )
+        flat = sub.n < cfg.initial_rb_flat_vertices
         side = multilevel_hypergraph(
-            sub, 2, eps, objective, be, seed + 7919 * first + ks, cfg, Timer(), block_bounds=bounds
+            sub, 2, eps, objective, be, seed + 7919 * first + ks,
+            dataclasses.replace(cfg, communities=False, contraction_limit=1 << 30) if flat
+            else cfg, Timer(), block_bounds=bounds
         )
         for s, (off, kk) in enumerate(((first, k0), (first + k0, k1))):
             local = np.flatnonzero(side == s)
@@ -334,10 +338,13 @@ def test_worker_threads_get_a_share_of_the_openmp_threads():
         seen.append((sub.n, _cpu.get_num_threads()))
         return bisect(be, sub, *args)
 
-    one = recursive_bisection(h, 8, 0.03, "cut", seed=1, runs=2, threads=1, bisect=spy)
+    python = Config(initial_rb_flat_vertices=0)  # every bisection through ``bisect``
+    one = recursive_bisection(h, 8, 0.03, "cut", seed=1, runs=2, threads=1, bisect=spy,
+                              config=python)
     assert {t for _, t in seen} == {_cpu.get_num_threads()}
     seen.clear()
-    many = recursive_bisection(h, 8, 0.03, "cut", seed=1, runs=2, threads=4, bisect=spy)
+    many = recursive_bisection(h, 8, 0.03, "cut", seed=1, runs=2, threads=4, bisect=spy,
+                               config=python)
     np.testing.assert_array_equal(one, many)
     top = max(seen)  # the first bisection, on every vertex: all 4 threads; the 4 last: 1 each
     assert top == (h.n, 4)
@@ -395,7 +402,8 @@ def test_bisection_seeds_halve_per_level_down_to_the_floor():
         return bisect(be, sub, bounds, eps, objective, seed, cfg, *args, **kwargs)
 
     parts = rb.recursive_bisection(h, 8, 0.03, seed=1, runs=6, bisect=spy,
-                                   config=Config(initial_rb_min_seeds=2))
+                                   config=Config(initial_rb_min_seeds=2,
+                                                 initial_rb_flat_vertices=0))
     assert sorted(set(seen)) == [(2, 2), (4, 3), (8, 6)]
     assert np.bincount(parts, minlength=8).min() > 0
     with pytest.raises(InputError, match="initial_rb_min_seeds"):
@@ -425,7 +433,8 @@ def test_automatic_seed_floor_only_for_a_single_candidate():
     for candidates, expected in ((1, [(2, 8), (4, 16)]), (2, [(2, 16), (4, 16)])):
         seen.clear()
         parts = initial_partition(h, 4, 0.03, "cut", method="rb", rb_runs=candidates,
-                                  rb_seeds=16, bisect=spy)
+                                  rb_seeds=16, bisect=spy,
+                                  config=Config(initial_rb_flat_vertices=0))
         assert sorted(set(seen)) == expected
         assert np.bincount(parts, minlength=4).min() > 0
 

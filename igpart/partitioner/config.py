@@ -543,6 +543,7 @@ class Config:
     initial_rb_seeds: int = 16
     initial_rb_min_seeds: int = -1
     initial_rb_communities: str = "each"
+    initial_rb_flat_vertices: int = 256
     initial_fm_top: int = 1
     initial_bisector: str = "metis"
     initial_metis_processes: int = -1
@@ -624,6 +625,7 @@ class Config:
             "refine_rounds",
             "bisection_contraction_limit",
             "initial_fm_top",
+            "initial_rb_flat_vertices",
             "fm_rounds",
             "fm_max_fruitless_moves",
             "graph_refine_rounds",

@@ -31,6 +31,7 @@
 #endif
 
 #include "bindings.h"
+#include "metis_call.h"
 #include "numpy_util.h"
 
 extern "C" {
@@ -46,6 +47,7 @@ namespace {
 
 static_assert(sizeof(idx_t) == sizeof(int64_t), "METIS must be built with 64-bit indices");
 static_assert(sizeof(real_t) == sizeof(float), "METIS must be built with 32-bit reals");
+static_assert(kMetisOk == METIS_OK, "kMetisOk must be METIS_OK");
 
 // GKlib's signal handlers installed while any request runs, the process's own put back when the
 // last one ends (requests from several Python threads overlap: each saving and restoring on its
@@ -82,6 +84,38 @@ int MetisSignals::active_ = 0;
 struct sigaction MetisSignals::abrt_, MetisSignals::term_;
 
 }  // namespace
+
+struct MetisScope::Impl {
+    MetisSignals signals;
+};
+MetisScope::MetisScope() : impl_(new Impl) {}
+MetisScope::~MetisScope() { delete impl_; }
+
+int metis_part(int64_t n, const int64_t *xadj, const int64_t *adjncy, const int64_t *vwgt,
+               const int64_t *adjwgt, int64_t nparts, const float *tpwgts, int64_t seed,
+               int64_t ufactor, bool recursive, int32_t *out) {
+    idx_t options[METIS_NOPTIONS];
+    METIS_SetDefaultOptions(options);
+    options[METIS_OPTION_SEED] = static_cast<idx_t>(seed);
+    options[METIS_OPTION_UFACTOR] = static_cast<idx_t>(ufactor);
+    idx_t nv = static_cast<idx_t>(n), ncon = 1, np = static_cast<idx_t>(nparts);
+    idx_t cut = 0;
+    std::vector<idx_t> part(static_cast<size_t>(n));
+    // METIS takes non-const pointers; it reads the graph and the targets only (numbering 0: no
+    // renumbering in place)
+    idx_t *x = const_cast<idx_t *>(reinterpret_cast<const idx_t *>(xadj));
+    idx_t *a = const_cast<idx_t *>(reinterpret_cast<const idx_t *>(adjncy));
+    idx_t *v = const_cast<idx_t *>(reinterpret_cast<const idx_t *>(vwgt));
+    idx_t *w = const_cast<idx_t *>(reinterpret_cast<const idx_t *>(adjwgt));
+    real_t *t = const_cast<real_t *>(tpwgts);
+    const int status =
+        recursive ? METIS_PartGraphRecursive(&nv, &ncon, x, a, v, nullptr, w, &np, t, nullptr,
+                                             options, &cut, part.data())
+                  : METIS_PartGraphKway(&nv, &ncon, x, a, v, nullptr, w, &np, t, nullptr,
+                                        options, &cut, part.data());
+    for (int64_t u = 0; u < n; ++u) out[u] = static_cast<int32_t>(part[u]);
+    return status;
+}
 
 void bind_metis(py::module_ &m) {
     m.def(
@@ -145,27 +179,9 @@ void bind_metis(py::module_ &m) {
                 // METIS takes non-const pointers; it reads the graph and the targets only
                 // (numbering 0: no renumbering in place), so the seeds share them
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
-                for (int64_t s = 0; s < count; ++s) {
-                    idx_t options[METIS_NOPTIONS];
-                    METIS_SetDefaultOptions(options);
-                    options[METIS_OPTION_SEED] = static_cast<idx_t>(sp[s]);
-                    options[METIS_OPTION_UFACTOR] = static_cast<idx_t>(ufactor);
-                    idx_t nv = static_cast<idx_t>(n), ncon = 1, np = static_cast<idx_t>(nparts);
-                    idx_t cut = 0;
-                    std::vector<idx_t> part(static_cast<size_t>(n));
-                    idx_t *x = const_cast<idx_t *>(reinterpret_cast<const idx_t *>(xp));
-                    idx_t *a = const_cast<idx_t *>(reinterpret_cast<const idx_t *>(ap));
-                    idx_t *v = const_cast<idx_t *>(reinterpret_cast<const idx_t *>(vp));
-                    idx_t *w = const_cast<idx_t *>(reinterpret_cast<const idx_t *>(wp));
-                    real_t *t = const_cast<real_t *>(tp);
-                    status[s] = recursive
-                                    ? METIS_PartGraphRecursive(&nv, &ncon, x, a, v, nullptr, w, &np,
-                                                               t, nullptr, options, &cut, part.data())
-                                    : METIS_PartGraphKway(&nv, &ncon, x, a, v, nullptr, w, &np, t,
-                                                          nullptr, options, &cut, part.data());
-                    int32_t *row = op + s * n;
-                    for (int64_t u = 0; u < n; ++u) row[u] = static_cast<int32_t>(part[u]);
-                }
+                for (int64_t s = 0; s < count; ++s)
+                    status[s] = metis_part(n, xp, ap, vp, wp, nparts, tp, sp[s], ufactor,
+                                           recursive, op + s * n);
             }
             for (int64_t s = 0; s < count; ++s)
                 if (status[s] != METIS_OK)

@@ -33,4 +33,5 @@ PYBIND11_MODULE(_cpu, m) {
     bind_store(m);
     bind_mapping(m);
     bind_metis(m);
+    bind_rb_flat(m);
 }

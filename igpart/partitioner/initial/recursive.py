@@ -38,6 +38,7 @@ import contextlib
 import dataclasses
 import math
 import queue
+import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
@@ -45,7 +46,8 @@ import numpy as np
 
 from ...errors import InputError
 from ...fixed import check_fixed
-from ...hypergraph import Hypergraph
+from ...hypergraph import CLIQUE_SCALE, Hypergraph
+from ...metrics import OBJECTIVES
 from ...kernels import _cpu, get_backend, omp_threads
 from ...parallel import metis_pool
 from ...parallel.threads import c_stdout_to_stderr, gil_switch_interval
@@ -65,6 +67,9 @@ Bisect = Callable[..., np.ndarray]
 #: gave the same partitions for 12 of 12 runs, in 0.86x the time on the two largest levels and
 #: 0.96x on the others (BENCHMARKS.md at 10cd44d, "FM inside the bisections").
 RB_FM_MAX_FRUITLESS_MOVES = 100
+
+#: The contraction limit of a flat bisection's config: no level is coarsened.
+FLAT_LIMIT = 1 << 30
 
 
 def sub_hypergraph(h: Hypergraph, vertices: np.ndarray, objective: str) -> Hypergraph:
@@ -262,6 +267,7 @@ def recursive_bisection(
     # then at least as many tasks as workers (one per worker at that depth, or more)
     subtree_blocks = k // max(1, int(cfg.initial_metis_processes)) if SUBTREES_IN_WORKERS else 0
     parts = np.zeros(h.n, dtype=np.int32)
+    gate = None  # set below where the pool has more threads than the Python pipelines may use
 
     def split(task, inner: int) -> list:
         """The two sub-problems of one bisection; none when the task's whole subtree ran in a
@@ -272,10 +278,14 @@ def recursive_bisection(
             if done is not None:
                 parts[task[1]] = done
                 return []
+        if plan.flat_in_cpp(task):  # the whole subtree in C++, without the GIL
+            parts[task[1]] = plan.flat_subtree(task, inner)
+            return []
         # on a worker thread (threads > 1) the C++ calls get this bisection's share of them;
         # the first bisection runs alone: here, with every thread and the METIS workers for
         # its seeds; the others side by side, each in a worker
-        with omp_threads(inner) if threads > 1 else contextlib.nullcontext():
+        with (omp_threads(inner) if threads > 1 else contextlib.nullcontext(),
+              gate if gate is not None else contextlib.nullcontext()):
             return plan.split(task, bisect, be, inner,
                               workers and (ks < k or (concurrent and not TOP_BISECTION_HERE)))
 
@@ -306,6 +316,13 @@ def recursive_bisection(
     # without worker processes the bisections' Python takes turns on the GIL: at most
     # CpuBackend.rb_python_threads of them at once, with a short switch interval
     python_threads = threads if workers else max(1, min(threads, int(be.rb_python_threads)))
+    # the flat subtrees' C++ calls hold no GIL: every thread may run one, while the Python
+    # pipelines of the other bisections pass the gate python_threads at a time
+    pool_threads = python_threads
+    if (not workers and FLAT_SUBTREES_IN_CPP and int(config.initial_rb_flat_vertices) > 0
+            and python_threads < threads):
+        pool_threads = threads
+        gate = threading.BoundedSemaphore(python_threads)
     interval = 0.0 if workers else float(be.rb_switch_interval)
     # children start as soon as their parent is done. Finished bisections arrive through a
     # queue: waiting on the set of pending ones (concurrent.futures.wait) costs time in the
@@ -313,7 +330,7 @@ def recursive_bisection(
     # the run in wait, quadratic in k)
     finished: queue.SimpleQueue = queue.SimpleQueue()
     with (c_stdout_to_stderr(), gil_switch_interval(interval),  # stdout: before the workers
-          ThreadPoolExecutor(python_threads) as pool):
+          ThreadPoolExecutor(pool_threads) as pool):
 
         def submit(task) -> None:
             pool.submit(split, task, max(1, threads * task[3] // k)).add_done_callback(
@@ -352,6 +369,40 @@ class _Plan:
     targets: np.ndarray | None
     fixed: np.ndarray | None
 
+    def flat(self, task) -> bool:
+        """Whether ``task``'s bisections are flat (fewer than ``Config.initial_rb_flat_vertices``
+        vertices: no communities, no coarsening; METIS seeds on the clique expansion, each
+        distinct candidate rebalanced and refined, FM on the best)."""
+        return task[0] is not None and task[0].n < int(self.cfg.initial_rb_flat_vertices)
+
+    def flat_in_cpp(self, task) -> bool:
+        """Whether ``task``'s whole subtree runs in one C++ call (:meth:`flat_subtree`):
+        ``FLAT_SUBTREES_IN_CPP``, a flat task, no fixed vertices, METIS as the bisector."""
+        return (FLAT_SUBTREES_IN_CPP and self.flat(task) and self.fixed is None
+                and self.cfg.initial_bisector == "metis")
+
+    def flat_subtree(self, task, threads: int) -> np.ndarray:
+        """The blocks (int32, in the order of ``task``'s ids) of ``task``'s subtree, every
+        bisection flat, in one C++ call on ``threads`` OpenMP threads without the GIL
+        (``_cpu.rb_flat_subtree``): what :meth:`split` gives them bisection by bisection on one
+        thread (the FM of a bisection is the sequential one, with its work bound, unless the
+        config asks for ``deterministic=False``)."""
+        sub, _, first, ks, _ = task
+        c = self.cfg
+        return _cpu.rb_flat_subtree(
+            np.ascontiguousarray(sub.eptr, dtype=np.int64),
+            np.ascontiguousarray(sub.eind, dtype=np.int32),
+            np.ascontiguousarray(sub.ewgt, dtype=np.int64),
+            np.ascontiguousarray(sub.vwgt, dtype=np.int64), int(first), int(ks), int(self.k),
+            float(self.epsilon), OBJECTIVES.index(self.objective), int(self.seed),
+            int(self.runs), int(self.min_seeds), int(self.total), int(self.final),
+            None if self.targets is None else np.ascontiguousarray(self.targets, np.int64),
+            int(c.initial_max_net_size), float(CLIQUE_SCALE), int(c.refine_rounds), bool(c.fm),
+            int(c.fm_rounds), int(c.fm_max_fruitless_moves), float(c.fm_min_improvement),
+            float(c.fm_max_work) if c.deterministic is not False else 0.0,
+            int(c.initial_fm_top), max(1, int(threads)),
+        )
+
     @staticmethod
     def leaf(task) -> bool:
         """Whether ``task`` needs no bisection (one block, or fewer than two vertices); a task
@@ -380,6 +431,8 @@ class _Plan:
         bounds = np.minimum(bounds, caps)
         bcfg = copy_config(self.cfg, threads=inner,
                            initial_runs=bisection_seeds(self.runs, self.min_seeds, ks, k))
+        if self.flat(task):  # one level: no communities, no coarsening
+            bcfg = copy_config(bcfg, communities=False, contraction_limit=FLAT_LIMIT)
         sides = None
         if self.fixed is not None:
             f = self.fixed[ids]
@@ -407,6 +460,8 @@ class _Plan:
             t = todo.pop()
             if self.leaf(t):
                 out[where[t[1]]] = t[2]
+            elif self.flat_in_cpp(t):
+                out[where[t[1]]] = self.flat_subtree(t, 1)
             else:
                 todo += self.split(t, bisect, be, 1, False)
         return out
@@ -417,6 +472,13 @@ class _Plan:
 #: one request and the sub-hypergraphs' extraction there, instead of one per bisection. The
 #: same partition either way; tests switch it off to compare.
 SUBTREES_IN_WORKERS = True
+
+#: A task of fewer than ``Config.initial_rb_flat_vertices`` vertices (whose bisections are all
+#: flat: no communities, no coarsening) runs its whole subtree in one C++ call
+#: (:meth:`_Plan.flat_subtree`: the bisections as OpenMP tasks, without the GIL) instead of one
+#: Python pipeline per bisection, whose Python parts take turns on the GIL. The same partition
+#: either way (the bisections on one thread each); tests switch it off to compare.
+FLAT_SUBTREES_IN_CPP = True
 
 
 def _subtree_in_worker(plan: _Plan, task) -> np.ndarray | None:
