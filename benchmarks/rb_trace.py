@@ -9,7 +9,9 @@ seconds and cut, the span of the recursive bisection (first start to last end), 
 summed wall time, and per recursion level (blocks per bisection): the bisections, their vertices,
 the threads each one's C++ calls get, the mean and longest wall time, and when the level's last
 bisection ended. With more Python threads than the bisections' C++ calls keep busy, the summed
-wall time grows past the span times the threads: the bisections wait for the GIL.
+wall time grows past the span times the threads: the bisections wait for the GIL. The subtrees
+below ``Config.initial_rb_flat_vertices`` run in one C++ call each and are not traced bisection by
+bisection (the variant ``{"initial_rb_flat_vertices": 0}`` traces them all).
 
 With ``--python-profile N`` it instead runs each case's partition ``--repeat`` times under
 cProfile (after one untimed run) and prints the Python time of the whole call: the self time of

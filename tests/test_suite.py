@@ -336,7 +336,7 @@ def test_rb_trace_times_every_bisection_of_a_run(tmp_path):
     from igpart.io import write_hgr
 
     h = igpart.generators.random_circuit(1500, seed=3)
-    config = {"initial_rb_runs": 1}
+    config = {"initial_rb_runs": 1, "initial_rb_flat_vertices": 0}  # every bisection in Python
     seconds, cut, spans = rb_trace.traced_run(h, 8, 2, config)
     assert len(spans) == 7 and seconds > 0
     assert sorted(s[3] for s in spans) == [2, 2, 2, 2, 4, 4, 8]
@@ -355,7 +355,7 @@ def test_rb_trace_times_every_bisection_of_a_run(tmp_path):
     write_hgr(h, path)
     out = subprocess.run(
         [sys.executable, str(BENCH_DIR / "rb_trace.py"), "--inputs", str(path), "--k", "4",
-         "--threads", "2", "--repeat", "1"],
+         "--threads", "2", "--repeat", "1", "--variants", json.dumps({"python": config})],
         capture_output=True, text=True, timeout=300, check=True).stdout
     assert "recursive bisection span" in out and "blocks:" in out
     # --python-profile: the Python self time of the runs and its largest functions, among them

@@ -279,6 +279,17 @@ class Config:
       as above: 0.88x the time at +0.06% cut; end to end (``small`` suite, C++ backend, 2
       threads, seeds 0-1) cut +0.6% / -0.1% / +0.1% at k = 8 / 16 / 64 for 0.95x / 0.92x /
       0.96x the initial partitioning's time, so not the default.
+      ``initial_rb_flat_vertices`` (default 256; 0: none): a bisection of ``"rb"`` of a
+      sub-hypergraph of fewer vertices is flat (its k = 2 pipeline on one level: no
+      communities, no coarsening; METIS seeds on the clique expansion, each distinct candidate
+      rebalanced and refined, FM on the best), and the whole subtree below such a bisection
+      runs in one C++ call, its bisections as OpenMP tasks without the GIL (the same blocks as
+      the Python pipeline's bisections on one thread). ``small`` suite at k = 8 / 16 / 64,
+      C++ backend, 2 threads of the 2-core VM, seeds 0-2, against 0: 128 / 256 / 512 / 1024
+      cut 1.001x / 0.996x / 1.001x / 1.006x (k = 8: 1.006x / 0.996x / 1.004x / 1.018x); on 16
+      threads (H200 machine, commit 965d647, one seed, best of two runs in one process) 256
+      took 0.72x the initial partitioning's time and 0.89x the run's at cut 1.003x, 512 0.70x
+      and 0.88x at 1.012x (k = 8 1.033x).
       ``initial_fm_top`` (default 1; 0: every candidate): every initial candidate (on the
       coarsest level and inside every bisection of ``"rb"``) is rebalanced and refined with the
       sequence refinement, and only the ``initial_fm_top`` best distinct ones then get the FM
