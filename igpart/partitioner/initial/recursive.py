@@ -47,8 +47,8 @@ import numpy as np
 from ...errors import InputError
 from ...fixed import check_fixed
 from ...hypergraph import CLIQUE_SCALE, Hypergraph
-from ...metrics import OBJECTIVES
 from ...kernels import _cpu, get_backend, omp_threads
+from ...metrics import OBJECTIVES
 from ...parallel import metis_pool
 from ...parallel.threads import c_stdout_to_stderr, gil_switch_interval
 from ..config import Config, copy_config
