@@ -72,16 +72,17 @@ class CpuBackend(Backend):
     #: twice what one thread of the 2-core VM takes). On the 16-core machine the `small` suite
     #: went from 0.23x to 0.31x Mt-KaHyPar-16's speed with it and the other fixed-cost changes
     #: of the same commit (BENCHMARKS.md, "`small`, GPU vs the C++ backend and
-    #: Mt-KaHyPar-16"). Against 4,096, 65,536 and no cap on 16 threads (ibm01, ibm05, ibm10,
-    #: cholesky_mc, neuron at k = 2 and 64, best of 2 runs): 0.97x, 1.09x and 0.97x this
-    #: value's time in geomean, 0.78-1.35x per case (BENCHMARKS.md, "Fixed costs on small
-    #: inputs at many threads"): no value clearly better, so it stays.
+    #: Mt-KaHyPar-16"). Swept on 16 threads (ibm01, ibm05, ibm10, cholesky_mc, neuron at k = 2
+    #: and 64, best of 2 runs): 4,096 took 0.97x the time of 16,384 in geomean, 65,536 1.09x,
+    #: no cap 0.97x, 0.78-1.35x per case (BENCHMARKS.md, "Fixed costs on small inputs at many
+    #: threads"); on the 14 `small` inputs at k = 2 (H200 machine, commit 096231b, best of 2
+    #: runs in one process) 4,096 0.90x (Louvain 0.83x), no cap 0.91x: hence 4,096.
     #: The graph stage calls (clustering, contraction, rebalance, LP, FM) count their level's
     #: arcs (2 per edge) against the same value.
     #: Threads only, never the result: every stage gives the same result on any number of
     #: them (the parallel graph FM, whose result depends on the threads' interleaving, aside).
     #: Process-wide: set in the C++ module when a CpuBackend is made.
-    stage_pins_per_thread = 16_384
+    stage_pins_per_thread = 4_096
 
     #: Whether a full partition (``memory_scope``) serves large blocks from the heap and keeps
     #: freed ones there for the next level's arrays, instead of a fresh mapping per block whose
