@@ -31,11 +31,16 @@
 namespace py = pybind11;
 using namespace igp;
 
-namespace {
-
-void fail(const std::string &what, const std::string &msg) {
+void igp::fail(const std::string &what, const std::string &msg) {
     throw std::invalid_argument(what + ": " + msg);
 }
+
+void igp::check_len(const py::array &a, int64_t len, const char *name, const std::string &what) {
+    if (a.ndim() != 1 || a.shape(0) != len)
+        fail(what, std::string(name) + " must be 1-D of length " + std::to_string(len));
+}
+
+namespace {
 
 // The heap policy of a run (see heap_retain_begin): scopes open, and whether this process may
 // change glibc's malloc parameters (not where the environment sets any of them).
@@ -80,11 +85,6 @@ bool heap_policy_allowed() {
 #else
     return false;
 #endif
-}
-
-void check_len(const py::array &a, int64_t len, const char *name, const std::string &what) {
-    if (a.ndim() != 1 || a.shape(0) != len)
-        fail(what, std::string(name) + " must be 1-D of length " + std::to_string(len));
 }
 
 GraphView graph_view(const Arr<int64_t> &xadj, const Arr<int32_t> &adjncy,

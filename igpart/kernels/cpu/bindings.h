@@ -12,6 +12,12 @@ namespace py = pybind11;
 
 namespace igp {
 
+// Raises std::invalid_argument (ValueError): "what: msg" (bind_partition.cpp).
+[[noreturn]] void fail(const std::string &what, const std::string &msg);
+
+// Raises ValueError (fail) unless `a` is 1-D of length len; `name` is the array's name.
+void check_len(const py::array &a, int64_t len, const char *name, const std::string &what);
+
 // Raises std::invalid_argument (ValueError) unless ptr/ind form a CSR of ptr.size()-1 rows whose
 // column ids lie in [0, ncols).
 void check_csr(const Arr<int64_t> &ptr, const Arr<int32_t> &ind, int64_t ncols, const char *what);

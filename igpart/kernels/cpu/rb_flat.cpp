@@ -41,15 +41,6 @@ namespace igp {
 
 namespace {
 
-void fail(const std::string &what, const std::string &msg) {
-    throw std::invalid_argument(what + ": " + msg);
-}
-
-void check_len(const py::array &a, int64_t len, const char *name, const std::string &what) {
-    if (a.ndim() != 1 || a.shape(0) != len)
-        fail(what, std::string(name) + " must be 1-D of length " + std::to_string(len));
-}
-
 struct FlatOptions {
     int32_t k = 2;                 // blocks of the whole recursive bisection
     double epsilon = 0.03;
