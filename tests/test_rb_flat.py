@@ -98,3 +98,22 @@ def test_flat_subtree_rejects_bad_arguments(change, match):
     args.update(change)
     with pytest.raises(ValueError, match=match):
         _cpu.rb_flat_subtree(**args)
+
+
+@pytest.mark.parametrize("case", range(4))
+def test_flat_subtrees_with_zero_weights_equal_the_python_bisections(monkeypatch, case):
+    """Vertices and nets of weight 0 (METIS then gets unit vertex weights), on any threads."""
+    rng = np.random.default_rng(100 + case)
+    n = int(rng.integers(20, 300))
+    h = random_hypergraph(rng, n, int(rng.integers(n, 2 * n)), max_size=5, weighted=True)
+    vwgt, ewgt = h.vwgt.copy(), h.ewgt.copy()
+    vwgt[rng.random(n) < (1.0 if case == 0 else 0.5)] = 0  # case 0: every vertex weighs 0
+    ewgt[rng.random(h.m) < 0.3] = 0
+    h = h.with_weights(vwgt=vwgt, ewgt=ewgt)
+    cfg = Config(initial_rb_flat_vertices=1 << 20)
+    objective = ("cut", "km1")[case % 2]
+    monkeypatch.setattr(rb, "FLAT_SUBTREES_IN_CPP", False)
+    python = recursive_bisection(h, 7, 0.03, objective, seed=case, runs=2, config=cfg)
+    monkeypatch.setattr(rb, "FLAT_SUBTREES_IN_CPP", True)
+    cpp = recursive_bisection(h, 7, 0.03, objective, seed=case, runs=2, config=cfg, threads=3)
+    np.testing.assert_array_equal(cpp, python)
