@@ -46,7 +46,7 @@ void igp::bind_basic(py::module_ &m) {
             const int64_t m = eptr.shape(0) - 1, nv = vertices.shape(0);
             const int64_t *ep = eptr.data(), *vs = vertices.data();
             const int32_t *ei = eind.data();
-            std::vector<int64_t> ptr(1, 0), nets;
+            std::vector<int64_t> ptr, nets;
             std::vector<int32_t> ind;
             {
                 py::gil_scoped_release release;
@@ -57,15 +57,7 @@ void igp::bind_basic(py::module_ &m) {
                             "sub_hypergraph: vertices must be distinct ids below n");
                     id[vs[i]] = static_cast<int32_t>(i);
                 }
-                for (int64_t e = 0; e < m; ++e) {
-                    int64_t inside = 0;
-                    for (int64_t j = ep[e]; j < ep[e + 1]; ++j) inside += id[ei[j]] >= 0;
-                    if (inside < 2 || (cut && inside != ep[e + 1] - ep[e])) continue;
-                    for (int64_t j = ep[e]; j < ep[e + 1]; ++j)
-                        if (id[ei[j]] >= 0) ind.push_back(id[ei[j]]);
-                    ptr.push_back(static_cast<int64_t>(ind.size()));
-                    nets.push_back(e);
-                }
+                induced_nets(ep, ei, m, id.data(), cut, ptr, ind, nets);
             }
             return py::make_tuple(to_numpy(std::move(ptr)), to_numpy(std::move(ind)),
                                   to_numpy(std::move(nets)));

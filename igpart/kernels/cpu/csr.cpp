@@ -14,6 +14,23 @@
 
 namespace igp {
 
+void induced_nets(const int64_t *eptr, const int32_t *eind, int64_t m, const int32_t *id, bool cut,
+                  std::vector<int64_t> &ptr, std::vector<int32_t> &ind,
+                  std::vector<int64_t> &nets) {
+    ptr.assign(1, 0);
+    ind.clear();
+    nets.clear();
+    for (int64_t e = 0; e < m; ++e) {
+        int64_t inside = 0;
+        for (int64_t j = eptr[e]; j < eptr[e + 1]; ++j) inside += id[eind[j]] >= 0;
+        if (inside < 2 || (cut && inside != eptr[e + 1] - eptr[e])) continue;
+        for (int64_t j = eptr[e]; j < eptr[e + 1]; ++j)
+            if (id[eind[j]] >= 0) ind.push_back(id[eind[j]]);
+        ptr.push_back(static_cast<int64_t>(ind.size()));
+        nets.push_back(e);
+    }
+}
+
 Csr csr_transpose(const int64_t *ptr, int64_t nrows, const int32_t *ind, int64_t ncols) {
     Csr t;
     const int64_t nnz = ptr[nrows] - ptr[0];

@@ -13,6 +13,14 @@ struct Csr {
 // Transpose of a CSR incidence (rows -> columns), stable: each column lists rows ascending.
 Csr csr_transpose(const int64_t *ptr, int64_t nrows, const int32_t *ind, int64_t ncols);
 
+// The nets of a hypergraph (eptr / eind, m nets) induced by the vertices with id[v] >= 0 (their
+// new ids), in net order: each kept net's pins renumbered by id, in pin order (ptr / ind), and
+// the kept nets' ids (nets). cut: a net with a pin outside is dropped, else it keeps its pins
+// inside; nets left with fewer than two pins are dropped. ptr starts at {0}.
+void induced_nets(const int64_t *eptr, const int32_t *eind, int64_t m, const int32_t *id, bool cut,
+                  std::vector<int64_t> &ptr, std::vector<int32_t> &ind,
+                  std::vector<int64_t> &nets);
+
 // Whether any row lists a column id twice.
 bool rows_have_duplicates(const int64_t *ptr, int64_t nrows, const int32_t *ind, int64_t ncols);
 

@@ -114,8 +114,8 @@ int64_t bisection_seeds(int64_t seeds, int64_t min_seeds, int64_t k_sub, int64_t
     return std::max(std::min(seeds, min_seeds), (seeds * k_sub + k - 1) / k);
 }
 
-// The nets of `h` induced by the vertices whose `side` is s, renumbered in vertex order (the
-// binding sub_hypergraph): cut drops a net with a pin outside; nets of fewer than two pins go.
+// The sub-hypergraph of `h` induced by the vertices whose `side` is s, renumbered in vertex order
+// (induced_nets, as the binding sub_hypergraph): cut drops a net with a pin outside.
 Sub induced(const Sub &h, const std::vector<int32_t> &side, int32_t s, bool cut) {
     Sub out;
     std::vector<int32_t> id(static_cast<size_t>(h.n()), -1);
@@ -125,15 +125,10 @@ Sub induced(const Sub &h, const std::vector<int32_t> &side, int32_t s, bool cut)
             out.vwgt.push_back(h.vwgt[v]);
             out.ids.push_back(h.ids[v]);
         }
-    for (int64_t e = 0; e < h.m(); ++e) {
-        int64_t inside = 0;
-        for (int64_t j = h.eptr[e]; j < h.eptr[e + 1]; ++j) inside += id[h.eind[j]] >= 0;
-        if (inside < 2 || (cut && inside != h.eptr[e + 1] - h.eptr[e])) continue;
-        for (int64_t j = h.eptr[e]; j < h.eptr[e + 1]; ++j)
-            if (id[h.eind[j]] >= 0) out.eind.push_back(id[h.eind[j]]);
-        out.eptr.push_back(static_cast<int64_t>(out.eind.size()));
-        out.ewgt.push_back(h.ewgt[e]);
-    }
+    std::vector<int64_t> nets;
+    induced_nets(h.eptr.data(), h.eind.data(), h.m(), id.data(), cut, out.eptr, out.eind, nets);
+    out.ewgt.reserve(nets.size());
+    for (int64_t e : nets) out.ewgt.push_back(h.ewgt[e]);
     out.index_vertices();
     return out;
 }
