@@ -247,6 +247,33 @@ def test_fifty_clients_with_an_idle_and_a_non_reading_one(tmp_path, hgr):
         assert proc.wait(30) == 0
 
 
+def test_shutdown_is_answered_when_another_client_leaves_meanwhile(tmp_path):
+    """A client that disconnects between a shutdown request being handled and its answer being
+    sent does not stop the server before the answer goes out."""
+    path = tmp_path / "s.sock"
+    other_gone = threading.Event()
+
+    class Server(JsonLinesServer):
+        def handle(self, line):
+            resp = super().handle(line)
+            if resp.get("result") == "shutting down":
+                other.close()  # the other client leaves while the answer is still unsent
+                deadline = time.monotonic() + 10
+                while len(self._clients) > 1 and time.monotonic() < deadline:
+                    time.sleep(0.01)  # until its thread has ended
+                other_gone.set()
+            return resp
+
+    with serve_thread(path, Server()) as srv:
+        other = Client(path)
+        assert other.ask({"id": 1, "method": "commands"})["ok"]
+        closer = Client(path)
+        answer = {"id": "bye", "ok": True, "result": "shutting down"}
+        assert closer.ask({"id": "bye", "method": "shutdown"}) == answer
+        assert other_gone.is_set() and len(srv._clients) <= 1
+        closer.close()
+
+
 # ---------------------------------------------------------------------------- errors
 def test_bad_values_are_input_errors_in_strict_json(tmp_path, hgr):
     srv = JsonLinesServer(Commands(max_file_bytes=1 << 20))

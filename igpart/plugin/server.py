@@ -77,6 +77,7 @@ class JsonLinesServer:
         self.signal: int | None = None  # the signal that stopped the server, if one did
         self._stop = threading.Event()  # ends the accept loop
         self._closing = False  # a shutdown request was answered: no request runs after it
+        self._closer: int | None = None  # the thread that answers the shutdown request
         self._lock = threading.Lock()  # one request at a time on the session
         self._wake: socket.socket | None = None  # written by stop() to wake the accept loop
         self._clients: dict[socket.socket, threading.Thread] = {}
@@ -120,6 +121,7 @@ class JsonLinesServer:
                     raise InputError("the server is shutting down")
                 if method == "shutdown":  # the accept loop stops once the answer is sent
                     self._closing = True
+                    self._closer = threading.get_ident()
                     return {"id": rid, "ok": True, "result": "shutting down"}
                 if isinstance(params, list):
                     result = self.commands.call(method, *params)
@@ -276,7 +278,9 @@ class JsonLinesServer:
             with self._clients_lock:
                 self._clients.pop(conn, None)
             conn.close()
-            if self._closing:  # answered (or failed to answer) a shutdown request
+            # this client's thread answered (or failed to answer) the shutdown request: another
+            # client leaving meanwhile must not close the connections before the answer is sent
+            if self._closing and self._closer == threading.get_ident():
                 self.stop()
 
     def _close_clients(self, wait: float = 0.5) -> None:
