@@ -1,7 +1,8 @@
 """The parallel localized FM of the graph pipeline (C++ backend): valid, balanced partitions whose
 gain is the edge cut's change recomputed from scratch, never worse than the input, on 1, 2 and 3
-threads; the sequential FM (deterministic mode) the same on any threads, in the stage and in the
-whole pipeline; clear errors for bad arguments."""
+threads, with and without the cached connectivity rows; the sequential FM (deterministic mode)
+the same on any threads, in the stage and in the whole pipeline, and the same with the cached
+rows as without; clear errors for bad arguments."""
 
 from __future__ import annotations
 
@@ -22,11 +23,19 @@ from .test_graph_lp import balanced_start, edge_cut
 from .test_stages import FAST, graphs
 
 
-def parallel_backend() -> CpuBackend:
-    """A C++ backend that runs the parallel FM on levels of any size (16,384+ by default)."""
+def parallel_backend(cache_min_degree: int | None = None) -> CpuBackend:
+    """A C++ backend that runs the parallel FM on levels of any size (16,384+ by default);
+    ``cache_min_degree``: the FM's cached rows from that degree on (None: the default)."""
     be = CpuBackend()
     be.parallel_fm_min_vertices = 0
+    if cache_min_degree is not None:
+        be.graph_fm_cache_min_degree = cache_min_degree
     return be
+
+
+def circuit_model(model: str, seed: int) -> igpart.Graph:
+    """A circuit's clique or star model: a few vertices of high degree among many of low."""
+    return generators.random_circuit(2500, max_net_size=60, seed=seed).to_graph(model)
 
 
 def weighted_mesh(n: int, seed: int) -> igpart.Graph:
@@ -52,9 +61,10 @@ def check(g: igpart.Graph, start: np.ndarray, out: np.ndarray, gain: int, k: int
 
 
 @FAST
-@given(graphs(), st.integers(2, 6), st.integers(0, 3), st.sampled_from([2, 3]), st.booleans())
-def test_parallel_fm_gain_is_exact_and_balance_kept(g, k, seed, threads, gain_seeds):
-    be = parallel_backend()
+@given(graphs(), st.integers(2, 6), st.integers(0, 3), st.sampled_from([2, 3]), st.booleans(),
+       st.sampled_from([0, 1, 3]))  # fmt: skip
+def test_parallel_fm_gain_is_exact_and_balance_kept(g, k, seed, threads, gain_seeds, cache):
+    be = parallel_backend(cache)
     k = min(k, g.n)
     parts, bounds = balanced_start(g, k, seed)
     with omp_threads(threads):
@@ -66,11 +76,13 @@ def test_parallel_fm_gain_is_exact_and_balance_kept(g, k, seed, threads, gain_se
 
 @pytest.mark.parametrize("k", [2, 7, 32])
 @pytest.mark.parametrize("threads", [1, 2, 3])
-def test_parallel_fm_on_a_weighted_mesh(k, threads):
+@pytest.mark.parametrize("cache", [0, 1])
+def test_parallel_fm_on_a_weighted_mesh(k, threads, cache):
     """Many concurrent searches on a mesh from a random start: the exact gains of the global
-    sequence and its rollback keep the result valid, balanced and exactly accounted."""
+    sequence and its rollback keep the result valid, balanced and exactly accounted (cache 1:
+    every vertex of degree >= k reads its row from the cache that the searches update)."""
     g = weighted_mesh(6000, seed=k)
-    be = parallel_backend()
+    be = parallel_backend(cache)
     parts, bounds = balanced_start(g, k, 1)
     with omp_threads(threads):
         out, gain = be.fm_refine_graph(be.graph_arrays(g), parts, k, bounds, rounds=3,
@@ -78,6 +90,50 @@ def test_parallel_fm_on_a_weighted_mesh(k, threads):
                                        deterministic=False)
     check(g, parts, out, gain, k, bounds)
     assert gain > 0.2 * edge_cut(g, parts)  # a random start leaves much to gain
+
+
+@pytest.mark.parametrize("model", ["clique", "star"])
+@pytest.mark.parametrize("k", [2, 7, 32])
+@pytest.mark.parametrize("threads", [2, 3])
+def test_parallel_fm_with_cached_rows_on_circuit_models(model, k, threads):
+    """Vertices of high degree read from the cache while other searches publish moves into it,
+    and the rollback takes the cache back: valid, balanced, exactly accounted in every round,
+    and as strong as with every row read from the adjacency (a cache that missed the published
+    moves gains about half as much at k = 2 and 7)."""
+    g = circuit_model(model, seed=k)
+    ga = CpuBackend().graph_arrays(g)
+    parts, bounds = balanced_start(g, k, 2)
+    mean_gain = {}
+    for cache in (0, 1, 4):
+        be = parallel_backend(cache)
+        gains = []
+        for seed in range(3):
+            with omp_threads(threads):
+                out, gain = be.fm_refine_graph(ga, parts, k, bounds, rounds=4, seed=seed,
+                                               gain_seeds=k > 2, deterministic=False)  # fmt: skip
+            check(g, parts, out, gain, k, bounds)
+            gains.append(gain)
+        mean_gain[cache] = np.mean(gains)
+    assert min(mean_gain[1], mean_gain[4]) >= 0.92 * mean_gain[0] > 0
+
+
+@pytest.mark.parametrize("model", ["clique", "star"])
+@pytest.mark.parametrize("k", [2, 7, 32])
+def test_cached_rows_give_the_sequential_fm_the_same_moves(model, k):
+    """The sequential FM with the cached rows (vertices of degree >= max(d, k) for d = 1, 4, 16)
+    moves exactly as with every row read from the adjacency, also where the work budget ends a
+    round early (the cache counts the work the adjacency read would)."""
+    g = circuit_model(model, seed=k + 10)
+    ga = CpuBackend().graph_arrays(g)
+    parts, bounds = balanced_start(g, k, 3)
+    for max_work in (0.0, 1.5):
+        kw = {"rounds": 3, "seed": 4, "max_work": max_work, "gain_seeds": k > 2}
+        ref = parallel_backend(0).fm_refine_graph(ga, parts, k, bounds, deterministic=True, **kw)
+        check(g, parts, ref[0], ref[1], k, bounds)
+        for cache in (1, 4, 16):
+            out, gain = parallel_backend(cache).fm_refine_graph(ga, parts, k, bounds,
+                                                                deterministic=True, **kw)
+            assert gain == ref[1] and np.array_equal(out, ref[0])
 
 
 @pytest.mark.parametrize("gain_seeds", [False, True])
@@ -174,6 +230,9 @@ def test_parallel_fm_rejects_bad_arguments():
         with pytest.raises(ValueError, match=word):
             be.fm_refine_graph(ga, np.zeros(16, np.int32), 2, np.full(2, 9), deterministic=False,
                                **kw)
+    be.graph_fm_cache_min_degree = -1
+    with pytest.raises(ValueError, match="cache_min_degree"):
+        be.fm_refine_graph(ga, np.zeros(16, np.int32), 2, np.full(2, 9))
     with pytest.raises(ValueError, match="block id"):
         be.fm_refine_graph(ga, np.full(16, 5, np.int32), 2, np.full(2, 9), deterministic=False)
     with pytest.raises(ValueError, match="max_block_weights"):

@@ -439,7 +439,9 @@ class Config:
       Backends without the parallel FM (``parallel_fm``) ignore it; the GPU backend's host FM
       follows the C++ backend's None rule. Graphs (``graph_refinement="lp+fm"``) have a parallel
       FM of their own (``CpuBackend.fm_refine_graph``: the same searches, claims, deltas,
-      global move sequence and rollback, with gains from the adjacency), which None runs from
+      global move sequence and rollback, with gains from the adjacency, or from connectivity
+      rows kept for the vertices of degree at least max(``CpuBackend.graph_fm_cache_min_degree``,
+      k)), which None runs from
       ``CpuBackend.parallel_graph_fm_min_threads`` (2) threads on, on levels of at least
       ``parallel_fm_min_vertices`` vertices; True keeps the sequential graph FM (the same
       partition on any threads). Measured on the 2-core dev VM (2026-11-27, the ``graphs`` set

@@ -438,6 +438,16 @@ class CpuBackend(Backend):
     #: 3.42 (whole runs 1.42x faster); on 2 threads of the 2-core VM 1.001x at 2^18
     #: (BENCHMARKS.md, "A parallel FM for graphs").
     parallel_graph_fm_min_threads = 2
+    #: The graph FM keeps the connectivity rows of the vertices of degree at least
+    #: max(this, k) for the whole call (k entries each, updated when a neighbour moves) and
+    #: reads them instead of the adjacency; 0: every row from the adjacency. The same moves
+    #: either way in the sequential FM. On the 2-core VM (2 threads, deterministic mode, the
+    #: three Titan23 circuits' clique and star models and the 2^17 generated graphs at k = 2, 16,
+    #: 64, commit 1d9d260 plus the cache) 16 took the circuit models' FM phase to 0.74x (whole
+    #: runs 0.86x) and left the generated graphs' (degree mostly below 16) at 1.02x; 1 reached
+    #: 0.73x on the circuit models but 1.06x on the generated graphs (BENCHMARKS.md, "Cached
+    #: connectivity rows in the graph FM").
+    graph_fm_cache_min_degree = 16
 
     def graph_fm_is_deterministic(self, deterministic: bool | None = None) -> bool:
         """Whether ``fm_refine_graph(deterministic=...)`` runs the sequential FM: True and False
@@ -781,7 +791,7 @@ class CpuBackend(Backend):
             g.xadj, g.adjncy, g.adjwgt, g.vwgt, _i32(parts), int(k), _i64(max_block_weights),
             int(rounds), int(max_fruitless_moves), float(min_improvement), int(seed),
             float(max_work), bool(gain_seeds), self.graph_fm_is_deterministic(deterministic),
-            int(self.parallel_fm_min_vertices),
+            int(self.parallel_fm_min_vertices), int(self.graph_fm_cache_min_degree),
         )
         return out, int(gain)
 

@@ -785,7 +785,8 @@ void igp::bind_partition(py::module_ &m) {
         [](Arr<int64_t> xadj, Arr<int32_t> adjncy, Arr<int64_t> adjwgt, Arr<int64_t> vwgt,
            Arr<int32_t> parts, int32_t k, Arr<int64_t> bounds, int64_t rounds,
            int64_t max_fruitless_moves, double min_improvement, int64_t seed, double max_work,
-           bool gain_seeds, bool deterministic, int64_t parallel_min_vertices) {
+           bool gain_seeds, bool deterministic, int64_t parallel_min_vertices,
+           int64_t cache_min_degree) {
             const GraphView g = graph_view(xadj, adjncy, adjwgt, vwgt, "fm_refine_graph");
             UninitVector<int32_t> p = parts_copy(parts, g.n, k, "fm_refine_graph");
             check_bounds(bounds, k, "fm_refine_graph");
@@ -794,6 +795,7 @@ void igp::bind_partition(py::module_ &m) {
             if (!(min_improvement >= 0.0 && min_improvement < 1.0))
                 fail("fm_refine_graph", "min_improvement must lie in [0, 1)");
             if (!(max_work >= 0.0)) fail("fm_refine_graph", "max_work must be >= 0");
+            if (cache_min_degree < 0) fail("fm_refine_graph", "cache_min_degree must be >= 0");
             int64_t gain;
             {
                 py::gil_scoped_release release;
@@ -801,10 +803,11 @@ void igp::bind_partition(py::module_ &m) {
                 gain = deterministic
                            ? fm_refine_graph(g, p.data(), k, bounds.data(), rounds,
                                              max_fruitless_moves, min_improvement, seed, max_work,
-                                             gain_seeds)
+                                             gain_seeds, cache_min_degree)
                            : fm_refine_graph_parallel(g, p.data(), k, bounds.data(), rounds,
                                                       max_fruitless_moves, min_improvement, seed,
-                                                      max_work, gain_seeds, parallel_min_vertices);
+                                                      max_work, gain_seeds, parallel_min_vertices,
+                                                      cache_min_degree);
             }
             return py::make_tuple(to_numpy(std::move(p)), gain);
         },
@@ -813,9 +816,11 @@ void igp::bind_partition(py::module_ &m) {
         py::arg("max_fruitless_moves"), py::arg("min_improvement"), py::arg("seed"),
         py::arg("max_work"), py::arg("gain_seeds"), py::arg("deterministic") = true,
         py::arg("parallel_min_vertices") = kParallelFmMinVertices,
+        py::arg("cache_min_degree") = 0,
         "Localized k-way FM on the edge cut: (parts, gain); deterministic=False: the parallel "
         "localized FM on levels of at least parallel_min_vertices vertices when there are two "
-        "threads or more.");
+        "threads or more; cache_min_degree > 0: the connectivity rows of the vertices of degree "
+        ">= max(cache_min_degree, k) kept for the call (the same moves as without).");
 
     m.def(
         "rebalance_graph",

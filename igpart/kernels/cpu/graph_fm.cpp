@@ -29,6 +29,27 @@ std::vector<std::pair<uint32_t, int32_t>> seeded_vertices(int64_t n, int64_t rse
 
 }  // namespace
 
+GraphConnCache::GraphConnCache(const GraphView &g, const int32_t *parts, int32_t k,
+                               int64_t min_degree)
+    : k_(k) {
+    if (min_degree <= 0) return;
+    const int64_t n = g.n, t = std::max<int64_t>(min_degree, k);
+    const std::vector<int32_t> ids =
+        parallel_select(n, [&](int64_t u) { return g.xadj[u + 1] - g.xadj[u] >= t; });
+    if (ids.empty()) return;
+    rows_ = static_cast<int64_t>(ids.size());
+    index_ = filled<int32_t>(n, -1);
+    conn_ = UninitVector<int64_t>(static_cast<size_t>(rows_) * static_cast<size_t>(k));
+#pragma omp parallel for schedule(dynamic, 256) if (rows_ >= kParallelMinLightItems)
+    for (int64_t r = 0; r < rows_; ++r) {
+        const int32_t u = ids[static_cast<size_t>(r)];
+        index_[u] = static_cast<int32_t>(r);
+        int64_t *c = &conn_[static_cast<size_t>(r) * static_cast<size_t>(k)];
+        std::fill(c, c + k, 0);
+        for (int64_t j = g.xadj[u]; j < g.xadj[u + 1]; ++j) c[parts[g.adjncy[j]]] += g.adjwgt[j];
+    }
+}
+
 void graph_fm_boundary(const GraphView &g, const int32_t *parts, int32_t k, bool gain_seeds,
                        char *boundary) {
     const int64_t n = g.n;
@@ -57,13 +78,16 @@ void graph_fm_boundary(const GraphView &g, const int32_t *parts, int32_t k, bool
 
 int64_t fm_refine_graph(const GraphView &g, int32_t *parts, int32_t k, const int64_t *bounds,
                         int64_t rounds, int64_t max_fruitless_moves, double min_improvement,
-                        int64_t seed, double max_work, bool gain_seeds) {
+                        int64_t seed, double max_work, bool gain_seeds,
+                        int64_t cache_min_degree) {
     const int64_t n = g.n;
     const double budget = max_work > 0.0 ? max_work * static_cast<double>(g.xadj[n] + n) : 0.0;
     std::vector<int64_t> bw = weights_of(n, g.vwgt, parts, k);
     // per vertex: the round that moved it, and the last round in which a neighbour moved
     UninitVector<int64_t> locked = filled<int64_t>(n, -1), stale = filled<int64_t>(n, -1);
+    GraphConnCache cache(g, parts, k, cache_min_degree);
     SearchGains gains(n, k);
+    gains.use_cache(&cache);
     ReusableHeap<GraphFmEntry> heap;
     auto part = [parts](int32_t v) { return parts[v]; };
     auto weight = [&bw](int32_t b) { return bw[b]; };
@@ -117,6 +141,7 @@ int64_t fm_refine_graph(const GraphView &g, int32_t *parts, int32_t k, const int
                 bw[to] += g.vwgt[v];
                 locked[v] = round;
                 log.push_back({v, from});
+                cache.moved<false>(g, v, from, to);  // before its neighbours' rows are read
                 cur += m.gain;
                 if (cur > best) {
                     best = cur;
@@ -138,6 +163,7 @@ int64_t fm_refine_graph(const GraphView &g, int32_t *parts, int32_t k, const int
                 const auto [v, from] = log[i - 1];
                 bw[parts[v]] -= g.vwgt[v];
                 bw[from] += g.vwgt[v];
+                cache.moved<false>(g, v, parts[v], from);
                 parts[v] = from;
             }
             round_gain += best;
@@ -166,9 +192,11 @@ struct GraphMove {
 class ParallelGraphFm {
    public:
     ParallelGraphFm(const GraphView &g, int32_t *parts, int32_t k, const int64_t *bounds,
-                    int64_t max_fruitless, bool gain_seeds, double budget)
+                    int64_t max_fruitless, bool gain_seeds, double budget,
+                    int64_t cache_min_degree)
         : g_(g), parts_(parts), k_(k), bounds_(bounds), max_fruitless_(max_fruitless),
-          gain_seeds_(gain_seeds), budget_(budget), bw_(weights_of(g.n, g.vwgt, parts, k)),
+          gain_seeds_(gain_seeds), budget_(budget), cache_(g, parts, k, cache_min_degree),
+          bw_(weights_of(g.n, g.vwgt, parts, k)),
           owner_(filled<int32_t>(g.n, kFree)), moved_(filled<char>(g.n, kNone)),
           pos_(filled<int32_t>(g.n, -1)), tent_(static_cast<size_t>(g.n)),
           boundary_(static_cast<size_t>(g.n)), log_(static_cast<size_t>(g.n)),
@@ -223,7 +251,9 @@ class ParallelGraphFm {
        public:
         Search(ParallelGraphFm &fm, int32_t id)
             : fm_(fm), g_(fm.g_), id_(id), gains_(fm.g_.n, fm.k_),
-              dbw_(static_cast<size_t>(fm.k_), 0) {}
+              dbw_(static_cast<size_t>(fm.k_), 0) {
+            gains_.use_cache(&fm.cache_);
+        }
 
         void begin_round(int64_t rseed) { rseed_ = rseed; }
 
@@ -304,6 +334,7 @@ class ParallelGraphFm {
                 }
                 for (int64_t j = g_.xadj[v]; j < g_.xadj[v + 1]; ++j) {
                     const int32_t x = g_.adjncy[j];
+                    gains_.pend(x, from, to, g_.adjwgt[j]);  // until published or dropped
                     const int32_t o = relaxed_load(fm_.owner_[x]);
                     if (o == id_) {
                         if (fm_.moved_[x] != kNone) continue;
@@ -329,7 +360,9 @@ class ParallelGraphFm {
                 dbw_[mv.to] -= w;
                 relaxed_store(fm_.parts_[mv.u], mv.to);
                 fm_.moved_[mv.u] = kKept;
+                fm_.cache_.moved<true>(g_, mv.u, mv.from, mv.to);
             }
+            gains_.clear_pending();  // the cache holds them now
             const int64_t at = fm_.log_len_.fetch_add(static_cast<int64_t>(pending_.size()));
             std::copy(pending_.begin(), pending_.end(), fm_.log_.begin() + at);
             pending_.clear();
@@ -347,6 +380,7 @@ class ParallelGraphFm {
                 dropped_.push_back(mv.u);
             }
             pending_.clear();
+            gains_.clear_pending();
             for (int32_t v : claimed_)
                 if (fm_.moved_[v] == kNone) __atomic_store_n(&fm_.owner_[v], kFree, __ATOMIC_RELEASE);
             claimed_.clear();
@@ -412,6 +446,11 @@ class ParallelGraphFm {
             bw_[log[i].from] -= g_.vwgt[log[i].u];
             bw_[log[i].to] += g_.vwgt[log[i].u];
         }
+        if (!cache_.empty()) {  // the cached rows back to the kept prefix
+#pragma omp parallel for schedule(dynamic, 256) if (L - best_len >= kParallelMinLightItems)
+            for (int64_t i = best_len; i < L; ++i)
+                cache_.moved<true>(g_, log[i].u, log[i].to, log[i].from);
+        }
 #pragma omp parallel for schedule(static) if (L >= kParallelMinLightItems)
         for (int64_t i = 0; i < L; ++i) {
             const int32_t u = log[i].u;
@@ -430,6 +469,7 @@ class ParallelGraphFm {
     int64_t max_fruitless_;
     bool gain_seeds_;
     double budget_;
+    GraphConnCache cache_;           // rows of the shared partition (published moves)
     std::vector<int64_t> bw_;        // shared block weights (relaxed atomics during a round)
     UninitVector<int32_t> owner_;    // per vertex: the search holding it, or kFree
     UninitVector<char> moved_;       // kNone / kPending / kKept (its owner only)
@@ -446,13 +486,15 @@ class ParallelGraphFm {
 int64_t fm_refine_graph_parallel(const GraphView &g, int32_t *parts, int32_t k,
                                  const int64_t *bounds, int64_t rounds,
                                  int64_t max_fruitless_moves, double min_improvement, int64_t seed,
-                                 double max_work, bool gain_seeds, int64_t min_vertices) {
+                                 double max_work, bool gain_seeds, int64_t min_vertices,
+                                 int64_t cache_min_degree) {
     const int64_t n = g.n;
     if (n < min_vertices || max_threads() < 2 || in_parallel())
         return fm_refine_graph(g, parts, k, bounds, rounds, max_fruitless_moves, min_improvement,
-                               seed, max_work, gain_seeds);
+                               seed, max_work, gain_seeds, cache_min_degree);
     const double budget = max_work > 0.0 ? max_work * static_cast<double>(g.xadj[n] + n) : 0.0;
-    ParallelGraphFm fm(g, parts, k, bounds, max_fruitless_moves, gain_seeds, budget);
+    ParallelGraphFm fm(g, parts, k, bounds, max_fruitless_moves, gain_seeds, budget,
+                       cache_min_degree);
     int64_t cut = graph_edge_cut(g, parts), total = 0;
     for (int64_t round = 0; round < rounds && cut > 0; ++round) {
         const int64_t round_gain = fm.round(seed + 7919 * (round + 1));

@@ -7,9 +7,11 @@
 #include <cstdint>
 #include <vector>
 
+#include "gain_cache.h"
 #include "partition.h"
 #include "partition_common.h"
 #include "refine_impl.h"
+#include "scratch_map.h"
 
 namespace igp {
 
@@ -23,10 +25,13 @@ namespace igp {
 // a move costs the sum of its neighbours' degrees: dense levels would cost degree^2 per move).
 // gain_seeds: searches start only at the boundary vertices whose best move has a gain >= 0 (the
 // others cost a search of max_fruitless_moves moves that is nearly always rolled back).
-// Returns the total gain (>= 0).
+// cache_min_degree > 0: the connectivity rows of the vertices of degree >= max(it, k) are kept in
+// a GraphConnCache for the whole call (the same moves as without it). Returns the total gain
+// (>= 0).
 int64_t fm_refine_graph(const GraphView &g, int32_t *parts, int32_t k, const int64_t *bounds,
                         int64_t rounds, int64_t max_fruitless_moves, double min_improvement,
-                        int64_t seed, double max_work, bool gain_seeds);
+                        int64_t seed, double max_work, bool gain_seeds,
+                        int64_t cache_min_degree = 0);
 
 // The same FM with its searches on all OpenMP threads at once (levels of at least
 // `min_vertices` vertices and two threads or more; else fm_refine_graph). Per round the threads
@@ -41,11 +46,14 @@ int64_t fm_refine_graph(const GraphView &g, int32_t *parts, int32_t k, const int
 // max(bounds[b], its weight before the round): a round never raises the edge cut nor overloads
 // a block that was not overloaded. The same stopping rules and work budget (summed over the
 // threads); with gain_seeds only the vertices whose best move gains >= 0 at the start of the
-// round are seeds. The result depends on the threads' interleaving. Returns the total gain.
+// round are seeds. cache_min_degree as fm_refine_graph's: the cached rows hold the shared
+// partition (published moves); a search adds its own pending moves from a delta of its own. The
+// result depends on the threads' interleaving. Returns the total gain.
 int64_t fm_refine_graph_parallel(const GraphView &g, int32_t *parts, int32_t k,
                                  const int64_t *bounds, int64_t rounds,
                                  int64_t max_fruitless_moves, double min_improvement, int64_t seed,
-                                 double max_work, bool gain_seeds, int64_t min_vertices);
+                                 double max_work, bool gain_seeds, int64_t min_vertices,
+                                 int64_t cache_min_degree = 0);
 
 // Per vertex at the start of a round: 0 inside its block, 1 on the boundary, 2 on the boundary
 // with a move of gain >= 0 into an adjacent block (room not considered; 2 only when gain_seeds).
@@ -74,14 +82,66 @@ class ReusableHeap {
     std::vector<T> c_;
 };
 
+// The connectivity rows of a level's high-degree vertices, kept for a whole FM call: R(u, b) sums
+// the weights of u's edges into block b. An FM search reads such a vertex's row (k entries read
+// in order) instead of its adjacency (a random read of the partition per edge, again by every
+// search that reaches the vertex, which on a circuit's graph model is most of the FM's time), and
+// a move of v updates the rows of v's cached neighbours (two entries each). A vertex is cached
+// when its degree is at least max(min_degree, k), so the rows hold at most as many entries as
+// the level has arcs.
+class GraphConnCache {
+   public:
+    GraphConnCache(const GraphView &g, const int32_t *parts, int32_t k, int64_t min_degree);
+
+    bool empty() const { return rows_ == 0; }
+    // u's row, nullptr when u is not cached.
+    int64_t *row(int32_t u) {
+        if (rows_ == 0) return nullptr;
+        const int32_t r = index_[u];
+        return r < 0 ? nullptr : &conn_[static_cast<size_t>(r) * static_cast<size_t>(k_)];
+    }
+    bool cached(int32_t u) const { return rows_ != 0 && index_[u] >= 0; }
+
+    // v moved from block a to block b: the rows of its cached neighbours. Shared: relaxed atomic
+    // updates (other threads update and read rows at the same time).
+    template <bool Shared>
+    void moved(const GraphView &g, int32_t v, int32_t a, int32_t b) {
+        if (rows_ == 0) return;
+        for (int64_t j = g.xadj[v]; j < g.xadj[v + 1]; ++j) {
+            int64_t *r = row(g.adjncy[j]);
+            if (r == nullptr) continue;
+            if constexpr (Shared) {
+                relaxed_add(r[a], -g.adjwgt[j]);
+                relaxed_add(r[b], g.adjwgt[j]);
+            } else {
+                r[a] -= g.adjwgt[j];
+                r[b] += g.adjwgt[j];
+            }
+        }
+    }
+
+   private:
+    int32_t k_;
+    int64_t rows_ = 0;
+    UninitVector<int32_t> index_;  // per vertex: its row, -1 not cached (empty when no row)
+    UninitVector<int64_t> conn_;   // rows_ rows of k entries
+};
+
 // Connectivity to every block of the vertices one FM search has touched, kept exact as the search
 // moves vertices, with each vertex's best move: updated in O(1) when a neighbour moves, recomputed
 // over the k blocks only when its target lost weight towards it or ran out of room. The partition
 // and the block weights are read through `part(v)` and `weight(b)`: the shared arrays for the
-// sequential FM, a search's view of them (its own moves on top) for the parallel one.
+// sequential FM, a search's view of them (its own moves on top) for the parallel one. With a
+// GraphConnCache a cached vertex's row is read from the cache instead of its adjacency: the cache
+// holds the shared partition, and the parallel FM's searches add their pending moves (pend()).
 class SearchGains {
    public:
     SearchGains(int64_t n, int32_t k) : k_(k), slot_(filled<int32_t>(n, -1)) {}
+
+    // Rows of cached vertices from `cache` (nullptr: every row from the adjacency).
+    void use_cache(GraphConnCache *cache) {
+        cache_ = cache != nullptr && !cache->empty() ? cache : nullptr;
+    }
 
     // Forgets every vertex (start of a search).
     void reset() {
@@ -90,6 +150,22 @@ class SearchGains {
         to_.clear();
         gain_.clear();
         dirty_.clear();
+        clear_pending();
+    }
+
+    // The search moved x's neighbour from block a to block b across an edge of weight w
+    // without publishing the move to the cache: x's row, when read from the cache, adds it.
+    void pend(int32_t x, int32_t a, int32_t b, int64_t w) {
+        if (cache_ == nullptr || !cache_->cached(x)) return;
+        int32_t &head = pend_head_[static_cast<uint64_t>(x)];  // 0: none, else entry + 1
+        pend_.push_back({head, a, b, w});
+        head = static_cast<int32_t>(pend_.size());
+    }
+    // The pending moves were published to the cache, or dropped.
+    void clear_pending() {
+        if (pend_.empty()) return;
+        pend_head_.clear();
+        pend_.clear();
     }
 
     bool has(int32_t u) const { return slot_[u] >= 0; }
@@ -188,6 +264,15 @@ class SearchGains {
     void refresh(const GraphView &g, PartOf part, int32_t u, double &work) {
         const int32_t s = slot_[u];
         int64_t *c = &conn_[static_cast<size_t>(s) * k_];
+        if (cache_ != nullptr && cache_->cached(u)) {
+            if (row_.empty()) row_.assign(static_cast<size_t>(k_), 0);
+            cached_row(g, u, row_.data(), work);
+            if (!std::equal(row_.begin(), row_.end(), c)) {
+                std::copy(row_.begin(), row_.end(), c);
+                dirty_[s] = 1;
+            }
+            return;
+        }
         if (fresh_.empty()) fresh_.assign(static_cast<size_t>(k_), 0);
         for (int64_t j = g.xadj[u]; j < g.xadj[u + 1]; ++j) {
             const int32_t b = part(g.adjncy[j]);
@@ -216,9 +301,39 @@ class SearchGains {
     std::vector<char> dirty_;        // per slot: best move to recompute
     std::vector<int64_t> fresh_;     // refresh: k connectivities read again (0 between calls)
     std::vector<int32_t> blocks_;    // refresh: the blocks with an entry in fresh_
+    GraphConnCache *cache_ = nullptr;
+    struct Pending {
+        int32_t next;  // the vertex's previous entry + 1, 0 none
+        int32_t from, to;
+        int64_t w;
+    };
+    ScratchMap<int32_t> pend_head_;  // per vertex with pending entries: its last entry + 1
+    std::vector<Pending> pend_;
+    std::vector<int64_t> row_;       // refresh: a cached row read again
+
+    // The cached vertex u's row with this search's pending moves: k entries into c. The work
+    // counted is the adjacency read's (the work budget stops the same searches as without the
+    // cache).
+    void cached_row(const GraphView &g, int32_t u, int64_t *c, double &work) {
+        const int64_t *r = cache_->row(u);
+        for (int32_t b = 0; b < k_; ++b) c[b] = relaxed_load(r[b]);
+        if (!pend_.empty()) {
+            const int32_t *head = pend_head_.find(static_cast<uint64_t>(u));
+            for (int32_t e = head ? *head : 0; e > 0; e = pend_[static_cast<size_t>(e - 1)].next) {
+                const Pending &p = pend_[static_cast<size_t>(e - 1)];
+                c[p.from] -= p.w;
+                c[p.to] += p.w;
+            }
+        }
+        work += static_cast<double>(g.xadj[u + 1] - g.xadj[u] + 1);
+    }
 
     template <class PartOf>
     void fill_row(const GraphView &g, PartOf part, int32_t u, int64_t *c, double &work) {
+        if (cache_ != nullptr && cache_->cached(u)) {
+            cached_row(g, u, c, work);
+            return;
+        }
         std::fill(c, c + k_, 0);
         for (int64_t j = g.xadj[u]; j < g.xadj[u + 1]; ++j) c[part(g.adjncy[j])] += g.adjwgt[j];
         work += static_cast<double>(g.xadj[u + 1] - g.xadj[u] + 1);
