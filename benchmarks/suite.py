@@ -19,7 +19,8 @@ Sets (``--suite``, a comma list):
   (``--graph-scale 16``).
 
 Tools (``--tools``): ``igpart`` (every ``--backend`` of a comma list; ``--variants`` of Config
-fields and ``--presets speed,default,quality`` run side by side), ``mtkahypar`` (DEFAULT
+fields, and ``CpuBackend.NAME`` keys setting that C++ backend class attribute for the in-process
+runs, and ``--presets speed,default,quality`` run side by side), ``mtkahypar`` (DEFAULT
 preset; graph mode on ``.graph`` inputs), ``mtkahypar-quality`` (QUALITY) and ``kaminpar``
 (KaMinPar's default context; graph inputs only), all with the same epsilon, objective, seeds
 (``--seeds N``: 0..N-1) and thread count; ``--threads 1,2,4,8,16`` runs every tool at every
@@ -634,16 +635,34 @@ def preload_igpart() -> None:
     igpart.partition  # noqa: B018 (the partitioner's modules)
 
 
+CPU_ATTR = "CpuBackend."  # a variant's key naming a C++ backend class attribute
+
+
+def split_variant(overrides: dict) -> tuple[dict, dict]:
+    """A variant's Config overrides and its ``CpuBackend.NAME`` attributes (by NAME)."""
+    attrs = {k[len(CPU_ATTR):]: v for k, v in overrides.items() if k.startswith(CPU_ATTR)}
+    return {k: v for k, v in overrides.items() if not k.startswith(CPU_ATTR)}, attrs
+
+
 def partition_call(h, spec: dict):
     """igpart's partitioning call of a run (``spec``: k, epsilon, objective, seed, threads,
-    backend, config) on the input ``h``."""
+    backend, config; the config's ``CpuBackend.NAME`` keys set those class attributes for the
+    call) on the input ``h``."""
     import igpart
     from igpart.kernels import _cpu
+    from igpart.kernels.cpu import CpuBackend
 
     _cpu.set_num_threads(int(spec["threads"]))
-    return igpart.partition(h, int(spec["k"]), float(spec["epsilon"]), spec["objective"],
-                            backend=spec["backend"], seed=int(spec["seed"]),
-                            config=spec["config"])
+    config, attrs = split_variant(spec["config"])
+    before = {name: getattr(CpuBackend, name) for name in attrs}
+    try:
+        for name, value in attrs.items():
+            setattr(CpuBackend, name, value)
+        return igpart.partition(h, int(spec["k"]), float(spec["epsilon"]), spec["objective"],
+                                backend=spec["backend"], seed=int(spec["seed"]), config=config)
+    finally:
+        for name, value in before.items():
+            setattr(CpuBackend, name, value)
 
 
 def igpart_run(h, spec: dict, warmup: bool, free0: int | None = None) -> dict[str, Any]:
@@ -1065,11 +1084,23 @@ def _variants(text: str | None) -> dict[str, dict[str, Any]]:
         raise SuiteError(f"--variants: invalid JSON ({exc.msg})") from None
     if not isinstance(d, dict) or not d or not all(isinstance(v, dict) for v in d.values()):
         raise SuiteError("--variants: expected a JSON object of name -> Config overrides")
+    from igpart.kernels.cpu import CpuBackend
+
     for name, overrides in d.items():
         if not name or not all(c.isalnum() or c in "_.-" for c in name):
             raise SuiteError(f"--variants: name '{name}' must be letters, digits, _ . -")
+        config, attrs = split_variant(overrides)
+        for attr, value in attrs.items():
+            have = getattr(CpuBackend, attr, None)
+            if attr.startswith("_") or not isinstance(have, (int, float)) or callable(have):
+                raise SuiteError(f"--variants: {name}: CpuBackend has no number attribute "
+                                 f"'{attr}'")
+            if not isinstance(value, (int, float)) or isinstance(value, bool) != isinstance(
+                    have, bool):
+                raise SuiteError(f"--variants: {name}: CpuBackend.{attr} takes a number like "
+                                 f"{have!r}, got {value!r}")
         try:
-            Config.from_dict(overrides)
+            Config.from_dict(config)
         except (InputError, TypeError) as exc:
             raise SuiteError(f"--variants: {name}: {exc}") from None
     return d
@@ -1155,6 +1186,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                              f"'{args.compare}'")
         args.compare = cmp
     args.variants = _variants(args.variants)
+    if args.whole_process and any(split_variant(v)[1] for v in args.variants.values()):
+        raise SuiteError("--whole-process: the command a user runs has no CpuBackend "
+                         "attributes; leave the CpuBackend.NAME keys out of --variants")
     if args.presets:
         from igpart.presets import PRESETS
 

@@ -291,6 +291,12 @@ def test_graph_set_end_to_end(ispd98, tmp_path):
     (["--variants", '{"x": {"no_such_option": 1}}'], "--variants: x: unknown config option"),
     (["--presets", "speed,fast"], "unknown preset 'fast'"),
     (["--presets", "speed", "--variants", '{"speed": {}}'], "--presets: variant 'speed' is also"),
+    (["--variants", '{"x": {"CpuBackend.no_such": 1}}'],
+     "--variants: x: CpuBackend has no number attribute 'no_such'"),
+    (["--variants", '{"x": {"CpuBackend.graph_fm_cache_min_degree": "16"}}'],
+     "CpuBackend.graph_fm_cache_min_degree takes a number"),
+    (["--whole-process", "--variants", '{"x": {"CpuBackend.graph_fm_cache_min_degree": 0}}'],
+     "--whole-process: the command a user runs has no CpuBackend attributes"),
 ])
 def test_suite_bad_arguments(ispd98, tmp_path, args, message):
     r = subprocess.run([sys.executable, str(SUITE), "--data", str(ispd98.parent),
@@ -298,6 +304,26 @@ def test_suite_bad_arguments(ispd98, tmp_path, args, message):
     assert r.returncode == 2
     assert message in r.stderr and "Traceback" not in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1
+
+
+def test_suite_variants_set_cpu_backend_attributes(ispd98, tmp_path):
+    """A variant's ``CpuBackend.NAME`` key sets that attribute for its in-process runs only: an
+    attribute the C++ FM refuses fails that variant's run (exit status 3), the other variant's
+    run is made and checked."""
+    out_json = tmp_path / "r.json"
+    variants = {"off": {"CpuBackend.graph_fm_cache_min_degree": 0},
+                "bad": {"CpuBackend.graph_fm_cache_min_degree": -1}}
+    r = subprocess.run([sys.executable, str(SUITE), "--graph-scale", "2^10", "--ks", "2",
+                        "--threads", "2", "--data", str(ispd98.parent), "--work",
+                        str(tmp_path / "work"), "--json", str(out_json), "--suite", "graphs",
+                        "--cases", "delaunay", "--tools", "igpart", "--variants",
+                        json.dumps(variants)], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 3, r.stderr
+    runs = {x["label"].split("@")[0]: x for x in json.loads(out_json.read_text())["runs"]}
+    assert sorted(runs) == ["igpart-cpu:bad", "igpart-cpu:off"], sorted(runs)
+    assert "cache_min_degree must be >= 0" in runs["igpart-cpu:bad"]["error"]
+    off = runs["igpart-cpu:off"]
+    assert off["error"] is None and off["valid"] and off["balanced"] and off["cut"] > 0
 
 
 def test_suite_missing_data_directory(tmp_path):
