@@ -20,15 +20,19 @@ void igp::check_csr(const Arr<int64_t> &ptr, const Arr<int32_t> &ind, int64_t nc
     const int64_t rows = ptr.shape(0) - 1;
     if (p[0] != 0 || p[rows] != ind.shape(0))
         throw std::invalid_argument(std::string(what) + ": ptr must start at 0 and end at len(ind)");
-    // every stage call checks its level: in parallel on large ones (only a flag comes out)
-    bool bad = false;
-#pragma omp parallel for reduction(|| : bad) schedule(static) if (rows >= kParallelMinLightItems)
-    for (int64_t r = 0; r < rows; ++r) bad = bad || p[r + 1] < p[r];
+    // every stage call checks its level: in parallel on large ones (only a flag comes out);
+    // the flags are or-ed without short-circuits, so that the loops vectorise
+    int bad = 0;
+#pragma omp parallel for reduction(| : bad) schedule(static) if (rows >= kParallelMinLightItems)
+    for (int64_t r = 0; r < rows; ++r) bad |= static_cast<int>(p[r + 1] < p[r]);
     if (bad) throw std::invalid_argument(std::string(what) + ": ptr not monotone");
     const int32_t *q = ind.data();
     const int64_t nnz = ind.shape(0);
-#pragma omp parallel for reduction(|| : bad) schedule(static) if (nnz >= kParallelMinLightItems)
-    for (int64_t j = 0; j < nnz; ++j) bad = bad || q[j] < 0 || q[j] >= ncols;
+    // one unsigned comparison: a negative index wraps above any column count
+    const uint64_t cols = static_cast<uint64_t>(std::max<int64_t>(ncols, 0));
+#pragma omp parallel for reduction(| : bad) schedule(static) if (nnz >= kParallelMinLightItems)
+    for (int64_t j = 0; j < nnz; ++j)
+        bad |= static_cast<int>(static_cast<uint64_t>(static_cast<int64_t>(q[j])) >= cols);
     if (bad) throw std::invalid_argument(std::string(what) + ": index out of range");
 }
 
