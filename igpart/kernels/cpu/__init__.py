@@ -442,11 +442,11 @@ class CpuBackend(Backend):
     #: max(this, k) for the whole call (k entries each, updated when a neighbour moves) and
     #: reads them instead of the adjacency; 0: every row from the adjacency. The same moves
     #: either way in the sequential FM. On the 2-core VM (2 threads, deterministic mode, the
-    #: three Titan23 circuits' clique and star models and the 2^17 generated graphs at k = 2, 16,
-    #: 64, commit 1d9d260 plus the cache) 16 took the circuit models' FM phase to 0.74x (whole
-    #: runs 0.86x) and left the generated graphs' (degree mostly below 16) at 1.02x; 1 reached
-    #: 0.73x on the circuit models but 1.06x on the generated graphs (BENCHMARKS.md, "Cached
-    #: connectivity rows in the graph FM").
+    #: three Titan23 circuits' clique and star models and the 2^18 generated graphs at k = 2,
+    #: 16, 64, commit 52e5c60) 16 took the circuit models' FM phase to 0.74x (whole runs
+    #: 0.87x) and left the generated graphs' (degrees mostly below 16) at 1.02x; 1 took the
+    #: circuit models' to 0.72x but the generated graphs' to 1.05x (1.15x at k = 2)
+    #: (BENCHMARKS.md, "Cached connectivity rows in the graph FM").
     graph_fm_cache_min_degree = 16
 
     def graph_fm_is_deterministic(self, deterministic: bool | None = None) -> bool:
