@@ -34,8 +34,12 @@ GraphConnCache::GraphConnCache(const GraphView &g, const int32_t *parts, int32_t
     : k_(k) {
     if (min_degree <= 0) return;
     const int64_t n = g.n, t = std::max<int64_t>(min_degree, k);
-    const std::vector<int32_t> ids =
-        parallel_select(n, [&](int64_t u) { return g.xadj[u + 1] - g.xadj[u] >= t; });
+    const std::vector<int32_t> ids = parallel_select(n, [&](int64_t u) {
+        if (g.xadj[u + 1] - g.xadj[u] < t) return false;
+        for (int64_t j = g.xadj[u]; j < g.xadj[u + 1]; ++j)
+            if (g.adjwgt[j] == 0) return false;
+        return true;
+    });
     if (ids.empty()) return;
     rows_ = static_cast<int64_t>(ids.size());
     index_ = filled<int32_t>(n, -1);
@@ -51,8 +55,9 @@ GraphConnCache::GraphConnCache(const GraphView &g, const int32_t *parts, int32_t
 }
 
 void graph_fm_boundary(const GraphView &g, const int32_t *parts, int32_t k, bool gain_seeds,
-                       char *boundary) {
+                       char *boundary, const GraphConnCache *cache) {
     const int64_t n = g.n;
+    if (cache != nullptr && cache->empty()) cache = nullptr;
 #pragma omp parallel if (n >= kParallelMinLightItems)
     {
         BlockConn sc(gain_seeds ? k : 1);
@@ -60,6 +65,20 @@ void graph_fm_boundary(const GraphView &g, const int32_t *parts, int32_t k, bool
         for (int64_t u = 0; u < n; ++u) {
             const int32_t s = parts[u];
             char b = 0;
+            if (const int64_t *r = cache ? cache->row(static_cast<int32_t>(u)) : nullptr) {
+                // the blocks of u's neighbours are those of positive entries (no 0-weight edge)
+                for (int32_t t = 0; t < k; ++t) {
+                    if (t == s || r[t] == 0) continue;
+                    b = 1;
+                    if (!gain_seeds) break;
+                    if (graph_move_gain(r[t], r[s]) >= 0) {
+                        b = 2;
+                        break;
+                    }
+                }
+                boundary[u] = b;
+                continue;
+            }
             for (int64_t j = g.xadj[u]; j < g.xadj[u + 1]; ++j)
                 if (parts[g.adjncy[j]] != s) {
                     b = 1;
@@ -96,7 +115,7 @@ int64_t fm_refine_graph(const GraphView &g, int32_t *parts, int32_t k, const int
     UninitVector<char> boundary(static_cast<size_t>(n));
     for (int64_t round = 0; round < rounds && cut > 0; ++round) {
         const int64_t rseed = seed + 7919 * (round + 1);
-        graph_fm_boundary(g, parts, k, gain_seeds, boundary.data());
+        graph_fm_boundary(g, parts, k, gain_seeds, boundary.data(), &cache);
         const std::vector<std::pair<uint32_t, int32_t>> seeds =
             seeded_vertices(n, rseed, [&](int64_t u) { return boundary[u] != 0; });
         int64_t round_gain = 0;
@@ -204,7 +223,7 @@ class ParallelGraphFm {
 
     // One round; returns its gain (>= 0).
     int64_t round(int64_t rseed) {
-        graph_fm_boundary(g_, parts_, k_, gain_seeds_, boundary_.data());
+        graph_fm_boundary(g_, parts_, k_, gain_seeds_, boundary_.data(), &cache_);
         const char need = gain_seeds_ ? 2 : 1;
         const std::vector<std::pair<uint32_t, int32_t>> seeds =
             seeded_vertices(g_.n, rseed, [&](int64_t u) { return boundary_[u] >= need; });

@@ -55,11 +55,14 @@ int64_t fm_refine_graph_parallel(const GraphView &g, int32_t *parts, int32_t k,
                                  double max_work, bool gain_seeds, int64_t min_vertices,
                                  int64_t cache_min_degree = 0);
 
+class GraphConnCache;
+
 // Per vertex at the start of a round: 0 inside its block, 1 on the boundary, 2 on the boundary
 // with a move of gain >= 0 into an adjacent block (room not considered; 2 only when gain_seeds).
-// In parallel; the same on any threads.
+// A vertex `cache` holds a row of (exact for `parts`) is judged from the row's k entries instead
+// of its adjacency. In parallel; the same on any threads.
 void graph_fm_boundary(const GraphView &g, const int32_t *parts, int32_t k, bool gain_seeds,
-                       char *boundary);
+                       char *boundary, const GraphConnCache *cache = nullptr);
 
 // A max-heap like std::priority_queue<T> (the same push_heap / pop_heap calls, so the same
 // order) whose storage is kept by clear(): one FM search after another without reallocating.
@@ -87,8 +90,9 @@ class ReusableHeap {
 // in order) instead of its adjacency (a random read of the partition per edge, again by every
 // search that reaches the vertex, which on a circuit's graph model is most of the FM's time), and
 // a move of v updates the rows of v's cached neighbours (two entries each). A vertex is cached
-// when its degree is at least max(min_degree, k), so the rows hold at most as many entries as
-// the level has arcs.
+// when its degree is at least max(min_degree, k) and none of its edges weighs 0 (so a row entry
+// is positive exactly where the vertex has a neighbour), so the rows hold at most as many
+// entries as the level has arcs.
 class GraphConnCache {
    public:
     GraphConnCache(const GraphView &g, const int32_t *parts, int32_t k, int64_t min_degree);
@@ -101,6 +105,7 @@ class GraphConnCache {
         return r < 0 ? nullptr : &conn_[static_cast<size_t>(r) * static_cast<size_t>(k_)];
     }
     bool cached(int32_t u) const { return rows_ != 0 && index_[u] >= 0; }
+    const int64_t *row(int32_t u) const { return const_cast<GraphConnCache *>(this)->row(u); }
 
     // v moved from block a to block b: the rows of its cached neighbours. Shared: relaxed atomic
     // updates (other threads update and read rows at the same time).
