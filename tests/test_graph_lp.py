@@ -349,6 +349,39 @@ def test_cluster_graph_lp_groups_the_leaves_of_a_star():
     assert np.bincount(cmap).max() <= 4
 
 
+@pytest.mark.parametrize("model", ["clique", "star"])
+@pytest.mark.parametrize("deterministic", [True, False])
+def test_dense_label_sums_give_the_same_clusters(model, deterministic):
+    """Vertices of more than 64 neighbours (a circuit's clique and star models have them) sum
+    their neighbours' clusters in an array per thread instead of a hash table: the same
+    clusters (the sliced passes on 2 threads, the asynchronous ones on 1, whose order is then
+    the seed's), the caps kept."""
+    h = generators.random_circuit(3000, seed=4)
+    rng = np.random.default_rng(4)
+    nets = [h.eind[h.eptr[e]:h.eptr[e + 1]].tolist() for e in range(h.m)]
+    nets += [rng.choice(3000, 120, replace=False).tolist() for _ in range(30)]  # wide nets
+    g = igpart.Hypergraph.from_nets(nets, n=3000).to_graph(model)
+    assert (np.diff(g.xadj) > 64).sum() >= 30
+    be = get_backend("cpu")
+    ga = be.graph_arrays(g)
+    mcw = int(np.ceil(g.total_weight / 300))
+    runs = []
+    for dense in (0, 1 << 19):
+        be.graph_lp_dense_labels = dense
+        try:
+            with omp_threads(2 if deterministic else 1):
+                runs.append(be.cluster_graph_lp(ga, mcw, iterations=5, seed=3,
+                                                deterministic=deterministic))  # fmt: skip
+        finally:
+            del be.graph_lp_dense_labels  # back to the class's default
+    (hashed, nc), (dense, nc2) = runs
+    assert nc == nc2 and np.array_equal(hashed, dense)
+    assert np.bincount(dense, weights=g.vwgt).max() <= mcw
+    with pytest.raises(ValueError, match="dense_labels"):
+        igpart.kernels._cpu.cluster_graph_lp(ga.xadj, ga.adjncy, ga.adjwgt, ga.vwgt, mcw, 5, 0,
+                                             3, 1, True, -1)  # fmt: skip
+
+
 # ------------------------------------------------------------------------------ refinement
 @FAST
 @given(graphs(), st.integers(2, 6), st.integers(0, 3), st.sampled_from(["lp", "fm"]))

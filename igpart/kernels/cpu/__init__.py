@@ -448,6 +448,10 @@ class CpuBackend(Backend):
     #: circuit models' to 0.72x but the generated graphs' to 1.05x (1.15x at k = 2)
     #: (BENCHMARKS.md, "Cached connectivity rows in the graph FM").
     graph_fm_cache_min_degree = 16
+    #: The graph clustering sums a vertex of more than 64 neighbours into an array of n entries
+    #: per thread instead of a hash table on levels of at most this many vertices (0: never);
+    #: the same clusters either way.
+    graph_lp_dense_labels = 1 << 19
 
     def graph_fm_is_deterministic(self, deterministic: bool | None = None) -> bool:
         """Whether ``fm_refine_graph(deterministic=...)`` runs the sequential FM: True and False
@@ -764,6 +768,7 @@ class CpuBackend(Backend):
             g.xadj, g.adjncy, g.adjwgt, g.vwgt, int(max_cluster_weight), int(iterations),
             int(min_clusters), int(seed), int(sub_rounds),
             self.graph_lp_is_deterministic(deterministic, int(g.n)),
+            int(self.graph_lp_dense_labels),
         )
         return cmap, int(nc)
 

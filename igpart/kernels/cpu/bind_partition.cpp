@@ -729,28 +729,32 @@ void igp::bind_partition(py::module_ &m) {
         "cluster_graph_lp",
         [](Arr<int64_t> xadj, Arr<int32_t> adjncy, Arr<int64_t> adjwgt, Arr<int64_t> vwgt,
            int64_t max_cluster_weight, int64_t iterations, int64_t min_clusters, int64_t seed,
-           int64_t sub_rounds, bool deterministic) {
+           int64_t sub_rounds, bool deterministic, int64_t dense_labels) {
             const GraphView g = graph_view(xadj, adjncy, adjwgt, vwgt, "cluster_graph_lp");
             if (iterations < 0) fail("cluster_graph_lp", "iterations must be >= 0");
             if (sub_rounds < 1) fail("cluster_graph_lp", "sub_rounds must be >= 1");
+            if (dense_labels < 0) fail("cluster_graph_lp", "dense_labels must be >= 0");
             UninitVector<int32_t> cmap;
             int64_t nc;
             {
                 py::gil_scoped_release release;
                 const StageThreads cap(g.xadj[g.n]);  // threads by the level's arcs
-                nc = deterministic ? cluster_graph_lp(g, max_cluster_weight, iterations,
-                                                      min_clusters, seed, sub_rounds, cmap)
-                                   : cluster_graph_lp_async(g, max_cluster_weight, iterations,
-                                                            min_clusters, seed, cmap);
+                nc = deterministic
+                         ? cluster_graph_lp(g, max_cluster_weight, iterations, min_clusters, seed,
+                                            sub_rounds, cmap, dense_labels)
+                         : cluster_graph_lp_async(g, max_cluster_weight, iterations,
+                                                  min_clusters, seed, cmap, dense_labels);
             }
             return py::make_tuple(to_numpy(std::move(cmap)), nc);
         },
         py::arg("xadj"), py::arg("adjncy"), py::arg("adjwgt"), py::arg("vwgt"),
         py::arg("max_cluster_weight"), py::arg("iterations"), py::arg("min_clusters"),
         py::arg("seed"), py::arg("sub_rounds"), py::arg("deterministic") = true,
+        py::arg("dense_labels") = kDenseLabelsMax,
         "Size-constrained label propagation clustering: (cmap, nc); deterministic=False runs "
         "the asynchronous passes (cluster_graph_lp_async: no slices, clusters depend on the "
-        "threads' timing).");
+        "threads' timing); high-degree vertices sum into a dense array when the level has at "
+        "most dense_labels vertices (the same clusters).");
 
     m.def(
         "lp_refine_graph",

@@ -207,6 +207,14 @@ void sum_labels(const GraphView &g, int32_t u, const int32_t *label, LabelSums &
     for (int64_t j = g.xadj[u]; j < g.xadj[u + 1]; ++j) sums.add(label[g.adjncy[j]], g.adjwgt[j]);
 }
 
+// The label sums of a clustering of n vertices (labels below n): high-degree vertices sum into
+// an array of n entries per thread when n <= dense_labels, else by hashing.
+LabelSums lp_sums(int64_t n, int64_t dense_labels) {
+    LabelSums sums;
+    if (n <= dense_labels) sums.use_dense(n);
+    return sums;
+}
+
 // Vertices of at most this degree sum their neighbours' clusters in a small array searched
 // linearly (in registers and L1, no hashing); higher degrees use LabelSums. Both list the
 // clusters in the order of their first neighbour, so the choice is the same either way.
@@ -635,7 +643,7 @@ int64_t finish_clusters(const GraphView &g, int64_t max_cluster_weight, int64_t 
 
 int64_t cluster_graph_lp(const GraphView &g, int64_t max_cluster_weight, int64_t iterations,
                          int64_t min_clusters, int64_t seed, int64_t sub_rounds,
-                         UninitVector<int32_t> &cmap) {
+                         UninitVector<int32_t> &cmap, int64_t dense_labels) {
     const int64_t n = g.n;
     // per vertex: its cluster, the cluster's weight and size (clusters named by a member), its
     // choice (written for the vertices that want to move), whether it is visited in this pass
@@ -649,7 +657,7 @@ int64_t cluster_graph_lp(const GraphView &g, int64_t max_cluster_weight, int64_t
     UninitVector<int32_t> order;  // the seeded order, made for the first slice moved in order
     const UninitVector<int32_t> by_id = seeded_slices(n, seed, slice);
     int64_t nc = n;
-    SliceChoices<LabelSums> choices(n, LabelSums());
+    SliceChoices<LabelSums> choices(n, lp_sums(n, dense_labels));
     std::unique_ptr<SliceMoves> together;  // created for the first slice applied together
     // slices moved in order: each vertex's position in `order`, the movers flagged by position
     // (both made for the first such slice), the moves made
@@ -714,7 +722,7 @@ int64_t cluster_graph_lp(const GraphView &g, int64_t max_cluster_weight, int64_t
 
 int64_t cluster_graph_lp_async(const GraphView &g, int64_t max_cluster_weight,
                                int64_t iterations, int64_t min_clusters, int64_t seed,
-                               UninitVector<int32_t> &cmap) {
+                               UninitVector<int32_t> &cmap, int64_t dense_labels) {
     const int64_t n = g.n;
     UninitVector<int32_t> label, size;
     UninitVector<int64_t> cw;
@@ -722,7 +730,7 @@ int64_t cluster_graph_lp_async(const GraphView &g, int64_t max_cluster_weight,
     start_clusters(g, label, cw, size, active, next);
     int64_t nc = n;  // read and written with atomics inside the passes
     async_passes(
-        n, seed, iterations, LabelSums(), active, next, [&] { return nc > min_clusters; },
+        n, seed, iterations, lp_sums(n, dense_labels), active, next, [&] { return nc > min_clusters; },
         [&](int64_t lo, int64_t hi, int64_t it, LabelSums &sums) {
             // the chunk's change of the cluster count, published once per chunk (one shared
             // counter updated per move would be every thread's bottleneck)

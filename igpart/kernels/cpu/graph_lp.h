@@ -26,10 +26,13 @@ namespace igp {
 // has room. Moves stop once `min_clusters` clusters remain. When the passes leave more than half
 // the vertices alone, the lone vertices that favour the same cluster are grouped (two-hop
 // clustering). Fills cmap (dense ids in ascending order of the clusters' labels) and returns the
-// number of clusters.
+// number of clusters. A vertex of more than LabelSums::kDenseMinDegree neighbours sums their
+// clusters' weights in an array of n entries per thread when n <= dense_labels, else by hashing
+// (the same clusters either way).
+constexpr int64_t kDenseLabelsMax = int64_t(1) << 19;  // 4 MiB of sums per thread
 int64_t cluster_graph_lp(const GraphView &g, int64_t max_cluster_weight, int64_t iterations,
                          int64_t min_clusters, int64_t seed, int64_t sub_rounds,
-                         UninitVector<int32_t> &cmap);
+                         UninitVector<int32_t> &cmap, int64_t dense_labels = kDenseLabelsMax);
 
 // The same clustering without the slices: the passes run over chunks of 1,024 consecutive vertices
 // in a seeded order of the chunks, on all threads at once, each vertex choosing against the
@@ -41,7 +44,8 @@ int64_t cluster_graph_lp(const GraphView &g, int64_t max_cluster_weight, int64_t
 // Two-hop clustering and the numbering as above.
 int64_t cluster_graph_lp_async(const GraphView &g, int64_t max_cluster_weight,
                                int64_t iterations, int64_t min_clusters, int64_t seed,
-                               UninitVector<int32_t> &cmap);
+                               UninitVector<int32_t> &cmap,
+                               int64_t dense_labels = kDenseLabelsMax);
 
 // Label propagation refinement: in up to `iterations` passes (sub-rounds as above) over the
 // vertices next to a vertex that moved in the pass before (all in the first), a vertex moves to
