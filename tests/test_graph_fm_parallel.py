@@ -233,6 +233,30 @@ def test_deterministic_pipeline_is_the_same_on_any_threads():
         assert p.cut == edge_cut(g, parts)
 
 
+def test_deterministic_pipeline_on_a_circuit_model_is_the_same_on_any_threads():
+    """A clique model (vertices of high degree: the FM's cached rows and the clustering's dense
+    label sums at work) under ``Config.deterministic=True``: the same partition on 1, 2 and 3
+    threads, the same as with both turned off, its cut exact."""
+    h = generators.random_circuit(2500, seed=6)
+    rng = np.random.default_rng(6)
+    nets = [h.eind[h.eptr[e]:h.eptr[e + 1]].tolist() for e in range(h.m)]
+    nets += [rng.choice(2500, 100, replace=False).tolist() for _ in range(20)]  # wide nets
+    g = igpart.Hypergraph.from_nets(nets, n=2500).to_graph("clique")
+    runs = []
+    for threads in (1, 2, 3):
+        p = igpart.partition(g, 8, 0.03, backend="cpu", seed=2,
+                             config=Config(deterministic=True, threads=threads))  # fmt: skip
+        assert p.cut == edge_cut(g, np.asarray(p.parts))
+        runs.append(np.asarray(p.parts))
+    with pytest.MonkeyPatch.context() as mp:  # the class defaults back afterwards
+        mp.setattr(CpuBackend, "graph_fm_cache_min_degree", 0)
+        mp.setattr(CpuBackend, "graph_lp_dense_labels", 0)
+        off = np.asarray(igpart.partition(g, 8, 0.03, backend="cpu", seed=2,
+                                          config=Config(deterministic=True, threads=2)).parts)
+    assert CpuBackend.graph_fm_cache_min_degree > 0 and CpuBackend.graph_lp_dense_labels > 0
+    assert all(np.array_equal(runs[0], r) for r in (*runs[1:], off))
+
+
 def test_parallel_fm_rejects_bad_arguments():
     be = parallel_backend()
     ga = be.graph_arrays(generators.grid_graph(4, 4))
