@@ -326,6 +326,26 @@ def test_suite_variants_set_cpu_backend_attributes(ispd98, tmp_path):
     assert off["error"] is None and off["valid"] and off["balanced"] and off["cut"] > 0
 
 
+def test_graph_rb_probe_reports_both_partitions_within_the_bound(tmp_path):
+    """``benchmarks/graph_rb_probe.py``: one row per graph with the default's and recursive
+    bisection's cuts before and after improve (improve never worse), every partition within
+    the bound; a k that is not a power of two is refused."""
+    from igpart import generators, write_graph
+
+    path = tmp_path / "mesh.graph"
+    write_graph(generators.delaunay_graph(3000, seed=1), path)
+    probe = [sys.executable, str(BENCH_DIR / "graph_rb_probe.py"), str(path), "--threads", "2"]
+    out = subprocess.run([*probe, "-k", "4"], capture_output=True, text=True, timeout=300,
+                         check=True).stdout  # fmt: skip
+    row = next(line for line in out.splitlines() if line.startswith("| mesh |"))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    cuts = [int(c.split(" (")[0].replace(",", "")) for c in cells[2:6]]
+    assert cells[1] == "4" and cells[6] == "yes" and min(cuts) > 0
+    assert cuts[1] <= cuts[0] and cuts[3] <= cuts[2]
+    bad = subprocess.run([*probe, "-k", "6"], capture_output=True, text=True, timeout=60)
+    assert bad.returncode != 0 and "power of two" in bad.stderr
+
+
 def test_suite_missing_data_directory(tmp_path):
     r = subprocess.run([sys.executable, str(SUITE), "--data", str(tmp_path / "none")],
                        capture_output=True, text=True)
