@@ -87,7 +87,10 @@ class Client:
         return self.recv()
 
     def close(self) -> None:
-        self.f.close()
+        # a write the server refused (a Busy client, closed before its request went out) is
+        # still buffered: closing flushes it again into the closed connection
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+            self.f.close()
         self.sock.close()
 
 
