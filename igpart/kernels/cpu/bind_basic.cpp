@@ -21,7 +21,7 @@ void igp::check_csr(const Arr<int64_t> &ptr, const Arr<int32_t> &ind, int64_t nc
     if (p[0] != 0 || p[rows] != ind.shape(0))
         throw std::invalid_argument(std::string(what) + ": ptr must start at 0 and end at len(ind)");
     // every stage call checks its level: in parallel on large ones (only a flag comes out);
-    // the flags are or-ed without short-circuits, so that the loops vectorise
+    // the flags are or-ed without short-circuits (no branch per entry)
     int bad = 0;
 #pragma omp parallel for reduction(| : bad) schedule(static) if (rows >= kParallelMinLightItems)
     for (int64_t r = 0; r < rows; ++r) bad |= static_cast<int>(p[r + 1] < p[r]);

@@ -98,14 +98,10 @@ class GraphConnCache {
     GraphConnCache(const GraphView &g, const int32_t *parts, int32_t k, int64_t min_degree);
 
     bool empty() const { return rows_ == 0; }
-    // u's row, nullptr when u is not cached.
-    int64_t *row(int32_t u) {
-        if (rows_ == 0) return nullptr;
-        const int32_t r = index_[u];
-        return r < 0 ? nullptr : &conn_[static_cast<size_t>(r) * static_cast<size_t>(k_)];
-    }
     bool cached(int32_t u) const { return rows_ != 0 && index_[u] >= 0; }
-    const int64_t *row(int32_t u) const { return const_cast<GraphConnCache *>(this)->row(u); }
+    // u's row, nullptr when u is not cached.
+    int64_t *row(int32_t u) { return cached(u) ? conn_.data() + offset(u) : nullptr; }
+    const int64_t *row(int32_t u) const { return cached(u) ? conn_.data() + offset(u) : nullptr; }
 
     // v moved from block a to block b: the rows of its cached neighbours. Shared: relaxed atomic
     // updates (other threads update and read rows at the same time).
@@ -126,6 +122,10 @@ class GraphConnCache {
     }
 
    private:
+    size_t offset(int32_t u) const {
+        return static_cast<size_t>(index_[u]) * static_cast<size_t>(k_);
+    }
+
     int32_t k_;
     int64_t rows_ = 0;
     UninitVector<int32_t> index_;  // per vertex: its row, -1 not cached (empty when no row)

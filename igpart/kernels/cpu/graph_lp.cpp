@@ -730,7 +730,8 @@ int64_t cluster_graph_lp_async(const GraphView &g, int64_t max_cluster_weight,
     start_clusters(g, label, cw, size, active, next);
     int64_t nc = n;  // read and written with atomics inside the passes
     async_passes(
-        n, seed, iterations, lp_sums(n, dense_labels), active, next, [&] { return nc > min_clusters; },
+        n, seed, iterations, lp_sums(n, dense_labels), active, next,
+        [&] { return nc > min_clusters; },
         [&](int64_t lo, int64_t hi, int64_t it, LabelSums &sums) {
             // the chunk's change of the cluster count, published once per chunk (one shared
             // counter updated per move would be every thread's bottleneck)
