@@ -60,6 +60,7 @@ from .context import (
     resolve,
     resolved,
 )
+from .deep import DEEP_SPLIT_SEEDS, BlockTree, deep_partition
 from .initial.coarsest import initial_graph, initial_hypergraph
 from .preprocessing import detect_communities
 from .refinement import graph_refiner, hypergraph_refiner
@@ -325,8 +326,9 @@ def multilevel_graph(g: Graph, k: int, epsilon: float, be: Backend, seed: int, c
     # run the same ones, with the host's other values
     algorithms = ("graph_coarsening", "graph_refinement")
 
-    def refiner(b: Backend, bounds):
-        return graph_refiner(b, k, bounds, on_backend(cfg, b, g, algorithms), seed, timer, g.n)
+    def refiner(b: Backend, bounds, blocks: int = k):
+        return graph_refiner(b, blocks, bounds, on_backend(cfg, b, g, algorithms), seed, timer,
+                             g.n)
 
     def coarsener(b: Backend, s: int):
         return graph_coarsener(b, mcw, on_backend(cfg, b, g, algorithms), s)
@@ -344,10 +346,37 @@ def multilevel_graph(g: Graph, k: int, epsilon: float, be: Backend, seed: int, c
     hierarchy = coarsen(top, lambda a: a.n, coarsener(be, seed), be.contract_graph, cfg.coarsest,
                         cfg.graph_min_shrink, cfg.max_levels, timer, min_n=k, be=be, host=host,
                         host_coarsen_one=host.coarsener(seed) if host else None)
-    parts = initial_graph(hierarchy[-1], k, epsilon, refiner, bounds_on, block_bounds, cfg, seed,
-                          timer)
-    parts = uncoarsen(be, hierarchy, parts, refine, timer, host)
+    if cfg.graph_deep_block_vertices and k > 2 and block_bounds is None:
+        parts = _deep_graph(hierarchy, k, epsilon, be, bounds_on, refiner, cfg, seed, timer)
+    else:
+        parts = initial_graph(hierarchy[-1], k, epsilon, refiner, bounds_on, block_bounds, cfg,
+                              seed, timer)
+        parts = uncoarsen(be, hierarchy, parts, refine, timer, host)
     return be.to_host(parts).astype(np.int32, copy=False)
+
+
+def _deep_graph(hierarchy, k, epsilon, be, bounds_on, refiner, cfg, seed, timer):
+    """The graph hierarchy's partition by deep multilevel partitioning (:mod:`.deep`):
+    ``refiner(backend, bounds, blocks)`` refines a level of ``blocks`` blocks."""
+    tree = BlockTree(be.to_host(bounds_on(be)), epsilon)
+    made = {}
+
+    def refine_of(b: Backend, count: int, bounds):
+        key = (b.name, count)  # a count's bounds do not change
+        if key not in made:
+            made[key] = refiner(b, b.asarray(bounds, "int64"), count)
+        return made[key]
+
+    def initial(count: int, bounds):
+        if count == k:
+            return initial_graph(hierarchy[-1], k, epsilon, refiner, bounds_on, None, cfg, seed,
+                                 timer)
+        return initial_graph(hierarchy[-1], count, epsilon,
+                             lambda b, bb: refiner(b, bb, count),
+                             lambda b: b.asarray(bounds, "int64"), bounds, cfg, seed, timer)
+
+    return deep_partition(hierarchy, k, cfg.graph_deep_block_vertices, tree, refine_of, initial,
+                          seed, DEEP_SPLIT_SEEDS, timer)
 
 
 def improve_hypergraph(hyper, p, k, epsilon, objective, be, seed, cfg, timer, vcycles,

@@ -41,5 +41,6 @@ void bind_dynamic_store(py::class_<DynamicHypergraph> &cls);
 void bind_mapping(py::module_ &m);    // mapping_gain.cpp: process mapping gains
 void bind_metis(py::module_ &m);      // metis_native.cpp: METIS seeds side by side
 void bind_rb_flat(py::module_ &m);    // rb_flat.cpp: flat recursive bisection of small subtrees
+void bind_block_split(py::module_ &m);  // block_split.cpp: bisection of a level's blocks (deep multilevel)
 
 }  // namespace igp

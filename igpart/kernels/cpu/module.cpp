@@ -34,4 +34,5 @@ PYBIND11_MODULE(_cpu, m) {
     bind_mapping(m);
     bind_metis(m);
     bind_rb_flat(m);
+    bind_block_split(m);
 }
