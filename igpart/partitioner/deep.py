@@ -31,7 +31,6 @@ from ..kernels.backend import Backend
 from .coarsening import move_parts
 from .context import Timer
 
-
 #: METIS seeds of a block's bisection (the best one kept).
 DEEP_SPLIT_SEEDS = 2
 
@@ -116,8 +115,8 @@ def deep_partition(hierarchy: list, k: int, block_vertices: int, tree: BlockTree
     the ``k`` blocks of ``tree``: the coarsest level split by ``initial(count, bounds)`` (the
     run's initial partitioning into ``count`` blocks of int64 ``bounds``), then projected level
     by level, blocks bisected where a level has ``block_vertices`` per block after the split
-    (on the level above the input all that are left), each level refined by ``refiner(backend, count,
-    bounds)`` (a refine function of ``count`` blocks with those bounds on that backend). Once
+    (on the level above the input all that are left), each level refined by ``refiner(backend,
+    count, bounds)`` (a refine function of ``count`` blocks with those bounds on that backend). Once
     every block is one of the k, block i is final block i (the intervals stay in order).
     Consumes ``hierarchy`` as :func:`.uncoarsening.uncoarsen` does."""
     coarsest, cbe = hierarchy[-1][0], hierarchy[-1][3]
