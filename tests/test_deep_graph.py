@@ -111,6 +111,18 @@ def test_deep_partitions_are_valid_and_balanced(make, k):
     assert p.cut == edge_cut(g, parts)
 
 
+@pytest.mark.gpu
+@pytest.mark.parametrize("k", [5, 64])
+def test_deep_partitions_on_the_gpu_are_valid_and_balanced(k):
+    """The GPU backend's levels live on the device: their blocks are split on host copies."""
+    g = delaunay_graph(40_000, 1)
+    p = igpart.partition(g, k, epsilon=0.03, backend="gpu", config=_deep(300))
+    parts = np.asarray(p.parts)
+    assert np.unique(parts).size == k and parts.min() >= 0 and parts.max() < k
+    assert igpart.is_balanced(g, parts, k, 0.03)
+    assert "split" in p.timings and p.cut == edge_cut(g, parts)
+
+
 def test_deep_partitions_of_weighted_graphs_stay_balanced():
     g0 = delaunay_graph(30_000, 3)
     rng = np.random.default_rng(3)

@@ -9,9 +9,8 @@ partitioning) the coarsest level is split into as many blocks as it has ``C =
 Config.graph_deep_block_vertices`` vertices per block (at least 2), and on the way up every level
 of at least ``C`` vertices per block after a split bisects each block again (METIS on the
 subgraph the block induces, ``_cpu.split_blocks``) until there are k. The level above the input
-splits whatever is left: a split of the input's own level costs METIS on the whole input (on the
-graphs at 2^18, k = 64, two such splits took longer than the rest of the run), and that level is
-refined with all k blocks anyway. Every level is refined with the blocks it has.
+splits whatever is left: a split of the input's own level costs METIS on the whole input, and
+that level is refined with all k blocks anyway. Every level is refined with the blocks it has.
 
 The blocks follow a recursive bisection tree of the k final blocks: a block stands for an
 interval of them and splits into its two halves (the larger one first). Its weight bound is the
