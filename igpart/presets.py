@@ -50,6 +50,9 @@ PRESETS: MappingProxyType[str, MappingProxyType[str, Any]] = MappingProxyType({
         "fm_rounds": 8,
         "fm_max_fruitless_moves": 500,
         "refine_rounds": 32,
+        # graphs: the graph FM's longer searches and rounds down to 0.1% of the cut
+        "graph_fm_max_fruitless_moves": 64,
+        "graph_fm_min_improvement": 0.001,
     }),
 })
 

@@ -533,6 +533,7 @@ def test_gpu_backend_runs_the_label_propagation_pipeline():
     ("graph_lp_sub_rounds", 1.0), ("graph_lp_refine_iterations", 1.5),
     ("graph_fm_rounds", -2), ("graph_fm_max_fruitless_moves", 0), ("graph_fm_rounds", True),
     ("graph_fm_max_work", -1.0), ("graph_fm_seeds", "all"), ("graph_fm_seeds", None),
+    ("graph_fm_min_improvement", 1.0), ("graph_fm_min_improvement", -0.01),
 ])
 def test_bad_graph_options_are_rejected(key, value):
     g = GRAPHS["grid3d"]()

@@ -211,7 +211,7 @@ class Config:
       coarsest level): the coarsest level gets as many blocks as it has 300 vertices per
       block, and blocks are bisected on the way up wherever a level has 300 vertices per block
       after the split (on the level above the input at the latest). On the ``graphs`` set at
-      2^20 (H100 machine, 16 threads, k = 16 and 64) it cut 0.971x the direct scheme's edge
+      2^20 (H200 machine, 16 threads, k = 16 and 64) it cut 0.971x the direct scheme's edge
       cut in 1/1.17 of its time; 1,000 per block cut 0.968x in the same time
       (BENCHMARKS.md, "Deep multilevel partitioning of graphs").
     Initial partitioning (:mod:`igpart.partitioner.initial`):
@@ -411,10 +411,15 @@ class Config:
       2.8% at 2^20 (geomean at k = 16; delaunay_n20 8.5%), but at k = 2, where the FM costs
       little, it cut 3-12% more on three of the four 2^18 graphs, BENCHMARKS.md, "Graph
       pipeline"), each stopping after
-      ``graph_fm_max_fruitless_moves`` moves without a new best and rolled back to its best
-      prefix; a round starts no search once its gain evaluations read ``graph_fm_max_work``
-      times the level's adjacency, which bounds it on dense levels such as the clique graphs of
-      circuits), ``"lp"``, ``"lp+jet"`` (label propagation, then Jet on the graph's edges as
+      ``graph_fm_max_fruitless_moves`` (32) moves without a new best and rolled back to its
+      best prefix; a round starts no search once its gain evaluations read
+      ``graph_fm_max_work`` times the level's adjacency, which bounds it on dense levels such as
+      the clique graphs of circuits; no round follows one that gained less than
+      ``graph_fm_min_improvement`` (0.01) of the cut. With 64 fruitless moves and rounds down to
+      0.001 of the cut (the hypergraph FM's ``fm_min_improvement``) the ``graphs`` set at 2^20
+      on 16 threads cut 0.986x as much in 1.16x the time, 0.963x KaMinPar-16's cut at 0.89x
+      its speed against 0.976x at 1.04x, BENCHMARKS.md, "The graph FM's stopping rules"),
+      ``"lp"``, ``"lp+jet"`` (label propagation, then Jet on the graph's edges as
       2-pin nets, ``Backend.jet_refine_graph``, with the ``jet_*`` settings: on the GPU every
       stage stays on the device), ``"gkway"`` (G-kway §3.2 independent-set refinement, at most
       ``graph_refine_rounds`` rounds per level), or ``"auto"`` (the backend's
@@ -590,7 +595,8 @@ class Config:
     graph_lp_refine_iterations: int = 5
     graph_jet_patience: int = 3
     graph_fm_rounds: int = 3
-    graph_fm_max_fruitless_moves: int = 64
+    graph_fm_max_fruitless_moves: int = 32
+    graph_fm_min_improvement: float = 0.01
     graph_fm_max_work: float = 8.0
     graph_fm_seeds: str = "auto"
     vcycles: int = -1
@@ -696,7 +702,8 @@ class Config:
         if not 0.0 <= number("coarse_retry_cut_share", "a number in [0, 1]") <= 1.0:
             raise InputError("config.coarse_retry_cut_share must lie in [0, 1] (0: off), got "
                              f"{self.coarse_retry_cut_share!r}")
-        for name in ("min_shrink", "graph_min_shrink", "fm_min_improvement"):
+        for name in ("min_shrink", "graph_min_shrink", "fm_min_improvement",
+                     "graph_fm_min_improvement"):
             if not 0.0 <= number(name, "a number in [0, 1)") < 1.0:
                 raise InputError(f"config.{name} must lie in [0, 1), got {getattr(self, name)!r}")
         for name in ("fm_max_work", "graph_fm_max_work"):

@@ -121,7 +121,7 @@ def graph_refiner(be: Backend, k: int, bounds, cfg: ResolvedConfig, seed: int, t
             parts, _ = be.fm_refine_graph(
                 ga, parts, k, bounds, rounds=cfg.graph_fm_rounds,
                 max_fruitless_moves=cfg.graph_fm_max_fruitless_moves,
-                min_improvement=cfg.fm_min_improvement, seed=seed,
+                min_improvement=cfg.graph_fm_min_improvement, seed=seed,
                 max_work=cfg.graph_fm_max_work, gain_seeds=gain_seeds, **mode)
             timer.add("fm", t0)
         return parts
