@@ -181,14 +181,36 @@ def hypergraph_coarsener(be: Backend, mcw: int, cfg: ResolvedConfig, seed: int,
     return coarsen_one
 
 
+def intra_community(xp, ga: GraphArrays, labels) -> GraphArrays:
+    """``ga`` without its edges between vertices of different ``labels`` (int32 per vertex)."""
+    if xp is np:
+        own = np.repeat(labels, np.diff(ga.xadj))  # each adjacency entry's own vertex's label
+    else:  # CuPy's repeat takes host counts only
+        nnz = int(ga.adjncy.shape[0])
+        src = xp.searchsorted(ga.xadj, xp.arange(nnz, dtype=xp.int64), side="right") - 1
+        own = labels[src]
+    keep = own == labels[ga.adjncy]
+    kept = xp.concatenate([xp.zeros(1, dtype=xp.int64), xp.cumsum(keep, dtype=xp.int64)])
+    return GraphArrays(ga.n, kept[ga.xadj], ga.adjncy[keep], ga.adjwgt[keep], ga.vwgt,
+                       ga.total_weight)
+
+
 def graph_coarsener(b: Backend, mcw: int, cfg: ResolvedConfig, s: int):
-    """One graph level's clustering on ``b``, ``coarsen_one(level) -> (cmap, nc)``, as the
-    context (resolved for ``b``) asks: size-constrained label propagation (``"lp"``, down to
-    ``cfg.coarsest`` clusters) or G-kway's grouping, clusters of at most ``mcw``, seed ``s``."""
+    """One graph level's clustering on ``b``, ``coarsen_one(level, communities=None) -> (cmap,
+    nc)``, as the context (resolved for ``b``) asks: size-constrained label propagation
+    (``"lp"``, down to ``cfg.coarsest`` clusters) or G-kway's grouping, clusters of at most
+    ``mcw``, seed ``s``; ``communities`` (int32 per vertex): clusters stay inside them (the
+    edges between them are left out of the clustering)."""
     if cfg.graph_coarsening == "lp":
         # the asynchronous passes reach backends that offer them (Config.deterministic)
         mode = {"deterministic": cfg.deterministic} if getattr(b, "async_graph_lp", False) else {}
-        return lambda ga: b.cluster_graph_lp(
-            ga, mcw, iterations=cfg.graph_lp_iterations, min_clusters=cfg.coarsest, seed=s,
-            sub_rounds=cfg.graph_lp_sub_rounds, **mode)
-    return lambda ga: b.coarsen_graph(ga, mcw, group_size=cfg.graph_group_size, seed=s)
+
+        def cluster(ga):
+            return b.cluster_graph_lp(
+                ga, mcw, iterations=cfg.graph_lp_iterations, min_clusters=cfg.coarsest, seed=s,
+                sub_rounds=cfg.graph_lp_sub_rounds, **mode)
+    else:
+        def cluster(ga):
+            return b.coarsen_graph(ga, mcw, group_size=cfg.graph_group_size, seed=s)
+    return lambda ga, communities=None: cluster(
+        ga if communities is None else intra_community(b.xp, ga, communities))

@@ -62,7 +62,7 @@ from .context import (
 )
 from .deep import DEEP_SPLIT_SEEDS, BlockTree, deep_partition
 from .initial.coarsest import initial_graph, initial_hypergraph
-from .preprocessing import detect_communities
+from .preprocessing import detect_communities, detect_graph_communities
 from .refinement import graph_refiner, hypergraph_refiner
 from .uncoarsening import run_vcycles, uncoarsen
 
@@ -342,9 +342,12 @@ def multilevel_graph(g: Graph, k: int, epsilon: float, be: Backend, seed: int, c
             refiner(hbe, bounds_on(hbe)),
             lambda src, level: hbe.graph_arrays(graph_from_arrays(src, level)),
         )
-    # coarsening, initial partitioning, uncoarsening
+    # coarsening (inside Louvain communities with Config.graph_communities), initial
+    # partitioning, uncoarsening
+    communities = detect_graph_communities(be, top, g, k, cfg, seed, timer)
     hierarchy = coarsen(top, lambda a: a.n, coarsener(be, seed), be.contract_graph, cfg.coarsest,
-                        cfg.graph_min_shrink, cfg.max_levels, timer, min_n=k, be=be, host=host,
+                        cfg.graph_min_shrink, cfg.max_levels, timer, labels=communities, xp=be.xp,
+                        min_n=k, be=be, host=host,
                         host_coarsen_one=host.coarsener(seed) if host else None)
     if cfg.graph_deep_block_vertices and k > 2 and block_bounds is None:
         parts = _deep_graph(hierarchy, k, epsilon, be, bounds_on, refiner, cfg, seed, timer)

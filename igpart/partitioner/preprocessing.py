@@ -1,12 +1,13 @@
 """Preprocessing of the finest level: Louvain communities (:mod:`igpart.community` on the C++
-backend, the backend's ``communities``) that restrict the clustering of every level."""
+backend, the backend's ``communities``) that restrict the clustering of every level, of
+hypergraphs by default and of graphs with ``Config.graph_communities``."""
 
 from __future__ import annotations
 
 import time
 
-from ..hypergraph import Hypergraph
-from ..kernels.backend import Backend, HypergraphArrays
+from ..hypergraph import Graph, Hypergraph
+from ..kernels.backend import Backend, GraphArrays, HypergraphArrays
 from .context import ResolvedConfig, Timer, community_max_weight, community_net_size
 
 
@@ -54,7 +55,24 @@ def detect_communities(be: Backend, top: HypergraphArrays, h: Hypergraph, k: int
     (:func:`share_unconnected_community`)."""
     if not (cfg.communities and top.n >= cfg.contraction_limit * k):
         return None
+    return _louvain(be, top, h, k, cfg, seed, timer)
+
+
+def detect_graph_communities(be: Backend, top: GraphArrays, g: Graph, k: int,
+                             cfg: ResolvedConfig, seed: int, timer: Timer):
+    """``Config.graph_communities``: Louvain communities of a graph's finest level (its edges
+    as 2-pin nets, ``Backend.graph_edge_nets``: each edge weighs its own weight), int32 per
+    vertex on ``be``, or None when the setting is off or the input is already below the
+    contraction limit."""
+    if not (cfg.graph_communities and top.n >= cfg.graph_contraction_limit * k):
+        return None
     t0 = time.perf_counter()
+    return _louvain(be, be.graph_edge_nets(top), g, k, cfg, seed, timer, t0)
+
+
+def _louvain(be: Backend, top: HypergraphArrays, h: Hypergraph | Graph, k: int,
+             cfg: ResolvedConfig, seed: int, timer: Timer, t0: float | None = None):
+    t0 = time.perf_counter() if t0 is None else t0
     graph = cfg.community_graph
     max_net_size = community_net_size(graph, cfg, h.n)
     # asynchronous local moving reaches backends that offer it (Config.deterministic)

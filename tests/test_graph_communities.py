@@ -1,0 +1,113 @@
+"""Louvain communities in the graph coarsening (``Config.graph_communities``): the edges
+between communities are left out of the clustering, clusters never cross a community, whole runs
+stay valid and balanced, and a graph of weakly joined modules is cut between them."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import igpart
+from igpart import Config, Graph
+from igpart.generators import delaunay_graph, grid_graph
+from igpart.kernels import get_backend
+from igpart.metrics import edge_cut
+from igpart.partitioner.coarsening import graph_coarsener, intra_community
+from igpart.partitioner.context import resolved
+
+
+def test_intra_community_keeps_exactly_the_edges_inside_a_community():
+    g = delaunay_graph(3000, 4)
+    rng = np.random.default_rng(4)
+    labels = rng.integers(0, 5, g.n).astype(np.int32)
+    be = get_backend("cpu")
+    ga = be.graph_arrays(g)
+    out = intra_community(np, ga, labels)
+    want = {(u, int(v)) for u in range(g.n) for v in g.adjncy[g.xadj[u]:g.xadj[u + 1]]
+            if labels[u] == labels[v]}
+    got = {(u, int(v)) for u in range(out.n) for v in out.adjncy[out.xadj[u]:out.xadj[u + 1]]}
+    assert got == want
+    assert out.adjwgt.shape == out.adjncy.shape and out.xadj[-1] == len(want)
+    assert np.array_equal(out.vwgt, ga.vwgt) and out.total_weight == ga.total_weight
+
+
+@pytest.mark.parametrize("coarsening", ["lp", "gkway"])
+def test_graph_clusters_stay_inside_their_communities(coarsening):
+    g = grid_graph(80, 60)
+    labels = ((np.arange(g.n) % 80) // 20 + 4 * ((np.arange(g.n) // 80) // 30)).astype(np.int32)
+    be = get_backend("cpu")
+    cfg = resolved(Config(graph_coarsening=coarsening, threads=2), be, g, 4)
+    cmap, nc = graph_coarsener(be, 50, cfg, 0)(be.graph_arrays(g), communities=labels)
+    cmap = np.asarray(cmap)
+    assert nc < g.n  # it clustered
+    first = np.full(nc, -1, dtype=np.int64)
+    first[cmap] = labels  # any member's label: all members must share it
+    assert np.array_equal(first[cmap], labels)
+
+
+def _modules(m: int, size: int, bridges: int, seed: int) -> Graph:
+    """``m`` random dense modules of ``size`` vertices, each joined to the next by ``bridges``
+    edges."""
+    rng = np.random.default_rng(seed)
+    a, b = [], []
+    for i in range(m):
+        lo = i * size
+        u = rng.integers(0, size, 12 * size) + lo
+        v = rng.integers(0, size, 12 * size) + lo
+        a.append(u)
+        b.append(v)
+        nxt = ((i + 1) % m) * size
+        a.append(rng.integers(0, size, bridges) + lo)
+        b.append(rng.integers(0, size, bridges) + nxt)
+    a, b = np.concatenate(a), np.concatenate(b)
+    keep = a != b
+    return _from_pairs(a[keep], b[keep], m * size)
+
+
+def _from_pairs(a, b, n):
+    import scipy.sparse as sp
+
+    mat = sp.coo_matrix((np.ones(a.size, dtype=np.int64), (a, b)), shape=(n, n)).tocsr()
+    mat = (mat + mat.T).tocsr()
+    mat.setdiag(0)
+    mat.eliminate_zeros()
+    mat.sort_indices()
+    return Graph(mat.indptr.astype(np.int64), mat.indices.astype(np.int32), n,
+                 adjwgt=mat.data.astype(np.int64))
+
+
+@pytest.mark.parametrize("k", [2, 4, 8])
+def test_graph_communities_runs_are_valid_and_balanced(k):
+    g = _modules(8, 600, 40, 1)
+    p = igpart.partition(g, k, backend="cpu", config={"threads": 2, "graph_communities": True})
+    parts = np.asarray(p.parts)
+    assert igpart.is_balanced(g, parts, k, 0.03) and p.cut == edge_cut(g, parts)
+    assert "communities" in p.timings
+    off = igpart.partition(g, k, backend="cpu", config={"threads": 2})
+    assert "communities" not in off.timings
+
+
+@pytest.mark.gpu
+def test_graph_communities_on_the_gpu_are_valid_and_balanced():
+    g = _modules(8, 5000, 200, 3)
+    p = igpart.partition(g, 8, backend="gpu", config={"graph_communities": True})
+    parts = np.asarray(p.parts)
+    assert igpart.is_balanced(g, parts, 8, 0.03) and p.cut == edge_cut(g, parts)
+    assert "communities" in p.timings
+
+
+def test_weakly_joined_modules_are_cut_between_them():
+    """Eight modules in a ring, each joined to the next by 20 edges: four blocks of two
+    modules cut four joins at best (80 edges); the modules are what Louvain finds."""
+    g = _modules(8, 500, 20, 2)
+    joins = 20  # per pair of neighbouring modules
+    p = igpart.partition(g, 4, backend="cpu", seed=0,
+                         config={"threads": 2, "graph_communities": True})
+    assert igpart.is_balanced(g, np.asarray(p.parts), 4, 0.03)
+    assert p.cut <= 4 * joins
+
+
+def test_graph_communities_must_be_true_or_false():
+    with pytest.raises(igpart.InputError, match="graph_communities"):
+        igpart.partition(grid_graph(10, 10), 2, backend="cpu",
+                         config={"graph_communities": "yes"})
