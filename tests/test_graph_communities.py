@@ -14,6 +14,7 @@ from igpart.kernels import get_backend
 from igpart.metrics import edge_cut
 from igpart.partitioner.coarsening import graph_coarsener, intra_community
 from igpart.partitioner.context import resolved
+from igpart.partitioner.preprocessing import edge_nets
 
 
 def test_intra_community_keeps_exactly_the_edges_inside_a_community():
@@ -29,6 +30,32 @@ def test_intra_community_keeps_exactly_the_edges_inside_a_community():
     assert got == want
     assert out.adjwgt.shape == out.adjncy.shape and out.xadj[-1] == len(want)
     assert np.array_equal(out.vwgt, ga.vwgt) and out.total_weight == ga.total_weight
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_edge_nets_are_the_graphs_edges_with_a_consistent_incidence(seed):
+    g0 = delaunay_graph(2000, seed)
+    # weights that differ per edge: the same weight on both entries of an edge
+    lo = np.minimum(np.repeat(np.arange(g0.n), np.diff(g0.xadj)), g0.adjncy)
+    hi = np.maximum(np.repeat(np.arange(g0.n), np.diff(g0.xadj)), g0.adjncy)
+    w = (lo * 7 + hi * 13) % 11 + 1
+    g = Graph(g0.xadj, g0.adjncy, g0.n, adjwgt=w)
+    be = get_backend("cpu")
+    ga = be.graph_arrays(g)
+    ref, out = be.graph_edge_nets(ga), edge_nets(ga)
+    assert out.m == ref.m == g.adjncy.size // 2
+
+    def edges(h):
+        pins = np.asarray(h.eind).reshape(-1, 2)
+        return sorted(zip(pins.min(1).tolist(), pins.max(1).tolist(),
+                          np.asarray(h.ewgt).tolist()))
+    assert edges(out) == edges(ref)
+    assert np.array_equal(out.eptr, np.arange(0, 2 * out.m + 1, 2))
+    # every vertex's slots hold nets that have it as a pin, every net in both of its pins' slots
+    pins = out.eind.reshape(-1, 2)
+    owner = np.repeat(np.arange(g.n), np.diff(out.vptr))
+    assert np.all((pins[out.vind, 0] == owner) | (pins[out.vind, 1] == owner))
+    assert np.all(np.bincount(out.vind, minlength=out.m) == 2)
 
 
 @pytest.mark.parametrize("coarsening", ["lp", "gkway"])

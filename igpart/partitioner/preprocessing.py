@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import time
 
+import numpy as np
+
 from ..hypergraph import Graph, Hypergraph
 from ..kernels.backend import Backend, GraphArrays, HypergraphArrays
 from .context import ResolvedConfig, Timer, community_max_weight, community_net_size
@@ -67,7 +69,33 @@ def detect_graph_communities(be: Backend, top: GraphArrays, g: Graph, k: int,
     if not (cfg.graph_communities and top.n >= cfg.graph_contraction_limit * k):
         return None
     t0 = time.perf_counter()
-    return _louvain(be, be.graph_edge_nets(top), g, k, cfg, seed, timer, t0)
+    nets = edge_nets(top) if be.xp is np else be.graph_edge_nets(top)
+    return _louvain(be, nets, g, k, cfg, seed, timer, t0)
+
+
+def edge_nets(g: GraphArrays) -> HypergraphArrays:
+    """``g`` (host arrays) as the hypergraph of its edges, one 2-pin net per edge in the order
+    of the adjacency entries (u, v) with u < v: ``Backend.graph_edge_nets`` without its order of
+    (smaller, larger) endpoint, and so without its sort of the edges and its search of every
+    reverse entry. A vertex's nets take its adjacency's slots (``vptr`` is ``g.xadj``): its own
+    nets (u < v) where their entries are, the nets that reach it from a smaller vertex in the
+    slots of its other entries, grouped by one stable sort of the nets by their second pin."""
+    deg = np.diff(g.xadj)
+    src = np.repeat(np.arange(g.n, dtype=np.int32), deg)
+    dst = g.adjncy
+    fwd = np.flatnonzero(src < dst)
+    m = int(fwd.shape[0])
+    vind = np.empty(dst.shape[0], dtype=np.int32)
+    vind[fwd] = np.arange(m, dtype=np.int32)
+    # the reverse entries (u > v), grouped by u in CSR order, get the nets whose second pin is u
+    # in the same grouping: as many per vertex on both sides in a symmetric CSR
+    vind[src > dst] = np.argsort(dst[fwd], kind="stable").astype(np.int32)
+    eind = np.empty(2 * m, dtype=np.int32)
+    eind[0::2] = src[fwd]
+    eind[1::2] = dst[fwd]
+    return HypergraphArrays(
+        n=g.n, m=m, eptr=np.arange(0, 2 * m + 1, 2, dtype=np.int64), eind=eind, vptr=g.xadj,
+        vind=vind, vwgt=g.vwgt, ewgt=g.adjwgt[fwd], total_weight=g.total_weight)
 
 
 def _louvain(be: Backend, top: HypergraphArrays, h: Hypergraph | Graph, k: int,
