@@ -210,9 +210,9 @@ class Config:
       finest level (Louvain as for hypergraphs, ``community_*``, on the graph's edges as 2-pin
       nets; the edges between communities are left out of every level's clustering), as
       Mt-KaHyPar does. On the ``graphs`` set at 2^18 (2 threads) the circuits' graph models
-      cut 0.969x as much (Mt-KaHyPar's cut on them instead of 1.032x it), the generated graphs
-      1.007x, in about 4x the time, most of it Louvain's (BENCHMARKS.md, "Louvain communities
-      in the graph coarsening").
+      cut 0.948x as much (1.018x Mt-KaHyPar's cut on them instead of 1.074x), the generated
+      graphs 1.001x, in 2.5x (circuits) to 3.3x the time, most of it Louvain's (BENCHMARKS.md,
+      "Louvain communities in the graph coarsening").
     Deep multilevel partitioning of graphs (:mod:`igpart.partitioner.deep`, k > 2 without
       per-block bounds): ``graph_deep_block_vertices`` (300; 0: off, all k blocks on the
       coarsest level): the coarsest level gets as many blocks as it has 300 vertices per

@@ -92,18 +92,26 @@ class BlockTree:
         return max(1, round(1000 * ((1.0 + self.epsilon) ** (1.0 / self.depth) - 1.0)))
 
 
-def split_level(lbe: Backend, level, parts, tree: BlockTree, seed: int, runs: int, timer: Timer):
-    """Bisects every block of ``parts`` (on ``lbe``) that stands for more than one final block;
-    returns the new blocks on ``lbe``."""
+def split_level(lbe: Backend, level, parts, tree: BlockTree, more: Callable[[], bool],
+                seed: int, runs: int, timer: Timer):
+    """Bisects every block of ``parts`` (on ``lbe``) that stands for more than one final block,
+    again while ``more()``; returns the new blocks on ``lbe``. The level and the blocks go to
+    the host once for all the steps."""
     from ..kernels import _cpu
 
     t0 = time.perf_counter()
-    left_id, right_id, left_cap, right_cap = tree.split()
     host = lbe.to_host
-    out = _cpu.split_blocks(
-        host(level.xadj), host(level.adjncy), host(level.adjwgt), host(level.vwgt),
-        np.ascontiguousarray(host(parts), dtype=np.int32), left_id, right_id, left_cap,
-        right_cap, int(seed), int(runs), tree.ufactor())
+    xadj, adjncy, adjwgt, vwgt = (host(level.xadj), host(level.adjncy), host(level.adjwgt),
+                                  host(level.vwgt))
+    out = np.ascontiguousarray(host(parts), dtype=np.int32)
+    step = 0
+    while True:
+        left_id, right_id, left_cap, right_cap = tree.split()
+        out = _cpu.split_blocks(xadj, adjncy, adjwgt, vwgt, out, left_id, right_id, left_cap,
+                                right_cap, int(seed + step), int(runs), tree.ufactor())
+        step += 1
+        if not more():
+            break
     timer.add("split", t0)
     return lbe.asarray(out, "int32")
 
@@ -133,10 +141,11 @@ def deep_partition(hierarchy: list, k: int, block_vertices: int, tree: BlockTree
         parts = lbe.project(cmap, move_parts(parts, coarse_be, lbe))
         cmap = None
         timer.add("project", t0)
-        step = 0
-        while tree.count < k and (i == 1 or level.n >= block_vertices * tree.next_count()):
-            parts = split_level(lbe, level, parts, tree, seed + 1000 * i + step, runs, timer)
-            step += 1
+        def more(n=level.n, last=i == 1):
+            return tree.count < k and (last or n >= block_vertices * tree.next_count())
+
+        if more():
+            parts = split_level(lbe, level, parts, tree, more, seed + 1000 * i, runs, timer)
         parts = refiner(lbe, tree.count, tree.bounds())(level, parts)
         coarse_be = lbe
     return parts
