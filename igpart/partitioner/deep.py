@@ -141,6 +141,7 @@ def deep_partition(hierarchy: list, k: int, block_vertices: int, tree: BlockTree
         parts = lbe.project(cmap, move_parts(parts, coarse_be, lbe))
         cmap = None
         timer.add("project", t0)
+
         def more(n=level.n, last=i == 1):
             return tree.count < k and (last or n >= block_vertices * tree.next_count())
 

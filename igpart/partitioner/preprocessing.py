@@ -63,9 +63,9 @@ def detect_communities(be: Backend, top: HypergraphArrays, h: Hypergraph, k: int
 def detect_graph_communities(be: Backend, top: GraphArrays, g: Graph, k: int,
                              cfg: ResolvedConfig, seed: int, timer: Timer):
     """``Config.graph_communities``: Louvain communities of a graph's finest level (its edges
-    as 2-pin nets, ``Backend.graph_edge_nets``: each edge weighs its own weight), int32 per
-    vertex on ``be``, or None when the setting is off or the input is already below the
-    contraction limit."""
+    as 2-pin nets, each weighing its edge's weight: :func:`edge_nets` on the host,
+    ``Backend.graph_edge_nets`` on a device), int32 per vertex on ``be``, or None when the
+    setting is off or the input is already below the contraction limit."""
     if not (cfg.graph_communities and top.n >= cfg.graph_contraction_limit * k):
         return None
     t0 = time.perf_counter()
