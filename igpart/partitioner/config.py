@@ -602,6 +602,7 @@ class Config:
     graph_refinement: str = "auto"
     graph_lp_refine_iterations: int = 5
     graph_jet_patience: int = 3
+    graph_jet_min_improvement: float = 0.001
     graph_fm_rounds: int = 3
     graph_fm_max_fruitless_moves: int = 32
     graph_fm_min_improvement: float = 0.01
@@ -711,7 +712,7 @@ class Config:
             raise InputError("config.coarse_retry_cut_share must lie in [0, 1] (0: off), got "
                              f"{self.coarse_retry_cut_share!r}")
         for name in ("min_shrink", "graph_min_shrink", "fm_min_improvement",
-                     "graph_fm_min_improvement"):
+                     "graph_fm_min_improvement", "graph_jet_min_improvement"):
             if not 0.0 <= number(name, "a number in [0, 1)") < 1.0:
                 raise InputError(f"config.{name} must lie in [0, 1), got {getattr(self, name)!r}")
         for name in ("fm_max_work", "graph_fm_max_work"):

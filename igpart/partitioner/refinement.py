@@ -115,7 +115,8 @@ def graph_refiner(be: Backend, k: int, bounds, cfg: ResolvedConfig, seed: int, t
                       else cfg.jet_negative_gain_coarse)
             parts, _ = be.jet_refine_graph(
                 ga, parts, k, bounds, max_iterations=cfg.jet_iterations,
-                patience=cfg.graph_jet_patience, negative_gain_factor=factor, seed=seed)
+                patience=cfg.graph_jet_patience, negative_gain_factor=factor,
+                min_improvement=cfg.graph_jet_min_improvement, seed=seed)
             t0 = timer.add("jet", t0)
         if refinement == "lp+fm" and cfg.graph_fm_rounds:
             parts, _ = be.fm_refine_graph(
