@@ -115,8 +115,19 @@ def test_graph_communities_runs_are_valid_and_balanced(k):
 
 
 @pytest.mark.gpu
-def test_graph_communities_on_the_gpu_are_valid_and_balanced():
-    g = _modules(8, 5000, 200, 3)
+@pytest.mark.parametrize("model", ["modules", "star"])
+def test_graph_communities_on_the_gpu_are_valid_and_balanced(model):
+    if model == "modules":
+        g = _modules(8, 5000, 200, 3)
+    else:  # as a circuit's star model: hubs of thousands of edges beside the modules
+        base = _modules(8, 5000, 200, 3)
+        rng = np.random.default_rng(5)
+        hubs = np.repeat(np.arange(40_000, 40_008), 4000)
+        ends = rng.integers(0, 40_000, hubs.size)
+        src = np.repeat(np.arange(base.n), np.diff(base.xadj))
+        g = _from_pairs(np.concatenate([src, hubs]), np.concatenate([base.adjncy, ends]),
+                        40_008)
+        assert int(np.diff(g.xadj).max()) >= 3000
     p = igpart.partition(g, 8, backend="gpu", config={"graph_communities": True})
     parts = np.asarray(p.parts)
     assert igpart.is_balanced(g, parts, 8, 0.03) and p.cut == edge_cut(g, parts)
@@ -138,3 +149,55 @@ def test_graph_communities_must_be_true_or_false():
     with pytest.raises(igpart.InputError, match="graph_communities"):
         igpart.partition(grid_graph(10, 10), 2, backend="cpu",
                          config={"graph_communities": "yes"})
+
+
+def _coarse_communities(g, limit, k=4, seed=0):
+    from igpart.partitioner.context import Timer
+    from igpart.partitioner.preprocessing import coarse_graph_communities
+
+    be = get_backend("cpu")
+    cfg = resolved(Config(threads=2, graph_communities=True, deterministic=True), be, g, k)
+    return np.asarray(coarse_graph_communities(be, be, be.graph_arrays(g), g, k, cfg, seed,
+                                               Timer(), limit))
+
+
+def test_communities_of_a_coarser_level_follow_the_modules():
+    """The device's scheme, run on the C++ backend: Louvain on a level of at most 600
+    vertices finds the eight modules of 500 vertices, every community inside one of them."""
+    g = _modules(8, 500, 20, 2)
+    comm = _coarse_communities(g, 600)
+    assert comm.shape == (g.n,) and comm.dtype == np.int32
+    module = np.arange(g.n) // 500
+    ids = np.unique(comm)
+    assert np.array_equal(ids, np.arange(ids.size))  # dense ids
+    assert ids.size == 8
+    # each module is one community, but for a few of its vertices (clusters of the coarse
+    # level may take a bridge's end with them), and no two modules share one
+    major = np.array([np.bincount(comm[module == m]).argmax() for m in range(8)])
+    assert np.unique(major).size == 8
+    assert np.count_nonzero(comm == major[module]) >= 0.995 * g.n
+
+
+def test_communities_of_a_coarser_level_are_unions_of_its_clusters():
+    """Every vertex of one coarse vertex gets one community: with a limit the graph is
+    coarsened first, and the result is the Louvain of that level projected back."""
+    g = delaunay_graph(6000, 1)
+    be = get_backend("cpu")
+    cfg = resolved(Config(threads=2, graph_communities=True, deterministic=True), be, g, 4)
+    ga = be.graph_arrays(g)
+    mcw = -(-2 * int(ga.total_weight) // 1000)
+    cmap, nc = be.cluster_graph_lp(ga, mcw, iterations=cfg.graph_lp_iterations,
+                                   min_clusters=1000, seed=0,
+                                   sub_rounds=cfg.graph_lp_sub_rounds, deterministic=True)
+    assert 1000 <= nc <= 0.9 * g.n  # one level reaches the limit
+    comm = _coarse_communities(g, 1000)
+    first = np.full(nc, -1, dtype=np.int64)
+    first[np.asarray(cmap)] = comm
+    assert np.array_equal(first[np.asarray(cmap)], comm)
+    assert 1 < np.unique(comm).size < nc
+    # a limit above n: Louvain on the graph itself, as the C++ backend's own path
+    from igpart.partitioner.context import Timer
+    from igpart.partitioner.preprocessing import detect_graph_communities
+
+    fine = detect_graph_communities(be, ga, g, 4, cfg, 0, Timer())
+    assert np.array_equal(_coarse_communities(g, g.n + 1), np.asarray(fine))

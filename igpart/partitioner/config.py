@@ -206,13 +206,16 @@ class Config:
       suite at 2^16 (2 threads, dev VM) label propagation clustering alone took rgg_n_2_16
       from 1.7x KaMinPar's cut to parity (BENCHMARKS.md, "Graph pipeline").
     ``max_levels``: hard cap on the number of levels.
-    ``graph_communities`` (False): graphs are coarsened inside the Louvain communities of their
-      finest level (Louvain as for hypergraphs, ``community_*``, on the graph's edges as 2-pin
-      nets; the edges between communities are left out of every level's clustering), as
-      Mt-KaHyPar does. On the ``graphs`` set at 2^18 (2 threads) the circuits' graph models
-      cut 0.948x as much (1.018x Mt-KaHyPar's cut on them instead of 1.074x), the generated
-      graphs 1.001x, in 2.5x (circuits) to 3.3x the time, most of it Louvain's (BENCHMARKS.md,
-      "Louvain communities in the graph coarsening").
+    ``graph_communities`` (False): graphs are coarsened inside Louvain communities (Louvain as
+      for hypergraphs, ``community_*``, on the graph's edges as 2-pin nets; the edges between
+      communities are left out of every level's clustering), as Mt-KaHyPar does. The C++
+      backend finds them on the finest level; the GPU on the level its label propagation
+      clustering coarsens the graph to (at most ``GpuBackend.community_level_max(k)``
+      vertices), on the host. On the ``graphs`` set at 2^18 (2 threads) the circuits' graph
+      models cut 0.948x as much (1.018x Mt-KaHyPar's cut on them instead of 1.074x), the
+      generated graphs 1.001x, in 2.5x (circuits) to 3.3x the time, most of it Louvain's; on
+      the GPU (2^20) 0.988x and 1.009x (BENCHMARKS.md, "Louvain communities in the graph
+      coarsening").
     Deep multilevel partitioning of graphs (:mod:`igpart.partitioner.deep`, k > 2 without
       per-block bounds): ``graph_deep_block_vertices`` (300; 0: off, all k blocks on the
       coarsest level): the coarsest level gets as many blocks as it has 300 vertices per
@@ -439,7 +442,9 @@ class Config:
       commit 13ab6d5, BENCHMARKS.md "Label propagation on the device in fused rounds") 3
       instead of 6 ran 1.40x faster in geomean (0.88-4.2x per case; the circuits' star models
       gain most) at 0.995x the edge cut (0.78-1.11x; worst stereo_vision's clique model at
-      k = 16).
+      k = 16). ``graph_jet_min_improvement`` (0.001): an iteration that lowers the cut by less
+      than this fraction counts toward the patience; 0.01 ran 1.05x faster at 1.011x the cut
+      on the same set (H200, BENCHMARKS.md, "The graph Jet's stopping threshold").
       ``deterministic`` (default None: the backend's choice): True runs the sequential FM (one
       priority queue over the boundary, gains kept by a gain cache; the result depends on the
       seed, never on the threads); False the parallel localized FM (local searches from

@@ -62,15 +62,51 @@ def detect_communities(be: Backend, top: HypergraphArrays, h: Hypergraph, k: int
 
 def detect_graph_communities(be: Backend, top: GraphArrays, g: Graph, k: int,
                              cfg: ResolvedConfig, seed: int, timer: Timer):
-    """``Config.graph_communities``: Louvain communities of a graph's finest level (its edges
-    as 2-pin nets, each weighing its edge's weight: :func:`edge_nets` on the host,
-    ``Backend.graph_edge_nets`` on a device), int32 per vertex on ``be``, or None when the
-    setting is off or the input is already below the contraction limit."""
+    """``Config.graph_communities``: Louvain communities of a graph (its edges as 2-pin nets,
+    each weighing its edge's weight, :func:`edge_nets`), int32 per vertex on ``be``, or None
+    when the setting is off or the input is already below the contraction limit. The C++
+    backend runs Louvain on the finest level; a device on the level its own label propagation
+    clustering coarsens the graph to (:func:`coarse_graph_communities`, at most
+    ``be.community_level_max(k)`` vertices, as its hypergraphs' Louvain level), on the host."""
     if not (cfg.graph_communities and top.n >= cfg.graph_contraction_limit * k):
         return None
     t0 = time.perf_counter()
-    nets = edge_nets(top) if be.xp is np else be.graph_edge_nets(top)
-    return _louvain(be, nets, g, k, cfg, seed, timer, t0)
+    if be.xp is np:
+        return _louvain(be, edge_nets(top), g, k, cfg, seed, timer, t0)
+    return coarse_graph_communities(be, be.cpu, top, g, k, cfg, seed, timer,
+                                    be.community_level_max(k), t0)
+
+
+def coarse_graph_communities(be: Backend, host_be: Backend, top: GraphArrays, g: Graph, k: int,
+                             cfg: ResolvedConfig, seed: int, timer: Timer, limit: int,
+                             t0: float | None = None):
+    """Louvain communities of ``top`` (on ``be``) computed on a coarser level: ``be``'s label
+    propagation clustering (clusters of at most twice the weight of a vertex of a level of
+    ``limit`` vertices, moves stopped at ``limit`` clusters) coarsens it level by level until
+    it has at most ``limit`` vertices or a level shrinks by less than 10%; that level goes to
+    the host, Louvain runs there on ``host_be`` (its edges as 2-pin nets) and the communities
+    are projected back through the levels' cluster maps. Int32 per vertex of ``top`` on
+    ``be``."""
+    t0 = time.perf_counter() if t0 is None else t0
+    maps, cur = [], top
+    mcw = max(1, -(-2 * int(top.total_weight) // max(1, int(limit))))
+    # the asynchronous passes reach backends that offer them, as in the coarsening
+    mode = {"deterministic": cfg.deterministic} if getattr(be, "async_graph_lp", False) else {}
+    while 0 < limit < cur.n:
+        cmap, nc = be.cluster_graph_lp(cur, mcw, iterations=cfg.graph_lp_iterations,
+                                       min_clusters=int(limit), seed=seed,
+                                       sub_rounds=cfg.graph_lp_sub_rounds, **mode)
+        if nc > 0.9 * cur.n:
+            break
+        maps.append(cmap)
+        cur = be.contract_graph(cur, cmap, int(nc))
+    host = be.to_host
+    level = GraphArrays(int(cur.n), host(cur.xadj), host(cur.adjncy), host(cur.adjwgt),
+                        host(cur.vwgt), cur.total_weight)
+    comm = be.asarray(_louvain(host_be, edge_nets(level), g, k, cfg, seed, timer, t0), "int32")
+    for cmap in reversed(maps):
+        comm = comm[cmap]
+    return comm
 
 
 def edge_nets(g: GraphArrays) -> HypergraphArrays:
