@@ -214,8 +214,8 @@ class Config:
       vertices), on the host. On the ``graphs`` set at 2^18 (2 threads) the circuits' graph
       models cut 0.948x as much (1.018x Mt-KaHyPar's cut on them instead of 1.074x), the
       generated graphs 1.001x, in 2.5x (circuits) to 3.3x the time, most of it Louvain's; on
-      the GPU (2^20) 0.988x and 1.009x (BENCHMARKS.md, "Louvain communities in the graph
-      coarsening").
+      the GPU (H200, the circuits' models) 0.988x in 1.8x the time (BENCHMARKS.md, "Louvain
+      communities in the graph coarsening").
     Deep multilevel partitioning of graphs (:mod:`igpart.partitioner.deep`, k > 2 without
       per-block bounds): ``graph_deep_block_vertices`` (300; 0: off, all k blocks on the
       coarsest level): the coarsest level gets as many blocks as it has 300 vertices per
