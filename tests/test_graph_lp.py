@@ -573,19 +573,22 @@ def test_graph_lp_sub_rounds_default_is_the_backends():
 
 
 def test_graph_jet_takes_the_graph_patience_and_hypergraph_jet_its_own():
-    """``lp+jet`` refines graph levels with ``graph_jet_patience``; Jet on hypergraphs keeps
-    ``jet_patience``."""
+    """``lp+jet`` refines graph levels with ``graph_jet_patience`` and
+    ``graph_jet_min_improvement``; Jet on hypergraphs keeps ``jet_patience`` and the backend's
+    default threshold."""
     from igpart.kernels.cpu import CpuBackend
 
     seen = []
 
     class Recording(CpuBackend):
         def jet_refine_hypergraph(self, h, parts, k, bounds, objective="cut", **kw):
-            seen.append(kw.get("patience"))
+            seen.append((kw.get("patience"), kw.get("min_improvement")))
             return super().jet_refine_hypergraph(h, parts, k, bounds, objective, **kw)
 
     g = GRAPHS["grid3d"]()
-    for cfg, want in (({}, 3), ({"graph_jet_patience": 5, "jet_patience": 2}, 5)):
+    for cfg, want in (({}, (3, 0.001)),
+                      ({"graph_jet_patience": 5, "jet_patience": 2,
+                        "graph_jet_min_improvement": 0.02}, (5, 0.02))):
         seen.clear()
         p = igpart.partition(g, 4, 0.03, backend=Recording(), seed=0, config={
             "graph_coarsening": "lp", "graph_refinement": "lp+jet", **cfg})
@@ -594,5 +597,6 @@ def test_graph_jet_takes_the_graph_patience_and_hypergraph_jet_its_own():
     seen.clear()
     h = igpart.generators.random_circuit(3000, seed=1)
     igpart.partition(h, 4, 0.03, backend=Recording(), seed=0,
-                     config={"refinement": "jet", "jet_patience": 2, "graph_jet_patience": 5})
-    assert seen and set(seen) == {2}
+                     config={"refinement": "jet", "jet_patience": 2, "graph_jet_patience": 5,
+                             "graph_jet_min_improvement": 0.02})
+    assert seen and {p for p, _ in seen} == {2} and 0.02 not in {m for _, m in seen}
