@@ -340,6 +340,55 @@ def test_contraction_of_a_large_level_equals_the_oracle_on_any_threads():
             assert np.array_equal(np.asarray(got), expected)
 
 
+@pytest.mark.parametrize("shape", ["dense", "spread"])
+def test_contraction_of_long_rows_equals_the_oracle(shape):
+    """Coarse rows of 32 neighbours or more come out of a bitmap of their ids' span where it is
+    short against the row (a circuit's clique model: ``dense``), else from the sort (hubs whose
+    neighbours spread over 60,000 coarse vertices: ``spread``); both in id order, summed, with
+    the edges of weight 0 dropped (some are added here), on any threads."""
+    rng = np.random.default_rng(7)
+    if shape == "dense":
+        h = generators.random_circuit(4000, seed=5)
+        nets = [h.eind[h.eptr[e]:h.eptr[e + 1]].tolist() for e in range(h.m)]
+        nets += [rng.choice(4000, 150, replace=False).tolist() for _ in range(40)]
+        base = igpart.Hypergraph.from_nets(nets, n=4000).to_graph("clique")
+        cap = 3
+    else:
+        n = 120_000
+        u = np.concatenate([np.arange(n - 1), np.repeat(np.arange(10), 300)])
+        v = np.concatenate([np.arange(1, n), rng.integers(10, n, 3000)])
+        keep = u != v
+        base = igpart.Graph.from_edges(u[keep], v[keep], n=n)
+        cap = 2
+    src = np.repeat(np.arange(base.n), np.diff(base.xadj))
+    lo, hi = np.minimum(src, base.adjncy), np.maximum(src, base.adjncy)
+    w = np.asarray(base.adjwgt).copy()
+    w[(lo * 31 + hi * 17) % 13 == 0] = 0  # the same weight on both entries of an edge
+    g = igpart.Graph(base.xadj, base.adjncy, base.n, adjwgt=w)
+    be = get_backend("cpu")
+    ga = be.graph_arrays(g)
+    cmap, nc = be.cluster_graph_lp(ga, cap, iterations=3, seed=1, sub_rounds=2)
+    cmap = np.asarray(cmap)
+    xadj, adjncy, adjwgt, vwgt = contraction_oracle(g, cmap, nc)
+    nonzero = adjwgt > 0  # the contraction drops coarse edges of weight 0
+    owner = np.repeat(np.arange(nc), np.diff(xadj))
+    xadj = np.concatenate([[0], np.cumsum(np.bincount(owner[nonzero], minlength=nc))])
+    adjncy, adjwgt = adjncy[nonzero], adjwgt[nonzero]
+    deg = np.diff(xadj)
+    long_rows = np.flatnonzero(deg >= 32)
+    span = np.array([adjncy[xadj[r + 1] - 1] // 64 - adjncy[xadj[r]] // 64 + 1
+                     for r in long_rows])
+    bitmap = span <= 4 * deg[long_rows]
+    assert bitmap.all() if shape == "dense" else (~bitmap).sum() >= 5
+    assert long_rows.size >= 5
+    for threads in (1, 3):
+        with omp_threads(threads):
+            c = be.contract_graph(ga, cmap, nc)
+        for got, expected in zip((c.xadj, c.adjncy, c.adjwgt, c.vwgt),
+                                 (xadj, adjncy, adjwgt, vwgt)):
+            assert np.array_equal(np.asarray(got), expected)
+
+
 def test_cluster_graph_lp_groups_the_leaves_of_a_star():
     # a hub whose cluster fills up leaves its other neighbours alone: two-hop pairs them
     be = get_backend("cpu")

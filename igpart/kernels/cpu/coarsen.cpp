@@ -581,6 +581,11 @@ HgLevel contract_hypergraph(const HgView &h, const int32_t *cmap, int64_t nc) {
     return c;
 }
 
+// contract_graph's rows of at least this many neighbours may take the bitmap, when the words
+// of their ids' span are at most kBitmapWordsPerId per neighbour.
+constexpr int64_t kBitmapRowMin = 32;
+constexpr int64_t kBitmapWordsPerId = 4;
+
 GraphLevel contract_graph(const GraphView &g, const int32_t *cmap, int64_t nc) {
     const int64_t n = g.n;
     GraphLevel c;
@@ -611,7 +616,10 @@ GraphLevel contract_graph(const GraphView &g, const int32_t *cmap, int64_t nc) {
     // Rows in chunks of coarse vertices: each chunk sums its rows' edge weights per coarse
     // neighbour (a dense array per thread, cleared through the neighbours touched; sorted by id,
     // zero-weight edges dropped: they never count in the cut) into buffers of its own, then
-    // every chunk copies its rows to their offsets.
+    // every chunk copies its rows to their offsets. A row's neighbours come out in id order
+    // from a sort of the ids touched, or, where the row is long against the span of its ids
+    // (dense levels: clique models of circuits), from a bitmap of that span read word by word
+    // (the same order, without the sort's comparisons).
     constexpr int64_t kChunk = 2048;
     const int64_t chunks = (nc + kChunk - 1) / kChunk;
     std::vector<std::vector<int32_t>> cadj(static_cast<size_t>(chunks));
@@ -622,6 +630,7 @@ GraphLevel contract_graph(const GraphView &g, const int32_t *cmap, int64_t nc) {
     {
         std::vector<int64_t> acc;  // per coarse vertex, allocated by the threads that work
         std::vector<int32_t> touched;
+        std::vector<uint64_t> bits;  // a bit per coarse vertex, all clear between rows
         // a chunk's rows built in the thread's own buffers, then copied out once: pushing to
         // cadj[ch] itself would write its end pointer, on the cache line of the neighbouring
         // chunks' vectors that other threads are filling, at every edge
@@ -646,15 +655,37 @@ GraphLevel contract_graph(const GraphView &g, const int32_t *cmap, int64_t nc) {
                     }
                 }
                 c.vwgt[x] = w;
-                std::sort(touched.begin(), touched.end());
                 int64_t degree = 0;
-                for (const int32_t y : touched) {
+                auto emit = [&](int32_t y) {
                     if (acc[y] > 0) {
                         adj.push_back(y);
                         wgt.push_back(acc[y]);
                         ++degree;
                     }
                     acc[y] = 0;
+                };
+                const int64_t t = static_cast<int64_t>(touched.size());
+                int32_t lo = 0, hi = -1;
+                if (t >= kBitmapRowMin) {
+                    const auto [mn, mx] = std::minmax_element(touched.begin(), touched.end());
+                    lo = *mn;
+                    hi = *mx;
+                }
+                // the bitmap when its words in [lo, hi] are fewer than kBitmapWordsPerId per id
+                if (t >= kBitmapRowMin && (hi / 64 - lo / 64 + 1) <= kBitmapWordsPerId * t) {
+                    if (bits.empty()) bits.assign(static_cast<size_t>((nc + 63) / 64), 0);
+                    for (const int32_t y : touched) bits[y >> 6] |= uint64_t{1} << (y & 63);
+                    for (int64_t word = lo / 64; word <= hi / 64; ++word) {
+                        uint64_t b = bits[word];
+                        bits[word] = 0;
+                        while (b) {
+                            emit(static_cast<int32_t>(word * 64 + __builtin_ctzll(b)));
+                            b &= b - 1;
+                        }
+                    }
+                } else {
+                    std::sort(touched.begin(), touched.end());
+                    for (const int32_t y : touched) emit(y);
                 }
                 c.xadj[x + 1] = degree;
             }
