@@ -73,10 +73,10 @@ def detect_graph_communities(be: Backend, top: GraphArrays, g: Graph, k: int,
     t0 = time.perf_counter()
     if be.xp is np:
         return _louvain(be, edge_nets(top), g, k, cfg, seed, timer, t0)
-    host_be, level_max = getattr(be, "cpu", None), getattr(be, "community_level_max", None)
-    if host_be is None or level_max is None:  # a device backend without a host Louvain
-        return _louvain(be, be.graph_edge_nets(top), g, k, cfg, seed, timer, t0)
-    return coarse_graph_communities(be, host_be, top, g, k, cfg, seed, timer, level_max(k), t0)
+    from ..kernels import get_backend
+
+    return coarse_graph_communities(be, get_backend("cpu"), top, g, k, cfg, seed, timer,
+                                    be.community_level_max(k), t0)
 
 
 def coarse_graph_communities(be: Backend, host_be: Backend, top: GraphArrays, g: Graph, k: int,

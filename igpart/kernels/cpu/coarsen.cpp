@@ -664,15 +664,17 @@ GraphLevel contract_graph(const GraphView &g, const int32_t *cmap, int64_t nc) {
                     }
                     acc[y] = 0;
                 };
+                // the bitmap when the words of [lo, hi] are at most kBitmapWordsPerId per id
                 const int64_t t = static_cast<int64_t>(touched.size());
-                int32_t lo = 0, hi = -1;
+                int32_t lo = 0, hi = 0;
+                bool bitmap = false;
                 if (t >= kBitmapRowMin) {
                     const auto [mn, mx] = std::minmax_element(touched.begin(), touched.end());
                     lo = *mn;
                     hi = *mx;
+                    bitmap = hi / 64 - lo / 64 + 1 <= kBitmapWordsPerId * t;
                 }
-                // the bitmap when its words in [lo, hi] are fewer than kBitmapWordsPerId per id
-                if (t >= kBitmapRowMin && (hi / 64 - lo / 64 + 1) <= kBitmapWordsPerId * t) {
+                if (bitmap) {
                     if (bits.empty()) bits.assign(static_cast<size_t>((nc + 63) / 64), 0);
                     for (const int32_t y : touched) bits[y >> 6] |= uint64_t{1} << (y & 63);
                     for (int64_t word = lo / 64; word <= hi / 64; ++word) {
