@@ -344,3 +344,37 @@ def test_rating_heavy_slots_must_be_a_power_of_two_in_range(slots):
         GpuBackend(rating_heavy_slots=slots)
     with pytest.raises(ValueError, match="rating_window"):
         GpuBackend(rating_window=31)
+
+
+@pytest.mark.gpu
+def test_a_vertex_on_more_nets_than_the_rating_takes_does_not_choose():
+    """A hub on 16,385 2-pin nets (a graph's star centre as a hypergraph) is not rated: its best
+    is -1 (its neighbours still choose it); every other vertex gets the oracle's choice."""
+    import cupy as cp
+
+    import igpart
+    from igpart.kernels.gpu._hypergraph import rating_shift
+
+    rng = np.random.default_rng(3)
+    n, hub = 20_000, 0
+    leaves = rng.choice(np.arange(1, n), size=16_385, replace=False)
+    nets = [[hub, int(v)] for v in leaves]
+    nets += [rng.choice(np.arange(1, n), size=int(rng.integers(2, 5)), replace=False)
+             for _ in range(3000)]
+    h = Hypergraph.from_nets(nets, n=n, vwgt=np.ones(n, dtype=np.int64),
+                             ewgt=rng.integers(1, 9, size=len(nets)))
+    gpu = get_backend("gpu")
+    ha = gpu.hypergraph_arrays(h)
+    shift = rating_shift(ha)
+
+    def ok(u, v):
+        return 1
+
+    want = oracle_best(h, 1000, 5, ok, shift)
+    want[hub] = -1
+    best = cp.empty(h.n, dtype=cp.int32)
+    hg_rate(ha, 10, 1000, shift, 5, best, None)
+    np.testing.assert_array_equal(best.get(), want)
+    assert (best.get()[leaves] == hub).mean() > 0.5  # the leaves still choose the hub
+    p = igpart.partition(h, 4, backend="gpu")
+    assert igpart.is_balanced(h, np.asarray(p.parts), 4, 0.03)

@@ -57,6 +57,12 @@ __device__ __forceinline__ igp_u64 rating_fixed(long long w, long long size, int
 #define IGP_RATE_SMALL 1
 #endif
 
+// The most nets a vertex may be on and still choose a cluster (best_neighbour): far above any
+// circuit's vertex (Titan23's busiest walk 5,412 pins), below a hub of a graph's 2-pin nets.
+#ifndef IGP_RATE_MAX_NETS
+#define IGP_RATE_MAX_NETS 16384
+#endif
+
 // Slots of a warp's hash table of neighbour ratings (shared memory, a power of two).
 #define IGP_RATE_BITS 8
 #define IGP_RATE_SLOTS (1 << IGP_RATE_BITS)
@@ -197,6 +203,13 @@ __device__ __forceinline__ int best_neighbour(long long u, const long long *eptr
     const int max_bits = tab.max_bits;
     const long long sample = Windowed ? tab.sample : 0;  // >= 32: none on the small path
     const long long ub = vptr[u], ue = vptr[u + 1];
+    // a vertex on more than IGP_RATE_MAX_NETS nets (the hub of a graph's 2-pin nets: tens of
+    // thousands of neighbours, each 256 of them one more pass over all its pins) does not
+    // choose; its neighbours may still join it
+    if (ue - ub > IGP_RATE_MAX_NETS) {
+        if (unique) *unique = false;
+        return -1;
+    }
     const bool one_chunk = ue - ub <= 32;
     Rated r;
     r.score = 0.0;
