@@ -318,6 +318,8 @@ BAD_CONFIGS = [
     ({"jet_patience": True}, "a positive integer", "True"),
     ({"graph_jet_patience": 0}, "a positive integer", "0"),
     ({"graph_jet_min_improvement": "x"}, "a number in [0, 1)", "'x'"),
+    ({"graph_jet_fm_max_vertices": -1}, "a non-negative integer", "-1"),
+    ({"graph_jet_min_vertices": 1.5}, "a non-negative integer", "1.5"),
     ({"jet_negative_gain_fine": -0.5}, "a non-negative number", "-0.5"),
     ({"jet_negative_gain_coarse": -1}, "a non-negative number", "-1"),
     ({"jet_negative_gain_coarse": "x"}, "a non-negative number", "'x'"),

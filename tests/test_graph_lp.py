@@ -649,3 +649,44 @@ def test_graph_jet_takes_the_graph_patience_and_hypergraph_jet_its_own():
                      config={"refinement": "jet", "jet_patience": 2, "graph_jet_patience": 5,
                              "graph_jet_min_improvement": 0.02})
     assert seen and {p for p, _ in seen} == {2} and 0.02 not in {m for _, m in seen}
+
+
+@pytest.mark.parametrize("cfg", [{}, {"graph_jet_fm_max_vertices": 2000},
+                                 {"graph_jet_min_vertices": 2000},
+                                 {"graph_jet_min_vertices": 2000, "graph_jet_fm_max_vertices": 6000,
+                                  "jet_iterations": 0}])
+def test_graph_jet_and_fm_run_on_the_levels_their_sizes_name(cfg):
+    """``lp+jet``: Jet on levels of at least ``graph_jet_min_vertices`` vertices (none with
+    ``jet_iterations`` 0), the FM on the smaller ones and after Jet on levels of at most
+    ``graph_jet_fm_max_vertices``."""
+    from igpart.kernels.cpu import CpuBackend
+
+    jet, fm, lp = [], [], []
+
+    class Recording(CpuBackend):
+        def lp_refine_graph(self, g, parts, k, bounds, **kw):
+            lp.append(g.n)
+            return super().lp_refine_graph(g, parts, k, bounds, **kw)
+
+        def jet_refine_graph(self, g, parts, k, bounds, **kw):
+            jet.append(g.n)
+            return super().jet_refine_graph(g, parts, k, bounds, **kw)
+
+        def fm_refine_graph(self, g, parts, k, bounds, **kw):
+            fm.append(g.n)
+            return super().fm_refine_graph(g, parts, k, bounds, **kw)
+
+    g = GRAPHS["grid3d"]()
+    p = igpart.partition(g, 4, 0.03, backend=Recording(), seed=0, config={
+        "graph_coarsening": "lp", "graph_refinement": "lp+jet", "graph_deep_block_vertices": 0,
+        **cfg})
+    low = cfg.get("graph_jet_min_vertices", 0)
+    high = cfg.get("graph_jet_fm_max_vertices", 0)
+    iters = cfg.get("jet_iterations", 12)
+    levels = set(lp)  # label propagation refines every level first
+    assert g.n in levels and len(levels) >= 3
+    assert not low or min(levels) < low <= g.n  # the sizes split the levels
+    assert set(jet) == ({n for n in levels if n >= low} if iters else set())
+    assert set(fm) == {n for n in levels if n < low or (iters and n <= high)}
+    assert p.cut == edge_cut(g, np.asarray(p.parts))
+    assert igpart.is_balanced(g, np.asarray(p.parts), 4, 0.03)

@@ -445,6 +445,11 @@ class Config:
       k = 16). ``graph_jet_min_improvement`` (0.001): an iteration that lowers the cut by less
       than this fraction counts toward the patience; 0.01 ran 1.05x faster at 1.011x the cut
       on the same set (H200, BENCHMARKS.md, "The graph Jet's stopping threshold").
+      ``graph_jet_fm_max_vertices`` (default 0: none): with ``"lp+jet"``, a level of at most
+      this many vertices also gets the graph FM (the ``graph_fm_*`` settings; on the GPU on a
+      host copy) after Jet. ``graph_jet_min_vertices`` (default 0: none): with ``"lp+jet"``, a
+      level of fewer vertices gets the FM instead of Jet (on the GPU Jet's fixed cost per
+      iteration, launches and host reads, is the whole of its time on small levels).
       ``deterministic`` (default None: the backend's choice): True runs the sequential FM (one
       priority queue over the boundary, gains kept by a gain cache; the result depends on the
       seed, never on the threads); False the parallel localized FM (local searches from
@@ -608,6 +613,8 @@ class Config:
     graph_lp_refine_iterations: int = 5
     graph_jet_patience: int = 3
     graph_jet_min_improvement: float = 0.001
+    graph_jet_fm_max_vertices: int = 0
+    graph_jet_min_vertices: int = 0
     graph_fm_rounds: int = 3
     graph_fm_max_fruitless_moves: int = 32
     graph_fm_min_improvement: float = 0.01
@@ -678,6 +685,8 @@ class Config:
             "threads",
             "jet_iterations",
             "host_levels_below",
+            "graph_jet_fm_max_vertices",
+            "graph_jet_min_vertices",
         ):
             integer(name, 0)
         for name, what in (

@@ -110,7 +110,12 @@ def graph_refiner(be: Backend, k: int, bounds, cfg: ResolvedConfig, seed: int, t
                                           seed=seed, sub_rounds=cfg.graph_lp_sub_rounds,
                                           **lp_mode)
             t0 = timer.add("refine", t0)
-        if refinement == "lp+jet" and cfg.jet_iterations:
+        fm, jet = refinement == "lp+fm", False
+        if refinement == "lp+jet":  # FM instead of Jet below graph_jet_min_vertices
+            small = ga.n < cfg.graph_jet_min_vertices
+            jet = not small and cfg.jet_iterations > 0
+            fm = small or (jet and ga.n <= cfg.graph_jet_fm_max_vertices)
+        if jet:
             factor = (cfg.jet_negative_gain_fine if ga.n == finest_n
                       else cfg.jet_negative_gain_coarse)
             parts, _ = be.jet_refine_graph(
@@ -118,7 +123,7 @@ def graph_refiner(be: Backend, k: int, bounds, cfg: ResolvedConfig, seed: int, t
                 patience=cfg.graph_jet_patience, negative_gain_factor=factor,
                 min_improvement=cfg.graph_jet_min_improvement, seed=seed)
             t0 = timer.add("jet", t0)
-        if refinement == "lp+fm" and cfg.graph_fm_rounds:
+        if fm and cfg.graph_fm_rounds:
             parts, _ = be.fm_refine_graph(
                 ga, parts, k, bounds, rounds=cfg.graph_fm_rounds,
                 max_fruitless_moves=cfg.graph_fm_max_fruitless_moves,
