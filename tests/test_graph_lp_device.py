@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import igpart
-from igpart import generators
+from igpart import Graph, generators
 from igpart.kernels import get_backend
 from igpart.kernels.gpu import _graph_lp
 from igpart.metrics import max_block_weight
@@ -343,3 +343,31 @@ def test_device_move_gains_equal_the_numpy_ones():
         got = _OPS.cut_change(ga, d[0], d[1], gpu.asarray(moving, "bool"), d[3], d[4])
         assert int(got) == want
         assert want // 2 == edge_cut(g, parts) - edge_cut(g, dest)
+
+
+@pytest.mark.parametrize("backend_name", ["cpu", pytest.param("gpu", marks=pytest.mark.gpu)])
+@pytest.mark.parametrize("rows", ["sorted", "shuffled"])
+def test_edge_nets_equal_the_sorted_edge_list(backend_name, rows):
+    """One net per edge in order of (smaller, larger) endpoint, whether the rows come sorted by
+    neighbour (the levels' contraction) or not (a file's order); every entry's slot holds its
+    edge's net."""
+    be = get_backend(backend_name)
+    g0 = generators.delaunay_graph(3000, seed=5)
+    rng = np.random.default_rng(1)
+    xadj, adj = np.asarray(g0.xadj), np.asarray(g0.adjncy).copy()
+    src = np.repeat(np.arange(g0.n), np.diff(xadj))
+    w = (np.minimum(src, adj) * 7 + np.maximum(src, adj) * 13) % 11 + 1
+    if rows == "shuffled":
+        perm = np.lexsort((rng.random(adj.size), src))  # rows kept, entries shuffled in them
+        adj, w = adj[perm], w[perm]
+    g = Graph(xadj, adj, g0.n, adjwgt=w)
+    ga = be.graph_arrays(g)
+    nets = be.graph_edge_nets(ga)
+    eind = host(be, nets.eind).reshape(-1, 2)
+    lo, hi = np.minimum(src, adj), np.maximum(src, adj)
+    fwd = src < adj
+    order = np.lexsort((hi[fwd], lo[fwd]))
+    assert np.array_equal(eind, np.stack([lo[fwd], hi[fwd]], axis=1)[order])
+    assert np.array_equal(host(be, nets.ewgt), w[fwd][order])
+    vind = host(be, nets.vind)
+    assert np.array_equal(np.sort(eind[vind], axis=1), np.stack([lo, hi], axis=1))
