@@ -26,7 +26,7 @@ COUNTED = (
     "cluster_hypergraph", "coarsen_hypergraph", "contract_hypergraph", "communities", "project",
     "refine_hypergraph", "fm_refine_hypergraph", "rebalance_hypergraph", "coarsen_graph",
     "contract_graph", "refine_graph", "hypergraph_arrays", "graph_arrays", "cluster_graph_lp",
-    "lp_refine_graph", "fm_refine_graph",
+    "lp_refine_graph", "fm_refine_graph", "jet_refine_graph",
 )  # fmt: skip
 
 
@@ -63,9 +63,12 @@ def host(monkeypatch):
     return be
 
 
-def run(h, k, below, **kw):
-    cfg = Config(host_levels_below=below, **kw.pop("config", {}))
-    be = FakeGpu()
+def run(h, k, below, device=FakeGpu, **kw):
+    """``h`` on a fake device with its host levels below ``below`` vertices
+    (``graph_host_levels_below`` for graphs, ``host_levels_below`` for hypergraphs)."""
+    field = "host_levels_below" if isinstance(h, igpart.Hypergraph) else "graph_host_levels_below"
+    cfg = Config(**{field: below}, **kw.pop("config", {}))
+    be = device()
     return igpart.partition(h, k, backend=be, config=cfg, **kw), be
 
 
@@ -130,6 +133,43 @@ def test_graphs(host, cfg, stages):
                                                 igpart.partition(g, k, config=cfg).parts)
 
 
+class FakeJetGpu(FakeGpu):
+    """A fake device whose graph refinement is label propagation then Jet, as the GPU's."""
+
+    name = "fakejetgpu"
+    default_graph_refinement = "lp+jet"
+
+
+@pytest.mark.parametrize("k", [2, 8])
+def test_graph_host_levels_refine_with_the_hosts_own_algorithm(host, k):
+    """Where the device refines graphs with Jet, the host levels and the initial candidates
+    get the host's refinement (label propagation then FM) and the device levels keep Jet; each
+    threshold applies to its own kind of input only."""
+    g = igpart.generators.random_circuit(3000, seed=4).to_graph()
+    cfg = {"graph_contraction_limit": 5}
+    hybrid, dbe = run(g, k, 600, device=FakeJetGpu, config=cfg)
+    check_partition(g, hybrid, k, 0.03)
+    assert hybrid.balanced and hybrid.cut == igpart.edge_cut(g, hybrid.parts)
+    assert dbe.calls["jet_refine_graph"] > 0 and not dbe.calls["fm_refine_graph"]
+    assert host.calls["fm_refine_graph"] > 0 and not host.calls["jet_refine_graph"]
+    assert host.calls["contract_graph"] > 0 and dbe.calls["contract_graph"] > 0
+    # without host levels the device's Jet runs everywhere, the candidates' included
+    host.calls.clear()
+    plain, dbe = run(g, k, 0, device=FakeJetGpu, config=cfg)
+    assert not host.calls["fm_refine_graph"] and not dbe.calls["fm_refine_graph"]
+    assert not host.calls["contract_graph"]
+    # host_levels_below is the hypergraphs' threshold: a graph keeps every level on the device
+    host.calls.clear()
+    other = igpart.partition(g, k, backend=FakeJetGpu(),
+                             config=Config(host_levels_below=600, **cfg))
+    assert not host.calls["contract_graph"] and np.array_equal(other.parts, plain.parts)
+    # ... and graph_host_levels_below the graphs'
+    h = igpart.generators.random_circuit(3000, seed=4)
+    host.calls.clear()
+    igpart.partition(h, k, backend=FakeGpu(), config=Config(graph_host_levels_below=h.n + 1))
+    assert not host.calls["contract_hypergraph"]
+
+
 SMALL = [
     {"contraction_limit": 2, "bisection_contraction_limit": 2},
     {"contraction_limit": 2, "bisection_contraction_limit": 2, "coarsening": "hyperg"},
@@ -150,9 +190,10 @@ def test_hybrid_partition_properties(h, k, obj, below, cfg):
 
 
 @pytest.mark.parametrize("bad", [-1, 1.5, "10", None, True])
-def test_bad_values_are_input_errors(bad):
+@pytest.mark.parametrize("field", ["host_levels_below", "graph_host_levels_below"])
+def test_bad_values_are_input_errors(bad, field):
     h = igpart.Hypergraph.from_nets([[0, 1], [1, 2]])
-    with pytest.raises(InputError, match="host_levels_below"):
-        Config(host_levels_below=bad).validate()
-    with pytest.raises(InputError, match="host_levels_below"):
-        igpart.partition(h, 2, config={"host_levels_below": bad})
+    with pytest.raises(InputError, match=field):
+        Config(**{field: bad}).validate()
+    with pytest.raises(InputError, match=field):
+        igpart.partition(h, 2, config={field: bad})

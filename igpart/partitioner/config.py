@@ -542,9 +542,16 @@ class Config:
       default, whose C++ version returns the kernels' partition) runs on the C++ backend; on
       the way up the partition of the first host level is uploaded and projected with the
       device's cluster map. Applies to every hierarchy (V-cycles included; communities and
-      V-cycle blocks are carried across) of hypergraphs and graphs. An input
+      V-cycle blocks are carried across) of hypergraphs. An input
       of fewer vertices runs on the C++ backend entirely. Meant to cut the fixed per-level
       costs (kernel launches, host syncs) of the small levels of a deep GPU hierarchy.
+    ``graph_host_levels_below`` (default 0: off): the same for graphs, except that the host
+      levels and the initial partitioning's candidates are refined with the host's own graph
+      refinement (``"lp+fm"`` on the C++ backend where the device runs ``"lp+jet"``). On the
+      H200 with 30,000 (``host_levels_below`` with ``graph_jet_min_vertices`` of 30,000, the
+      same run, at commit 6ce6380; the ``graphs`` set at 2^20, one seed, two commands): 1.12x
+      and 1.06x the default's speed at 0.995x and 0.999x its edge cut, 1.16-1.20x at k = 2
+      (BENCHMARKS.md, "The GPU's small graph levels on the host").
     """
 
     coarsening: str = "auto"
@@ -623,6 +630,7 @@ class Config:
     vcycles: int = -1
     vcycle_min_vertices: int = -1
     host_levels_below: int = 0
+    graph_host_levels_below: int = 0
     repetitions: int = 1
     preset: str = "default"
 
@@ -685,6 +693,7 @@ class Config:
             "threads",
             "jet_iterations",
             "host_levels_below",
+            "graph_host_levels_below",
             "graph_jet_fm_max_vertices",
             "graph_jet_min_vertices",
         ):

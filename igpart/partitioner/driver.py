@@ -313,8 +313,8 @@ def _hypergraph_host_levels(be: Backend, h: Hypergraph, k: int, mcw: int, bounds
 def multilevel_graph(g: Graph, k: int, epsilon: float, be: Backend, seed: int, cfg: Config,
                      timer: Timer, block_bounds: np.ndarray | None = None) -> np.ndarray:
     """igpart's multilevel pipeline on a graph; ``block_bounds``: as for hypergraphs."""
-    if be.name != "cpu" and g.n < cfg.host_levels_below:
-        be = get_backend("cpu")  # every level would be a host level (Config.host_levels_below)
+    if be.name != "cpu" and g.n < cfg.graph_host_levels_below:
+        be = get_backend("cpu")  # every level would be a host level (graph_host_levels_below)
     cfg = resolved(cfg, be, g, k)
     t0 = time.perf_counter()
     top = be.graph_arrays(g)
@@ -325,20 +325,23 @@ def multilevel_graph(g: Graph, k: int, epsilon: float, be: Backend, seed: int, c
     # the algorithms resolved on the input's backend: host levels and the initial candidates
     # run the same ones, with the host's other values
     algorithms = ("graph_coarsening", "graph_refinement")
+    # ... except the refinement where the small levels run on the host
+    # (Config.graph_host_levels_below): those levels and the initial candidates get the host's
+    host_levels = be.name != "cpu" and cfg.graph_host_levels_below > 0
 
     def refiner(b: Backend, bounds, blocks: int = k):
-        return graph_refiner(b, blocks, bounds, on_backend(cfg, b, g, algorithms), seed, timer,
-                             g.n)
+        keep = algorithms[:1] if host_levels and b is not be else algorithms
+        return graph_refiner(b, blocks, bounds, on_backend(cfg, b, g, keep), seed, timer, g.n)
 
     def coarsener(b: Backend, s: int):
         return graph_coarsener(b, mcw, on_backend(cfg, b, g, algorithms), s)
 
     refine = refiner(be, bounds_on(be))
     host = None
-    if be.name != "cpu" and cfg.host_levels_below:
+    if host_levels:
         hbe = get_backend("cpu")
         host = HostLevels(
-            cfg.host_levels_below, hbe, lambda s: coarsener(hbe, s), hbe.contract_graph,
+            cfg.graph_host_levels_below, hbe, lambda s: coarsener(hbe, s), hbe.contract_graph,
             refiner(hbe, bounds_on(hbe)),
             lambda src, level: hbe.graph_arrays(graph_from_arrays(src, level)),
         )
