@@ -330,7 +330,7 @@ def multilevel_graph(g: Graph, k: int, epsilon: float, be: Backend, seed: int, c
     host_levels = be.name != "cpu" and cfg.graph_host_levels_below > 0
 
     def refiner(b: Backend, bounds, blocks: int = k):
-        keep = algorithms[:1] if host_levels and b is not be else algorithms
+        keep = ("graph_coarsening",) if host_levels and b is not be else algorithms
         return graph_refiner(b, blocks, bounds, on_backend(cfg, b, g, keep), seed, timer, g.n)
 
     def coarsener(b: Backend, s: int):

@@ -58,7 +58,8 @@ __device__ __forceinline__ igp_u64 rating_fixed(long long w, long long size, int
 #endif
 
 // The most nets a vertex may be on and still choose a cluster (best_neighbour): far above any
-// circuit's vertex (Titan23's busiest walk 5,412 pins), below a hub of a graph's 2-pin nets.
+// circuit's vertex (Titan23's busiest walk 5,412 pins), below a hub of a graph's 2-pin nets;
+// about what the largest heavy table (rating_heavy_slots 65,536) rates in one pass of 2-pin nets.
 #ifndef IGP_RATE_MAX_NETS
 #define IGP_RATE_MAX_NETS 16384
 #endif
