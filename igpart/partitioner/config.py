@@ -545,13 +545,16 @@ class Config:
       V-cycle blocks are carried across) of hypergraphs. An input
       of fewer vertices runs on the C++ backend entirely. Meant to cut the fixed per-level
       costs (kernel launches, host syncs) of the small levels of a deep GPU hierarchy.
-    ``graph_host_levels_below`` (default 0: off): the same for graphs, except that the host
-      levels and the initial partitioning's candidates are refined with the host's own graph
-      refinement (``"lp+fm"`` on the C++ backend where the device runs ``"lp+jet"``). On the
-      H200 with 30,000 (``host_levels_below`` with ``graph_jet_min_vertices`` of 30,000, the
-      same run, at commit 6ce6380; the ``graphs`` set at 2^20, one seed, two commands): 1.12x
-      and 1.06x the default's speed at 0.995x and 0.999x its edge cut, 1.16-1.20x at k = 2
-      (BENCHMARKS.md, "The GPU's small graph levels on the host").
+    ``graph_host_levels_below`` (default 30,000; 0: off): the same for graphs, except that
+      the host levels and the initial partitioning's candidates are refined with the host's
+      own graph refinement (``"lp+fm"`` on the C++ backend where the device runs
+      ``"lp+jet"``), and a graph of fewer vertices runs on the C++ backend entirely. On the
+      H200, against 0 (one seed; BENCHMARKS.md, "The GPU's small graph levels on the host"):
+      the ``graphs`` set at 2^20 (commit 6ce6380, as ``host_levels_below`` with
+      ``graph_jet_min_vertices`` of 30,000, two commands) 1.12x and 1.06x the speed at
+      0.995x and 0.999x the edge cut; the Delaunay and random geometric graphs of 2^21 and
+      2^22 vertices (commit 1c9080c) 1.19x the speed at 0.976x the edge cut (k = 2: 1.33x at
+      0.932x; the worst case 0.95x the speed, 1.013x the cut).
     """
 
     coarsening: str = "auto"
@@ -630,7 +633,7 @@ class Config:
     vcycles: int = -1
     vcycle_min_vertices: int = -1
     host_levels_below: int = 0
-    graph_host_levels_below: int = 0
+    graph_host_levels_below: int = 30000
     repetitions: int = 1
     preset: str = "default"
 
