@@ -74,7 +74,8 @@ def _samples(n: int):
     runs = [(f"hypergraph k={k} {obj} {cfg or ''}".rstrip(),
              lambda k=k, obj=obj, cfg=cfg: partition(h, k, objective=obj, backend="gpu", seed=0,
                                                      config=cfg)) for k, obj, cfg in hyper]
-    graph = [{}, {"graph_coarsening": "lp", "graph_refinement": "lp+jet"},
+    graph = [{}, {"graph_host_levels_below": 0},
+             {"graph_coarsening": "lp", "graph_refinement": "lp+jet"},
              {"graph_coarsening": "gkway", "graph_refinement": "gkway"}]
     runs += [(f"graph k=16 {cfg or ''}".rstrip(),
               lambda cfg=cfg: partition(g, 16, backend="gpu", seed=0, config=cfg))

@@ -359,7 +359,8 @@ def test_gpu_partition_properties(h, k, obj, eps):
 @given(instances(graph=True), st.integers(1, 12))
 def test_gpu_graph_partition_properties(g, k):
     k = min(k, max(g.n, 1))
-    p = igpart.partition(g, k, backend="gpu", config={"graph_contraction_limit": 2})
+    p = igpart.partition(g, k, backend="gpu",
+                          config={"graph_contraction_limit": 2, "graph_host_levels_below": 0})
     check_partition(g, p, k, 0.03)
 
 
@@ -375,7 +376,8 @@ def test_ibm01_on_the_gpu_is_valid_and_close_to_the_cpu(ispd98, k):
 
 def test_gpu_random_graph_partition():
     g = random_graph(np.random.default_rng(3), 5000, 15000)
-    p = igpart.partition(g, 8, backend="gpu")
+    # every level on the GPU (the default would run a graph this small on the host)
+    p = igpart.partition(g, 8, backend="gpu", config={"graph_host_levels_below": 0})
     check_partition(g, p, 8, 0.03)
     assert p.balanced and p.cut <= 1.3 * igpart.partition(g, 8, backend="cpu").cut
     assert max_block_weight(g.total_weight, 8, 0.03) >= p.block_weights.max()

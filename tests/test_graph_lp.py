@@ -569,7 +569,8 @@ def test_label_propagation_pipeline_beats_gkway_on_a_mesh():
 def test_gpu_backend_runs_the_label_propagation_pipeline():
     g = GRAPHS["delaunay"]()
     p = igpart.partition(g, 16, 0.03, backend="gpu", seed=0,
-                         config={"graph_coarsening": "lp", "graph_refinement": "lp+fm"})
+                         config={"graph_coarsening": "lp", "graph_refinement": "lp+fm",
+                                 "graph_host_levels_below": 0})
     parts = np.asarray(p.parts)
     assert np.bincount(parts, weights=g.vwgt, minlength=16).max() <= max_block_weight(
         g.total_weight, 16, 0.03)

@@ -137,7 +137,8 @@ def test_whole_partition_is_valid_and_balanced(be, make, refinement):
     g = make()
     for k in (2, 13) if refinement == "lp" else (5,):
         p = igpart.partition(g, k, 0.03, backend=be, seed=1,
-                             config={"graph_coarsening": "lp", "graph_refinement": refinement})
+                             config={"graph_coarsening": "lp", "graph_refinement": refinement,
+                                     "graph_host_levels_below": 0})
         parts = np.asarray(p.parts)
         assert parts.shape == (g.n,) and parts.min() >= 0 and parts.max() < k
         assert np.bincount(parts, weights=g.vwgt, minlength=k).max() <= max_block_weight(

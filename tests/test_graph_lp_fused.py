@@ -163,7 +163,7 @@ def test_pipeline_runs_the_rounds_config_deterministic_asks_for(gpu, monkeypatch
     monkeypatch.setattr(_graph_lp, "refine", count("arrays", _graph_lp.refine))
     g = generators.grid_graph(60, 60)
     p = igpart.partition(g, 4, 0.03, backend=gpu, seed=1,
-                         config={"deterministic": deterministic})
+                         config={"deterministic": deterministic, "graph_host_levels_below": 0})
     parts = np.asarray(p.parts)
     assert p.cut == edge_cut(g, parts)
     assert np.bincount(parts, weights=g.vwgt, minlength=4).max() <= max_block_weight(

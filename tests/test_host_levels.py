@@ -161,7 +161,7 @@ def test_graph_host_levels_refine_with_the_hosts_own_algorithm(host, k):
     # host_levels_below is the hypergraphs' threshold: a graph keeps every level on the device
     host.calls.clear()
     other = igpart.partition(g, k, backend=FakeJetGpu(),
-                             config=Config(host_levels_below=600, **cfg))
+                             config=Config(host_levels_below=600, graph_host_levels_below=0, **cfg))
     assert not host.calls["contract_graph"] and np.array_equal(other.parts, plain.parts)
     # ... and graph_host_levels_below the graphs'
     h = igpart.generators.random_circuit(3000, seed=4)

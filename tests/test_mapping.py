@@ -413,9 +413,11 @@ def test_cli_round_trip(tmp_path, capsys):
 @pytest.mark.parametrize("host_max", [0, 1000, None])
 @pytest.mark.parametrize("algorithm", ["hm", "two-phase", "im"])
 def test_gpu_backend_mapping_balanced_and_recomputable(monkeypatch, algorithm, host_max):
-    # the splits run igpart.partition on the GPU backend (host_max 0), the small ones on the
-    # C++ backend (1000: the first split on the device, the others on the host), or every one
-    # on the host (the default on this small input)
+    # the hypergraph's splits run igpart.partition on the GPU backend (host_max 0), the small
+    # ones on the C++ backend (1000: the first split on the device, the others on the host), or
+    # every one on the host (the default on this small input); the graph's, below
+    # Config.graph_host_levels_below vertices, are partitioned on the host in each case (the
+    # sub-graphs still extracted on the device)
     import igpart.mapping as mapping
 
     if host_max is not None:

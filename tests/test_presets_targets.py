@@ -22,6 +22,9 @@ from igpart.plugin.commands import Commands
 from .util import random_graph, random_hypergraph
 
 BACKENDS = ["cpu", pytest.param("gpu", marks=pytest.mark.gpu)]
+#: every level of a graph on the device backend, these small ones included (the default runs a
+#: graph below ``Config.graph_host_levels_below`` vertices on the host; ignored by the host)
+DEVICE_GRAPH_LEVELS = {"graph_host_levels_below": 0}
 
 
 def run(*args):
@@ -77,7 +80,7 @@ def test_preset_errors_name_the_problem():
 @pytest.mark.parametrize("name", sorted(igpart.PRESETS))
 def test_every_preset_gives_a_valid_balanced_partition(circuit, be, kind, name):
     x = circuit.to_graph("clique") if kind == "graph" else circuit
-    p = igpart.partition(x, 4, 0.03, backend=be, seed=1, preset=name)
+    p = igpart.partition(x, 4, 0.03, backend=be, seed=1, preset=name, config=DEVICE_GRAPH_LEVELS)
     m = evaluate(x, p.parts, 4, 0.03)
     assert p.balanced and m["balanced"] and p.cut == m["cut"] and p.km1 == m["km1"]
     assert p.config["preset"] == name and p.backend == be
@@ -179,7 +182,8 @@ def test_block_weights_are_respected(be, kind, ratios):
              else random_hypergraph(rng, n, 2 * n, max_size=6, weighted=True))
         k = len(ratios)
         bounds = skewed_bounds(x.total_weight, x.vwgt, ratios)
-        p = igpart.partition(x, k, backend=be, seed=trial, max_block_weights=bounds)
+        p = igpart.partition(x, k, backend=be, seed=trial, max_block_weights=bounds,
+                             config=DEVICE_GRAPH_LEVELS)
         weights = igpart.block_weights(x, p.parts, k)
         assert (weights <= bounds).all(), (weights, bounds)
         assert p.balanced and p.imbalance <= 0
@@ -311,9 +315,11 @@ def test_improve_is_never_worse_than_a_balanced_input(be):
 def test_improve_on_a_graph_is_never_worse(be):
     rng = np.random.default_rng(5)
     g = random_graph(rng, 900, 2700, weighted=True)
-    for start in (np.arange(g.n) % 4, igpart.partition(g, 4, backend=be, preset="speed").parts):
+    cfg = DEVICE_GRAPH_LEVELS
+    for start in (np.arange(g.n) % 4,
+                  igpart.partition(g, 4, backend=be, preset="speed", config=cfg).parts):
         before = evaluate(g, start, 4, 0.03)
-        p = igpart.improve(g, start, 4, backend=be, preset="speed")
+        p = igpart.improve(g, start, 4, backend=be, preset="speed", config=cfg)
         assert p.balanced and p.cut <= before["cut"] and p.cut == evaluate(g, p.parts, 4)["cut"]
 
 
