@@ -271,9 +271,7 @@ def _graph_from_pairs(a: np.ndarray, b: np.ndarray, n: int) -> Graph:
     adj = sp.csr_matrix((np.ones(rows.size, dtype=np.int64), (rows, cols)), shape=(n, n))
     adj.sum_duplicates()
     xadj = adj.indptr.astype(np.int64)
-    ones = np.ones(adj.indices.size, dtype=np.int64)
-    return Graph(xadj, adj.indices.astype(np.int32), n, ones, np.ones(n, dtype=np.int64),
-                 check=False)
+    return Graph(xadj, adj.indices.astype(np.int32), n, check=False)  # weights: ones
 
 
 def _positive_int(value, name: str, low: int = 1) -> int:

@@ -55,6 +55,16 @@ def _frozen(a: np.ndarray, dtype) -> np.ndarray:
     return a
 
 
+def _all_ones(a: np.ndarray) -> bool:
+    """Whether every entry of ``a`` is 1: a short prefix first (weighted inputs differ early),
+    then the rest in slices (no temporary the size of ``a``)."""
+    step = 1 << 16
+    for lo in range(0, a.size, step):
+        if (a[lo : lo + step] != 1).any():
+            return False
+    return True
+
+
 def _as_int_array(values, name: str, length: int | None, default: int | None) -> np.ndarray:
     """Validates a weight vector: integral, non-negative, of the right length."""
     if values is None:
@@ -257,13 +267,13 @@ class Hypergraph:
     def unit_vertex_weights(self) -> bool:
         """Whether every vertex weighs 1 (known without a pass when the weights were left to
         their default)."""
-        return bool((self.vwgt == 1).all())
+        return _all_ones(self.vwgt)
 
     @cached_property
     def unit_net_weights(self) -> bool:
         """Whether every net weighs 1 (known without a pass when the weights were left to
         their default)."""
-        return bool((self.ewgt == 1).all())
+        return _all_ones(self.ewgt)
 
     def net(self, e: int) -> np.ndarray:
         return self.eind[self.eptr[e] : self.eptr[e + 1]]
@@ -342,13 +352,21 @@ class Hypergraph:
 
 
 class Graph:
-    """An immutable undirected graph in symmetric CSR form (METIS conventions, 0-based)."""
+    """An immutable undirected graph in symmetric CSR form (METIS conventions, 0-based).
+
+    Edge and vertex weights left out (None) are ones; the graph then knows that they are
+    (:attr:`unit_edge_weights`, :attr:`unit_vertex_weights`) without reading them, and a device
+    backend fills them in its own memory instead of copying them."""
 
     def __init__(self, xadj, adjncy, n: int | None = None, adjwgt=None, vwgt=None, *, check=True):
         xadj = np.asarray(xadj)
         adjncy = np.asarray(adjncy)
         if n is None:
             n = xadj.size - 1
+        if adjwgt is None:
+            self.unit_edge_weights = True  # seeds the cached property
+        if vwgt is None:
+            self.unit_vertex_weights = True
         if check:
             n = int(n)
             if xadj.size != n + 1:
@@ -369,6 +387,11 @@ class Graph:
             adjwgt = _as_int_array(adjwgt, "edge weights", adjncy.size, 1)
             vwgt = _as_int_array(vwgt, "vertex weights", n, 1)
             _check_symmetric(xadj, adjncy, adjwgt, n)
+        else:
+            if adjwgt is None:
+                adjwgt = np.ones(np.asarray(adjncy).size, dtype=np.int64)
+            if vwgt is None:
+                vwgt = np.ones(int(n), dtype=np.int64)
         self.n = int(n)
         self.xadj = _frozen(xadj, np.int64)
         self.adjncy = _frozen(adjncy, np.int32)
@@ -441,6 +464,16 @@ class Graph:
     @cached_property
     def total_weight(self) -> int:
         return int(self.vwgt.sum())
+
+    @cached_property
+    def unit_edge_weights(self) -> bool:
+        """Whether every edge weighs 1 (known without a read where the weights were left out)."""
+        return _all_ones(self.adjwgt)
+
+    @cached_property
+    def unit_vertex_weights(self) -> bool:
+        """Whether every vertex weighs 1 (as :attr:`unit_edge_weights`)."""
+        return _all_ones(self.vwgt)
 
     def neighbors(self, u: int) -> np.ndarray:
         return self.adjncy[self.xadj[u] : self.xadj[u + 1]]

@@ -442,7 +442,13 @@ def read_graph(path, data: bytes | None = None) -> Graph:
             h,
         )
     vw = vwgt if vwgt is not None else np.ones(n, dtype=np.int64)
-    return Graph(xadj, adj0, n, wts, vw, check=False)
+    g = Graph(xadj, adj0, n, wts, vw, check=False)
+    # weights the file left out are ones (Graph.unit_edge_weights without a read)
+    if adjwgt is None:
+        g.unit_edge_weights = True
+    if vwgt is None:
+        g.unit_vertex_weights = True
+    return g
 
 
 def graph_bytes(g: Graph, fmt: int | None = None) -> bytes:

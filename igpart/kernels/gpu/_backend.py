@@ -692,6 +692,23 @@ class GpuBackend(HostFallback, Backend):
             return a if dtype is None or a.dtype == dtype else a.astype(dtype)
         return self._timed(_upload, a, dtype)
 
+    def graph_arrays(self, g) -> GraphArrays:
+        """Uploads a host graph; unit weights (``Graph.unit_edge_weights`` /
+        ``unit_vertex_weights``: a graph read or generated without weights) are filled on the
+        device instead of copied, the edge weights being two thirds of the CSR's bytes."""
+        n, arcs = int(g.n), int(g.adjncy.shape[0])
+        unit_edges = bool(getattr(g, "unit_edge_weights", False))
+        unit_vertices = bool(getattr(g, "unit_vertex_weights", False))
+        return GraphArrays(
+            n=n,
+            xadj=self.asarray(g.xadj, "int64"),
+            adjncy=self.asarray(g.adjncy, "int32"),
+            adjwgt=(cp.ones(arcs, dtype=cp.int64) if unit_edges
+                    else self.asarray(g.adjwgt, "int64")),
+            vwgt=cp.ones(n, dtype=cp.int64) if unit_vertices else self.asarray(g.vwgt, "int64"),
+            total_weight=int(g.total_weight),
+        )
+
     def hypergraph_arrays(self, h) -> HypergraphArrays:
         """Uploads the net -> pin CSR and the weights; the vertex -> net incidence is built on
         the device (``_hypergraph.transpose``: the same arrays as the host's ``h.vptr`` /
