@@ -170,6 +170,27 @@ def test_graph_host_levels_refine_with_the_hosts_own_algorithm(host, k):
     assert not host.calls["contract_hypergraph"]
 
 
+def test_by_default_a_small_graph_runs_on_the_host_and_a_large_one_on_the_device(host):
+    """``graph_host_levels_below``'s default: a graph below it never reaches the device; above
+    it the device coarsens and refines the large levels and the host the small ones."""
+    below = Config().graph_host_levels_below
+    small = igpart.generators.grid_graph(40, 40)
+    assert 0 < small.n < below
+    dev = FakeJetGpu()
+    p = igpart.partition(small, 4, backend=dev, seed=1)
+    check_partition(small, p, 4, 0.03)
+    assert not dev.calls and host.calls["contract_graph"] > 0
+    large = igpart.generators.grid_graph(200, 200)
+    assert large.n > below
+    host.calls.clear()
+    dev = FakeJetGpu()
+    q = igpart.partition(large, 4, backend=dev, seed=1)
+    check_partition(large, q, 4, 0.03)
+    assert dev.calls["contract_graph"] > 0 and dev.calls["jet_refine_graph"] > 0
+    assert host.calls["contract_graph"] > 0 and host.calls["fm_refine_graph"] > 0
+    assert not host.calls["jet_refine_graph"]
+
+
 SMALL = [
     {"contraction_limit": 2, "bisection_contraction_limit": 2},
     {"contraction_limit": 2, "bisection_contraction_limit": 2, "coarsening": "hyperg"},
