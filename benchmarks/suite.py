@@ -239,7 +239,17 @@ def _build_graph(case: Case, data: Path, tmp: Path) -> None:
 
 
 def materialize(case: Case, data: Path, seed: int) -> None:
-    """Builds the file of a generated input (large, netlist, graphs) unless it is cached."""
+    """Builds the file of a generated input (large, netlist, graphs) unless it is cached; a
+    malformed benchmark file is a SuiteError naming it."""
+    from igpart.errors import InputError
+
+    try:
+        _materialize(case, data, seed)
+    except InputError as exc:
+        raise SuiteError(f"building {case.name}: {exc}") from None
+
+
+def _materialize(case: Case, data: Path, seed: int) -> None:
     if case.set == "graphs":
         from igpart import generators, hypergraph, io
 
@@ -282,6 +292,35 @@ def materialize(case: Case, data: Path, seed: int) -> None:
             write_hgr(read_verilog(src, lib=lib).to_hypergraph().hypergraph, tmp)
 
         _cached(Path(case.path), key, build)
+
+
+def _materialize_job(job) -> str | None:
+    """:func:`materialize` in a worker process: None, or the SuiteError's message."""
+    try:
+        materialize(*job)
+    except SuiteError as exc:
+        return str(exc)
+    return None
+
+
+def build_inputs(cases: list[Case], data: Path, seed: int, jobs: int = 1) -> None:
+    """Builds the generated inputs of ``cases`` (``--inputs-only``), ``jobs`` at a time in
+    processes of their own (the generators are mostly single-threaded), and prints their
+    paths in order."""
+    if jobs <= 1 or len(cases) <= 1:
+        for c in cases:
+            materialize(c, data, seed)
+            print(c.path, flush=True)
+        return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(min(jobs, len(cases)),
+                             mp_context=multiprocessing.get_context("spawn")) as pool:
+        for c, error in zip(cases, pool.map(_materialize_job, [(c, data, seed) for c in cases])):
+            if error is not None:
+                raise SuiteError(error)
+            print(c.path, flush=True)
 
 
 # ------------------------------------------------------------------------------------ runs
@@ -1164,9 +1203,14 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     ap.add_argument("--inputs-only", action="store_true",
                     help="build the generated inputs (cached in WORK/inputs), print their "
                     "paths and stop (so that a timed run does not build them)")
+    ap.add_argument("--build-jobs", type=int, default=1,
+                    help="with --inputs-only: build this many inputs at once, each in a process "
+                    "of its own (the largest graphs take several GB each)")
     ap.add_argument("--json", help="write every run and the summary to this file")
     ap.add_argument("--md", help="write the markdown report to this file")
     args = ap.parse_args(argv)
+    if args.build_jobs < 1:
+        ap.error(f"--build-jobs must be at least 1, got {args.build_jobs}")
     args.suite = _names(args.suite, tuple(SET_KS), "suite")
     args.tools = _names(args.tools, TOOLS, "tool")
     args.backend = _names(args.backend, BACKENDS, "backend")
@@ -1431,9 +1475,7 @@ def main(argv: list[str] | None = None) -> int:
             a = parse_args(argv)
             if a.inputs_only:
                 data = data_dir(a.data)
-                for c in select_cases(a, data, Path(a.work)):
-                    materialize(c, data, a.gen_seed)
-                    print(c.path)
+                build_inputs(select_cases(a, data, Path(a.work)), data, a.gen_seed, a.build_jobs)
                 return 0
             result = run_suite(a)
             if a.json:

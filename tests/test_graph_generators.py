@@ -59,6 +59,29 @@ def test_delaunay_is_a_seeded_planar_triangulation():
     assert delaunay_graph(2000, seed=3).equals(g) and not delaunay_graph(2000, seed=4).equals(g)
 
 
+@pytest.mark.parametrize("n,seed", [(3, 0), (7, 1), (500, 2), (20000, 5)])
+def test_delaunay_equals_the_triangulation_of_the_points_in_their_own_order(n, seed):
+    # the generator triangulates the points in Z order: the same triangles as Qhull's on the
+    # points as drawn (the oracle), so the same graph
+    from scipy.spatial import Delaunay
+
+    pts = np.random.default_rng(seed).random((n, 2))
+    tri = np.sort(Delaunay(pts).simplices, axis=1)
+    edges = {(int(a), int(b)) for t in tri for a, b in ((t[0], t[1]), (t[1], t[2]), (t[0], t[2]))}
+    u, v, w = delaunay_graph(n, seed=seed).edge_list()
+    assert set(zip(u.tolist(), v.tolist())) == edges and (w == 1).all()
+
+
+def test_morton_order_is_a_z_order_permutation():
+    from igpart.generators import _morton_order
+
+    pts = np.array([[0.9, 0.9], [0.1, 0.1], [0.9, 0.1], [0.1, 0.9], [0.0, 0.0], [1.0, 1.0]])
+    # Z order: the lower left quadrant, then lower right (x bit first), upper left, upper right
+    assert _morton_order(pts).tolist() == [4, 1, 2, 3, 0, 5]
+    rng = np.random.default_rng(0).random((1000, 2))
+    assert np.array_equal(np.sort(_morton_order(rng)), np.arange(1000))
+
+
 def test_rgg_equals_brute_force_distances():
     n = 600
     g = rgg_graph(n, seed=5)

@@ -241,6 +241,32 @@ def test_graph_set_inputs(tmp_path):
     assert cases["neuron_clique"].params["max_net_size"] == suite.CLIQUE_MAX_NET_SIZE
 
 
+def test_inputs_built_side_by_side_equal_those_built_in_turn(tmp_path):
+    """``--inputs-only --build-jobs 3`` (processes of their own) writes the same files as one
+    at a time, prints their paths in order; a malformed benchmark file is an error naming it,
+    without a traceback."""
+    def build(work, cases, *extra):
+        cmd = [sys.executable, str(SUITE), "--suite", "graphs", "--graph-scale", "10",
+               "--cases", cases, "--inputs-only", "--work", str(work), *extra]
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+
+    one = build(tmp_path / "one", "grid,delaunay,rgg")
+    three = build(tmp_path / "three", "grid,delaunay,rgg", "--build-jobs", "3")
+    assert one.returncode == three.returncode == 0, one.stderr + three.stderr
+    paths = three.stdout.split()
+    assert [Path(p).name for p in paths] == [Path(p).name for p in one.stdout.split()]
+    assert len(paths) == 4
+    for p in paths:
+        assert Path(p).read_bytes() == (tmp_path / "one" / Path(p).relative_to(
+            tmp_path / "three")).read_bytes()
+    data = tmp_path / "data"
+    (data / "titan23").mkdir(parents=True)
+    (data / "titan23" / "neuron.hgr").write_text("2 3\n1 2\nx 3\n")
+    bad = build(tmp_path / "bad", "grid2d,neuron_clique", "--build-jobs", "2", "--data", str(data))
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr
+    assert "neuron.hgr:3" in bad.stderr and "neuron_clique" in bad.stderr
+
+
 def test_graph_set_end_to_end(ispd98, tmp_path):
     """The graphs set at 2^10 vertices, k = 2: igpart's C++ backend, KaMinPar and Mt-KaHyPar
     (those installed) on grids, a Delaunay and an rgg graph; every partition checked by the
