@@ -413,15 +413,27 @@ def test_cli_round_trip(tmp_path, capsys):
 @pytest.mark.parametrize("host_max", [0, 1000, None])
 @pytest.mark.parametrize("algorithm", ["hm", "two-phase", "im"])
 def test_gpu_backend_mapping_balanced_and_recomputable(monkeypatch, algorithm, host_max):
-    # the hypergraph's splits run igpart.partition on the GPU backend (host_max 0), the small
-    # ones on the C++ backend (1000: the first split on the device, the others on the host), or
-    # every one on the host (the default on this small input); the graph's, below
-    # Config.graph_host_levels_below vertices, are partitioned on the host in each case (the
-    # sub-graphs still extracted on the device)
+    # the splits run igpart.partition on the GPU backend (host_max 0), the small ones on the
+    # C++ backend (1000: the first split on the device, the others on the host), or every one
+    # on the host (the default on this small input); the partitions on the GPU keep every level
+    # of a graph there (graph_host_levels_below 0: by default a graph this small runs on the
+    # host)
     import igpart.mapping as mapping
+    import igpart.partitioner.api as api
 
     if host_max is not None:
         monkeypatch.setattr(mapping, "HOST_SPLIT_MAX_VERTICES", host_max)
+    real = api.partition
+
+    def on_device(x, k, *args, config=None, **kw):  # mapping passes config 5th after k, or None
+        if len(args) >= 5:
+            args = (*args[:4], {**(args[4] or {}), "graph_host_levels_below": 0}, *args[5:])
+        else:
+            config = {**(config or {}), "graph_host_levels_below": 0}
+            kw["config"] = config
+        return real(x, k, *args, **kw)
+
+    monkeypatch.setattr(api, "partition", on_device)
     h = random_circuit(3000, seed=6)
     hierarchy, distance = (4, 2, 2), (1, 10, 100)
     for x in (h, h.to_graph()):
