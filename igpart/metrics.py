@@ -147,13 +147,21 @@ def is_balanced(h: Hypergraph | Graph, parts, k: int, epsilon: float) -> bool:
 
 
 def evaluate(h: Hypergraph | Graph, parts, k: int, epsilon: float = 0.03,
-             max_block_weights=None) -> dict:
+             max_block_weights=None, known: dict | None = None) -> dict:
     """Every metric at once, recomputed from scratch. With ``max_block_weights`` (one bound per
     block, :func:`check_block_weights`) balance is measured against them instead of epsilon:
     ``balanced`` when every block weighs at most its bound, ``imbalance = max_b w(V_b) /
-    bound_b - 1`` (0 or less when balanced), ``max_block_weight`` the largest bound."""
+    bound_b - 1`` (0 or less when balanced), ``max_block_weight`` the largest bound.
+    ``known`` (graphs): ``"cut"`` and ``"block_weights"`` already recomputed from scratch from
+    the same ``parts`` and input elsewhere (a device's pass over its copy of the arrays), used
+    instead of the host's passes."""
     p = check_parts(parts, h.n, k)
-    bw = block_weights(h, p, k)
+    known = known if isinstance(h, Graph) and known else {}
+    bw = known.get("block_weights")
+    if bw is None:
+        bw = block_weights(h, p, k)
+    elif bw.shape != (k,):
+        raise ValueError(f"known block weights: {bw.shape[0]} for k = {k}")
     if max_block_weights is not None:
         bounds = check_block_weights(max_block_weights, k, h.total_weight)
         ratio = bw / np.maximum(bounds, 1)  # a bound of 0: any weight shows as overload
@@ -167,7 +175,7 @@ def evaluate(h: Hypergraph | Graph, parts, k: int, epsilon: float = 0.03,
     bound = max_block_weight(h.total_weight, k, epsilon)
     perfect = perfect_block_weight(h.total_weight, k)
     if isinstance(h, Graph):
-        c = edge_cut(h, p)
+        c = int(known["cut"]) if "cut" in known else edge_cut(h, p)
         objectives = {"cut": c, "km1": c, "soed": 2 * c}
     else:
         c, km, so = _cpu.hypergraph_objectives(h.eptr, h.eind, h.ewgt, p, k)

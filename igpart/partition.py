@@ -47,12 +47,14 @@ class Partition:
     @classmethod
     def from_parts(
         cls, h: Hypergraph | Graph, parts, k: int, epsilon: float, objective: str = "cut",
-        max_block_weights=None, **info
+        max_block_weights=None, known: dict | None = None, **info
     ) -> Partition:
         """Builds the result, computing every metric from scratch (balance against
-        ``max_block_weights``, one bound per block, when given; else against epsilon)."""
+        ``max_block_weights``, one bound per block, when given; else against epsilon);
+        ``known``: figures already recomputed from scratch from ``parts`` and the input by a
+        device backend (:func:`igpart.metrics.evaluate`'s ``known``)."""
         parts = np.ascontiguousarray(parts, dtype=np.int32)
-        metrics = evaluate(h, parts, k, epsilon, max_block_weights)
+        metrics = evaluate(h, parts, k, epsilon, max_block_weights, known=known)
         if max_block_weights is not None:
             max_block_weights = np.asarray(max_block_weights, dtype=np.int64)
         return cls(

@@ -191,6 +191,41 @@ def test_by_default_a_small_graph_runs_on_the_host_and_a_large_one_on_the_device
     assert not host.calls["jet_refine_graph"]
 
 
+def test_a_device_run_reports_the_figures_it_recomputed_on_the_device(host, monkeypatch):
+    """Where a graph's partition ends on a device, its cut and block weights come from the
+    device's own passes over the final block ids (not the host's pass over every arc) and
+    equal the host's recomputation; a run on the host recomputes them there."""
+    import igpart.metrics as metrics
+
+    host_cuts = []
+    real = metrics.edge_cut
+    monkeypatch.setattr(metrics, "edge_cut", lambda g, p: host_cuts.append(1) or real(g, p))
+    g = igpart.generators.grid_graph(200, 200)
+    for k in (2, 5):
+        dev = FakeJetGpu()
+        p = igpart.partition(g, k, backend=dev, seed=2, config={"graph_host_levels_below": 0})
+        assert not host_cuts and dev.calls["jet_refine_graph"] > 0
+        assert p.cut == real(g, p.parts) and p.km1 == p.cut and p.soed == 2 * p.cut
+        assert p.block_weights.tolist() == igpart.block_weights(g, p.parts, k).tolist()
+        assert p.balanced
+    igpart.partition(g, 2, backend="cpu", seed=2)
+    assert len(host_cuts) == 1
+    # a small graph runs on the host entirely, a repeated run keeps its best by the host's figures
+    igpart.partition(igpart.generators.grid_graph(30, 30), 2, backend=FakeJetGpu(), seed=2)
+    assert len(host_cuts) == 2
+    igpart.partition(g, 2, backend=FakeJetGpu(), seed=2, config={"repetitions": 2})
+    assert len(host_cuts) > 2
+
+
+def test_known_block_weights_of_the_wrong_length_are_refused():
+    g = igpart.generators.grid_graph(4, 4)
+    parts = np.arange(16) % 2
+    with pytest.raises(ValueError, match="known block weights"):
+        igpart.metrics.evaluate(g, parts, 2, known={"cut": 0, "block_weights": np.zeros(3)})
+    m = igpart.metrics.evaluate(g, parts, 2, known={"cut": 7, "block_weights": np.array([8, 8])})
+    assert m["cut"] == 7 and m["balanced"]  # taken as given: the caller recomputed them
+
+
 SMALL = [
     {"contraction_limit": 2, "bisection_contraction_limit": 2},
     {"contraction_limit": 2, "bisection_contraction_limit": 2, "coarsening": "hyperg"},

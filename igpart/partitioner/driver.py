@@ -84,13 +84,15 @@ def run_partition(h: Hypergraph | Graph, k: int, epsilon: float, objective: str,
     check_memory(be, h, k)
     timer = Timer()
     summary: dict[str, Any] = {}
+    device_metrics: dict[str, Any] = {}  # a graph's figures where its partition ended on a device
     with be.memory_scope(k) as memory:
         parts = run_multilevel(h, k, epsilon, objective, be, seed, cfg, timer,
                                block_bounds=targets, fixed=fixed, summary=summary,
-                               communities=communities)
+                               communities=communities, metrics=device_metrics)
     seconds = time.perf_counter() - t_start
     return Partition.from_parts(
-        h, parts, k, epsilon, objective, seconds=seconds, timings=timer.timings,
+        h, parts, k, epsilon, objective, known=device_metrics or None,
+        seconds=seconds, timings=timer.timings,
         backend=be.name, algorithm="multilevel", seed=seed, config=dataclasses.asdict(cfg),
         max_block_weights=targets, resolved=summary,
         memory={} if memory is None else memory.stats(),
@@ -140,13 +142,15 @@ def run_multilevel(h: Hypergraph | Graph, k: int, epsilon: float, objective: str
                    seed: int, cfg: Config, timer: Timer,
                    block_bounds: np.ndarray | None = None,
                    fixed: np.ndarray | None = None,
-                   summary: dict[str, Any] | None = None, communities=None) -> np.ndarray:
+                   summary: dict[str, Any] | None = None, communities=None,
+                   metrics: dict | None = None) -> np.ndarray:
     """Block ids (int32, host) of the multilevel pipeline on ``h``, with ``cfg`` resolved once
     for this input, k, backend and machine (:func:`.context.resolve`; logged at INFO, and
     written into ``summary`` when given), the best of ``cfg.repetitions`` runs.
     ``block_bounds``: per-block weight bounds instead of the balance rule; ``fixed``: checked
     fixed blocks (-1: free; a Graph then runs as the hypergraph of its edges); ``communities``:
-    see :func:`run_partition` (hypergraphs only)."""
+    see :func:`run_partition` (hypergraphs only); ``metrics``: see :func:`multilevel_graph`
+    (graphs, one repetition)."""
     as_hypergraph = isinstance(h, Hypergraph) or fixed is not None
     with stage_threads(cfg):
         if k == 1 or h.n == 0:
@@ -168,7 +172,8 @@ def run_multilevel(h: Hypergraph | Graph, k: int, epsilon: float, objective: str
                                               objective if hyper is h else "cut", be, s, ctx,
                                               timer, block_bounds=block_bounds, fixed=fixed,
                                               communities=communities if hyper is h else None)
-            return multilevel_graph(h, k, epsilon, be, s, ctx, timer, block_bounds=block_bounds)
+            return multilevel_graph(h, k, epsilon, be, s, ctx, timer, block_bounds=block_bounds,
+                                    metrics=metrics if cfg.repetitions == 1 else None)
 
         return best_run(h, k, epsilon, objective, block_bounds, run, seed, cfg.repetitions)
 
@@ -311,8 +316,12 @@ def _hypergraph_host_levels(be: Backend, h: Hypergraph, k: int, mcw: int, bounds
 
 
 def multilevel_graph(g: Graph, k: int, epsilon: float, be: Backend, seed: int, cfg: Config,
-                     timer: Timer, block_bounds: np.ndarray | None = None) -> np.ndarray:
-    """igpart's multilevel pipeline on a graph; ``block_bounds``: as for hypergraphs."""
+                     timer: Timer, block_bounds: np.ndarray | None = None,
+                     metrics: dict | None = None) -> np.ndarray:
+    """igpart's multilevel pipeline on a graph; ``block_bounds``: as for hypergraphs.
+    ``metrics``: where the partition ends on a device, its edge cut and block weights are
+    recomputed there from the input's arrays and the block ids (one pass each, instead of the
+    host's pass over every arc) and written into this dict."""
     if be.name != "cpu" and g.n < cfg.graph_host_levels_below:
         be = get_backend("cpu")  # every level would be a host level (graph_host_levels_below)
     cfg = resolved(cfg, be, g, k)
@@ -358,6 +367,10 @@ def multilevel_graph(g: Graph, k: int, epsilon: float, be: Backend, seed: int, c
         parts = initial_graph(hierarchy[-1], k, epsilon, refiner, bounds_on, block_bounds, cfg,
                               seed, timer)
         parts = uncoarsen(be, hierarchy, parts, refine, timer, host)
+    if metrics is not None and be.name != "cpu":
+        metrics["cut"] = int(be.graph_edge_cut(top, parts))
+        metrics["block_weights"] = np.asarray(be.to_host(be.block_weights(top.vwgt, parts, k)),
+                                              dtype=np.int64)
     return be.to_host(parts).astype(np.int32, copy=False)
 
 
