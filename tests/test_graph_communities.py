@@ -223,3 +223,117 @@ def test_a_device_backend_takes_the_coarse_level():
     cfg = resolved(Config(threads=2, graph_communities=True, deterministic=True), dev, g, 4)
     comm = np.asarray(detect_graph_communities(dev, dev.graph_arrays(g), g, 4, cfg, 0, Timer()))
     assert np.array_equal(comm, _coarse_communities(g, 600))
+
+
+def _reweighted(g: Graph, seed: int, zero: bool, shuffle: bool = False) -> Graph:
+    """``g`` with integer edge weights of 1-9 (0 on some edges when ``zero``), the same weight
+    on both entries of an edge, vertex weights of 1-3, vertices 0-4 isolated; every row in a
+    shuffled order with ``shuffle``, else ascending."""
+    rng = np.random.default_rng(seed)
+    src = np.repeat(np.arange(g.n), np.diff(g.xadj))
+    keep = (src >= 5) & (g.adjncy >= 5)
+    src, dst = src[keep], g.adjncy[keep]
+    lo, hi = np.minimum(src, dst), np.maximum(src, dst)
+    w = (lo * 7 + hi * 13) % 9 + 1
+    if zero:
+        w[(lo * 3 + hi) % 10 == 0] = 0
+    inside = rng.random(src.size) if shuffle else dst
+    order = np.lexsort((inside, src))  # rows kept together
+    src, dst, w = src[order], dst[order], w[order]
+    xadj = np.concatenate([[0], np.cumsum(np.bincount(src, minlength=g.n))]).astype(np.int64)
+    vwgt = rng.integers(1, 4, g.n).astype(np.int64)
+    return Graph(xadj, dst.astype(np.int32), g.n, adjwgt=w.astype(np.int64), vwgt=vwgt)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("zero", [False, True])
+@pytest.mark.parametrize("seed", [0, 3])
+def test_louvain_on_the_graph_equals_louvain_on_its_edges_as_nets(threads, zero, seed):
+    """The oracle: Louvain's clique expansion of the edges as 2-pin nets. Deterministic local
+    moving gives the same community ids on the graph's own rows (weighted, with isolated
+    vertices and weight-0 edges), sequential and in sub-rounds, with a weight cap: where rows
+    are sorted by neighbour (as every contracted level's) the expansion meets the neighbours in
+    the same order, so even the ties between equal gains (the first community met) agree."""
+    from igpart.kernels import _cpu, omp_threads
+
+    g = _reweighted(delaunay_graph(4000, seed), seed, zero)
+    be = get_backend("cpu")
+    ga = be.graph_arrays(g)
+    hg = edge_nets(ga)
+    for sub_rounds, max_weight, resolution in ((0, 0, 1.0), (16, 200, 1.0), (0, 0, 2.5)):
+        with omp_threads(threads):
+            want = _cpu.louvain_communities(hg.eptr, hg.eind, hg.ewgt, hg.vptr, hg.vind,
+                                            hg.vwgt, 2, 8, 8, 0.01, seed, resolution,
+                                            max_weight, sub_rounds, True, "clique")
+            got = _cpu.louvain_graph_communities(ga.xadj, ga.adjncy, ga.adjwgt, ga.vwgt, 8, 8,
+                                                 0.01, seed, resolution, max_weight,
+                                                 sub_rounds, True)
+        assert got.dtype == np.int32 and got.shape == (g.n,)
+        assert np.array_equal(got, want), (sub_rounds, max_weight, resolution)
+        assert 1 < np.unique(got).size < g.n - 5
+
+
+def _modularity(g: Graph, comm) -> float:
+    src = np.repeat(np.arange(g.n), np.diff(g.xadj))
+    w = g.adjwgt.astype(float)
+    m2 = w.sum()
+    inside = w[comm[src] == comm[g.adjncy]].sum()
+    tot = np.bincount(comm, weights=np.bincount(src, weights=w, minlength=g.n))
+    return inside / m2 - float(((tot / m2) ** 2).sum())
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_louvain_on_shuffled_rows_is_as_good(seed):
+    """Rows in any order: ties between equal gains may go another way than on the nets, so the
+    communities may differ, but not their modularity (within 1%)."""
+    from igpart.kernels import _cpu
+
+    g = _reweighted(delaunay_graph(4000, seed), seed, True, shuffle=True)
+    ga = get_backend("cpu").graph_arrays(g)
+    hg = edge_nets(ga)
+    want = _cpu.louvain_communities(hg.eptr, hg.eind, hg.ewgt, hg.vptr, hg.vind, hg.vwgt, 2, 8,
+                                    8, 0.01, seed)
+    got = _cpu.louvain_graph_communities(ga.xadj, ga.adjncy, ga.adjwgt, ga.vwgt, 8, 8, 0.01,
+                                         seed)
+    assert np.array_equal(np.unique(got), np.arange(got.max() + 1))
+    assert _modularity(g, got) >= 0.99 * _modularity(g, want) > 0.5
+
+
+def test_louvain_on_the_graph_refuses_bad_input():
+    from igpart.kernels import _cpu
+
+    g = delaunay_graph(200, 0)
+    ga = get_backend("cpu").graph_arrays(g)
+    bad = ga.adjncy.copy()
+    bad[3] = g.n  # a neighbour out of range
+    with pytest.raises(ValueError, match="louvain_graph_communities"):
+        _cpu.louvain_graph_communities(ga.xadj, bad, ga.adjwgt, ga.vwgt, 8, 8, 0.01, 0)
+    with pytest.raises(ValueError, match="adjwgt"):
+        _cpu.louvain_graph_communities(ga.xadj, ga.adjncy, ga.adjwgt[:-1], ga.vwgt, 8, 8,
+                                       0.01, 0)
+    with pytest.raises(ValueError, match="resolution"):
+        _cpu.louvain_graph_communities(ga.xadj, ga.adjncy, ga.adjwgt, ga.vwgt, 8, 8, 0.01, 0,
+                                       resolution=0.0)
+    empty = _cpu.louvain_graph_communities(np.zeros(1, np.int64), np.zeros(0, np.int32),
+                                           np.zeros(0, np.int64), np.zeros(0, np.int64), 8, 8,
+                                           0.01, 0)
+    assert empty.shape == (0,)
+
+
+@pytest.mark.parametrize("graph", ["clique", "bipartite"])
+def test_graph_communities_of_a_run_equal_those_of_its_edges_as_nets(graph):
+    """What a partition's preprocessing gives (the graph's own adjacency for the clique
+    expansion, the 2-pin nets for the bipartite graph) equals Louvain on the edges as 2-pin
+    nets, with the isolated vertices sharing one community."""
+    from igpart.partitioner.context import Timer
+    from igpart.partitioner.preprocessing import _louvain, detect_graph_communities
+
+    g = _reweighted(_modules(6, 400, 20, 1), 1, True)
+    be = get_backend("cpu")
+    cfg = resolved(Config(threads=2, graph_communities=True, deterministic=True,
+                          community_graph=graph), be, g, 4)
+    ga = be.graph_arrays(g)
+    got = np.asarray(detect_graph_communities(be, ga, g, 4, cfg, 0, Timer()))
+    want = np.asarray(_louvain(be, edge_nets(ga), g, 4, cfg, 0, Timer()))
+    assert np.array_equal(got, want)
+    assert np.unique(got[:5]).size == 1  # the isolated vertices share one community

@@ -13,8 +13,8 @@ from ..kernels.backend import Backend, GraphArrays, HypergraphArrays
 from .context import ResolvedConfig, Timer, community_max_weight, community_net_size
 
 
-def share_unconnected_community(xp, top: HypergraphArrays, communities, max_net_size: int,
-                                alone=None):
+def share_unconnected_community(xp, top: HypergraphArrays | GraphArrays, communities,
+                                max_net_size: int, alone=None):
     """``communities`` with every vertex that no net of 2 to ``max_net_size`` pins connects
     (Louvain's clique expansion leaves it alone in a community of its own: one net over every
     vertex, nets all larger than that, no nets) moved into one community they share, ids dense
@@ -22,7 +22,8 @@ def share_unconnected_community(xp, top: HypergraphArrays, communities, max_net_
     clustered and the levels would stop shrinking (a single net over 100,000 vertices sent all
     of them to the initial partitioning); together they are paired (``cluster_hypergraph``).
     ``alone`` (optional): those vertices' mask (non-zero: no such net), when the caller has it
-    (the C++ backend's ``vertices_without_nets``, in parallel)."""
+    (the C++ backend's ``vertices_without_nets``, in parallel; a graph's vertices without an
+    edge); ``top`` is then only asked for its ``n``, and may be a graph level."""
     if top.n == 0:
         return communities
     if alone is None:
@@ -63,16 +64,19 @@ def detect_communities(be: Backend, top: HypergraphArrays, h: Hypergraph, k: int
 def detect_graph_communities(be: Backend, top: GraphArrays, g: Graph, k: int,
                              cfg: ResolvedConfig, seed: int, timer: Timer):
     """``Config.graph_communities``: Louvain communities of a graph (its edges as 2-pin nets,
-    each weighing its edge's weight, :func:`edge_nets`), int32 per vertex on ``be``, or None
-    when the setting is off or the input is already below the contraction limit. The C++
-    backend runs Louvain on the finest level; a device on the level its own label propagation
-    clustering coarsens the graph to (:func:`coarse_graph_communities`, at most
-    ``be.community_level_max(k)`` vertices, as its hypergraphs' Louvain level), on the host."""
+    each weighing its edge's weight; with the clique expansion on the graph's own adjacency,
+    :func:`_graph_louvain`), int32 per vertex on ``be``, or None when the setting is off or the
+    input is already below the contraction limit. The C++ backend runs Louvain on the finest
+    level (or, with ``community_level_vertices``, on a level of at most that many vertices); a
+    device on the level its own label propagation clustering coarsens the graph to
+    (:func:`coarse_graph_communities`, at most ``be.community_level_max(k)`` vertices, as its
+    hypergraphs' Louvain level), on the host."""
     if not (cfg.graph_communities and top.n >= cfg.graph_contraction_limit * k):
         return None
     t0 = time.perf_counter()
     if be.xp is np:
-        return _louvain(be, edge_nets(top), g, k, cfg, seed, timer, t0)
+        return coarse_graph_communities(be, be, top, g, k, cfg, seed, timer,
+                                        int(cfg.community_level), t0)
     from ..kernels import get_backend
 
     return coarse_graph_communities(be, get_backend("cpu"), top, g, k, cfg, seed, timer,
@@ -85,10 +89,10 @@ def coarse_graph_communities(be: Backend, host_be: Backend, top: GraphArrays, g:
     """Louvain communities of ``top`` (on ``be``) computed on a coarser level: ``be``'s label
     propagation clustering (clusters of at most twice the weight of a vertex of a level of
     ``limit`` vertices, moves stopped at ``limit`` clusters) coarsens it level by level until
-    it has at most ``limit`` vertices or a level shrinks by less than 10%; that level goes to
-    the host, Louvain runs there on ``host_be`` (its edges as 2-pin nets) and the communities
-    are projected back through the levels' cluster maps. Int32 per vertex of ``top`` on
-    ``be``."""
+    it has at most ``limit`` vertices (0: ``top`` itself) or a level shrinks by less than 10%;
+    that level goes to the host, Louvain runs there on ``host_be`` (:func:`_graph_louvain`) and
+    the communities are projected back through the levels' cluster maps. Int32 per vertex of
+    ``top`` on ``be``."""
     t0 = time.perf_counter() if t0 is None else t0
     maps, cur = [], top
     mcw = max(1, -(-2 * int(top.total_weight) // max(1, int(limit))))
@@ -105,7 +109,7 @@ def coarse_graph_communities(be: Backend, host_be: Backend, top: GraphArrays, g:
     host = be.to_host
     level = GraphArrays(int(cur.n), host(cur.xadj), host(cur.adjncy), host(cur.adjwgt),
                         host(cur.vwgt), cur.total_weight)
-    comm = be.asarray(_louvain(host_be, edge_nets(level), g, k, cfg, seed, timer, t0), "int32")
+    comm = be.asarray(_graph_louvain(host_be, level, g, k, cfg, seed, timer, t0), "int32")
     for cmap in reversed(maps):
         comm = comm[cmap]
     return comm
@@ -156,5 +160,28 @@ def _louvain(be: Backend, top: HypergraphArrays, h: Hypergraph | Graph, k: int,
     if hasattr(be, "vertices_without_nets"):
         alone = be.vertices_without_nets(top, 2, max_net_size)
     communities = share_unconnected_community(be.xp, top, communities, max_net_size, alone)
+    timer.add("communities", t0)
+    return communities
+
+
+def _graph_louvain(be: Backend, level: GraphArrays, g: Graph, k: int, cfg: ResolvedConfig,
+                   seed: int, timer: Timer, t0: float):
+    """Louvain communities of a host graph ``level`` (int32 per vertex): with the clique
+    expansion (``community_graph``), on the graph's own adjacency (``be.graph_communities``:
+    the communities of its edges as 2-pin nets, without building them); with the bipartite
+    graph, or where ``be`` has no such call, on its edges as 2-pin nets (:func:`edge_nets`).
+    The vertices without an edge share one community (:func:`share_unconnected_community`)."""
+    max_net_size = community_net_size(cfg.community_graph, cfg, g.n)
+    if (cfg.community_graph != "clique" or max_net_size < 2
+            or not hasattr(be, "graph_communities")):
+        return _louvain(be, edge_nets(level), g, k, cfg, seed, timer, t0)
+    mode = {"deterministic": cfg.deterministic} if getattr(be, "async_louvain", False) else {}
+    communities = be.graph_communities(
+        level, max_levels=cfg.community_levels, max_passes=cfg.community_passes, seed=seed,
+        resolution=cfg.community_resolution,
+        max_weight=community_max_weight(cfg, g.total_weight, k),
+        sub_rounds=cfg.community_sub_rounds, min_pass_gain=cfg.community_pass_gain, **mode)
+    alone = np.diff(level.xadj) == 0  # the vertices no 2-pin net would connect
+    communities = share_unconnected_community(np, level, communities, max_net_size, alone)
     timer.add("communities", t0)
     return communities

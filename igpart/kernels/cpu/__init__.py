@@ -192,6 +192,22 @@ class CpuBackend(Backend):
             comm = comm[cmap]
         return comm
 
+    def graph_communities(self, g: GraphArrays, *, max_levels: int = 8, max_passes: int = 8,
+                          min_move_fraction: float = 0.01, seed: int = 0,
+                          resolution: float = 1.0, max_weight: int = 0, sub_rounds: int = 0,
+                          min_pass_gain: float = 0.0, deterministic: bool | None = True):
+        """Louvain on a graph level's own adjacency: the communities ``communities`` gives on
+        its edges as 2-pin nets with the clique expansion (the same ids where the local moving
+        is deterministic), without building the nets or the expansion. ``deterministic``: as
+        for ``communities``."""
+        return _cpu.louvain_graph_communities(
+            g.xadj, g.adjncy, g.adjwgt, g.vwgt, int(max_levels), int(max_passes),
+            float(min_move_fraction), int(seed), float(resolution), int(max_weight),
+            int(sub_rounds), bool(self.community_prune), float(min_pass_gain),
+            int(self.community_sub_round_min_arcs), int(self.community_sub_round_rows_per_thread),
+            int(self.community_barrier_spin_us), self.louvain_is_async(deterministic),
+        )
+
     #: ``communities`` takes ``deterministic`` (asynchronous local moving).
     async_louvain = True
     #: From this many OpenMP threads on, ``communities(deterministic=None)`` (what

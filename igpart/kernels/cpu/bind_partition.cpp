@@ -87,21 +87,6 @@ bool heap_policy_allowed() {
 #endif
 }
 
-GraphView graph_view(const Arr<int64_t> &xadj, const Arr<int32_t> &adjncy,
-                     const Arr<int64_t> &adjwgt, const Arr<int64_t> &vwgt,
-                     const std::string &what) {
-    GraphView g;
-    g.n = xadj.shape(0) - 1;
-    check_csr(xadj, adjncy, g.n, what.c_str());
-    check_len(adjwgt, adjncy.shape(0), "adjwgt", what);
-    check_len(vwgt, g.n, "vwgt", what);
-    g.xadj = xadj.data();
-    g.adjncy = adjncy.data();
-    g.adjwgt = adjwgt.data();
-    g.vwgt = vwgt.data();
-    return g;
-}
-
 // A writable copy of parts after checking 0 <= parts < k: checked and copied in one pass, in
 // parallel on large levels (every refinement stage call makes one); the error names the first
 // offending vertex either way.
@@ -156,6 +141,22 @@ py::tuple hg_level_tuple(HgLevel &&c) {
 }
 
 }  // namespace
+
+// Checks a graph level's CSR and its weights' lengths; returns its view.
+GraphView igp::graph_view(const Arr<int64_t> &xadj, const Arr<int32_t> &adjncy,
+                          const Arr<int64_t> &adjwgt, const Arr<int64_t> &vwgt,
+                          const std::string &what) {
+    GraphView g;
+    g.n = xadj.shape(0) - 1;
+    check_csr(xadj, adjncy, g.n, what.c_str());
+    check_len(adjwgt, adjncy.shape(0), "adjwgt", what);
+    check_len(vwgt, g.n, "vwgt", what);
+    g.xadj = xadj.data();
+    g.adjncy = adjncy.data();
+    g.adjwgt = adjwgt.data();
+    g.vwgt = vwgt.data();
+    return g;
+}
 
 // Checks both incidence directions and the weights of a hypergraph level; returns its view.
 HgView igp::hg_view(const Arr<int64_t> &eptr, const Arr<int32_t> &eind, const Arr<int64_t> &ewgt,

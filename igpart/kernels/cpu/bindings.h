@@ -28,6 +28,12 @@ HgView hg_view(const Arr<int64_t> &eptr, const Arr<int32_t> &eind, const Arr<int
                const Arr<int64_t> &vptr, const Arr<int32_t> &vind, const Arr<int64_t> &vwgt,
                const std::string &what);
 
+// Checks a graph level's CSR and the lengths of its weights (ValueError naming `what`); returns
+// its view (bind_partition.cpp).
+GraphView graph_view(const Arr<int64_t> &xadj, const Arr<int32_t> &adjncy,
+                     const Arr<int64_t> &adjwgt, const Arr<int64_t> &vwgt,
+                     const std::string &what);
+
 void bind_basic(py::module_ &m);      // bind_basic.cpp: tokenizer, formatter, CSR, metrics
 void bind_partition(py::module_ &m);  // bind_partition.cpp: multilevel stage operations
 void bind_dynamic(py::module_ &m);    // bind_dynamic.cpp: dynamic hypergraph (incremental engine)

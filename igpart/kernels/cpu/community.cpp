@@ -158,6 +158,39 @@ WGraph clique_expansion(const HgView &h, int64_t max_net_size) {
     return g;
 }
 
+// A graph's own CSR as Louvain's graph: the arcs of positive weight in row order, no self loops
+// (a graph has none), vertex weights as given: the clique expansion of its edges as 2-pin nets
+// (a net of weight w between u and v rates the pair w / (2 - 1)), without building those nets.
+WGraph graph_csr(const GraphView &gv) {
+    WGraph g;
+    const int64_t n = gv.n;
+    g.n = n;
+    g.ptr.assign(static_cast<size_t>(n + 1), 0);
+    g.loop.assign(static_cast<size_t>(n), 0.0);
+    g.vw.assign(gv.vwgt, gv.vwgt + n);
+    const int64_t arcs = gv.xadj[n];
+#pragma omp parallel for schedule(static, 4096) if (arcs >= kParallelMinLightItems)
+    for (int64_t u = 0; u < n; ++u) {
+        int64_t c = 0;
+        for (int64_t j = gv.xadj[u]; j < gv.xadj[u + 1]; ++j) c += gv.adjwgt[j] > 0;
+        g.ptr[u + 1] = c;
+    }
+    parallel_prefix_sum(g.ptr);
+    g.adj.resize(static_cast<size_t>(g.ptr[n]));
+    g.w.resize(static_cast<size_t>(g.ptr[n]));
+#pragma omp parallel for schedule(static, 4096) if (arcs >= kParallelMinLightItems)
+    for (int64_t u = 0; u < n; ++u) {
+        int64_t at = g.ptr[u];
+        for (int64_t j = gv.xadj[u]; j < gv.xadj[u + 1]; ++j) {
+            if (gv.adjwgt[j] <= 0) continue;
+            g.adj[at] = gv.adjncy[j];
+            g.w[at] = static_cast<double>(gv.adjwgt[j]);
+            ++at;
+        }
+    }
+    return g;
+}
+
 // The bipartite (star) graph of h as Mt-KaHyPar's community detection builds it: nodes 0..n-1 are
 // the vertices, n.. the nets of 2..max_net_size pins (in net order); arc (v, e) for every pin,
 // of weight w_e (uniform), w_e / |e| (non_uniform) or w_e * d(v) / |e| (degree; d(v): v's kept
@@ -758,6 +791,47 @@ WGraph aggregate(const WGraph &g, const std::vector<int32_t> &comm, int64_t nc) 
     return a;
 }
 
+// Multilevel Louvain on g (built in `built` seconds): local moving, then the graph of the
+// communities, level after level; the community of each of g's first `keep` nodes (dense ids).
+std::vector<int32_t> louvain_levels(WGraph g, double built, int64_t keep, const LouvainParams &p,
+                                    std::vector<LouvainLevel> *profile) {
+    // the community of every node of g (the vertices first; net nodes are dropped at the end)
+    const int64_t nodes = g.n;
+    std::vector<int32_t> result(static_cast<size_t>(nodes));
+    std::iota(result.begin(), result.end(), 0);
+    for (int64_t level = 0; level < p.max_levels && g.n > 1; ++level) {
+        std::vector<int32_t> comm(static_cast<size_t>(g.n));
+        std::iota(comm.begin(), comm.end(), 0);
+        LouvainLevel *prof = nullptr;
+        if (profile) {
+            profile->emplace_back();
+            prof = &profile->back();
+            prof->nodes = g.n;
+            prof->arcs = g.ptr[g.n];
+            prof->build_seconds = built;
+            prof->start_modularity = level_modularity(g, comm, p.resolution);
+            prof->communities = g.n;
+        }
+        if (!local_moving(g, comm, p.max_passes, p.seed + level, p.min_move_fraction,
+                          p.resolution, p.max_weight, p.sub_rounds, p.sub_round_min_arcs,
+                          p.prune, p.min_pass_gain, prof, p.sub_round_rows_per_thread,
+                          p.barrier_spin_us, p.async_moves))
+            break;
+        const int64_t nc = renumber(comm);
+        if (prof) prof->communities = nc;
+        const int64_t nr = static_cast<int64_t>(result.size());
+#pragma omp parallel for schedule(static) if (nr >= kParallelMinLightItems)
+        for (int64_t u = 0; u < nr; ++u) result[u] = comm[result[u]];
+        if (nc == g.n) break;
+        built = now_seconds();
+        g = aggregate(g, comm, nc);
+        built = now_seconds() - built;
+    }
+    result.resize(static_cast<size_t>(keep));
+    renumber(result, nodes);
+    return result;
+}
+
 }  // namespace
 
 BipartiteWeight hybrid_bipartite_weight(const HgView &h) {
@@ -780,48 +854,26 @@ std::vector<int32_t> louvain_communities(const HgView &h, int64_t max_net_size,
                                          std::vector<LouvainLevel> *profile,
                                          int64_t sub_round_rows_per_thread,
                                          int64_t barrier_spin_us, bool async_moves) {
-    std::vector<int32_t> result(static_cast<size_t>(h.n));
-    std::iota(result.begin(), result.end(), 0);
-    if (h.n == 0) return result;
+    if (h.n == 0) return {};
     if (model == BipartiteWeight::hybrid) model = hybrid_bipartite_weight(h);
     double built = now_seconds();
     WGraph g = graph == CommunityGraph::bipartite ? bipartite_graph(h, max_net_size, model)
                                                   : clique_expansion(h, max_net_size);
     built = now_seconds() - built;
-    // the community of every node of g (the vertices first; net nodes are dropped at the end)
-    const int64_t nodes = g.n;
-    result.resize(static_cast<size_t>(nodes));
-    std::iota(result.begin(), result.end(), 0);
-    for (int64_t level = 0; level < max_levels && g.n > 1; ++level) {
-        std::vector<int32_t> comm(static_cast<size_t>(g.n));
-        std::iota(comm.begin(), comm.end(), 0);
-        LouvainLevel *prof = nullptr;
-        if (profile) {
-            profile->emplace_back();
-            prof = &profile->back();
-            prof->nodes = g.n;
-            prof->arcs = g.ptr[g.n];
-            prof->build_seconds = built;
-            prof->start_modularity = level_modularity(g, comm, resolution);
-            prof->communities = g.n;
-        }
-        if (!local_moving(g, comm, max_passes, seed + level, min_move_fraction, resolution,
-                          max_weight, sub_rounds, sub_round_min_arcs, prune, min_pass_gain,
-                          prof, sub_round_rows_per_thread, barrier_spin_us, async_moves))
-            break;
-        const int64_t nc = renumber(comm);
-        if (prof) prof->communities = nc;
-        const int64_t nr = static_cast<int64_t>(result.size());
-#pragma omp parallel for schedule(static) if (nr >= kParallelMinLightItems)
-        for (int64_t u = 0; u < nr; ++u) result[u] = comm[result[u]];
-        if (nc == g.n) break;
-        built = now_seconds();
-        g = aggregate(g, comm, nc);
-        built = now_seconds() - built;
-    }
-    result.resize(static_cast<size_t>(h.n));
-    renumber(result, nodes);
-    return result;
+    return louvain_levels(std::move(g), built, h.n,
+                          {max_levels, max_passes, min_move_fraction, seed, resolution,
+                           max_weight, sub_rounds, prune, min_pass_gain, sub_round_min_arcs,
+                           sub_round_rows_per_thread, barrier_spin_us, async_moves},
+                          profile);
+}
+
+std::vector<int32_t> louvain_graph_communities(const GraphView &gv, const LouvainParams &p,
+                                               std::vector<LouvainLevel> *profile) {
+    if (gv.n == 0) return {};
+    double built = now_seconds();
+    WGraph g = graph_csr(gv);
+    built = now_seconds() - built;
+    return louvain_levels(std::move(g), built, gv.n, p, profile);
 }
 
 }  // namespace igp

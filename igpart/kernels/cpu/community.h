@@ -60,6 +60,20 @@ BipartiteWeight hybrid_bipartite_weight(const HgView &h);
 // kLouvainAsyncChunk of the seeded order; the weight cap reserved by compare-and-swap), whose
 // result depends on the threads' interleaving.
 constexpr int64_t kLouvainAsyncChunk = 256;
+
+// Louvain's settings past the choice of its graph (louvain_communities' of the same names).
+struct LouvainParams {
+    int64_t max_levels = 8, max_passes = 8;
+    double min_move_fraction = 0.01;
+    int64_t seed = 0;
+    double resolution = 1.0;
+    int64_t max_weight = 0, sub_rounds = 0;
+    bool prune = false;
+    double min_pass_gain = 0.0;
+    int64_t sub_round_min_arcs = 0, sub_round_rows_per_thread = 0, barrier_spin_us = 0;
+    bool async_moves = false;
+};
+
 std::vector<int32_t> louvain_communities(const HgView &h, int64_t max_net_size,
                                          int64_t max_levels, int64_t max_passes,
                                          double min_move_fraction, int64_t seed,
@@ -72,5 +86,11 @@ std::vector<int32_t> louvain_communities(const HgView &h, int64_t max_net_size,
                                          std::vector<LouvainLevel> *profile = nullptr,
                                          int64_t sub_round_rows_per_thread = 0,
                                          int64_t barrier_spin_us = 0, bool async_moves = false);
+
+// louvain_communities on a graph's own adjacency (symmetric, no self loops): the communities
+// of the clique expansion of its edges as 2-pin nets (arcs of weight 0 left out), without
+// building those nets or the expansion's rows.
+std::vector<int32_t> louvain_graph_communities(const GraphView &g, const LouvainParams &p,
+                                               std::vector<LouvainLevel> *profile = nullptr);
 
 }  // namespace igp
