@@ -207,15 +207,15 @@ class Config:
       from 1.7x KaMinPar's cut to parity (BENCHMARKS.md, "Graph pipeline").
     ``max_levels``: hard cap on the number of levels.
     ``graph_communities`` (False): graphs are coarsened inside Louvain communities (Louvain as
-      for hypergraphs, ``community_*``, on the graph's edges as 2-pin nets; the edges between
-      communities are left out of every level's clustering), as Mt-KaHyPar does. The C++
-      backend finds them on the finest level; the GPU on the level its label propagation
-      clustering coarsens the graph to (at most ``GpuBackend.community_level_max(k)``
-      vertices), on the host. On the ``graphs`` set at 2^18 (2 threads) the circuits' graph
-      models cut 0.948x as much (1.018x Mt-KaHyPar's cut on them instead of 1.074x), the
-      generated graphs 1.001x, in 2.5x (circuits) to 3.3x the time, most of it Louvain's; on
-      the GPU (H200, the circuits' models) 0.988x in 1.8x the time (BENCHMARKS.md, "Louvain
-      communities in the graph coarsening").
+      for hypergraphs, ``community_*``; with the clique expansion, on the graph's own
+      adjacency, which is its edges' expansion as 2-pin nets; the edges between communities
+      are left out of every level's clustering), as Mt-KaHyPar does. The C++ backend finds
+      them on the finest level; the GPU on the level its label propagation clustering
+      coarsens the graph to (at most ``GpuBackend.community_level_max(k)`` vertices), on the
+      host. On the ``graphs`` set at 2^20 (H200) the GPU cuts 0.966x as much (the circuits'
+      clique models 0.944x) at 0.64x the speed; the C++ backend on 16 threads cuts the
+      circuits' models 0.945x at 0.54x the speed (BENCHMARKS.md, "Louvain communities in the
+      graph coarsening").
     Deep multilevel partitioning of graphs (:mod:`igpart.partitioner.deep`, k > 2 without
       per-block bounds): ``graph_deep_block_vertices`` (300; 0: off, all k blocks on the
       coarsest level): the coarsest level gets as many blocks as it has 300 vertices per
