@@ -8,11 +8,6 @@ __version__ = "0.1.0"
 import importlib
 from typing import TYPE_CHECKING
 
-from . import _startup
-
-# the command line's process: one BLAS thread, set before numpy's import (see the module)
-_startup.single_blas_thread_for_the_command()
-
 #: Public name -> (submodule, attribute). The submodules are imported on first use (module
 #: ``__getattr__``, PEP 562): ``import igpart`` alone costs almost nothing, so the CLI's
 #: commands and the METIS worker processes import only what they use.
