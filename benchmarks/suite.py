@@ -48,7 +48,8 @@ worst case; the whole wall time and per worker what igpart's runs paid besides t
 1,16``; by default from the fewest threads to every other count); igpart's per-phase times.
 ``--json FILE`` holds every run with all its numbers, the machine, date, commit and command
 (rewritten after every input, so an interrupted run keeps what it measured); ``suite.py report
-FILE.json`` prints the markdown again.
+FILE.json`` prints the markdown again, and ``suite.py report A.json B.json ...`` one report over
+the runs of several files (e.g. the graphs at 2^20, 2^21/2^22 and 2^23, run as three commands).
 
     python benchmarks/suite.py --suite small --cases ibm01,ibm02 --ks 2,8 --threads 2 \\
         --tools igpart,mtkahypar --seeds 2 --json out.json --md out.md
@@ -1148,7 +1149,8 @@ def _variants(text: str | None) -> dict[str, dict[str, Any]]:
 def parse_args(argv: list[str]) -> argparse.Namespace:
     ap = argparse.ArgumentParser(
         prog="suite.py", description=__doc__.splitlines()[0],
-        epilog="'suite.py report RUN.json [--md FILE]' prints the report of an earlier run. Exit "
+        epilog="'suite.py report RUN.json [MORE.json ...] [--md FILE]' prints the report of "
+        "earlier runs (several files: one report over all their runs). Exit "
         "status: 0, 1 when a partition is flagged, 2 for a bad argument, 3 when runs failed.")
     ap.add_argument("--suite", default="small", help="small, large, netlist, graphs (comma list)")
     ap.add_argument("--data", help="benchmark data directory (default $IGPART_BENCHMARKS or "
@@ -1441,6 +1443,51 @@ def _outcome(r: Run, objective: str) -> str:
             + ("" if r.valid else " FLAGGED: " + "; ".join(r.problems)))
 
 
+def merge_results(results: list[dict], names: list[str]) -> dict:
+    """Several stored runs (``--json`` files, ``names``) as one result, for one report over all
+    of them (``suite.py report A.json B.json ...``): their runs and inputs together, the tools'
+    labels in order of first appearance, the machine of the first file. The files must share
+    the objective and epsilon, and no (input, k, label, seed, mode) may be in two of them; the
+    header lists every file's commit and command, the wall time is their sum."""
+    metas = [r["meta"] for r in results]
+    for key in ("objective", "epsilon"):
+        values = {str(m[key]) for m in metas}
+        if len(values) > 1:
+            raise SuiteError(f"report: the files differ in {key} ({', '.join(sorted(values))})")
+    seen: dict[tuple, str] = {}
+    runs, cases, labels = [], {}, {}
+    for result, name in zip(results, names):
+        for r in result["runs"]:
+            key = (r["case"], r["k"], r["label"], r["seed"], r["mode"])
+            if key in seen:
+                raise SuiteError(f"report: {r['case']} k = {r['k']} {r['label']} seed "
+                                 f"{r['seed']} is in both {seen[key]} and {name}")
+            seen[key] = name
+            runs.append(r)
+        for c in result["cases"]:
+            cases.setdefault(c["name"], c)
+        for lab, tool in result["labels"].items():
+            labels.setdefault(lab, tool)
+    meta = dict(metas[0])
+    commits = list(dict.fromkeys(str(m["commit"]) for m in metas))
+    meta.update(
+        commit=", ".join(commits),
+        command="; ".join(str(m["command"]) for m in metas),
+        suite=list(dict.fromkeys(s for m in metas for s in m["suite"])),
+        threads=sorted({t for m in metas for t in m["threads"]}),
+        seeds=max(int(m["seeds"]) for m in metas),
+        whole_process=any(m["whole_process"] for m in metas),
+        wall_seconds=(sum(m["wall_seconds"] for m in metas)
+                      if all(m.get("wall_seconds") is not None for m in metas) else None),
+        loadavg_start=None, loadavg_end=None, phases=None,
+        notes=[f"{len(names)} stored runs in one report: "
+               + "; ".join(f"{n} ({m['date']}, commit {m['commit']})"
+                           for n, m in zip(names, metas))]
+        + [note for m in metas for note in m.get("notes", [])],
+    )
+    return {"meta": meta, "labels": labels, "cases": list(cases.values()), "runs": runs}
+
+
 def write_json(result: dict, path: str) -> None:
     doc = {**result, "summary": summarize(result)}
     tmp = Path(f"{path}.tmp")
@@ -1464,13 +1511,17 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if argv[:1] == ["report"]:
             ap = argparse.ArgumentParser(prog="suite.py report")
-            ap.add_argument("json")
+            ap.add_argument("json", nargs="+", help="stored runs (--json); several make one "
+                            "report of all their runs")
             ap.add_argument("--md")
             a = ap.parse_args(argv[1:])
-            try:
-                result = json.loads(Path(a.json).read_text())
-            except (OSError, json.JSONDecodeError) as exc:
-                raise SuiteError(f"{a.json}: {exc}") from None
+            stored = []
+            for path in a.json:
+                try:
+                    stored.append(json.loads(Path(path).read_text()))
+                except (OSError, json.JSONDecodeError) as exc:
+                    raise SuiteError(f"{path}: {exc}") from None
+            result = stored[0] if len(stored) == 1 else merge_results(stored, a.json)
         else:
             a = parse_args(argv)
             if a.inputs_only:

@@ -216,6 +216,47 @@ def test_suite_end_to_end(ispd98, tmp_path):
     assert rep.returncode == 1 and "cut 1 by the checker, 2 by the tool" in rep.stdout
 
 
+def test_report_of_several_stored_runs(ispd98, tmp_path):
+    """``suite.py report A.json B.json``: one report over the runs of both files (here one run
+    split by k), the same per-case figures as the run's own; a run in two files, or files of
+    different objectives, are refused with exit status 2 and the files named."""
+    out_json = tmp_path / "r.json"
+    cmd = [sys.executable, str(SUITE), "--suite", "small", "--data", str(ispd98.parent),
+           "--cases", "ibm01", "--ks", "2,4", "--seeds", "1", "--threads", "2", "--tools",
+           "igpart", "--work", str(tmp_path / "work"), "--json", str(out_json)]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(out_json.read_text())
+    parts = []
+    for k in (2, 4):
+        part = {**doc, "runs": [x for x in doc["runs"] if x["k"] == k]}
+        part["meta"] = {**doc["meta"], "command": f"the k = {k} runs"}
+        path = tmp_path / f"k{k}.json"
+        path.write_text(json.dumps(part))
+        parts.append(path)
+    rep = subprocess.run([sys.executable, str(SUITE), "report", *map(str, parts), "--md",
+                          str(tmp_path / "m.md")], capture_output=True, text=True)
+    assert rep.returncode == 0, rep.stderr
+    whole = subprocess.run([sys.executable, str(SUITE), "report", str(out_json)],
+                           capture_output=True, text=True)
+    rows = [ln for ln in rep.stdout.splitlines() if ln.startswith("| ibm01 |")]
+    assert rows == [ln for ln in whole.stdout.splitlines() if ln.startswith("| ibm01 |")]
+    assert len(rows) == 2
+    assert "the k = 2 runs; the k = 4 runs" in rep.stdout and "2 stored runs" in rep.stdout
+    assert (tmp_path / "m.md").read_text() == rep.stdout
+    # the same runs twice
+    dup = subprocess.run([sys.executable, str(SUITE), "report", str(parts[0]), str(parts[0])],
+                         capture_output=True, text=True)
+    assert dup.returncode == 2 and "in both" in dup.stderr and "Traceback" not in dup.stderr
+    # another objective
+    other = json.loads(parts[1].read_text())
+    other["meta"]["objective"] = "km1"
+    parts[1].write_text(json.dumps(other))
+    mixed = subprocess.run([sys.executable, str(SUITE), "report", *map(str, parts)],
+                           capture_output=True, text=True)
+    assert mixed.returncode == 2 and "objective" in mixed.stderr
+
+
 def _kaminpar_available() -> bool:
     try:
         import kaminpar  # noqa: F401
