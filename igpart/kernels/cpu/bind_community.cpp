@@ -83,27 +83,6 @@ LouvainArgs louvain_args(int64_t max_net_size, int64_t max_levels, int64_t max_p
             sub_round_rows_per_thread, barrier_spin_us, async_moves};
 }
 
-// What each level did (louvain_profile's list of dicts).
-py::list profile_list(const std::vector<LouvainLevel> &levels) {
-    py::list out;
-    for (const LouvainLevel &l : levels) {
-        py::list passes;
-        for (const LouvainPass &p : l.passes)
-            passes.append(py::dict(py::arg("rated") = p.rated, py::arg("moved") = p.moved,
-                                   py::arg("seconds") = p.seconds,
-                                   py::arg("modularity") = p.modularity,
-                                   py::arg("estimated_gain") = p.estimated_gain));
-        out.append(py::dict(py::arg("nodes") = l.nodes, py::arg("arcs") = l.arcs,
-                            py::arg("communities") = l.communities,
-                            py::arg("sub_rounds") = l.sub_rounds,
-                            py::arg("async_moves") = l.async_moves,
-                            py::arg("build_seconds") = l.build_seconds,
-                            py::arg("start_modularity") = l.start_modularity,
-                            py::arg("passes") = passes));
-    }
-    return out;
-}
-
 // louvain_communities (Profile false: the communities) or louvain_profile (Profile true: the
 // communities and what each level did).
 template <bool Profile>
@@ -136,22 +115,34 @@ py::object louvain_binding(Arr<int64_t> eptr, Arr<int32_t> eind, Arr<int64_t> ew
                                    a.async_moves);
     }
     if (!Profile) return to_numpy(std::move(comm));
-    py::list out = profile_list(levels);
+    py::list out;
+    for (const LouvainLevel &l : levels) {
+        py::list passes;
+        for (const LouvainPass &p : l.passes)
+            passes.append(py::dict(py::arg("rated") = p.rated, py::arg("moved") = p.moved,
+                                   py::arg("seconds") = p.seconds,
+                                   py::arg("modularity") = p.modularity,
+                                   py::arg("estimated_gain") = p.estimated_gain));
+        out.append(py::dict(py::arg("nodes") = l.nodes, py::arg("arcs") = l.arcs,
+                            py::arg("communities") = l.communities,
+                            py::arg("sub_rounds") = l.sub_rounds,
+                            py::arg("async_moves") = l.async_moves,
+                            py::arg("build_seconds") = l.build_seconds,
+                            py::arg("start_modularity") = l.start_modularity,
+                            py::arg("passes") = passes));
+    }
     return py::make_tuple(to_numpy(std::move(comm)), out);
 }
 
-// louvain_graph_communities (Profile false) or louvain_graph_profile (Profile true): Louvain on
-// a graph's own adjacency.
-template <bool Profile>
-py::object louvain_graph_binding(Arr<int64_t> xadj, Arr<int32_t> adjncy, Arr<int64_t> adjwgt,
-                                 Arr<int64_t> vwgt, int64_t max_levels, int64_t max_passes,
-                                 double min_move_fraction, int64_t seed, double resolution,
-                                 int64_t max_weight, int64_t sub_rounds, bool prune,
-                                 double min_pass_gain, int64_t sub_round_min_arcs,
-                                 int64_t sub_round_rows_per_thread, int64_t barrier_spin_us,
-                                 bool async_moves) {
-    const char *what = Profile ? "louvain_graph_profile" : "louvain_graph_communities";
-    const GraphView g = graph_view(xadj, adjncy, adjwgt, vwgt, what);
+// louvain_graph_communities: Louvain on a graph's own adjacency.
+py::array louvain_graph_binding(Arr<int64_t> xadj, Arr<int32_t> adjncy, Arr<int64_t> adjwgt,
+                                Arr<int64_t> vwgt, int64_t max_levels, int64_t max_passes,
+                                double min_move_fraction, int64_t seed, double resolution,
+                                int64_t max_weight, int64_t sub_rounds, bool prune,
+                                double min_pass_gain, int64_t sub_round_min_arcs,
+                                int64_t sub_round_rows_per_thread, int64_t barrier_spin_us,
+                                bool async_moves) {
+    const GraphView g = graph_view(xadj, adjncy, adjwgt, vwgt, "louvain_graph_communities");
     const LouvainArgs a = louvain_args(2, max_levels, max_passes, min_move_fraction, seed,
                                        resolution, max_weight, sub_rounds, prune, "clique",
                                        "hybrid", min_pass_gain, sub_round_min_arcs,
@@ -160,15 +151,13 @@ py::object louvain_graph_binding(Arr<int64_t> xadj, Arr<int32_t> adjncy, Arr<int
                           a.resolution, a.max_weight, a.sub_rounds, a.prune, a.min_pass_gain,
                           a.sub_round_min_arcs, a.sub_round_rows_per_thread,
                           a.barrier_spin_us, a.async_moves};
-    std::vector<LouvainLevel> levels;
     std::vector<int32_t> comm;
     {
         py::gil_scoped_release release;
         const StageThreads cap(g.xadj[g.n]);  // threads by the input's arcs
-        comm = louvain_graph_communities(g, p, Profile ? &levels : nullptr);
+        comm = louvain_graph_communities(g, p);
     }
-    if (!Profile) return to_numpy(std::move(comm));
-    return py::make_tuple(to_numpy(std::move(comm)), profile_list(levels));
+    return to_numpy(std::move(comm));
 }
 
 template <class F>
@@ -194,21 +183,16 @@ void igp::bind_community(py::module_ &m) {
                 "communities, sub_rounds, async_moves, build_seconds, start_modularity, "
                 "passes: rated, moved, seconds, modularity after the pass, estimated_gain; the "
                 "modularity is computed outside the timed parts).");
-    for (const bool profile : {false, true})
-        m.def(profile ? "louvain_graph_profile" : "louvain_graph_communities",
-              profile ? &louvain_graph_binding<true> : &louvain_graph_binding<false>,
-              py::arg("xadj"), py::arg("adjncy"), py::arg("adjwgt"), py::arg("vwgt"),
-              py::arg("max_levels"), py::arg("max_passes"), py::arg("min_move_fraction"),
-              py::arg("seed"), py::arg("resolution") = 1.0, py::arg("max_weight") = 0,
-              py::arg("sub_rounds") = 0, py::arg("prune") = false,
-              py::arg("min_pass_gain") = 0.0, py::arg("sub_round_min_arcs") = 0,
-              py::arg("sub_round_rows_per_thread") = 0, py::arg("barrier_spin_us") = 0,
-              py::arg("async_moves") = false,
-              profile ? "louvain_graph_communities and what each level did (as louvain_profile)."
-                      : "Dense community id of every vertex of a graph (symmetric CSR, no self "
-                        "loops): multilevel Louvain on its own adjacency, arcs of weight 0 left "
-                        "out; the communities of louvain_communities on its edges as 2-pin "
-                        "nets, without building them.");
+    m.def("louvain_graph_communities", &louvain_graph_binding, py::arg("xadj"),
+          py::arg("adjncy"), py::arg("adjwgt"), py::arg("vwgt"), py::arg("max_levels"),
+          py::arg("max_passes"), py::arg("min_move_fraction"), py::arg("seed"),
+          py::arg("resolution") = 1.0, py::arg("max_weight") = 0, py::arg("sub_rounds") = 0,
+          py::arg("prune") = false, py::arg("min_pass_gain") = 0.0,
+          py::arg("sub_round_min_arcs") = 0, py::arg("sub_round_rows_per_thread") = 0,
+          py::arg("barrier_spin_us") = 0, py::arg("async_moves") = false,
+          "Dense community id of every vertex of a graph (symmetric CSR, no self loops): "
+          "multilevel Louvain on its own adjacency, arcs of weight 0 left out; the communities "
+          "of louvain_communities on its edges as 2-pin nets, without building them.");
     m.def(
         "vertices_without_nets",
         [](Arr<int64_t> eptr, Arr<int64_t> vptr, Arr<int32_t> vind, int64_t min_size,

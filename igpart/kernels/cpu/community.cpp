@@ -99,15 +99,23 @@ void join_slices(std::vector<int64_t> &ptr, std::vector<std::vector<int32_t>> &a
     }
 }
 
+// A graph of `nodes` nodes and no arcs yet (rows of length 0, no self loops): the first
+// `weighted` nodes weigh vwgt's weights, the others 0.
+WGraph without_arcs(int64_t nodes, const int64_t *vwgt = nullptr, int64_t weighted = 0) {
+    WGraph g;
+    g.n = nodes;
+    g.ptr.assign(static_cast<size_t>(nodes + 1), 0);
+    g.loop.assign(static_cast<size_t>(nodes), 0.0);
+    g.vw.assign(static_cast<size_t>(nodes), 0);
+    if (weighted > 0) std::copy(vwgt, vwgt + weighted, g.vw.begin());
+    return g;
+}
+
 // Rows in vertex order, each row's neighbours in the order the nets meet them (the same graph
 // whatever the number of threads: iteration t builds the rows of the t-th contiguous slice).
 WGraph clique_expansion(const HgView &h, int64_t max_net_size) {
-    WGraph g;
     const int64_t n = h.n;
-    g.n = n;
-    g.ptr.assign(static_cast<size_t>(n + 1), 0);
-    g.loop.assign(static_cast<size_t>(n), 0.0);
-    g.vw.assign(h.vwgt, h.vwgt + n);
+    WGraph g = without_arcs(n, h.vwgt, n);
     const int threads = loop_threads(n, kParallelMinItems);
     std::vector<std::vector<int32_t>> adj(static_cast<size_t>(threads));
     std::vector<std::vector<double>> w(static_cast<size_t>(threads));
@@ -162,12 +170,8 @@ WGraph clique_expansion(const HgView &h, int64_t max_net_size) {
 // (a graph has none), vertex weights as given: the clique expansion of its edges as 2-pin nets
 // (a net of weight w between u and v rates the pair w / (2 - 1)), without building those nets.
 WGraph graph_csr(const GraphView &gv) {
-    WGraph g;
     const int64_t n = gv.n;
-    g.n = n;
-    g.ptr.assign(static_cast<size_t>(n + 1), 0);
-    g.loop.assign(static_cast<size_t>(n), 0.0);
-    g.vw.assign(gv.vwgt, gv.vwgt + n);
+    WGraph g = without_arcs(n, gv.vwgt, n);
     const int64_t arcs = gv.xadj[n];
 #pragma omp parallel for schedule(static, 4096) if (arcs >= kParallelMinLightItems)
     for (int64_t u = 0; u < n; ++u) {
@@ -206,12 +210,7 @@ WGraph bipartite_graph(const HgView &h, int64_t max_net_size, BipartiteWeight mo
     const int64_t mk = static_cast<int64_t>(nets.size());
 #pragma omp parallel for schedule(static) if (mk >= kParallelMinLightItems)
     for (int64_t i = 0; i < mk; ++i) node[nets[i]] = static_cast<int32_t>(n + i);
-    WGraph g;
-    g.n = n + mk;
-    g.ptr.assign(static_cast<size_t>(g.n + 1), 0);
-    g.loop.assign(static_cast<size_t>(g.n), 0.0);
-    g.vw.assign(static_cast<size_t>(g.n), 0);
-    std::copy(h.vwgt, h.vwgt + n, g.vw.begin());
+    WGraph g = without_arcs(n + mk, h.vwgt, n);
 #pragma omp parallel for schedule(dynamic, 1024) if (n >= kParallelMinItems)
     for (int64_t v = 0; v < n; ++v) {
         int64_t d = 0;
@@ -702,11 +701,7 @@ int64_t renumber(std::vector<int32_t> &comm, int64_t bound = -1) {
 // in member order (iteration t builds the rows of the t-th contiguous slice of communities: the
 // same graph whatever the threads).
 WGraph aggregate(const WGraph &g, const std::vector<int32_t> &comm, int64_t nc) {
-    WGraph a;
-    a.n = nc;
-    a.ptr.assign(static_cast<size_t>(nc + 1), 0);
-    a.loop.assign(static_cast<size_t>(nc), 0.0);
-    a.vw.assign(static_cast<size_t>(nc), 0);
+    WGraph a = without_arcs(nc);
     const int64_t n = static_cast<int64_t>(comm.size());
     {
         int64_t *vw = a.vw.data();
