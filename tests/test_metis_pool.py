@@ -183,6 +183,29 @@ def test_metis_warnings_stay_off_stdout(tmp_path):
         assert "Cannot bisect" in out.stderr
 
 
+def test_worker_interrupted_ends_without_a_traceback():
+    """A Ctrl-C in a terminal reaches every process of the group: a worker ends at once with
+    status 130 and prints nothing (the command reports the interrupt once)."""
+    import signal
+
+    from igpart.parallel import protocol
+
+    root = str(Path(__file__).resolve().parents[1])
+    proc = subprocess.Popen([sys.executable, "-m", "igpart.parallel.worker"], cwd=root,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        tag, pid = protocol.receive(proc.stdout)  # started: its imports are done
+        assert (tag, pid) == ("ready", proc.pid)
+        proc.send_signal(signal.SIGINT)
+        code = proc.wait(timeout=60)
+        err = proc.stderr.read().decode()
+    finally:
+        proc.kill()
+        proc.wait()
+    assert code == 130, err
+    assert err == ""
+
+
 def test_worker_killed_mid_run_falls_back(fresh_pool, monkeypatch, caplog):
     """Workers killed while a partition runs (before the 2nd and the 5th METIS call): the
     calls run in-process with a warning, replacements serve later calls, the result equals the

@@ -100,4 +100,9 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except KeyboardInterrupt:
+        # a Ctrl-C in the terminal reaches the whole process group: the worker ends at once, as
+        # before, but silently (the caller reports the interrupt, or runs the call in-process)
+        os._exit(130)
