@@ -130,6 +130,97 @@ def test_command_line_auto_readies_no_gpu_for_a_small_file(tmp_path, monkeypatch
     assert cli._prepare_gpu(args) is None
 
 
+def _partition_args(tmp_path, **kw):
+    import argparse
+
+    from igpart.generators import random_circuit
+    from igpart.io import write_hgr
+
+    f = tmp_path / "c.hgr"
+    if not f.exists():
+        write_hgr(random_circuit(300, seed=1), f)
+    base = dict(backend="gpu", file=str(f), format=None, cluster=None, memory_budget=None, k=16,
+                initial=None, algorithm="multilevel", config=None, cli_threads=None, preset=None)
+    return argparse.Namespace(**{**base, **kw})
+
+
+@pytest.fixture
+def no_device_thread(monkeypatch):
+    """``prepare.start`` recorded instead of run: (kernels, on_device) of each call."""
+    from igpart.kernels.gpu import prepare
+
+    calls = []
+    monkeypatch.setattr(prepare, "start", lambda kernels=True, on_device=None:
+                        calls.append(on_device) or object())
+    monkeypatch.delenv("IGPART_GPU_PREPARE", raising=False)
+    monkeypatch.delenv("IGPART_GPU_MEMORY_BUDGET", raising=False)
+    monkeypatch.delenv("IGPART_PRESTART_WORKERS", raising=False)
+    return calls
+
+
+def test_command_line_gpu_run_starts_the_metis_workers_ahead(tmp_path, monkeypatch,
+                                                             no_device_thread):
+    """``--backend gpu`` into k >= 3 blocks of a hypergraph: the METIS workers its initial
+    partitioning resolves to start with the command (before the input is read); the pool
+    itself is recorded, not started."""
+    from igpart import Config, cli
+    from igpart.errors import InputError
+    from igpart.parallel import metis_pool, threads
+    from igpart.partitioner import context
+
+    sizes = []
+    monkeypatch.setattr(metis_pool, "get_pool", lambda size, low_priority=False:
+                        sizes.append((size, low_priority)))
+    monkeypatch.setattr(threads, "usable_cpus", lambda: 16)
+    monkeypatch.setattr(context, "usable_cpus", lambda: 16)
+    assert cli._prepare_gpu(_partition_args(tmp_path, cli_threads=16)) is not None
+    expected = context.metis_processes(Config(threads=16), 0, 16, backend="gpu")
+    assert expected == 15 and sizes == [(15, True)] and no_device_thread == [None]
+    # an explicit setting is what the run uses, so it is what starts
+    sizes.clear()
+    cli._prepare_gpu(_partition_args(tmp_path, config='{"initial_metis_processes": 3}'))
+    assert sizes == [(3, True)]
+    sizes.clear()
+    cli._prepare_gpu(_partition_args(tmp_path, config='{"initial_metis_processes": 0}'))
+    assert sizes == []
+    # none where the run would start none, or would not partition the hypergraph from scratch
+    for kw in (dict(k=2), dict(initial="x.part"), dict(algorithm="metis"), dict(format="graph")):
+        no_device_thread.clear()
+        cli._prepare_gpu(_partition_args(tmp_path, **kw))
+        assert sizes == [] and no_device_thread == [None], kw
+    monkeypatch.setenv("IGPART_PRESTART_WORKERS", "0")
+    cli._prepare_gpu(_partition_args(tmp_path, cli_threads=16))
+    assert sizes == []
+    # a bad --config is the command's error, before anything starts
+    monkeypatch.delenv("IGPART_PRESTART_WORKERS")
+    with pytest.raises(InputError):
+        cli._prepare_gpu(_partition_args(tmp_path, config="{not json"))
+    assert sizes == []
+
+
+def test_command_line_auto_starts_the_workers_once_a_device_is_found(tmp_path, monkeypatch,
+                                                                   no_device_thread):
+    """``auto``: the workers start from the preparation's thread once it has found a device
+    (none on a machine without one), not with the command."""
+    from igpart import cli
+    from igpart.kernels.gpu import prepare
+
+    monkeypatch.setattr(cli, "_smaller_than_auto_gpu", lambda path: False)
+    started = []
+    monkeypatch.setattr(cli, "_start_metis_workers", lambda *a: started.append(a))
+    cli._prepare_gpu(_partition_args(tmp_path, backend="auto"))
+    (hook,) = no_device_thread
+    assert callable(hook) and started == []
+    import igpart.kernels as kernels
+
+    for ok in (False, True):
+        monkeypatch.setattr(kernels, "gpu_status", lambda ok=ok: (ok, "test"))
+        prep = prepare.Preparation(kernels=False, on_device=hook)
+        prep._run()  # on this thread; without CuPy it stops at the import, and never raises
+        assert len(started) == int(ok)
+    assert started == [(None, None, 16)]
+
+
 def test_cpu_kernel_rejects_bad_indices():
     from igpart.kernels import _cpu
 
