@@ -10,7 +10,7 @@ preparation ended, and so on.
     python benchmarks/suite.py --suite large --cases ibm10,neuron,cholesky --inputs-only
     python benchmarks/cli_ab.py /tmp/igpart_suite/inputs/ibm10x29_s0.hgr \\
         --args "-k 16 --backend gpu -t 16" --reps 3 --timeline \\
-        --variants '{"ahead": {}, "at-partition": {"IGPART_PRESTART_WORKERS": "0"}}'
+        --variants '{"prepared": {}, "not": {"IGPART_GPU_PREPARE": "0"}}'
 
 Variant values are environment variables for that variant's processes (``""``: unset). Run it
 with the bytecode cache a user's install has (``PYTHONPYCACHEPREFIX`` or the default

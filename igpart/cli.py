@@ -288,11 +288,7 @@ def _prepare_gpu(args):
         return None
     from .kernels.gpu import prepare
 
-    workers = _metis_workers_ahead(args)
-    if workers is not None and args.backend == "gpu":
-        workers()  # a GPU run either way: no need to wait for the device to be found
-        workers = None
-    return prepare.start(on_device=workers)
+    return prepare.start()
 
 
 def _smaller_than_auto_gpu(path) -> bool:
@@ -306,40 +302,6 @@ def _smaller_than_auto_gpu(path) -> bool:
         return path is not None and os.path.getsize(path) < 4 * AUTO_GPU_MIN_PINS
     except OSError:
         return False
-
-
-def _metis_workers_ahead(args):
-    """For a GPU run into k >= 3 blocks of a hypergraph or netlist, a function that starts the
-    METIS worker processes its initial partitioning will use
-    (``igpart.partitioner.context.metis_processes``; none where that gives 0), else None.
-    :func:`_prepare_gpu` calls it at once with ``--backend gpu``, and with ``auto`` (on an
-    input large enough for the GPU) once its thread has found the device, so that the workers
-    import at the lowest priority while the input is read, instead of from the partition's
-    start, where a fresh process's initial partitioning waited for their start-up (an
-    interpreter, numpy and igpart each); the partition then finds the pool started
-    (``metis_pool.get_pool``). ``IGPART_PRESTART_WORKERS=0`` turns it off."""
-    if args.k < 3 or getattr(args, "initial", None) is not None \
-            or getattr(args, "algorithm", ALGORITHMS[0]) != ALGORITHMS[0]:
-        return None
-    if os.environ.get("IGPART_PRESTART_WORKERS", "").strip().lower() in ("0", "false", "no",
-                                                                          "off"):
-        return None
-    if detect_format(args.file, args.format) == "graph":
-        return None  # a graph's initial partitioning runs in-process
-    cfg = _config(args)  # checked here, as the partition would (an error is raised at once)
-    preset = getattr(args, "preset", None)
-    return lambda: _start_metis_workers(cfg, preset, args.k)
-
-
-def _start_metis_workers(cfg, preset, k: int) -> None:
-    from .parallel import metis_pool
-    from .parallel.threads import usable_cpus
-    from .partitioner.config import Config
-    from .partitioner.context import AUTO_METIS_MIN_CPUS, metis_processes
-
-    processes = metis_processes(Config.of(cfg, preset), 0, k, backend="gpu")
-    if processes:
-        metis_pool.get_pool(processes, low_priority=usable_cpus() >= AUTO_METIS_MIN_CPUS)
 
 
 def cmd_partition(args) -> int:

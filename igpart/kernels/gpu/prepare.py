@@ -24,9 +24,8 @@ log = logging.getLogger("igpart")
 class Preparation:
     """One background preparation of the current CUDA device (:func:`start`)."""
 
-    def __init__(self, kernels: bool = True, on_device=None):
+    def __init__(self, kernels: bool = True):
         self.kernels = kernels
-        self.on_device = on_device
         self.seconds: float | None = None
         self.error: str | None = None
         self._stop = threading.Event()
@@ -61,8 +60,6 @@ class Preparation:
         ok, reason = gpu_status()  # imports CuPy
         if not ok or self._stop.is_set():
             return
-        if self.on_device is not None:
-            self.on_device()
         import cupy
 
         from . import _loader
@@ -83,9 +80,7 @@ class Preparation:
             _loader.run_tasks([task], device)
 
 
-def start(kernels: bool = True, on_device=None) -> Preparation:
+def start(kernels: bool = True) -> Preparation:
     """Starts preparing the current CUDA device in a background thread (see the module
-    docstring); without CuPy or a device the thread ends at once. ``on_device``: called on that
-    thread once a usable device is found, before the context is created (what the caller
-    starts only for a GPU run)."""
-    return Preparation(kernels, on_device).start()
+    docstring); without CuPy or a device the thread ends at once."""
+    return Preparation(kernels).start()
