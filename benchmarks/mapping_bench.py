@@ -7,6 +7,11 @@ partition, then the same greedy placement), all in one process on the same threa
 Every cost is recomputed by ``igpart.communication_cost`` and checked against Mt-KaHyPar's own
 ``steiner_tree`` of the same PE ids (independent code); a mismatch or an unbalanced mapping is
 flagged and makes the exit status 1. Ratios are against Mt-KaHyPar DEFAULT's mapping.
+Mt-KaHyPar precomputes the Steiner trees of its target graph: onto 128 PEs it refuses ("Too much
+memory requested for precomputing steiner trees"), and onto 64 its ``steiner_tree`` of a
+mapping of ibm02 did not return within a minute; ``--check igpart`` then leaves Mt-KaHyPar out
+(igpart's tools only) and checks each reported cost against ``igpart.communication_cost``
+alone (whose closed form is tested against brute-force Steiner trees).
 
     python benchmarks/mapping_bench.py --cases ibm01,ibm02,ibm03,ibm04,ibm05 \\
         --hierarchy 4:8:1 --distance 1:10:100 --threads 2
@@ -119,10 +124,10 @@ def _setting(name: str):
 def run_case(name, h, a, d, epsilon, threads, seed, tools, mtk, init,
              backend: str = "auto") -> list[dict]:  # fmt: skip
     k = int(np.prod(a))
-    D = distance_matrix(a, d)
     rows = []
-    ctx, hg = mtk_hypergraph(mtk, init, h, k, epsilon)  # Mt-KaHyPar checks every tool's cost
-    target = mtk_target(init, ctx, D)
+    if mtk is not None:  # Mt-KaHyPar checks every tool's cost
+        ctx, hg = mtk_hypergraph(mtk, init, h, k, epsilon)
+        target = mtk_target(init, ctx, distance_matrix(a, d))
     for tool in tools:
         t0 = time.perf_counter()
         timings = {}
@@ -151,14 +156,15 @@ def run_case(name, h, a, d, epsilon, threads, seed, tools, mtk, init,
         else:
             raise SystemExit(f"unknown tool {tool}")
         cost = communication_cost(h, parts, a, d)
-        check = int(hg.create_partitioned_hypergraph(ctx, k, parts.tolist()).steiner_tree(target))
+        check = None if mtk is None else \
+            int(hg.create_partitioned_hypergraph(ctx, k, parts.tolist()).steiner_tree(target))
         balanced = igpart.is_balanced(h, parts, k, epsilon)
         rows.append({
             "case": name, "tool": tool, "cost": cost, "steiner_tree_mtkahypar": check,
             "reported": reported, "km1": igpart.km1(h, parts, k),
             "imbalance": igpart.imbalance(h, parts, k), "balanced": balanced,
             "seconds": seconds, "timings": timings,
-            "ok": balanced and cost == check and (reported is None or reported == cost),
+            "ok": balanced and check in (None, cost) and (reported is None or reported == cost),
         })  # fmt: skip
     return rows
 
@@ -204,6 +210,9 @@ def main(argv=None) -> int:
                          "/VARIANT[+VARIANT] (" + ", ".join(VARIANTS) + ": some settings as they "
                          "were before, to compare in one run; " + ", ".join(BACKEND_VARIANTS) +
                          ": that backend instead of --backend)")
+    ap.add_argument("--check", choices=("mtkahypar", "igpart"), default="mtkahypar",
+                    help="whose Steiner tree cost checks each mapping (igpart: without "
+                         "Mt-KaHyPar, for its tools only)")
     ap.add_argument("--json", help="write the rows here")
     ap.add_argument("--warmup", type=int, default=1,
                     help="1 (default): before the timed runs, one untimed call of each igpart tool "
@@ -219,7 +228,13 @@ def main(argv=None) -> int:
         if base not in TOOLS or bad or (variant and not base.startswith("igpart-")):
             raise SystemExit(f"unknown tool {tool} (tools: {', '.join(TOOLS)}; variants of an "
                              f"igpart tool: {', '.join(VARIANTS)})")
-    mtk, init = mtk_setup(args.threads)
+    if args.check == "igpart":
+        peers = [t for t in tools if not t.startswith("igpart-")]
+        if peers:
+            raise SystemExit(f"--check igpart runs igpart's tools only, not {', '.join(peers)}")
+        mtk = init = None
+    else:
+        mtk, init = mtk_setup(args.threads)
     if args.warmup:
         small = igpart.generators.random_circuit(2000, seed=1)
         for tool in tools:
