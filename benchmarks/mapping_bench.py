@@ -6,7 +6,8 @@ partition, then the same greedy placement), all in one process on the same threa
 
 Every cost is recomputed by ``igpart.communication_cost`` and checked against Mt-KaHyPar's own
 ``steiner_tree`` of the same PE ids (independent code); a mismatch or an unbalanced mapping is
-flagged and makes the exit status 1. Ratios are against Mt-KaHyPar DEFAULT's mapping.
+flagged and makes the exit status 1. Ratios are against Mt-KaHyPar DEFAULT's mapping
+(``mtkahypar``; ``mtkahypar-quality`` is its QUALITY preset).
 Mt-KaHyPar precomputes the Steiner trees of its target graph: onto 128 PEs it refuses ("Too much
 memory requested for precomputing steiner trees"), and onto 64 its ``steiner_tree`` of a
 mapping of ibm02 did not return within a minute; ``--check igpart`` then leaves Mt-KaHyPar out
@@ -46,7 +47,7 @@ from igpart.mapping import (  # noqa: E402
 )
 
 TOOLS = ("igpart-hm", "igpart-hm-ultra", "igpart-two-phase", "igpart-im", "mtkahypar",
-         "mtkahypar-two-phase")
+         "mtkahypar-quality", "mtkahypar-two-phase")
 
 
 def mtk_setup(threads: int):
@@ -135,9 +136,14 @@ def run_case(name, h, a, d, epsilon, threads, seed, tools, mtk, init,
             m = igpart_map(tool, h, a, d, epsilon, seed, threads, backend)
             parts, seconds, reported = m.parts, m.seconds, m.cost
             timings = {key: round(v, 4) for key, v in m.timings.items()}
-        elif tool == "mtkahypar":
+        elif tool in ("mtkahypar", "mtkahypar-quality"):
             mtk.set_seed(seed)
-            p = hg.map_onto_graph(target, ctx)
+            mctx = ctx
+            if tool == "mtkahypar-quality":
+                mctx = init.context_from_preset(mtk.PresetType.QUALITY)
+                mctx.set_mapping_parameters(k, epsilon)
+                mctx.logging = False
+            p = hg.map_onto_graph(target, mctx)
             seconds = time.perf_counter() - t0
             parts = np.array(p.get_partition() if hasattr(p, "get_partition") else
                              [p.block_id(v) for v in range(h.n)], dtype=np.int64)  # fmt: skip
