@@ -3,9 +3,13 @@
 Builds a large circuit-like .hgr with the seeded generator (nothing from outside the repo), then
 times each reader on the same file; prints MB/s and the ratio. With ``--graph S``, a METIS
 graph instead: a random geometric graph of 2^S points (``igpart.generators.rgg_graph``, the
-suite's ``rgg_n_2_S``), read by igpart, Mt-KaHyPar and KaMinPar where installed, each also once
-in a fresh process for its peak resident memory (that of the process after its imports is
-reported beside it). Usage:
+suite's ``rgg_n_2_S``), read by igpart, Mt-KaHyPar and KaMinPar where installed, each also in
+``--repeat`` fresh processes for its time there and its peak resident memory (the median run's;
+that of the process after its imports is reported beside it). The ``.hgr`` row "fresh process"
+is igpart's first read in a new process (the median of ``--repeat``). A first read pays for
+first touching its new memory, where a repeated read in one process reuses the pages of the
+one before: a command's read is a first read.
+Usage:
 
     python benchmarks/io_speed.py [--vertices 4000000] [--repeat 3] [--json]
     python benchmarks/io_speed.py --graph 20 --repeat 3
@@ -49,16 +53,25 @@ GRAPH_READERS = {
 }
 
 
-def peak_rss(setup: str, stmt: str | None, path: str) -> float:
-    """Peak resident MB of a fresh process that runs ``setup`` and then ``stmt`` once."""
+def fresh_run(setup: str, stmt: str | None, path: str) -> tuple[float, float]:
+    """A fresh process that runs ``setup`` and then ``stmt`` once: the seconds of ``stmt``
+    (what a command pays for its read: new memory is first touched there, where a repeated
+    read in one process reuses the pages of the one before) and the peak resident MB."""
     # VmHWM: the peak of this process's own memory (ru_maxrss would carry the parent's over
     # fork and exec)
-    code = (f"path = {path!r}; {setup}; " + (f"{stmt}; " if stmt else "")
+    code = (f"import time; path = {path!r}; {setup}; t0 = time.perf_counter(); "
+            + (f"{stmt}; " if stmt else "") + "print(time.perf_counter() - t0); "
             + "print([int(x.split()[1]) / 1024 for x in open('/proc/self/status') "
             "if x.startswith('VmHWM')][0])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)
-    return float(out.stdout.strip().splitlines()[-1])
+    seconds, peak = out.stdout.strip().splitlines()[-2:]
+    return float(seconds), float(peak)
+
+
+def peak_rss(setup: str, stmt: str | None, path: str) -> float:
+    """Peak resident MB of a fresh process that runs ``setup`` and then ``stmt`` once."""
+    return fresh_run(setup, stmt, path)[1]
 
 
 def graph_main(args) -> None:
@@ -78,13 +91,17 @@ def graph_main(args) -> None:
             except ImportError:
                 continue
             seconds = best_of(lambda: eval(stmt, scope), args.repeat)  # noqa: B023
-            rows[name] = (seconds, peak_rss(setup, stmt, path), peak_rss(setup, None, path))
+            fresh = sorted(fresh_run(setup, stmt, path) for _ in range(args.repeat))
+            first, rss = fresh[len(fresh) // 2]  # the median run
+            rows[name] = (seconds, first, rss, peak_rss(setup, None, path))
     print(f"file: {size_mb:.1f} MB, {g.n} vertices, {g.num_edges} edges; commit {commit()}")
-    print("| reader | seconds | MB/s | time / igpart | peak RSS MB (after imports) |")
-    print("|---|---:|---:|---:|---:|")
+    print("| reader | seconds | MB/s | time / igpart | fresh process s | peak RSS MB (after "
+          "imports) |")
+    print("|---|---:|---:|---:|---:|---:|")
     base = rows["igpart"][0]
-    for k, (v, rss, rss0) in rows.items():
-        print(f"| {k} | {v:.3f} | {size_mb / v:.1f} | {v / base:.2f} | {rss:.0f} ({rss0:.0f}) |")
+    for k, (v, first, rss, rss0) in rows.items():
+        print(f"| {k} | {v:.3f} | {size_mb / v:.1f} | {v / base:.2f} | {first:.3f} | "
+              f"{rss:.0f} ({rss0:.0f}) |")
 
 
 def commit() -> str:
@@ -116,6 +133,10 @@ def main() -> None:
         rows["igpart (incl. vertex->net CSR)"] = best_of(
             lambda: io.read_hgr(path).vind, args.repeat
         )
+        # the first read of a process, as a command makes it (the median of --repeat)
+        firsts = sorted(fresh_run("import igpart", "igpart.read_hgr(path)", str(path))[0]
+                        for _ in range(args.repeat))
+        rows["igpart, fresh process"] = firsts[len(firsts) // 2]
         try:
             import mtkahypar
 

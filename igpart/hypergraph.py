@@ -70,7 +70,7 @@ def _as_int_array(values, name: str, length: int | None, default: int | None) ->
     if values is None:
         if length is None or default is None:
             raise InputError(f"{name} is required")
-        return np.full(length, default, dtype=np.int64)
+        return _cpu.filled(int(length), int(default))  # pages touched on the threads
     arr = np.asarray(values)
     if arr.ndim != 1:
         raise InputError(f"{name} must be one-dimensional, got shape {arr.shape}")
@@ -132,8 +132,8 @@ def _check_ptr(ptr: np.ndarray, nind: int, name: str) -> None:
         raise InputError(f"{name} must be a non-empty 1-D array")
     if ptr[0] != 0 or ptr[-1] != nind:
         raise InputError(f"{name} must start at 0 and end at {nind}, got {ptr[0]}..{ptr[-1]}")
-    if np.any(np.diff(ptr) < 0):
-        bad = int(np.flatnonzero(np.diff(ptr) < 0)[0])
+    bad = _cpu.first_decrease(ptr)  # on the threads, without a difference array
+    if bad >= 0:
         raise InputError(f"{name} decreases at row {bad}")
 
 
@@ -389,9 +389,9 @@ class Graph:
             _check_symmetric(xadj, adjncy, adjwgt, n)
         else:
             if adjwgt is None:
-                adjwgt = np.ones(np.asarray(adjncy).size, dtype=np.int64)
+                adjwgt = _cpu.filled(np.asarray(adjncy).size, 1)
             if vwgt is None:
-                vwgt = np.ones(int(n), dtype=np.int64)
+                vwgt = _cpu.filled(int(n), 1)
         self.n = int(n)
         self.xadj = _frozen(xadj, np.int64)
         self.adjncy = _frozen(adjncy, np.int32)

@@ -129,7 +129,8 @@ class _Lines:
         except _cpu.ParseError as exc:
             line, msg = exc.args
             raise InputError(msg, file=self.file, line=int(line)) from None
-        self.counts = np.diff(self.ptr)
+        # tokens per line and the non-blank lines, on the threads
+        self.counts, self.nonblank = _cpu.row_sizes(self.ptr)
         self.last_line = int(self.line_no[-1]) if self.line_no.size else 1
 
     def error(self, msg: str, line_index: int | None = None) -> InputError:
@@ -273,7 +274,7 @@ def atomic_write(path, data: bytes | str | Iterable[bytes]) -> None:
 def read_hgr(path, data: bytes | None = None) -> Hypergraph:
     """Reads an hMETIS hypergraph file (fmt 0, 1, 10, 11)."""
     L = _Lines(path, data)
-    nonblank = np.flatnonzero(L.counts > 0)
+    nonblank = L.nonblank
     h, head = _header(L, nonblank, "hMETIS", 2, 3)
     m, n = head[0], head[1]
     fmt = head[2] if len(head) > 2 else 0
@@ -362,7 +363,7 @@ def write_hgr(h: Hypergraph, path, fmt: int | None = None) -> None:
 def read_graph(path, data: bytes | None = None) -> Graph:
     """Reads a METIS graph file (fmt 0, 1, 10, 11, 100, 101, 110, 111; ncon = 1)."""
     L = _Lines(path, data)
-    nonblank = np.flatnonzero(L.counts > 0)
+    nonblank = L.nonblank
     h, head = _header(L, nonblank, "METIS", 2, 4)
     n, m = head[0], head[1]
     fmt = head[2] if len(head) > 2 else 0
@@ -431,7 +432,7 @@ def read_graph(path, data: bytes | None = None) -> Graph:
     adj0 = adj.astype(np.int32)  # in [1, n], n < 2**31
     adj0 -= 1
     del adj
-    wts = adjwgt if adjwgt is not None else np.ones(adj0.size, dtype=np.int64)
+    wts = adjwgt if adjwgt is not None else _cpu.filled(adj0.size, 1)  # pages on the threads
     defect = find_asymmetry(xadj, adj0, wts, n)
     if defect is not None:
         raise L.error(describe_asymmetry(defect, base=1), int(vlines[defect[1]]))
@@ -441,7 +442,7 @@ def read_graph(path, data: bytes | None = None) -> Graph:
             f"(expected {2 * m})",
             h,
         )
-    vw = vwgt if vwgt is not None else np.ones(n, dtype=np.int64)
+    vw = vwgt if vwgt is not None else _cpu.filled(n, 1)
     g = Graph(xadj, adj0, n, wts, vw, check=False)
     # weights the file left out are ones (Graph.unit_edge_weights without a read)
     if adjwgt is None:
@@ -488,7 +489,7 @@ def _one_value_per_line(path, k, one: str, count: str, n: int | None):
     if k is not None and (isinstance(k, bool) or int(k) != k or k < 1):
         raise InputError(f"k must be a positive integer, got {k!r}")
     L = _Lines(path)
-    nonblank = np.flatnonzero(L.counts > 0)
+    nonblank = L.nonblank
     wrong = np.flatnonzero(L.counts[nonblank] != 1)
     if wrong.size:
         raise L.error(one, int(nonblank[wrong[0]]))
@@ -544,7 +545,7 @@ def read_block_weights(path, k: int | None = None) -> np.ndarray:
     """Reads per-block maximum weights (``max_block_weights``): one non-negative integer per
     line, block 0 first; with ``k``, exactly ``k`` of them. Errors name the file and line."""
     L = _Lines(path)
-    nonblank = np.flatnonzero(L.counts > 0)
+    nonblank = L.nonblank
     wrong = np.flatnonzero(L.counts[nonblank] != 1)
     if wrong.size:
         raise L.error("a block weight line must hold exactly one weight", int(nonblank[wrong[0]]))

@@ -464,6 +464,60 @@ def test_repeated_pins_found_in_long_rows_of_many():
     assert sizes[71_234] == size - 1 and (np.delete(sizes, 71_234) == size).all()
 
 
+@pytest.mark.parametrize("threads", [1, 2, 3])
+@pytest.mark.parametrize("rows", [0, 1, 7, 200_003])
+def test_row_sizes_and_first_decrease_equal_numpy(threads, rows):
+    """The readers' row passes on the threads (``row_sizes``: numpy's diff and the non-empty
+    rows; ``first_decrease``: the first row whose pointer goes back) equal numpy's, from tiny
+    pointers to ones above the size split over the threads; and ``filled`` equals np.full."""
+    from igpart.kernels import _cpu, omp_threads
+
+    rng = np.random.default_rng(rows + threads)
+    sizes = rng.integers(0, 3, rows) * rng.integers(0, 2, rows)  # many empty rows
+    ptr = np.zeros(rows + 1, dtype=np.int64)
+    np.cumsum(sizes, out=ptr[1:])
+    with omp_threads(threads):
+        got, nonempty = _cpu.row_sizes(ptr)
+        assert np.array_equal(got, np.diff(ptr)) and got.dtype == np.int64
+        assert np.array_equal(nonempty, np.flatnonzero(np.diff(ptr) > 0))
+        assert _cpu.first_decrease(ptr) == -1
+        if rows >= 2:
+            for r in sorted({rows // 2, rows - 1, int(rng.integers(0, rows))}):
+                bad = ptr.copy()
+                bad[r + 1] = bad[r] - 1
+                bad[r + 1:] = np.minimum(bad[r + 1:], bad[r + 1])  # later rows follow it down
+                bad[-1] -= 1  # and a second decrease at the end: the first one is reported
+                assert _cpu.first_decrease(bad) == int(np.flatnonzero(np.diff(bad) < 0)[0])
+        assert np.array_equal(_cpu.filled(rows, -7), np.full(rows, -7, dtype=np.int64))
+    assert _cpu.first_decrease(np.zeros(1, dtype=np.int64)) == -1
+    with pytest.raises(ValueError, match="negative length"):
+        _cpu.filled(-1, 0)
+    with pytest.raises(ValueError, match="non-empty"):
+        _cpu.row_sizes(np.zeros(0, dtype=np.int64))
+
+
+def test_readers_give_the_same_arrays_as_the_constructors(tmp_path):
+    """hMETIS and METIS files read into the arrays the in-memory constructors build from the
+    same data (unit weights where the file gives none, blank lines skipped)."""
+    from igpart.generators import random_circuit
+
+    h = random_circuit(3000, seed=3)
+    f = tmp_path / "c.hgr"
+    io.write_hgr(h, f)
+    text = f.read_bytes().replace(b"\n", b"\n\n", 5)  # blank lines among the nets
+    f.write_bytes(text)
+    r = io.read_hgr(f)
+    assert (r.n, r.m) == (h.n, h.m)
+    for a in ("eptr", "eind", "vwgt", "ewgt"):
+        assert np.array_equal(getattr(r, a), getattr(h, a)), a
+    g = h.to_graph()
+    fg = tmp_path / "c.graph"
+    io.write_graph(g, fg)
+    rg = io.read_graph(fg)
+    for a in ("xadj", "adjncy", "adjwgt", "vwgt"):
+        assert np.array_equal(getattr(rg, a), getattr(g, a)), a
+
+
 def test_format_lines_in_chunks_equals_one_pass():
     """The line formatter on enough lines for its parallel chunks: the text of a plain join,
     empty lines and negative values included."""

@@ -141,6 +141,83 @@ void igp::bind_basic(py::module_ &m) {
         "Bytes with one line per row: values[ptr[i]:ptr[i+1]] separated by spaces.");
 
     m.def(
+        "filled",
+        [](int64_t length, int64_t value) {
+            if (length < 0) throw std::invalid_argument("filled: negative length");
+            UninitVector<int64_t> v(static_cast<size_t>(length));
+            {
+                py::gil_scoped_release release;
+                int64_t *out = v.data();
+#pragma omp parallel for schedule(static) if (length >= kParallelMinLightItems)
+                for (int64_t i = 0; i < length; ++i) out[i] = value;
+            }
+            return to_numpy(std::move(v));
+        },
+        py::arg("length"), py::arg("value"),
+        "An int64 array of `length` entries equal to `value`, written on the threads (the pages "
+        "of a large new array are first touched side by side, not by one thread).");
+
+    m.def(
+        "row_sizes",
+        [](Arr<int64_t> ptr) {
+            if (ptr.ndim() != 1 || ptr.shape(0) < 1)
+                throw std::invalid_argument("row_sizes: ptr must be 1-D and non-empty");
+            const int64_t rows = ptr.shape(0) - 1;
+            const int64_t *p = ptr.data();
+            UninitVector<int64_t> sizes(static_cast<size_t>(rows));
+            UninitVector<int64_t> nonempty;
+            {
+                py::gil_scoped_release release;
+                int64_t *s = sizes.data();
+                // sizes, and per chunk of rows how many are non-empty; then the non-empty rows'
+                // ids written at their chunk's offset (the same order as one pass)
+                const int threads = rows >= kParallelMinLightItems ? max_threads() : 1;
+                const int64_t chunks = threads == 1 ? 1 : 4 * static_cast<int64_t>(threads);
+                std::vector<int64_t> at(static_cast<size_t>(chunks + 1), 0);
+#pragma omp parallel for schedule(static, 1) num_threads(threads)
+                for (int64_t c = 0; c < chunks; ++c) {
+                    int64_t kept = 0;
+                    for (int64_t r = rows * c / chunks; r < rows * (c + 1) / chunks; ++r) {
+                        s[r] = p[r + 1] - p[r];
+                        kept += s[r] != 0;
+                    }
+                    at[c + 1] = kept;
+                }
+                for (int64_t c = 0; c < chunks; ++c) at[c + 1] += at[c];
+                nonempty.resize(static_cast<size_t>(at[chunks]));
+                int64_t *ne = nonempty.data();
+#pragma omp parallel for schedule(static, 1) num_threads(threads)
+                for (int64_t c = 0; c < chunks; ++c) {
+                    int64_t k = at[c];
+                    for (int64_t r = rows * c / chunks; r < rows * (c + 1) / chunks; ++r)
+                        if (s[r] != 0) ne[k++] = r;
+                }
+            }
+            return py::make_tuple(to_numpy(std::move(sizes)), to_numpy(std::move(nonempty)));
+        },
+        py::arg("ptr"),
+        "(sizes, nonempty): ptr[i + 1] - ptr[i] per row, and the ids of the rows whose size is "
+        "not 0, in order (numpy's diff and flatnonzero, on the threads).");
+
+    m.def(
+        "first_decrease",
+        [](Arr<int64_t> ptr) {
+            if (ptr.ndim() != 1) throw std::invalid_argument("first_decrease: ptr must be 1-D");
+            const int64_t rows = ptr.shape(0) - 1;
+            const int64_t *p = ptr.data();
+            int64_t first = rows < 0 ? -1 : rows;
+            {
+                py::gil_scoped_release release;
+#pragma omp parallel for reduction(min : first) schedule(static) if (rows >= kParallelMinLightItems)
+                for (int64_t r = 0; r < rows; ++r)
+                    if (p[r + 1] < p[r] && r < first) first = r;
+            }
+            return first == rows ? int64_t(-1) : first;
+        },
+        py::arg("ptr"),
+        "The first row r with ptr[r + 1] < ptr[r], or -1 (on the threads).");
+
+    m.def(
         "csr_transpose",
         [](Arr<int64_t> ptr, Arr<int32_t> ind, int64_t ncols) {
             check_csr(ptr, ind, ncols, "csr_transpose");
