@@ -405,33 +405,35 @@ def read_graph(path, data: bytes | None = None) -> Graph:
     xadj = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(degrees, out=xadj[1:])
     if n:
-        span = L.values[L.ptr[vlines[0]] : L.ptr[vlines[-1] + 1]]
+        # the vertex lines' values: base[offset : offset + length]
+        base, offset = L.values, int(L.ptr[vlines[0]])
+        length = int(L.ptr[vlines[-1] + 1]) - offset
         if lead:  # each line's size / weight dropped (lead <= 2 values at its start)
-            keep = np.ones(span.size, dtype=bool)
+            keep = np.ones(length, dtype=bool)
             for i in range(lead):
                 keep[starts - starts[0] + i] = False
-            span = span[keep]
-        # every line now holds neighbours (and weights: an even count), back to back
-        adj = span[::step]
-        adjwgt = np.ascontiguousarray(span[1::2]) if has_ew else None
+            base, offset = base[offset : offset + length][keep], 0
+            length = base.size
+        # every line now holds neighbours (and weights: an even count), back to back: the
+        # neighbours as 0-based int32 ids and the first one out of range, in one parallel pass
+        adj0, bad = _cpu.one_based_ids(base, offset, -(-length // step), step, n)
+        adjwgt = (np.ascontiguousarray(base[offset + 1 : offset + length : 2]) if has_ew
+                  else None)
     else:
-        adj = np.zeros(0, dtype=np.int64)
+        adj0, bad = np.zeros(0, dtype=np.int32), -1
         adjwgt = np.zeros(0, dtype=np.int64) if has_ew else None
 
     def arc_line(b: int) -> int:  # the file line (index) of arc b
         return int(vlines[np.searchsorted(xadj, b, side="right") - 1])
 
-    if adj.size and (adj.min() < 1 or adj.max() > n):
-        b = int(np.flatnonzero((adj < 1) | (adj > n))[0])
-        raise L.error(f"neighbour id {int(adj[b])} out of range [1, {n}]", arc_line(b))
+    if bad >= 0:
+        value = int(base[offset + bad * step])
+        raise L.error(f"neighbour id {value} out of range [1, {n}]", arc_line(bad))
     if adjwgt is not None and adjwgt.size and adjwgt.min() < 0:
         b = int(np.flatnonzero(adjwgt < 0)[0])
         raise L.error(f"negative edge weight {int(adjwgt[b])}", arc_line(b))
     # both directions of every edge: the edge cut is summed that way before halving
     _check_weight_total(L, adjwgt, "edge weights (each edge counted from both ends)", arc_line)
-    adj0 = adj.astype(np.int32)  # in [1, n], n < 2**31
-    adj0 -= 1
-    del adj
     wts = adjwgt if adjwgt is not None else _cpu.filled(adj0.size, 1)  # pages on the threads
     defect = find_asymmetry(xadj, adj0, wts, n)
     if defect is not None:

@@ -496,6 +496,32 @@ def test_row_sizes_and_first_decrease_equal_numpy(threads, rows):
         _cpu.row_sizes(np.zeros(0, dtype=np.int64))
 
 
+@pytest.mark.parametrize("threads", [1, 3])
+@pytest.mark.parametrize("step", [1, 2])
+def test_one_based_ids_equal_numpy(threads, step):
+    """The METIS reader's neighbour pass: every ``step``-th value from ``offset`` less one, as
+    int32, and the first one outside [1, n] (a zero, a negative, n + 1), on one thread and on
+    several, on a range long enough to be split over them."""
+    from igpart.kernels import _cpu, omp_threads
+
+    rng = np.random.default_rng(step)
+    n, offset, count = 5_000, 7, 150_001
+    values = rng.integers(1, n + 1, offset + count * step + 3).astype(np.int64)
+    expect = values[offset : offset + count * step : step] - 1
+    with omp_threads(threads):
+        ids, bad = _cpu.one_based_ids(values, offset, count, step, n)
+        assert bad == -1 and ids.dtype == np.int32 and np.array_equal(ids, expect)
+        for first, later in ((90_000, 120_000), (0, 5), (count - 1, count - 1)):
+            wrong = values.copy()
+            wrong[offset + later * step] = -3
+            wrong[offset + first * step] = (0, n + 1)[first % 2]
+            assert _cpu.one_based_ids(wrong, offset, count, step, n)[1] == first
+        assert _cpu.one_based_ids(values, offset, 0, step, n)[1] == -1
+        assert _cpu.one_based_ids(values, offset, count, step, 0)[1] == 0  # no vertex at all
+    with pytest.raises(ValueError, match="outside values"):
+        _cpu.one_based_ids(values, offset, count + 4, step, n)
+
+
 def test_readers_give_the_same_arrays_as_the_constructors(tmp_path):
     """hMETIS and METIS files read into the arrays the in-memory constructors build from the
     same data (unit weights where the file gives none, blank lines skipped)."""

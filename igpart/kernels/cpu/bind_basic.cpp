@@ -200,6 +200,37 @@ void igp::bind_basic(py::module_ &m) {
         "not 0, in order (numpy's diff and flatnonzero, on the threads).");
 
     m.def(
+        "one_based_ids",
+        [](Arr<int64_t> values, int64_t offset, int64_t count, int64_t step, int64_t n) {
+            if (values.ndim() != 1 || offset < 0 || count < 0 || step < 1 ||
+                (count > 0 && offset + (count - 1) * step >= values.shape(0)))
+                throw std::invalid_argument("one_based_ids: range outside values");
+            const int64_t *v = values.data() + offset;
+            UninitVector<int32_t> ids(static_cast<size_t>(count));
+            int64_t first = count;
+            {
+                py::gil_scoped_release release;
+                int32_t *out = ids.data();
+                const uint64_t limit = static_cast<uint64_t>(std::max<int64_t>(n, 0));
+#pragma omp parallel for reduction(min : first) schedule(static) if (count >= kParallelMinLightItems)
+                for (int64_t b = 0; b < count; ++b) {
+                    const int64_t x = v[b * step];
+                    // one unsigned comparison: x - 1 below 0 wraps above any vertex count
+                    if (static_cast<uint64_t>(x - 1) >= limit) {
+                        if (b < first) first = b;
+                        out[b] = -1;
+                    } else {
+                        out[b] = static_cast<int32_t>(x - 1);
+                    }
+                }
+            }
+            return py::make_tuple(to_numpy(std::move(ids)), first == count ? int64_t(-1) : first);
+        },
+        py::arg("values"), py::arg("offset"), py::arg("count"), py::arg("step"), py::arg("n"),
+        "(ids, bad): values[offset + b * step] - 1 as int32 for b < count (1-based vertex ids "
+        "of a file to 0-based), and the first b whose value is outside [1, n], or -1.");
+
+    m.def(
         "first_decrease",
         [](Arr<int64_t> ptr) {
             if (ptr.ndim() != 1) throw std::invalid_argument("first_decrease: ptr must be 1-D");
