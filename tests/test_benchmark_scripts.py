@@ -1,0 +1,64 @@
+"""Benchmark scripts that the measurements in BENCHMARKS.md name, run small: ``cli_ab.py`` (the
+whole command under environment variants) and ``mapping_bench.py --check igpart`` (igpart's
+mappings without Mt-KaHyPar). They must keep working where no GPU and no peer is installed."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from igpart.generators import random_circuit
+from igpart.io import write_hgr
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _run(args, **env):
+    return subprocess.run([sys.executable, *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=300, env={**os.environ, **env})
+
+
+def test_cli_ab_times_each_variant_of_the_whole_command(tmp_path):
+    f = tmp_path / "c.hgr"
+    write_hgr(random_circuit(1500, seed=2), f)
+    out = tmp_path / "ab.json"
+    r = _run(["benchmarks/cli_ab.py", str(f), "--args", "-k 4 --backend cpu", "--reps", "2",
+              "--warmup", "0", "--variants", '{"fast": {}, "teardown": {"IGPART_FAST_EXIT": "0"}}',
+              "--json", str(out)])
+    assert r.returncode == 0, r.stderr
+    runs = json.loads(out.read_text())["runs"]
+    assert sorted((x["variant"], x["rep"]) for x in runs) == [
+        ("fast", 0), ("fast", 1), ("teardown", 0), ("teardown", 1)]
+    for x in runs:  # the command's own partition call lies inside its whole run
+        assert x["balanced"] and 0 < x["partition"] < x["wall"] and x["cut"] > 0
+    assert "| c.hgr | teardown |" in r.stdout
+    # a command that fails is reported with its error, not timed
+    bad = _run(["benchmarks/cli_ab.py", str(tmp_path / "missing.hgr"), "--args", "-k 4",
+                "--warmup", "0", "--reps", "1"])
+    assert bad.returncode != 0 and "missing.hgr" in bad.stderr
+
+
+def test_mapping_bench_checks_igpart_alone(ispd98):
+    env = {"IGPART_BENCHMARKS": str(ispd98.parent)}
+    r = _run(["benchmarks/mapping_bench.py", "--cases", "ibm01", "--hierarchy", "2:2:2",
+              "--distance", "1:10:100", "--threads", "1", "--backend", "cpu", "--tools",
+              "igpart-im,igpart-hm", "--check", "igpart", "--warmup", "0"], **env)
+    assert r.returncode == 0, r.stderr
+    rows = json.loads(r.stderr.strip().splitlines()[-1])
+    assert [x["tool"] for x in rows] == ["igpart-im", "igpart-hm"]
+    for x in rows:  # no peer check: the reported cost against communication_cost, balanced
+        assert x["ok"] and x["steiner_tree_mtkahypar"] is None and x["reported"] == x["cost"]
+    peer = _run(["benchmarks/mapping_bench.py", "--cases", "ibm01", "--tools",
+                 "igpart-hm,mtkahypar", "--check", "igpart"], **env)
+    assert peer.returncode != 0 and "igpart's tools only, not mtkahypar" in peer.stderr
+
+
+@pytest.mark.parametrize("option", ["--check", "--tools"])
+def test_mapping_bench_rejects_unknown_values(option):
+    r = _run(["benchmarks/mapping_bench.py", option, "nobody"])
+    assert r.returncode != 0
