@@ -10,9 +10,10 @@ flagged and makes the exit status 1. Ratios are against Mt-KaHyPar DEFAULT's map
 (``mtkahypar``; ``mtkahypar-quality`` is its QUALITY preset).
 Mt-KaHyPar precomputes the Steiner trees of its target graph: onto 128 PEs it refuses ("Too much
 memory requested for precomputing steiner trees"), and onto 64 its ``steiner_tree`` of a
-mapping of ibm02 did not return within a minute; ``--check igpart`` then leaves Mt-KaHyPar out
-(igpart's tools only) and checks each reported cost against ``igpart.communication_cost``
-alone (whose closed form is tested against brute-force Steiner trees).
+mapping of ibm02 outlasted a step limited to a minute (BENCHMARKS.md, "Deeper hierarchies").
+``--check igpart`` then leaves Mt-KaHyPar out (igpart's tools only) and checks each reported
+cost against ``igpart.communication_cost`` alone (whose closed form is tested against
+brute-force Steiner trees).
 
     python benchmarks/mapping_bench.py --cases ibm01,ibm02,ibm03,ibm04,ibm05 \\
         --hierarchy 4:8:1 --distance 1:10:100 --threads 2

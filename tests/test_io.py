@@ -511,10 +511,12 @@ def test_one_based_ids_equal_numpy(threads, step):
     with omp_threads(threads):
         ids, bad = _cpu.one_based_ids(values, offset, count, step, n)
         assert bad == -1 and ids.dtype == np.int32 and np.array_equal(ids, expect)
-        for first, later in ((90_000, 120_000), (0, 5), (count - 1, count - 1)):
+        low = np.iinfo(np.int64).min
+        for first, later, value in ((90_000, 120_000, 0), (0, 5, n + 1),
+                                    (count - 1, count - 1, low), (3, 4, -1)):
             wrong = values.copy()
             wrong[offset + later * step] = -3
-            wrong[offset + first * step] = (0, n + 1)[first % 2]
+            wrong[offset + first * step] = value
             assert _cpu.one_based_ids(wrong, offset, count, step, n)[1] == first
         assert _cpu.one_based_ids(values, offset, 0, step, n)[1] == -1
         assert _cpu.one_based_ids(values, offset, count, step, 0)[1] == 0  # no vertex at all

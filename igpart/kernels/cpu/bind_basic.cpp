@@ -214,13 +214,14 @@ void igp::bind_basic(py::module_ &m) {
                 const uint64_t limit = static_cast<uint64_t>(std::max<int64_t>(n, 0));
 #pragma omp parallel for reduction(min : first) schedule(static) if (count >= kParallelMinLightItems)
                 for (int64_t b = 0; b < count; ++b) {
-                    const int64_t x = v[b * step];
-                    // one unsigned comparison: x - 1 below 0 wraps above any vertex count
-                    if (static_cast<uint64_t>(x - 1) >= limit) {
+                    // one unsigned comparison (no signed overflow at INT64_MIN): an id below 1
+                    // wraps above any vertex count
+                    const uint64_t id = static_cast<uint64_t>(v[b * step]) - 1u;
+                    if (id >= limit) {
                         if (b < first) first = b;
                         out[b] = -1;
                     } else {
-                        out[b] = static_cast<int32_t>(x - 1);
+                        out[b] = static_cast<int32_t>(id);
                     }
                 }
             }
