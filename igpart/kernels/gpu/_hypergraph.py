@@ -46,18 +46,22 @@ def group_vertices(best, n: int, vwgt, mcw: int, group_size: int, mirror: bool):
     (cmap, nc)."""
     comb = cp.empty(n, dtype=cp.int64)
     launch("coarsen", "group_init", n, (i64(n), i32(int(mirror)), comb))
+    # each step reads the combinations of the step before: one buffer copied into, not a new
+    # array per step (under a memory budget every new one was a request that could go to host)
+    prev = cp.empty_like(comb)
     changed = cp.zeros(1, dtype=cp.int32)
     it = 1
     while True:
         changed.fill(0)
         STATS.add()
         for _ in range(GROUP_BATCH):
-            prev = comb.copy()
+            cp.copyto(prev, comb)
             STATS.add()
             launch("coarsen", "group_step", n, (i64(n), best, prev, comb, i32(it), changed))
             it += 1
         if not int(changed[0]):
             break
+    del prev
     order = cp.argsort(comb)
     group = comb[order] >> 32
     first, _ = run_starts(group)
