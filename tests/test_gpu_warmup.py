@@ -6,6 +6,7 @@ partition compiles no CuPy kernel."""
 from __future__ import annotations
 
 import contextlib
+import importlib.abc
 import importlib.util
 import json
 import os
@@ -187,17 +188,48 @@ def test_after_the_warmup_a_partition_compiles_no_cupy_kernel(tmp_path):
     assert len(warmup.kernel_files(tmp_path / "cache")) == count
 
 
-def _fake_gpu(monkeypatch, calls, stop_after=None):
-    """A CuPy and a kernel loader that record what the background preparation asks of them."""
+class _SpecialFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Imports a stand-in ``cupyx.scipy.special``, recording the import."""
+
+    def __init__(self, calls):
+        self.calls = calls
+
+    def find_spec(self, name, path=None, target=None):
+        if name == "cupyx.scipy.special":
+            return importlib.util.spec_from_loader(name, self)
+        return None
+
+    def create_module(self, spec):
+        return None
+
+    def exec_module(self, module):
+        self.calls.append(("special",))
+
+
+def _fake_gpu(monkeypatch, calls, stop_after=None, stop_at_context=False):
+    """A CuPy, cupyx and a kernel loader that record what the background preparation asks of
+    them (the driver's context through ctypes finds no driver here, or a stand-in one)."""
     import igpart.kernels as kernels
     from igpart.kernels.gpu import prepare
+
+    def context(ptr):
+        calls.append(("context", ptr))
+        if stop_at_context:
+            prep.stop()
 
     cupy = types.ModuleType("cupy")
     cupy.uint8 = np.uint8
     cupy.empty = lambda n, dtype=None: calls.append(("alloc", n))
-    cupy.cuda = types.SimpleNamespace(runtime=types.SimpleNamespace(
-        free=lambda ptr: calls.append(("context", ptr))),
-        Device=lambda *a: types.SimpleNamespace(id=0))
+    cupy.cuda = types.SimpleNamespace(runtime=types.SimpleNamespace(free=context),
+                                      Device=lambda *a: types.SimpleNamespace(id=0))
+    for name in ("cupyx", "cupyx.scipy"):
+        package = types.ModuleType(name)
+        package.__path__ = []
+        monkeypatch.setitem(sys.modules, name, package)
+    # absent while the test runs, as it was before it afterwards
+    monkeypatch.setitem(sys.modules, "cupyx.scipy.special", types.ModuleType("placeholder"))
+    monkeypatch.delitem(sys.modules, "cupyx.scipy.special")
+    monkeypatch.setattr(sys, "meta_path", [_SpecialFinder(calls), *sys.meta_path])
     loader = types.ModuleType("igpart.kernels.gpu._loader")
     loader.PARTITION_SOURCES = ("coarsen", "refine")
     loader.first_use_tasks = lambda: ["w:0:4", "w:1:4", "w:2:4"]
@@ -222,15 +254,59 @@ def test_background_preparation_readies_context_modules_and_kernels(monkeypatch)
     assert prep.start().join(10)
     assert prep.error is None and prep.seconds is not None
     assert calls == [("context", 0), ("alloc", 1 << 20), ("modules", ("coarsen", "refine")),
-                     ("tasks", ("w:0:4",), 0), ("tasks", ("w:1:4",), 0),
+                     ("special",), ("tasks", ("w:0:4",), 0), ("tasks", ("w:1:4",), 0),
                      ("tasks", ("w:2:4",), 0)]
 
 
 def test_background_preparation_stops_between_kernels(monkeypatch):
     calls = []
-    prep = _fake_gpu(monkeypatch, calls, stop_after=4)
+    prep = _fake_gpu(monkeypatch, calls, stop_after=5)
     assert prep.start().join(10)
-    assert [c[0] for c in calls] == ["context", "alloc", "modules", "tasks"]
+    assert [c[0] for c in calls] == ["context", "alloc", "modules", "special", "tasks"]
+
+
+def test_background_preparation_stopped_early_still_imports_cupyx_special(monkeypatch):
+    """Stopped once the context is made: no modules or kernels (the partition loads them), but
+    cupyx.scipy.special, which the partition would otherwise import on its critical path."""
+    calls = []
+    prep = _fake_gpu(monkeypatch, calls, stop_at_context=True)
+    assert prep.start().join(10)
+    assert [c[0] for c in calls] == ["context", "alloc", "special"]
+
+
+class _FakeDriver:
+    """libcuda's three entry points the preparation calls, recording them."""
+
+    def __init__(self, fail=None):
+        self.calls, self.fail = [], fail
+
+    def __getattr__(self, name):
+        def call(*args):
+            self.calls.append(name)
+            return 100 if name == self.fail else 0
+        return call
+
+
+@pytest.mark.parametrize("fail", [None, "cuInit", "cuDeviceGet", "cuDevicePrimaryCtxRetain"])
+def test_driver_context_through_ctypes(monkeypatch, fail):
+    from igpart.kernels.gpu import prepare
+
+    order = ["cuInit", "cuDeviceGet", "cuDevicePrimaryCtxRetain"]
+    lib = _FakeDriver(fail)
+    monkeypatch.setattr(prepare.ctypes, "CDLL", lambda name: lib)
+    assert prepare.driver_context() is (fail is None)
+    # it stops at the first failing call
+    assert lib.calls == order[:order.index(fail) + 1 if fail else 3]
+
+
+def test_driver_context_without_a_driver_library(monkeypatch):
+    from igpart.kernels.gpu import prepare
+
+    def missing(name):
+        raise OSError(f"{name}: cannot open shared object file")
+
+    monkeypatch.setattr(prepare.ctypes, "CDLL", missing)
+    assert prepare.driver_context() is False
 
 
 def test_background_preparation_without_a_gpu_ends_at_once(monkeypatch):

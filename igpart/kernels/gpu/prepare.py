@@ -4,6 +4,14 @@ modules (from their cubins, else compiled) and CuPy's kernels of the loader's fi
 warm-up calls (from CuPy's disk cache). A fresh process otherwise pays all of it in its
 first partition, after the input is read.
 
+The CUDA driver's initialisation and the device's primary context (the one CuPy's runtime
+calls use) are made through the driver API by ctypes, in a thread of their own, while CuPy is
+imported: ctypes calls release the GIL, whereas CuPy's first ``getDeviceCount`` initialises the
+driver holding it (about 0.1 s on the H200 machine, during which no other Python thread of the
+process runs), and the context then took another ~0.15 s after CuPy's import. The preparation
+also imports ``cupyx.scipy.special`` (with ``scipy.sparse``): CuPy imports it on the first
+comparison of an array with a Python scalar, which every partition makes early.
+
 The readers' C++ parsing runs without the GIL, so the two overlap. The thread stops between two
 warm-up calls once :meth:`Preparation.stop` is called (the command line calls it when the input
 is read: the partition then loads what it needs itself, without a second thread competing for
@@ -14,7 +22,9 @@ and left to the partition, which then does the same work itself.
 
 from __future__ import annotations
 
+import ctypes
 import logging
+import os
 import threading
 import time
 
@@ -57,19 +67,29 @@ class Preparation:
     def _prepare(self) -> None:
         from .. import gpu_status
 
-        ok, reason = gpu_status()  # imports CuPy
+        context = threading.Thread(target=driver_context, name="igpart-gpu-context", daemon=True)
+        context.start()
+        try:
+            import cupy  # noqa: F401 - while the driver initialises
+        except Exception:  # noqa: BLE001 - gpu_status below says why
+            pass
+        context.join()
+        ok, reason = gpu_status()
         if not ok or self._stop.is_set():
             return
         import cupy
 
         from . import _loader
 
-        cupy.cuda.runtime.free(0)  # creates the device's primary context
+        cupy.cuda.runtime.free(0)  # makes the primary context current in this thread
         cupy.empty(1 << 20, dtype=cupy.uint8)  # and the memory pool's first chunk
-        if self._stop.is_set():
-            return
-        _loader.compile_modules(_loader.PARTITION_SOURCES)
-        if not self.kernels:
+        if not self._stop.is_set():
+            _loader.compile_modules(_loader.PARTITION_SOURCES)
+        # not skipped once stopped: the partition imports it at its first scalar comparison,
+        # after the modules (which it then loads itself), and waits for this import (the
+        # import lock) instead of repeating it
+        import cupyx.scipy.special  # noqa: F401
+        if not self.kernels or self._stop.is_set():
             return
         device = cupy.cuda.Device().id
         # the kernels a first use without the installed warm-up compiles in its workers (so
@@ -78,6 +98,26 @@ class Preparation:
             if self._stop.is_set():
                 return
             _loader.run_tasks([task], device)
+
+
+def driver_context(device: int | None = None) -> bool:
+    """Initialises the CUDA driver and retains ``device``'s primary context (default: the
+    first device CUDA lets the process see, CuPy's default) through ``libcuda`` with ctypes,
+    which releases the GIL during each call; True when both succeeded. Without the driver
+    library, or on an error, nothing is done (CuPy then does it when first used)."""
+    if device is None:
+        device = 0
+    try:
+        lib = ctypes.CDLL("nvcuda.dll" if os.name == "nt" else "libcuda.so.1")
+        if lib.cuInit(0) != 0:
+            return False
+        dev = ctypes.c_int()
+        if lib.cuDeviceGet(ctypes.byref(dev), int(device)) != 0:
+            return False
+        ctx = ctypes.c_void_p()
+        return lib.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), dev) == 0
+    except (OSError, AttributeError):
+        return False
 
 
 def start(kernels: bool = True) -> Preparation:
