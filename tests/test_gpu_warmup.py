@@ -233,6 +233,7 @@ def _fake_gpu(monkeypatch, calls, stop_after=None, stop_at_context=False):
     loader = types.ModuleType("igpart.kernels.gpu._loader")
     loader.PARTITION_SOURCES = ("coarsen", "refine")
     loader.first_use_tasks = lambda: ["w:0:4", "w:1:4", "w:2:4"]
+    loader.primer_tasks = lambda: ["p:0:300000", "p:1:300000"]
     loader.compile_modules = lambda names: calls.append(("modules", tuple(names)))
 
     def run_tasks(tasks, device):
@@ -254,24 +255,48 @@ def test_background_preparation_readies_context_modules_and_kernels(monkeypatch)
     assert prep.start().join(10)
     assert prep.error is None and prep.seconds is not None
     assert calls == [("context", 0), ("alloc", 1 << 20), ("modules", ("coarsen", "refine")),
-                     ("special",), ("tasks", ("w:0:4",), 0), ("tasks", ("w:1:4",), 0),
+                     ("special",), ("tasks", ("p:0:300000", "p:1:300000"), 0),
+                     ("tasks", ("w:0:4",), 0), ("tasks", ("w:1:4",), 0),
                      ("tasks", ("w:2:4",), 0)]
 
 
 def test_background_preparation_stops_between_kernels(monkeypatch):
     calls = []
-    prep = _fake_gpu(monkeypatch, calls, stop_after=5)
+    prep = _fake_gpu(monkeypatch, calls, stop_after=6)
     assert prep.start().join(10)
-    assert [c[0] for c in calls] == ["context", "alloc", "modules", "special", "tasks"]
+    assert [c[0] for c in calls] == ["context", "alloc", "modules", "special", "tasks", "tasks"]
 
 
-def test_background_preparation_stopped_early_still_imports_cupyx_special(monkeypatch):
-    """Stopped once the context is made: no modules or kernels (the partition loads them), but
-    cupyx.scipy.special, which the partition would otherwise import on its critical path."""
+def test_background_preparation_stopped_early_still_primes_the_critical_path(monkeypatch):
+    """Stopped once the context is made: no modules or first-use kernels (the partition loads
+    them), but cupyx.scipy.special and the primer calls, which the partition would otherwise
+    make on its critical path."""
     calls = []
     prep = _fake_gpu(monkeypatch, calls, stop_at_context=True)
     assert prep.start().join(10)
-    assert [c[0] for c in calls] == ["context", "alloc", "special"]
+    assert calls == [("context", 0), ("alloc", 1 << 20), ("special",),
+                     ("tasks", ("p:0:300000", "p:1:300000"), 0)]
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not gpu_status()[0], reason="needs a CUDA device")
+def test_primer_tasks_only_on_a_warmed_cache_and_each_primer_runs(monkeypatch, tmp_path):
+    import cupy
+
+    from igpart.kernels.gpu import _loader
+
+    monkeypatch.setenv("CUPY_CACHE_DIR", str(tmp_path))
+    assert _loader.primer_tasks() == []  # cold: the partition compiles them, once
+    (tmp_path / "igpart-warmup-0123456789abcdef01234567.ok").write_text("")
+    tasks = _loader.primer_tasks()
+    assert tasks == [f"p:{i}:{_loader.PRIMER_SIZE}" for i in range(len(_loader._CUPY_PRIMERS))]
+    n = 1000
+    a, b = cupy.arange(n, dtype=cupy.int32)[::-1].copy(), cupy.arange(n, dtype=cupy.int64)
+    m = b % 2 == 0
+    outs = [op(a, b, m) for op in _loader._CUPY_PRIMERS]  # none raises on this CuPy
+    assert int(outs[0][-1]) == n * (n - 1) // 2
+    assert int(outs[1].sum()) == n
+    assert (outs[2] == cupy.arange(n)).all()
 
 
 class _FakeDriver:

@@ -408,7 +408,22 @@ _CUPY_SIZED = (
     lambda a, b, m: cupy.argsort(b.astype(cupy.uint64)),
 )
 
-_WARMUP_TABLES = {"w": _CUPY_WARMUPS, "s": _CUPY_SIZED}
+#: CuPy preprocesses an empty file with NVRTC once per process and set of compile options, to
+#: key its kernel cache (12-24 ms each on the H200 machine, 2026-11-29, with the cache warm): the
+#: partitioner's operations use three sets, those of CuPy's scans (the first ``cumsum`` of a
+#: large array, in the first upload's transpose) and of the two passes of its CUB reductions
+#: (``bincount``'s ``any()``, in the community detection). One call of each, on a size that
+#: takes those code paths, and the first large ``argsort`` (CuPy's Thrust module, loaded when
+#: first used): the background preparation runs them (:func:`primer_tasks`) before the
+#: partition meets them.
+_CUPY_PRIMERS = (
+    lambda a, b, m: cupy.cumsum(a, dtype=cupy.int64),
+    lambda a, b, m: cupy.bincount(b),
+    lambda a, b, m: cupy.argsort(b),
+)
+PRIMER_SIZE = 300_000
+
+_WARMUP_TABLES = {"w": _CUPY_WARMUPS, "s": _CUPY_SIZED, "p": _CUPY_PRIMERS}
 #: sizes of the size-dependent warm-ups at install (``igpart.warmup``): every block size
 SIZES_FULL = (4, 128, 200, 400, 800, 300_000)
 
@@ -418,6 +433,17 @@ def first_use_tasks() -> list[str]:
     4 values (the kernels the partitions of ``large`` inputs compile first); the rest compile
     when first used."""
     return [f"w:{i}:4" for i in range(len(_CUPY_FIRST_USE))]
+
+
+def primer_tasks() -> list[str]:
+    """The background preparation's calls of ``_CUPY_PRIMERS`` (one per compile-option set of
+    CuPy's NVRTC, and Thrust's first sort), in the order a partition first meets them; none
+    when the installed warm-up (``igpart warmup``, which compiles their kernels) has not run
+    here: on a cold cache each call would compile its kernel (seconds for a CUB reduction) while
+    the partition compiles the same one, NVRTC calls of one process running one at a time."""
+    if not any(cache_dir().glob("igpart-warmup-*.ok")):
+        return []
+    return [f"p:{i}:{PRIMER_SIZE}" for i in range(len(_CUPY_PRIMERS))]
 
 
 def warmup_tasks(sizes=SIZES_FULL) -> list[str]:

@@ -10,7 +10,10 @@ imported: ctypes calls release the GIL, whereas CuPy's first ``getDeviceCount`` 
 driver holding it (about 0.1 s on the H200 machine, during which no other Python thread of the
 process runs), and the context then took another ~0.15 s after CuPy's import. The preparation
 also imports ``cupyx.scipy.special`` (with ``scipy.sparse``): CuPy imports it on the first
-comparison of an array with a Python scalar, which every partition makes early.
+comparison of an array with a Python scalar, which every partition makes early; and it makes
+the CuPy calls whose first use sets up CuPy's compiler (``_loader.primer_tasks``). These steps
+run even once the preparation is stopped (the partition would otherwise do them itself, on its
+critical path).
 
 The readers' C++ parsing runs without the GIL, so the two overlap. The thread stops between two
 warm-up calls once :meth:`Preparation.stop` is called (the command line calls it when the input
@@ -85,13 +88,15 @@ class Preparation:
         cupy.empty(1 << 20, dtype=cupy.uint8)  # and the memory pool's first chunk
         if not self._stop.is_set():
             _loader.compile_modules(_loader.PARTITION_SOURCES)
-        # not skipped once stopped: the partition imports it at its first scalar comparison,
-        # after the modules (which it then loads itself), and waits for this import (the
-        # import lock) instead of repeating it
+        # not skipped once stopped: what the partition meets early on its critical path (after
+        # the modules, which it then loads itself): the import of cupyx.scipy.special (the
+        # partition waits for it, the import lock, instead of repeating it), then CuPy's
+        # compiler set-ups and Thrust's first sort
         import cupyx.scipy.special  # noqa: F401
+        device = cupy.cuda.Device().id
+        _loader.run_tasks(_loader.primer_tasks(), device)
         if not self.kernels or self._stop.is_set():
             return
-        device = cupy.cuda.Device().id
         # the kernels a first use without the installed warm-up compiles in its workers (so
         # that on a cold cache they are loads here, not compilations); the rest load when used
         for task in _loader.first_use_tasks():
