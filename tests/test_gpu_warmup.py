@@ -267,6 +267,18 @@ def test_background_preparation_stops_between_kernels(monkeypatch):
     assert [c[0] for c in calls] == ["context", "alloc", "modules", "special", "tasks", "tasks"]
 
 
+def test_background_preparation_stopped_before_it_starts(monkeypatch):
+    """The command line reads small inputs before CuPy has imported: stopped at once, the
+    preparation still makes the context and the critical path's calls, not the modules or the
+    first-use kernels."""
+    calls = []
+    prep = _fake_gpu(monkeypatch, calls)
+    prep.stop()
+    assert prep.start().join(10)
+    assert calls == [("context", 0), ("alloc", 1 << 20), ("special",),
+                     ("tasks", ("p:0:300000", "p:1:300000"), 0)]
+
+
 def test_background_preparation_stopped_early_still_primes_the_critical_path(monkeypatch):
     """Stopped once the context is made: no modules or first-use kernels (the partition loads
     them), but cupyx.scipy.special and the primer calls, which the partition would otherwise

@@ -15,12 +15,14 @@ the CuPy calls whose first use sets up CuPy's compiler (``_loader.primer_tasks``
 run even once the preparation is stopped (the partition would otherwise do them itself, on its
 critical path).
 
-The readers' C++ parsing runs without the GIL, so the two overlap. The thread stops between two
-warm-up calls once :meth:`Preparation.stop` is called (the command line calls it when the input
-is read: the partition then loads what it needs itself, without a second thread competing for
-the interpreter); a step under way (the context, the modules) completes, and the partition
-waits for it where it needs the same thing. It never raises: a failure is logged (``-vv``)
-and left to the partition, which then does the same work itself.
+The readers' C++ parsing runs without the GIL, so the two overlap. Once :meth:`Preparation.stop`
+is called (the command line calls it when the input is read) the thread skips the modules and
+stops between two first-use warm-up calls: the partition then loads what it needs itself,
+without a second thread competing for the interpreter. The steps the partition meets first
+(CuPy's import, the context, ``cupyx.scipy.special``, the primer calls) run in any case: the
+partition waits for them where it needs the same thing (the import lock, the driver) instead of
+doing them after the read. It never raises: a failure is logged (``-vv``) and left to the
+partition, which then does the same work itself.
 """
 
 from __future__ import annotations
@@ -78,7 +80,7 @@ class Preparation:
             pass
         context.join()
         ok, reason = gpu_status()
-        if not ok or self._stop.is_set():
+        if not ok:
             return
         import cupy
 
