@@ -62,3 +62,31 @@ def test_mapping_bench_checks_igpart_alone(ispd98):
 def test_mapping_bench_rejects_unknown_values(option):
     r = _run(["benchmarks/mapping_bench.py", option, "nobody"])
     assert r.returncode != 0
+
+
+def test_sample_command_reports_where_the_command_spends_its_time(tmp_path):
+    f, out, rep = tmp_path / "c.hgr", tmp_path / "c.part", tmp_path / "report.txt"
+    write_hgr(random_circuit(3000, seed=1), f)
+    r = _run(["benchmarks/sample_command.py", "--out", str(rep), "--interval", "1", "--min-ms", "0",
+              "--", "partition", str(f), "-k", "4", "--backend", "cpu", "-o", str(out)])
+    assert r.returncode == 0, r.stderr
+    assert out.exists()  # the command ran to its end
+    text = rep.read_text()
+    assert "exit status 0" in text.splitlines()[0]
+    assert "=== MainThread:" in text and "--- MainThread: time by igpart frames" in text
+    # the partition's own frames were sampled, under igpart's paths
+    assert "partitioner/driver.py" in text
+    # runs are listed in time order
+    starts = [float(line.split()[0]) for line in text.splitlines()
+              if line[:1] == " " and line.split()[1:3][1:] == ["ms"]]
+    assert starts == sorted(starts) and len(starts) > 0
+
+
+def test_sample_command_passes_the_commands_failure_on(tmp_path):
+    rep = tmp_path / "report.txt"
+    r = _run(["benchmarks/sample_command.py", "--out", str(rep), "--", "partition",
+              str(tmp_path / "missing.hgr"), "-k", "2"])
+    assert r.returncode != 0
+    assert "exit status" in rep.read_text().splitlines()[0]
+    r = _run(["benchmarks/sample_command.py", "--out", str(rep)])
+    assert r.returncode != 0 and "after '--'" in r.stderr
