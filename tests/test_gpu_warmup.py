@@ -233,7 +233,7 @@ def _fake_gpu(monkeypatch, calls, stop_after=None, stop_at_context=False):
     loader = types.ModuleType("igpart.kernels.gpu._loader")
     loader.PARTITION_SOURCES = ("coarsen", "refine")
     loader.first_use_tasks = lambda: ["w:0:4", "w:1:4", "w:2:4"]
-    loader.primer_tasks = lambda: ["p:0:300000", "p:1:300000"]
+    loader.primer_tasks = lambda: ["s:17:300000", "s:35:300000"]
     loader.compile_modules = lambda names: calls.append(("modules", tuple(names)))
 
     def run_tasks(tasks, device):
@@ -255,7 +255,7 @@ def test_background_preparation_readies_context_modules_and_kernels(monkeypatch)
     assert prep.start().join(10)
     assert prep.error is None and prep.seconds is not None
     assert calls == [("context", 0), ("alloc", 1 << 20), ("modules", ("coarsen", "refine")),
-                     ("special",), ("tasks", ("p:0:300000", "p:1:300000"), 0),
+                     ("special",), ("tasks", ("s:17:300000", "s:35:300000"), 0),
                      ("tasks", ("w:0:4",), 0), ("tasks", ("w:1:4",), 0),
                      ("tasks", ("w:2:4",), 0)]
 
@@ -276,7 +276,7 @@ def test_background_preparation_stopped_before_it_starts(monkeypatch):
     prep.stop()
     assert prep.start().join(10)
     assert calls == [("context", 0), ("alloc", 1 << 20), ("special",),
-                     ("tasks", ("p:0:300000", "p:1:300000"), 0)]
+                     ("tasks", ("s:17:300000", "s:35:300000"), 0)]
 
 
 def test_background_preparation_stopped_early_still_primes_the_critical_path(monkeypatch):
@@ -287,7 +287,7 @@ def test_background_preparation_stopped_early_still_primes_the_critical_path(mon
     prep = _fake_gpu(monkeypatch, calls, stop_at_context=True)
     assert prep.start().join(10)
     assert calls == [("context", 0), ("alloc", 1 << 20), ("special",),
-                     ("tasks", ("p:0:300000", "p:1:300000"), 0)]
+                     ("tasks", ("s:17:300000", "s:35:300000"), 0)]
 
 
 @pytest.mark.gpu
@@ -301,7 +301,9 @@ def test_primer_tasks_only_on_a_warmed_cache_and_each_primer_runs(monkeypatch, t
     assert _loader.primer_tasks() == []  # cold: the partition compiles them, once
     (tmp_path / "igpart-warmup-0123456789abcdef01234567.ok").write_text("")
     tasks = _loader.primer_tasks()
-    assert tasks == [f"p:{i}:{_loader.PRIMER_SIZE}" for i in range(len(_loader._CUPY_PRIMERS))]
+    # one per primer, each a sized call the installed warm-up compiles
+    assert len(tasks) == len(_loader._CUPY_PRIMERS)
+    assert set(tasks) <= set(_loader.warmup_tasks())
     n = 1000
     a, b = cupy.arange(n, dtype=cupy.int32)[::-1].copy(), cupy.arange(n, dtype=cupy.int64)
     m = b % 2 == 0

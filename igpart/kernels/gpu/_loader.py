@@ -386,6 +386,28 @@ def _hash(a, b):
 #: 512 threads at 1,025 values; CuPy 14.2+ reduces under 128 values with its simple kernel), and
 #: stream compaction (boolean masks, ``nonzero``: one scan kernel up to 512 values, a blocked
 #: scan beyond, and one more level beyond 512 x 512). Each runs at every size of a ladder.
+def _primer_scan(a, b, m):
+    return cupy.cumsum(b)
+
+
+def _primer_bincount(a, b, m):
+    return cupy.bincount(b)
+
+
+def _primer_argsort(a, b, m):
+    return cupy.argsort(b)
+
+
+#: CuPy preprocesses an empty file with NVRTC once per process and set of compile options, to
+#: key its kernel cache (10-24 ms each on the H200 machine, 2026-11-29, with the cache warm): the
+#: partitioner's operations use three sets, those of CuPy's scans (the first ``cumsum`` of a
+#: large array, in the first upload's transpose) and of the two passes of its CUB reductions
+#: (``bincount``'s ``any()``, in the community detection). One sized warm-up call of each, at
+#: the largest warm-up size (which takes those code paths), and the first large ``argsort``
+#: (CuPy's Thrust module, loaded when first used): the background preparation runs them
+#: (:func:`primer_tasks`) before the partition meets them.
+_CUPY_PRIMERS = (_primer_scan, _primer_bincount, _primer_argsort)
+
 _CUPY_SIZED = (
     lambda a, b, m: m.any(), lambda a, b, m: m.all(), lambda a, b, m: (~m).any(),
     lambda a, b, m: m.sum(), lambda a, b, m: a.sum(), lambda a, b, m: b.sum(),
@@ -393,7 +415,7 @@ _CUPY_SIZED = (
     lambda a, b, m: b.min(), lambda a, b, m: cupy.count_nonzero(m), lambda a, b, m: cupy.argmax(b),
     lambda a, b, m: cupy.argmax(m.astype(cupy.int8)), lambda a, b, m: cupy.diff(b).max(),
     lambda a, b, m: cupy.cumsum(m), lambda a, b, m: cupy.cumsum(m, dtype=cupy.int32),
-    lambda a, b, m: cupy.cumsum(m, dtype=cupy.int64), lambda a, b, m: cupy.cumsum(b),
+    lambda a, b, m: cupy.cumsum(m, dtype=cupy.int64), _primer_scan,
     lambda a, b, m: cupy.cumsum(a, dtype=cupy.int32),
     lambda a, b, m: cupy.cumsum(m.astype(cupy.int8), dtype=cupy.int64),
     lambda a, b, m: cupy.flatnonzero(m), lambda a, b, m: cupy.flatnonzero(a),
@@ -403,27 +425,12 @@ _CUPY_SIZED = (
     lambda a, b, m: cupy.unique(b, return_inverse=True),
     lambda a, b, m: cupy.unique(a, return_inverse=True), lambda a, b, m: cupy.count_nonzero(b),
     lambda a, b, m: cupy.count_nonzero(a),
-    lambda a, b, m: cupy.bincount(a, minlength=4), lambda a, b, m: cupy.bincount(b),
-    lambda a, b, m: cupy.argsort(b), lambda a, b, m: cupy.argsort(a), lambda a, b, m: cupy.sort(b),
+    lambda a, b, m: cupy.bincount(a, minlength=4), _primer_bincount,
+    _primer_argsort, lambda a, b, m: cupy.argsort(a), lambda a, b, m: cupy.sort(b),
     lambda a, b, m: cupy.argsort(b.astype(cupy.uint64)),
 )
 
-#: CuPy preprocesses an empty file with NVRTC once per process and set of compile options, to
-#: key its kernel cache (12-24 ms each on the H200 machine, 2026-11-29, with the cache warm): the
-#: partitioner's operations use three sets, those of CuPy's scans (the first ``cumsum`` of a
-#: large array, in the first upload's transpose) and of the two passes of its CUB reductions
-#: (``bincount``'s ``any()``, in the community detection). One call of each, on a size that
-#: takes those code paths, and the first large ``argsort`` (CuPy's Thrust module, loaded when
-#: first used): the background preparation runs them (:func:`primer_tasks`) before the
-#: partition meets them.
-_CUPY_PRIMERS = (
-    lambda a, b, m: cupy.cumsum(a, dtype=cupy.int64),
-    lambda a, b, m: cupy.bincount(b),
-    lambda a, b, m: cupy.argsort(b),
-)
-PRIMER_SIZE = 300_000
-
-_WARMUP_TABLES = {"w": _CUPY_WARMUPS, "s": _CUPY_SIZED, "p": _CUPY_PRIMERS}
+_WARMUP_TABLES = {"w": _CUPY_WARMUPS, "s": _CUPY_SIZED}
 #: sizes of the size-dependent warm-ups at install (``igpart.warmup``): every block size
 SIZES_FULL = (4, 128, 200, 400, 800, 300_000)
 
@@ -437,13 +444,14 @@ def first_use_tasks() -> list[str]:
 
 def primer_tasks() -> list[str]:
     """The background preparation's calls of ``_CUPY_PRIMERS`` (one per compile-option set of
-    CuPy's NVRTC, and Thrust's first sort), in the order a partition first meets them; none
-    when the installed warm-up (``igpart warmup``, which compiles their kernels) has not run
-    here: on a cold cache each call would compile its kernel (seconds for a CUB reduction) while
-    the partition compiles the same one, NVRTC calls of one process running one at a time."""
+    CuPy's NVRTC, and Thrust's first sort): sized warm-up tasks at the largest warm-up size, in
+    the order a partition first meets them; none when the installed warm-up (``igpart warmup``,
+    which compiles their kernels) has not run here: on a cold cache each call would compile its
+    kernel (seconds for a CUB reduction) while the partition compiles the same one, NVRTC calls
+    of one process running one at a time."""
     if not any(cache_dir().glob("igpart-warmup-*.ok")):
         return []
-    return [f"p:{i}:{PRIMER_SIZE}" for i in range(len(_CUPY_PRIMERS))]
+    return [f"s:{_CUPY_SIZED.index(op)}:{SIZES_FULL[-1]}" for op in _CUPY_PRIMERS]
 
 
 def warmup_tasks(sizes=SIZES_FULL) -> list[str]:

@@ -51,7 +51,8 @@ class Preparation:
         return self
 
     def stop(self) -> None:
-        """Asks the thread to end after its current step (it is not waited for)."""
+        """Asks the thread to skip the modules and the first-use kernels from now on (the steps
+        of the partition's critical path still run; the thread is not waited for)."""
         self._stop.set()
 
     def join(self, timeout: float | None = None) -> bool:
@@ -107,13 +108,11 @@ class Preparation:
             _loader.run_tasks([task], device)
 
 
-def driver_context(device: int | None = None) -> bool:
+def driver_context(device: int = 0) -> bool:
     """Initialises the CUDA driver and retains ``device``'s primary context (default: the
     first device CUDA lets the process see, CuPy's default) through ``libcuda`` with ctypes,
     which releases the GIL during each call; True when both succeeded. Without the driver
     library, or on an error, nothing is done (CuPy then does it when first used)."""
-    if device is None:
-        device = 0
     try:
         lib = ctypes.CDLL("nvcuda.dll" if os.name == "nt" else "libcuda.so.1")
         if lib.cuInit(0) != 0:
