@@ -249,22 +249,31 @@ def _fake_gpu(monkeypatch, calls, stop_after=None, stop_at_context=False):
     return prep
 
 
+def _in_order(calls):
+    """The preparation's calls in its own thread's order, once it has ended: the import of
+    cupyx.scipy.special runs in a thread of its own (any time after CuPy's import), exactly
+    once, and has ended too."""
+    assert calls.count(("special",)) == 1
+    return [c for c in calls if c != ("special",)]
+
+
 def test_background_preparation_readies_context_modules_and_kernels(monkeypatch):
     calls = []
     prep = _fake_gpu(monkeypatch, calls)
     assert prep.start().join(10)
     assert prep.error is None and prep.seconds is not None
-    assert calls == [("context", 0), ("alloc", 1 << 20), ("modules", ("coarsen", "refine")),
-                     ("special",), ("tasks", ("s:17:300000", "s:35:300000"), 0),
-                     ("tasks", ("w:0:4",), 0), ("tasks", ("w:1:4",), 0),
-                     ("tasks", ("w:2:4",), 0)]
+    # the primers first (the partition's first upload meets them), then the modules
+    assert _in_order(calls) == [("context", 0), ("alloc", 1 << 20),
+                                ("tasks", ("s:17:300000", "s:35:300000"), 0),
+                                ("modules", ("coarsen", "refine")), ("tasks", ("w:0:4",), 0),
+                                ("tasks", ("w:1:4",), 0), ("tasks", ("w:2:4",), 0)]
 
 
 def test_background_preparation_stops_between_kernels(monkeypatch):
     calls = []
-    prep = _fake_gpu(monkeypatch, calls, stop_after=6)
+    prep = _fake_gpu(monkeypatch, calls, stop_after=5)
     assert prep.start().join(10)
-    assert [c[0] for c in calls] == ["context", "alloc", "modules", "special", "tasks", "tasks"]
+    assert [c[0] for c in _in_order(calls)] == ["context", "alloc", "tasks", "modules", "tasks"]
 
 
 def test_background_preparation_stopped_before_it_starts(monkeypatch):
@@ -275,8 +284,8 @@ def test_background_preparation_stopped_before_it_starts(monkeypatch):
     prep = _fake_gpu(monkeypatch, calls)
     prep.stop()
     assert prep.start().join(10)
-    assert calls == [("context", 0), ("alloc", 1 << 20), ("special",),
-                     ("tasks", ("s:17:300000", "s:35:300000"), 0)]
+    assert _in_order(calls) == [("context", 0), ("alloc", 1 << 20),
+                                ("tasks", ("s:17:300000", "s:35:300000"), 0)]
 
 
 def test_background_preparation_stopped_early_still_primes_the_critical_path(monkeypatch):
@@ -286,8 +295,8 @@ def test_background_preparation_stopped_early_still_primes_the_critical_path(mon
     calls = []
     prep = _fake_gpu(monkeypatch, calls, stop_at_context=True)
     assert prep.start().join(10)
-    assert calls == [("context", 0), ("alloc", 1 << 20), ("special",),
-                     ("tasks", ("s:17:300000", "s:35:300000"), 0)]
+    assert _in_order(calls) == [("context", 0), ("alloc", 1 << 20),
+                                ("tasks", ("s:17:300000", "s:35:300000"), 0)]
 
 
 @pytest.mark.gpu

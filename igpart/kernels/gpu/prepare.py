@@ -9,11 +9,12 @@ calls use) are made through the driver API by ctypes, in a thread of their own, 
 imported: ctypes calls release the GIL, whereas CuPy's first ``getDeviceCount`` initialises the
 driver holding it (about 0.1 s on the H200 machine, during which no other Python thread of the
 process runs), and the context then took another ~0.15 s after CuPy's import. The preparation
-also imports ``cupyx.scipy.special`` (with ``scipy.sparse``): CuPy imports it on the first
-comparison of an array with a Python scalar, which every partition makes early; and it makes
-the CuPy calls whose first use sets up CuPy's compiler (``_loader.primer_tasks``). These steps
-run even once the preparation is stopped (the partition would otherwise do them itself, on its
-critical path).
+also imports ``cupyx.scipy.special`` (with ``scipy.sparse``) in a third thread once CuPy is
+imported: CuPy imports it on the first comparison of an array with a Python scalar, which every
+partition makes early. Once the context is made it makes the CuPy calls whose first use sets up
+CuPy's compiler (``_loader.primer_tasks``), before the partitioner's modules: the partition's
+first upload meets them right after the read. These steps run even once the preparation is
+stopped (the partition would otherwise do them itself, on its critical path).
 
 The readers' C++ parsing runs without the GIL, so the two overlap. Once :meth:`Preparation.stop`
 is called (the command line calls it when the input is read) the thread skips the modules and
@@ -44,6 +45,7 @@ class Preparation:
         self.seconds: float | None = None
         self.error: str | None = None
         self._stop = threading.Event()
+        self._import: threading.Thread | None = None
         self._thread = threading.Thread(target=self._run, name="igpart-gpu-prepare")
 
     def start(self) -> Preparation:
@@ -67,6 +69,9 @@ class Preparation:
         except Exception as exc:  # noqa: BLE001 - an optimisation only: the run does it itself
             self.error = f"{type(exc).__name__}: {exc}"
             log.debug("GPU preparation stopped: %s", self.error)
+        finally:
+            if self._import is not None:
+                self._import.join()
         self.seconds = time.perf_counter() - t0
         log.debug("GPU prepared in the background in %.2f s", self.seconds)
 
@@ -79,6 +84,12 @@ class Preparation:
             import cupy  # noqa: F401 - while the driver initialises
         except Exception:  # noqa: BLE001 - gpu_status below says why
             pass
+        else:
+            # cupyx.scipy.special's import (the partition's first comparison of an array with a
+            # scalar waits for it, on the import lock) needs no context: it runs beside the
+            # context's making and the primer calls
+            self._import = threading.Thread(target=_import_special, name="igpart-gpu-import")
+            self._import.start()
         context.join()
         ok, reason = gpu_status()
         if not ok:
@@ -89,15 +100,12 @@ class Preparation:
 
         cupy.cuda.runtime.free(0)  # makes the primary context current in this thread
         cupy.empty(1 << 20, dtype=cupy.uint8)  # and the memory pool's first chunk
-        if not self._stop.is_set():
-            _loader.compile_modules(_loader.PARTITION_SOURCES)
-        # not skipped once stopped: what the partition meets early on its critical path (after
-        # the modules, which it then loads itself): the import of cupyx.scipy.special (the
-        # partition waits for it, the import lock, instead of repeating it), then CuPy's
-        # compiler set-ups and Thrust's first sort
-        import cupyx.scipy.special  # noqa: F401
+        # not skipped once stopped: CuPy's compiler set-ups and Thrust's first sort, which the
+        # partition meets first (its first upload's cumsum), right after the read
         device = cupy.cuda.Device().id
         _loader.run_tasks(_loader.primer_tasks(), device)
+        if not self._stop.is_set():
+            _loader.compile_modules(_loader.PARTITION_SOURCES)
         if not self.kernels or self._stop.is_set():
             return
         # the kernels a first use without the installed warm-up compiles in its workers (so
@@ -106,6 +114,15 @@ class Preparation:
             if self._stop.is_set():
                 return
             _loader.run_tasks([task], device)
+
+
+def _import_special() -> None:
+    """Imports ``cupyx.scipy.special`` (with ``scipy.sparse``), which CuPy imports on the first
+    comparison of an array with a Python scalar (its ``__array_ufunc__``)."""
+    try:
+        import cupyx.scipy.special  # noqa: F401
+    except Exception as exc:  # noqa: BLE001 - the partition's own import then says why
+        log.debug("GPU preparation: cupyx.scipy.special not imported: %s", exc)
 
 
 def driver_context(device: int = 0) -> bool:
