@@ -235,6 +235,7 @@ def _fake_gpu(monkeypatch, calls, stop_after=None, stop_at_context=False):
     loader.first_use_tasks = lambda: ["w:0:4", "w:1:4", "w:2:4"]
     loader.primer_tasks = lambda: ["s:17:300000", "s:35:300000"]
     loader.compile_modules = lambda names: calls.append(("modules", tuple(names)))
+    loader.find_prebuilt = lambda device: calls.append(("cubins", device))
 
     def run_tasks(tasks, device):
         calls.append(("tasks", tuple(tasks), device))
@@ -263,7 +264,7 @@ def test_background_preparation_readies_context_modules_and_kernels(monkeypatch)
     assert prep.start().join(10)
     assert prep.error is None and prep.seconds is not None
     # the primers first (the partition's first upload meets them), then the modules
-    assert _in_order(calls) == [("context", 0), ("alloc", 1 << 20),
+    assert _in_order(calls) == [("context", 0), ("alloc", 1 << 20), ("cubins", 0),
                                 ("tasks", ("s:17:300000", "s:35:300000"), 0),
                                 ("modules", ("coarsen", "refine")), ("tasks", ("w:0:4",), 0),
                                 ("tasks", ("w:1:4",), 0), ("tasks", ("w:2:4",), 0)]
@@ -271,9 +272,10 @@ def test_background_preparation_readies_context_modules_and_kernels(monkeypatch)
 
 def test_background_preparation_stops_between_kernels(monkeypatch):
     calls = []
-    prep = _fake_gpu(monkeypatch, calls, stop_after=5)
+    prep = _fake_gpu(monkeypatch, calls, stop_after=6)
     assert prep.start().join(10)
-    assert [c[0] for c in _in_order(calls)] == ["context", "alloc", "tasks", "modules", "tasks"]
+    assert [c[0] for c in _in_order(calls)] == ["context", "alloc", "cubins", "tasks", "modules",
+                                                  "tasks"]
 
 
 def test_background_preparation_stopped_before_it_starts(monkeypatch):
@@ -284,7 +286,7 @@ def test_background_preparation_stopped_before_it_starts(monkeypatch):
     prep = _fake_gpu(monkeypatch, calls)
     prep.stop()
     assert prep.start().join(10)
-    assert _in_order(calls) == [("context", 0), ("alloc", 1 << 20),
+    assert _in_order(calls) == [("context", 0), ("alloc", 1 << 20), ("cubins", 0),
                                 ("tasks", ("s:17:300000", "s:35:300000"), 0)]
 
 
@@ -295,7 +297,7 @@ def test_background_preparation_stopped_early_still_primes_the_critical_path(mon
     calls = []
     prep = _fake_gpu(monkeypatch, calls, stop_at_context=True)
     assert prep.start().join(10)
-    assert _in_order(calls) == [("context", 0), ("alloc", 1 << 20),
+    assert _in_order(calls) == [("context", 0), ("alloc", 1 << 20), ("cubins", 0),
                                 ("tasks", ("s:17:300000", "s:35:300000"), 0)]
 
 
@@ -316,10 +318,10 @@ def test_primer_tasks_only_on_a_warmed_cache_and_each_primer_runs(monkeypatch, t
     n = 1000
     a, b = cupy.arange(n, dtype=cupy.int32)[::-1].copy(), cupy.arange(n, dtype=cupy.int64)
     m = b % 2 == 0
-    outs = [op(a, b, m) for op in _loader._CUPY_PRIMERS]  # none raises on this CuPy
-    assert int(outs[0][-1]) == n * (n - 1) // 2
-    assert int(outs[1].sum()) == n
-    assert (outs[2] == cupy.arange(n)).all()
+    outs = {op.__name__: op(a, b, m) for op in _loader._CUPY_PRIMERS}  # none raises here
+    assert int(outs["_primer_scan"][-1]) == n * (n - 1) // 2
+    assert int(outs["_primer_bincount"].sum()) == n
+    assert (outs["_primer_argsort"] == cupy.arange(n)).all()
 
 
 class _FakeDriver:

@@ -135,6 +135,13 @@ def prebuilt_modules() -> list[str]:
     return sorted(_from_cubin)
 
 
+def find_prebuilt(device: int) -> None:
+    """Looks up (and keeps) the cubins usable on ``device``: the sources' and headers' digests
+    that decide it read every source file, which the background preparation does before the
+    partition's first module load."""
+    _prebuilt_files(device)
+
+
 @functools.cache
 def _prebuilt_files(device: int) -> dict:
     """Module -> cubin path for ``device`` (see ``_prebuild.prebuilt_files``)."""
@@ -270,7 +277,10 @@ def _warm(op, device: int, n: int = 4) -> None:
         with cupy.cuda.Device(device):
             i32 = cupy.arange(n, dtype=cupy.int32)
             i64 = cupy.arange(n, dtype=cupy.int64)
-            mask = i64 % 2 == 0
+            # CuPy's own ufuncs: an operator with a Python scalar goes through NumPy's ufunc
+            # and CuPy's __array_ufunc__, which imports cupyx.scipy.special (the background
+            # preparation imports it in another thread meanwhile; its primers need not wait)
+            mask = cupy.equal(cupy.remainder(i64, 2), 0)
             op(i32, i64, mask)
             cupy.cuda.get_current_stream().synchronize()
     except Exception as exc:  # noqa: BLE001 - an optimisation only; the run itself reports errors
@@ -405,8 +415,9 @@ def _primer_argsort(a, b, m):
 #: (``bincount``'s ``any()``, in the community detection). One sized warm-up call of each, at
 #: the largest warm-up size (which takes those code paths), and the first large ``argsort``
 #: (CuPy's Thrust module, loaded when first used): the background preparation runs them
-#: (:func:`primer_tasks`) before the partition meets them.
-_CUPY_PRIMERS = (_primer_scan, _primer_bincount, _primer_argsort)
+#: (:func:`primer_tasks`) before the partition meets them. ``bincount`` last: it compares its
+#: input with 0, so it waits for the import of cupyx.scipy.special (see ``_warm``).
+_CUPY_PRIMERS = (_primer_scan, _primer_argsort, _primer_bincount)
 
 _CUPY_SIZED = (
     lambda a, b, m: m.any(), lambda a, b, m: m.all(), lambda a, b, m: (~m).any(),

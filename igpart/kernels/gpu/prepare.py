@@ -11,9 +11,10 @@ driver holding it (about 0.1 s on the H200 machine, during which no other Python
 process runs), and the context then took another ~0.15 s after CuPy's import. The preparation
 also imports ``cupyx.scipy.special`` (with ``scipy.sparse``) in a third thread once CuPy is
 imported: CuPy imports it on the first comparison of an array with a Python scalar, which every
-partition makes early. Once the context is made it makes the CuPy calls whose first use sets up
-CuPy's compiler (``_loader.primer_tasks``), before the partitioner's modules: the partition's
-first upload meets them right after the read. These steps run even once the preparation is
+partition makes early. Once the context is made it looks up the prebuilt cubins (reading every
+kernel source for its digest) and makes the CuPy calls whose first use sets up CuPy's compiler
+(``_loader.primer_tasks``), before the partitioner's modules: the partition's first upload
+meets them right after the read. These steps run even once the preparation is
 stopped (the partition would otherwise do them itself, on its critical path).
 
 The readers' C++ parsing runs without the GIL, so the two overlap. Once :meth:`Preparation.stop`
@@ -100,9 +101,11 @@ class Preparation:
 
         cupy.cuda.runtime.free(0)  # makes the primary context current in this thread
         cupy.empty(1 << 20, dtype=cupy.uint8)  # and the memory pool's first chunk
-        # not skipped once stopped: CuPy's compiler set-ups and Thrust's first sort, which the
-        # partition meets first (its first upload's cumsum), right after the read
+        # not skipped once stopped: the cubins' look-up (the partition's first module load needs
+        # it), then CuPy's compiler set-ups and Thrust's first sort, which the partition meets
+        # first (its first upload's cumsum), right after the read
         device = cupy.cuda.Device().id
+        _loader.find_prebuilt(device)
         _loader.run_tasks(_loader.primer_tasks(), device)
         if not self._stop.is_set():
             _loader.compile_modules(_loader.PARTITION_SOURCES)
