@@ -28,6 +28,7 @@ part of one; a failure raises :class:`~igpart.errors.OutputError` naming the fil
 from __future__ import annotations
 
 import contextlib
+import mmap
 import os
 import re
 import stat
@@ -114,24 +115,61 @@ def read_input(path) -> bytes:
     return data
 
 
+#: Plain files of at least this many bytes are tokenized from a read-only memory map of the file
+#: (:func:`_mapped_input`) instead of a copy of its contents
+MAP_MIN_BYTES = 1 << 20
+
+
+@contextlib.contextmanager
+def _mapped_input(path):
+    """The contents of the file at ``path`` as a buffer, for the span of the ``with``: a
+    read-only memory map of a plain file of at least :data:`MAP_MIN_BYTES` (the tokenizer reads
+    the page cache directly, without the copy that reading makes: 20-60 ms of a 64-84 MB
+    hMETIS file on the H200 machine), else :func:`read_input`'s bytes (small files, gzip data,
+    a file the system does not map)."""
+    file = os.fspath(path)
+    mapped = None
+    try:
+        st = os.stat(file)
+        if stat.S_ISREG(st.st_mode) and st.st_size >= MAP_MIN_BYTES:
+            with open(file, "rb") as f:
+                mapped = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+    except (OSError, ValueError):
+        mapped = None  # read_input then reports what is wrong with the file
+    if mapped is None or mapped[:2] == GZIP_MAGIC:
+        if mapped is not None:
+            mapped.close()
+        yield read_input(file)
+        return
+    try:
+        yield mapped
+    finally:
+        mapped.close()
+
+
 class _Lines:
     """Tokenized file: ``values`` with per-line pointers and 1-based file line numbers."""
 
     def __init__(self, path, data: bytes | None = None):
         self.file = os.fspath(path)
         if data is None:
-            data = read_input(path)
-        elif data.startswith(GZIP_MAGIC):
-            data = _gunzip(data, self.file)
+            with _mapped_input(path) as buf:
+                self._tokenize(buf)
+        else:
+            if data.startswith(GZIP_MAGIC):
+                data = _gunzip(data, self.file)
+            self._tokenize(data)
+        # tokens per line and the non-blank lines, on the threads
+        self.counts, self.nonblank = _cpu.row_sizes(self.ptr)
+        self.last_line = int(self.line_no[-1]) if self.line_no.size else 1
+
+    def _tokenize(self, data) -> None:
         self.size = len(data)
         try:
             self.values, self.ptr, self.line_no = _cpu.tokenize(data)
         except _cpu.ParseError as exc:
             line, msg = exc.args
             raise InputError(msg, file=self.file, line=int(line)) from None
-        # tokens per line and the non-blank lines, on the threads
-        self.counts, self.nonblank = _cpu.row_sizes(self.ptr)
-        self.last_line = int(self.line_no[-1]) if self.line_no.size else 1
 
     def error(self, msg: str, line_index: int | None = None) -> InputError:
         line = self.last_line if line_index is None else int(self.line_no[line_index])

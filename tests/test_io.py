@@ -14,6 +14,15 @@ from igpart import Graph, Hypergraph, InputError, io
 from .util import random_hypergraph
 
 
+@pytest.fixture(params=["read", "mapped"])
+def reading(request, monkeypatch):
+    """Both ways a file reaches the tokenizer: a copy of its contents (small files) and a
+    read-only memory map (files of at least ``io.MAP_MIN_BYTES``, lowered here to one byte)."""
+    if request.param == "mapped":
+        monkeypatch.setattr(io, "MAP_MIN_BYTES", 1)
+    return request.param
+
+
 # ----------------------------------------------------------------------------- ISPD98 facts
 def test_ibm01_facts(ispd98):
     h = io.read_hgr(ispd98 / "ibm01.hgr")
@@ -140,7 +149,7 @@ HGR_BAD = [
 
 
 @pytest.mark.parametrize("text,line,msg", HGR_BAD)
-def test_hgr_malformed(tmp_path, text, line, msg):
+def test_hgr_malformed(tmp_path, text, line, msg, reading):
     f = tmp_path / "bad.hgr"
     f.write_text(text)
     with pytest.raises(InputError) as ei:
@@ -206,7 +215,7 @@ GRAPH_BAD = [
 
 
 @pytest.mark.parametrize("text,line,msg", GRAPH_BAD)
-def test_graph_malformed(tmp_path, text, line, msg):
+def test_graph_malformed(tmp_path, text, line, msg, reading):
     f = tmp_path / "bad.graph"
     f.write_text(text)
     with pytest.raises(InputError) as ei:
@@ -215,7 +224,7 @@ def test_graph_malformed(tmp_path, text, line, msg):
     assert msg in str(ei.value)
 
 
-def test_partition_file_errors(tmp_path):
+def test_partition_file_errors(tmp_path, reading):
     f = tmp_path / "p"
     f.write_text("0\n1\n2\n")
     with pytest.raises(InputError, match="expected 4"):
@@ -229,7 +238,7 @@ def test_partition_file_errors(tmp_path):
     assert ei.value.line == 2
 
 
-def test_missing_file_is_input_error(tmp_path):
+def test_missing_file_is_input_error(tmp_path, reading):
     with pytest.raises(InputError, match="cannot read file"):
         io.read_hgr(tmp_path / "nope.hgr")
 
@@ -281,7 +290,7 @@ def test_error_excerpt_never_cuts_a_character(tmp_path):
     str(e).encode("utf-8")  # printable as it is
 
 
-def test_gzip_inputs_are_read_transparently(tmp_path):
+def test_gzip_inputs_are_read_transparently(tmp_path, reading):
     h = random_hypergraph(np.random.default_rng(1), 50, 80, weighted=True)
     g = h.to_graph()
     parts = np.arange(h.n, dtype=np.int32) % 3
@@ -306,7 +315,7 @@ def test_gzip_inputs_are_read_transparently(tmp_path):
     assert io.read(tmp_path / "two.hgr.gz").m == 2
 
 
-def test_corrupt_gzip_is_an_input_error(tmp_path):
+def test_corrupt_gzip_is_an_input_error(tmp_path, reading):
     data = gzip.compress(b"1 2\n1 2\n" * 1000)
     f = tmp_path / "c.hgr.gz"
     f.write_bytes(data[: len(data) // 2])
@@ -524,7 +533,7 @@ def test_one_based_ids_equal_numpy(threads, step):
         _cpu.one_based_ids(values, offset, count + 4, step, n)
 
 
-def test_readers_give_the_same_arrays_as_the_constructors(tmp_path):
+def test_readers_give_the_same_arrays_as_the_constructors(tmp_path, reading):
     """hMETIS and METIS files read into the arrays the in-memory constructors build from the
     same data (unit weights where the file gives none, blank lines skipped)."""
     from igpart.generators import random_circuit
@@ -557,3 +566,41 @@ def test_format_lines_in_chunks_equals_one_pass():
     expect = "".join(" ".join(map(str, values[ptr[i]:ptr[i + 1]])) + "\n"
                      for i in range(ptr.size - 1))
     assert _cpu.format_lines(ptr, values).decode() == expect
+
+
+def test_large_files_are_tokenized_from_a_memory_map_that_is_closed_after(tmp_path, monkeypatch):
+    """A file of at least ``io.MAP_MIN_BYTES`` is mapped (not copied) and the map is closed once
+    the file is read, also when it is malformed; a gzip file and an empty one are read."""
+    import mmap
+
+    from igpart.generators import random_circuit
+
+    maps = []
+
+    class Spy(mmap.mmap):
+        def __new__(cls, *args, **kwargs):
+            m = super().__new__(cls, *args, **kwargs)
+            maps.append(m)
+            return m
+
+    monkeypatch.setattr(io.mmap, "mmap", Spy)
+    monkeypatch.setattr(io, "MAP_MIN_BYTES", 64)
+    h = random_circuit(500, seed=1)
+    f = tmp_path / "c.hgr"
+    io.write_hgr(h, f)
+    r = io.read_hgr(f)
+    assert np.array_equal(r.eind, h.eind) and np.array_equal(r.eptr, h.eptr)
+    assert len(maps) == 1 and maps[0].closed
+    f.write_bytes(f.read_bytes() + b"1 x\n")
+    e = _input_error(f)
+    assert e.line == h.m + 2 and len(maps) == 2 and maps[1].closed
+    (tmp_path / "c.hgr.gz").write_bytes(gzip.compress(io.hgr_bytes(h)))
+    assert io.read(tmp_path / "c.hgr.gz").m == h.m
+    assert len(maps) == 3 and maps[2].closed  # mapped, seen to be gzip data, read instead
+    small = tmp_path / "s.hgr"
+    small.write_text("1 2\n1 2\n")
+    assert io.read_hgr(small).m == 1 and len(maps) == 3  # below the size: read
+    empty = tmp_path / "e.hgr"
+    empty.write_bytes(b"")
+    monkeypatch.setattr(io, "MAP_MIN_BYTES", 0)
+    _input_error(empty)  # no map of an empty file; the reader's own error
