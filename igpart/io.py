@@ -124,9 +124,9 @@ MAP_MIN_BYTES = 1 << 20
 def _mapped_input(path):
     """The contents of the file at ``path`` as a buffer, for the span of the ``with``: a
     read-only memory map of a plain file of at least :data:`MAP_MIN_BYTES` (the tokenizer reads
-    the page cache directly, without the copy that reading makes: 20-60 ms of a 64-84 MB
-    hMETIS file on the H200 machine), else :func:`read_input`'s bytes (small files, gzip data,
-    a file the system does not map)."""
+    the page cache directly, without the copy that reading makes, which took 20-60 ms of the
+    read of a 64-84 MB hMETIS file on the H200 machine), else :func:`read_input`'s bytes (small
+    files, gzip data, a file the system does not map)."""
     file = os.fspath(path)
     mapped = None
     try:
