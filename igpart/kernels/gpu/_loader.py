@@ -136,10 +136,15 @@ def prebuilt_modules() -> list[str]:
 
 
 def find_prebuilt(device: int) -> None:
-    """Looks up (and keeps) the cubins usable on ``device``: the sources' and headers' digests
-    that decide it read every source file, which the background preparation does before the
+    """Looks up (and keeps) the cubins usable on ``device`` and the name of the cache's marker
+    file for the modules without one: both read every source file (the digests that decide
+    which cubins fit, the marker's hash), which the background preparation does before the
     partition's first module load."""
-    _prebuilt_files(device)
+    found = _prebuilt_files(device)
+    try:
+        _marker_name(tuple(sorted(n for n in PARTITION_SOURCES if n not in found)), device)
+    except Exception as exc:  # noqa: BLE001 - an optimisation only: the loader tries again
+        log.debug("kernel cache marker not looked up: %r", exc)
 
 
 @functools.cache
@@ -162,7 +167,9 @@ def _load_prebuilt(name: str) -> None:
         return
     try:
         mod = cupy.RawModule(path=str(path))
-        mod.get_function(_first_kernel(name))  # loads the cubin now, so that a refusal shows here
+        # loads the cubin now, so that a refusal shows here (without reading the source for a
+        # kernel's name, as a CuPy without RawModule.compile needs)
+        _compile_now(mod, name)
     except Exception as exc:  # noqa: BLE001 - fall back to compiling the source
         log.debug("prebuilt %s not loaded (%r): compiling %s.cu", path.name, exc, name)
         return
@@ -180,13 +187,20 @@ def _marker(compiled) -> Path:
     """The file that says CuPy's cache directory holds this loader's kernels for these sources,
     this CuPy, this GPU and these modules ``compiled`` at run time (its name hashes all of
     them)."""
+    return cache_dir() / _marker_name(tuple(sorted(compiled)), cupy.cuda.Device().id)
+
+
+@functools.cache
+def _marker_name(compiled: tuple, device: int) -> str:
+    """:func:`_marker`'s file name (kept: it reads every source, which :func:`find_prebuilt`
+    does ahead of the partition)."""
     h = hashlib.sha256(_headers_digest().encode())
     for n in PARTITION_SOURCES:
         h.update((HERE / f"{n}.cu").read_bytes())
-    dev = cupy.cuda.Device()
     h.update(Path(__file__).read_bytes())  # the warm-up lists
-    h.update(f"{cupy.__version__} {dev.compute_capability} {sorted(compiled)}".encode())
-    return cache_dir() / f"igpart-kernels-{h.hexdigest()[:24]}.ok"
+    capability = cupy.cuda.Device(device).compute_capability
+    h.update(f"{cupy.__version__} {capability} {list(compiled)}".encode())
+    return f"igpart-kernels-{h.hexdigest()[:24]}.ok"
 
 
 def cache_dir() -> Path:
