@@ -1,12 +1,12 @@
-"""Launcher of Jet refinement on the device (kernels in ``jet.cu`` and ``jet_balance.cu``; the algorithm is documented
-at ``Backend.jet_refine_hypergraph`` and mirrors the C++ reference ``cpu/jet.cpp`` step by step,
-so both return the same partition). The whole loop runs on the device. Per iteration one
-device-to-host copy of the ``stats`` scalars (slots below) comes back: the next iteration's
-candidate search is launched before it, so the copy brings this iteration's moved count and
-objective together with the next one's candidate count and key layout. Buffers are allocated
-once per call; an iteration issues 13 + 2 * balance_rounds launches, 9 when it has at most
-SMALL_BALANCE candidates (step 3 and the application in one block), plus 3 when step 1 visits
-the boundary vertices only; its two key sorts are one launch each while the keys fit one
+"""Launcher of Jet refinement on the device (kernels in ``jet.cu`` and ``jet_balance.cu``; the
+algorithm is documented at ``Backend.jet_refine_hypergraph`` and mirrors the C++ reference
+``cpu/jet.cpp`` step by step, so both return the same partition). The whole loop runs on the
+device. Per iteration one device-to-host copy of the ``stats`` scalars (slots below) comes back:
+the next iteration's candidate search is launched before it, so the copy brings this iteration's
+moved count and objective together with the next one's candidate count and key layout. Buffers
+are allocated once per call; an iteration issues 13 + 2 * balance_rounds launches, 9 when it has
+at most SMALL_BALANCE candidates (step 3 and the application in one block), plus 3 when step 1
+visits the boundary vertices only; its two key sorts are one launch each while the keys fit one
 block's shared memory (``_common.sort_keys``), else CuPy sorts, which synchronise."""
 
 from __future__ import annotations
@@ -42,8 +42,8 @@ INT64_MAX = 2**63 - 1
 #: Slots of ``stats`` (jet_common.cuh JS_*): candidate count, candidates' gain range, moves applied,
 #: objective, whether the balance check fell back, priority-key tier, bits of a position.
 L_, GMIN, GMAX, MOVED, OBJ, CHANGED, TIER, LBITS = range(8)
-#: Priority keys (jet_balance.cu jet_compact): tier 1 packs (gain, hash, position) when their bits fit
-#: PACK_BITS (a plain sort), tier 2 (gain, hash) when the gain range fits GAIN_BITS (<= 32; a
+#: Priority keys (jet_balance.cu jet_compact): tier 1 packs (gain, hash, position) when their bits
+#: fit PACK_BITS (a plain sort), tier 2 (gain, hash) when the gain range fits GAIN_BITS (<= 32; a
 #: stable argsort), else tier 3 (two stable argsorts). Tests lower them to cover every tier.
 PACK_BITS = 64
 GAIN_BITS = 32
