@@ -846,7 +846,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--cross-fraction", type=float, default=0.002,
                    help="nets rewired between two neighbouring copies, per source net")
     p.add_argument("--extra-fraction", type=float, default=0.001,
-                   help="extra nets inside a copy (between nearby vertices), per source net and copy")
+                   help="extra nets inside a copy (between nearby vertices), per source net "
+                        "and copy")
     p.add_argument("--random-fraction", type=float, default=0.0,
                    help="nets between random vertices anywhere, per source net and copy (off: "
                         "they put a floor under every cut; report results with them apart)")
