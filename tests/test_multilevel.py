@@ -346,3 +346,28 @@ def test_max_shrink_resolves_per_backend_k_and_size():
     for bad in (1.0, 0, -2, "3", True):
         with pytest.raises(InputError, match="max_shrink"):
             Config(max_shrink=bad).validate()
+
+
+@pytest.mark.parametrize("objective", ["cut", "km1"])
+def test_debug_log_reports_each_levels_objective(caplog, objective):
+    """With debug logging a run reports the objective of its coarsest level's initial partition
+    and of every level's refined partition; the finest level's (level 0, without V-cycles) is
+    the returned partition's, and refinement never makes a level worse than the level below
+    it left it (the projection keeps the objective, FM only improves it)."""
+    import logging
+    import re
+
+    h = igpart.generators.random_circuit(4000, seed=7)
+    with caplog.at_level(logging.DEBUG, logger="igpart"):
+        p = igpart.partition(h, 8, backend="cpu", seed=3, objective=objective,
+                             config={"vcycles": 0})
+    pattern = re.compile(rf"^level (\d+)( \(coarsest\), initial partition)? \((\d+) vertices\): "
+                         rf"{objective} (\d+)$")
+    # the run's own reports follow its initial partitioning (whose bisections report first)
+    rows = [m.groups() for r in caplog.records if (m := pattern.match(r.getMessage()))]
+    run = rows[max(i for i, row in enumerate(rows) if row[1]):]
+    levels = [int(lv) for lv, _, _, _ in run]
+    assert levels == list(range(levels[0], -1, -1)) and levels[0] >= 1
+    assert int(run[-1][2]) == h.n and int(run[-1][3]) == getattr(p, objective)
+    values = [int(v) for _, _, _, v in run]
+    assert all(b <= a for a, b in zip(values, values[1:]))

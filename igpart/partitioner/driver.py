@@ -247,11 +247,25 @@ def multilevel_hypergraph(h: Hypergraph, k: int, epsilon: float, objective: str,
     if on_cpu and k >= 3 and cfg.coarse_retry_cut_share > 0:
         hierarchy, parts = retry_lighter(hierarchy, parts, h.n, k, epsilon, objective,
                                          bounds_on, targets, cfg, seed, timer, mcw)
-    parts = uncoarsen(be, hierarchy, parts, refine, timer, host)
+    report = _level_report(k, objective) if log.isEnabledFor(logging.DEBUG) else None
+    if report is not None:
+        report(f"level {len(hierarchy) - 1} (coarsest), initial partition", hierarchy[-1][0],
+               parts, hierarchy[-1][3])
+    parts = uncoarsen(be, hierarchy, parts, refine, timer, host, report)
     parts = run_vcycles(be, top, parts, k, objective,
                         lambda s: hypergraph_coarsener(be, mcw, cfg, s), refine, cfg,
                         timer, cfg.vcycles, seed, host, fixed=top_fixed)
     return be.to_host(parts).astype(np.int32, copy=False)
+
+
+def _level_report(k: int, objective: str):
+    """A ``report`` for :func:`.uncoarsening.uncoarsen` that logs (``-vv``) the objective of
+    each level's partition: where a run's cut is made or lost, level by level (one more
+    reduction per level, only when debugging)."""
+    def report(stage: str, level, parts, lbe: Backend) -> None:
+        value = lbe.hypergraph_objective(level, lbe.asarray(parts, "int32"), k, objective)
+        log.debug("%s (%d vertices): %s %d", stage, level.n, objective, int(value))
+    return report
 
 
 def retry_lighter(hierarchy: list, parts, n: int, k: int, epsilon: float, objective: str,

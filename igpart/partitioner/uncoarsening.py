@@ -4,6 +4,7 @@ when they do not worsen the objective)."""
 
 from __future__ import annotations
 
+import logging
 import time
 
 from ..fixed import locked_mask
@@ -11,15 +12,18 @@ from ..kernels.backend import Backend
 from .coarsening import HostLevels, coarsen, move_parts
 from .context import Timer
 
+log = logging.getLogger("igpart")
+
 
 def uncoarsen(be: Backend, hierarchy: list, parts, refine, timer: Timer,
-               host: HostLevels | None = None):
+               host: HostLevels | None = None, report=None):
     """Projects ``parts`` (on the coarsest level's backend) from the coarsest level up, refining
     on every finer level (levels on ``host.be`` with ``host.refine``); the partition moves to a
     level's backend before the projection onto it. Levels with fixed vertices are refined
     with them locked. Consumes ``hierarchy``: a level's row is emptied once the partition is
     projected past it, so that the coarser levels' arrays go while the finer ones are
-    refined."""
+    refined. ``report(stage, level, parts, backend)`` (optional) is called with each level's
+    refined partition."""
     coarse_be = hierarchy[-1][3]
     hierarchy[-1] = None
     for i in range(len(hierarchy) - 2, -1, -1):
@@ -34,6 +38,8 @@ def uncoarsen(be: Backend, hierarchy: list, parts, refine, timer: Timer,
         timer.add("project", t0)
         parts = (host.refine if on_host else refine)(level, parts,
                                                      locked=locked_mask(lbe.xp, lfixed))
+        if report is not None:
+            report(f"level {i}", level, parts, host.be if on_host else be)
         coarse_be = lbe
     return parts
 
@@ -56,6 +62,8 @@ def vcycle_hypergraph(be, top, parts, k, objective, coarsen_one, refine, cfg, ti
         coarsest, labels, locked=locked_mask(cbe.xp, cfixed))
     new = uncoarsen(be, hierarchy, new, refine, timer, host)
     after = be.hypergraph_objective(top, new, k, objective)
+    log.debug("V-cycle: %s %d -> %d (%s)", objective, int(before), int(after),
+              "kept" if after <= before else "dropped")
     return (new, before - after) if after <= before else (parts, 0)
 
 
