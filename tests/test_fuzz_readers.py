@@ -180,7 +180,8 @@ def mutate(
         pos = rng.randint(0, len(buf))
         if op == 0 and buf:
             numeric = tokens is NUMBER_TOKENS and rng.random() < 0.9
-            buf[min(pos, len(buf) - 1)] = rng.choice(b"0123456789 \n") if numeric else rng.randrange(256)
+            byte = rng.choice(b"0123456789 \n") if numeric else rng.randrange(256)
+            buf[min(pos, len(buf) - 1)] = byte
         elif op in (1, 2):
             buf[pos:pos] = rng.choice(tokens)
         elif op == 3:

@@ -9,6 +9,7 @@ import pytest
 
 import igpart
 from igpart.generators import random_circuit
+from igpart.kernels import _cpu
 from igpart.mapping import _multisection, check_hierarchy, communication_cost
 from igpart.mapping_im import (
     _analyse,
@@ -19,7 +20,6 @@ from igpart.mapping_im import (
     integrated_mapping,
     refine_mapping,
 )
-from igpart.kernels import _cpu
 from igpart.metrics import max_block_weight
 
 HIERARCHIES = [((2, 2, 2), (1, 10, 100)), ((4, 8, 1), (1, 10, 100)), ((3, 2), (2, 5)),

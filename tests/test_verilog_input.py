@@ -126,7 +126,8 @@ def test_escaped_identifiers_name_without_the_backslash():
 
 @pytest.mark.parametrize(
     "name,byte",
-    [(b"\\u\xff1 ", "0xff"), (b"\\A\x00 ", "0x00"), (b"\\caf\xc3\xa9 ", "0xc3"), (b"\\a\x01b ", "0x01")],
+    [(b"\\u\xff1 ", "0xff"), (b"\\A\x00 ", "0x00"), (b"\\caf\xc3\xa9 ", "0xc3"),
+     (b"\\a\x01b ", "0x01")],
 )
 def test_escaped_identifiers_hold_printable_ascii_only(name, byte):
     for text in (
@@ -180,7 +181,8 @@ def test_many_equal_instance_names_are_found_linearly():
 
 def test_deep_nesting_is_an_input_error():
     def netlist(depth: int) -> str:
-        return f"module top(a); input a;\nINV u(.A({'{' * depth}a{'}' * depth}), .ZN()); endmodule\n"
+        nested = "{" * depth + "a" + "}" * depth
+        return f"module top(a); input a;\nINV u(.A({nested}), .ZN()); endmodule\n"
 
     assert parse_verilog(netlist(98), parser="pyverilog").num_pins == 2  # 100 levels with u( .A(
     for depth in (99, 5000):  # 5000 levels overflowed Python's recursion limit
