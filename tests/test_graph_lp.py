@@ -333,7 +333,7 @@ def test_contraction_of_a_large_level_equals_the_oracle_on_any_threads():
     ga = be.graph_arrays(g)
     cmap, nc = be.cluster_graph_lp(ga, 10, iterations=3, seed=0, sub_rounds=2)
     want = contraction_oracle(g, np.asarray(cmap), nc)
-    for threads in (1, 2, 3):
+    for threads in (1, 2, 3, 16):  # rows in chunks of 2,048 down to 64 (8 per thread)
         with omp_threads(threads):
             c = be.contract_graph(ga, cmap, nc)
         for got, expected in zip((c.xadj, c.adjncy, c.adjwgt, c.vwgt), want):

@@ -620,7 +620,10 @@ GraphLevel contract_graph(const GraphView &g, const int32_t *cmap, int64_t nc) {
     // from a sort of the ids touched, or, where the row is long against the span of its ids
     // (dense levels: clique models of circuits), from a bitmap of that span read word by word
     // (the same order, without the sort's comparisons).
-    constexpr int64_t kChunk = 2048;
+    // Chunks of up to 2,048 rows, at least 8 per thread while they keep 64 rows: a fixed 2,048
+    // left the rows of a level of 24,000 coarse vertices to 12 chunks and those of 2,000 to
+    // one, fewer than the threads, whatever their count.
+    const int64_t kChunk = std::clamp<int64_t>(nc / (8 * int64_t{max_threads()}), 64, 2048);
     const int64_t chunks = (nc + kChunk - 1) / kChunk;
     std::vector<std::vector<int32_t>> cadj(static_cast<size_t>(chunks));
     std::vector<std::vector<int64_t>> cwgt(static_cast<size_t>(chunks));
