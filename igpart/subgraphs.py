@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from .hypergraph import Graph, Hypergraph
+from .kernels import _cpu
 
 
 @dataclass
@@ -115,7 +116,22 @@ def _by_group(xp, group, ngroups: int):
 def level_subhypergraphs(xp, eptr, eind, ewgt, vwgt, group, ngroups: int) -> SubLevel:
     """Every group's sub-hypergraph (its vertices, its nets restricted to them in pin order,
     nets left with fewer than 2 pins dropped) of the hypergraph ``(eptr, eind, ewgt, vwgt)``
-    under ``group`` (one id in ``[0, ngroups)`` per vertex), all arrays of module ``xp``."""
+    under ``group`` (one id in ``[0, ngroups)`` per vertex), all arrays of module ``xp``. On
+    the host the C++ backend's ``level_subhypergraphs`` makes the same arrays on the threads
+    (the array code below sorts the pins, on one core)."""
+    if xp is np:
+        order, vstart, rstart, ptr, ind, parent = _cpu.level_subhypergraphs(
+            np.asarray(eptr, dtype=np.int64), np.asarray(eind, dtype=np.int32),
+            np.asarray(group, dtype=np.int64), int(ngroups))
+        return SubLevel(kind="hypergraph", ngroups=int(ngroups), order=order, vstart=vstart,
+                        vwgt=np.asarray(vwgt)[order], rstart=rstart, ptr=ptr, ind=ind,
+                        rwgt=np.asarray(ewgt)[parent], parent=parent)
+    return _level_subhypergraphs(xp, eptr, eind, ewgt, vwgt, group, ngroups)
+
+
+def _level_subhypergraphs(xp, eptr, eind, ewgt, vwgt, group, ngroups: int) -> SubLevel:
+    """:func:`level_subhypergraphs` in array code of module ``xp`` (the device's; on the host
+    the oracle of the C++ version)."""
     group = xp.asarray(group).astype(xp.int64)
     eptr = eptr.astype(xp.int64)
     npins, m = int(eind.shape[0]), int(eptr.shape[0]) - 1

@@ -44,6 +44,32 @@ py::tuple csr_tuple(Csr &&c) { return py::make_tuple(to_numpy(std::move(c.ptr)),
 
 void igp::bind_basic(py::module_ &m) {
     m.def(
+        "level_subhypergraphs",
+        [](Arr<int64_t> eptr, Arr<int32_t> eind, Arr<int64_t> group, int64_t ngroups) {
+            const int64_t n = group.shape(0);
+            check_csr(eptr, eind, n, "level_subhypergraphs");
+            if (group.ndim() != 1 || ngroups < 0)
+                throw std::invalid_argument("level_subhypergraphs: group must be 1-D, ngroups >= 0");
+            const int64_t *gp = group.data();
+            SubLevelArrays a;
+            {
+                py::gil_scoped_release release;
+                for (int64_t v = 0; v < n; ++v)
+                    if (gp[v] < 0 || gp[v] >= ngroups)
+                        throw std::invalid_argument(
+                            "level_subhypergraphs: group ids must lie in [0, ngroups)");
+                a = level_subhypergraphs(eptr.data(), eind.data(), eptr.shape(0) - 1, gp, n,
+                                         ngroups);
+            }
+            return py::make_tuple(to_numpy(std::move(a.order)), to_numpy(std::move(a.vstart)),
+                                  to_numpy(std::move(a.rstart)), to_numpy(std::move(a.ptr)),
+                                  to_numpy(std::move(a.ind)), to_numpy(std::move(a.parent)));
+        },
+        py::arg("eptr"), py::arg("eind"), py::arg("group"), py::arg("ngroups"),
+        "Every group's sub-hypergraph under `group` (an id in [0, ngroups) per vertex), "
+        "concatenated: (order, vstart, rstart, ptr, ind, parent), as "
+        "igpart.subgraphs.level_subhypergraphs documents them.");
+    m.def(
         "sub_hypergraph",
         [](Arr<int64_t> eptr, Arr<int32_t> eind, int64_t n, Arr<int64_t> vertices, bool cut) {
             check_csr(eptr, eind, n, "sub_hypergraph");

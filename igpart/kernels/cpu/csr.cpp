@@ -316,4 +316,118 @@ WeightedCsr clique_expand(const int64_t *eptr, const int32_t *eind, const int64_
     return g;
 }
 
+SubLevelArrays level_subhypergraphs(const int64_t *eptr, const int32_t *eind, int64_t m,
+                                    const int64_t *group, int64_t n, int64_t ngroups) {
+    SubLevelArrays out;
+    const int64_t G = ngroups;
+    const int threads = max_threads();
+    // vertices by group, ascending ids inside a group: counts per chunk of ids and group, then
+    // each chunk's first position per group
+    const int64_t vchunks = std::max<int64_t>(1, std::min<int64_t>(4 * threads, n / 4096));
+    std::vector<int64_t> vcount(static_cast<size_t>(vchunks * G), 0);
+#pragma omp parallel for schedule(static) if (vchunks > 1)
+    for (int64_t c = 0; c < vchunks; ++c) {
+        int64_t *cnt = vcount.data() + c * G;
+        for (int64_t v = n * c / vchunks; v < n * (c + 1) / vchunks; ++v) ++cnt[group[v]];
+    }
+    out.vstart.assign(static_cast<size_t>(G + 1), 0);
+    for (int64_t g = 0, at = 0; g < G; ++g) {  // (chunk, group) offsets, group-major
+        out.vstart[g] = at;
+        for (int64_t c = 0; c < vchunks; ++c) {
+            const int64_t k = vcount[c * G + g];
+            vcount[c * G + g] = at;
+            at += k;
+        }
+    }
+    out.vstart[G] = n;
+    out.order.resize(static_cast<size_t>(n));
+    std::vector<int32_t> local(static_cast<size_t>(n));
+#pragma omp parallel for schedule(static) if (vchunks > 1)
+    for (int64_t c = 0; c < vchunks; ++c) {
+        int64_t *next = vcount.data() + c * G;
+        for (int64_t v = n * c / vchunks; v < n * (c + 1) / vchunks; ++v) {
+            const int64_t g = group[v], at = next[g]++;
+            out.order[at] = v;
+            local[v] = static_cast<int32_t>(at - out.vstart[g]);
+        }
+    }
+    // sub-nets: per chunk of nets and group, how many and their pins; then each chunk's first
+    // sub-net and first pin per group (group-major, chunks in net order), and the chunks write
+    const int64_t echunks = std::max<int64_t>(1, std::min<int64_t>(8 * threads, m / 1024));
+    std::vector<int64_t> rcount(static_cast<size_t>(echunks * G), 0),
+        pcount(static_cast<size_t>(echunks * G), 0);
+    // the groups of net e's pins and their pin counts, in a thread's zeroed array of G counts
+    auto groups_of = [&](int64_t e, std::vector<int64_t> &cnt, std::vector<int64_t> &touched) {
+        touched.clear();
+        for (int64_t j = eptr[e]; j < eptr[e + 1]; ++j) {
+            const int64_t g = group[eind[j]];
+            if (cnt[g]++ == 0) touched.push_back(g);
+        }
+    };
+#pragma omp parallel if (echunks > 1)
+    {
+        std::vector<int64_t> cnt(static_cast<size_t>(G), 0), touched;
+#pragma omp for schedule(dynamic, 1)
+        for (int64_t c = 0; c < echunks; ++c) {
+            int64_t *rc = rcount.data() + c * G, *pc = pcount.data() + c * G;
+            for (int64_t e = m * c / echunks; e < m * (c + 1) / echunks; ++e) {
+                groups_of(e, cnt, touched);
+                for (const int64_t g : touched) {
+                    if (cnt[g] >= 2) {
+                        ++rc[g];
+                        pc[g] += cnt[g];
+                    }
+                    cnt[g] = 0;
+                }
+            }
+        }
+    }
+    out.rstart.assign(static_cast<size_t>(G + 1), 0);
+    int64_t rows = 0, pins = 0;
+    for (int64_t g = 0; g < G; ++g) {
+        out.rstart[g] = rows;
+        for (int64_t c = 0; c < echunks; ++c) {
+            const int64_t r = rcount[c * G + g], p = pcount[c * G + g];
+            rcount[c * G + g] = rows;
+            pcount[c * G + g] = pins;
+            rows += r;
+            pins += p;
+        }
+    }
+    out.rstart[G] = rows;
+    out.ptr.resize(static_cast<size_t>(rows + 1));
+    out.ptr[rows] = pins;
+    out.parent.resize(static_cast<size_t>(rows));
+    out.ind.resize(static_cast<size_t>(pins));
+#pragma omp parallel if (echunks > 1)
+    {
+        std::vector<int64_t> cnt(static_cast<size_t>(G), 0), touched, cursor(static_cast<size_t>(G));
+#pragma omp for schedule(dynamic, 1)
+        for (int64_t c = 0; c < echunks; ++c) {
+            int64_t *nr = rcount.data() + c * G, *np = pcount.data() + c * G;
+            for (int64_t e = m * c / echunks; e < m * (c + 1) / echunks; ++e) {
+                groups_of(e, cnt, touched);
+                bool any = false;
+                for (const int64_t g : touched) {
+                    if (cnt[g] < 2) continue;
+                    const int64_t r = nr[g]++;
+                    out.ptr[r] = np[g];
+                    out.parent[r] = e;
+                    cursor[g] = np[g];
+                    np[g] += cnt[g];
+                    any = true;
+                }
+                if (any)
+                    for (int64_t j = eptr[e]; j < eptr[e + 1]; ++j) {
+                        const int32_t v = eind[j];
+                        const int64_t g = group[v];
+                        if (cnt[g] >= 2) out.ind[cursor[g]++] = local[v];
+                    }
+                for (const int64_t g : touched) cnt[g] = 0;
+            }
+        }
+    }
+    return out;
+}
+
 }  // namespace igp

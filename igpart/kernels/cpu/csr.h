@@ -21,6 +21,20 @@ void induced_nets(const int64_t *eptr, const int32_t *eind, int64_t m, const int
                   std::vector<int64_t> &ptr, std::vector<int32_t> &ind,
                   std::vector<int64_t> &nets);
 
+// Every group's sub-hypergraph of a hypergraph (eptr / eind, m nets, n vertices) under `group`
+// (an id in [0, ngroups) per vertex), concatenated: `order` the vertices sorted by group (ids
+// ascending inside a group), `vstart` (ngroups + 1) each group's first position in it; a sub-net
+// per net and group holding at least two of its pins, sub-nets by group then by net id (`rstart`,
+// ngroups + 1: each group's first sub-net), `ptr` / `ind` their pins in the net's pin order as
+// group-local ids (positions inside the group), `parent` the net of each sub-net. The arrays that
+// igpart.subgraphs.level_subhypergraphs makes with numpy, on the threads.
+struct SubLevelArrays {
+    std::vector<int64_t> order, vstart, rstart, ptr, parent;
+    std::vector<int32_t> ind;
+};
+SubLevelArrays level_subhypergraphs(const int64_t *eptr, const int32_t *eind, int64_t m,
+                                    const int64_t *group, int64_t n, int64_t ngroups);
+
 // Whether any row lists a column id twice.
 bool rows_have_duplicates(const int64_t *ptr, int64_t nrows, const int32_t *ind, int64_t ncols);
 
