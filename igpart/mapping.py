@@ -38,6 +38,7 @@ import numpy as np
 
 from .errors import InputError, PartitionError
 from .hypergraph import Graph, Hypergraph
+from .kernels import _cpu
 from .metrics import check_parts, evaluate, max_block_weight
 from .subgraphs import level_subgraphs, level_subhypergraphs
 
@@ -178,20 +179,14 @@ def level_costs(h: Hypergraph | Graph, parts, hierarchy, distance) -> np.ndarray
         for i in range(1, len(a) + 1):
             out[i - 1] = d[i - 1] * int(w[meet == i].sum())
         return out
-    # pins sorted by (net, PE): group ids are monotone in the PE id, so within a net the distinct
-    # level-i groups are the positions where the (net, group) pair changes
-    key = np.sort(h.pin_nets.astype(np.int64) * k + pe[h.eind])
-    net, pin_pe = key // k, key % k
-    first = np.ones(key.size, dtype=bool)
-    first[1:] = net[1:] != net[:-1]
-    touched = []
-    for i in range(len(a) + 1):
-        g = pin_pe // pre[i]
-        new = first.copy()
-        new[1:] |= g[1:] != g[:-1]
-        touched.append(np.bincount(net[new], minlength=h.m).astype(np.int64))
+    # a net touching lambda_i level-i groups pays d_i (lambda_{i-1} - lambda_i): summed over the
+    # nets, d_i times the difference of the km1 of the level-(i-1) groups and of the level-i
+    # groups as partitions (one parallel pass over the pins per level, in C++)
+    km1 = [_cpu.hypergraph_objectives(h.eptr, h.eind, h.ewgt,
+                                      (pe // pre[i]).astype(np.int32), k // pre[i])[1]
+           for i in range(len(a) + 1)]  # fmt: skip
     for i in range(1, len(a) + 1):
-        out[i - 1] = d[i - 1] * int((h.ewgt * (touched[i - 1] - touched[i])).sum())
+        out[i - 1] = d[i - 1] * (int(km1[i - 1]) - int(km1[i]))
     return out
 
 
