@@ -641,8 +641,14 @@ def _input_communities(h: Hypergraph, k: int, backend, config, seed: int) -> np.
 
 
 def _compact(labels: np.ndarray) -> np.ndarray:
-    """``labels`` renumbered 0, 1, ... in order of value (int32)."""
-    return np.unique(labels, return_inverse=True)[1].astype(np.int32, copy=False)
+    """``labels`` (non-negative ints) renumbered 0, 1, ... in order of value (int32), by
+    counting (no sort)."""
+    labels = np.asarray(labels)
+    if labels.size == 0:
+        return np.zeros(0, dtype=np.int32)
+    present = np.zeros(int(labels.max()) + 1, dtype=np.int32)
+    present[labels] = 1
+    return (np.cumsum(present, dtype=np.int32) - 1)[labels]
 
 
 def _host_backend(backend) -> bool:
