@@ -43,11 +43,14 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
-import scipy.sparse as sp
 
 from .hypergraph import Hypergraph
+
+if TYPE_CHECKING:  # scipy.sparse only in the tests' numpy analysis: imported there (0.1-0.3 s)
+    import scipy.sparse as sp
 from .metrics import max_block_weight
 
 #: refinement rounds per level (each round moves every vertex with a positive gain)
@@ -133,6 +136,8 @@ class _Level:
     @cached_property
     def incidence(self) -> sp.csr_matrix:
         """(n, m) vertex-net incidence, ones (the numpy analysis only)."""
+        import scipy.sparse as sp
+
         inc = sp.csr_matrix((np.ones(self.pin_v.size), (self.pin_v, self.pin_e)),
                             shape=(self.n, self.m))  # fmt: skip
         inc.sort_indices()
@@ -165,6 +170,8 @@ def _analyse_numpy(lv: _Level, parts: np.ndarray, k: int, sizes, coefs, const: f
                    active: np.ndarray | None) -> _Analysis:  # fmt: skip
     """:func:`_analyse` in numpy and ``scipy.sparse`` (sparse products of the incidence with the
     per-level net-group matrices): the independent implementation the tests compare with."""
+    import scipy.sparse as sp
+
     pe = parts.astype(np.int64)
     # pins sorted by (net, PE): group ids are monotone in the PE id, so the distinct (net,
     # group) pairs of every level are where the pair changes in this one order

@@ -167,3 +167,33 @@ def test_json_lines_map(hgr):
 def test_commands_map_without_session():
     with pytest.raises(InputError, match="no session yet"):
         Commands().call("map", "2:2", "1:10")
+
+
+def test_batch_region_equals_the_incidence_products():
+    """The refined region of a batch: the seed vertices, the pins of the seed nets, then every
+    pin of a net of at most NEIGHBOUR_MAX_NET_SIZE pins that has a pin in it, as the products
+    of the vertex-net incidence with those masks give it."""
+    import types
+
+    import scipy.sparse as sp
+
+    from igpart.plugin import mapping as sm
+
+    rng = np.random.default_rng(3)
+    for trial in range(20):
+        n, m = int(rng.integers(5, 400)), int(rng.integers(1, 300))
+        sizes = rng.integers(1, 90 if trial % 2 else 8, size=m)
+        nets = [rng.choice(n, size=min(int(z), n), replace=False) for z in sizes]
+        h = igpart.Hypergraph.from_nets(nets, n=n)
+        snap = types.SimpleNamespace(vertex_ids=np.arange(n) * 3, net_ids=np.arange(h.m) * 2)
+        seeds = rng.choice(n, size=3) * 3
+        seed_nets = rng.choice(h.m, size=2) * 2
+        inc = sp.csr_matrix((np.ones(h.num_pins), (h.eind, h.pin_nets)), shape=(h.n, h.m))
+        want = np.zeros(n, dtype=bool)
+        want[seeds // 3] = True
+        seed_mask = np.zeros(h.m, dtype=bool)
+        seed_mask[seed_nets // 2] = True
+        want |= (inc @ seed_mask.astype(float)) > 0
+        near = ((inc.T @ want.astype(float)) > 0) & (np.diff(h.eptr) <= sm.NEIGHBOUR_MAX_NET_SIZE)
+        want |= (inc @ near.astype(float)) > 0
+        assert np.array_equal(sm._region(h, snap, seeds, seed_nets), want)

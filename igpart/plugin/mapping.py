@@ -19,7 +19,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 
 from ..errors import InputError
 from ..mapping import (
@@ -135,10 +134,13 @@ def _region(h, snap, seeds, seed_nets) -> np.ndarray:
     mask[_alive(snap.vertex_ids, np.unique(np.asarray(seeds, dtype=np.int64)))] = True
     nets = np.zeros(h.m, dtype=bool)
     nets[_alive(snap.net_ids, np.unique(np.asarray(seed_nets, dtype=np.int64)))] = True
-    inc = sp.csr_matrix((np.ones(h.num_pins), (h.eind, h.pin_nets)), shape=(h.n, h.m))
-    mask |= (inc @ nets.astype(np.float64)) > 0
-    nets = ((inc.T @ mask.astype(np.float64)) > 0) & (np.diff(h.eptr) <= NEIGHBOUR_MAX_NET_SIZE)
-    mask |= (inc @ nets.astype(np.float64)) > 0
+    sizes = np.diff(h.eptr)
+    mask[h.eind[np.repeat(nets, sizes)]] = True  # the pins of the seed nets
+    # the nets of at most NEIGHBOUR_MAX_NET_SIZE pins with a pin in the region, then their pins
+    nets = np.zeros(h.m, dtype=bool)
+    nets[h.pin_nets[mask[h.eind]]] = True
+    nets &= sizes <= NEIGHBOUR_MAX_NET_SIZE
+    mask[h.eind[np.repeat(nets, sizes)]] = True
     return mask
 
 
