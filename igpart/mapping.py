@@ -424,6 +424,8 @@ def _multisection(h, a: tuple[int, ...], epsilon: float, backend, seeds: list[in
     use. The multilevel splits of a hypergraph share the input's Louvain communities, found once
     (:func:`_input_communities`). On a device backend the splits of at most
     ``HOST_SPLIT_MAX_VERTICES`` vertices run on the C++ backend."""
+    from .partitioner.initial.recursive import dense_labels
+
     k = int(np.prod(a))
     total = int(h.vwgt.sum())
     pe = np.zeros(h.n, dtype=np.int64)  # the group id at the current level, mixed radix
@@ -481,7 +483,7 @@ def _multisection(h, a: tuple[int, ...], epsilon: float, backend, seeds: list[in
                 continue
             eps = adaptive_epsilon(epsilon, total, k, int(sub.vwgt.sum()), sub_k, depth,
                                    parts_here)  # fmt: skip
-            labels = None if communities is None else _compact(communities[verts])
+            labels = None if communities is None else dense_labels(communities[verts])
             split_backend = backend_name
             if client is None and not on_host and sub.n <= HOST_SPLIT_MAX_VERTICES:
                 split_backend = "cpu"  # a small split: the device's fixed costs per stage dominate
@@ -638,17 +640,6 @@ def _input_communities(h: Hypergraph, k: int, backend, config, seed: int) -> np.
         ctx = resolve(cfg, be, h, k)
         labels = detect_communities(be, be.hypergraph_arrays(h), h, k, ctx, seed, Timer())
     return None if labels is None else np.asarray(be.to_host(labels), dtype=np.int32)
-
-
-def _compact(labels: np.ndarray) -> np.ndarray:
-    """``labels`` (non-negative ints) renumbered 0, 1, ... in order of value (int32), by
-    counting (no sort)."""
-    labels = np.asarray(labels)
-    if labels.size == 0:
-        return np.zeros(0, dtype=np.int32)
-    present = np.zeros(int(labels.max()) + 1, dtype=np.int32)
-    present[labels] = 1
-    return (np.cumsum(present, dtype=np.int32) - 1)[labels]
 
 
 def _host_backend(backend) -> bool:

@@ -48,10 +48,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .hypergraph import Hypergraph
+from .metrics import max_block_weight
 
 if TYPE_CHECKING:  # scipy.sparse only in the tests' numpy analysis: imported there (0.1-0.3 s)
     import scipy.sparse as sp
-from .metrics import max_block_weight
 
 #: refinement rounds per level (each round moves every vertex with a positive gain)
 MAX_ROUNDS = 16

@@ -4,7 +4,9 @@ groups of a partition over a dask cluster both use them.
 
 :func:`level_subhypergraphs` and :func:`level_subgraphs` are written against an array module
 ``xp`` (``numpy`` or ``cupy``): the same code runs on the host and on the device, where the
-sub-problems of a level stay until :meth:`SubLevel.to_host` brings them over in one transfer.
+sub-problems of a level stay until :meth:`SubLevel.to_host` brings them over in one transfer
+(on the host, hypergraphs go through the C++ backend's ``level_subhypergraphs`` instead, which
+makes the same arrays on the threads).
 The result concatenates every group's sub-(hyper)graph into one CSR; no loop runs over groups,
 vertices, nets or pins (the only values read back are the total pin / edge count)."""
 

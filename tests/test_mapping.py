@@ -549,14 +549,14 @@ def test_device_and_host_splits_of_one_level_equal_one_by_one(monkeypatch):
         assert len(device) == 1 + on_device  # the multisection's check, then one per split
 
 
-def test_compact_renumbers_labels_by_value():
+def test_dense_labels_renumber_by_value():
     """The splits' community labels are renumbered 0, 1, ... in order of value, as
     ``np.unique(..., return_inverse=True)`` numbers them."""
-    from igpart.mapping import _compact
+    from igpart.partitioner.initial.recursive import dense_labels
 
     rng = np.random.default_rng(5)
     for n, hi in ((0, 1), (1, 1), (50, 7), (10_000, 10**6)):
         x = rng.integers(0, hi, n)
-        got = _compact(x)
+        got = dense_labels(x)
         assert got.dtype == np.int32
         assert np.array_equal(got, np.unique(x, return_inverse=True)[1].reshape(-1))
