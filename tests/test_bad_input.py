@@ -323,6 +323,8 @@ BAD_CONFIGS = [
     ({"jet_negative_gain_fine": -0.5}, "a non-negative number", "-0.5"),
     ({"jet_negative_gain_coarse": -1}, "a non-negative number", "-1"),
     ({"jet_negative_gain_coarse": "x"}, "a non-negative number", "'x'"),
+    ({"graph_jet_negative_gain_coarse": -0.1}, "a non-negative number", "-0.1"),
+    ({"graph_jet_negative_gain_coarse": float("nan")}, "a non-negative number", "nan"),
     ({"jet_negative_gain_fine": None}, "a non-negative number", "None"),
     ({"jet_negative_gain_fine": float("inf")}, "a non-negative number", "inf"),
     ({"jet_afterburner_max_net_size": 0}, "a positive integer", "0"),

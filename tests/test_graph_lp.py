@@ -652,6 +652,41 @@ def test_graph_jet_takes_the_graph_patience_and_hypergraph_jet_its_own():
     assert seen and {p for p, _ in seen} == {2} and 0.02 not in {m for _, m in seen}
 
 
+@pytest.mark.parametrize("cfg", [{}, {"jet_negative_gain_fine": 0.5,
+                                      "jet_negative_gain_coarse": 0.3,
+                                      "graph_jet_negative_gain_coarse": 0.6}])
+def test_jet_negative_gain_factors_per_level_and_kind(cfg):
+    """Jet's negative-gain factor: ``jet_negative_gain_fine`` on the input's level of graphs and
+    hypergraphs, ``graph_jet_negative_gain_coarse`` on a graph's coarser levels and
+    ``jet_negative_gain_coarse`` on a hypergraph's."""
+    from igpart.kernels.cpu import CpuBackend
+
+    seen = []
+
+    class GraphRecording(CpuBackend):  # (the C++ graph Jet runs the hypergraph one inside)
+        def jet_refine_graph(self, g, parts, k, bounds, **kw):
+            seen.append(("graph", g.n, kw["negative_gain_factor"]))
+            return super().jet_refine_graph(g, parts, k, bounds, **kw)
+
+    class HypergraphRecording(CpuBackend):
+        def jet_refine_hypergraph(self, h, parts, k, bounds, objective="cut", **kw):
+            seen.append(("hypergraph", h.n, kw["negative_gain_factor"]))
+            return super().jet_refine_hypergraph(h, parts, k, bounds, objective, **kw)
+
+    full = igpart.Config(**cfg)
+    g = GRAPHS["grid3d"]()
+    h = igpart.generators.random_circuit(3000, seed=1)
+    igpart.partition(g, 4, 0.03, backend=GraphRecording(), seed=0, config={
+        "graph_coarsening": "lp", "graph_refinement": "lp+jet", "vcycles": 0, **cfg})
+    igpart.partition(h, 4, 0.03, backend=HypergraphRecording(), seed=0,
+                     config={"refinement": "jet", "vcycles": 0, **cfg})
+    for kind, n_top, coarse in (("graph", g.n, full.graph_jet_negative_gain_coarse),
+                                ("hypergraph", h.n, full.jet_negative_gain_coarse)):
+        levels = [(n, c) for kk, n, c in seen if kk == kind]
+        assert {c for n, c in levels if n == n_top} == {full.jet_negative_gain_fine}
+        assert {c for n, c in levels if n != n_top} == {coarse}
+
+
 @pytest.mark.parametrize("cfg", [{}, {"graph_jet_fm_max_vertices": 2000},
                                  {"graph_jet_min_vertices": 2000},
                                  {"graph_jet_min_vertices": 2000, "graph_jet_fm_max_vertices": 6000,

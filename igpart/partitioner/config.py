@@ -387,10 +387,21 @@ class Config:
       inputs, seeds 1-8 at k = 2, 1-4 at k = 16 and 64, medians): 0.93x / 0.96x the time at
       k = 2, 0.89x / 0.94x at k = 16, 0.94x / 0.97x at k = 64; cut geomean 1.000 / 1.000,
       0.979 / 1.001, 0.980 / 0.992.
-      ``jet_negative_gain_fine`` / ``jet_negative_gain_coarse`` (defaults 0.25 / 0.75, the
-      paper's): Jet's negative-gain threshold c on the finest level / the others, finite and
-      >= 0 (a vertex whose move loses less than c times its internal connection is a
-      candidate; 0: non-negative gains only).
+      ``jet_negative_gain_fine`` / ``jet_negative_gain_coarse`` (defaults 0.25 / 0.0):
+      Jet's negative-gain threshold c on the finest level / the others, finite and >= 0 (a
+      vertex whose move loses less than c times its internal connection is a candidate; 0:
+      non-negative gains only). The Jet paper's 0.75 on the coarse levels left the hypergraph
+      levels too large for FM (over ``jet_fm_max_pins``) exactly as they came: every
+      iteration's partition cut more than the projected one (cholesky_mc x18, k = 64, ``-vv``:
+      levels 3, 2, 1 at 45,010 each on the C++ backend with the GPU's settings, against
+      43,325 / 37,569 / 33,632 with 0). A/B on an H200 (``benchmarks/gpu_ab.py --reps 2
+      --vary-seeds``, the ``large`` circuits cholesky_mc x18 at k = 2 and 64, ibm10 x29 at
+      k = 2, 16, 64, neuron x22 at 64, stereo_vision x22 at 2, ibm11 x29 at 16): cut geomean
+      0.980x with 0 (0.939-1.020x per case), 0.988x with 0.25, at 0.84-0.99x the time.
+      ``graph_jet_negative_gain_coarse`` (default 0.75, the paper's) is the graph levels'
+      coarse threshold: on graphs Jet runs after label propagation, and 0.25 there cut within
+      the seeds' spread (neuron's clique model at k = 16 and 64, cholesky_mc's star model at
+      k = 64, GPU, two seeds: 1.018x / 0.956x / 1.021x).
       ``jet_afterburner_max_net_size`` (default 256): nets with more pins count with the pin
       counts before the iteration in the afterburner (exact counting costs their size per
       candidate pin).
@@ -609,7 +620,7 @@ class Config:
     jet_iterations: int = 64
     jet_patience: int = 6
     jet_negative_gain_fine: float = 0.25
-    jet_negative_gain_coarse: float = 0.75
+    jet_negative_gain_coarse: float = 0.0
     jet_afterburner_max_net_size: int = 256
     jet_fm_max_pins: int = -1
     jet_min_pins: int = -1
@@ -622,6 +633,7 @@ class Config:
     graph_refinement: str = "auto"
     graph_lp_refine_iterations: int = 5
     graph_jet_patience: int = 3
+    graph_jet_negative_gain_coarse: float = 0.75
     graph_jet_min_improvement: float = 0.001
     graph_jet_fm_max_vertices: int = 0
     graph_jet_min_vertices: int = 0
@@ -770,7 +782,8 @@ class Config:
         shrink = number("max_shrink", what)
         if not (shrink > 1.0 or shrink == -1.0):
             raise InputError(f"config.max_shrink must be {what}, got {self.max_shrink!r}")
-        for name in ("jet_negative_gain_fine", "jet_negative_gain_coarse"):
+        for name in ("jet_negative_gain_fine", "jet_negative_gain_coarse",
+                     "graph_jet_negative_gain_coarse"):
             if number(name, "a non-negative number") < 0:
                 raise InputError(
                     f"config.{name} must be a non-negative number, got {getattr(self, name)!r}"

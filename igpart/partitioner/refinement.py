@@ -117,7 +117,7 @@ def graph_refiner(be: Backend, k: int, bounds, cfg: ResolvedConfig, seed: int, t
             fm = small or (jet and ga.n <= cfg.graph_jet_fm_max_vertices)
         if jet:
             factor = (cfg.jet_negative_gain_fine if ga.n == finest_n
-                      else cfg.jet_negative_gain_coarse)
+                      else cfg.graph_jet_negative_gain_coarse)
             parts, _ = be.jet_refine_graph(
                 ga, parts, k, bounds, max_iterations=cfg.jet_iterations,
                 patience=cfg.graph_jet_patience, negative_gain_factor=factor,
