@@ -307,6 +307,26 @@ def test_gpu_communities_cover_every_vertex(gpu):
     np.testing.assert_array_equal(direct, CPU.communities(CPU.hypergraph_arrays(h)))
 
 
+def test_gpu_communities_on_host_levels(gpu):
+    """``community_host_levels``: the levels before Louvain are the C++ backend's, so the
+    communities equal ``CpuBackend.communities`` on the same level size; the input itself
+    (no level to make) takes the ordinary path."""
+    from igpart.kernels.gpu import GpuBackend
+
+    h = random_hypergraph(np.random.default_rng(3), 3000, 3300, max_size=5)
+    be = GpuBackend(community_host_max=500, community_host_levels=True)
+    comm = host(be.communities(be.hypergraph_arrays(h), seed=4))
+    want = CPU.communities(CPU.hypergraph_arrays(h), seed=4, level_max=500)
+    np.testing.assert_array_equal(comm, want)
+    device = host(GpuBackend(community_host_max=500).communities(be.hypergraph_arrays(h), seed=4))
+    assert device.shape == comm.shape
+    whole = GpuBackend(community_host_max=5000, community_host_levels=True)
+    np.testing.assert_array_equal(host(whole.communities(whole.hypergraph_arrays(h))),
+                                  CPU.communities(CPU.hypergraph_arrays(h)))
+    p = igpart.partition(h, 4, backend=be, seed=1)
+    check_partition(h, p, 4, 0.03)
+
+
 def test_gpu_communities_level(monkeypatch):
     """Louvain runs on a level of at most COMMUNITY_HOST_MAX vertices (GPU levels first)
     below k = LARGE_K, COMMUNITY_HOST_MAX_LARGE_K from it on; an explicit

@@ -402,7 +402,8 @@ class GpuBackend(HostFallback, Backend):
                  jet_boundary: bool = True, jet_host_min_k: int | None = None,
                  memory_budget: int | str | None = None,
                  rating_heavy_slots: int | None = None, rating_keep_ties: bool = False,
-                 rating_window: int = 0, retain_heap: bool | None = None) -> None:
+                 rating_window: int = 0, retain_heap: bool | None = None,
+                 community_host_levels: bool = False) -> None:
         from .. import budget
         from ..cpu import CpuBackend
 
@@ -418,6 +419,9 @@ class GpuBackend(HostFallback, Backend):
         #: Louvain's level: at most this many vertices (None: automatic, see
         #: :meth:`community_level_max`)
         self.community_host_max = None if community_host_max is None else int(community_host_max)
+        #: the levels coarsened before Louvain are made on the host too, by the C++ backend's
+        #: clustering (``CpuBackend.communities``), instead of by the device's (off by default)
+        self.community_host_levels = bool(community_host_levels)
         #: at most this many members per cluster of ``cluster_hypergraph`` (one level)
         self.cluster_max_size = (_hypergraph.CLUSTER_MAX_SIZE if cluster_max_size is None
                                  else int(cluster_max_size))
@@ -822,10 +826,18 @@ class GpuBackend(HostFallback, Backend):
                     level_max: int = -1, min_pass_gain: float = 0.0):
         """Louvain communities (the C++ implementation, on ``graph``) computed on a level the GPU
         first coarsens to at most ``level_max`` vertices (-1: :meth:`community_level_max` of
-        ``k``, the partition's k; 0: the input itself), projected back to ``hg``."""
+        ``k``, the partition's k; 0: the input itself), projected back to ``hg``; with
+        ``community_host_levels`` the C++ backend coarsens to that level (a host copy of
+        ``hg``)."""
+        limit = self.community_level_max(k) if level_max < 0 else int(level_max)
+        if self.community_host_levels and 0 < limit < hg.n:
+            return self.asarray(self.cpu.communities(
+                self._host_copy(hg), max_net_size=max_net_size, max_levels=max_levels,
+                max_passes=max_passes, min_move_fraction=min_move_fraction, seed=seed,
+                resolution=resolution, max_weight=max_weight, sub_rounds=sub_rounds, graph=graph,
+                edge_weight=edge_weight, level_max=limit, min_pass_gain=min_pass_gain), "int32")
         maps = []
         cur = hg
-        limit = self.community_level_max(k) if level_max < 0 else int(level_max)
         while 0 < limit < cur.n:
             cmap, nc = _hypergraph.cluster(cur, cur.total_weight, max_net_size, None, 4.0, False,
                                            seed, self.cluster_max_size, self.deterministic,
