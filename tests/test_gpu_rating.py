@@ -57,6 +57,37 @@ def oracle_best(h, max_net_size, seed, ok, shift, window=0):
     return best
 
 
+def oracle_cluster_best(h, max_net_size, seed, rep, cw, csize, mcw, smax, shift):
+    """The choice of every lone vertex (its own representative, one member) with the clusters'
+    ratings: the summed fixed-point terms of every member it shares nets of 2..max pins with,
+    per representative; then the lighter cluster, the smaller hash, the smaller representative;
+    clusters with room only (weight <= mcw with u, fewer than smax members); -1 otherwise."""
+    nets = [list(dict.fromkeys(int(v) for v in h.net(e))) for e in range(h.m)]
+    incident = [[] for _ in range(h.n)]
+    for e, pins in enumerate(nets):
+        for v in pins:
+            incident[v].append(e)
+    vw = np.asarray(h.vwgt)
+    best = np.full(h.n, -1, dtype=np.int64)
+    for u in range(h.n):
+        if rep[u] != u or csize[u] != 1 or vw[u] > mcw:
+            continue
+        score: dict[int, int] = {}
+        for e in incident[u]:
+            size = len(nets[e])
+            if size < 2 or size > max_net_size:
+                continue
+            for v in nets[e]:
+                if v != u:
+                    r = int(rep[v])
+                    score[r] = score.get(r, 0) + (int(h.ewgt[e]) << shift) // (size - 1)
+        cands = [(-float(sc), int(cw[r]), tie_hash(seed, u, r), r) for r, sc in score.items()
+                 if sc > 0 and cw[r] + vw[u] <= mcw and csize[r] < smax]
+        if cands:
+            best[u] = min(cands)[3]
+    return best
+
+
 def hub_hypergraph(seed: int, heavy: bool = False) -> Hypergraph:
     """Random nets of 2..6 pins, a few nets of 40-90 pins, one of 300 (its pins have more
     neighbours than the kernels' table of 256) and hub vertices on 40-80 nets; ``heavy``: net
@@ -112,10 +143,10 @@ def hg_rate(ha, mcw, max_net_size, shift, seed, best, heavy, window=0):
 
 
 def cluster_rate(ha, rep, cw, csize, single, mcw, shift, seed, prev, uniq, best, joined, heavy,
-                 keep_ties=False, window=0):
+                 keep_ties=False, window=0, by_cluster=False):
     """``cluster_rate`` (at most 8 members, nets up to 1000 pins; ``cluster_rate_windowed``
     with a ``window``), then ``cluster_rate_heavy`` on the heavy vertices (as
-    ``_hypergraph.cluster``)."""
+    ``_hypergraph.cluster``); ``by_cluster``: the clusters' summed ratings."""
     from igpart.kernels.gpu._common import NULL, i32, i64, launch
 
     n = ha.n
@@ -123,12 +154,12 @@ def cluster_rate(ha, rep, cw, csize, single, mcw, shift, seed, prev, uniq, best,
               i64(mcw), i32(8), i64(1000), i32(shift), NULL, i64(seed), i32(0), prev, uniq,
               i32(int(keep_ties)), best)
     launch("coarsen", "cluster_rate_windowed" if window else "cluster_rate", n,
-           (i64(n), *common, joined, NULL if heavy is None else heavy.flags, i64(window)),
-           warps=True)
+           (i64(n), *common, joined, NULL if heavy is None else heavy.flags, i64(window),
+            i32(int(by_cluster))), warps=True)
     if heavy is not None:
         launch("coarsen", "cluster_rate_heavy", heavy.warps,
                (i64(heavy.ids.size), heavy.ids, *common, heavy.key, heavy.val, i32(heavy.bits),
-                i64(window)), warps=True)
+                i64(window), i32(int(by_cluster))), warps=True)
 
 
 @pytest.mark.parametrize("slots", [0, 512, 4096])
@@ -263,6 +294,15 @@ def test_cluster_rate_equals_the_oracle_on_singletons(seed, heavy, slots):
     expect = np.where(lone & (f < 0), -1, np.where(lone & room, f, again.get()))
     np.testing.assert_array_equal(sticky.get(), expect)
     assert (lone & room).any() and (lone & ~room & (f >= 0)).any()
+
+    # by_cluster: the lone vertices rate clusters by the summed terms of their members
+    by = cp.empty(n, dtype=cp.int32)
+    cluster_rate(ha, rep_c, *args, mcw, shift, seed, NULL, NULL, by, joined, hv, by_cluster=True)
+    want_c = oracle_cluster_best(h, 1000, seed, r_h, cw_h, size_h, mcw, 8, shift)
+    np.testing.assert_array_equal(by.get(), want_c)
+    alone = again.get()  # each neighbour alone: the clusters those choices name
+    named = np.where(alone >= 0, r_h[np.maximum(alone, 0)], -1)
+    assert (want_c >= 0).any() and (want_c != named).any()
 
 
 @pytest.mark.parametrize("window", [32, 100])

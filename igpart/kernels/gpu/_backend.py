@@ -403,7 +403,7 @@ class GpuBackend(HostFallback, Backend):
                  memory_budget: int | str | None = None,
                  rating_heavy_slots: int | None = None, rating_keep_ties: bool = False,
                  rating_window: int = 0, retain_heap: bool | None = None,
-                 community_host_levels: bool = False) -> None:
+                 community_host_levels: bool = False, rating_by_cluster: bool = False) -> None:
         from .. import budget
         from ..cpu import CpuBackend
 
@@ -464,6 +464,10 @@ class GpuBackend(HostFallback, Backend):
         #: through a window of this many of its pins per vertex, with the net's full term (0:
         #: every pin; see ``_hypergraph.cluster``'s ``sample``)
         self.rating_window = int(rating_window)
+        #: the clustering's lone vertices rate their neighbours' clusters (each the summed
+        #: terms of its members, as the C++ backend rates) instead of each neighbour alone
+        #: (off by default)
+        self.rating_by_cluster = bool(rating_by_cluster)
         self._host: dict[int, object] = {}
         #: launches issued between two contractions (one entry per level built)
         self.level_launches: list[int] = []
@@ -816,7 +820,7 @@ class GpuBackend(HostFallback, Backend):
                                    float(max_shrink), bool(weight_penalty), int(seed),
                                    self.cluster_max_size, self.deterministic,
                                    self.rating_heavy_slots, self.rating_keep_ties,
-                                   self.rating_window)
+                                   self.rating_window, self.rating_by_cluster)
 
     @_in_phase("coarsening")
     def communities(self, hg: HypergraphArrays, *, max_net_size: int = 50, max_levels: int = 8,
@@ -842,7 +846,7 @@ class GpuBackend(HostFallback, Backend):
             cmap, nc = _hypergraph.cluster(cur, cur.total_weight, max_net_size, None, 4.0, False,
                                            seed, self.cluster_max_size, self.deterministic,
                                            self.rating_heavy_slots, self.rating_keep_ties,
-                                           self.rating_window)
+                                           self.rating_window, self.rating_by_cluster)
             if nc > 0.9 * cur.n:
                 break
             maps.append(cmap)

@@ -202,7 +202,7 @@ def _scatter_add(out, idx, values) -> None:
 def cluster(hg: HypergraphArrays, mcw: int, max_net_size: int, communities, max_shrink: float,
             weight_penalty: bool, seed: int, max_size: int = CLUSTER_MAX_SIZE,
             deterministic: bool = False, heavy_slots: int = 0, keep_ties: bool = False,
-            sample: int = 0):
+            sample: int = 0, by_cluster: bool = False):
     """Parallel cluster-aware heavy-edge clustering: rounds in which every vertex still alone
     rates its neighbours' clusters (room for it: weight, ``max_size`` members; same
     community), mutual choices of lone vertices pair up and lone vertices join the existing
@@ -222,7 +222,10 @@ def cluster(hg: HypergraphArrays, mcw: int, max_net_size: int, communities, max_
     ``sample`` (0: off; at least 32): a vertex rates the neighbours it has through a net of more
     pins only among ``sample`` consecutive pins of it (cyclically, from a position hashed from
     the vertex and the net), each with the net's full term: the work on such nets is bounded,
-    and a vertex whose pins are in large nets only picks among fewer tied neighbours."""
+    and a vertex whose pins are in large nets only picks among fewer tied neighbours.
+    ``by_cluster``: a lone vertex rates its neighbours' clusters (the summed terms of every
+    member it shares a net with, as the C++ backend's clustering) instead of each neighbour
+    alone; the choices are then rated afresh every round (no ``REUSE_CHOICES``)."""
     n = hg.n
     if n == 0:
         return cp.zeros(0, dtype=cp.int32), 0
@@ -236,7 +239,7 @@ def cluster(hg: HypergraphArrays, mcw: int, max_net_size: int, communities, max_
     joined = cp.empty(1, dtype=cp.int32)  # zeroed by cluster_rate
     comm = NULL if communities is None else communities
     STATS.add(3)
-    reuse = REUSE_CHOICES and not weight_penalty
+    reuse = REUSE_CHOICES and not weight_penalty and not by_cluster
     uniq = cp.empty(n, dtype=cp.int8) if reuse else NULL
     STATS.add(int(reuse))
     nc = n
@@ -251,13 +254,15 @@ def cluster(hg: HypergraphArrays, mcw: int, max_net_size: int, communities, max_
             i64(n), hg.eptr, hg.eind, hg.ewgt, hg.vptr, hg.vind, hg.vwgt, rep, cw, csize, single,
             i64(mcw), i32(max_size), i64(max_net_size), i32(shift), comm, i64(seed + r),
             i32(int(weight_penalty)), prev, uniq, i32(int(keep_ties)), best, joined,
-            NULL if heavy is None else heavy.flags, i64(sample)), warps=True)
+            NULL if heavy is None else heavy.flags, i64(sample), i32(int(by_cluster))),
+            warps=True)
         if heavy is not None:
             launch("coarsen", "cluster_rate_heavy", heavy.warps, (
                 i64(heavy.ids.size), heavy.ids, hg.eptr, hg.eind, hg.ewgt, hg.vptr, hg.vind,
                 hg.vwgt, rep, cw, csize, single, i64(mcw), i32(max_size), i64(max_net_size),
                 i32(shift), comm, i64(seed + r), i32(int(weight_penalty)), prev, uniq,
-                i32(int(keep_ties)), best, heavy.key, heavy.val, i32(heavy.bits), i64(sample)),
+                i32(int(keep_ties)), best, heavy.key, heavy.val, i32(heavy.bits), i64(sample),
+                i32(int(by_cluster))),
                 warps=True)
         if deterministic:
             j = join_round(cp, best, single, hg.vwgt, rep, cw, csize, int(mcw), int(max_size),

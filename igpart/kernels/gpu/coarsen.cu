@@ -188,6 +188,9 @@ __device__ __forceinline__ int chunk_net(const long long *off, long long t) {
 // the heavy kernels pass a larger one in global memory, so that vertices with more neighbours
 // than 256 are rated in one pass instead of 4, 16, ...).
 // *unique (when non-NULL): whether no other accepted neighbour has the winner's score.
+// kmap (non-NULL): a neighbour v counts as kmap[v] (its cluster's representative): the pins'
+// terms add up per cluster and the best cluster is chosen (and returned) instead of the best
+// single neighbour.
 // Windowed: whether tab.sample applies (a separate instantiation, so that the path without
 // windows compiles as it did before them).
 template <bool Windowed, class Ok>
@@ -195,7 +198,8 @@ __device__ __forceinline__ int best_neighbour(long long u, const long long *eptr
                                               const long long *ewgt, const long long *vptr,
                                               const int *vind, long long max_net_size, int shift,
                                               long long seed, bool weight_penalty,
-                                              const RateTable &tab, Ok ok, bool *unique = nullptr) {
+                                              const RateTable &tab, Ok ok, bool *unique = nullptr,
+                                              const int *kmap = nullptr) {
     const int lane = igp_lane();
     long long *off = tab.off;
     igp_u64 *term = tab.term;
@@ -285,6 +289,7 @@ __device__ __forceinline__ int best_neighbour(long long u, const long long *eptr
             if (lane < walk) {
                 v = eind[fj + (lane - at)];
                 if (v != (int)u) {
+                    if (kmap) v = kmap[v];
                     unsigned int h = ((unsigned int)v * 2654435761u) >> (32 - bits);
                     while (true) {
                         const int k = atomicCAS(key + h, -1, v);
@@ -335,9 +340,10 @@ __device__ __forceinline__ int best_neighbour(long long u, const long long *eptr
                         const int e = vind[j0 + lo];
                         const long long first = eptr[e];
                         const long long size = sample > 0 ? eptr[e + 1] - first : 0;
-                        const int v = eind[window_pin(u, e, first, size,
-                                                      t - (lo ? off[lo - 1] : 0), sample)];
+                        int v = eind[window_pin(u, e, first, size,
+                                                t - (lo ? off[lo - 1] : 0), sample)];
                         if (v == u) continue;
+                        if (kmap) v = kmap[v];
                         if (passes > 1 && (((unsigned int)v * 0x85ebca6bu) >> 16) % passes != c) continue;
                         unsigned int h = ((unsigned int)v * 2654435761u) >> (32 - bits);
                         unsigned int p = 0;
@@ -394,12 +400,13 @@ __device__ __forceinline__ int rate_best(long long u, const long long *eptr, con
                                          const long long *ewgt, const long long *vptr,
                                          const int *vind, long long max_net_size, int shift,
                                          long long seed, bool weight_penalty, const RateTable &tab,
-                                         Ok ok, bool *unique = nullptr) {
+                                         Ok ok, bool *unique = nullptr,
+                                         const int *kmap = nullptr) {
     if (Mode == 1 || (Mode == 2 && tab.sample > 0))
         return best_neighbour<true>(u, eptr, eind, ewgt, vptr, vind, max_net_size, shift, seed,
-                                    weight_penalty, tab, ok, unique);
+                                    weight_penalty, tab, ok, unique, kmap);
     return best_neighbour<false>(u, eptr, eind, ewgt, vptr, vind, max_net_size, shift, seed,
-                                 weight_penalty, tab, ok, unique);
+                                 weight_penalty, tab, ok, unique, kmap);
 }
 
 // hg_rate's work on vertex u (the whole warp); Mode as rate_best's.
@@ -431,7 +438,8 @@ __device__ __forceinline__ void cluster_rate_vertex(
     const long long *vptr, const int *vind, const long long *vwgt, const int *rep,
     const long long *cw, const int *csize, char *single, long long mcw, int smax,
     long long max_net_size, int shift, const int *comm, long long seed, int weight_penalty,
-    const int *prev, signed char *uniq, int keep_ties, int *best, const RateTable &tab) {
+    const int *prev, signed char *uniq, int keep_ties, int *best, const RateTable &tab,
+    int by_cluster) {
     int b = -1;
     const long long wu = vwgt[u];
     const bool alone = rep[u] == u && csize[u] == 1;
@@ -450,7 +458,7 @@ __device__ __forceinline__ void cluster_rate_vertex(
         } else {
             bool un = false;
             b = rate_best<Mode>(u, eptr, eind, ewgt, vptr, vind, max_net_size, shift, seed,
-                                weight_penalty != 0, tab, ok, &un);
+                                weight_penalty != 0, tab, ok, &un, by_cluster ? rep : nullptr);
             __syncwarp();  // every lane has read uniq[u]
             if (uniq && igp_lane() == 0) uniq[u] = un;
         }
@@ -531,6 +539,10 @@ extern "C" __global__ void hg_rate_heavy(long long nlist, const int *list, const
 // rated again.
 // heavy (non-NULL): vertices flagged there are skipped (single, uniq and best included), left
 // to cluster_rate_heavy, launched after this kernel.
+// by_cluster (non-zero): a lone vertex rates its neighbours' clusters, each with the summed
+// terms of all the cluster's members it shares nets with (the C++ backend's rating), and
+// best[u] is the chosen cluster's representative; 0: each neighbour alone. The ratings then
+// change as clusters grow, so prev (which assumes they do not) must be NULL.
 // Resident blocks per SM that cluster_rate is compiled for (__launch_bounds__: 40 registers
 // instead of 64, a few bytes spilled). The kernel is latency bound (a chain of dependent loads
 // per vertex), so more resident warps pay: one clustering of ibm01x200 / ibm09x100's finest
@@ -543,10 +555,10 @@ extern "C" __global__ void hg_rate_heavy(long long nlist, const int *list, const
         const long long *cw, const int *csize, char *single, long long mcw, int smax,            \
         long long max_net_size, int shift, const int *comm, long long seed, int weight_penalty, \
         const int *prev, signed char *uniq, int keep_ties, int *best, int *joined,               \
-        const char *heavy, long long sample
+        const char *heavy, long long sample, int by_cluster
 #define IGP_CLUSTER_RATE_ARGS                                                                     \
     n, eptr, eind, ewgt, vptr, vind, vwgt, rep, cw, csize, single, mcw, smax, max_net_size, shift, \
-        comm, seed, weight_penalty, prev, uniq, keep_ties, best, joined, heavy, sample
+        comm, seed, weight_penalty, prev, uniq, keep_ties, best, joined, heavy, sample, by_cluster
 
 namespace {
 
@@ -560,7 +572,7 @@ __device__ __forceinline__ void cluster_rate_all(IGP_CLUSTER_RATE_PARAMS) {
         if (heavy && heavy[u]) continue;
         cluster_rate_vertex<Mode>(u, eptr, eind, ewgt, vptr, vind, vwgt, rep, cw, csize, single,
                                   mcw, smax, max_net_size, shift, comm, seed, weight_penalty, prev,
-                                  uniq, keep_ties, best, tab);
+                                  uniq, keep_ties, best, tab, by_cluster);
     }
 }
 
@@ -586,13 +598,13 @@ extern "C" __global__ void cluster_rate_heavy(
     const int *rep, const long long *cw, const int *csize, char *single, long long mcw, int smax,
     long long max_net_size, int shift, const int *comm, long long seed, int weight_penalty,
     const int *prev, signed char *uniq, int keep_ties, int *best, int *gkey, igp_u64 *gval,
-    int max_bits, long long sample) {
+    int max_bits, long long sample, int by_cluster) {
     __shared__ RateChunks chunks;
     const RateTable tab = global_table(chunks, gkey, gval, max_bits, sample);
     for (long long i = igp_warp(); i < nlist; i += igp_nwarps())
         cluster_rate_vertex<2>(list[i], eptr, eind, ewgt, vptr, vind, vwgt, rep, cw, csize,
                                single, mcw, smax, max_net_size, shift, comm, seed, weight_penalty,
-                               prev, uniq, keep_ties, best, tab);
+                               prev, uniq, keep_ties, best, tab, by_cluster);
 }
 
 // Clustering step: mutual choices of two lone vertices become a pair (the smaller id is the
