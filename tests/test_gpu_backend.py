@@ -275,6 +275,57 @@ def test_gpu_clusters_have_at_most_cluster_max_size_members(max_size):
         GpuBackend(cluster_max_size=1)
 
 
+def test_cluster_hubs_mark_the_lone_vertices_chosen_without_a_mutual_choice(gpu):
+    """``cluster_hubs`` + ``cluster_hubs_apply`` (``GpuBackend(cluster_accept=True)``): a lone
+    vertex chosen by a lone vertex it did not choose back stops being lone for the round; the
+    marks are cleared again."""
+    import cupy as cp
+
+    from igpart.kernels.gpu._common import i64, launch
+
+    rng = np.random.default_rng(5)
+    n = 5000
+    best = rng.integers(-1, n, n).astype(np.int32)
+    best[rng.permutation(n)[:500]] = np.arange(n)[rng.permutation(n)[:500]]
+    pairs = rng.permutation(n)[:1000].reshape(-1, 2)  # some mutual choices
+    best[pairs[:, 0]], best[pairs[:, 1]] = pairs[:, 1], pairs[:, 0]
+    single = rng.random(n) < 0.8
+    ids = np.arange(n)
+    t = np.maximum(best, 0)
+    hub = np.zeros(n, dtype=bool)
+    hub[t[(best >= 0) & single & single[t] & (best[t] != ids)]] = True
+    want = single & ~hub
+    s_d, b_d, h_d = cp.asarray(single), cp.asarray(best), cp.zeros(n, dtype=cp.int8)
+    launch("coarsen", "cluster_hubs", n, (i64(n), b_d, s_d, h_d))
+    launch("coarsen", "cluster_hubs_apply", n, (i64(n), s_d, h_d))
+    np.testing.assert_array_equal(host(s_d), want)
+    assert not host(h_d).any() and hub.any() and (want != single).any()
+
+
+@pytest.mark.parametrize("deterministic", [False, True])
+@pytest.mark.parametrize("by_cluster", [False, True])
+def test_gpu_clustering_with_accepted_proposals_keeps_its_bounds(deterministic, by_cluster):
+    """``cluster_accept`` (and ``rating_by_cluster``): the clusters keep the weight cap, the
+    member cap and the level's target, the partition is valid; deterministic runs repeat."""
+    from igpart.kernels.gpu import GpuBackend
+
+    be = GpuBackend(cluster_accept=True, rating_by_cluster=by_cluster,
+                    deterministic=deterministic)
+    h = random_hypergraph(np.random.default_rng(12), 4000, 5000, max_size=6, weighted=True)
+    ha = be.hypergraph_arrays(h)
+    cmap, nc = be.cluster_hypergraph(ha, 40, max_shrink=3.0, seed=3)
+    got = host(cmap)
+    sizes = np.bincount(got, minlength=nc)
+    weights = np.bincount(got, weights=h.vwgt, minlength=nc)
+    assert nc >= int(h.n / 3.0) and nc < h.n and set(np.unique(got)) == set(range(nc))
+    assert np.all((weights <= 40) | (sizes == 1)) and sizes.max() <= be.cluster_max_size
+    if deterministic:
+        again, _ = be.cluster_hypergraph(ha, 40, max_shrink=3.0, seed=3)
+        np.testing.assert_array_equal(host(again), got)
+    p = igpart.partition(h, 8, backend=be, seed=2)
+    check_partition(h, p, 8, 0.03)
+
+
 def test_deterministic_gpu_clustering_repeats_and_keeps_its_bounds():
     """GpuBackend(deterministic=True): the joins follow kernels.cluster_join (seeded sorts), so
     the clusters, the hierarchy and the partition repeat for a seed."""

@@ -403,7 +403,8 @@ class GpuBackend(HostFallback, Backend):
                  memory_budget: int | str | None = None,
                  rating_heavy_slots: int | None = None, rating_keep_ties: bool = False,
                  rating_window: int = 0, retain_heap: bool | None = None,
-                 community_host_levels: bool = False, rating_by_cluster: bool = False) -> None:
+                 community_host_levels: bool = False, rating_by_cluster: bool = False,
+                 cluster_accept: bool = False) -> None:
         from .. import budget
         from ..cpu import CpuBackend
 
@@ -468,6 +469,10 @@ class GpuBackend(HostFallback, Backend):
         #: terms of its members, as the C++ backend rates) instead of each neighbour alone
         #: (off by default)
         self.rating_by_cluster = bool(rating_by_cluster)
+        #: the clustering's rounds let a lone vertex that lone vertices chose take them as its
+        #: cluster instead of waiting for mutual choices (``_hypergraph.cluster``'s ``accept``;
+        #: off by default)
+        self.cluster_accept = bool(cluster_accept)
         self._host: dict[int, object] = {}
         #: launches issued between two contractions (one entry per level built)
         self.level_launches: list[int] = []
@@ -820,7 +825,8 @@ class GpuBackend(HostFallback, Backend):
                                    float(max_shrink), bool(weight_penalty), int(seed),
                                    self.cluster_max_size, self.deterministic,
                                    self.rating_heavy_slots, self.rating_keep_ties,
-                                   self.rating_window, self.rating_by_cluster)
+                                   self.rating_window, self.rating_by_cluster,
+                                   self.cluster_accept)
 
     @_in_phase("coarsening")
     def communities(self, hg: HypergraphArrays, *, max_net_size: int = 50, max_levels: int = 8,
@@ -846,7 +852,8 @@ class GpuBackend(HostFallback, Backend):
             cmap, nc = _hypergraph.cluster(cur, cur.total_weight, max_net_size, None, 4.0, False,
                                            seed, self.cluster_max_size, self.deterministic,
                                            self.rating_heavy_slots, self.rating_keep_ties,
-                                           self.rating_window, self.rating_by_cluster)
+                                           self.rating_window, self.rating_by_cluster,
+                                           self.cluster_accept)
             if nc > 0.9 * cur.n:
                 break
             maps.append(cmap)

@@ -202,7 +202,7 @@ def _scatter_add(out, idx, values) -> None:
 def cluster(hg: HypergraphArrays, mcw: int, max_net_size: int, communities, max_shrink: float,
             weight_penalty: bool, seed: int, max_size: int = CLUSTER_MAX_SIZE,
             deterministic: bool = False, heavy_slots: int = 0, keep_ties: bool = False,
-            sample: int = 0, by_cluster: bool = False):
+            sample: int = 0, by_cluster: bool = False, accept: bool = False):
     """Parallel cluster-aware heavy-edge clustering: rounds in which every vertex still alone
     rates its neighbours' clusters (room for it: weight, ``max_size`` members; same
     community), mutual choices of lone vertices pair up and lone vertices join the existing
@@ -225,7 +225,10 @@ def cluster(hg: HypergraphArrays, mcw: int, max_net_size: int, communities, max_
     and a vertex whose pins are in large nets only picks among fewer tied neighbours.
     ``by_cluster``: a lone vertex rates its neighbours' clusters (the summed terms of every
     member it shares a net with, as the C++ backend's clustering) instead of each neighbour
-    alone; the choices are then rated afresh every round (no ``REUSE_CHOICES``)."""
+    alone; the choices are then rated afresh every round (no ``REUSE_CHOICES``).
+    ``accept``: a lone vertex chosen by another lone vertex that it did not choose back takes
+    its proposers as a cluster of its own (its own choice dropped for the round) instead of
+    all of them waiting for mutual choices (``cluster_hubs`` in coarsen.cu)."""
     n = hg.n
     if n == 0:
         return cp.zeros(0, dtype=cp.int32), 0
@@ -242,6 +245,8 @@ def cluster(hg: HypergraphArrays, mcw: int, max_net_size: int, communities, max_
     reuse = REUSE_CHOICES and not weight_penalty and not by_cluster
     uniq = cp.empty(n, dtype=cp.int8) if reuse else NULL
     STATS.add(int(reuse))
+    hub = cp.zeros(n, dtype=cp.int8) if accept else NULL  # zeroed again by cluster_hubs_apply
+    STATS.add(int(accept))
     nc = n
     target = int(n / max_shrink)  # as the C++ backend: stop once nc <= target, never below
     shift = rating_shift(hg)
@@ -264,6 +269,9 @@ def cluster(hg: HypergraphArrays, mcw: int, max_net_size: int, communities, max_
                 i32(int(keep_ties)), best, heavy.key, heavy.val, i32(heavy.bits), i64(sample),
                 i32(int(by_cluster))),
                 warps=True)
+        if accept:
+            launch("coarsen", "cluster_hubs", n, (i64(n), best, single, hub))
+            launch("coarsen", "cluster_hubs_apply", n, (i64(n), single, hub))
         if deterministic:
             j = join_round(cp, best, single, hg.vwgt, rep, cw, csize, int(mcw), int(max_size),
                            nc - target, seed + r, _scatter_add)

@@ -607,6 +607,29 @@ extern "C" __global__ void cluster_rate_heavy(
                                prev, uniq, keep_ties, best, tab, by_cluster);
 }
 
+// Proposals accepted (GpuBackend(cluster_accept=True)), between the rating and cluster_join: a
+// lone vertex v that another lone vertex u chose without v choosing u back is marked in hub[]
+// (cluster_hubs), then stops counting as lone for this round (cluster_hubs_apply clears
+// single[v] and hub[v]): cluster_join lets its proposers join it as a one-member cluster and
+// drops v's own choice, instead of leaving them all waiting for a mutual choice. Two kernels, so
+// that every single[] read of the first precedes the writes of the second.
+extern "C" __global__ void cluster_hubs(long long n, const int *best, const char *single,
+                                        char *hub) {
+    for (long long u = igp_tid(); u < n; u += igp_nthreads()) {
+        const int v = best[u];
+        if (v >= 0 && single[u] && single[v] && best[v] != (int)u) hub[v] = 1;
+    }
+}
+
+extern "C" __global__ void cluster_hubs_apply(long long n, char *single, char *hub) {
+    for (long long u = igp_tid(); u < n; u += igp_nthreads()) {
+        if (hub[u]) {
+            single[u] = 0;
+            hub[u] = 0;
+        }
+    }
+}
+
 // Clustering step: mutual choices of two lone vertices become a pair (the smaller id is the
 // representative); a lone vertex whose choice is already in a cluster joins it when the
 // cluster still has room (atomics on its size and weight, undone on overflow). At most `budget`
