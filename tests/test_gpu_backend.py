@@ -369,8 +369,6 @@ def test_gpu_communities_on_host_levels(gpu):
     comm = host(be.communities(be.hypergraph_arrays(h), seed=4))
     want = CPU.communities(CPU.hypergraph_arrays(h), seed=4, level_max=500)
     np.testing.assert_array_equal(comm, want)
-    device = host(GpuBackend(community_host_max=500).communities(be.hypergraph_arrays(h), seed=4))
-    assert device.shape == comm.shape
     whole = GpuBackend(community_host_max=5000, community_host_levels=True)
     np.testing.assert_array_equal(host(whole.communities(whole.hypergraph_arrays(h))),
                                   CPU.communities(CPU.hypergraph_arrays(h)))

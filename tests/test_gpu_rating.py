@@ -22,17 +22,23 @@ pytestmark = pytest.mark.gpu
 WINDOW_SALT = 0x5A17
 
 
+def nets_and_incidence(h):
+    """Every net's distinct pins in stored order, and every vertex's nets."""
+    nets = [list(dict.fromkeys(int(v) for v in h.net(e))) for e in range(h.m)]
+    incident = [[] for _ in range(h.n)]
+    for e, pins in enumerate(nets):
+        for v in pins:
+            incident[v].append(e)
+    return nets, incident
+
+
 def oracle_best(h, max_net_size, seed, ok, shift, window=0):
     """Best neighbour of every vertex: highest summed (w << shift) // (|e|-1) over shared nets
     of 2..max pins (the kernels' fixed point, compared as doubles), then the lighter (``ok``
     returns the weight, or None to reject), then the smaller hash, then the smaller id; -1 when
     none. ``window`` > 0: through a net of more pins, u sees only ``window`` of them, from
     position tie_hash(WINDOW_SALT, u, e) mod |e| of the net's stored pins on (cyclically)."""
-    nets = [list(dict.fromkeys(int(v) for v in h.net(e))) for e in range(h.m)]
-    incident = [[] for _ in range(h.n)]
-    for e, pins in enumerate(nets):
-        for v in pins:
-            incident[v].append(e)
+    nets, incident = nets_and_incidence(h)
     best = np.full(h.n, -1, dtype=np.int64)
     for u in range(h.n):
         score: dict[int, float] = {}
@@ -62,11 +68,7 @@ def oracle_cluster_best(h, max_net_size, seed, rep, cw, csize, mcw, smax, shift)
     ratings: the summed fixed-point terms of every member it shares nets of 2..max pins with,
     per representative; then the lighter cluster, the smaller hash, the smaller representative;
     clusters with room only (weight <= mcw with u, fewer than smax members); -1 otherwise."""
-    nets = [list(dict.fromkeys(int(v) for v in h.net(e))) for e in range(h.m)]
-    incident = [[] for _ in range(h.n)]
-    for e, pins in enumerate(nets):
-        for v in pins:
-            incident[v].append(e)
+    nets, incident = nets_and_incidence(h)
     vw = np.asarray(h.vwgt)
     best = np.full(h.n, -1, dtype=np.int64)
     for u in range(h.n):
