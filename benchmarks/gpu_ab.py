@@ -21,7 +21,10 @@ pool; default: the automatic value and the pool as it is), ``config`` (an object
 ``igpart.Config`` fields, e.g. ``{"vcycles": 1}``), ``backend`` (an object of ``GpuBackend``
 arguments, e.g. ``{"jet_host_max_pins": 250000}``, or of ``CpuBackend`` arguments with
 ``--backend cpu``, e.g. ``{"retain_heap": false}``; the variant gets its own backend),
-``switchinterval`` (``sys.setswitchinterval``, default 0.005 s, Python's).
+``switchinterval`` (``sys.setswitchinterval``, default 0.005 s, Python's), ``set`` (an object
+of module constants by dotted name, e.g.
+``{"igpart.kernels.gpu._hypergraph.CLUSTER_ROUNDS": 8}``; every other variant runs with the
+module's own values).
 
     python benchmarks/gpu_ab.py --reps 3 --cases ibm01:200:64,ibm09:100:64 \\
         --variants '{"mp8": {"mp": 8}, "mp15": {"mp": 15}}'
@@ -43,6 +46,7 @@ apply there).
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import math
 import statistics
@@ -86,6 +90,10 @@ def main() -> None:
     backends = {n: make(**v["backend"]) if "backend" in v else be
                 for n, v in args.variants.items()}
 
+    consts = {name: importlib.import_module(name.rsplit(".", 1)[0])
+              for v in args.variants.values() for name in v.get("set", {})}
+    own = {name: getattr(mod, name.rsplit(".", 1)[1]) for name, mod in consts.items()}
+
     def switch(v: dict) -> dict:
         """Sets the variant's switches; returns its Config overrides."""
         cfg = dict(v.get("config", {}))
@@ -96,6 +104,8 @@ def main() -> None:
             _jet.HEAVY_NETS = int(v.get("heavy", heavy_default))
         rec.BISECT_IN_WORKERS = bool(v.get("workers", True))
         rec.TOP_BISECTION_HERE = bool(v.get("top_here", False))
+        for name, mod in consts.items():
+            setattr(mod, name.rsplit(".", 1)[1], v.get("set", {}).get(name, own[name]))
         if "mp" not in v:
             return cfg
         metis_pool.shutdown()

@@ -184,6 +184,12 @@ def coarsen(hg: HypergraphArrays, mcw: int, group_size: int, max_net_size: int, 
 #: "Where the time goes, and the depth of the GPU hierarchy"), hence 64.
 CLUSTER_MAX_SIZE = 64
 CLUSTER_ROUNDS = 12
+#: The rounds also stop after a round that joins fewer than this fraction of the level's
+#: vertices (0: only after a round that joins none): such a round's launches and host read
+#: cost as much as the first one's and barely shrink the level.
+CLUSTER_MIN_ROUND_JOINS = 0.0
+#: With ``accept``, proposals are accepted from this round on (0: from the first).
+CLUSTER_ACCEPT_FROM = 0
 #: Rounds after the first rate again only the lone vertices whose choice was not the unique
 #: best or has filled up (``cluster_rate``'s ``prev``): the same choices as rating every lone
 #: vertex again, since a vertex's ratings do not change between rounds and the clusters it may
@@ -269,7 +275,7 @@ def cluster(hg: HypergraphArrays, mcw: int, max_net_size: int, communities, max_
                 i32(int(keep_ties)), best, heavy.key, heavy.val, i32(heavy.bits), i64(sample),
                 i32(int(by_cluster))),
                 warps=True)
-        if accept:
+        if accept and r >= CLUSTER_ACCEPT_FROM:
             launch("coarsen", "cluster_hubs", n, (i64(n), best, single, hub))
             launch("coarsen", "cluster_hubs_apply", n, (i64(n), single, hub))
         if deterministic:
@@ -287,7 +293,7 @@ def cluster(hg: HypergraphArrays, mcw: int, max_net_size: int, communities, max_
                       "vertices with no choice, %d lone ones waiting on a lone choice", n, r, j,
                       nc, target, int(((best < 0) & single).sum()),
                       int(((best >= 0) & single & single[cp.maximum(best, 0)]).sum()))
-        if j == 0:
+        if j == 0 or j < n * CLUSTER_MIN_ROUND_JOINS:
             break
     if nc > target:
         nc -= _pair_choices(best, rep, cw, csize, mcw, nc - target, seed)
