@@ -51,6 +51,10 @@ __all__ = ["GpuBackend"]
 #: against 2.7 / 6.7 / 15 ms for a pageable ``cupy.asarray``; with the unit weights made on
 #: the device, the upload of ibm01x200 / ibm09x100 took 5.1 / 10.3 ms instead of 18.7 / 44 ms.
 PINNED_COPY_MIN_BYTES = 4 << 20
+#: ``rating_by_cluster`` and ``cluster_accept`` also act in the levels coarsened before Louvain
+#: (``GpuBackend.communities``); False: those levels keep the clustering by neighbour with
+#: mutual choices, and the two switches act in the partition's coarsening only.
+COMMUNITY_LEVELS_OPTIONS = True
 
 
 def _registered_copy(host: np.ndarray, copy) -> bool:
@@ -403,8 +407,8 @@ class GpuBackend(HostFallback, Backend):
                  memory_budget: int | str | None = None,
                  rating_heavy_slots: int | None = None, rating_keep_ties: bool = False,
                  rating_window: int = 0, retain_heap: bool | None = None,
-                 community_host_levels: bool = False, rating_by_cluster: bool = True,
-                 cluster_accept: bool = True) -> None:
+                 community_host_levels: bool = False, rating_by_cluster: bool = False,
+                 cluster_accept: bool = False) -> None:
         from .. import budget
         from ..cpu import CpuBackend
 
@@ -469,11 +473,13 @@ class GpuBackend(HostFallback, Backend):
         #: terms of its members, as the C++ backend rates) instead of each neighbour alone, and
         #: from the second round on a lone vertex that lone vertices chose takes them as its
         #: cluster instead of waiting for mutual choices (``_hypergraph.cluster``'s
-        #: ``by_cluster`` and ``accept``). Both on by default: on the `large` suite (H200, 7
-        #: inputs, seeds 1-3 at k = 2 and 1-2 at k = 64, against both off) the cut geomean
-        #: was 0.917x at k = 2 (cholesky_mc x18 1,175 against 1,464) and 0.944x at k = 64, in
-        #: 1.20x and 1.13x the time (BENCHMARKS.md, "The GPU clustering's rating and
-        #: accepted proposals"). ``rating_keep_ties`` acts only without ``rating_by_cluster``.
+        #: ``by_cluster`` and ``accept``); in the partition's coarsening and in the levels
+        #: coarsened before Louvain. Off by default: on the `large` suite (H200, 7 inputs,
+        #: against both off) both on cut 0.917x at k = 2 (cholesky_mc x18 1,175 against 1,464)
+        #: and 0.944x at k = 64 in 1.20x and 1.13x the time, but ibm01 x20 at k = 16 (255k
+        #: vertices) cut 2,928 against the C++ backend's 2,159 (BENCHMARKS.md, "The GPU
+        #: clustering's rating and accepted proposals"). ``rating_keep_ties`` acts only without
+        #: ``rating_by_cluster``.
         self.rating_by_cluster = bool(rating_by_cluster)
         self.cluster_accept = bool(cluster_accept)
         self._host: dict[int, object] = {}
@@ -855,8 +861,9 @@ class GpuBackend(HostFallback, Backend):
             cmap, nc = _hypergraph.cluster(cur, cur.total_weight, max_net_size, None, 4.0, False,
                                            seed, self.cluster_max_size, self.deterministic,
                                            self.rating_heavy_slots, self.rating_keep_ties,
-                                           self.rating_window, self.rating_by_cluster,
-                                           self.cluster_accept)
+                                           self.rating_window,
+                                           self.rating_by_cluster and COMMUNITY_LEVELS_OPTIONS,
+                                           self.cluster_accept and COMMUNITY_LEVELS_OPTIONS)
             if nc > 0.9 * cur.n:
                 break
             maps.append(cmap)

@@ -187,12 +187,12 @@ CLUSTER_ROUNDS = 12
 #: The rounds also stop after a round that joins fewer than this fraction of the level's
 #: vertices (0: only after a round that joins none): such a round's launches and host read
 #: cost as much as the first one's and barely shrink the level.
-CLUSTER_MIN_ROUND_JOINS = 0.001
+CLUSTER_MIN_ROUND_JOINS = 0.0
 #: With ``accept``, proposals are accepted from this round on (0: from the first). From the
 #: first, every vertex joins a cluster in the first two rounds and the levels shrink 2.5x
 #: instead of the 3x asked (ibm01 x157, k = 2: 10 levels instead of 9); from the second, the
-#: first round's mutual pairs form first. With ``by_cluster`` and the minimum above, from the
-#: second round against from the first: cut 0.990x at k = 2 and 0.951x at k = 64 on the
+#: first round's mutual pairs form first. With ``by_cluster`` and a minimum of 0.001 above, from
+#: the second round against from the first: cut 0.990x at k = 2 and 0.951x at k = 64 on the
 #: `large` suite (BENCHMARKS.md, "The GPU clustering's rating and accepted proposals").
 CLUSTER_ACCEPT_FROM = 1
 #: Rounds after the first rate again only the lone vertices whose choice was not the unique
