@@ -412,6 +412,33 @@ def test_gpu_communities_level(monkeypatch):
     np.testing.assert_array_equal(direct, CPU.communities(CPU.hypergraph_arrays(h)))
 
 
+def test_gpu_community_level_lands_at_the_level_asked(monkeypatch):
+    """``_backend.COMMUNITY_LEVEL_LANDS``: the last level before Louvain shrinks only as far as
+    Louvain's level asks, so Louvain runs on no fewer vertices than that (the clustering never
+    joins past its target) and on fewer than the input; the communities cover every vertex.
+    With 4x per level the same input's Louvain level is smaller."""
+    from igpart.kernels.gpu import GpuBackend, _backend
+
+    h = random_hypergraph(np.random.default_rng(2), 3000, 3300, max_size=5)
+    sizes = []
+    real = GpuBackend._host_copy
+
+    def spy(self, level):
+        sizes.append(level.n)
+        return real(self, level)
+
+    monkeypatch.setattr(GpuBackend, "_host_copy", spy)
+    be = GpuBackend(community_host_max=1000)
+    top = be.hypergraph_arrays(h)
+    for lands in (True, False):
+        monkeypatch.setattr(_backend, "COMMUNITY_LEVEL_LANDS", lands)
+        comm = host(be.communities(top, k=2, seed=3))
+        assert comm.shape == (h.n,) and set(np.unique(comm)) == set(range(int(comm.max()) + 1))
+    landed, fourfold = sizes
+    assert 990 <= landed < h.n
+    assert fourfold < landed
+
+
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(instances(), st.integers(1, 12), st.sampled_from(["cut", "km1"]),
        st.sampled_from([0.0, 0.03, 0.1]))

@@ -55,6 +55,11 @@ PINNED_COPY_MIN_BYTES = 4 << 20
 #: (``GpuBackend.communities``); False: those levels keep the clustering by neighbour with
 #: mutual choices, and the two switches act in the partition's coarsening only.
 COMMUNITY_LEVELS_OPTIONS = True
+#: The levels coarsened before Louvain shrink at most 4x each; True: the last one shrinks only
+#: as far as Louvain's level asks (``min(4, n / level_max)``), so that Louvain runs on about
+#: ``level_max`` vertices instead of up to 4x fewer. False (the default) keeps 4x on every
+#: level.
+COMMUNITY_LEVEL_LANDS = False
 
 
 def _registered_copy(host: np.ndarray, copy) -> bool:
@@ -858,7 +863,8 @@ class GpuBackend(HostFallback, Backend):
         maps = []
         cur = hg
         while 0 < limit < cur.n:
-            cmap, nc = _hypergraph.cluster(cur, cur.total_weight, max_net_size, None, 4.0, False,
+            shrink = max(min(4.0, cur.n / limit), 1.01) if COMMUNITY_LEVEL_LANDS else 4.0
+            cmap, nc = _hypergraph.cluster(cur, cur.total_weight, max_net_size, None, shrink, False,
                                            seed, self.cluster_max_size, self.deterministic,
                                            self.rating_heavy_slots, self.rating_keep_ties,
                                            self.rating_window,
