@@ -1,6 +1,7 @@
 """Benchmark scripts that the measurements in BENCHMARKS.md name, run small: ``cli_ab.py`` (the
-whole command under environment variants) and ``mapping_bench.py --check igpart`` (igpart's
-mappings without Mt-KaHyPar). They must keep working where no GPU and no peer is installed."""
+whole command under environment variants), ``mapping_bench.py --check igpart`` (igpart's
+mappings without Mt-KaHyPar) and ``cluster_emulation.py`` (the GPU's clustering rounds in numpy).
+They must keep working where no GPU and no peer is installed."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from igpart.generators import random_circuit
@@ -90,3 +92,57 @@ def test_sample_command_passes_the_commands_failure_on(tmp_path):
     assert "exit status" in rep.read_text().splitlines()[0]
     r = _run(["benchmarks/sample_command.py", "--out", str(rep)])
     assert r.returncode != 0 and "after '--'" in r.stderr
+
+
+def _emulation():
+    import importlib.util
+
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        spec = importlib.util.spec_from_file_location("cluster_emulation",
+                                                      ROOT / "benchmarks/cluster_emulation.py")
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    return mod
+
+
+@pytest.mark.parametrize("by_cluster,accept", [(False, False), (True, False), (True, True)])
+def test_emulated_gpu_clustering_keeps_the_clusterings_bounds(by_cluster, accept):
+    """``cluster_emulation.cluster`` (the GPU's rounds in numpy): every cluster within the
+    weight cap (or a vertex alone), at most 64 members, inside one community, never below
+    the level's target size, and the clusters numbered densely."""
+    from igpart.kernels.cpu import CpuBackend
+
+    from .util import random_hypergraph
+
+    emu = _emulation()
+    rng = np.random.default_rng(7)
+    h = random_hypergraph(rng, 2000, 2600, max_size=6, weighted=True)
+    ha = CpuBackend().hypergraph_arrays(h)
+    comm = rng.integers(0, 5, h.n)
+    vw = np.asarray(ha.vwgt)
+    mcw = int(3 * vw.mean())
+    for shrink in (1.5, 3.0):
+        cmap, nc = emu.cluster(ha, mcw, 50, shrink, seed=3, by_cluster=by_cluster, accept=accept,
+                               communities=comm)
+        assert cmap.shape == (h.n,) and sorted(set(cmap.tolist())) == list(range(nc))
+        assert int(h.n / shrink) <= nc < h.n
+        weight = np.bincount(cmap, weights=vw)
+        size = np.bincount(cmap)
+        assert np.all((weight <= mcw) | (size == 1)) and size.max() <= emu.MAX_MEMBERS
+        assert all(len(set(comm[cmap == c])) == 1 for c in np.flatnonzero(size > 1))
+
+
+def test_cluster_emulation_compares_its_variants(ispd98):
+    env = {"IGPART_BENCHMARKS": str(ispd98.parent)}
+    r = _run(["benchmarks/cluster_emulation.py", "--case", "ibm01", "-k", "4", "--level", "3000",
+              "--variants", "old/old,new/new+lands,cpp/cpp", "--seeds", "1"], **env)
+    assert r.returncode == 0, r.stderr
+    summary = r.stdout.strip().splitlines()[-3:]
+    assert [line.split()[0] for line in summary] == ["old/old", "new/new+lands", "cpp/cpp"]
+    assert "(1.000x old/old)" in summary[0]
+    bad = _run(["benchmarks/cluster_emulation.py", "--case", "ibm01", "-k", "4", "--variants",
+                "old/gpu"], **env)
+    assert bad.returncode != 0 and "bad variant 'old/gpu'" in bad.stderr
