@@ -176,6 +176,7 @@ class EmulatedBackend(CpuBackend):
     def __init__(self, part: str, louvain: str, lands: bool):
         super().__init__()
         self.part, self.louvain, self.lands = part, louvain, lands
+        self.louvain_levels: list[int] = []  # the vertices of each level Louvain ran on
 
     def communities(self, hg, *, max_net_size=50, level_max=-1, seed=0, k=0, **kw):
         limit = self.community_level_max(k) if level_max < 0 else int(level_max)
@@ -194,6 +195,7 @@ class EmulatedBackend(CpuBackend):
                 break
             maps.append(cmap)
             cur = self.contract_hypergraph(cur, cmap, nc)
+        self.louvain_levels.append(cur.n)
         comm = super().communities(cur, max_net_size=max_net_size, level_max=0, seed=seed, k=k,
                                    **kw)
         for cmap in reversed(maps):
@@ -249,13 +251,13 @@ def main() -> None:
     for seed in seeds:
         for v, (part, louvain, lands) in variants.items():
             t = time.perf_counter()
-            p = igpart.partition(h, args.k, backend=EmulatedBackend(part, louvain, lands),
-                                 seed=seed, config=cfg)
+            be = EmulatedBackend(part, louvain, lands)
+            p = igpart.partition(h, args.k, backend=be, seed=seed, config=cfg)
             if not p.balanced:
                 raise SystemExit(f"unbalanced partition: {v}, seed {seed}")
             cuts[v].append(p.cut)
-            print(f"seed {seed} {v:16s} cut {p.cut:>9,} {time.perf_counter() - t:6.1f} s",
-                  flush=True)
+            print(f"seed {seed} {v:16s} cut {p.cut:>9,} {time.perf_counter() - t:6.1f} s  "
+                  f"Louvain on {be.louvain_levels} vertices", flush=True)
     geo = {v: math.exp(statistics.mean(math.log(max(c, 1)) for c in cs))
            for v, cs in cuts.items()}
     ref = next(iter(variants))
