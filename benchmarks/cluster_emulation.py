@@ -16,8 +16,9 @@ every net into its pin pairs: inputs up to a few hundred thousand vertices.
 
 A variant is ``P/L``: ``P`` the clustering of the partition's levels, ``L`` that of the levels
 coarsened before Louvain (Louvain then runs on the C++ backend, as the GPU backend's does), each
-``cpp`` (the C++ backend's own clustering), ``old`` (the GPU's default rounds) or ``new``
-(``rating_by_cluster`` and ``cluster_accept``); ``L`` may end in ``+lands`` (the last level
+``cpp`` (the C++ backend's own clustering), ``old`` (the GPU's default rounds), ``new``
+(``rating_by_cluster`` and ``cluster_accept``) or ``new2`` (as ``new``, but a lone vertex takes
+its proposers only when at least two chose it); ``L`` may end in ``+lands`` (the last level
 before Louvain shrinks only to Louvain's level, ``_backend.COMMUNITY_LEVEL_LANDS``). With
 ``--coarsening hyperg`` the partition's levels are the C++ backend's balanced groups and ``P``
 does not act. For example, the GPU's k = 16 setting on an enlarged ISPD98 circuit::
@@ -43,7 +44,8 @@ from igpart.kernels.cpu import CpuBackend
 MAX_MEMBERS = 64  # _hypergraph.CLUSTER_MAX_SIZE
 ROUNDS = 12  # _hypergraph.CLUSTER_ROUNDS
 ACCEPT_FROM = 1  # _hypergraph.CLUSTER_ACCEPT_FROM
-KINDS = ("cpp", "old", "new")
+KINDS = ("cpp", "old", "new", "new2")
+ACCEPTS = {"old": 0, "new": 1, "new2": 2}  # the proposers a lone vertex needs to accept them
 
 
 def pin_pairs(hg, max_net_size: int):
@@ -74,8 +76,9 @@ def tie_hash(seed: int, u, v):
 
 
 def cluster(hg, mcw: int, max_net_size: int, max_shrink: float, seed: int, *,
-            by_cluster: bool = False, accept: bool = False, communities=None):
-    """One level's clustering (see the module's docstring); returns (cmap int32, clusters)."""
+            by_cluster: bool = False, accept: int = 0, communities=None):
+    """One level's clustering (see the module's docstring); returns (cmap int32, clusters).
+    ``accept``: 0 off, else the proposers a lone vertex needs to take them as its cluster."""
     n = hg.n
     vwgt = np.asarray(hg.vwgt).astype(np.int64)
     rng = np.random.default_rng(seed)
@@ -108,8 +111,9 @@ def cluster(hg, mcw: int, max_net_size: int, max_shrink: float, seed: int, *,
         if accept and r >= ACCEPT_FROM:  # cluster_hubs, cluster_hubs_apply
             us = np.flatnonzero((best >= 0) & single)
             vs = best[us]
+            vs = vs[single[vs] & (best[vs] != us)]
             single = single.copy()
-            single[vs[single[vs] & (best[vs] != us)]] = False
+            single[np.bincount(vs, minlength=n) >= int(accept)] = False
         us = np.flatnonzero((best >= 0) & single)
         vs = best[us]
         pair = single[vs] & (best[vs] == us) & (us < vs)
@@ -189,8 +193,8 @@ class EmulatedBackend(CpuBackend):
                                                       max_shrink=shrink, seed=seed)
             else:
                 cmap, nc = cluster(cur, cur.total_weight, max_net_size, shrink, seed,
-                                   by_cluster=self.louvain == "new",
-                                   accept=self.louvain == "new")
+                                   by_cluster=self.louvain != "old",
+                                   accept=ACCEPTS[self.louvain])
             if nc > 0.9 * cur.n:
                 break
             maps.append(cmap)
@@ -210,7 +214,7 @@ class EmulatedBackend(CpuBackend):
                                               weight_penalty=weight_penalty, seed=seed, **kw)
         comm = None if communities is None else np.asarray(communities)
         return cluster(hg, int(max_cluster_weight), int(max_net_size), float(max_shrink),
-                       int(seed), by_cluster=self.part == "new", accept=self.part == "new",
+                       int(seed), by_cluster=self.part != "old", accept=ACCEPTS[self.part],
                        communities=comm)
 
 

@@ -108,7 +108,7 @@ def _emulation():
     return mod
 
 
-@pytest.mark.parametrize("by_cluster,accept", [(False, False), (True, False), (True, True)])
+@pytest.mark.parametrize("by_cluster,accept", [(False, 0), (True, 0), (True, 1), (True, 2)])
 def test_emulated_gpu_clustering_keeps_the_clusterings_bounds(by_cluster, accept):
     """``cluster_emulation.cluster`` (the GPU's rounds in numpy): every cluster within the
     weight cap (or a vertex alone), at most 64 members, inside one community, never below
