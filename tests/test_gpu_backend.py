@@ -376,6 +376,22 @@ def test_gpu_communities_on_host_levels(gpu):
     check_partition(h, p, 4, 0.03)
 
 
+def _louvain_level_sizes(monkeypatch) -> list[int]:
+    """The vertex count of every level the GPU backend hands to the host's Louvain (its
+    ``_host_copy``), appended as ``communities`` runs."""
+    from igpart.kernels.gpu import GpuBackend
+
+    sizes: list[int] = []
+    real = GpuBackend._host_copy
+
+    def spy(self, level):
+        sizes.append(level.n)
+        return real(self, level)
+
+    monkeypatch.setattr(GpuBackend, "_host_copy", spy)
+    return sizes
+
+
 def test_gpu_communities_level(monkeypatch):
     """Louvain runs on a level of at most COMMUNITY_HOST_MAX vertices (GPU levels first)
     below k = LARGE_K, COMMUNITY_HOST_MAX_LARGE_K from it on; an explicit
@@ -384,14 +400,7 @@ def test_gpu_communities_level(monkeypatch):
 
     h = random_hypergraph(np.random.default_rng(2), 3000, 3300, max_size=5)
     monkeypatch.setattr(GpuBackend, "COMMUNITY_HOST_MAX", 2000)
-    sizes = []
-    real = GpuBackend._host_copy
-
-    def spy(self, level):
-        sizes.append(level.n)
-        return real(self, level)
-
-    monkeypatch.setattr(GpuBackend, "_host_copy", spy)
+    sizes = _louvain_level_sizes(monkeypatch)
     be = GpuBackend()
     top = be.hypergraph_arrays(h)
     for k in (2, 3, 0):
@@ -420,14 +429,7 @@ def test_gpu_community_level_lands_at_the_level_asked(monkeypatch):
     from igpart.kernels.gpu import GpuBackend, _backend
 
     h = random_hypergraph(np.random.default_rng(2), 3000, 3300, max_size=5)
-    sizes = []
-    real = GpuBackend._host_copy
-
-    def spy(self, level):
-        sizes.append(level.n)
-        return real(self, level)
-
-    monkeypatch.setattr(GpuBackend, "_host_copy", spy)
+    sizes = _louvain_level_sizes(monkeypatch)
     be = GpuBackend(community_host_max=1000)
     top = be.hypergraph_arrays(h)
     for lands in (True, False):

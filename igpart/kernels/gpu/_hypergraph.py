@@ -237,9 +237,11 @@ def cluster(hg: HypergraphArrays, mcw: int, max_net_size: int, communities, max_
     ``by_cluster``: a lone vertex rates its neighbours' clusters (the summed terms of every
     member it shares a net with, as the C++ backend's clustering) instead of each neighbour
     alone; the choices are then rated afresh every round (no ``REUSE_CHOICES``).
-    ``accept``: a lone vertex chosen by another lone vertex that it did not choose back takes
-    its proposers as a cluster of its own (its own choice dropped for the round) instead of
-    all of them waiting for mutual choices (``cluster_hubs`` in coarsen.cu)."""
+    ``accept``: from round ``CLUSTER_ACCEPT_FROM`` on, a lone vertex chosen by another lone
+    vertex that it did not choose back takes its proposers as a cluster of its own (its own
+    choice dropped for the round) instead of all of them waiting for mutual choices
+    (``cluster_hubs`` in coarsen.cu). The rounds also end after one that joins fewer than
+    ``CLUSTER_MIN_ROUND_JOINS`` of the level's vertices."""
     n = hg.n
     if n == 0:
         return cp.zeros(0, dtype=cp.int32), 0
