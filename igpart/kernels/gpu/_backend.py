@@ -55,11 +55,14 @@ PINNED_COPY_MIN_BYTES = 4 << 20
 #: (``GpuBackend.communities``); False: those levels keep the clustering by neighbour with
 #: mutual choices, and the two switches act in the partition's coarsening only.
 COMMUNITY_LEVELS_OPTIONS = True
-#: The levels coarsened before Louvain shrink at most 4x each; True: the last one shrinks only
-#: as far as Louvain's level asks (``min(4, n / level_max)``), so that Louvain runs on about
-#: ``level_max`` vertices instead of up to 4x fewer. False (the default) keeps 4x on every
-#: level.
-COMMUNITY_LEVEL_LANDS = False
+#: The levels coarsened before Louvain shrink at most 4x each, and the last one only as far as
+#: Louvain's level asks (``min(4, n / level_max)``), so that Louvain runs on about
+#: ``level_max`` vertices instead of up to 4x fewer (False: 4x on every level). With the
+#: clustering that reaches the 4x asked (``rating_by_cluster`` and ``cluster_accept``), Louvain
+#: otherwise ran on 10,600 vertices instead of 24,700-33,200 on ibm01 x20, and its coarser
+#: communities cost HyperG's balanced groups at k = 16 (BENCHMARKS.md, "The GPU clustering's
+#: rating and accepted proposals").
+COMMUNITY_LEVEL_LANDS = True
 
 
 def _registered_copy(host: np.ndarray, copy) -> bool:
@@ -412,8 +415,8 @@ class GpuBackend(HostFallback, Backend):
                  memory_budget: int | str | None = None,
                  rating_heavy_slots: int | None = None, rating_keep_ties: bool = False,
                  rating_window: int = 0, retain_heap: bool | None = None,
-                 community_host_levels: bool = False, rating_by_cluster: bool = False,
-                 cluster_accept: bool = False) -> None:
+                 community_host_levels: bool = False, rating_by_cluster: bool = True,
+                 cluster_accept: bool = True) -> None:
         from .. import budget
         from ..cpu import CpuBackend
 
@@ -479,12 +482,11 @@ class GpuBackend(HostFallback, Backend):
         #: from the second round on a lone vertex that lone vertices chose takes them as its
         #: cluster instead of waiting for mutual choices (``_hypergraph.cluster``'s
         #: ``by_cluster`` and ``accept``); in the partition's coarsening and in the levels
-        #: coarsened before Louvain. Off by default: on the `large` suite (H200, 7 inputs,
-        #: against both off) both on cut 0.917x at k = 2 (cholesky_mc x18 1,175 against 1,464)
-        #: and 0.944x at k = 64 in 1.20x and 1.13x the time, but ibm01 x20 at k = 16 (255k
-        #: vertices) cut 2,928 against the C++ backend's 2,159 (BENCHMARKS.md, "The GPU
-        #: clustering's rating and accepted proposals"). ``rating_keep_ties`` acts only without
-        #: ``rating_by_cluster``.
+        #: coarsened before Louvain. On by default: on the `large` suite (H200, 7 inputs,
+        #: seeds 1-2, against both off, with ``COMMUNITY_LEVEL_LANDS``) cut 0.959x / 0.991x /
+        #: 0.950x at k = 2 / 16 / 64 in 1.20x / 1.11x / 1.21x the time (cholesky_mc x18 at
+        #: k = 64 29,120 against 35,039; BENCHMARKS.md, "The GPU clustering's rating and
+        #: accepted proposals"). ``rating_keep_ties`` acts only without ``rating_by_cluster``.
         self.rating_by_cluster = bool(rating_by_cluster)
         self.cluster_accept = bool(cluster_accept)
         self._host: dict[int, object] = {}

@@ -187,7 +187,7 @@ CLUSTER_ROUNDS = 12
 #: The rounds also stop after a round that joins fewer than this fraction of the level's
 #: vertices (0: only after a round that joins none): such a round's launches and host read
 #: cost as much as the first one's and barely shrink the level.
-CLUSTER_MIN_ROUND_JOINS = 0.0
+CLUSTER_MIN_ROUND_JOINS = 0.001
 #: With ``accept``, proposals are accepted from this round on (0: from the first). From the
 #: first, every vertex joins a cluster in the first two rounds and the levels shrink 2.5x
 #: instead of the 3x asked (ibm01 x157, k = 2: 10 levels instead of 9); from the second, the
