@@ -16,12 +16,15 @@ every net into its pin pairs: inputs up to a few hundred thousand vertices.
 
 A variant is ``P/L``: ``P`` the clustering of the partition's levels, ``L`` that of the levels
 coarsened before Louvain (Louvain then runs on the C++ backend, as the GPU backend's does), each
-``cpp`` (the C++ backend's own clustering), ``old`` (the GPU's default rounds), ``new``
-(``rating_by_cluster`` and ``cluster_accept``) or ``new2`` (as ``new``, but a lone vertex takes
-its proposers only when at least two chose it); ``L`` may end in ``+lands`` (the last level
-before Louvain shrinks only to Louvain's level, ``_backend.COMMUNITY_LEVEL_LANDS``). With
-``--coarsening hyperg`` the partition's levels are the C++ backend's balanced groups and ``P``
-does not act. For example, the GPU's k = 16 setting on an enlarged ISPD98 circuit::
+``cpp`` (the C++ backend's own clustering), ``old`` (``rating_by_cluster`` and
+``cluster_accept`` off, rounds until one joins nothing), ``new`` (the GPU's default rounds: both
+on, the rounds ending after one that joins fewer than ``MIN_ROUND_JOINS`` of the level) or
+``new2`` (as ``new``, but a lone vertex takes its proposers only when at least two chose it);
+``L`` may end in ``+lands`` (the last level before Louvain shrinks only to Louvain's level,
+``_backend.COMMUNITY_LEVEL_LANDS``, the GPU's default). With ``--coarsening hyperg`` the
+partition's levels are the C++ backend's balanced groups and ``P`` does not act. For example,
+the GPU's k = 16 setting on an enlarged ISPD98 circuit, against the rounds with both switches
+off::
 
     python benchmarks/cluster_emulation.py --case ibm01:20 -k 16 --coarsening hyperg \\
         --variants old/old,old/new,old/new+lands --seeds 1,2,3
@@ -44,8 +47,10 @@ from igpart.kernels.cpu import CpuBackend
 MAX_MEMBERS = 64  # _hypergraph.CLUSTER_MAX_SIZE
 ROUNDS = 12  # _hypergraph.CLUSTER_ROUNDS
 ACCEPT_FROM = 1  # _hypergraph.CLUSTER_ACCEPT_FROM
+MIN_ROUND_JOINS = 0.001  # _hypergraph.CLUSTER_MIN_ROUND_JOINS (the kinds new and new2)
 KINDS = ("cpp", "old", "new", "new2")
 ACCEPTS = {"old": 0, "new": 1, "new2": 2}  # the proposers a lone vertex needs to accept them
+MIN_JOINS = {"old": 0.0, "new": MIN_ROUND_JOINS, "new2": MIN_ROUND_JOINS}
 
 
 def pin_pairs(hg, max_net_size: int):
@@ -76,9 +81,12 @@ def tie_hash(seed: int, u, v):
 
 
 def cluster(hg, mcw: int, max_net_size: int, max_shrink: float, seed: int, *,
-            by_cluster: bool = False, accept: int = 0, communities=None):
+            by_cluster: bool = False, accept: int = 0, communities=None,
+            min_joins: float = 0.0):
     """One level's clustering (see the module's docstring); returns (cmap int32, clusters).
-    ``accept``: 0 off, else the proposers a lone vertex needs to take them as its cluster."""
+    ``accept``: 0 off, else the proposers a lone vertex needs to take them as its cluster;
+    ``min_joins``: the rounds end after one that joins fewer than this fraction of the level's
+    vertices (0: only after one that joins none)."""
     n = hg.n
     vwgt = np.asarray(hg.vwgt).astype(np.int64)
     rng = np.random.default_rng(seed)
@@ -149,6 +157,8 @@ def cluster(hg, mcw: int, max_net_size: int, max_shrink: float, seed: int, *,
         np.add.at(csize, b, 1)
         np.add.at(cw, b, vwgt[a])
         nc -= take.size
+        if take.size < n * min_joins:
+            break
     if nc > target:  # _pair_choices
         alone = (rep == ids) & (csize == 1)
         to_ = np.maximum(best, 0)
@@ -194,7 +204,8 @@ class EmulatedBackend(CpuBackend):
             else:
                 cmap, nc = cluster(cur, cur.total_weight, max_net_size, shrink, seed,
                                    by_cluster=self.louvain != "old",
-                                   accept=ACCEPTS[self.louvain])
+                                   accept=ACCEPTS[self.louvain],
+                                   min_joins=MIN_JOINS[self.louvain])
             if nc > 0.9 * cur.n:
                 break
             maps.append(cmap)
@@ -215,7 +226,7 @@ class EmulatedBackend(CpuBackend):
         comm = None if communities is None else np.asarray(communities)
         return cluster(hg, int(max_cluster_weight), int(max_net_size), float(max_shrink),
                        int(seed), by_cluster=self.part != "old", accept=ACCEPTS[self.part],
-                       communities=comm)
+                       communities=comm, min_joins=MIN_JOINS[self.part])
 
 
 def parse_variant(text: str) -> tuple[str, str, bool]:

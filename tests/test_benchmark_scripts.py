@@ -135,6 +135,26 @@ def test_emulated_gpu_clustering_keeps_the_clusterings_bounds(by_cluster, accept
         assert all(len(set(comm[cmap == c])) == 1 for c in np.flatnonzero(size > 1))
 
 
+def test_emulated_rounds_end_below_the_minimum_of_joins(monkeypatch):
+    """``min_joins``: a round that joins fewer than that fraction of the level ends the rounds,
+    so a minimum above every round's joins gives the clusters of a single round."""
+    from igpart.kernels.cpu import CpuBackend
+
+    from .util import random_hypergraph
+
+    emu = _emulation()
+    rng = np.random.default_rng(11)
+    ha = CpuBackend().hypergraph_arrays(random_hypergraph(rng, 1500, 2000, max_size=5))
+    mcw = int(4 * np.asarray(ha.vwgt).mean())
+    stopped, n_stopped = emu.cluster(ha, mcw, 50, 3.0, seed=5, by_cluster=True, accept=1,
+                                     min_joins=1.0)
+    full, n_full = emu.cluster(ha, mcw, 50, 3.0, seed=5, by_cluster=True, accept=1)
+    monkeypatch.setattr(emu, "ROUNDS", 1)
+    one, n_one = emu.cluster(ha, mcw, 50, 3.0, seed=5, by_cluster=True, accept=1)
+    assert n_stopped == n_one and np.array_equal(stopped, one)
+    assert n_full < n_one  # the later rounds join more
+
+
 def test_cluster_emulation_compares_its_variants(ispd98):
     env = {"IGPART_BENCHMARKS": str(ispd98.parent)}
     r = _run(["benchmarks/cluster_emulation.py", "--case", "ibm01", "-k", "4", "--level", "3000",
