@@ -2,9 +2,11 @@
 
 For every input (``NAME[:SCALE]`` or an ``.hgr`` path, as ``cpu_profile.py`` reads them), every
 thread count T and every named variant (Config overrides; keys ``CpuBackend.NAME`` set that
-class attribute), runs Louvain with the arguments the partitioner passes for a partition into
-``--k`` blocks (``igpart.partitioner.context.resolve``: net-size cap, sub-rounds, community
-weight cap, resolution, passes, levels, pruning) through ``_cpu.louvain_profile`` and prints per
+class attribute, the key ``order_run`` Louvain's runs of consecutive ids,
+``_cpu.set_louvain_order_run``, default ``igpart.kernels.cpu.LOUVAIN_ORDER_RUN``), runs
+Louvain with the arguments the partitioner passes for a partition into ``--k`` blocks
+(``igpart.partitioner.context.resolve``: net-size cap, sub-rounds, community weight cap,
+resolution, passes, levels, pruning) through ``_cpu.louvain_profile`` and prints per
 level: nodes and arcs of its graph, the seconds to build it (the clique expansion on the first
 level, the aggregation on the later ones), then per local-moving pass the nodes rated, the nodes
 moved, its seconds and the modularity after it (on the clique expansion, at the run's
@@ -15,6 +17,8 @@ the least of ``--repeat`` calls), the communities and the final modularity.
     python benchmarks/louvain_profile.py --inputs neuron:4,ibm10:8,cholesky_mc:4 --threads 1,2
     python benchmarks/louvain_profile.py --inputs ibm10:8 --threads 2 \\
         --variants '{"old": {"community_passes": 8}, "new": {}}'
+    python benchmarks/louvain_profile.py --inputs ibm10:29 --threads 2 \\
+        --variants '{"one order": {"order_run": 0}, "runs": {}}'
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from pathlib import Path
 from cpu_profile import DEFAULT_DATA, cpu_attributes, load  # this folder is sys.path[0]
 
 import igpart
-from igpart.kernels import _cpu, get_backend, omp_threads
+from igpart.kernels import _cpu, cpu, get_backend, omp_threads
 from igpart.partitioner.config import Config
 from igpart.partitioner.context import community_max_weight, community_net_size, resolve
 
@@ -80,7 +84,8 @@ def main() -> None:
                     "(it sets the community weight cap)")
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--variants", default='{"default": {}}', help="JSON object: name -> "
-                    "Config overrides (CpuBackend.NAME keys set that class attribute)")
+                    "Config overrides (CpuBackend.NAME keys set that class attribute; "
+                    "order_run: Louvain's runs of consecutive ids)")
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--json", help="also write every run's profile to this JSON file")
     args = ap.parse_args()
@@ -92,7 +97,9 @@ def main() -> None:
         print(f"\n== {name}: n={h.n:,} m={h.m:,} pins={h.num_pins:,}, k = {args.k}")
         for T in (int(t) for t in args.threads.split(",")):
             for vname, ov in variants.items():
-                cfg = {kk: v for kk, v in ov.items() if not kk.startswith("CpuBackend.")}
+                cfg = {kk: v for kk, v in ov.items()
+                       if not kk.startswith("CpuBackend.") and kk != "order_run"}
+                _cpu.set_louvain_order_run(int(ov.get("order_run", cpu.LOUVAIN_ORDER_RUN)))
                 attrs = {kk.split(".", 1)[1]: v for kk, v in ov.items()
                          if kk.startswith("CpuBackend.")}
                 with cpu_attributes(attrs), omp_threads(T):

@@ -337,3 +337,65 @@ def test_graph_communities_of_a_run_equal_those_of_its_edges_as_nets(graph):
     want = np.asarray(_louvain(be, edge_nets(ga), g, 4, cfg, 0, Timer()))
     assert np.array_equal(got, want)
     assert np.unique(got[:5]).size == 1  # the isolated vertices share one community
+
+
+@pytest.fixture
+def order_run():
+    """``_cpu.louvain_order_run`` set by the test and restored after it."""
+    from igpart.kernels import _cpu
+
+    before = _cpu.louvain_order_run()
+    yield _cpu.set_louvain_order_run
+    _cpu.set_louvain_order_run(before)
+
+
+def test_louvain_order_run_is_checked(order_run):
+    from igpart.kernels import _cpu
+
+    order_run(1024)
+    assert _cpu.louvain_order_run() == 1024
+    with pytest.raises(ValueError, match="run must be >= 0"):
+        order_run(-1)
+    assert _cpu.louvain_order_run() == 1024  # unchanged by the refused value
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_order_runs_leave_the_deterministic_passes_alone(order_run, threads):
+    """The runs of consecutive ids act only in the asynchronous passes: the sequential passes
+    and the synchronous sub-rounds give the same communities whatever the run."""
+    from igpart.kernels import _cpu, omp_threads
+
+    g = _reweighted(delaunay_graph(12000, 3), 3, True)
+    ga = get_backend("cpu").graph_arrays(g)
+    got = {}
+    for run in (0, 64, 1024):
+        order_run(run)
+        with omp_threads(threads):
+            got[run] = [_cpu.louvain_graph_communities(ga.xadj, ga.adjncy, ga.adjwgt, ga.vwgt,
+                                                       8, 8, 0.01, 5, 1.0, 0, sub_rounds)
+                        for sub_rounds in (0, 16)]
+    for run in (64, 1024):
+        for a, b in zip(got[0], got[run]):
+            assert np.array_equal(a, b), run
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_asynchronous_passes_in_runs_keep_the_modularity(order_run, seed):
+    """Asynchronous passes (2 threads, levels of 4,096+ nodes) that visit runs of consecutive
+    ids: dense communities of about the modularity of one seeded order (within 1%), with each
+    row's entries ascending and shuffled."""
+    from igpart.kernels import _cpu, omp_threads
+
+    for shuffle in (False, True):
+        g = _reweighted(delaunay_graph(20000, seed), seed, True, shuffle=shuffle)
+        ga = get_backend("cpu").graph_arrays(g)
+        mod = {}
+        for run in (0, 256):
+            order_run(run)
+            with omp_threads(2):
+                comm = _cpu.louvain_graph_communities(ga.xadj, ga.adjncy, ga.adjwgt, ga.vwgt, 8,
+                                                      8, 0.01, seed, 1.0, 0, 0, False, 0.0, 0,
+                                                      0, 0, True)
+            assert np.array_equal(np.unique(comm), np.arange(comm.max() + 1))
+            mod[run] = _modularity(g, comm)
+        assert mod[256] >= 0.99 * mod[0] > 0.5, (shuffle, mod)

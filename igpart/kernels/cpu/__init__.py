@@ -14,6 +14,19 @@ import numpy as np
 from .. import _cpu
 from ..backend import OBJECTIVES, Backend, GraphArrays, HypergraphArrays
 
+#: Louvain's asynchronous passes visit the vertices in runs of this many consecutive ids (the
+#: runs in a seeded order, the vertices of a run too) instead of in one seeded order over all of
+#: them, so that the rows each thread reads lie close together in memory (0: one seeded order;
+#: ``_cpu.set_louvain_order_run``, applied at every Louvain call). The synchronous sub-rounds
+#: and the sequential passes keep one seeded order. As long as a thread's chunk of the order
+#: (256), so that two threads rarely work in one run. On the 2-core VM (2 threads, seeds 1-2,
+#: against 0): the `large` inputs cut 1.006x / 1.004x / 1.000x at k = 2 / 16 / 64 in 0.79x /
+#: 0.81x / 0.87x the time (Louvain on ibm10 x29: 5.2 s instead of 7.5 s, its first level's
+#: passes 2.4 s instead of 4.0 s, the same modularity), the `small` ones 0.983x / 0.994x /
+#: 1.001x in 0.98-1.00x (BENCHMARKS.md, "Louvain's asynchronous passes in runs of
+#: consecutive ids"); 16 threads not measured yet.
+LOUVAIN_ORDER_RUN = 256
+
 
 def _i32(a) -> np.ndarray:
     return np.ascontiguousarray(a, dtype=np.int32)
@@ -180,6 +193,7 @@ class CpuBackend(Backend):
                 break
             maps.append(cmap)
             cur = self.contract_hypergraph(cur, cmap, nc)
+        _cpu.set_louvain_order_run(int(LOUVAIN_ORDER_RUN))
         comm = _cpu.louvain_communities(
             cur.eptr, cur.eind, cur.ewgt, cur.vptr, cur.vind, cur.vwgt, int(max_net_size),
             int(max_levels), int(max_passes), float(min_move_fraction), int(seed),
@@ -200,6 +214,7 @@ class CpuBackend(Backend):
         its edges as 2-pin nets with the clique expansion (the same ids where the local moving
         is deterministic), without building the nets or the expansion. ``deterministic``: as
         for ``communities``."""
+        _cpu.set_louvain_order_run(int(LOUVAIN_ORDER_RUN))
         return _cpu.louvain_graph_communities(
             g.xadj, g.adjncy, g.adjwgt, g.vwgt, int(max_levels), int(max_passes),
             float(min_move_fraction), int(seed), float(resolution), int(max_weight),

@@ -61,6 +61,14 @@ BipartiteWeight hybrid_bipartite_weight(const HgView &h);
 // result depends on the threads' interleaving.
 constexpr int64_t kLouvainAsyncChunk = 256;
 
+// The asynchronous passes visit the vertices in runs of this many consecutive ids (the runs in
+// a seeded order, the vertices of a run in a seeded order) instead of all of them in one seeded
+// order, so that the rows a thread reads lie close together in memory; 0: one seeded order.
+// The synchronous sub-rounds and the sequential passes keep one seeded order. Process-wide
+// (louvain_order_run / set_louvain_order_run).
+int64_t louvain_order_run();
+void set_louvain_order_run(int64_t run);
+
 // Louvain's settings past the choice of its graph (louvain_communities' of the same names).
 struct LouvainParams {
     int64_t max_levels = 8, max_passes = 8;
