@@ -696,3 +696,62 @@ def test_partition_with_asynchronous_louvain():
     assert p.parts.shape == (h.n,) and p.parts.min() >= 0 and p.parts.max() < 8
     assert p.balanced and (p.block_weights <= p.max_block_weight).all()
     assert p.cut == igpart.metrics.cut(h, p.parts)
+
+
+@pytest.fixture
+def cluster_order_run():
+    """``_cpu.cluster_order_run`` set by the test (through ``CLUSTER_ORDER_RUN``, which
+    ``cluster_hypergraph`` applies) and restored after it."""
+    from igpart.kernels import _cpu, cpu
+
+    before, module = _cpu.cluster_order_run(), cpu.CLUSTER_ORDER_RUN
+
+    def set_run(run):
+        cpu.CLUSTER_ORDER_RUN = run
+
+    yield set_run
+    cpu.CLUSTER_ORDER_RUN = module
+    _cpu.set_cluster_order_run(before)
+
+
+def test_cluster_order_run_is_checked():
+    from igpart.kernels import _cpu
+
+    before = _cpu.cluster_order_run()
+    try:
+        _cpu.set_cluster_order_run(512)
+        assert _cpu.cluster_order_run() == 512
+        with pytest.raises(ValueError, match="run must be >= 0"):
+            _cpu.set_cluster_order_run(-3)
+        assert _cpu.cluster_order_run() == 512
+    finally:
+        _cpu.set_cluster_order_run(before)
+
+
+def test_cluster_order_runs_act_only_in_the_asynchronous_joins(cluster_order_run):
+    """Runs of consecutive ids change only the asynchronous joins' visiting order: the
+    sequential clustering and the sub-rounds give the same clusters whatever the run; the
+    asynchronous joins in runs keep the weight cap and stop at the target size."""
+    from igpart.kernels import omp_threads
+
+    from .util import random_hypergraph
+
+    rng = np.random.default_rng(4)
+    be = get_backend("cpu")
+    ha = be.hypergraph_arrays(random_hypergraph(rng, 9000, 11000, max_size=5, weighted=True))
+    vw = np.asarray(ha.vwgt)
+    mcw = int(4 * vw.mean())
+    got = {}
+    for run in (0, 256):
+        cluster_order_run(run)
+        with omp_threads(2):
+            got[run] = [be.cluster_hypergraph(ha, mcw, max_net_size=50, max_shrink=2.5, seed=7,
+                                              sub_rounds=sub)[0] for sub in (0, 16)]
+            cmap, nc = be.cluster_hypergraph(ha, mcw, max_net_size=50, max_shrink=2.5, seed=7,
+                                             asynchronous=True)
+        weight, size = np.bincount(cmap, weights=vw), np.bincount(cmap)
+        assert np.array_equal(np.unique(cmap), np.arange(nc))
+        assert int(ha.n / 2.5) <= nc < ha.n
+        assert np.all((weight <= mcw) | (size == 1))
+    for a, b in zip(got[0], got[256]):
+        assert np.array_equal(a, b)

@@ -26,6 +26,10 @@ from ..backend import OBJECTIVES, Backend, GraphArrays, HypergraphArrays
 #: 1.001x in 0.98-1.00x (BENCHMARKS.md, "Louvain's asynchronous passes in runs of
 #: consecutive ids"); 16 threads not measured yet.
 LOUVAIN_ORDER_RUN = 256
+#: The same for the clustering's asynchronous joins (``cluster_hypergraph(asynchronous=True)``,
+#: ``_cpu.set_cluster_order_run``, applied at every call); the sub-rounds and the sequential
+#: clustering keep one seeded order.
+CLUSTER_ORDER_RUN = 0
 
 
 def _i32(a) -> np.ndarray:
@@ -661,6 +665,7 @@ class CpuBackend(Backend):
         rounds = sub_rounds
         if rounds is None:
             rounds = self.cluster_sub_rounds if hg.n >= self.sub_round_min_vertices else 0
+        _cpu.set_cluster_order_run(int(CLUSTER_ORDER_RUN))
         cmap, nc = _cpu.cluster_hypergraph(
             hg.eptr, hg.eind, hg.ewgt, hg.vptr, hg.vind, hg.vwgt, int(max_cluster_weight),
             int(max_net_size), comm, float(max_shrink), bool(weight_penalty), int(seed),

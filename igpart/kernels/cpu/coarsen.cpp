@@ -1,5 +1,6 @@
 // Coarsening: HyperG balanced group coarsening (hypergraphs), G-kway union-find coarsening with
 // iG-kway constrained grouping (graphs), and contraction of both.
+#include <atomic>
 #include <algorithm>
 #include <numeric>
 #include <utility>
@@ -20,7 +21,14 @@ namespace {
 constexpr int64_t kPrefetchVertices = 16;
 // The asynchronous joins hand out the visiting order in chunks of this many vertices.
 constexpr int64_t kAsyncJoinChunk = 256;
+std::atomic<int64_t> g_cluster_order_run{0};
 }  // namespace
+
+int64_t cluster_order_run() { return g_cluster_order_run.load(std::memory_order_relaxed); }
+
+void set_cluster_order_run(int64_t run) {
+    g_cluster_order_run.store(std::max<int64_t>(run, 0), std::memory_order_relaxed);
+}
 
 std::vector<int32_t> hypergraph_best_neighbours(const HgView &h, int64_t max_cluster_weight,
                                                 int64_t max_net_size, const int32_t *communities,
@@ -306,14 +314,24 @@ int64_t cluster_hypergraph(const HgView &h, int64_t max_cluster_weight, int64_t 
     std::iota(rep.begin(), rep.end(), 0);
     std::vector<int64_t> cw(h.vwgt, h.vwgt + n);
     std::vector<char> matched(static_cast<size_t>(n), 0);
+    int max_threads = 1;
+#ifdef _OPENMP
+    max_threads = std::max(1, omp_get_max_threads());
+#endif
+    const bool async_level = async_joins && max_threads > 1 && n >= kParallelMinItems;
     // visiting order: seeded pseudo-random permutation (a total order: the parallel sort gives
-    // the sequential one's result)
+    // the sequential one's result); with asynchronous joins, runs of cluster_order_run()
+    // consecutive ids in a seeded order (the key's high half), each run's vertices in a seeded
+    // order (the low half)
     std::vector<int32_t> order(static_cast<size_t>(n));
     {
-        std::vector<std::pair<uint32_t, int32_t>> key(static_cast<size_t>(n));
+        const int64_t run = async_level ? cluster_order_run() : 0;
+        std::vector<std::pair<uint64_t, int32_t>> key(static_cast<size_t>(n));
 #pragma omp parallel for schedule(static) if (n >= kParallelMinLightItems)
-        for (int64_t u = 0; u < n; ++u)
-            key[u] = {tie_hash(seed, u, -1), static_cast<int32_t>(u)};
+        for (int64_t u = 0; u < n; ++u) {
+            const uint64_t high = run > 0 ? uint64_t(tie_hash(seed, u / run, -2)) << 32 : 0;
+            key[u] = {high | tie_hash(seed, u, -1), static_cast<int32_t>(u)};
+        }
         parallel_sort(key.begin(), key.end());
 #pragma omp parallel for schedule(static) if (n >= kParallelMinLightItems)
         for (int64_t i = 0; i < n; ++i) order[i] = key[i].second;
@@ -327,11 +345,7 @@ int64_t cluster_hypergraph(const HgView &h, int64_t max_cluster_weight, int64_t 
         matched[u] = matched[c] = 1;
         --nc;
     };
-    int max_threads = 1;
-#ifdef _OPENMP
-    max_threads = std::max(1, omp_get_max_threads());
-#endif
-    if (async_joins && max_threads > 1 && n >= kParallelMinItems) {
+    if (async_level) {
         // Asynchronous joins: the threads take chunks of the order; each vertex rates against
         // the clusters as they are and joins at once. matched[] is a state: 0 free, 1 a
         // cluster's representative, 2 joined (rep set), 3 joining. A vertex claims itself

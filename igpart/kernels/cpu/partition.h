@@ -304,6 +304,13 @@ int64_t group_vertices(int64_t n, const int32_t *best, bool leader_max, const in
 // thread takes chunks of the order, each vertex joins at once against the clusters as they are
 // (claims by compare-and-swap, the weight cap reserved on the cluster); the result depends on
 // the threads' interleaving.
+// The asynchronous joins of cluster_hypergraph visit the vertices in runs of this many
+// consecutive ids (the runs in a seeded order, the vertices of a run in a seeded order) instead
+// of in one seeded order, for the locality of the rows each thread reads; 0: one seeded order.
+// Process-wide.
+int64_t cluster_order_run();
+void set_cluster_order_run(int64_t run);
+
 int64_t cluster_hypergraph(const HgView &h, int64_t max_cluster_weight, int64_t max_net_size,
                            const int32_t *communities, double max_shrink, bool weight_penalty,
                            int64_t seed, std::vector<int32_t> &cmap, int64_t sub_rounds = 0,
