@@ -755,3 +755,44 @@ def test_cluster_order_runs_act_only_in_the_asynchronous_joins(cluster_order_run
         assert np.all((weight <= mcw) | (size == 1))
     for a, b in zip(got[0], got[256]):
         assert np.array_equal(a, b)
+
+
+def test_sub_round_order_runs_keep_the_clusters_independent_of_the_threads():
+    """Runs of consecutive ids in the clustering's synchronous sub-rounds: the same clusters on
+    1, 2 and 3 threads, within the weight cap and at the target size; the sequential clustering
+    is the same with and without them."""
+    from igpart.kernels import _cpu, cpu, omp_threads
+
+    from .util import random_hypergraph
+
+    rng = np.random.default_rng(8)
+    be = get_backend("cpu")
+    ha = be.hypergraph_arrays(random_hypergraph(rng, 9000, 11000, max_size=5, weighted=True))
+    vw = np.asarray(ha.vwgt)
+    mcw = int(4 * vw.mean())
+    before, module = _cpu.cluster_sub_round_order_run(), cpu.CLUSTER_SUB_ROUND_ORDER_RUN
+    try:
+        seq = {}
+        for run in (0, 256):
+            cpu.CLUSTER_SUB_ROUND_ORDER_RUN = run
+            seq[run] = be.cluster_hypergraph(ha, mcw, max_net_size=50, max_shrink=2.5, seed=3,
+                                             sub_rounds=0)[0]
+            maps = []
+            for threads in (1, 2, 3):
+                with omp_threads(threads):
+                    cmap, nc = be.cluster_hypergraph(ha, mcw, max_net_size=50, max_shrink=2.5,
+                                                     seed=3, sub_rounds=16)
+                weight, size = np.bincount(cmap, weights=vw), np.bincount(cmap)
+                assert np.array_equal(np.unique(cmap), np.arange(nc))
+                assert int(ha.n / 2.5) <= nc < ha.n
+                assert np.all((weight <= mcw) | (size == 1))
+                maps.append(cmap)
+            assert all(np.array_equal(maps[0], m) for m in maps[1:]), run
+            if run:
+                assert not np.array_equal(maps[0], first), "the runs changed no cluster"
+            else:
+                first = maps[0]
+        assert np.array_equal(seq[0], seq[256])
+    finally:
+        cpu.CLUSTER_SUB_ROUND_ORDER_RUN = module
+        _cpu.set_cluster_sub_round_order_run(before)

@@ -30,6 +30,9 @@ LOUVAIN_ORDER_RUN = 256
 #: ``_cpu.set_cluster_order_run``, applied at every call); the sub-rounds and the sequential
 #: clustering keep one seeded order.
 CLUSTER_ORDER_RUN = 0
+#: The same for the clustering's synchronous sub-rounds (``_cpu.set_cluster_sub_round_order_run``,
+#: applied at every call); the order still depends on neither the threads nor their timing.
+CLUSTER_SUB_ROUND_ORDER_RUN = 0
 
 
 def _i32(a) -> np.ndarray:
@@ -666,6 +669,7 @@ class CpuBackend(Backend):
         if rounds is None:
             rounds = self.cluster_sub_rounds if hg.n >= self.sub_round_min_vertices else 0
         _cpu.set_cluster_order_run(int(CLUSTER_ORDER_RUN))
+        _cpu.set_cluster_sub_round_order_run(int(CLUSTER_SUB_ROUND_ORDER_RUN))
         cmap, nc = _cpu.cluster_hypergraph(
             hg.eptr, hg.eind, hg.ewgt, hg.vptr, hg.vind, hg.vwgt, int(max_cluster_weight),
             int(max_net_size), comm, float(max_shrink), bool(weight_penalty), int(seed),

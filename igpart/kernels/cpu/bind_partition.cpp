@@ -387,6 +387,17 @@ void igp::bind_partition(py::module_ &m) {
             set_cluster_order_run(run);
         },
         py::arg("run"), "Sets cluster_order_run (process-wide).");
+    m.def("cluster_sub_round_order_run", &cluster_sub_round_order_run,
+          "The runs of consecutive ids in which cluster_hypergraph's synchronous sub-rounds "
+          "visit the vertices (0: one seeded order over all of them).");
+    m.def(
+        "set_cluster_sub_round_order_run",
+        [](int64_t run) {
+            if (run < 0)
+                throw std::invalid_argument("set_cluster_sub_round_order_run: run must be >= 0");
+            set_cluster_sub_round_order_run(run);
+        },
+        py::arg("run"), "Sets cluster_sub_round_order_run (process-wide).");
     m.def(
         "cluster_hypergraph",
         [](Arr<int64_t> eptr, Arr<int32_t> eind, Arr<int64_t> ewgt, Arr<int64_t> vptr,

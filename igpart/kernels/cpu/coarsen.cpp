@@ -21,13 +21,21 @@ namespace {
 constexpr int64_t kPrefetchVertices = 16;
 // The asynchronous joins hand out the visiting order in chunks of this many vertices.
 constexpr int64_t kAsyncJoinChunk = 256;
-std::atomic<int64_t> g_cluster_order_run{0};
+std::atomic<int64_t> g_cluster_order_run{0}, g_cluster_sub_round_order_run{0};
 }  // namespace
 
 int64_t cluster_order_run() { return g_cluster_order_run.load(std::memory_order_relaxed); }
 
 void set_cluster_order_run(int64_t run) {
     g_cluster_order_run.store(std::max<int64_t>(run, 0), std::memory_order_relaxed);
+}
+
+int64_t cluster_sub_round_order_run() {
+    return g_cluster_sub_round_order_run.load(std::memory_order_relaxed);
+}
+
+void set_cluster_sub_round_order_run(int64_t run) {
+    g_cluster_sub_round_order_run.store(std::max<int64_t>(run, 0), std::memory_order_relaxed);
 }
 
 std::vector<int32_t> hypergraph_best_neighbours(const HgView &h, int64_t max_cluster_weight,
@@ -322,10 +330,14 @@ int64_t cluster_hypergraph(const HgView &h, int64_t max_cluster_weight, int64_t 
     // visiting order: seeded pseudo-random permutation (a total order: the parallel sort gives
     // the sequential one's result); with asynchronous joins, runs of cluster_order_run()
     // consecutive ids in a seeded order (the key's high half), each run's vertices in a seeded
-    // order (the low half)
+    // order (the low half); in sub-rounds, runs of cluster_sub_round_order_run() (the order
+    // depends on neither the threads nor their timing)
+    const bool sub_level = !async_level && sub_rounds > 0 && n >= kParallelMinItems;
     std::vector<int32_t> order(static_cast<size_t>(n));
     {
-        const int64_t run = async_level ? cluster_order_run() : 0;
+        const int64_t run = async_level ? cluster_order_run()
+                            : sub_level ? cluster_sub_round_order_run()
+                                        : 0;
         std::vector<std::pair<uint64_t, int32_t>> key(static_cast<size_t>(n));
 #pragma omp parallel for schedule(static) if (n >= kParallelMinLightItems)
         for (int64_t u = 0; u < n; ++u) {

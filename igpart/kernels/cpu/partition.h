@@ -310,6 +310,10 @@ int64_t group_vertices(int64_t n, const int32_t *best, bool leader_max, const in
 // Process-wide.
 int64_t cluster_order_run();
 void set_cluster_order_run(int64_t run);
+// The same for the synchronous sub-rounds of cluster_hypergraph (the sequential clustering
+// keeps one seeded order).
+int64_t cluster_sub_round_order_run();
+void set_cluster_sub_round_order_run(int64_t run);
 
 int64_t cluster_hypergraph(const HgView &h, int64_t max_cluster_weight, int64_t max_net_size,
                            const int32_t *communities, double max_shrink, bool weight_penalty,
