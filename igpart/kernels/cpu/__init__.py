@@ -21,9 +21,9 @@ from ..backend import OBJECTIVES, Backend, GraphArrays, HypergraphArrays
 #: and the sequential passes keep one seeded order. As long as a thread's chunk of the order
 #: (256), so that two threads rarely work in one run. On the 2-core VM (2 threads, seeds 1-2,
 #: against 0): the `large` inputs cut 1.006x / 1.004x / 1.000x at k = 2 / 16 / 64 in 0.79x /
-#: 0.81x / 0.87x the time (Louvain on ibm10 x29: 5.2 s instead of 7.5 s, its first level's
-#: passes 2.4 s instead of 4.0 s, the same modularity), the `small` ones 0.983x / 0.994x /
-#: 1.001x in 0.98-1.00x (BENCHMARKS.md, "Louvain's asynchronous passes in runs of
+#: 0.81x / 0.87x the time (Louvain alone on ibm10 x29 4.18 s instead of 6.29 s, on
+#: cholesky_mc x18 1.68 s instead of 3.19 s, the same modularity), the `small` ones 0.983x /
+#: 0.994x / 1.001x in 0.98-1.00x (BENCHMARKS.md, "Louvain's asynchronous passes in runs of
 #: consecutive ids"); 16 threads not measured yet.
 LOUVAIN_ORDER_RUN = 256
 #: The same for the clustering's asynchronous joins (``cluster_hypergraph(asynchronous=True)``,

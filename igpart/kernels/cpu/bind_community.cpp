@@ -193,16 +193,7 @@ void igp::bind_community(py::module_ &m) {
           "Dense community id of every vertex of a graph (symmetric CSR, no self loops): "
           "multilevel Louvain on its own adjacency, arcs of weight 0 left out; the communities "
           "of louvain_communities on its edges as 2-pin nets, without building them.");
-    m.def("louvain_order_run", &louvain_order_run,
-          "The runs of consecutive ids in which Louvain's asynchronous passes visit the "
-          "vertices (0: one seeded order over all of them).");
-    m.def(
-        "set_louvain_order_run",
-        [](int64_t run) {
-            if (run < 0) throw std::invalid_argument("set_louvain_order_run: run must be >= 0");
-            set_louvain_order_run(run);
-        },
-        py::arg("run"), "Sets louvain_order_run (process-wide).");
+    def_order_run(m, "louvain_order_run", louvain_order_run(), "Louvain's asynchronous passes");
     m.def(
         "vertices_without_nets",
         [](Arr<int64_t> eptr, Arr<int64_t> vptr, Arr<int32_t> vind, int64_t min_size,

@@ -377,27 +377,10 @@ void igp::bind_partition(py::module_ &m) {
         py::arg("max_net_size"), py::arg("communities"), py::arg("seed"),
         "HyperG balanced group coarsening: (cmap, nc).");
 
-    m.def("cluster_order_run", &cluster_order_run,
-          "The runs of consecutive ids in which cluster_hypergraph's asynchronous joins visit "
-          "the vertices (0: one seeded order over all of them).");
-    m.def(
-        "set_cluster_order_run",
-        [](int64_t run) {
-            if (run < 0) throw std::invalid_argument("set_cluster_order_run: run must be >= 0");
-            set_cluster_order_run(run);
-        },
-        py::arg("run"), "Sets cluster_order_run (process-wide).");
-    m.def("cluster_sub_round_order_run", &cluster_sub_round_order_run,
-          "The runs of consecutive ids in which cluster_hypergraph's synchronous sub-rounds "
-          "visit the vertices (0: one seeded order over all of them).");
-    m.def(
-        "set_cluster_sub_round_order_run",
-        [](int64_t run) {
-            if (run < 0)
-                throw std::invalid_argument("set_cluster_sub_round_order_run: run must be >= 0");
-            set_cluster_sub_round_order_run(run);
-        },
-        py::arg("run"), "Sets cluster_sub_round_order_run (process-wide).");
+    def_order_run(m, "cluster_order_run", cluster_order_run(),
+                  "cluster_hypergraph's asynchronous joins");
+    def_order_run(m, "cluster_sub_round_order_run", cluster_sub_round_order_run(),
+                  "cluster_hypergraph's synchronous sub-rounds");
     m.def(
         "cluster_hypergraph",
         [](Arr<int64_t> eptr, Arr<int32_t> eind, Arr<int64_t> ewgt, Arr<int64_t> vptr,

@@ -3,6 +3,7 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
+#include <stdexcept>
 #include <string>
 
 #include "numpy_util.h"
@@ -48,5 +49,23 @@ void bind_mapping(py::module_ &m);    // mapping_gain.cpp: process mapping gains
 void bind_metis(py::module_ &m);      // metis_native.cpp: METIS seeds side by side
 void bind_rb_flat(py::module_ &m);    // rb_flat.cpp: flat recursive bisection of small subtrees
 void bind_block_split(py::module_ &m);  // block_split.cpp: bisection of a level's blocks (deep multilevel)
+
+// `name()` returning the process-wide run length `run` and `set_name(run)` setting it (a
+// negative run refused with ValueError); `what` says which visiting order it cuts into runs.
+inline void def_order_run(py::module_ &m, const std::string &name, OrderRun &run,
+                          const std::string &what) {
+    m.def(name.c_str(), [&run] { return run.get(); },
+          ("The runs of consecutive ids in which " + what +
+           " visit the vertices (0: one seeded order over all of them).")
+              .c_str());
+    const std::string setter = "set_" + name;
+    m.def(
+        setter.c_str(),
+        [&run, setter](int64_t value) {
+            if (value < 0) throw std::invalid_argument(setter + ": run must be >= 0");
+            run.set(value);
+        },
+        py::arg("run"), ("Sets " + name + " (process-wide).").c_str());
+}
 
 }  // namespace igp

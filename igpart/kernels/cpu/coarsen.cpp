@@ -1,6 +1,5 @@
 // Coarsening: HyperG balanced group coarsening (hypergraphs), G-kway union-find coarsening with
 // iG-kway constrained grouping (graphs), and contraction of both.
-#include <atomic>
 #include <algorithm>
 #include <numeric>
 #include <utility>
@@ -21,21 +20,16 @@ namespace {
 constexpr int64_t kPrefetchVertices = 16;
 // The asynchronous joins hand out the visiting order in chunks of this many vertices.
 constexpr int64_t kAsyncJoinChunk = 256;
-std::atomic<int64_t> g_cluster_order_run{0}, g_cluster_sub_round_order_run{0};
 }  // namespace
 
-int64_t cluster_order_run() { return g_cluster_order_run.load(std::memory_order_relaxed); }
-
-void set_cluster_order_run(int64_t run) {
-    g_cluster_order_run.store(std::max<int64_t>(run, 0), std::memory_order_relaxed);
+OrderRun &cluster_order_run() {
+    static OrderRun run;
+    return run;
 }
 
-int64_t cluster_sub_round_order_run() {
-    return g_cluster_sub_round_order_run.load(std::memory_order_relaxed);
-}
-
-void set_cluster_sub_round_order_run(int64_t run) {
-    g_cluster_sub_round_order_run.store(std::max<int64_t>(run, 0), std::memory_order_relaxed);
+OrderRun &cluster_sub_round_order_run() {
+    static OrderRun run;
+    return run;
 }
 
 std::vector<int32_t> hypergraph_best_neighbours(const HgView &h, int64_t max_cluster_weight,
@@ -328,26 +322,15 @@ int64_t cluster_hypergraph(const HgView &h, int64_t max_cluster_weight, int64_t 
 #endif
     const bool async_level = async_joins && max_threads > 1 && n >= kParallelMinItems;
     // visiting order: seeded pseudo-random permutation (a total order: the parallel sort gives
-    // the sequential one's result); with asynchronous joins, runs of cluster_order_run()
-    // consecutive ids in a seeded order (the key's high half), each run's vertices in a seeded
-    // order (the low half); in sub-rounds, runs of cluster_sub_round_order_run() (the order
-    // depends on neither the threads nor their timing)
+    // the sequential one's result), in runs of consecutive ids with the asynchronous joins and
+    // in the sub-rounds when their run lengths are set
     const bool sub_level = !async_level && sub_rounds > 0 && n >= kParallelMinItems;
-    std::vector<int32_t> order(static_cast<size_t>(n));
-    {
-        const int64_t run = async_level ? cluster_order_run()
-                            : sub_level ? cluster_sub_round_order_run()
-                                        : 0;
-        std::vector<std::pair<uint64_t, int32_t>> key(static_cast<size_t>(n));
-#pragma omp parallel for schedule(static) if (n >= kParallelMinLightItems)
-        for (int64_t u = 0; u < n; ++u) {
-            const uint64_t high = run > 0 ? uint64_t(tie_hash(seed, u / run, -2)) << 32 : 0;
-            key[u] = {high | tie_hash(seed, u, -1), static_cast<int32_t>(u)};
-        }
-        parallel_sort(key.begin(), key.end());
-#pragma omp parallel for schedule(static) if (n >= kParallelMinLightItems)
-        for (int64_t i = 0; i < n; ++i) order[i] = key[i].second;
-    }
+    const int64_t run = async_level ? cluster_order_run().get()
+                        : sub_level ? cluster_sub_round_order_run().get()
+                                    : 0;
+    const std::vector<int32_t> order = seeded_run_order(
+        n, run, [seed](int64_t u) { return tie_hash(seed, u, -1); },
+        [seed](int64_t r) { return tie_hash(seed, r, -2); });
     const double shrink = max_shrink > 1.0 ? max_shrink : 1.0;
     const int64_t target = static_cast<int64_t>(static_cast<double>(n) / shrink);
     int64_t nc = n;

@@ -12,7 +12,6 @@
 // rate a few vertices; on neuron x4 the first level's seven passes took 0.59 s instead of
 // 1.43 s). The asynchronous passes (not deterministic) may visit runs of consecutive ids in a
 // seeded order instead (louvain_order_run), for the locality of the rows each thread reads.
-#include <atomic>
 #include <algorithm>
 #include <chrono>
 #include <climits>
@@ -31,14 +30,9 @@
 
 namespace igp {
 
-namespace {
-std::atomic<int64_t> g_louvain_order_run{0};
-}  // namespace
-
-int64_t louvain_order_run() { return g_louvain_order_run.load(std::memory_order_relaxed); }
-
-void set_louvain_order_run(int64_t run) {
-    g_louvain_order_run.store(std::max<int64_t>(run, 0), std::memory_order_relaxed);
+OrderRun &louvain_order_run() {
+    static OrderRun run;
+    return run;
 }
 
 namespace {
@@ -376,26 +370,16 @@ bool local_moving(const WGraph &g, std::vector<int32_t> &comm, int64_t max_passe
         return min_pass_gain > 0.0 &&
                static_cast<double>(pass_gain) < min_pass_gain * static_cast<double>(level_gain);
     };
-    std::vector<int32_t> order(static_cast<size_t>(n));
     int max_threads = 1;
 #ifdef _OPENMP
     max_threads = std::max(1, omp_get_max_threads());
 #endif
     const bool async_level = async_moves && max_threads > 1 && n >= kParallelMinItems;
-    {
-        // the asynchronous passes: runs of consecutive ids in a seeded order (the run's hash in
-        // the key's high half), the vertices of a run in a seeded order (the low half)
-        const int64_t run = async_level ? louvain_order_run() : 0;
-        std::vector<std::pair<uint64_t, int32_t>> key(static_cast<size_t>(n));
-#pragma omp parallel for schedule(static) if (n >= kParallelMinLightItems)
-        for (int64_t u = 0; u < n; ++u) {
-            const uint64_t high = run > 0 ? uint64_t(tie_hash(seed, u / run, n)) << 32 : 0;
-            key[u] = {high | tie_hash(seed, u, n), static_cast<int32_t>(u)};
-        }
-        parallel_sort(key.begin(), key.end());
-#pragma omp parallel for schedule(static) if (n >= kParallelMinLightItems)
-        for (int64_t i = 0; i < n; ++i) order[i] = key[i].second;
-    }
+    // the asynchronous passes visit runs of louvain_order_run() consecutive ids
+    const std::vector<int32_t> order = seeded_run_order(
+        n, async_level ? louvain_order_run().get() : 0,
+        [seed, n](int64_t u) { return tie_hash(seed, u, n); },
+        [seed, n](int64_t r) { return tie_hash(seed, r, n); });
     const bool parallel = !async_level && sub_rounds > 0 && n >= kParallelMinItems &&
                           g.ptr[n] >= sub_round_min_arcs;
     if (prof) {

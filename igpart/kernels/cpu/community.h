@@ -65,9 +65,8 @@ constexpr int64_t kLouvainAsyncChunk = 256;
 // a seeded order, the vertices of a run in a seeded order) instead of all of them in one seeded
 // order, so that the rows a thread reads lie close together in memory; 0: one seeded order.
 // The synchronous sub-rounds and the sequential passes keep one seeded order. Process-wide
-// (louvain_order_run / set_louvain_order_run).
-int64_t louvain_order_run();
-void set_louvain_order_run(int64_t run);
+// (seeded_run_order).
+OrderRun &louvain_order_run();
 
 // Louvain's settings past the choice of its graph (louvain_communities' of the same names).
 struct LouvainParams {

@@ -93,6 +93,36 @@ void parallel_sort(It first, It last, Less less) {
     std::sort(first, last, less);
 }
 
+// A process-wide run length of a visiting order (below), read and written with relaxed atomics;
+// 0: no runs. Negative values are stored as 0.
+class OrderRun {
+  public:
+    int64_t get() const { return value_.load(std::memory_order_relaxed); }
+    void set(int64_t run) { value_.store(std::max<int64_t>(run, 0), std::memory_order_relaxed); }
+
+  private:
+    std::atomic<int64_t> value_{0};
+};
+
+// A seeded visiting order of 0..n-1: the ids sorted by (run_hash(u / run), hash(u), u) with
+// run > 0, so that runs of `run` consecutive ids come in a seeded order and the ids of a run in
+// a seeded order (the rows read one after another lie close together in memory), else by
+// (hash(u), u). A total order: the same on any threads.
+template <class Hash, class RunHash>
+std::vector<int32_t> seeded_run_order(int64_t n, int64_t run, Hash hash, RunHash run_hash) {
+    std::vector<std::pair<uint64_t, int32_t>> key(static_cast<size_t>(n));
+#pragma omp parallel for schedule(static) if (n >= kParallelMinLightItems)
+    for (int64_t u = 0; u < n; ++u) {
+        const uint64_t high = run > 0 ? uint64_t(run_hash(u / run)) << 32 : 0;
+        key[u] = {high | hash(u), static_cast<int32_t>(u)};
+    }
+    parallel_sort(key.begin(), key.end());
+    std::vector<int32_t> order(static_cast<size_t>(n));
+#pragma omp parallel for schedule(static) if (n >= kParallelMinLightItems)
+    for (int64_t i = 0; i < n; ++i) order[i] = key[i].second;
+    return order;
+}
+
 // Threads (and contiguous chunks of [0, n)) for a loop over n items: every OpenMP thread from
 // min_items items on (kParallelMinItems for loops of real work per item, the default
 // kParallelMinLightItems for loops of a few operations per item), else one.
@@ -303,22 +333,18 @@ int64_t group_vertices(int64_t n, const int32_t *best, bool leader_max, const in
 // async_joins (with two threads or more, levels of at least kParallelMinItems vertices): every
 // thread takes chunks of the order, each vertex joins at once against the clusters as they are
 // (claims by compare-and-swap, the weight cap reserved on the cluster); the result depends on
-// the threads' interleaving.
-// The asynchronous joins of cluster_hypergraph visit the vertices in runs of this many
-// consecutive ids (the runs in a seeded order, the vertices of a run in a seeded order) instead
-// of in one seeded order, for the locality of the rows each thread reads; 0: one seeded order.
-// Process-wide.
-int64_t cluster_order_run();
-void set_cluster_order_run(int64_t run);
-// The same for the synchronous sub-rounds of cluster_hypergraph (the sequential clustering
-// keeps one seeded order).
-int64_t cluster_sub_round_order_run();
-void set_cluster_sub_round_order_run(int64_t run);
-
+// the threads' interleaving. The asynchronous joins visit the order in runs of
+// cluster_order_run() consecutive ids, the sub-rounds in runs of cluster_sub_round_order_run()
+// (seeded_run_order); the sequential clustering keeps one seeded order.
 int64_t cluster_hypergraph(const HgView &h, int64_t max_cluster_weight, int64_t max_net_size,
                            const int32_t *communities, double max_shrink, bool weight_penalty,
                            int64_t seed, std::vector<int32_t> &cmap, int64_t sub_rounds = 0,
                            bool async_joins = false);
+
+// The run lengths of cluster_hypergraph's visiting order in its asynchronous joins and in its
+// sub-rounds (0: one seeded order over all vertices; process-wide).
+OrderRun &cluster_order_run();
+OrderRun &cluster_sub_round_order_run();
 
 HgLevel contract_hypergraph(const HgView &h, const int32_t *cmap, int64_t nc);
 GraphLevel contract_graph(const GraphView &g, const int32_t *cmap, int64_t nc);

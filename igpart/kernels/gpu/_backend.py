@@ -59,9 +59,10 @@ COMMUNITY_LEVELS_OPTIONS = True
 #: Louvain's level asks (``min(4, n / level_max)``), so that Louvain runs on about
 #: ``level_max`` vertices instead of up to 4x fewer (False: 4x on every level). With the
 #: clustering that reaches the 4x asked (``rating_by_cluster`` and ``cluster_accept``), Louvain
-#: otherwise ran on 10,600 vertices instead of 24,700-33,200 on ibm01 x20, and its coarser
-#: communities cost HyperG's balanced groups at k = 16 (BENCHMARKS.md, "The GPU clustering's
-#: rating and accepted proposals").
+#: otherwise ran on about 10,600 vertices of ibm01 x20 (about 24,700 with the rounds before
+#: them, 33,200 with landing; emulated by ``benchmarks/cluster_emulation.py``), and its coarser
+#: communities cost HyperG's balanced groups at k = 16 (on the H200: 2,928 against 2,373 /
+#: 2,547 with landing; BENCHMARKS.md, "The GPU clustering's rating and accepted proposals").
 COMMUNITY_LEVEL_LANDS = True
 
 
