@@ -408,6 +408,15 @@ class GpuBackend(HostFallback, Backend):
     #: Default of ``rating_heavy_slots``: 0, the rating kernels' shared tables for every vertex.
     RATING_HEAVY_SLOTS = 0
 
+    #: Default of ``rating_window``: nets of more pins are rated through a window of this many
+    #: pins per vertex. With the rating by cluster, on the seven ``large`` inputs at k = 2, 16
+    #: and 64 (H200, two seeds, 128 against 0 and 256 alternating in one process): on the
+    #: three Titan23 inputs, the ones with nets above 128 pins, 0.88x the time (cholesky_mc x18
+    #: at k = 2 0.69x, at k = 64 0.77x) at a cut of 1.001x (0.971-1.076x per case); 256 gave
+    #: 0.94x at 0.984x. The ISPD98 inputs have no net above 42 pins: unchanged.
+    #: BENCHMARKS.md "The GPU rating's windows through large nets".
+    RATING_WINDOW = 128
+
     def __init__(self, fm_host_max_pins: int | None = None,
                  community_host_max: int | None = None,
                  jet_host_max_pins: int | None = None,
@@ -415,7 +424,7 @@ class GpuBackend(HostFallback, Backend):
                  jet_boundary: bool = True, jet_host_min_k: int | None = None,
                  memory_budget: int | str | None = None,
                  rating_heavy_slots: int | None = None, rating_keep_ties: bool = False,
-                 rating_window: int = 0, retain_heap: bool | None = None,
+                 rating_window: int | None = None, retain_heap: bool | None = None,
                  community_host_levels: bool = False, rating_by_cluster: bool = True,
                  cluster_accept: bool = True) -> None:
         from .. import budget
@@ -471,12 +480,14 @@ class GpuBackend(HostFallback, Backend):
         #: room even when its score was tied (rating it again could pick a tied neighbour in a
         #: lighter cluster): fewer vertices rated per round, not always the same choices
         self.rating_keep_ties = bool(rating_keep_ties)
+        if rating_window is None:
+            rating_window = self.RATING_WINDOW
         if rating_window and int(rating_window) < 32:
             raise ValueError(f"GpuBackend: rating_window must be 0 or at least 32, got "
                              f"{rating_window}")
         #: the rating (clusters and HyperG's groups) walks a net of more pins than this only
         #: through a window of this many of its pins per vertex, with the net's full term (0:
-        #: every pin; see ``_hypergraph.cluster``'s ``sample``)
+        #: every pin; None: ``RATING_WINDOW``; see ``_hypergraph.cluster``'s ``sample``)
         self.rating_window = int(rating_window)
         #: the clustering's lone vertices rate their neighbours' clusters (each the summed
         #: terms of its members, as the C++ backend rates) instead of each neighbour alone, and
