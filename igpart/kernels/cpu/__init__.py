@@ -23,12 +23,14 @@ from ..backend import OBJECTIVES, Backend, GraphArrays, HypergraphArrays
 #: against 0): the `large` inputs cut 1.006x / 1.004x / 1.000x at k = 2 / 16 / 64 in 0.79x /
 #: 0.81x / 0.87x the time (Louvain alone on ibm10 x29 4.18 s instead of 6.29 s, on
 #: cholesky_mc x18 1.68 s instead of 3.19 s, the same modularity), the `small` ones 0.983x /
-#: 0.994x / 1.001x in 0.98-1.00x (BENCHMARKS.md, "Louvain's asynchronous passes in runs of
-#: consecutive ids"); 16 threads not measured yet.
+#: 0.994x / 1.001x in 0.98-1.00x; on 16 threads (H200 machine, six `large` cases, seeds 1-2)
+#: 0 took 1.02-1.15x the time at 0.995-1.089x the cut (BENCHMARKS.md, "Louvain's asynchronous
+#: passes in runs of consecutive ids").
 LOUVAIN_ORDER_RUN = 256
 #: The same for the clustering's asynchronous joins (``cluster_hypergraph(asynchronous=True)``,
 #: ``_cpu.set_cluster_order_run``, applied at every call); the sub-rounds and the sequential
-#: clustering keep one seeded order.
+#: clustering keep one seeded order. Off: 256 gave 0.84-0.86x the time at 1.007-1.013x the cut
+#: on 2 threads and 0.89-0.96x at 1.005x on 16 (same section).
 CLUSTER_ORDER_RUN = 0
 #: The same for the clustering's synchronous sub-rounds (``_cpu.set_cluster_sub_round_order_run``,
 #: applied at every call); the order still depends on neither the threads nor their timing.
