@@ -376,6 +376,45 @@ def test_gpu_communities_on_host_levels(gpu):
     check_partition(h, p, 4, 0.03)
 
 
+def test_gpu_host_louvain_follows_deterministic(monkeypatch):
+    """``_backend.HOST_LOUVAIN_ASYNC``: off, the host's Louvain always runs its synchronous
+    passes (``deterministic=True``); on, it gets the partition's ``Config.deterministic``
+    (None by default), except under ``GpuBackend(deterministic=True)``. The communities
+    cover every vertex either way, and the partition is valid and balanced."""
+    from igpart.kernels.cpu import CpuBackend
+    from igpart.kernels.gpu import GpuBackend, _backend
+
+    seen: list = []
+    real = CpuBackend.communities
+
+    def spy(self, hg, **options):
+        seen.append(options.get("deterministic", "absent"))
+        return real(self, hg, **options)
+
+    monkeypatch.setattr(CpuBackend, "communities", spy)
+    h = random_hypergraph(np.random.default_rng(5), 3000, 3300, max_size=5)
+    be = GpuBackend(community_host_max=1000)
+    top = be.hypergraph_arrays(h)
+    monkeypatch.setattr(_backend, "HOST_LOUVAIN_ASYNC", False)
+    for det in (None, False, True):
+        be.communities(top, deterministic=det)
+    assert seen == [True, True, True]
+    seen.clear()
+    monkeypatch.setattr(_backend, "HOST_LOUVAIN_ASYNC", True)
+    for det in (None, False, True):
+        comm = host(be.communities(top, deterministic=det))
+        assert comm.shape == (h.n,) and set(np.unique(comm)) == set(range(int(comm.max()) + 1))
+    assert seen == [None, False, True]
+    seen.clear()
+    GpuBackend(community_host_max=1000, deterministic=True).communities(top, deterministic=None)
+    assert seen == [True]
+    seen.clear()
+    big = random_hypergraph(np.random.default_rng(6), 20000, 22000, max_size=6)
+    p = igpart.partition(big, 4, backend=GpuBackend(community_host_max=2000), seed=1)
+    check_partition(big, p, 4, 0.03)
+    assert seen and seen[0] is None
+
+
 def _louvain_level_sizes(monkeypatch) -> list[int]:
     """The vertex count of every level the GPU backend hands to the host's Louvain (its
     ``_host_copy``), appended as ``communities`` runs."""

@@ -64,6 +64,15 @@ COMMUNITY_LEVELS_OPTIONS = True
 #: communities cost HyperG's balanced groups at k = 16 (on the H200: 2,928 against 2,373 /
 #: 2,547 with landing; BENCHMARKS.md, "The GPU clustering's rating and accepted proposals").
 COMMUNITY_LEVEL_LANDS = True
+#: Louvain on the host (``GpuBackend.communities``) follows ``Config.deterministic`` as the C++
+#: backend's does: asynchronous local moving under None (from
+#: ``CpuBackend.async_louvain_min_threads`` threads on) and False, the synchronous passes under
+#: True and with ``GpuBackend(deterministic=True)``. False (the default): the synchronous passes
+#: always, one set of communities per level and seed on any thread count. On the 2-core VM the
+#: asynchronous passes took a fraction of the synchronous ones on the levels the GPU hands to
+#: Louvain (BENCHMARKS.md, "The GPU backend's host Louvain in asynchronous passes"); the
+#: device's A/B is still to run.
+HOST_LOUVAIN_ASYNC = False
 
 
 def _registered_copy(host: np.ndarray, copy) -> bool:
@@ -856,24 +865,33 @@ class GpuBackend(HostFallback, Backend):
                                    self.rating_window, self.rating_by_cluster,
                                    self.cluster_accept)
 
+    #: ``communities`` takes ``deterministic`` (see ``HOST_LOUVAIN_ASYNC``)
+    async_louvain = True
+
     @_in_phase("coarsening")
     def communities(self, hg: HypergraphArrays, *, max_net_size: int = 50, max_levels: int = 8,
                     max_passes: int = 8, min_move_fraction: float = 0.01, seed: int = 0,
                     resolution: float = 1.0, max_weight: int = 0, sub_rounds: int = 0,
                     k: int = 0, graph: str = "clique", edge_weight: str = "hybrid",
-                    level_max: int = -1, min_pass_gain: float = 0.0):
+                    level_max: int = -1, min_pass_gain: float = 0.0,
+                    deterministic: bool | None = True):
         """Louvain communities (the C++ implementation, on ``graph``) computed on a level the GPU
         first coarsens to at most ``level_max`` vertices (-1: :meth:`community_level_max` of
         ``k``, the partition's k; 0: the input itself), projected back to ``hg``; with
         ``community_host_levels`` the C++ backend coarsens to that level (a host copy of
-        ``hg``)."""
+        ``hg``). ``deterministic``: as for ``CpuBackend.communities`` where
+        ``HOST_LOUVAIN_ASYNC`` is set and this backend is not ``deterministic``; True
+        otherwise."""
+        if self.deterministic or not HOST_LOUVAIN_ASYNC:
+            deterministic = True
         limit = self.community_level_max(k) if level_max < 0 else int(level_max)
         if self.community_host_levels and 0 < limit < hg.n:
             return self.asarray(self.cpu.communities(
                 self._host_copy(hg), max_net_size=max_net_size, max_levels=max_levels,
                 max_passes=max_passes, min_move_fraction=min_move_fraction, seed=seed,
                 resolution=resolution, max_weight=max_weight, sub_rounds=sub_rounds, graph=graph,
-                edge_weight=edge_weight, level_max=limit, min_pass_gain=min_pass_gain), "int32")
+                edge_weight=edge_weight, level_max=limit, min_pass_gain=min_pass_gain,
+                deterministic=deterministic), "int32")
         maps = []
         cur = hg
         while 0 < limit < cur.n:
@@ -892,7 +910,8 @@ class GpuBackend(HostFallback, Backend):
             self._host_copy(cur), max_net_size=max_net_size, max_levels=max_levels,
             max_passes=max_passes, min_move_fraction=min_move_fraction, seed=seed,
             resolution=resolution, max_weight=max_weight, sub_rounds=sub_rounds, graph=graph,
-            edge_weight=edge_weight, min_pass_gain=min_pass_gain), "int32")
+            edge_weight=edge_weight, min_pass_gain=min_pass_gain, deterministic=deterministic),
+            "int32")
         for cmap in reversed(maps):
             comm = comm[cmap]
         return comm
