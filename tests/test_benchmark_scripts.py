@@ -166,3 +166,21 @@ def test_cluster_emulation_compares_its_variants(ispd98):
     bad = _run(["benchmarks/cluster_emulation.py", "--case", "ibm01", "-k", "4", "--variants",
                 "old/gpu"], **env)
     assert bad.returncode != 0 and "bad variant 'old/gpu'" in bad.stderr
+
+
+def test_louvain_level_bench_runs_both_modes(ispd98):
+    """``louvain_level_bench.py``: a level of at most ``--level`` vertices, Louvain on it in
+    both modes; on one thread the asynchronous passes are the synchronous ones (the same
+    communities and modularity)."""
+    env = {"IGPART_BENCHMARKS": str(ispd98.parent)}
+    r = _run(["benchmarks/louvain_level_bench.py", "--inputs", "ibm01:1", "--level", "3000",
+              "--k", "2", "--threads", "1", "--reps", "1"], **env)
+    assert r.returncode == 0, r.stderr
+    head = [x for x in r.stdout.splitlines() if x.startswith("== ")]
+    assert len(head) == 1 and "level of" in head[0]
+    level = int(head[0].split("level of ")[1].split(" ")[0].replace(",", ""))
+    assert 3000 / 4 <= level <= 3000
+    rows = {x.split()[2]: x.split("),", 1)[1] for x in r.stdout.splitlines()
+            if "threads" in x and "ms" in x}
+    assert set(rows) == {"synchronous", "asynchronous"}
+    assert rows["synchronous"] == rows["asynchronous"]
