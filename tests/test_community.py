@@ -796,3 +796,66 @@ def test_sub_round_order_runs_keep_the_clusters_independent_of_the_threads():
     finally:
         cpu.CLUSTER_SUB_ROUND_ORDER_RUN = module
         _cpu.set_cluster_sub_round_order_run(before)
+
+
+def test_community_levels_kept_start_the_hierarchy(monkeypatch):
+    """``Config.community_levels_kept``: the levels coarsened to Louvain's level are the
+    partition's first levels (no clustering of the input under the communities), the last of
+    them landing near ``community_level_vertices`` and carrying Louvain's communities; each
+    level's cluster map ends in the next; the partition is balanced. Without the coarser
+    level, with fixed vertices, or off, the hierarchy is made as before."""
+    from igpart.generators import random_circuit
+    from igpart.partitioner import coarsening, driver, preprocessing
+
+    h = random_circuit(8_000, seed=4)
+    made = []
+    real = coarsening.coarsen
+
+    def spy(*args, **kwargs):
+        out = real(*args, **kwargs)
+        made.append((kwargs.get("prefix"), [list(row) for row in out]))  # as made
+        return out
+
+    monkeypatch.setattr(driver, "coarsen", spy)
+    called = []
+    real_detect = preprocessing.detect_communities
+    monkeypatch.setattr(driver, "detect_communities",
+                        lambda *a, **kw: called.append(1) or real_detect(*a, **kw))
+    cfg = {"community_level_vertices": 1_500, "community_levels_kept": True}
+    p = igpart.partition(h, 4, backend="cpu", seed=1, config=cfg)
+    assert p.balanced and not called
+    prefix, hierarchy = made[-1]
+    assert prefix and len(hierarchy) > len(prefix)
+    for i, (cmap, level) in enumerate(prefix):
+        assert hierarchy[i + 1][0] is level
+        fine_n = hierarchy[i][0].n
+        assert np.asarray(hierarchy[i][1]).shape == (fine_n,)
+        assert int(np.asarray(cmap).max()) + 1 == level.n
+    last = prefix[-1][1]
+    assert 1_500 / 4 <= last.n <= 1_500
+    # the coarser levels keep their clusters within the communities of the last level made
+    # before: the coarsest level's labels map back through the cluster maps to it
+    labels = hierarchy[-1][2]
+    for row in reversed(hierarchy[len(prefix):-1]):
+        labels = np.asarray(labels)[np.asarray(row[1])]
+    assert labels.shape == (last.n,)
+    # off, or Louvain on the input itself: the hierarchy is made as before
+    for cfg in ({"community_level_vertices": 1_500},
+                {"community_level_vertices": 0, "community_levels_kept": True}):
+        made.clear()
+        called.clear()
+        assert igpart.partition(h, 4, backend="cpu", seed=1, config=cfg).balanced
+        assert made[-1][0] is None and called
+    # fixed vertices: not kept
+    made.clear()
+    fixed = np.full(h.n, -1)
+    fixed[:40] = np.arange(40) % 4
+    q = igpart.partition(h, 4, backend="cpu", seed=1, fixed=fixed,
+                         config={"community_level_vertices": 1_500,
+                                 "community_levels_kept": True})
+    assert q.balanced and np.array_equal(q.parts[:40], fixed[:40]) and made[-1][0] is None
+    with pytest.raises(igpart.InputError, match="community_levels_kept"):
+        igpart.Config(community_levels_kept=1).validate()
+    with pytest.raises(ValueError, match="fixed"):
+        coarsening.coarsen(h, lambda a: a.n, None, None, 10, 0.05, 10, None,
+                           fixed=np.zeros(h.n), prefix=[(None, h)])

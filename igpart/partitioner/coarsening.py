@@ -59,7 +59,7 @@ def move_parts(parts, src: Backend, dst: Backend):
 def coarsen(levels_fine, n_of, coarsen_one, contract_one, limit: int, min_shrink: float,
              max_levels: int, timer: Timer, labels=None, xp=np, min_n: int = 1,
              be: Backend | None = None, host: HostLevels | None = None,
-             host_coarsen_one=None, fixed=None) -> list:
+             host_coarsen_one=None, fixed=None, prefix=None) -> list:
     """Generic coarsening loop: returns [[level, cmap-to-next or None, labels, backend,
     fixed], ...] fine to coarse (labels on the coarsest level only: a finer level's labels,
     needed to cluster it, are dropped once the next level's are made). ``fixed`` (int32 per
@@ -70,9 +70,20 @@ def coarsen(levels_fine, n_of, coarsen_one, contract_one, limit: int, min_shrink
     level with fewer than ``min_n`` (k) vertices is never used. ``host`` (with ``be``, the
     backend of ``levels_fine``): the first level of fewer than ``host.below`` vertices (not the
     finest) is replaced by its copy on ``host.be`` (labels copied too), and the coarser levels
-    are made there with ``host_coarsen_one`` and ``host.contract_one``."""
-    hierarchy = [[levels_fine, None, labels, be, fixed]]
+    are made there with ``host_coarsen_one`` and ``host.contract_one``. ``prefix`` (optional,
+    no ``fixed``): the first levels, already made, as (cluster map from the level before,
+    level) pairs on ``be``; ``labels`` are then those of the last of them, and the loop
+    goes on from it."""
+    hierarchy = [[levels_fine, None, None if prefix else labels, be, fixed]]
     cur = levels_fine
+    if prefix and fixed is not None:
+        raise ValueError("coarsen: levels made before take no fixed vertices")
+    for i, (cmap, nxt) in enumerate(prefix or ()):
+        hierarchy[-1][1] = cmap
+        hierarchy.append([nxt, None, labels if i == len(prefix) - 1 else None, be, None])
+        log.debug("level %d: %d -> %d vertices (made before)", len(hierarchy) - 1, n_of(cur),
+                  n_of(nxt))
+        cur = nxt
     while n_of(cur) >= limit and len(hierarchy) < max_levels:
         if (host is not None and hierarchy[-1][3] is not host.be and len(hierarchy) > 1
                 and n_of(cur) < host.below):

@@ -143,6 +143,11 @@ class Config:
       100,000 from there on the GPU): Louvain runs on a level of at most this many vertices,
       coarsened from the input by heavy-edge clustering without communities (at most 4x fewer
       vertices per level), and its communities are projected back; 0: on the input itself.
+      ``community_levels_kept`` (default False): where Louvain runs on such a coarser level,
+      the levels coarsened to it (the last one landing near ``community_level_vertices``)
+      become the partition's first levels, the level itself carrying Louvain's communities,
+      instead of the partition coarsening the input again under the communities; not with
+      fixed vertices nor under a device memory budget.
       ``community_resolution``: Louvain's resolution (> 1: smaller communities everywhere);
       1 by default; 0 chooses it from the size, ``max(1, pins / community_resolution_pins)``
       (``community_resolution_pins``, default 250,000; measured on inflated inputs: better
@@ -581,6 +586,7 @@ class Config:
     community_graph: str = "auto"
     community_edge_weight: str = "hybrid"
     community_level_vertices: int = -1
+    community_levels_kept: bool = False
     max_shrink: float = -1.0
     weight_penalty: bool = False
     contraction_limit: int = 40
@@ -742,7 +748,8 @@ class Config:
             if getattr(self, name) not in choices:
                 raise InputError(f"config.{name} must be one of {', '.join(choices)}, "
                                  f"got {getattr(self, name)!r}")
-        for name in ("communities", "graph_communities", "weight_penalty", "fm"):
+        for name in ("communities", "graph_communities", "weight_penalty", "fm",
+                     "community_levels_kept"):
             v = getattr(self, name)
             if not isinstance(v, (bool, np.bool_)):
                 raise InputError(f"config.{name} must be true or false, got {v!r}")

@@ -62,7 +62,7 @@ from .context import (
 )
 from .deep import DEEP_SPLIT_SEEDS, BlockTree, deep_partition
 from .initial.coarsest import initial_graph, initial_hypergraph
-from .preprocessing import detect_communities, detect_graph_communities
+from .preprocessing import detect_communities, detect_community_levels, detect_graph_communities
 from .refinement import graph_refiner, hypergraph_refiner
 from .uncoarsening import run_vcycles, uncoarsen
 
@@ -229,17 +229,22 @@ def multilevel_hypergraph(h: Hypergraph, k: int, epsilon: float, objective: str,
                                 finest_n=top.n)
     host = _hypergraph_host_levels(be, h, k, mcw, bounds_on, objective, cfg, seed, timer)
     # preprocessing, coarsening, initial partitioning, uncoarsening, V-cycles
-    if communities is None:
-        communities = detect_communities(be, top, h, k, cfg, seed, timer)
-    else:
+    prefix = None  # the levels made to find the communities, kept (their last one's labels)
+    if communities is not None:
         communities = be.asarray(communities, "int32")
+    elif cfg.community_levels_kept and top_fixed is None:
+        prefix, communities = (detect_community_levels(be, top, h, k, cfg, seed, timer)
+                               or (None, None))
+    if communities is None and prefix is None:
+        communities = detect_communities(be, top, h, k, cfg, seed, timer)
     if top_fixed is not None:
         communities = fixed_labels(be.xp, top_fixed, communities)
     hierarchy = coarsen(top, lambda a: a.n, hypergraph_coarsener(be, mcw, cfg, seed),
                         be.contract_hypergraph, cfg.coarsest, cfg.min_shrink,
                         cfg.max_levels, timer, labels=communities, xp=be.xp, min_n=k, be=be,
                         host=host, host_coarsen_one=host.coarsener(seed) if host else None,
-                        fixed=top_fixed)
+                        fixed=top_fixed, prefix=prefix)
+    prefix = None
     communities = None  # the finest level's labels: not needed past its clustering
     targets = None if block_bounds is None else np.asarray(block_bounds, dtype=np.int64)
     parts = initial_hypergraph(hierarchy[-1], h.n, k, epsilon, objective, bounds_on, targets,

@@ -10,6 +10,7 @@ import numpy as np
 
 from ..hypergraph import Graph, Hypergraph
 from ..kernels.backend import Backend, GraphArrays, HypergraphArrays
+from .config import copy_config
 from .context import ResolvedConfig, Timer, community_max_weight, community_net_size
 
 
@@ -59,6 +60,40 @@ def detect_communities(be: Backend, top: HypergraphArrays, h: Hypergraph, k: int
     if not (cfg.communities and top.n >= cfg.contraction_limit * k):
         return None
     return _louvain(be, top, h, k, cfg, seed, timer)
+
+
+def detect_community_levels(be: Backend, top: HypergraphArrays, h: Hypergraph, k: int,
+                            cfg: ResolvedConfig, seed: int, timer: Timer):
+    """``Config.community_levels_kept``: the levels coarsened to Louvain's level (heavy-edge
+    clustering without communities, nets of up to Louvain's net size rated, at most 4x fewer
+    vertices per level, the last level landing near ``cfg.community_level`` vertices) and
+    Louvain's communities of that level (int32 per vertex, the vertices no rated net connects
+    sharing one, :func:`share_unconnected_community`), as ``(prefix, labels)``: ``prefix`` the
+    (cluster map, level) pairs :func:`~igpart.partitioner.coarsening.coarsen` starts from.
+    None where :func:`detect_communities` would give none, where Louvain runs on the input
+    itself (``cfg.community_level`` 0, or no level shrinks the input) or where the run keeps
+    the device within a memory budget."""
+    if not (cfg.communities and top.n >= cfg.contraction_limit * k) or cfg.community_level <= 0:
+        return None
+    if getattr(be, "memory_budget", None) is not None:
+        return None
+    t0 = time.perf_counter()
+    limit = int(cfg.community_level)
+    max_net_size = community_net_size(cfg.community_graph, cfg, h.n)
+    prefix, cur = [], top
+    while limit < cur.n:
+        shrink = max(min(4.0, cur.n / limit), 1.01)
+        cmap, nc = be.cluster_hypergraph(cur, cur.total_weight, max_net_size=max_net_size,
+                                         max_shrink=shrink, seed=seed)
+        if nc > 0.9 * cur.n:
+            break
+        cur = be.contract_hypergraph(cur, cmap, int(nc))
+        prefix.append((cmap, cur))
+    if not prefix:
+        return None
+    cfg_here = copy_config(cfg, community_level_vertices=0, community_level=0)
+    labels = _louvain(be, cur, h, k, cfg_here, seed, timer, t0)
+    return prefix, labels
 
 
 def detect_graph_communities(be: Backend, top: GraphArrays, g: Graph, k: int,
