@@ -833,6 +833,12 @@ def test_community_levels_kept_start_the_hierarchy(monkeypatch):
         assert int(np.asarray(cmap).max()) + 1 == level.n
     last = prefix[-1][1]
     assert 1_500 / 4 <= last.n <= 1_500
+    from igpart.partitioner.context import hypergraph_cluster_weight, resolve
+
+    cfg_r = resolve(igpart.Config(**cfg), igpart.kernels.get_backend("cpu"), h, 4)
+    cap = hypergraph_cluster_weight(cfg_r, h.total_weight, 4, h.total_weight)
+    for _, level in prefix:  # within the partition's cluster weight cap (or a lone vertex)
+        assert int(np.asarray(level.vwgt).max()) <= max(cap, int(np.asarray(h.vwgt).max()))
     # the coarser levels keep their clusters within the communities of the last level made
     # before: the coarsest level's labels map back through the cluster maps to it
     labels = hierarchy[-1][2]
@@ -840,8 +846,10 @@ def test_community_levels_kept_start_the_hierarchy(monkeypatch):
         labels = np.asarray(labels)[np.asarray(row[1])]
     assert labels.shape == (last.n,)
     # off, or Louvain on the input itself: the hierarchy is made as before
+    # ... and with a level below the coarsest one the partition asks (40 x k vertices)
     for cfg in ({"community_level_vertices": 1_500},
-                {"community_level_vertices": 0, "community_levels_kept": True}):
+                {"community_level_vertices": 0, "community_levels_kept": True},
+                {"community_level_vertices": 150, "community_levels_kept": True}):
         made.clear()
         called.clear()
         assert igpart.partition(h, 4, backend="cpu", seed=1, config=cfg).balanced

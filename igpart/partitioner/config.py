@@ -144,10 +144,11 @@ class Config:
       coarsened from the input by heavy-edge clustering without communities (at most 4x fewer
       vertices per level), and its communities are projected back; 0: on the input itself.
       ``community_levels_kept`` (default False): where Louvain runs on such a coarser level,
-      the levels coarsened to it (the last one landing near ``community_level_vertices``)
-      become the partition's first levels, the level itself carrying Louvain's communities,
-      instead of the partition coarsening the input again under the communities; not with
-      fixed vertices nor under a device memory budget.
+      the levels coarsened to it (clusters within the partition's cluster weight cap, the
+      last level landing near ``community_level_vertices``) become the partition's first
+      levels, the level itself carrying Louvain's communities, instead of the partition
+      coarsening the input again under the communities; not with fixed vertices, under a
+      device memory budget, or below the coarsest level the partition asks.
       ``community_resolution``: Louvain's resolution (> 1: smaller communities everywhere);
       1 by default; 0 chooses it from the size, ``max(1, pins / community_resolution_pins)``
       (``community_resolution_pins``, default 250,000; measured on inflated inputs: better

@@ -233,7 +233,7 @@ def multilevel_hypergraph(h: Hypergraph, k: int, epsilon: float, objective: str,
     if communities is not None:
         communities = be.asarray(communities, "int32")
     elif cfg.community_levels_kept and top_fixed is None:
-        prefix, communities = (detect_community_levels(be, top, h, k, cfg, seed, timer)
+        prefix, communities = (detect_community_levels(be, top, h, k, cfg, seed, timer, mcw)
                                or (None, None))
     if communities is None and prefix is None:
         communities = detect_communities(be, top, h, k, cfg, seed, timer)

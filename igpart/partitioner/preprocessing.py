@@ -63,17 +63,20 @@ def detect_communities(be: Backend, top: HypergraphArrays, h: Hypergraph, k: int
 
 
 def detect_community_levels(be: Backend, top: HypergraphArrays, h: Hypergraph, k: int,
-                            cfg: ResolvedConfig, seed: int, timer: Timer):
+                            cfg: ResolvedConfig, seed: int, timer: Timer, mcw: int):
     """``Config.community_levels_kept``: the levels coarsened to Louvain's level (heavy-edge
-    clustering without communities, nets of up to Louvain's net size rated, at most 4x fewer
-    vertices per level, the last level landing near ``cfg.community_level`` vertices) and
+    clustering without communities, nets of up to Louvain's net size rated, clusters within
+    the partition's cluster weight cap ``mcw``, at most 4x fewer vertices per level, the last
+    level landing near ``cfg.community_level`` vertices) and
     Louvain's communities of that level (int32 per vertex, the vertices no rated net connects
     sharing one, :func:`share_unconnected_community`), as ``(prefix, labels)``: ``prefix`` the
     (cluster map, level) pairs :func:`~igpart.partitioner.coarsening.coarsen` starts from.
     None where :func:`detect_communities` would give none, where Louvain runs on the input
-    itself (``cfg.community_level`` 0, or no level shrinks the input) or where the run keeps
+    itself (``cfg.community_level`` 0, or no level shrinks the input), where its level would be
+    smaller than the coarsest level the partition asks (``cfg.coarsest``) or where the run keeps
     the device within a memory budget."""
-    if not (cfg.communities and top.n >= cfg.contraction_limit * k) or cfg.community_level <= 0:
+    if not (cfg.communities and top.n >= cfg.contraction_limit * k) or \
+            not cfg.coarsest <= cfg.community_level:
         return None
     if getattr(be, "memory_budget", None) is not None:
         return None
@@ -83,8 +86,9 @@ def detect_community_levels(be: Backend, top: HypergraphArrays, h: Hypergraph, k
     prefix, cur = [], top
     while limit < cur.n:
         shrink = max(min(4.0, cur.n / limit), 1.01)
-        cmap, nc = be.cluster_hypergraph(cur, cur.total_weight, max_net_size=max_net_size,
-                                         max_shrink=shrink, seed=seed)
+        cmap, nc = be.cluster_hypergraph(cur, min(int(mcw), int(cur.total_weight)),
+                                         max_net_size=max_net_size, max_shrink=shrink,
+                                         seed=seed)
         if nc > 0.9 * cur.n:
             break
         cur = be.contract_hypergraph(cur, cmap, int(nc))
