@@ -144,8 +144,9 @@ class Config:
       coarsened from the input by heavy-edge clustering without communities (at most 4x fewer
       vertices per level), and its communities are projected back; 0: on the input itself.
       ``community_levels_kept`` (default False): where Louvain runs on such a coarser level,
-      the levels coarsened to it (clusters within the partition's cluster weight cap, the
-      last level landing near ``community_level_vertices``) become the partition's first
+      the levels coarsened to it (nets rated up to ``rating_max_net_size`` pins, clusters
+      within the partition's cluster weight cap, the last level landing near
+      ``community_level_vertices``) become the partition's first
       levels, the level itself carrying Louvain's communities, instead of the partition
       coarsening the input again under the communities; not with fixed vertices, under a
       device memory budget, or below the coarsest level the partition asks.

@@ -62,12 +62,22 @@ def detect_communities(be: Backend, top: HypergraphArrays, h: Hypergraph, k: int
     return _louvain(be, top, h, k, cfg, seed, timer)
 
 
+#: The largest net the clustering of the kept community levels rates
+#: (:func:`detect_community_levels`): -1, the partition's own (``Config.rating_max_net_size``);
+#: 0, Louvain's net size, as the levels made only for Louvain; N > 0, N pins. On the C++
+#: backend (Louvain on 30,000 / 100,000 vertices, the Titan23 `large` inputs, two seeds) the
+#: partition's 1,000 against Louvain's 50 cut 0.977x (stereo_vision x22 at k = 2 0.845x) in
+#: 1.14x the time (BENCHMARKS.md, "The levels made for Louvain kept as the partition's first
+#: levels").
+KEPT_LEVELS_MAX_NET_SIZE = -1
+
+
 def detect_community_levels(be: Backend, top: HypergraphArrays, h: Hypergraph, k: int,
                             cfg: ResolvedConfig, seed: int, timer: Timer, mcw: int):
     """``Config.community_levels_kept``: the levels coarsened to Louvain's level (heavy-edge
-    clustering without communities, nets of up to Louvain's net size rated, clusters within
-    the partition's cluster weight cap ``mcw``, at most 4x fewer vertices per level, the last
-    level landing near ``cfg.community_level`` vertices) and
+    clustering without communities, nets of up to ``KEPT_LEVELS_MAX_NET_SIZE`` rated,
+    clusters within the partition's cluster weight cap ``mcw``, at most 4x fewer vertices per
+    level, the last level landing near ``cfg.community_level`` vertices) and
     Louvain's communities of that level (int32 per vertex, the vertices no rated net connects
     sharing one, :func:`share_unconnected_community`), as ``(prefix, labels)``: ``prefix`` the
     (cluster map, level) pairs :func:`~igpart.partitioner.coarsening.coarsen` starts from.
@@ -82,7 +92,9 @@ def detect_community_levels(be: Backend, top: HypergraphArrays, h: Hypergraph, k
         return None
     t0 = time.perf_counter()
     limit = int(cfg.community_level)
-    max_net_size = community_net_size(cfg.community_graph, cfg, h.n)
+    max_net_size = {-1: int(cfg.rating_max_net_size),
+                    0: community_net_size(cfg.community_graph, cfg, h.n)}.get(
+        int(KEPT_LEVELS_MAX_NET_SIZE), int(KEPT_LEVELS_MAX_NET_SIZE))
     prefix, cur = [], top
     while limit < cur.n:
         shrink = max(min(4.0, cur.n / limit), 1.01)
