@@ -817,10 +817,18 @@ def test_community_levels_kept_start_the_hierarchy(monkeypatch):
         return out
 
     monkeypatch.setattr(driver, "coarsen", spy)
-    called = []
+    called, kept = [], []
     real_detect = preprocessing.detect_communities
     monkeypatch.setattr(driver, "detect_communities",
                         lambda *a, **kw: called.append(1) or real_detect(*a, **kw))
+    real_levels = preprocessing.detect_community_levels
+
+    def levels_spy(*a, **kw):
+        out = real_levels(*a, **kw)
+        kept.append(None if out is None else np.asarray(out[1]).copy())
+        return out
+
+    monkeypatch.setattr(driver, "detect_community_levels", levels_spy)
     cfg = {"community_level_vertices": 1_500, "community_levels_kept": True}
     p = igpart.partition(h, 4, backend="cpu", seed=1, config=cfg)
     assert p.balanced and not called
@@ -840,11 +848,12 @@ def test_community_levels_kept_start_the_hierarchy(monkeypatch):
     for _, level in prefix:  # within the partition's cluster weight cap (or a lone vertex)
         assert int(np.asarray(level.vwgt).max()) <= max(cap, int(np.asarray(h.vwgt).max()))
     # the coarser levels keep their clusters within the communities of the last level made
-    # before: the coarsest level's labels map back through the cluster maps to it
+    # before: the coarsest level's labels map back through the cluster maps to Louvain's
     labels = hierarchy[-1][2]
     for row in reversed(hierarchy[len(prefix):-1]):
         labels = np.asarray(labels)[np.asarray(row[1])]
-    assert labels.shape == (last.n,)
+    assert len(kept) == 1 and kept[0].shape == (last.n,)
+    np.testing.assert_array_equal(labels, kept[0])
     # off, or Louvain on the input itself: the hierarchy is made as before
     # ... and with a level below the coarsest one the partition asks (40 x k vertices)
     for cfg in ({"community_level_vertices": 1_500},

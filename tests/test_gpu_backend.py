@@ -376,6 +376,20 @@ def test_gpu_communities_on_host_levels(gpu):
     check_partition(h, p, 4, 0.03)
 
 
+def _deterministic_passed(monkeypatch, cls) -> list:
+    """The ``deterministic`` option of every ``cls.communities`` call from now on ("absent"
+    where none was passed), appended as the calls run."""
+    seen: list = []
+    real = cls.communities
+
+    def spy(self, hg, **options):
+        seen.append(options.get("deterministic", "absent"))
+        return real(self, hg, **options)
+
+    monkeypatch.setattr(cls, "communities", spy)
+    return seen
+
+
 def test_gpu_host_louvain_follows_deterministic(monkeypatch):
     """``_backend.HOST_LOUVAIN_ASYNC``: off, the host's Louvain always runs its synchronous
     passes (``deterministic=True``); on, it gets the partition's ``Config.deterministic``
@@ -384,14 +398,7 @@ def test_gpu_host_louvain_follows_deterministic(monkeypatch):
     from igpart.kernels.cpu import CpuBackend
     from igpart.kernels.gpu import GpuBackend, _backend
 
-    seen: list = []
-    real = CpuBackend.communities
-
-    def spy(self, hg, **options):
-        seen.append(options.get("deterministic", "absent"))
-        return real(self, hg, **options)
-
-    monkeypatch.setattr(CpuBackend, "communities", spy)
+    seen = _deterministic_passed(monkeypatch, CpuBackend)
     h = random_hypergraph(np.random.default_rng(5), 3000, 3300, max_size=5)
     be = GpuBackend(community_host_max=1000)
     top = be.hypergraph_arrays(h)
@@ -409,14 +416,7 @@ def test_gpu_host_louvain_follows_deterministic(monkeypatch):
     GpuBackend(community_host_max=1000, deterministic=True).communities(top, deterministic=None)
     assert seen == [True]
     seen.clear()
-    through: list = []
-    real_gpu = GpuBackend.communities
-
-    def gpu_spy(self, hg, **options):
-        through.append(options.get("deterministic", "absent"))
-        return real_gpu(self, hg, **options)
-
-    monkeypatch.setattr(GpuBackend, "communities", gpu_spy)
+    through = _deterministic_passed(monkeypatch, GpuBackend)
     big = random_hypergraph(np.random.default_rng(6), 20000, 22000, max_size=6)
     p = igpart.partition(big, 4, backend=GpuBackend(community_host_max=2000), seed=1)
     check_partition(big, p, 4, 0.03)

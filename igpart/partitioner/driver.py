@@ -244,8 +244,7 @@ def multilevel_hypergraph(h: Hypergraph, k: int, epsilon: float, objective: str,
                         cfg.max_levels, timer, labels=communities, xp=be.xp, min_n=k, be=be,
                         host=host, host_coarsen_one=host.coarsener(seed) if host else None,
                         fixed=top_fixed, prefix=prefix)
-    prefix = None
-    communities = None  # the finest level's labels: not needed past its clustering
+    prefix = communities = None  # held by the hierarchy where it still needs them
     targets = None if block_bounds is None else np.asarray(block_bounds, dtype=np.int64)
     parts = initial_hypergraph(hierarchy[-1], h.n, k, epsilon, objective, bounds_on, targets,
                                cfg, seed, timer, bisect)

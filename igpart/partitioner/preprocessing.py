@@ -85,16 +85,18 @@ def detect_community_levels(be: Backend, top: HypergraphArrays, h: Hypergraph, k
     itself (``cfg.community_level`` 0, or no level shrinks the input), where its level would be
     smaller than the coarsest level the partition asks (``cfg.coarsest``) or where the run keeps
     the device within a memory budget."""
-    if not (cfg.communities and top.n >= cfg.contraction_limit * k) or \
-            not cfg.coarsest <= cfg.community_level:
+    if not (cfg.communities and top.n >= cfg.contraction_limit * k):
         return None
-    if getattr(be, "memory_budget", None) is not None:
+    if cfg.community_level < cfg.coarsest or getattr(be, "memory_budget", None) is not None:
         return None
     t0 = time.perf_counter()
     limit = int(cfg.community_level)
-    max_net_size = {-1: int(cfg.rating_max_net_size),
-                    0: community_net_size(cfg.community_graph, cfg, h.n)}.get(
-        int(KEPT_LEVELS_MAX_NET_SIZE), int(KEPT_LEVELS_MAX_NET_SIZE))
+    if KEPT_LEVELS_MAX_NET_SIZE < 0:
+        max_net_size = int(cfg.rating_max_net_size)
+    elif KEPT_LEVELS_MAX_NET_SIZE == 0:
+        max_net_size = community_net_size(cfg.community_graph, cfg, h.n)
+    else:
+        max_net_size = int(KEPT_LEVELS_MAX_NET_SIZE)
     prefix, cur = [], top
     while limit < cur.n:
         shrink = max(min(4.0, cur.n / limit), 1.01)
